@@ -1,0 +1,222 @@
+"""Shared pytest fixtures: repo paths, a live Streamlit server, and headless Debian Chromium.
+
+Fixtures
+    app_server  (session)  base URL "http://127.0.0.1:<port>" of `streamlit run streamlit_app.py`
+    browser     (session)  Playwright sync-API Chromium (Debian /usr/bin/chromium), headless
+    page        (function) new page, 1280x900, locale en-US; screenshot saved at teardown
+Helpers
+    wait_for_app(page, timeout_ms=60_000)  wait until Streamlit finished running the script
+    assert_no_exception(page)              assert no st.exception / uncaught-error box is shown
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+APP_SCRIPT = "streamlit_app.py"
+ARTIFACTS = ROOT / "artifacts"
+SCREENSHOTS = ARTIFACTS / "screenshots"
+SERVER_LOG = ARTIFACTS / "streamlit-server.log"
+
+SERVER_START_TIMEOUT_S = 90.0
+APP_TIMEOUT_MS = 60_000
+
+# Debian chromium, launched by Playwright (`playwright install` cannot download browsers here).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _free_loopback_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _log_tail(path: Path, n_lines: int = 60) -> str:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        return f"<no log: {exc}>"
+    return "\n".join(lines[-n_lines:])
+
+
+def _stop_process_group(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def app_server() -> Iterator[str]:
+    """Run the app with `streamlit run` on a free loopback port; yield its base URL.
+
+    Waits up to 90 s for GET /_stcore/health to answer "ok". The server's stdout/stderr go to
+    artifacts/streamlit-server.log; the process group is terminated at teardown.
+    """
+    port = _free_loopback_port()
+    base_url = f"http://127.0.0.1:{port}"
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", APP_SCRIPT,
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--server.headless", "true",
+        "--browser.gatherUsageStats", "false",
+    ]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with open(SERVER_LOG, "w", encoding="utf-8") as log:
+        log.write(f"$ {' '.join(cmd)}  (cwd={ROOT})\n")
+        log.flush()
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT_S
+        last_error = "no attempt"
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(
+                    f"streamlit exited with code {proc.returncode} before becoming healthy.\n"
+                    f"--- tail of {SERVER_LOG} ---\n{_log_tail(SERVER_LOG)}",
+                    pytrace=False,
+                )
+            try:
+                with urllib.request.urlopen(f"{base_url}/_stcore/health", timeout=2) as resp:
+                    body = resp.read().decode("utf-8", errors="replace").strip()
+                if resp.status == 200 and body == "ok":
+                    break
+                last_error = f"HTTP {resp.status}: {body!r}"
+            except (urllib.error.URLError, OSError) as exc:
+                last_error = repr(exc)
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"streamlit did not become healthy at {base_url} within "
+                    f"{SERVER_START_TIMEOUT_S:.0f} s (last: {last_error}).\n"
+                    f"--- tail of {SERVER_LOG} ---\n{_log_tail(SERVER_LOG)}",
+                    pytrace=False,
+                )
+            time.sleep(0.25)
+        yield base_url
+    finally:
+        _stop_process_group(proc)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian chromium via Playwright's sync API.
+
+    Skips when `chromium` is not on PATH, unless CI is set: under CI a missing chromium fails.
+    """
+    executable = shutil.which("chromium")
+    if executable is None:
+        message = "Debian `chromium` not on PATH (install it: apt-get install -y chromium)"
+        if _in_ci():
+            pytest.fail(f"CI is set but {message}", pytrace=False)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    """A new page (1280x900, locale en-US) in a fresh context.
+
+    At teardown a full-page screenshot goes to artifacts/screenshots/<test name>.png.
+    """
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    pg = context.new_page()
+    try:
+        yield pg
+    finally:
+        try:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            name = re.sub(r"[^\w.\-\[\]]+", "_", request.node.name)
+            pg.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        except Exception as exc:  # a failed screenshot must not mask the test's own result
+            print(f"screenshot for {request.node.nodeid} failed: {exc!r}", file=sys.stderr)
+        finally:
+            context.close()
+
+
+# Streamlit sets data-test-script-state on stApp ("running", "notRunning", ...) and shows
+# stStatusWidget ("Running...") while the script runs.
+_APP_IDLE_JS = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app) return false;
+    const state = app.getAttribute('data-test-script-state');
+    if (state !== null && state !== 'notRunning') return false;
+    for (const el of document.querySelectorAll('[data-testid="stStatusWidget"]')) {
+        const style = window.getComputedStyle(el);
+        if (el.getClientRects().length > 0 && style.visibility !== 'hidden'
+            && style.display !== 'none') return false;
+    }
+    return true;
+}"""
+
+
+def wait_for_app(page, timeout_ms: int = APP_TIMEOUT_MS) -> None:
+    """Wait until Streamlit has rendered the app and finished running the script.
+
+    Waits for `[data-testid="stApp"]`, then until its script state is "notRunning" and no
+    `[data-testid="stStatusWidget"]` element is visible. Raises Playwright's TimeoutError.
+    """
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    page.wait_for_function(_APP_IDLE_JS, timeout=timeout_ms, polling=100)
+
+
+def assert_no_exception(page) -> None:
+    """Assert the page shows no `[data-testid="stException"]` element; show their text if any."""
+    exceptions = page.locator('[data-testid="stException"]')
+    count = exceptions.count()
+    if count:
+        texts = "\n---\n".join(t.strip() for t in exceptions.all_inner_texts())
+        raise AssertionError(f"{count} Streamlit exception(s) on the page:\n{texts}")
