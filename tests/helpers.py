@@ -1,0 +1,22 @@
+"""Small shared helpers for the tests (not fixtures): a quick model config and the seed model."""
+
+from __future__ import annotations
+
+import functools
+
+from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
+from tinygpt.train import TrainedModel, train
+
+SMALL = GPTConfig(vocab_size=4, max_len=16, d_model=32, n_heads=4, n_layers=2, d_ff=64)
+
+
+@functools.cache
+def seed_model() -> TrainedModel:
+    """The seed configuration trained on 你好世界 with the default early stop (about 3 s, once)."""
+    return train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
+
+
+@functools.cache
+def small_model(text: str = SEED_TEXT, epochs: int = 300, lr: float = 3e-3) -> TrainedModel:
+    """A small model trained quickly on ``text``."""
+    return train(text, SMALL, TrainConfig(lr=lr, epochs=epochs, early_stop_loss=1e-4))

@@ -1,0 +1,150 @@
+"""Altair chart builders: pure functions of data, no Streamlit.
+
+Conventions (DESIGN.md): heatmap axes are indexed by position ("0 你") so repeated characters
+never merge and the order is the sequence order; probabilities use a fixed [0, 1] viridis scale;
+signed values use a blue-orange diverging scale centred on 0; masked cells are drawn grey with
+"−∞ / masked" in the tooltip, distinct from a dark 0; every mark has a tooltip with its value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import torch
+
+ArrayLike = torch.Tensor | np.ndarray | Sequence[Sequence[float]]
+
+MASK_COLOR = "#d9d9d9"
+
+
+def position_labels(chars: Sequence[str]) -> list[str]:
+    """Axis labels "0 你", "1 好", … — unique even when characters repeat."""
+    return [f"{i} {c}" for i, c in enumerate(chars)]
+
+
+def matrix_frame(
+    values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str]
+) -> pd.DataFrame:
+    """A (R, C) matrix as a table indexed by the labels (what the page shows beside a heatmap)."""
+    arr = values.detach().cpu().numpy() if isinstance(values, torch.Tensor) else np.asarray(values)
+    return pd.DataFrame(arr, index=list(row_labels), columns=list(col_labels))
+
+
+def heatmap(
+    values: ArrayLike,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    kind: str = "signed",
+    title: str = "",
+    masked: ArrayLike | None = None,
+    row_title: str = "",
+    col_title: str = "",
+    value_title: str = "value",
+    masked_label: str = "masked (−∞)",
+    cell: int = 0,
+) -> alt.LayerChart:
+    """Heatmap of a (R, C) matrix.
+
+    Args:
+        values: (R, C) numbers; −∞ entries are drawn as masked.
+        row_labels, col_labels: R and C unique labels, kept in the given order.
+        kind: "prob" — fixed [0, 1] viridis scale (α, probabilities); "signed" — diverging
+            blue-orange centred on 0 with a symmetric domain.
+        masked: optional (R, C) booleans; True cells are drawn grey whatever their value.
+        cell: cell size in pixels (0 = choose from the matrix size).
+    Returns:
+        An Altair layer chart (cells + masked overlay) with tooltips.
+    Raises:
+        ValueError if the labels do not match the matrix shape.
+    """
+    arr = values.detach().cpu().float().numpy() if isinstance(values, torch.Tensor) else np.asarray(values, dtype=float)
+    R, C = arr.shape
+    if len(row_labels) != R or len(col_labels) != C:
+        raise ValueError(f"labels {len(row_labels)}×{len(col_labels)} do not match matrix {R}×{C}")
+    mask = np.isneginf(arr)
+    if masked is not None:
+        m = masked.detach().cpu().numpy() if isinstance(masked, torch.Tensor) else np.asarray(masked)
+        mask = mask | m.astype(bool)
+    rows = np.repeat(np.asarray(row_labels, dtype=object), C)
+    cols = np.tile(np.asarray(col_labels, dtype=object), R)
+    flat = arr.reshape(-1)
+    df = pd.DataFrame(
+        {
+            "row": rows,
+            "col": cols,
+            "value": np.where(mask.reshape(-1), np.nan, flat),
+            "masked": mask.reshape(-1),
+        }
+    )
+    if kind == "prob":
+        scale = alt.Scale(scheme="viridis", domain=[0, 1])
+    else:
+        finite = flat[np.isfinite(flat)]
+        bound = float(np.abs(finite).max()) if finite.size else 1.0
+        bound = bound or 1.0
+        scale = alt.Scale(scheme="blueorange", domain=[-bound, bound], domainMid=0)
+    size = cell or max(6, min(48, 520 // max(R, C)))
+    x = alt.X("col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90))
+    y = alt.Y("row:N", sort=list(row_labels), title=row_title)
+    base = alt.Chart(df).encode(x=x, y=y)
+    cells = base.transform_filter("!datum.masked").mark_rect().encode(
+        color=alt.Color("value:Q", scale=scale, title=value_title),
+        tooltip=[alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col"),
+                 alt.Tooltip("value:Q", format=".4f", title=value_title)],
+    )
+    hidden = base.transform_filter("datum.masked").mark_rect(color=MASK_COLOR, stroke="white").encode(
+        tooltip=[alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col"),
+                 alt.Tooltip("masked:N", title=masked_label)],
+    )
+    return alt.layer(cells, hidden).properties(
+        title=title, width=size * C, height=size * R
+    )
+
+
+def loss_chart(
+    history: pd.DataFrame, *, title: str = "", x_title: str = "step", y_title: str = "loss",
+    series_title: str = "run",
+) -> alt.Chart:
+    """Loss against step on a log y axis.
+
+    Args:
+        history: columns ``step`` (int), ``loss`` (float > 0) and optionally ``run`` (label of the
+            training run, one line each). Non-finite or non-positive losses are dropped.
+    """
+    df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
+    color = alt.Color("run:N", title=series_title) if "run" in df.columns else alt.value("#1f77b4")
+    return (
+        alt.Chart(df)
+        .mark_line(point=len(df) < 60)
+        .encode(
+            x=alt.X("step:Q", title=x_title),
+            y=alt.Y("loss:Q", scale=alt.Scale(type="log"), title=y_title),
+            color=color,
+            tooltip=[alt.Tooltip("step:Q"), alt.Tooltip("loss:Q", format=".3e")],
+        )
+        .properties(title=title, height=280)
+    )
+
+
+def probability_bars(
+    probs: ArrayLike, chars: Sequence[str], *, title: str = "", highlight: str | None = None,
+    x_title: str = "character", y_title: str = "probability",
+) -> alt.Chart:
+    """Bars of a distribution over characters on a fixed [0, 1] axis; ``highlight`` is coloured."""
+    arr = probs.detach().cpu().float().numpy() if isinstance(probs, torch.Tensor) else np.asarray(probs, dtype=float)
+    df = pd.DataFrame({"char": list(chars), "p": arr, "chosen": [c == highlight for c in chars]})
+    return (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+            color=alt.condition("datum.chosen", alt.value("#e45756"), alt.value("#4c78a8")),
+            tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("p:Q", format=".4f", title=y_title)],
+        )
+        .properties(title=title, height=220)
+    )

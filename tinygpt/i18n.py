@@ -1,0 +1,51 @@
+"""Chinese / English strings of the app.
+
+The catalogue is assembled from ``tinygpt/strings/*.py``, one module per page plus ``common``;
+each module has ``STRINGS: dict[str, tuple[str, str]]`` mapping a key to its (zh, en) text.
+Text may hold ``{name}`` fields filled by :func:`t`; literal braces (LaTeX) are doubled. The nine attention steps' names come from the
+registry in ``tinygpt.attention`` (keys ``step.<id>.name``), so they are written once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from tinygpt import strings as _strings_pkg
+from tinygpt.attention import STEPS
+
+LANGUAGES: tuple[str, ...] = ("zh", "en")
+DEFAULT_LANGUAGE = "zh"
+
+
+def _load() -> dict[str, dict[str, str]]:
+    catalogue: dict[str, dict[str, str]] = {}
+    for info in sorted(pkgutil.iter_modules(_strings_pkg.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{_strings_pkg.__name__}.{info.name}")
+        for key, (zh, en) in module.STRINGS.items():
+            if key in catalogue:
+                raise KeyError(f"i18n key {key!r} is defined twice (again in strings/{info.name}.py)")
+            catalogue[key] = {"zh": zh, "en": en}
+    for step in STEPS:
+        catalogue[f"step.{step.id}.name"] = dict(step.name)
+    return catalogue
+
+
+CATALOGUE: dict[str, dict[str, str]] = _load()
+
+
+def normalize_language(value: str | None) -> str:
+    """'zh' or 'en' from a language tag such as 'en-US', 'zh-CN' or None (→ the default)."""
+    if value:
+        tag = value.strip().lower()[:2]
+        if tag in LANGUAGES:
+            return tag
+    return DEFAULT_LANGUAGE
+
+
+def t(key: str, lang: str, **fields: object) -> str:
+    """The text of ``key`` in ``lang`` with ``{fields}`` filled in.
+
+    Raises KeyError for an unknown key (a missing string is a bug the tests catch).
+    """
+    return CATALOGUE[key][normalize_language(lang)].format(**fields)

@@ -1,0 +1,26 @@
+"""Small pieces every page uses: the model banner and safe error display."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from tinygpt.train import TrainedModel
+from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.models import current_model
+
+
+def model_banner() -> TrainedModel:
+    """Show which model the page uses (default or the session's own, and any running job); return it."""
+    tm, own = current_model()
+    loss = tm.losses[-1] if tm.losses else float("nan")
+    key = "model.own" if own else "model.default"
+    st.caption(tr(key, text=tm.text, steps=len(tm.losses), loss=loss))
+    job = st.session_state.get("job")
+    if job is not None and job.active:
+        st.info(tr("model.training_running", step=len(job.losses)))
+    return tm
+
+
+def show_error(exc: Exception) -> None:
+    """A clear message for ``exc`` in the user's language (never a traceback)."""
+    st.error(error_text(exc))

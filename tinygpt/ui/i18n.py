@@ -1,0 +1,55 @@
+"""Streamlit glue for the i18n catalogue: the session's language, the switch, localized errors."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from tinygpt.config import ConfigError
+from tinygpt.i18n import CATALOGUE, LANGUAGES, normalize_language, t
+from tinygpt.vocab import UnknownCharError
+
+_KEY = "lang"
+
+
+def lang() -> str:
+    """The session's language: chosen before, else ?lang= in the URL, else the browser's locale."""
+    if _KEY not in st.session_state:
+        from_url = st.query_params.get(_KEY)
+        locale = getattr(st.context, "locale", None)
+        st.session_state[_KEY] = normalize_language(from_url or locale)
+    return st.session_state[_KEY]
+
+
+def tr(key: str, **fields: object) -> str:
+    """Text of ``key`` in the session's language."""
+    return t(key, lang(), **fields)
+
+
+def language_switch() -> None:
+    """Sidebar radio 中文 / English; the choice is kept in the session and in the URL (?lang=)."""
+    current = lang()
+
+    def _changed() -> None:
+        st.session_state[_KEY] = st.session_state["_lang_radio"]
+
+    st.sidebar.radio(
+        t("app.language", current),
+        LANGUAGES,
+        index=LANGUAGES.index(current),
+        format_func=lambda code: {"zh": "中文", "en": "English"}[code],
+        horizontal=True,
+        key="_lang_radio",
+        on_change=_changed,
+    )
+    st.query_params[_KEY] = lang()
+
+
+def error_text(exc: Exception) -> str:
+    """A message for ``exc`` in the session's language, naming the value and what is accepted."""
+    if isinstance(exc, UnknownCharError):
+        return tr("err.unknown_chars", unknown=" ".join(exc.unknown), known=" ".join(exc.known))
+    if isinstance(exc, ConfigError):
+        key = f"accepted.{exc.key}"
+        accepted = tr(key, **exc.params) if key in CATALOGUE else exc.accepted
+        return tr("err.config", field=exc.field, value=exc.value, accepted=accepted)
+    return tr("err.unexpected", error=str(exc))

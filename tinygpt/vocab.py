@@ -1,0 +1,81 @@
+"""Character vocabulary: the seed maps 你/好/世/界 to 0..3 and back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+
+class UnknownCharError(ValueError):
+    """The text holds characters the vocabulary does not know.
+
+    ``unknown`` lists them in order of first appearance; ``known`` is the vocabulary.
+    """
+
+    def __init__(self, unknown: list[str], known: tuple[str, ...]) -> None:
+        self.unknown = unknown
+        self.known = known
+        super().__init__(
+            f"unknown characters {''.join(unknown)!r}; the vocabulary is {''.join(known)!r}"
+        )
+
+
+@dataclass(frozen=True)
+class CharVocab:
+    """An ordered set of characters; index i stands for ``chars[i]``."""
+
+    chars: tuple[str, ...]
+
+    @classmethod
+    def from_text(cls, text: str) -> CharVocab:
+        """Vocabulary of the distinct characters of ``text`` in order of first appearance.
+
+        The seed's 你好世界 gives 你=0, 好=1, 世=2, 界=3. Raises ValueError on empty text.
+        """
+        if not text:
+            raise ValueError("text is empty: at least one character is needed")
+        return cls(tuple(dict.fromkeys(text)))
+
+    def __len__(self) -> int:
+        return len(self.chars)
+
+    def unknown(self, text: str) -> list[str]:
+        """Characters of ``text`` outside the vocabulary, each once, in order."""
+        known = set(self.chars)
+        return list(dict.fromkeys(c for c in text if c not in known))
+
+    def encode(self, text: str) -> torch.Tensor:
+        """Token ids of ``text``, shape (T,), dtype long. Raises UnknownCharError listing strangers."""
+        missing = self.unknown(text)
+        if missing:
+            raise UnknownCharError(missing, self.chars)
+        index = {c: i for i, c in enumerate(self.chars)}
+        return torch.tensor([index[c] for c in text], dtype=torch.long)
+
+    def decode(self, ids: torch.Tensor | list[int]) -> str:
+        """Characters of token ids (any 1-D sequence of ints)."""
+        return "".join(self.chars[int(i)] for i in ids)
+
+
+def training_pairs(vocab: CharVocab, text: str, window: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Next-character pairs of the text, read as a cycle (the seed: 你好世界 → 好世界你).
+
+    Every window of ``window`` characters starting at each position of the cyclic text is one
+    sequence; its target is the same window shifted by one character. With ``window == len(text)``
+    and a text of 4 characters this is exactly the seed's single pair.
+
+    Returns:
+        (inputs, targets), each (N, window) long, N = 1 if window == len(text) else len(text).
+    Raises:
+        ValueError if window < 1; UnknownCharError for characters outside ``vocab``.
+    """
+    if window < 1:
+        raise ValueError(f"window={window} must be at least 1")
+    ids = vocab.encode(text)  # (L,)
+    n = len(ids)
+    starts = [0] if window == n else list(range(n))
+    cyc = ids.repeat(window // n + 2)  # (≥ L + window + 1,)
+    inputs = torch.stack([cyc[s : s + window] for s in starts])  # (N, window)
+    targets = torch.stack([cyc[s + 1 : s + window + 1] for s in starts])  # (N, window)
+    return inputs, targets
