@@ -4,11 +4,11 @@ import streamlit as st
 
 from tinygpt.ui.i18n import language_switch, tr
 
-st.set_page_config(page_title="Tiny GPT Explorer", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="Tiny GPT Explorer", page_icon=":material/grid_on:", layout="wide")
 language_switch()
 pages = [
-    st.Page("pages/train.py", title=tr("nav.train"), icon="🏋️", url_path="train", default=True),
-    st.Page("pages/predict.py", title=tr("nav.predict"), icon="🔮", url_path="predict"),
-    st.Page("pages/attention.py", title=tr("nav.attention"), icon="🔍", url_path="attention"),
+    st.Page("app_pages/train.py", title=tr("nav.train"), icon=":material/model_training:", default=True),
+    st.Page("app_pages/predict.py", title=tr("nav.predict"), icon=":material/keyboard_tab:", url_path="predict"),
+    st.Page("app_pages/attention.py", title=tr("nav.attention"), icon=":material/grid_on:", url_path="attention"),
 ]
 st.navigation(pages).run()

@@ -194,6 +194,7 @@ _APP_IDLE_JS = """() => {
     if (!app) return false;
     const state = app.getAttribute('data-test-script-state');
     if (state !== null && state !== 'notRunning') return false;
+    if (document.querySelector('[data-testid="stSkeleton"]')) return false;
     for (const el of document.querySelectorAll('[data-testid="stStatusWidget"]')) {
         const style = window.getComputedStyle(el);
         if (el.getClientRects().length > 0 && style.visibility !== 'hidden'

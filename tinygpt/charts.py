@@ -87,8 +87,9 @@ def heatmap(
         bound = float(np.abs(finite).max()) if finite.size else 1.0
         bound = bound or 1.0
         scale = alt.Scale(scheme="blueorange", domain=[-bound, bound], domainMid=0)
-    size = cell or max(6, min(48, 520 // max(R, C)))
-    x = alt.X("col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90))
+    size = cell or max(8, min(48, 360 // max(R, 1)))
+    cell_w = max(1, min(size, 640 // C))  # wide matrices (T × d_model) get thin columns
+    x = alt.X("col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90, labelOverlap=True))
     y = alt.Y("row:N", sort=list(row_labels), title=row_title)
     base = alt.Chart(df).encode(x=x, y=y)
     cells = base.transform_filter("!datum.masked").mark_rect().encode(
@@ -101,7 +102,9 @@ def heatmap(
                  alt.Tooltip("masked:N", title=masked_label)],
     )
     return alt.layer(cells, hidden).properties(
-        title=title, width=size * C, height=size * R
+        title=title, width=cell_w * C, height=size * R,
+        # width/height are the cells' area; axes and legend are added around it
+        autosize=alt.AutoSizeParams(type="pad", contains="content"),
     )
 
 

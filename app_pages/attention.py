@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from tinygpt.attention import STEP_IDS, Switches, step_by_id, first_affected_step, row_sums, sdpa_difference
+from tinygpt.attention import STEP_IDS, STEPS, Switches, step_by_id, first_affected_step, row_sums, sdpa_difference
 from tinygpt.charts import heatmap, matrix_frame, position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui.common import model_banner, show_error
@@ -18,20 +18,20 @@ tm = model_banner()
 cfg = tm.gpt_cfg
 
 c1, c2, c3 = st.columns([3, 1, 1])
-text = c1.text_input(tr("attn.text"), tm.text[: cfg.max_len])
-layer = c2.selectbox(tr("attn.layer"), range(cfg.n_layers))
-head = c3.selectbox(tr("attn.head"), range(cfg.n_heads))
+text = c1.text_input(tr("attn.text"), tm.text[: cfg.max_len], key="attn_text")
+layer = c2.selectbox(tr("attn.layer"), range(cfg.n_layers), key="attn_layer")
+head = c3.selectbox(tr("attn.head"), range(cfg.n_heads), key="attn_head")
 
 with st.sidebar:
     st.subheader(tr("attn.switches"))
-    mask_on = st.toggle(tr("attn.mask"), True, help=tr("attn.mask_help"))
+    mask_on = st.toggle(tr("attn.mask"), True, help=tr("attn.mask_help"), key="attn_mask")
     sqrt_d = math.sqrt(cfg.d_head)
-    choice = st.radio(tr("attn.scaling"), ["sqrt", "one", "custom"], format_func=lambda c: {
-        "sqrt": tr("attn.scale_sqrt", value=sqrt_d), "one": tr("attn.scale_one"), "custom": tr("attn.scale_custom")}[c])
+    scale_labels = {"sqrt": tr("attn.scale_sqrt", value=sqrt_d), "one": tr("attn.scale_one"), "custom": tr("attn.scale_custom")}
+    choice = st.radio(tr("attn.scaling"), list(scale_labels), format_func=scale_labels.get, key="attn_scaling")
     divisor = {"sqrt": None, "one": 1.0}.get(choice)
     if choice == "custom":
-        divisor = st.number_input(tr("attn.scale_value"), min_value=0.01, max_value=1000.0, value=float(sqrt_d))
-    temperature = st.slider(tr("attn.temperature"), 0.05, 5.0, 1.0, 0.05, help=tr("attn.temperature_help"))
+        divisor = st.number_input(tr("attn.scale_value"), min_value=0.01, max_value=1000.0, value=float(sqrt_d), key="attn_divisor")
+    temperature = st.slider(tr("attn.temperature"), 0.05, 5.0, 1.0, 0.05, help=tr("attn.temperature_help"), key="attn_temperature")
 
 if not text:
     st.warning(tr("err.empty_text"))
@@ -50,7 +50,8 @@ if not switches.is_default:
     st.caption(tr("attn.whatif_note", step=first_affected_step(base.switches, switches) + 1))
 
 labels = position_labels(text)
-step = step_by_id(st.radio(tr("attn.step"), STEP_IDS, format_func=lambda i: f"{step_by_id(i).number}. {tr(f'step.{i}.name')}", horizontal=True))
+step_labels = {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}  # format_func must not read the session
+step = step_by_id(st.radio(tr("attn.step"), STEP_IDS, format_func=step_labels.get, horizontal=True, key="attn_step"))
 st.latex(step.formula)
 T, D, h = len(text), cfg.d_model, cfg.n_heads
 concrete = {"(B, T, d_model)": f"(1, {T}, {D})", "(B, h, T, d_head)": f"(1, {h}, {T}, {cfg.d_head})", "(B, h, T, T)": f"(1, {h}, {T}, {T})"}

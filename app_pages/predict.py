@@ -14,8 +14,8 @@ st.markdown(tr("predict.intro"))
 tm = model_banner()
 max_len = tm.gpt_cfg.max_len
 
-prefix = st.text_input(tr("predict.prefix"), tm.text[: min(len(tm.text), max_len)])
-n_new = st.slider(tr("predict.n_new"), 0, MAX_NEW_CHARS, 3)
+prefix = st.text_input(tr("predict.prefix"), tm.text[: min(len(tm.text), max_len)], key="predict_prefix")
+n_new = st.slider(tr("predict.n_new"), 0, MAX_NEW_CHARS, 3, key="predict_n_new")
 
 if not prefix.strip():
     st.warning(tr("err.empty_text"))

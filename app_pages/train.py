@@ -15,22 +15,22 @@ st.title(tr("train.title"))
 st.markdown(tr("train.intro"))
 model_banner()
 
-text = st.text_input(tr("train.text"), SEED_TEXT, max_chars=MAX_TEXT_LEN, help=tr("train.text_help", max=MAX_TEXT_LEN))
+text = st.text_input(tr("train.text"), SEED_TEXT, max_chars=MAX_TEXT_LEN, help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text")
 left, right = st.columns(2)
 with left:
     st.subheader(tr("train.model_header"))
-    d_model = st.select_slider(tr("train.d_model"), [16, 32, 64, 128, 256, 512], value=DEFAULT_GPT.d_model)
+    d_model = st.select_slider(tr("train.d_model"), [16, 32, 64, 128, 256, 512], value=DEFAULT_GPT.d_model, key="train_d_model")
     heads = [h for h in (1, 2, 4, 8, 16) if d_model % h == 0]
-    n_heads = st.select_slider(tr("train.n_heads"), heads, value=min(DEFAULT_GPT.n_heads, heads[-1]), help=tr("train.n_heads_help"))
-    n_layers = st.slider(tr("train.n_layers"), 1, 8, DEFAULT_GPT.n_layers)
-    d_ff = st.select_slider(tr("train.d_ff"), [32, 64, 128, 256, 512, 1024, 2048], value=DEFAULT_GPT.d_ff)
-    max_len = st.number_input(tr("train.max_len"), 4, 256, DEFAULT_GPT.max_len)
+    n_heads = st.select_slider(tr("train.n_heads"), heads, value=min(DEFAULT_GPT.n_heads, heads[-1]), help=tr("train.n_heads_help"), key="train_n_heads")
+    n_layers = st.slider(tr("train.n_layers"), 1, 8, DEFAULT_GPT.n_layers, key="train_n_layers")
+    d_ff = st.select_slider(tr("train.d_ff"), [32, 64, 128, 256, 512, 1024, 2048], value=DEFAULT_GPT.d_ff, key="train_d_ff")
+    max_len = st.number_input(tr("train.max_len"), 4, 256, DEFAULT_GPT.max_len, key="train_max_len")
 with right:
     st.subheader(tr("train.optim_header"))
-    lr = st.select_slider(tr("train.lr"), [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], value=DEFAULT_TRAIN.lr, format_func=lambda v: f"{v:g}")
-    epochs = st.number_input(tr("train.epochs"), 1, 5000, DEFAULT_TRAIN.epochs)
-    seed = st.number_input(tr("train.seed"), 0, 2**31 - 1, DEFAULT_TRAIN.seed)
-    early = st.select_slider(tr("train.early_stop"), [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], value=DEFAULT_TRAIN.early_stop_loss, format_func=lambda v: f"{v:g}", help=tr("train.early_stop_help"))
+    lr = st.select_slider(tr("train.lr"), [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], value=DEFAULT_TRAIN.lr, format_func=lambda v: f"{v:g}", key="train_lr")
+    epochs = st.number_input(tr("train.epochs"), 1, 5000, DEFAULT_TRAIN.epochs, key="train_epochs")
+    seed = st.number_input(tr("train.seed"), 0, 2**31 - 1, DEFAULT_TRAIN.seed, key="train_seed")
+    early = st.select_slider(tr("train.early_stop"), [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], value=DEFAULT_TRAIN.early_stop_loss, format_func=lambda v: f"{v:g}", help=tr("train.early_stop_help"), key="train_early_stop")
 
 configs = None
 try:
@@ -46,10 +46,10 @@ except ValueError:
 
 job = st.session_state.get("job")
 b1, b2 = st.columns(2)
-if b1.button(tr("train.start"), type="primary", disabled=configs is None or (job is not None and job.active)):
+if b1.button(tr("train.start"), type="primary", disabled=configs is None or (job is not None and job.active), key="train_start"):
     job = st.session_state["job"] = start_job(text, *configs)
     st.rerun()
-if b2.button(tr("train.stop"), disabled=job is None or not job.active):
+if b2.button(tr("train.stop"), disabled=job is None or not job.active, key="train_stop"):
     job.stop()
 
 

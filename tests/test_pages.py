@@ -1,0 +1,106 @@
+"""AppTest tests of every page in both languages, and training from the Train page."""
+
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tinygpt.i18n import CATALOGUE, t
+
+PAGES = {"train": "app_pages/train.py", "predict": "app_pages/predict.py", "attention": "app_pages/attention.py"}
+TITLES = {"train": "train.title", "predict": "predict.title", "attention": "attn.title"}
+
+
+def open_page(page: str, lang: str = "en") -> AppTest:
+    """Run the app with ?lang= and switch to ``page``; AppTest fails on any uncaught exception."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=180)
+    at.query_params["lang"] = lang
+    at.run()
+    if PAGES[page] != "app_pages/train.py":
+        at.switch_page(PAGES[page])
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def set_state(at: AppTest, **values) -> AppTest:
+    """Set keyed widgets through session state (widgets whose format_func needs the session)."""
+    for key, value in values.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_page_renders_in_both_languages(page, lang):
+    at = open_page(page, lang)
+    assert at.title[0].value == t(TITLES[page], lang)
+    assert not at.error
+
+
+def test_predict_page_continues_the_seed_text():
+    at = open_page("predict")
+    frame = at.dataframe[0].value
+    assert list(frame[t("predict.col_top", "en")]) == list("好世界你")
+    at.text_input(key="predict_prefix").set_value("你").run()
+    at.slider(key="predict_n_new").set_value(3).run()
+    assert any("你**好世界**" in m.value for m in at.markdown)
+
+
+def test_predict_page_names_unknown_characters_in_both_languages():
+    for lang in ("zh", "en"):
+        at = open_page("predict", lang)
+        at.text_input(key="predict_prefix").set_value("你们").run()
+        assert not at.exception
+        assert "们" in at.error[0].value and "你 好 世 界" in at.error[0].value
+
+
+def test_attention_page_mask_switch_turns_upper_triangle_positive():
+    at = open_page("attention")
+    set_state(at, attn_step="softmax")
+    alpha = at.dataframe[0].value.to_numpy()
+    assert alpha.shape == (4, 4) and alpha[0, 1] == 0 and abs(alpha.sum(1) - 1).max() < 1e-3
+    at.toggle(key="attn_mask").set_value(False).run()
+    alpha = at.dataframe[0].value.to_numpy()
+    assert alpha[0, 1] > 0 and alpha[0, 3] > 0
+
+
+@pytest.mark.parametrize("step", ["projection", "split_heads", "scores", "scale", "mask", "softmax", "weighted_sum", "merge_heads", "output_projection"])
+def test_attention_page_shows_each_step(step):
+    at = open_page("attention")
+    set_state(at, attn_step=step)
+    assert not at.exception
+    frame = at.dataframe[0].value
+    expected_cols = {"projection": 512, "merge_heads": 512, "output_projection": 512, "split_heads": 64, "weighted_sum": 64}
+    assert frame.shape == (4, expected_cols.get(step, 4))
+    assert len(at.get("vega_lite_chart")) >= 1
+
+
+def test_train_page_trains_a_small_model_and_the_other_pages_use_it():
+    at = open_page("train")
+    at.select_slider(key="train_d_model").set_value(32).run()
+    at.select_slider(key="train_n_heads").set_value(4).run()
+    at.slider(key="train_n_layers").set_value(2).run()
+    at.select_slider(key="train_d_ff").set_value(64).run()
+    at.select_slider(key="train_lr").set_value(3e-3).run()
+    at.number_input(key="train_epochs").set_value(300).run()
+    at.button(key="train_start").click().run()
+    job = at.session_state["job"]
+    deadline = time.time() + 120
+    while job.active and time.time() < deadline:
+        time.sleep(0.2)
+    at.run()
+    assert job.status == "done", job.error
+    assert not at.exception
+    assert job.result.losses[-1] < 1e-3
+    assert at.session_state["own_model"] is job.result
+    assert any(CATALOGUE["train.done"]["en"].split("{")[0] in s.value for s in at.success)
+    at.switch_page("app_pages/predict.py").run()
+    assert list(at.dataframe[0].value[t("predict.col_top", "en")]) == list("好世界你")
+
+
+def test_train_page_rejects_text_with_nothing_in_it():
+    at = open_page("train", "zh")
+    at.text_input(key="train_text").set_value("").run()
+    assert at.error and at.error[0].value == t("err.empty_text", "zh")
+    assert at.button(key="train_start").disabled
