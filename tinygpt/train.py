@@ -61,6 +61,8 @@ class TrainedModel:
     stop_reason: str = "epochs"
     seconds: float = 0.0
     uid: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: α of the training text (its first window) at a few training steps: step -> (n_layers, h, T, T).
+    snapshots: dict[int, torch.Tensor] = field(default_factory=dict)
 
     @property
     def window(self) -> int:
