@@ -10,5 +10,6 @@ pages = [
     st.Page("app_pages/train.py", title=tr("nav.train"), icon=":material/model_training:", default=True),
     st.Page("app_pages/predict.py", title=tr("nav.predict"), icon=":material/keyboard_tab:", url_path="predict"),
     st.Page("app_pages/attention.py", title=tr("nav.attention"), icon=":material/grid_on:", url_path="attention"),
+    st.Page("app_pages/theory.py", title=tr("nav.theory"), icon=":material/functions:", url_path="theory"),
 ]
 st.navigation(pages).run()

@@ -43,6 +43,28 @@ def normalize_language(value: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
+def language_from_locale(locale: str | None) -> str:
+    """The app's language for a browser locale (BCP 47 tag, ``navigator.language``).
+
+    Chinese tags ("zh", "zh-CN", "zh-Hant-TW") give "zh"; English and every other language give "en"
+    (a student whose browser speaks neither reads English more often than Chinese); no locale at all
+    (``None`` or "", e.g. a client that did not send one) gives the default, Chinese, the seed's language.
+    """
+    if not locale or not locale.strip():
+        return DEFAULT_LANGUAGE
+    return "zh" if locale.strip().lower().replace("_", "-").split("-")[0] == "zh" else "en"
+
+
+def choose_language(url_value: str | None, locale: str | None) -> str:
+    """The language a new session starts in: ``?lang=`` when it names one of LANGUAGES, else the locale's.
+
+    An unknown ``?lang=`` value (e.g. "fr") is ignored rather than forcing the default.
+    """
+    if url_value and url_value.strip().lower() in LANGUAGES:
+        return url_value.strip().lower()
+    return language_from_locale(locale)
+
+
 def t(key: str, lang: str, **fields: object) -> str:
     """The text of ``key`` in ``lang`` with ``{fields}`` filled in.
 

@@ -5,18 +5,22 @@ from __future__ import annotations
 import streamlit as st
 
 from tinygpt.config import ConfigError
-from tinygpt.i18n import CATALOGUE, LANGUAGES, normalize_language, t
+from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, t
 from tinygpt.vocab import UnknownCharError
 
 _KEY = "lang"
 
 
 def lang() -> str:
-    """The session's language: chosen before, else ?lang= in the URL, else the browser's locale."""
+    """The session's language: chosen before, else ?lang= in the URL, else the browser's locale.
+
+    ``st.context.locale`` is the browser's ``navigator.language`` (e.g. "en-US"), sent with every
+    rerun; it is None when the client sends none (AppTest unless ``at.context["locale"]`` is set).
+    The choice is then kept in session state, so it survives page switches (st.navigation clears
+    the query string on a switch; :func:`language_switch` writes ``?lang=`` back on every run).
+    """
     if _KEY not in st.session_state:
-        from_url = st.query_params.get(_KEY)
-        locale = getattr(st.context, "locale", None)
-        st.session_state[_KEY] = normalize_language(from_url or locale)
+        st.session_state[_KEY] = choose_language(st.query_params.get(_KEY), st.context.locale)
     return st.session_state[_KEY]
 
 

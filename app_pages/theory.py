@@ -1,0 +1,143 @@
+"""Theory page: the vector mathematics of seed section 22.2.1, each idea with a live example."""
+
+import pandas as pd
+import streamlit as st
+
+from tinygpt import theory
+from tinygpt.attention import step_by_id
+from tinygpt.charts import heatmap, matrix_frame, probability_bars, vector_picture
+from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, format_number, format_vector
+from tinygpt.ui.i18n import tr
+
+AXES = {"x_title": "theory.axis.x", "y_title": "theory.axis.y", "name_title": "theory.axis.vector"}
+QUIZ = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": "b"}  # question id -> right answer
+
+
+def concept(cid: str) -> None:
+    """Title, formula, explanation and links to the attention steps of one concept."""
+    c = next(c for c in theory.CONCEPTS if c.id == cid)
+    st.subheader(tr(f"theory.{cid}.title"))
+    st.latex(c.formula)
+    st.markdown(tr(f"theory.{cid}.body"))
+    for sid in c.steps:
+        step = step_by_id(sid)
+        st.page_link("app_pages/attention.py", label=tr("theory.link", number=step.number, name=tr(f"step.{sid}.name")),
+                     icon=":material/arrow_forward:", query_params={"step": sid})
+
+
+def input_error(exc: TheoryInputError) -> None:
+    """The example's input error in the user's language, naming the value."""
+    st.error(tr(f"theory.err.{exc.reason}", value=exc.value))
+
+
+axes = {k: tr(v) for k, v in AXES.items()}
+st.title(tr("theory.title"))
+st.markdown(tr("theory.intro"))
+
+concept("definition")
+concept("vector")
+concept("operations")
+st.markdown(f"**{tr('theory.example')}**")
+controls, picture = st.columns([1, 1])
+with controls:
+    ca, cb = st.columns(2)
+    a = (ca.slider(tr("theory.ops.x", name="a"), -5.0, 5.0, 3.0, 0.5, key="theory_a1"),
+         ca.slider(tr("theory.ops.y", name="a"), -5.0, 5.0, 1.0, 0.5, key="theory_a2"))
+    b = (cb.slider(tr("theory.ops.x", name="b"), -5.0, 5.0, 1.0, 0.5, key="theory_b1"),
+         cb.slider(tr("theory.ops.y", name="b"), -5.0, 5.0, 2.0, 0.5, key="theory_b2"))
+    c = st.slider(tr("theory.ops.c"), -3.0, 3.0, -1.0, 0.5, key="theory_c")
+    total, multiple, product = theory.add(a, b), theory.scale(c, a), theory.dot(a, b)
+    m1, m2, m3 = st.columns(3)
+    m1.metric(tr("theory.ops.sum"), format_vector(total))
+    m2.metric(tr("theory.ops.scaled"), format_vector(multiple))
+    m3.metric(tr("theory.ops.dot"), format_number(product))
+    st.caption(tr("theory.ops.dot_detail", a1=format_number(a[0]), b1=format_number(b[0]), a2=format_number(a[1]),
+                  b2=format_number(b[1]), dot=format_number(product)))
+    st.caption(tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero"))
+picture.altair_chart(vector_picture([("a", a), ("b", b), ("a + b", total), ("c · a", multiple)],
+                                    title=tr("theory.ops.chart_title"), **axes), width="content")
+
+concept("weighted_sum")
+st.markdown(f"**{tr('theory.example')}**")
+controls, picture = st.columns([1, 1])
+raw = [controls.slider(tr("theory.ws.raw", i=i + 1), 0.0, 5.0, float(d), 0.5, help=tr("theory.ws.raw_help"), key=f"theory_r{i + 1}")
+       for i, d in enumerate((3, 2, 1))]
+try:
+    alpha = theory.normalize_weights(raw)
+    mixed = theory.weighted_sum(alpha, EXAMPLE_VALUES)
+except TheoryInputError as exc:
+    with controls:
+        input_error(exc)
+else:
+    controls.dataframe(pd.DataFrame({
+        tr("theory.ws.col_vector"): [f"v{i + 1}" for i in range(3)],
+        tr("theory.ws.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
+        tr("theory.ws.col_raw"): raw,
+        tr("theory.ws.col_alpha"): [round(x, 3) for x in alpha],
+    }), hide_index=True, width="stretch")
+    controls.metric(tr("theory.ws.output"), format_vector(mixed))
+    controls.caption(tr("theory.ws.alpha_sum", total=format_number(sum(alpha))))
+    picture.altair_chart(vector_picture([(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
+                                        title=tr("theory.ws.chart_title"), **axes), width="content")
+
+concept("qkv")
+concept("softmax")
+st.markdown(f"**{tr('theory.example')}**")
+controls, picture = st.columns([1, 1])
+with controls:
+    q1, q2 = st.columns(2)
+    q = (q1.slider(tr("theory.sm.query", i=1), -3.0, 3.0, 1.0, 0.25, key="theory_q1"),
+         q2.slider(tr("theory.sm.query", i=2), -3.0, 3.0, 2.0, 0.25, key="theory_q2"))
+    tau = st.slider(tr("theory.sm.temperature"), 0.05, 5.0, 1.0, 0.05, help=tr("theory.sm.temperature_help"), key="theory_tau")
+    scaled = st.toggle(tr("theory.sm.scaled"), False, help=tr("theory.sm.scaled_help"), key="theory_scaled")
+    st.latex(theory.TEMPERATURE_FORMULA)
+    att = theory.attend(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=scaled)
+    keys = [f"k{i + 1}" for i in range(len(EXAMPLE_KEYS))]
+    st.dataframe(pd.DataFrame({
+        tr("theory.sm.col_key"): keys,
+        tr("theory.sm.col_key_vector"): [format_vector(k) for k in EXAMPLE_KEYS],
+        tr("theory.sm.col_score"): [round(s, 3) for s in att.scores],
+        tr("theory.sm.col_alpha"): [round(x, 3) for x in att.weights],
+        tr("theory.sm.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
+    }), hide_index=True, width="stretch")
+    st.metric(tr("theory.sm.output"), format_vector(att.output))
+    st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
+with picture:
+    st.altair_chart(probability_bars(att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
+                                     y_title=tr("theory.sm.axis_alpha")), width="stretch")
+    st.altair_chart(vector_picture([("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)],
+                                   title=tr("theory.sm.vectors_title"), size=260, **axes), width="content")
+
+concept("matrix")
+st.markdown(f"**{tr('theory.example')}**")
+st.markdown(tr("theory.mx.setup"))
+masked = st.toggle(tr("theory.mx.mask"), True, help=tr("theory.mx.mask_help"), key="theory_mask")
+mx = theory.attention_matrix(EXAMPLE_KEYS, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, causal_mask=masked)
+tokens = [tr("theory.mx.token", i=i) for i in range(len(EXAMPLE_KEYS))]
+left, right = st.columns([1, 1])
+left.markdown(f"**{tr('theory.mx.weights')}**")
+left.dataframe(matrix_frame(mx.weights, tokens, tokens).round(3), width="stretch")
+left.markdown(f"**{tr('theory.mx.output')}**")
+left.dataframe(matrix_frame(mx.output, tokens, [axes["x_title"], axes["y_title"]]).round(3), width="stretch")
+single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
+left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
+right.altair_chart(heatmap(mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
+                           masked=[[masked and j > i for j in range(3)] for i in range(3)],
+                           row_title=tr("theory.mx.axis_query"), col_title=tr("theory.mx.axis_key"),
+                           value_title=tr("theory.mx.value"), masked_label=tr("theory.mx.masked"), cell=60), width="content")
+
+st.divider()
+st.subheader(tr("theory.exercise.title"))
+st.markdown(tr("theory.exercise.question"))
+st.text_area(tr("theory.exercise.yours"), key="theory_answer")
+if st.toggle(tr("theory.exercise.show"), False, key="theory_show_answer"):
+    st.info(tr("theory.exercise.answer"))
+
+st.subheader(tr("theory.quiz.title"))
+st.caption(tr("theory.quiz.intro"))
+for qid, right_answer in QUIZ.items():
+    labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
+    choice = st.radio(tr(f"theory.quiz.{qid}.q"), list(labels), index=None, format_func=labels.get, key=f"theory_quiz_{qid}")
+    if choice is not None:
+        why = tr(f"theory.quiz.{qid}.why")
+        (st.success if choice == right_answer else st.warning)(tr("theory.quiz.right" if choice == right_answer else "theory.quiz.wrong", why=why))
