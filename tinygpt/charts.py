@@ -151,3 +151,55 @@ def probability_bars(
         )
         .properties(title=title, height=220)
     )
+
+
+def vector_picture(
+    vectors: Sequence[tuple[str, Sequence[float]]], *, title: str = "", x_title: str = "x₁",
+    y_title: str = "x₂", name_title: str = "vector", origins: Sequence[Sequence[float] | None] | None = None,
+    size: int = 300,
+) -> alt.LayerChart:
+    """2-D vectors drawn as arrows from the origin (or from ``origins[i]``) on equal, square axes.
+
+    Args:
+        vectors: (name, (x, y)) pairs, drawn in the given order; each name gets its own colour
+            (Tableau-10, distinguishable for most colour-vision deficiencies) and a label at its tip.
+        origins: optional start point of each arrow (None = the origin), e.g. b drawn from a's tip
+            to show a + b as "tip to tail".
+        size: width and height of the plotting area in pixels; both axes share one symmetric domain
+            so a right angle looks like one.
+    Returns:
+        Rules (shafts) + rotated triangles (heads) + text labels, with tooltips giving x and y.
+    Raises:
+        ValueError if a vector does not have exactly two components.
+    """
+    rows = []
+    for k, (name, v) in enumerate(vectors):
+        if len(v) != 2:
+            raise ValueError(f"vector {name!r} has {len(v)} components; a 2-D picture needs 2")
+        x0, y0 = (origins[k] if origins is not None and origins[k] is not None else (0.0, 0.0))
+        x, y = float(v[0]), float(v[1])
+        # Vega rotates a point mark clockwise from "up"; the arrow points along (x, y).
+        angle = (90.0 - np.degrees(np.arctan2(y, x))) % 360.0
+        rows.append({"name": name, "x0": float(x0), "y0": float(y0), "x1": float(x0) + x, "y1": float(y0) + y,
+                     "x": x, "y": y, "angle": angle, "order": k})
+    df = pd.DataFrame(rows)
+    extent = max([1.0] + [abs(float(df[c].abs().max())) for c in ("x0", "y0", "x1", "y1")] if len(df) else [1.0])
+    extent = float(np.ceil(extent * 1.15))
+    domain = [-extent, extent]
+    names = [name for name, _ in vectors]
+    color = alt.Color("name:N", sort=names, scale=alt.Scale(scheme="tableau10"), title=name_title)
+    tooltip = [alt.Tooltip("name:N", title=name_title), alt.Tooltip("x:Q", format=".3f", title=x_title),
+               alt.Tooltip("y:Q", format=".3f", title=y_title)]
+    x_enc = alt.X("x0:Q", scale=alt.Scale(domain=domain, nice=False), title=x_title)
+    y_enc = alt.Y("y0:Q", scale=alt.Scale(domain=domain, nice=False), title=y_title)
+    base = alt.Chart(df)
+    shafts = base.mark_rule(strokeWidth=2.5).encode(x=x_enc, y=y_enc, x2="x1:Q", y2="y1:Q", color=color, tooltip=tooltip)
+    heads = base.mark_point(shape="triangle-up", filled=True, size=120, opacity=1).encode(
+        x=alt.X("x1:Q", scale=alt.Scale(domain=domain, nice=False)), y=alt.Y("y1:Q", scale=alt.Scale(domain=domain, nice=False)),
+        angle=alt.Angle("angle:Q", scale=None), color=color, tooltip=tooltip)
+    labels = base.mark_text(align="left", dx=8, dy=-8, fontSize=13, fontWeight="bold").encode(
+        x="x1:Q", y="y1:Q", text="name:N", color=alt.Color("name:N", sort=names, scale=alt.Scale(scheme="tableau10"), legend=None))
+    axes = alt.Chart(pd.DataFrame({"zero": [0.0]}))
+    h_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(y="zero:Q")
+    v_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(x="zero:Q")
+    return alt.layer(h_axis, v_axis, shafts, heads, labels).properties(title=title, width=size, height=size)
