@@ -1,57 +1,221 @@
-"""Predict page: next-character distribution at every position and a greedy continuation."""
+"""Predict page: the next-character distribution at every position, then generation one step at a time."""
+
+import re
 
 import pandas as pd
 import streamlit as st
 
-from tinygpt.charts import probability_bars
-from tinygpt.generate import MAX_NEW_CHARS, crop_context, generate, next_char_probs
+from tinygpt.charts import next_char_panels, paired_probability_bars
+from tinygpt.generate import (
+    MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, crop_context, generate, next_char_probs,
+    training_targets,
+)
+from tinygpt.train import TrainedModel
 from tinygpt.ui.common import model_banner, show_error
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.i18n import lang, tr
 from tinygpt.vocab import UnknownCharError
+
+MAX_PANELS = 16  # bar panels drawn at once; the table always has every position
+STRATEGIES = ("greedy", "temperature", "top_k")
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def cached_probs(_tm: TrainedModel, model_uid: str, text: str):
+    """next_char_probs of ``text`` (T ≤ max_len), (T, V), cached per model and text."""
+    return next_char_probs(_tm.model, _tm.vocab, text)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def cached_generate(_tm: TrainedModel, model_uid: str, prefix: str, n_new: int, temperature: float, top_k: int,
+                    seed: int, context_len: int) -> list[GenerationStep]:
+    """generate() for these settings, cached (read-only steps shared by sessions)."""
+    return generate(_tm.model, _tm.vocab, prefix, n_new, DecodeConfig(temperature, top_k, seed), _tm.window, context_len)
+
+
+def md(text: str) -> str:
+    """``text`` with Markdown's special characters escaped (the vocabulary may hold any character)."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~<>$])", r"\\\1", text)
+
+
+def visible(c: str) -> str:
+    """A character as a student can read it in a message (a space or tab is named)."""
+    if c == " ":
+        return f"“ ” ({tr('predict.space')})"
+    return c if c.isprintable() else f"U+{ord(c):04X}"
+
+
+def short(text: str, n: int = 8) -> str:
+    """The last ``n`` characters, with … when more came before."""
+    return text if len(text) <= n else "…" + text[-n:]
+
+
+def go_to_step(delta: int) -> None:
+    """Button callback: move the step slider by ``delta`` (clamped when the page draws it)."""
+    st.session_state["predict_step"] = st.session_state.get("predict_step", 1) + delta
+
+
+def restart_steps() -> None:
+    """on_change of every input that changes the generated text: a new generation starts at step 1."""
+    st.session_state["predict_step"] = 1
+
 
 st.title(tr("predict.title"))
 st.markdown(tr("predict.intro"))
 tm = model_banner()
-max_len = tm.gpt_cfg.max_len
+chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
+V, known = len(chars), " ".join(chars)
 
-prefix = st.text_input(tr("predict.prefix"), tm.text[: min(len(tm.text), max_len)], key="predict_prefix")
-n_new = st.slider(tr("predict.n_new"), 0, MAX_NEW_CHARS, 3, key="predict_n_new")
+c1, c2 = st.columns([3, 2])
+prefix = c1.text_input(tr("predict.prefix"), tm.text[:max_len], help=tr("predict.prefix_help", known=known), key="predict_prefix", on_change=restart_steps)
+n_new = c2.slider(tr("predict.n_new"), 0, MAX_NEW_CHARS, 4, key="predict_n_new")
 
-if not prefix.strip():
-    st.warning(tr("err.empty_text"))
+strategy_labels = {s: tr(f"predict.strategy.{s}") for s in STRATEGIES}  # format_func must not call tr()
+d1, d2, d3, d4 = st.columns([2, 2, 2, 1])
+strategy = d1.radio(tr("predict.decoding"), STRATEGIES, format_func=strategy_labels.get, key="predict_strategy", on_change=restart_steps)
+sampling = strategy != "greedy"
+tau = d2.slider(tr("predict.temperature"), 0.0, MAX_TEMPERATURE, 1.0, 0.05, help=tr("predict.temperature_help"),
+                disabled=not sampling, key="predict_temperature", on_change=restart_steps)
+top_k = d3.number_input(tr("predict.top_k"), 0, 1000, min(2, V), 1, help=tr("predict.top_k_help"),
+                        disabled=strategy != "top_k", key="predict_top_k", on_change=restart_steps)
+seed = d4.number_input(tr("predict.seed"), 0, 2**31 - 1, 0, 1, help=tr("predict.seed_help"), disabled=not sampling,
+                       key="predict_seed", on_change=restart_steps)
+context_len = max_len
+if max_len > 1:
+    with st.expander(tr("predict.context_len")):
+        context_len = st.slider(tr("predict.context_len"), 1, max_len, max_len, help=tr("predict.context_len_help", max_len=max_len),
+                                key="predict_context_len", on_change=restart_steps)
+decode = DecodeConfig(float(tau) if sampling else 0.0, int(top_k) if strategy == "top_k" else 0, int(seed))
+if sampling and tau == 0:
+    st.info(tr("predict.tau_zero"))
+elif sampling and tau >= MAX_TEMPERATURE:
+    st.info(tr("predict.tau_max", tau=MAX_TEMPERATURE))
+if strategy == "top_k":
+    if top_k == 0:
+        st.info(tr("predict.k_zero", V=V))
+    elif top_k == 1:
+        st.info(tr("predict.k_one"))
+    elif top_k > V:
+        st.info(tr("predict.k_large", k=top_k, V=V))
+
+if not prefix:
+    st.warning(tr("predict.empty", known=known))
     st.stop()
+if not prefix.strip():
+    st.warning(tr("predict.blank", known=known))
+    st.stop()
+unknown = tm.vocab.unknown(prefix)
+if unknown:
+    st.error(tr("err.unknown_chars", unknown=" ".join(visible(c) for c in unknown), known=known))
+    st.stop()
+shown, cropped = crop_context(prefix, max_len)
+if cropped:
+    st.info(tr("predict.too_long", n=len(prefix), max_len=max_len))
 try:
-    shown, cropped = crop_context(prefix, max_len)
-    if cropped:
-        st.info(tr("predict.too_long", n=len(prefix), max_len=max_len))
-    probs = next_char_probs(tm.model, tm.vocab, shown)  # (T, V)
-    steps = generate(tm.model, tm.vocab, prefix, n_new, trained_len=tm.window)
+    probs = cached_probs(tm, tm.uid, shown)  # (T, V)
+    steps = cached_generate(tm, tm.uid, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len)
 except (UnknownCharError, ValueError) as exc:
     show_error(exc)
     st.stop()
 
+# ---- the next-character distribution at every position of the prefix ----
 st.subheader(tr("predict.per_position"))
-targets = tm.text[1:] + tm.text[:1]
-expected = {tm.text[: i + 1]: targets[i] for i in range(len(tm.text))}
-table = pd.DataFrame(probs.numpy(), columns=list(tm.vocab.chars))
-table.insert(0, tr("predict.col_context"), [shown[: i + 1] for i in range(len(shown))])
-table[tr("predict.col_top")] = [tm.vocab.chars[int(i)] for i in probs.argmax(-1)]
-table[tr("predict.col_expected")] = [expected.get(shown[: i + 1], "") for i in range(len(shown))]
-st.dataframe(table, hide_index=True, width="stretch")
-pos = st.slider(tr("predict.col_context"), 1, len(shown), len(shown)) if len(shown) > 1 else 1
-st.altair_chart(
-    probability_bars(probs[pos - 1], tm.vocab.chars, title=tr("predict.bars_title", context=shown[:pos]),
-                     highlight=tm.vocab.chars[int(probs[pos - 1].argmax())], x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob")),
-    width="stretch",
+targets = training_targets(tm.text, window, shown)
+st.caption(tr("predict.per_position_note", text=md(short(tm.text, 12)), shifted=md(short(tm.text[1:] + tm.text[:1], 12))))
+T = len(shown)
+top = [chars[int(i)] for i in probs.argmax(-1)]
+table = pd.DataFrame({tr("predict.col_pos"): range(T), tr("predict.col_context"): [shown[: i + 1] for i in range(T)]})
+for j, c in enumerate(chars):
+    table[f"p({c})"] = probs[:, j].numpy()
+table[tr("predict.col_top")] = top
+table[tr("predict.col_expected")] = [t or tr("predict.no_target") for t in targets]
+table[tr("predict.col_match")] = ["" if not t else ("✓" if top[i] in t else "✗") for i, t in enumerate(targets)]
+prob_columns = {f"p({c})": st.column_config.ProgressColumn(f"p({c})", format="%.4f", min_value=0.0, max_value=1.0, width="small") for c in chars}
+st.dataframe(table, hide_index=True, width="stretch", column_config=prob_columns)
+first = 0
+if T > MAX_PANELS:
+    first = st.slider(tr("predict.panels_range", n=MAX_PANELS), 0, T - MAX_PANELS, T - MAX_PANELS, key="predict_panel_start")
+rows = range(first, min(T, first + MAX_PANELS))
+st.altair_chart(next_char_panels(
+    probs[first : first + MAX_PANELS], chars, [tr("predict.panel", pos=i, context=short(shown[: i + 1], 6)) for i in rows],
+    [targets[i] for i in rows], top_label=tr("predict.legend_top"), other_label=tr("predict.legend_other"),
+    expected_label=tr("predict.legend_target"), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
+    columns=min(4, len(rows)),
+), width="content")
+
+# ---- autoregressive generation, one step at a time ----
+st.subheader(tr("predict.generation"))
+if not steps:
+    st.info(tr("predict.n_zero"))
+    st.stop()
+generated = "".join(s.chosen for s in steps)
+st.markdown(tr("predict.result", prefix=md(prefix), generated=md(generated)))
+
+total = len(steps)
+st.session_state["predict_step"] = min(max(st.session_state.get("predict_step", 1), 1), total)
+b1, b2, b3 = st.columns([1, 1, 3])
+b1.button(tr("predict.prev"), icon=":material/chevron_left:", on_click=go_to_step, args=(-1,),
+          disabled=st.session_state["predict_step"] <= 1, key="predict_prev")
+b2.button(tr("predict.next"), icon=":material/chevron_right:", on_click=go_to_step, args=(1,),
+          disabled=st.session_state["predict_step"] >= total, key="predict_next")
+if total > 1:
+    b3.slider(tr("predict.step_slider"), 1, total, key="predict_step", label_visibility="collapsed")
+k = st.session_state["predict_step"]
+s = steps[k - 1]
+so_far = prefix + generated[: k - 1]
+target = training_targets(tm.text, window, s.context)[-1]
+
+st.markdown(f"#### {tr('predict.step_title', n=k, total=total)}")
+st.markdown(tr("predict.so_far", text=md(so_far)))
+st.markdown(tr("predict.fed", T=len(s.context), last=s.position, context=md(s.context)))
+if s.cropped:
+    dropped = len(so_far) - len(s.context)
+    st.info(tr("predict.cropped", n=len(so_far), kept=len(s.context), dropped=dropped, gone=short(so_far[:dropped], 12)))
+if s.beyond_training:
+    st.warning(tr("predict.beyond", pos=s.position, last=window - 1, window=window), icon=":material/warning:")
+elif not target:
+    st.caption(tr("predict.unseen"))
+else:
+    st.caption(tr("predict.target", target=" / ".join(target)))
+
+chosen_idx = chars.index(s.chosen)
+if decode.greedy:
+    series = tr("predict.series_greedy")
+    st.markdown(tr("predict.chose_greedy", chosen=md(s.chosen), p=float(s.probs[chosen_idx])))
+else:
+    series = tr("predict.series_tau_k", tau=f"{decode.temperature:g}", k=decode.top_k) if 0 < decode.top_k < V \
+        else tr("predict.series_tau", tau=f"{decode.temperature:g}")
+    st.markdown(tr("predict.chose_sampled", chosen=md(s.chosen), seed=decode.seed, q=float(s.sampling_probs[chosen_idx]),
+                   p=float(s.probs[chosen_idx])))
+left, right = st.columns([1, 1])
+left.altair_chart(paired_probability_bars(
+    s.probs, s.sampling_probs, chars, labels=(tr("predict.series_p"), series), chosen=s.chosen,
+    title=tr("predict.bars_title", context=short(s.context, 12)), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
+), width="content")
+detail = pd.DataFrame({
+    tr("predict.col_char"): list(chars),
+    tr("predict.col_logit"): s.logits.numpy(),
+    "p": s.probs.numpy(),
+    tr("predict.col_sampled"): s.sampling_probs.numpy(),
+    tr("predict.col_chosen"): ["✓" if c == s.chosen else "" for c in chars],
+    tr("predict.col_expected"): ["▼" if c in target else "" for c in chars],
+})
+right.dataframe(detail.round(4), hide_index=True, width="stretch")
+if sampling:
+    right.caption(tr("predict.reshape_note"))
+st.page_link(
+    "app_pages/attention.py", label=tr("predict.attn_link", context=short(s.context, 12)), icon=":material/grid_on:",
+    query_params={"text": s.context, "layer": "0", "head": "0", "step": "softmax", "lang": lang()},
 )
 
-if steps:
-    st.subheader(tr("predict.generation"))
-    st.markdown(tr("predict.result", prefix=prefix, generated="".join(s.chosen for s in steps)))
-    for n, s in enumerate(steps, 1):
-        line = tr("predict.step", n=n, context=s.context, chosen=s.chosen, p=float(s.probs[tm.vocab.chars.index(s.chosen)]))
-        if s.cropped:
-            line += " " + tr("predict.cropped", max_len=max_len)
-        st.markdown(line)
-        if s.beyond_training:
-            st.caption(tr("predict.beyond", window=tm.window))
+with st.expander(tr("predict.all_steps")):
+    yes, no = tr("predict.yes"), tr("predict.no")
+    st.dataframe(pd.DataFrame({
+        tr("predict.col_step"): range(1, total + 1),
+        tr("predict.col_fed"): [x.context for x in steps],
+        tr("predict.col_cropped"): [yes if x.cropped else no for x in steps],
+        tr("predict.col_pos"): [x.position for x in steps],
+        tr("predict.col_chosen"): [x.chosen for x in steps],
+        tr("predict.col_p_chosen"): [float(x.probs[chars.index(x.chosen)]) for x in steps],
+        tr("predict.col_expected"): [training_targets(tm.text, window, x.context)[-1] or tr("predict.no_target") for x in steps],
+        tr("predict.col_beyond"): [yes if x.beyond_training else no for x in steps],
+    }), hide_index=True, width="stretch")

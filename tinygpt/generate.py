@@ -1,8 +1,11 @@
 """Autoregressive generation: feed the context, read the next-character distribution, choose, append.
 
-Decoding strategies: greedy (argmax), temperature sampling and top-k sampling. Temperature 0
-means greedy; top-k 0 or ≥ vocab_size means the whole vocabulary; top-k 1 is greedy. Only the
-last ``max_len`` characters are fed (the model has max_len position embeddings).
+The seed program (textbook section 22.2.2) trains 你好世界 → 好世界你 and then predicts "the
+(t+1)-th character from the first t"; generation repeats that prediction, appending each chosen
+character. Decoding strategies: greedy (argmax), temperature sampling and top-k sampling.
+Temperature 0 means greedy; top-k 0 or ≥ vocab_size keeps the whole vocabulary; top-k 1 is
+greedy. Only the last ``max_len`` characters are fed (the model has max_len position
+embeddings), so position ids stay in 0..max_len-1.
 
 Shapes: T context length, V vocab_size.
 """
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 import torch
 
 from tinygpt.model import GPT
-from tinygpt.vocab import CharVocab
+from tinygpt.vocab import CharVocab, training_pairs
 
 MAX_TEMPERATURE = 5.0
 MAX_NEW_CHARS = 64
@@ -27,10 +30,12 @@ class DecodeConfig:
 
     Attributes:
         temperature: τ ≥ 0; logits are divided by τ before the softmax. 0 means greedy.
-        top_k: keep the k most probable characters (0 = all).
+        top_k: sample only among the k most probable characters; 0 (or k ≥ vocab_size) keeps
+            them all, 1 is greedy.
         seed: seed of the sampling generator, so sampling repeats.
     Raises:
-        ValueError naming the value when τ is outside [0, MAX_TEMPERATURE] or top_k < 0.
+        ValueError naming the value when τ is outside [0, MAX_TEMPERATURE], top_k < 0 or
+        seed is negative.
     """
 
     temperature: float = 0.0
@@ -42,6 +47,8 @@ class DecodeConfig:
             raise ValueError(f"temperature={self.temperature} must be from 0 to {MAX_TEMPERATURE}")
         if self.top_k < 0:
             raise ValueError(f"top_k={self.top_k} must be 0 (all) or more")
+        if self.seed < 0:
+            raise ValueError(f"seed={self.seed} must be 0 or more")
 
     @property
     def greedy(self) -> bool:
@@ -54,20 +61,30 @@ class GenerationStep:
     """One step of the autoregressive loop.
 
     Attributes:
-        context: the characters fed to the model (at most max_len).
-        cropped: True when earlier characters were dropped to fit max_len.
-        probs: softmax of the last position's logits, (V,), τ = 1.
-        sampling_probs: the distribution actually sampled from after temperature and top-k, (V,).
+        context: the characters fed to the model (at most max_len; the last ones of the text).
+        cropped: True when earlier characters were dropped to fit the context length.
+        logits: the last position's logits, (V,).
+        probs: softmax of those logits, (V,), τ = 1 — the model's own distribution.
+        sampling_probs: the distribution actually sampled from after temperature and top-k, (V,);
+            one-hot at the argmax for greedy settings.
         chosen: the character chosen.
-        beyond_training: True when the predicting position (len(context) - 1) was never trained.
+        beyond_training: True when the predicting position ``len(context) - 1`` was never
+            trained, i.e. position ≥ the training window (the seed trains one 4-character
+            sequence, positions 0..3, so a context of 5 or more characters is beyond training).
     """
 
     context: str
     cropped: bool
+    logits: torch.Tensor
     probs: torch.Tensor
     sampling_probs: torch.Tensor
     chosen: str
     beyond_training: bool
+
+    @property
+    def position(self) -> int:
+        """Position id of the prediction read: len(context) - 1 (0-based, < max_len)."""
+        return len(self.context) - 1
 
 
 def crop_context(text: str, max_len: int) -> tuple[str, bool]:
@@ -76,31 +93,66 @@ def crop_context(text: str, max_len: int) -> tuple[str, bool]:
 
 
 @torch.no_grad()
-def next_char_probs(model: GPT, vocab: CharVocab, text: str) -> torch.Tensor:
-    """P(next character | text[:i+1]) at every position i, shape (T, V); rows sum to 1.
+def next_char_logits(model: GPT, vocab: CharVocab, text: str) -> torch.Tensor:
+    """Logits of the next character at every position i of ``text``, shape (T, V).
 
     ``text`` must be 1..max_len known characters (UnknownCharError / ValueError otherwise).
     """
     if not text:
         raise ValueError("text is empty")
     ids = vocab.encode(text)[None]  # (1, T)
-    return torch.softmax(model(ids)[0].float(), dim=-1)  # (T, V)
+    return model(ids)[0].float()  # (T, V)
+
+
+def next_char_probs(model: GPT, vocab: CharVocab, text: str) -> torch.Tensor:
+    """P(next character | text[:i+1]) at every position i, shape (T, V); rows sum to 1.
+
+    ``text`` must be 1..max_len known characters (UnknownCharError / ValueError otherwise).
+    """
+    return torch.softmax(next_char_logits(model, vocab, text), dim=-1)  # (T, V)
 
 
 def sampling_distribution(probs: torch.Tensor, decode: DecodeConfig) -> torch.Tensor:
     """Reshape a distribution (V,) by temperature and top-k; the result sums to 1.
 
-    Greedy settings give a one-hot at the argmax. p_τ ∝ p^(1/τ), which equals
-    softmax(logits / τ).
+    p_τ(c) ∝ p(c)^(1/τ), which equals softmax(logits / τ): τ < 1 sharpens, τ > 1 flattens
+    toward uniform. Top-k then keeps the k most probable characters (ties at the k-th value are
+    kept) and renormalises. Greedy settings (τ = 0 or k = 1) give a one-hot at the argmax.
+    Finite for every τ in (0, MAX_TEMPERATURE] (the log-probabilities are shifted so their
+    maximum is 0 before dividing by τ).
     """
     V = probs.shape[-1]
     if decode.greedy:
         return torch.nn.functional.one_hot(probs.argmax(), V).to(probs.dtype)  # (V,)
-    logp = torch.log(probs.clamp_min(1e-30)) / decode.temperature  # (V,)
+    logp = torch.log(probs.clamp_min(1e-30))  # (V,)
+    logp = (logp - logp.max()) / decode.temperature  # (V,), max 0
     if 0 < decode.top_k < V:
         kth = torch.topk(logp, decode.top_k).values[-1]
         logp = logp.masked_fill(logp < kth, float("-inf"))
     return torch.softmax(logp, dim=-1)  # (V,)
+
+
+def training_targets(text: str, window: int, context: str) -> list[str]:
+    """The next characters the training text defines after ``context[:i+1]``, for each position i.
+
+    Training pairs are the cyclic shift of ``text`` (the seed: 你好世界 → 好世界你) cut into
+    sequences of ``window`` characters, as :func:`tinygpt.vocab.training_pairs` builds them.
+    Position i of ``context`` has a target when some training sequence starts with
+    ``context[:i+1]`` (and i < window); its target at i is the expected character. Several
+    sequences may agree or disagree: all distinct targets are listed in vocabulary order.
+
+    Returns:
+        T strings, "" where the training text defines no target (never seen, or position
+        ≥ window). Characters outside the text's vocabulary simply match nothing.
+    """
+    vocab = CharVocab.from_text(text)
+    inputs, targets = training_pairs(vocab, text, window)  # (N, W) each
+    pairs = [(vocab.decode(x), vocab.decode(y)) for x, y in zip(inputs, targets)]
+    out = []
+    for i in range(len(context)):
+        found = {y[i] for x, y in pairs if i < window and x[: i + 1] == context[: i + 1]}
+        out.append("".join(c for c in vocab.chars if c in found))
+    return out
 
 
 @torch.no_grad()
@@ -111,38 +163,52 @@ def generate(
     n_new: int,
     decode: DecodeConfig = DecodeConfig(),
     trained_len: int | None = None,
+    context_len: int | None = None,
 ) -> list[GenerationStep]:
     """Continue ``prefix`` by ``n_new`` characters, one step at a time.
 
+    Each step feeds the last ``context_len`` characters of the text so far (position ids
+    0..len(context)-1, always < max_len), takes the last position's distribution, chooses by
+    ``decode`` and appends. Sampling draws from a ``torch.Generator`` seeded with
+    ``decode.seed``, so the same settings give the same text.
+
     Args:
-        prefix: non-empty text of known characters (any length; only the last max_len are fed).
+        prefix: non-empty text of known characters (any length; only the last context_len are fed).
         n_new: 0..MAX_NEW_CHARS new characters.
         decode: greedy / temperature / top-k settings.
         trained_len: training window length; steps whose predicting position is ≥ it are marked
-            ``beyond_training``. None means max_len.
+            ``beyond_training``. None means max_len (nothing is marked).
+        context_len: feed at most this many characters, 1..max_len; None means max_len (the
+            model's whole reach). A shorter value is a sliding window.
     Returns:
         One GenerationStep per new character.
     Raises:
-        ValueError for an empty prefix or n_new out of range; UnknownCharError for unknown chars.
+        ValueError for an empty prefix, n_new or context_len out of range; UnknownCharError
+        for unknown characters.
     """
     if not prefix:
         raise ValueError("prefix is empty")
     if not 0 <= n_new <= MAX_NEW_CHARS:
         raise ValueError(f"n_new={n_new} must be from 0 to {MAX_NEW_CHARS}")
-    vocab.encode(prefix)  # raises UnknownCharError before any work
     max_len = model.cfg.max_len
+    context_len = max_len if context_len is None else context_len
+    if not 1 <= context_len <= max_len:
+        raise ValueError(f"context_len={context_len} must be from 1 to max_len={max_len}")
+    vocab.encode(prefix)  # raises UnknownCharError before any work
     trained_len = max_len if trained_len is None else trained_len
     gen = torch.Generator().manual_seed(decode.seed)
     text, steps = prefix, []
     for _ in range(n_new):
-        context, cropped = crop_context(text, max_len)
-        probs = next_char_probs(model, vocab, context)[-1]  # (V,)
+        context, cropped = crop_context(text, context_len)
+        logits = next_char_logits(model, vocab, context)[-1]  # (V,)
+        probs = torch.softmax(logits, dim=-1)  # (V,)
         dist = sampling_distribution(probs, decode)  # (V,)
         if decode.greedy:
             idx = int(probs.argmax())
         else:
             idx = int(torch.multinomial(dist, 1, generator=gen))
         chosen = vocab.chars[idx]
-        steps.append(GenerationStep(context, cropped, probs, dist, chosen, len(context) > trained_len))
+        beyond = len(context) - 1 >= trained_len  # predicting position ≥ training window
+        steps.append(GenerationStep(context, cropped, logits, probs, dist, chosen, beyond))
         text += chosen
     return steps

@@ -1,0 +1,43 @@
+"""Browser test of the Predict page: type a prefix and step through generation in headless Chromium."""
+
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import assert_no_exception, wait_for_app
+from tinygpt.i18n import t
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 60_000
+
+
+def test_types_a_prefix_and_steps_generation_in_a_real_browser(app_server, page):
+    page.goto(f"{app_server}/predict?lang=en")
+    wait_for_app(page)
+    page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=TIMEOUT)
+
+    prefix = page.get_by_role("textbox", name=t("predict.prefix", "en"))
+    prefix.fill("你好")
+    prefix.press("Enter")
+    wait_for_app(page)
+    result = page.locator("[data-testid='stMarkdownContainer']", has_text="Result:")
+    expect(result).to_have_text("Result: 你好世界你好", timeout=TIMEOUT)  # N = 4 by default, greedy
+    expect(page.get_by_role("heading", name="Step 1 of 4")).to_be_visible(timeout=TIMEOUT)
+    fed = page.locator("[data-testid='stMarkdownContainer']", has_text="Context fed to the model")
+    expect(fed).to_have_text("Context fed to the model (2 characters, positions 0–1): 你好")
+
+    next_step = page.get_by_role("button", name=t("predict.next", "en"))
+    for n, context in ((2, "你好世"), (3, "你好世界"), (4, "你好世界你")):
+        next_step.click()
+        expect(page.get_by_role("heading", name=f"Step {n} of 4")).to_be_visible(timeout=TIMEOUT)
+        expect(fed).to_have_text(f"Context fed to the model ({len(context)} characters, positions 0–{len(context) - 1}): {context}",
+                                 timeout=TIMEOUT)
+        link = page.locator("[data-testid='stPageLink'] a")
+        expect(link).to_have_attribute("href", f"attention?text={quote(context)}&layer=0&head=0&step=softmax&lang=en")
+
+    expect(page.locator("[data-testid='stAlert']", has_text="past the training length")).to_be_visible()
+    expect(next_step).to_be_disabled()
+    wait_for_app(page)
+    assert_no_exception(page)

@@ -1,0 +1,274 @@
+"""Generation (tinygpt.generate) and the Predict page (AppTest, both languages)."""
+
+from __future__ import annotations
+
+import math
+from urllib.parse import parse_qs
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from helpers import SMALL, seed_model
+from tinygpt.config import GPTConfig
+from tinygpt.generate import (
+    MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, crop_context, generate, next_char_probs, sampling_distribution,
+    training_targets,
+)
+from tinygpt.i18n import t
+from tinygpt.model import GPT
+from tinygpt.vocab import CharVocab, UnknownCharError
+
+VOCAB = CharVocab(tuple("你好世界"))
+KNOWN = "你 好 世 界"
+
+
+def text_of(steps) -> str:
+    return "".join(s.chosen for s in steps)
+
+
+@pytest.fixture(scope="module")
+def untrained():
+    """An untrained small model: its distributions are spread out, so sampling really varies."""
+    return GPT(SMALL, seed=0).eval()
+
+
+# ---- the model core ---------------------------------------------------------------------------
+
+
+def test_seed_model_continues_你_with_好世界_greedily():
+    tm = seed_model()
+    steps = generate(tm.model, tm.vocab, "你", 3, trained_len=tm.window)
+    assert text_of(steps) == "好世界"
+    assert [s.context for s in steps] == ["你", "你好", "你好世"]
+    for s in steps:
+        assert abs(float(s.probs.sum()) - 1) < 1e-5 and float(s.probs.max()) > 0.99
+        assert torch.equal(s.sampling_probs, torch.nn.functional.one_hot(s.probs.argmax(), 4).float())
+
+
+def test_per_position_distribution_is_the_seed_shift_with_its_training_targets():
+    tm = seed_model()
+    probs = next_char_probs(tm.model, tm.vocab, "你好世界")  # (4, 4)
+    assert probs.shape == (4, 4) and torch.allclose(probs.sum(-1), torch.ones(4), atol=1e-5)
+    assert tm.vocab.decode(probs.argmax(-1)) == "好世界你"
+    assert training_targets(tm.text, tm.window, "你好世界你") == ["好", "世", "界", "你", ""]
+    assert training_targets(tm.text, tm.window, "好世") == ["", ""]  # 好 was never at position 0
+
+
+def test_training_targets_list_every_target_of_an_ambiguous_context():
+    # window 1 on 你好你世: inputs 你 好 你 世 -> targets 好 你 世 你; after 你 both 好 and 世 were taught
+    assert training_targets("你好你世", 1, "你") == ["好世"]
+    assert training_targets("你好你世", 1, "你好") == ["好世", ""]
+
+
+def test_steps_from_the_training_length_on_are_marked_beyond_training():
+    tm = seed_model()  # trained on one 4-character sequence: positions 0..3
+    assert tm.window == 4
+    steps = generate(tm.model, tm.vocab, "你", 6, trained_len=tm.window)
+    assert [s.position for s in steps] == [0, 1, 2, 3, 4, 5]
+    assert [s.beyond_training for s in steps] == [False, False, False, False, True, True]
+
+
+def test_temperature_zero_gives_the_same_output_on_every_run(untrained):
+    greedy = text_of(generate(untrained, VOCAB, "你", 12))
+    for seed in (0, 1, 2, 3):
+        assert text_of(generate(untrained, VOCAB, "你", 12, DecodeConfig(temperature=0.0, seed=seed))) == greedy
+    tm = seed_model()
+    assert text_of(generate(tm.model, tm.vocab, "你", 7, DecodeConfig(temperature=0.0, seed=5))) == "好世界你好世界"
+
+
+def test_top_k_1_equals_greedy(untrained):
+    greedy = text_of(generate(untrained, VOCAB, "你好", 12))
+    for seed in (0, 1, 2):
+        assert text_of(generate(untrained, VOCAB, "你好", 12, DecodeConfig(temperature=MAX_TEMPERATURE, top_k=1, seed=seed))) == greedy
+
+
+def test_sampling_with_a_fixed_seed_repeats_and_another_seed_differs(untrained):
+    hot = DecodeConfig(temperature=1.0, seed=0)
+    first = text_of(generate(untrained, VOCAB, "你", 20, hot))
+    assert first == text_of(generate(untrained, VOCAB, "你", 20, hot))
+    assert first != text_of(generate(untrained, VOCAB, "你", 20, DecodeConfig(temperature=1.0, seed=1)))
+    tm = seed_model()  # the trained model only varies when τ flattens its near one-hot distribution
+    a = text_of(generate(tm.model, tm.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=0)))
+    assert a == text_of(generate(tm.model, tm.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=0)))
+    assert a != text_of(generate(tm.model, tm.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=1)))
+
+
+def test_cropped_context_is_the_last_max_len_characters_and_positions_stay_below_max_len():
+    cfg = GPTConfig(vocab_size=4, max_len=4, d_model=16, n_heads=2, n_layers=1, d_ff=32)
+    model = GPT(cfg, seed=0).eval()
+    seen: list[int] = []
+    hook = model.position_embedding.register_forward_pre_hook(lambda m, args: seen.extend(args[0].tolist()))
+    try:
+        prefix = "你"
+        steps = generate(model, VOCAB, prefix, 8)
+    finally:
+        hook.remove()
+    text = prefix + text_of(steps)
+    for i, s in enumerate(steps):
+        so_far = text[: len(prefix) + i]
+        assert s.context == so_far[-4:]
+        assert s.cropped == (len(so_far) > 4)
+    assert [s.cropped for s in steps] == [False] * 4 + [True] * 4
+    assert max(seen) == 3 and min(seen) == 0
+    long = generate(model, VOCAB, "你好世界你好", 2)
+    assert long[0].context == "世界你好" and long[0].cropped and long[0].position == 3
+    window2 = generate(model, VOCAB, "你好世界", 3, context_len=2)
+    assert [len(s.context) for s in window2] == [2, 2, 2] and window2[0].context == "世界"
+    assert crop_context("你好世界你", 4) == ("好世界你", True) and crop_context("你好", 4) == ("你好", False)
+
+
+def test_sampling_distribution_reshapes_by_temperature_and_top_k():
+    p = torch.tensor([0.5, 0.3, 0.15, 0.05])
+    assert torch.allclose(sampling_distribution(p, DecodeConfig(temperature=1.0)), p, atol=1e-6)
+    sharp = sampling_distribution(p, DecodeConfig(temperature=0.5))  # p_τ ∝ p²
+    assert torch.allclose(sharp, p**2 / (p**2).sum(), atol=1e-6)
+    assert torch.allclose(sharp, torch.softmax(torch.log(p) / 0.5, -1), atol=1e-6)
+    top2 = sampling_distribution(p, DecodeConfig(temperature=1.0, top_k=2))
+    assert torch.allclose(top2, torch.tensor([0.625, 0.375, 0.0, 0.0]), atol=1e-6) and top2[2] == 0 and top2[3] == 0
+    whole = sampling_distribution(p, DecodeConfig(temperature=2.0, top_k=0))
+    assert torch.equal(sampling_distribution(p, DecodeConfig(temperature=2.0, top_k=9)), whole)
+    flat = sampling_distribution(p, DecodeConfig(temperature=MAX_TEMPERATURE))
+    assert abs(float(flat.sum()) - 1) < 1e-6 and float(flat.max() - flat.min()) < float(p.max() - p.min()) / 2
+    tiny = sampling_distribution(torch.tensor([1e-40, 0.4, 0.6, 0.0]), DecodeConfig(temperature=1e-6))
+    assert torch.isfinite(tiny).all() and tiny[2] == 1.0
+    assert torch.equal(sampling_distribution(p, DecodeConfig(top_k=1, temperature=3.0)), torch.tensor([1.0, 0, 0, 0]))
+
+
+def test_generate_bounds_and_bad_arguments(untrained):
+    assert generate(untrained, VOCAB, "你", 0) == []
+    assert len(generate(untrained, VOCAB, "你", MAX_NEW_CHARS)) == MAX_NEW_CHARS
+    with pytest.raises(ValueError, match="empty"):
+        generate(untrained, VOCAB, "", 3)
+    for n in (-1, MAX_NEW_CHARS + 1):
+        with pytest.raises(ValueError, match=f"n_new={n}"):
+            generate(untrained, VOCAB, "你", n)
+    with pytest.raises(UnknownCharError) as err:
+        generate(untrained, VOCAB, "你们好吗", 3)
+    assert err.value.unknown == ["们", "吗"]
+    with pytest.raises(ValueError, match="context_len=0"):
+        generate(untrained, VOCAB, "你", 3, context_len=0)
+    for bad in (dict(temperature=-0.1), dict(temperature=MAX_TEMPERATURE + 1), dict(temperature=math.nan), dict(top_k=-1)):
+        with pytest.raises(ValueError):
+            DecodeConfig(**bad)
+
+
+# ---- the page (AppTest) -----------------------------------------------------------------------
+
+
+def open_predict(lang: str, **state) -> AppTest:
+    """The Predict page in ``lang`` with keyed widgets set through session state."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    at.query_params["lang"] = lang
+    at.run()
+    at.switch_page("app_pages/predict.py")
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def result_of(at: AppTest) -> str:
+    """The generated characters of the "Result: prefix**generated**" line."""
+    lang = at.session_state["lang"]
+    start = t("predict.result", lang, prefix="", generated="").split("*")[0]
+    return next(m.value for m in at.markdown if m.value.startswith(start)).split("**")[1]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_names_unknown_characters_and_shows_the_known_ones(lang):
+    at = open_predict(lang, predict_prefix="你们好 ")
+    assert len(at.error) == 1
+    space = t("predict.space", lang)
+    assert at.error[0].value == t("err.unknown_chars", lang, unknown=f"们 “ ” ({space})", known=KNOWN)
+    assert not at.dataframe and not at.page_link
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_asks_for_a_prefix_when_it_is_empty_or_blank(lang):
+    at = open_predict(lang, predict_prefix="")
+    assert texts(at.warning) == [t("predict.empty", lang, known=KNOWN)] and not at.dataframe
+    at.session_state["predict_prefix"] = "   "
+    at.run()
+    assert texts(at.warning) == [t("predict.blank", lang, known=KNOWN)] and not at.dataframe and not at.exception
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_crops_a_prefix_longer_than_max_len(lang):
+    prefix = "你好世界" * 33  # 132 > max_len 128
+    at = open_predict(lang, predict_prefix=prefix, predict_n_new=2)
+    assert t("predict.too_long", lang, n=132, max_len=128) in texts(at.info)
+    frame = at.dataframe[0].value
+    assert len(frame) == 128 and frame.iloc[-1][t("predict.col_context", lang)] == prefix[-128:]
+    assert t("predict.cropped", lang, n=132, kept=128, dropped=4, gone="你好世界") in texts(at.info)
+    link = parse_qs(at.page_link[0].proto.query_string)
+    assert link["text"] == [prefix[-128:]]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_with_n_zero_generates_nothing_and_says_so(lang):
+    at = open_predict(lang, predict_n_new=0)
+    assert texts(at.info) == [t("predict.n_zero", lang)]
+    assert len(at.dataframe) == 1 and not at.page_link and not at.button
+
+
+def test_page_generates_the_maximum_number_of_characters():
+    at = open_predict("en", predict_prefix="你", predict_n_new=MAX_NEW_CHARS)
+    assert result_of(at) == ("好世界你" * 16)
+    assert at.slider(key="predict_step").max == MAX_NEW_CHARS
+    at.session_state["predict_step"] = MAX_NEW_CHARS
+    at.run()
+    assert "#### " + t("predict.step_title", "en", n=MAX_NEW_CHARS, total=MAX_NEW_CHARS) in texts(at.markdown)
+    assert t("predict.beyond", "en", pos=MAX_NEW_CHARS - 1, last=3, window=4) in texts(at.warning)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_temperature_zero_and_maximum(lang):
+    at = open_predict(lang, predict_prefix="你", predict_n_new=6, predict_strategy="temperature", predict_temperature=0.0, predict_seed=3)
+    assert texts(at.info) == [t("predict.tau_zero", lang)]
+    assert result_of(at) == "好世界你好世"
+    at.session_state["predict_temperature"] = MAX_TEMPERATURE
+    at.run()
+    assert texts(at.info) == [t("predict.tau_max", lang, tau=MAX_TEMPERATURE)]
+    detail = at.dataframe[1].value
+    sampled = detail[t("predict.col_sampled", lang)]
+    assert sampled.notna().all() and abs(sampled.sum() - 1) < 1e-3 and sampled.min() > 0.05  # flattened, no NaN
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_top_k_zero_one_and_larger_than_the_vocabulary(lang):
+    at = open_predict(lang, predict_prefix="你", predict_n_new=6, predict_strategy="top_k", predict_temperature=MAX_TEMPERATURE, predict_top_k=0)
+    assert texts(at.info) == [t("predict.tau_max", lang, tau=MAX_TEMPERATURE), t("predict.k_zero", lang, V=4)]
+    at.session_state["predict_top_k"] = 1
+    at.run()
+    assert t("predict.k_one", lang) in texts(at.info) and result_of(at) == "好世界你好世"
+    at.session_state["predict_top_k"] = 7
+    at.run()
+    assert t("predict.k_large", lang, k=7, V=4) in texts(at.info) and not at.exception
+    at.session_state["predict_top_k"] = 2
+    at.run()
+    sampled = at.dataframe[1].value[t("predict.col_sampled", lang)]
+    assert (sampled == 0).sum() == 2 and abs(sampled.sum() - 1) < 1e-3  # only two characters stay
+
+
+def test_page_steps_through_generation_and_links_each_step_to_the_attention_page():
+    at = open_predict("en", predict_prefix="你好", predict_n_new=4)
+    assert result_of(at) == "世界你好"
+    assert "#### " + t("predict.step_title", "en", n=1, total=4) in texts(at.markdown)
+    assert parse_qs(at.page_link[0].proto.query_string) == {"text": ["你好"], "layer": ["0"], "head": ["0"], "step": ["softmax"], "lang": ["en"]}
+    for n, context in ((2, "你好世"), (3, "你好世界"), (4, "你好世界你")):
+        at.button(key="predict_next").click().run()
+        assert "#### " + t("predict.step_title", "en", n=n, total=4) in texts(at.markdown)
+        assert parse_qs(at.page_link[0].proto.query_string)["text"] == [context]
+    assert t("predict.beyond", "en", pos=4, last=3, window=4) in texts(at.warning)
+    assert at.button(key="predict_next").disabled
+    at.button(key="predict_prev").click().run()
+    assert "#### " + t("predict.step_title", "en", n=3, total=4) in texts(at.markdown) and not at.warning
+    steps = at.dataframe[2].value
+    assert list(steps[t("predict.col_fed", "en")]) == ["你好", "你好世", "你好世界", "你好世界你"]
+    assert list(steps[t("predict.col_beyond", "en")]) == ["no", "no", "no", "yes"]
