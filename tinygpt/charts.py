@@ -153,6 +153,105 @@ def probability_bars(
     )
 
 
+def next_char_panels(
+    probs: ArrayLike, chars: Sequence[str], panel_labels: Sequence[str], expected: Sequence[str], *,
+    top_label: str = "most likely", other_label: str = "other", expected_label: str = "training target",
+    x_title: str = "character", y_title: str = "probability", columns: int = 4,
+) -> alt.FacetChart:
+    """Small multiples: the next-character distribution at each position, one panel per row.
+
+    Args:
+        probs: (T, V) rows of probabilities (each sums to 1).
+        chars: the V characters, in vocabulary order.
+        panel_labels: T unique panel titles (e.g. "0: 你 → ?"), kept in the given order.
+        expected: T strings; the characters in ``expected[i]`` get a ▼ marker above their bar
+            in panel i ("" = no target).
+    Returns:
+        A faceted Altair chart; the most likely character of each panel is coloured
+        ``top_label``, the others ``other_label``; bars on a fixed [0, 1] axis with tooltips.
+    Raises:
+        ValueError if the labels do not match the shape of ``probs``.
+    """
+    arr = probs.detach().cpu().float().numpy() if isinstance(probs, torch.Tensor) else np.asarray(probs, dtype=float)
+    T, V = arr.shape
+    if len(panel_labels) != T or len(expected) != T or len(chars) != V:
+        raise ValueError(f"{len(panel_labels)} panels / {len(expected)} targets / {len(chars)} chars do not match {T}×{V}")
+    top = arr.argmax(axis=1)
+    df = pd.DataFrame({
+        "panel": np.repeat(np.asarray(panel_labels, dtype=object), V),
+        "char": np.tile(np.asarray(chars, dtype=object), T),
+        "p": arr.reshape(-1),
+        "kind": [top_label if top[i] == j else other_label for i in range(T) for j in range(V)],
+        "target": [expected_label if chars[j] in expected[i] else "" for i in range(T) for j in range(V)],
+    })
+    x = alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0))
+    tooltip = [alt.Tooltip("panel:N", title=" "), alt.Tooltip("char:N", title=x_title),
+               alt.Tooltip("p:Q", format=".4f", title=y_title)]
+    bars = alt.Chart().mark_bar().encode(
+        x=x, y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+        color=alt.Color("kind:N", scale=alt.Scale(domain=[top_label, other_label], range=["#e45756", "#4c78a8"]),
+                        legend=alt.Legend(title=None, orient="top")),
+        tooltip=tooltip,
+    )
+    marks = alt.Chart().transform_filter("datum.target != ''").transform_calculate(
+        above="min(datum.p + 0.12, 1.12)"
+    ).mark_point(filled=True, size=70, color="#262730").encode(
+        x=x, y=alt.Y("above:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+        shape=alt.Shape("target:N", scale=alt.Scale(domain=[expected_label], range=["triangle-down"]),
+                        legend=alt.Legend(title=None, orient="top")),
+        tooltip=tooltip,
+    )
+    return alt.layer(bars, marks, data=df).properties(width=34 * V, height=140).facet(
+        facet=alt.Facet("panel:N", sort=list(panel_labels), title=None, header=alt.Header(labelFontSize=13)),
+        columns=columns,
+    )
+
+
+def paired_probability_bars(
+    first: ArrayLike, second: ArrayLike, chars: Sequence[str], *, labels: tuple[str, str] = ("p", "p_τ"),
+    chosen: str | None = None, title: str = "", x_title: str = "character", y_title: str = "probability",
+) -> alt.LayerChart:
+    """Two distributions over the same characters as side-by-side bars (e.g. p and p_τ).
+
+    Args:
+        first, second: (V,) probabilities; ``labels`` names them in the legend and tooltips.
+        chosen: a character to mark with ▼ above its pair of bars (the one sampled).
+    Returns:
+        Grouped bars (blue = first, orange = second) on a fixed [0, 1] axis, with tooltips.
+    """
+    def _np(a: ArrayLike) -> np.ndarray:
+        return a.detach().cpu().float().numpy() if isinstance(a, torch.Tensor) else np.asarray(a, dtype=float)
+
+    p, q = _np(first), _np(second)
+    V = len(chars)
+    df = pd.DataFrame({
+        "char": list(chars) * 2,
+        "series": [labels[0]] * V + [labels[1]] * V,
+        "p": np.concatenate([p, q]),
+    })
+    x = alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0))
+    bars = alt.Chart(df).mark_bar().encode(
+        x=x,
+        xOffset=alt.XOffset("series:N", sort=list(labels)),
+        y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+        color=alt.Color("series:N", sort=list(labels), scale=alt.Scale(domain=list(labels), range=["#4c78a8", "#f58518"]),
+                        legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
+        tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("series:N", title=" "),
+                 alt.Tooltip("p:Q", format=".4f", title=y_title)],
+    )
+    layers = [bars]
+    if chosen is not None:
+        top = float(max(p[list(chars).index(chosen)], q[list(chars).index(chosen)])) if chosen in chars else 0.0
+        mark = pd.DataFrame({"char": [chosen], "y": [min(top + 0.1, 1.1)]})
+        layers.append(alt.Chart(mark).mark_point(shape="triangle-down", filled=True, size=90, color="#262730").encode(
+            x=x, y=alt.Y("y:Q", scale=alt.Scale(domain=[0, 1])),
+        ))
+    return alt.layer(*layers).properties(
+        title=title, height=200, width=max(240, 80 * V),
+        autosize=alt.AutoSizeParams(type="pad", contains="content"),  # width/height are the plot area
+    )
+
+
 def vector_picture(
     vectors: Sequence[tuple[str, Sequence[float]]], *, title: str = "", x_title: str = "x₁",
     y_title: str = "x₂", name_title: str = "vector", origins: Sequence[Sequence[float] | None] | None = None,
