@@ -1,0 +1,174 @@
+"""``python -m tinygpt``: the seed program's session in the terminal, run with this project's model.
+
+Textbook section 22.2.2 trains its tiny GPT on 你好世界 for 1000 epochs, printing the loss every
+100 epochs ("Epoch 0, loss=2.033882"), then prints, each under a "=====" banner, the input and
+the predicted characters and, for head 0 of layer 0, Q, K, V, the scores QKᵀ, the scaled scores
+(after the causal mask: −inf above the diagonal) and the softmax weights α, rounded to 3
+decimals as numpy prints them. This module does the same with :func:`tinygpt.train.Trainer` and
+:meth:`tinygpt.model.GPT.trace`; flags set every hyperparameter. The seed program has no seed:
+here ``--seed`` fixes the initial weights, and the same flags print the same numbers.
+
+Epoch numbering is the seed's: epoch k is optimizer step k + 1, and ``losses[k]`` is its loss
+(computed before that step's update).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, MAX_TEXT_LEN, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
+
+#: The seed's section banner (30 "=").
+BANNER = "=" * 30
+#: Section titles in the seed's order (the first two are the seed's own Chinese titles).
+SECTIONS = ("输入", "预测", "Q", "K", "V", "scores = QK^T", "scores_scaled", "softmax alpha")
+#: AttentionTrace state entry printed under each matrix section (scores_scaled is the masked S).
+TRACE_KEYS = {"Q": "Q_h", "K": "K_h", "V": "V_h", "scores = QK^T": "S", "scores_scaled": "S_masked", "softmax alpha": "alpha"}
+#: The flag behind each config field, for error messages.
+FLAG_OF = {
+    "d_model": "--d-model", "n_heads": "--n-heads", "n_layers": "--n-layers", "d_ff": "--d-ff",
+    "max_len": "--max-len", "norm": "--norm", "positions": "--positions", "lr": "--lr",
+    "epochs": "--epochs", "seed": "--seed", "early_stop_loss": "--early-stop", "vocab_size": "--text",
+    "text": "--text",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: one flag per hyperparameter, defaults from the seed program."""
+    p = argparse.ArgumentParser(
+        prog="python -m tinygpt",
+        description="Train the tiny GPT of textbook section 22.2 and print what the seed program prints: "
+        "the loss every --log-every epochs, the input and predicted characters, then Q, K, V, "
+        "the scores, the scaled (masked) scores and the softmax weights of one attention head. "
+        "训练 22.2 节的微型 GPT，按示例程序的格式打印损失与注意力的每一步。",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    m = p.add_argument_group("model (模型)")
+    m.add_argument("--d-model", type=int, default=DEFAULT_GPT.d_model, help="width of the residual stream, d_model")
+    m.add_argument("--n-heads", type=int, default=DEFAULT_GPT.n_heads, help="attention heads per layer; must divide d_model")
+    m.add_argument("--n-layers", type=int, default=DEFAULT_GPT.n_layers, help="Transformer blocks")
+    m.add_argument("--d-ff", type=int, default=DEFAULT_GPT.d_ff, help="hidden width of the feed-forward network")
+    m.add_argument("--max-len", type=int, default=DEFAULT_GPT.max_len, help="position embeddings = longest context")
+    m.add_argument("--norm", choices=("pre", "post"), default=DEFAULT_GPT.norm, help="LayerNorm before (seed) or after each sub-layer")
+    m.add_argument("--positions", choices=("learned", "sinusoidal"), default=DEFAULT_GPT.positions, help="position embeddings")
+    t = p.add_argument_group("training (训练)")
+    t.add_argument("--text", default=SEED_TEXT, help=f"training text, 1 to {MAX_TEXT_LEN} characters; its characters are the vocabulary")
+    t.add_argument("--lr", type=float, default=DEFAULT_TRAIN.lr, help="Adam learning rate")
+    t.add_argument("--epochs", type=int, default=DEFAULT_TRAIN.epochs, help="optimizer steps (the whole text is one batch)")
+    t.add_argument("--seed", type=int, default=DEFAULT_TRAIN.seed, help="seed of the initial weights; same flags, same output")
+    t.add_argument("--early-stop", type=float, default=0.0, metavar="LOSS",
+                   help="stop once the loss is below LOSS; 0 runs every epoch like the seed")
+    o = p.add_argument_group("output (输出)")
+    o.add_argument("--log-every", type=int, default=100, metavar="N", help="print the loss every N epochs")
+    o.add_argument("--layer", type=int, default=0, help="layer whose attention is printed")
+    o.add_argument("--head", type=int, default=0, help="head whose attention is printed")
+    return p
+
+
+def configs_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[GPTConfig, TrainConfig]:
+    """Validated configs from parsed flags; a bad value ends the program via ``parser.error`` (exit 2)."""
+    if not args.text:
+        parser.error("argument --text: the text is empty; give at least one character")
+    if len(args.text) > MAX_TEXT_LEN:
+        parser.error(f"argument --text: {len(args.text)} characters; at most {MAX_TEXT_LEN} are accepted")
+    if args.log_every < 1:
+        parser.error(f"argument --log-every: {args.log_every} is not accepted: an integer of at least 1")
+    try:
+        gpt_cfg = GPTConfig(
+            vocab_size=len(set(args.text)), max_len=args.max_len, d_model=args.d_model, n_heads=args.n_heads,
+            n_layers=args.n_layers, d_ff=args.d_ff, norm=args.norm, positions=args.positions,
+        )
+        train_cfg = TrainConfig(lr=args.lr, epochs=args.epochs, seed=args.seed, early_stop_loss=args.early_stop)
+    except ConfigError as exc:
+        config_error(parser, exc)
+    if not 0 <= args.layer < gpt_cfg.n_layers:
+        parser.error(f"argument --layer: {args.layer} is not accepted: 0 to {gpt_cfg.n_layers - 1} (n_layers={gpt_cfg.n_layers})")
+    if not 0 <= args.head < gpt_cfg.n_heads:
+        parser.error(f"argument --head: {args.head} is not accepted: 0 to {gpt_cfg.n_heads - 1} (n_heads={gpt_cfg.n_heads})")
+    return gpt_cfg, train_cfg
+
+
+def config_error(parser: argparse.ArgumentParser, exc: ConfigError) -> None:
+    """Report a ConfigError as argparse does (usage, message naming the flag, exit 2)."""
+    flag = FLAG_OF.get(exc.field)
+    parser.error(f"argument {flag}: {exc}" if flag else str(exc))
+
+
+def print_section(title: str, body: object, out: TextIO) -> None:
+    """One block of the seed's output: blank line, banner, title, banner, then ``body`` printed."""
+    print(f"\n{BANNER}\n{title}\n{BANNER}", file=out)
+    print(body, file=out)
+
+
+def run(
+    text: str,
+    gpt_cfg: GPTConfig,
+    train_cfg: TrainConfig,
+    out: TextIO,
+    log_every: int = 100,
+    layer: int = 0,
+    head: int = 0,
+):
+    """Train on ``text`` and print the seed's session to ``out``; returns the TrainedModel.
+
+    Prints "Epoch k, loss=…" for every k (0-based) divisible by ``log_every`` while training,
+    then the sections of :data:`SECTIONS`: the input (the first training window of ``text``),
+    the argmax prediction at each position, and Q, K, V (T, d_head), S, S_masked, α (T, T) of
+    ``head`` in ``layer``, each ``.numpy().round(3)`` as the seed prints them.
+
+    Raises:
+        tinygpt.train.NonFiniteLossError: the loss became NaN or ±∞ (the learning rate is too big).
+    """
+    import torch
+
+    from tinygpt.train import Trainer, build
+
+    tm = build(text, gpt_cfg, train_cfg)
+
+    def on_step(step: int, loss: float) -> None:
+        epoch = step - 1  # the seed's epoch numbering: step 1 is epoch 0
+        if epoch % log_every == 0:
+            print(f"\nEpoch {epoch}, loss={loss:.6f}", file=out, flush=True)
+
+    Trainer(tm).run(on_step)
+    if tm.stop_reason == "early_stop" and (len(tm.losses) - 1) % log_every:
+        print(f"\nEpoch {len(tm.losses) - 1}, loss={tm.losses[-1]:.6f}  (early stop: loss < {train_cfg.early_stop_loss:g})",
+              file=out)
+
+    model = tm.model.eval()
+    window = text[: tm.window]
+    ids = tm.vocab.encode(window)[None]  # (1, T)
+    with torch.no_grad():
+        pred = model(ids).argmax(dim=-1)  # (1, T)
+    trace = model.trace(ids, layer)
+    print_section(SECTIONS[0], list(window), out)
+    print_section(SECTIONS[1], list(tm.vocab.decode(pred[0])), out)
+    for title in SECTIONS[2:]:
+        matrix = trace.state[TRACE_KEYS[title]][0, head]  # (T, d_head) or (T, T)
+        print_section(title, matrix.detach().numpy().round(3), out)
+    out.flush()
+    return tm
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m tinygpt``; returns the exit code (2 for bad flags, 1 for a diverged run)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    gpt_cfg, train_cfg = configs_from_args(args, parser)
+    from tinygpt.train import NonFiniteLossError
+
+    try:
+        run(args.text, gpt_cfg, train_cfg, sys.stdout, args.log_every, args.layer, args.head)
+    except ConfigError as exc:  # host limits checked when the model is built (tokens per step, work per step)
+        config_error(parser, exc)
+    except NonFiniteLossError as exc:
+        print(f"python -m tinygpt: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
