@@ -1,0 +1,69 @@
+"""Browser tests of the language: the default follows the browser, the switch changes navigation and
+chart titles, and the choice survives clicking through the sidebar navigation (and stays in the URL)."""
+
+import re
+
+import pytest
+
+from conftest import assert_no_exception, wait_for_app
+from tinygpt.i18n import t
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 60_000
+
+
+def nav_link(page, key: str, lang: str):
+    """The sidebar navigation link of a page (its text also holds the icon's ligature name)."""
+    return page.locator("[data-testid='stSidebarNav'] a").filter(has_text=re.compile(rf"{re.escape(t(key, lang))}$"))
+
+
+def chart_title(page, key: str, lang: str):
+    """An SVG text of a Vega-Lite chart equal to the string ``key`` in ``lang``."""
+    return page.locator("[data-testid='stVegaLiteChart'] svg text").filter(has_text=re.compile(rf"^{re.escape(t(key, lang))}$"))
+
+
+def test_switching_language_changes_navigation_and_chart_titles_and_survives_navigation(app_server, page):
+    page.goto(f"{app_server}/theory")  # no ?lang=: the page fixture's browser speaks en-US
+    wait_for_app(page)
+    page.get_by_role("heading", name=t("theory.title", "en")).wait_for(timeout=TIMEOUT)
+    chart_title(page, "theory.ops.chart_title", "en").first.wait_for(timeout=TIMEOUT)
+    assert nav_link(page, "nav.theory", "en").count() == 1 and nav_link(page, "nav.predict", "en").count() == 1
+    page.wait_for_url(re.compile(r"/theory\?lang=en$"), timeout=TIMEOUT)
+
+    page.locator("[data-testid='stSidebar']").get_by_text("中文", exact=True).click()
+    nav_link(page, "nav.theory", "zh").wait_for(timeout=TIMEOUT)
+    chart_title(page, "theory.ops.chart_title", "zh").first.wait_for(timeout=TIMEOUT)
+    page.get_by_role("heading", name=t("theory.title", "zh")).wait_for(timeout=TIMEOUT)
+    page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
+    assert chart_title(page, "theory.ops.chart_title", "en").count() == 0
+    assert nav_link(page, "nav.predict", "en").count() == 0
+
+    nav_link(page, "nav.predict", "zh").click()  # the sidebar navigation drops the query string …
+    page.get_by_role("heading", name=t("predict.title", "zh")).wait_for(timeout=TIMEOUT)
+    page.wait_for_url(re.compile(r"/predict\?lang=zh$"), timeout=TIMEOUT)  # … and the app writes it back
+    wait_for_app(page)
+    assert_no_exception(page)
+
+    nav_link(page, "nav.theory", "zh").click()
+    chart_title(page, "theory.sm.chart_title", "zh").first.wait_for(timeout=TIMEOUT)
+    page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
+    page.reload()  # a new session starts from ?lang= in the URL
+    wait_for_app(page)
+    page.get_by_role("heading", name=t("theory.title", "zh")).wait_for(timeout=TIMEOUT)
+    assert_no_exception(page)
+
+
+def test_a_chinese_browser_opens_in_chinese_with_links_to_the_attention_steps(app_server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    try:
+        page = context.new_page()
+        page.goto(f"{app_server}/theory")
+        wait_for_app(page)
+        page.get_by_role("heading", name=t("theory.title", "zh")).wait_for(timeout=TIMEOUT)
+        page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
+        link = page.get_by_role("link", name=re.compile(re.escape(t("theory.link", "zh", number=3, name=t("step.scores.name", "zh")))))
+        assert re.search(r"(^|/)attention\?step=scores$", link.first.get_attribute("href") or ""), link.first.get_attribute("href")
+        assert_no_exception(page)
+    finally:
+        context.close()
