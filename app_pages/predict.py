@@ -197,7 +197,7 @@ detail = pd.DataFrame({
     "p": s.probs.numpy(),
     tr("predict.col_sampled"): s.sampling_probs.numpy(),
     tr("predict.col_chosen"): ["✓" if c == s.chosen else "" for c in chars],
-    tr("predict.col_expected"): ["▼" if c in target else "" for c in chars],
+    tr("predict.col_target_short"): ["▼" if c in target else "" for c in chars],
 })
 right.dataframe(detail.round(4), hide_index=True, width="stretch")
 if sampling:

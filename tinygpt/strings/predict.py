@@ -31,8 +31,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "predict.tau_zero": ("τ = 0 即贪心：每一步都选概率最大的字，结果不随种子变化。", "τ = 0 means greedy: every step takes the most probable character, whatever the seed."),
     "predict.tau_max": (
-        "τ = {tau}（最大值）：分布被压平，接近均匀分布，几乎每个字都可能被选中。",
-        "τ = {tau} (the maximum): the distribution is flattened almost to uniform; nearly every character can be drawn.",
+        "τ = {tau}（最大值）：p_τ ∝ p^(1/{tau})，分布被压到本页允许的最平；不太可能的字得到最大的机会（模型越自信，压平后差距仍越大）。",
+        "τ = {tau} (the maximum): p_τ ∝ p^(1/{tau}), the flattest this page allows; unlikely characters get their best chance "
+        "(the more confident the model, the larger the gap that remains).",
     ),
     "predict.k_zero": (
         "k = 0 表示不做 top-k 截断：全部 {V} 个字都保留（等同于温度采样）。",
@@ -111,7 +112,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Chose **{chosen}**: it is the most probable character (p = {p:.4f}).",
     ),
     "predict.chose_sampled": (
-        "选择 **{chosen}**：从右侧的采样分布中抽取（种子 {seed}），它被抽中的概率是 {q:.4f}（模型原始概率 p = {p:.4f}）。",
+        "选择 **{chosen}**：从采样分布中抽取（种子 {seed}），它被抽中的概率是 {q:.4f}（模型原始概率 p = {p:.4f}）。",
         "Chose **{chosen}**: drawn from the sampling distribution (seed {seed}); its chance was {q:.4f} "
         "(the model's own p = {p:.4f}).",
     ),
@@ -122,6 +123,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "predict.bars_title": ("“{context}”之后的下一个字", "Next character after “{context}”"),
     "predict.col_char": ("字符", "character"),
     "predict.col_logit": ("logit", "logit"),
+    "predict.col_target_short": ("目标", "target"),
     "predict.col_sampled": ("采样分布", "sampled from"),
     "predict.col_chosen": ("选中", "chosen"),
     "predict.reshape_note": (
