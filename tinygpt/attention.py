@@ -24,9 +24,13 @@ import inspect
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
+
+if TYPE_CHECKING:  # the model imports this module; the page helpers below only need its type
+    from tinygpt.model import GPT
 
 State = dict[str, torch.Tensor]
 
@@ -308,3 +312,244 @@ def sdpa_difference(trace: AttentionTrace) -> float:
 def row_sums(trace: AttentionTrace) -> torch.Tensor:
     """Σ_j α[i, j] for every head and row, (B, h, T); 1 up to rounding."""
     return trace.state["alpha"].sum(dim=-1)
+
+
+# ---------------------------------------------------------------- what the attention page shows
+# Read-only views of a trace: checks, the arithmetic of one cell, the code that ran. They never
+# change the state; the numbers they print are taken from (or re-derived next to) the trace.
+
+
+def step_source_location(step: Step | str) -> tuple[str, int, int]:
+    """Where the code of a step lives: (path relative to the project, first line, last line).
+
+    The lines are those of ``step.fn`` as ``inspect.getsourcelines`` finds them, so the page can
+    say "tinygpt/attention.py, lines 95–101" above the code it shows with :meth:`Step.source`.
+    """
+    step = step_by_id(step) if isinstance(step, str) else step
+    lines, first = inspect.getsourcelines(step.fn)
+    path = inspect.getsourcefile(step.fn) or ""
+    parts = path.replace("\\", "/").split("/")
+    rel = "/".join(parts[parts.index("tinygpt"):]) if "tinygpt" in parts else parts[-1]
+    return rel, first, first + len(lines) - 1
+
+
+def sdpa_switch_difference(trace: AttentionTrace) -> float | None:
+    """max |α V − F.scaled_dot_product_attention(Q, K, V, …)| under the trace's own switches.
+
+    PyTorch's SDPA takes the causal mask (``is_causal``) and the factor the scores are multiplied
+    by (``scale``); softmax(S / (divisor · τ)) is softmax(S / divisor / τ), so scale =
+    1 / (divisor · τ) reproduces every switch except edited scores. Returns None when the trace
+    has edits (SDPA cannot take them). Over all heads; (B, h, T, d_head) compared.
+    """
+    sw = trace.switches
+    if sw.edits:
+        return None
+    Q_h = trace.state["Q_h"]  # (B, h, T, d_head)
+    factor = 1.0 / (sw.divisor(Q_h.shape[-1]) * sw.temperature)
+    ref = F.scaled_dot_product_attention(
+        Q_h, trace.state["K_h"], trace.state["V_h"], is_causal=sw.causal_mask, scale=factor
+    )  # (B, h, T, d_head)
+    return float((trace.state["heads"] - ref).abs().max())
+
+
+def masked_weights(trace: AttentionTrace) -> tuple[int, float]:
+    """(number of masked entries over all heads, largest α among them).
+
+    With the causal mask on, every α[i, j] with j > i must be exactly 0.0; with it off there are
+    no masked entries and the answer is (0, 0.0).
+    """
+    alpha = trace.state["alpha"]  # (B, h, T, T)
+    if not trace.switches.causal_mask:
+        return 0, 0.0
+    T = alpha.shape[-1]
+    future = torch.ones(T, T, dtype=torch.bool, device=alpha.device).triu(diagonal=1)  # (T, T)
+    picked = alpha[..., future]  # (B, h, n_masked)
+    return int(picked.numel()), float(picked.abs().max()) if picked.numel() else 0.0
+
+
+def non_finite(trace: AttentionTrace) -> list[str]:
+    """Names of the trace's tensors holding NaN or ±∞ (the −∞ of masked scores excepted).
+
+    Empty for a healthy trace; the page shows it as the "no NaN" check at extreme temperatures.
+    """
+    bad = []
+    for name, t in trace.state.items():
+        if name == "S_masked":
+            if torch.isnan(t).any() or torch.isposinf(t).any():
+                bad.append(name)
+        elif not torch.isfinite(t).all():
+            bad.append(name)
+    return bad
+
+
+@dataclass(frozen=True)
+class DotProduct:
+    """value = Σ_m a[m] · b[m]: one cell of a matrix product with its factors.
+
+    ``a_name``/``b_name`` name the two vectors (e.g. "q_2", "k_0"); ``a``, ``b`` are their
+    entries (length d_head or d_model); ``total`` is the sum computed here in float64 and
+    ``value`` the entry the trace holds (they agree to float32 rounding).
+    """
+
+    a_name: str
+    b_name: str
+    a: tuple[float, ...]
+    b: tuple[float, ...]
+    total: float
+    value: float
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A cell that is copied, not computed: ``value`` = ``source``[``index``] (split and merge)."""
+
+    source: str
+    index: tuple[int, ...]
+    value: float
+
+
+@dataclass(frozen=True)
+class ScoreCell:
+    """Everything that happens to one score S[i, j] of one head, from q_i · k_j to α[i, j].
+
+    Attributes:
+        head, i, j: where the cell is (query i, key j).
+        dot: q_i · k_j written as a DotProduct (its ``value`` is S[i, j] before any edit).
+        raw: S[i, j] as the trace holds it after step 3 (the edited value if ``edited``).
+        edited: True when a what-if edit replaced the score.
+        divisor: √d_head or the switches' divisor; ``scaled`` = raw / divisor.
+        masked: True when the causal mask hides the cell (j > i, mask on); it becomes −∞.
+        temperature: τ of the softmax.
+        row: the masked, scaled scores of row i (−∞ where masked), (T,).
+        row_max: max of ``row``; subtracted before exp (softmax is unchanged by it).
+        exps: exp((row − row_max) / τ), 0 where masked, (T,).
+        exp_sum: Σ exps.
+        alpha: α[i, :] from the trace, (T,); alpha[j] = exps[j] / exp_sum.
+    """
+
+    head: int
+    i: int
+    j: int
+    dot: DotProduct
+    raw: float
+    edited: bool
+    divisor: float
+    scaled: float
+    masked: bool
+    temperature: float
+    row: tuple[float, ...]
+    row_max: float
+    exps: tuple[float, ...]
+    exp_sum: float
+    alpha: tuple[float, ...]
+
+
+def _floats(t: torch.Tensor) -> tuple[float, ...]:
+    return tuple(float(v) for v in t.detach().double().reshape(-1).tolist())
+
+
+def _dot(a_name: str, a: torch.Tensor, b_name: str, b: torch.Tensor, value: torch.Tensor) -> DotProduct:
+    a, b = a.detach(), b.detach()  # weights are parameters; nothing here is differentiated
+    total = float((a.double() * b.double()).sum())
+    return DotProduct(a_name, b_name, _floats(a), _floats(b), total, float(value.detach()))
+
+
+def explain_cell(trace: AttentionTrace, step: Step | str, head: int, i: int, j: int, output: int = 0
+                 ) -> ScoreCell | DotProduct | Copy:
+    """The arithmetic behind one entry of the matrix a step shows (batch 0).
+
+    Args:
+        step: which step's matrix; ``output`` picks Q/K/V for steps 1–2.
+        head: the head for per-head steps (ignored otherwise).
+        i: row (query position); j: column (key position, or dimension for T × d matrices).
+    Returns:
+        steps 3–6: a :class:`ScoreCell` (q_i · k_j, ÷ divisor, mask, softmax of row i);
+        step 1: Q[i, j] = x_i · W_Q[j, :] (likewise K, V); step 7: o_i[j] = Σ_k α[i, k] v_k[j];
+        step 9: out[i, j] = merged_i · W_O[j, :] — each a :class:`DotProduct`;
+        steps 2 and 8: a :class:`Copy` naming where the number came from.
+    Raises:
+        IndexError for a head, row or column outside the matrix.
+    """
+    step = step_by_id(step) if isinstance(step, str) else step
+    s = trace.state
+    matrix = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)
+    if not (0 <= i < matrix.shape[0] and 0 <= j < matrix.shape[1]):
+        raise IndexError(f"cell ({i}, {j}) is outside the {tuple(matrix.shape)} matrix of step {step.id}")
+    if step.per_head and not 0 <= head < s["Q_h"].shape[1]:
+        raise IndexError(f"head={head} does not exist; there are {s['Q_h'].shape[1]} heads")
+    x = s["x"][0]  # (T, D)
+    name = step.outputs[output]
+    if step.id == "projection":
+        W = {"Q": trace.weights.W_Q, "K": trace.weights.W_K, "V": trace.weights.W_V}[name]  # (D, D)
+        return _dot(f"x_{{{i}}}", x[i], f"W_{{{name}}}[{j},:]", W[j], matrix[i, j])
+    if step.id == "split_heads":
+        d_head = s["Q_h"].shape[-1]
+        return Copy(name[0], (i, head * d_head + j), float(matrix[i, j]))
+    if step.id == "merge_heads":
+        d_head = s["heads"].shape[-1]
+        return Copy("heads", (j // d_head, i, j % d_head), float(matrix[i, j]))
+    if step.id == "output_projection":
+        return _dot(f"\\mathrm{{merged}}_{{{i}}}", s["merged"][0, i], f"W_O[{j},:]", trace.weights.W_O[j], matrix[i, j])
+    if step.id == "weighted_sum":
+        alpha, V_h = s["alpha"][0, head], s["V_h"][0, head]  # (T, T), (T, d_head)
+        return _dot(f"\\alpha_{{{i},:}}", alpha[i], f"v_{{:,{j}}}", V_h[:, j], matrix[i, j])
+    # steps 3–6: one score and its row's softmax
+    sw = trace.switches
+    q, k = s["Q_h"][0, head, i], s["K_h"][0, head, j]  # (d_head,)
+    dot = _dot(f"q_{{{i}}}", q, f"k_{{{j}}}", k, q @ k)
+    edited = any(h == head and r == i and c == j for h, r, c, _ in sw.edits)
+    row = s["S_masked"][0, head, i].double()  # (T,)
+    row_max = row.max()
+    exps = torch.exp((row - row_max) / sw.temperature)  # (T,), exp(−∞) = 0
+    return ScoreCell(
+        head=head, i=i, j=j, dot=dot, raw=float(s["S"][0, head, i, j]), edited=edited,
+        divisor=sw.divisor(q.shape[-1]), scaled=float(s["S_scaled"][0, head, i, j]),
+        masked=bool(torch.isneginf(s["S_masked"][0, head, i, j])), temperature=sw.temperature,
+        row=_floats(row), row_max=float(row_max), exps=_floats(exps), exp_sum=float(exps.sum()),
+        alpha=_floats(s["alpha"][0, head, i]),
+    )
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    """The model's own forward pass of one text, kept layer by layer (default switches).
+
+    Attributes:
+        block_inputs: the residual stream entering each block, n_layers × (1, T, D).
+        alphas: α of every layer and head, (n_layers, h, T, T).
+        logits: the model's own next-character logits, (1, T, V).
+    """
+
+    block_inputs: list[torch.Tensor]
+    alphas: torch.Tensor
+    logits: torch.Tensor
+
+
+@torch.no_grad()
+def run_model(model: GPT, idx: torch.Tensor) -> ModelRun:
+    """Run ``model`` on ``idx`` (1, T) with its own attention, keeping α of every layer.
+
+    Each block's attention input goes through :func:`run_steps` (the code the block itself runs)
+    to read α; the block then runs as in ``GPT.forward``; the logits are ``model(idx)``.
+    Raises ValueError if T > max_len.
+    """
+    x = model.embed(idx)  # (1, T, D)
+    inputs, alphas = [], []
+    for block in model.blocks:
+        inputs.append(x)
+        state = run_steps({"x": block.attention_input(x)}, block.attn.weights())
+        alphas.append(state["alpha"][0])  # (h, T, T)
+        x = block(x)  # (1, T, D)
+    return ModelRun(block_inputs=inputs, alphas=torch.stack(alphas), logits=model(idx))
+
+
+@torch.no_grad()
+def module_difference(model: GPT, run: ModelRun, trace: AttentionTrace) -> float:
+    """max |trace ``out`` − what block ``trace.layer``'s attention module returns| on the same input.
+
+    The module is called as ``GPT.forward`` calls it (``block.attn(block.attention_input(x))``),
+    so with the default switches the difference shows the trace is the model's own computation.
+    """
+    block = model.blocks[trace.layer]
+    own = block.attn(block.attention_input(run.block_inputs[trace.layer]))  # (1, T, D)
+    return float((trace.state["out"] - own).abs().max())

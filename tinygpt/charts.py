@@ -8,6 +8,8 @@ signed values use a blue-orange diverging scale centred on 0; masked cells are d
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Sequence
 
 import altair as alt
@@ -63,23 +65,8 @@ def heatmap(
     """
     arr = values.detach().cpu().float().numpy() if isinstance(values, torch.Tensor) else np.asarray(values, dtype=float)
     R, C = arr.shape
-    if len(row_labels) != R or len(col_labels) != C:
-        raise ValueError(f"labels {len(row_labels)}×{len(col_labels)} do not match matrix {R}×{C}")
-    mask = np.isneginf(arr)
-    if masked is not None:
-        m = masked.detach().cpu().numpy() if isinstance(masked, torch.Tensor) else np.asarray(masked)
-        mask = mask | m.astype(bool)
-    rows = np.repeat(np.asarray(row_labels, dtype=object), C)
-    cols = np.tile(np.asarray(col_labels, dtype=object), R)
+    df = _cells_frame(arr, row_labels, col_labels, masked)
     flat = arr.reshape(-1)
-    df = pd.DataFrame(
-        {
-            "row": rows,
-            "col": cols,
-            "value": np.where(mask.reshape(-1), np.nan, flat),
-            "masked": mask.reshape(-1),
-        }
-    )
     if kind == "prob":
         scale = alt.Scale(scheme="viridis", domain=[0, 1])
     else:
@@ -106,6 +93,201 @@ def heatmap(
         # width/height are the cells' area; axes and legend are added around it
         autosize=alt.AutoSizeParams(type="pad", contains="content"),
     )
+
+
+def _cells_frame(
+    arr: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], masked: ArrayLike | None = None
+) -> pd.DataFrame:
+    """Long table of a (R, C) matrix for a heatmap: columns row, col, value (NaN if masked), masked.
+
+    Raises ValueError if the labels do not match the matrix shape.
+    """
+    R, C = arr.shape
+    if len(row_labels) != R or len(col_labels) != C:
+        raise ValueError(f"labels {len(row_labels)}×{len(col_labels)} do not match matrix {R}×{C}")
+    mask = np.isneginf(arr)
+    if masked is not None:
+        m = masked.detach().cpu().numpy() if isinstance(masked, torch.Tensor) else np.asarray(masked)
+        mask = mask | m.astype(bool)
+    return pd.DataFrame(
+        {
+            "row": np.repeat(np.asarray(row_labels, dtype=object), C),
+            "col": np.tile(np.asarray(col_labels, dtype=object), R),
+            "value": np.where(mask.reshape(-1), np.nan, arr.reshape(-1)),
+            "masked": mask.reshape(-1),
+        }
+    )
+
+
+# ---------------------------------------------------------------- fast Vega-Lite specs
+# A page that redraws on every slider move pays for Altair's JSON-schema validation (most of a
+# heatmap's ~20–130 ms on this host, more with 512 sorted labels). The builders below build the
+# chart once per layout with Altair, keep its Vega-Lite dict without validation, and on each call
+# only put in the new numbers as a named dataset (Streamlit sends it as Arrow). Draw the result
+# with ``st.vega_lite_chart(spec)``.
+
+_DATA_NAME = "cells"
+
+
+def vega_spec(chart: alt.TopLevelMixin, name: str = _DATA_NAME) -> dict:
+    """Vega-Lite dict of ``chart`` without JSON-schema validation; its DataFrame becomes
+    ``spec["datasets"][name]`` (referenced by ``{"name": name}``) instead of inline JSON rows.
+
+    Only the top-level data is moved (what ``alt.layer``/``facet`` of one table produce).
+    """
+    top = chart.copy(deep=False)
+    data = top.data
+    if isinstance(data, pd.DataFrame):
+        top.data = alt.NamedData(name=name)
+    spec = top.to_dict(validate=False)
+    if isinstance(data, pd.DataFrame):
+        spec["datasets"] = {name: data}
+    return spec
+
+
+def _set_signed_domain(node: object, bound: float) -> None:
+    """Replace the domain of every diverging scale (one with ``domainMid``) by [-bound, bound]."""
+    if isinstance(node, dict):
+        if "domainMid" in node and "domain" in node:
+            node["domain"] = [-bound, bound]
+        for child in node.values():
+            _set_signed_domain(child, bound)
+    elif isinstance(node, list):
+        for child in node:
+            _set_signed_domain(child, bound)
+
+
+@functools.lru_cache(maxsize=128)
+def _heatmap_template(R: int, C: int, row_labels: tuple[str, ...], col_labels: tuple[str, ...],
+                      options: tuple[tuple[str, object], ...]) -> str:
+    chart = heatmap(np.ones((R, C)), row_labels, col_labels, **dict(options))
+    spec = vega_spec(chart)
+    spec.pop("datasets", None)
+    spec["data"] = {"name": _DATA_NAME}
+    return json.dumps(spec)
+
+
+def heatmap_spec(
+    values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str], *,
+    masked: ArrayLike | None = None, **options: object,
+) -> dict:
+    """The Vega-Lite dict of :func:`heatmap` (same arguments, same picture), built fast.
+
+    The layout (labels, titles, sizes, kind) is built with Altair once and cached; each call adds
+    the cells as the dataset ``"cells"`` and, for ``kind="signed"``, the symmetric domain
+    [-max|v|, max|v|] of the finite values. Raises ValueError if the labels do not match.
+    """
+    arr = values.detach().cpu().float().numpy() if isinstance(values, torch.Tensor) else np.asarray(values, dtype=float)
+    df = _cells_frame(arr, row_labels, col_labels, masked)
+    R, C = arr.shape
+    spec = json.loads(_heatmap_template(R, C, tuple(row_labels), tuple(col_labels), tuple(sorted(options.items()))))
+    if options.get("kind", "signed") != "prob":
+        finite = arr[np.isfinite(arr)]
+        bound = float(np.abs(finite).max()) if finite.size else 1.0
+        _set_signed_domain(spec, bound or 1.0)
+    spec["datasets"] = {_DATA_NAME: df}
+    return spec
+
+
+def _grid_frame(
+    arr: np.ndarray, panel_labels: Sequence[str], row_labels: Sequence[str], col_labels: Sequence[str],
+    masked: ArrayLike | None = None,
+) -> pd.DataFrame:
+    """Long table of (P, R, C) matrices: columns panel, row, col, value (NaN if masked), masked."""
+    P, R, C = arr.shape
+    if len(panel_labels) != P or len(row_labels) != R or len(col_labels) != C:
+        raise ValueError(f"labels {len(panel_labels)}×{len(row_labels)}×{len(col_labels)} do not match {P}×{R}×{C}")
+    mask = np.isneginf(arr)  # (P, R, C)
+    if masked is not None:
+        m = masked.detach().cpu().numpy() if isinstance(masked, torch.Tensor) else np.asarray(masked)
+        mask = mask | m.astype(bool)[None]
+    return pd.DataFrame(
+        {
+            "panel": np.repeat(np.asarray(panel_labels, dtype=object), R * C),
+            "row": np.tile(np.repeat(np.asarray(row_labels, dtype=object), C), P),
+            "col": np.tile(np.asarray(col_labels, dtype=object), P * R),
+            "value": np.where(mask.reshape(-1), np.nan, arr.reshape(-1)),
+            "masked": mask.reshape(-1),
+        }
+    )
+
+
+def alpha_grid(
+    alphas: ArrayLike,
+    panel_labels: Sequence[str],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    masked: ArrayLike | None = None,
+    columns: int = 4,
+    panel_size: int = 150,
+    row_title: str = "",
+    col_title: str = "",
+    value_title: str = "α",
+    masked_label: str = "masked (−∞)",
+    panel_title: str = "",
+) -> alt.FacetChart:
+    """Small multiples of attention weights: one α heatmap per panel (head or layer).
+
+    Args:
+        alphas: (P, R, C) weights in [0, 1] (rows sum to 1), one matrix per panel.
+        panel_labels: P unique panel titles, kept in order (e.g. "head 0", "layer 3").
+        row_labels, col_labels: R and C unique position labels ("0 你").
+        masked: optional (R, C) booleans shared by every panel; True cells are grey (masked),
+            not a dark 0.
+        panel_size: width and height of each panel's cell area in pixels; axis labels are left
+            out when a panel has more than 16 rows.
+    Returns:
+        A faceted Altair chart on the fixed [0, 1] viridis scale with tooltips.
+    Raises:
+        ValueError if the labels do not match the shape.
+    """
+    arr = alphas.detach().cpu().float().numpy() if isinstance(alphas, torch.Tensor) else np.asarray(alphas, dtype=float)
+    P, R, C = arr.shape
+    df = _grid_frame(arr, panel_labels, row_labels, col_labels, masked)
+    show_labels = R <= 16
+    x = alt.X("col:N", sort=list(col_labels), title=col_title,
+              axis=alt.Axis(labels=show_labels, ticks=show_labels, labelAngle=0))
+    y = alt.Y("row:N", sort=list(row_labels), title=row_title, axis=alt.Axis(labels=show_labels, ticks=show_labels))
+    where = [alt.Tooltip("panel:N", title=panel_title or " "), alt.Tooltip("row:N", title=row_title or "row"),
+             alt.Tooltip("col:N", title=col_title or "col")]
+    cells = alt.Chart().transform_filter("!datum.masked").mark_rect().encode(
+        x=x, y=y, color=alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title=value_title),
+        tooltip=where + [alt.Tooltip("value:Q", format=".4f", title=value_title)],
+    )
+    hidden = alt.Chart().transform_filter("datum.masked").mark_rect(color=MASK_COLOR).encode(
+        x=x, y=y, tooltip=where + [alt.Tooltip("masked:N", title=masked_label)],
+    )
+    return alt.layer(cells, hidden, data=df).properties(width=panel_size, height=panel_size).facet(
+        facet=alt.Facet("panel:N", sort=list(panel_labels), title=None), columns=columns,
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _grid_template(shape: tuple[int, int, int], panel_labels: tuple[str, ...], row_labels: tuple[str, ...],
+                   col_labels: tuple[str, ...], options: tuple[tuple[str, object], ...]) -> str:
+    chart = alpha_grid(np.zeros(shape), panel_labels, row_labels, col_labels, **dict(options))
+    spec = vega_spec(chart)
+    spec.pop("datasets", None)
+    spec["data"] = {"name": _DATA_NAME}
+    return json.dumps(spec)
+
+
+def alpha_grid_spec(
+    alphas: ArrayLike, panel_labels: Sequence[str], row_labels: Sequence[str], col_labels: Sequence[str], *,
+    masked: ArrayLike | None = None, **options: object,
+) -> dict:
+    """The Vega-Lite dict of :func:`alpha_grid` (same arguments, same picture), built fast.
+
+    The layout is built with Altair once per shape and labels and cached; each call adds the
+    weights as the dataset ``"cells"``.
+    """
+    arr = alphas.detach().cpu().float().numpy() if isinstance(alphas, torch.Tensor) else np.asarray(alphas, dtype=float)
+    P, R, C = arr.shape
+    spec = json.loads(_grid_template((P, R, C), tuple(panel_labels), tuple(row_labels), tuple(col_labels),
+                                     tuple(sorted(options.items()))))
+    spec["datasets"] = {_DATA_NAME: _grid_frame(arr, panel_labels, row_labels, col_labels, masked)}
+    return spec
 
 
 def loss_chart(

@@ -1,0 +1,360 @@
+"""The Attention page: the nine steps with real numbers, what-if switches, links, bad input.
+
+AppTest tests drive the page with the default (seed) model, trained once per process by the app's
+own cache; unit tests check the helpers behind it on the small config.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from helpers import SMALL, small_model
+from tinygpt.attention import (
+    STEP_IDS, Copy, DotProduct, ScoreCell, Switches, explain_cell, masked_weights, module_difference, non_finite,
+    run_model, sdpa_switch_difference, step_source_location,
+)
+from tinygpt.charts import alpha_grid_spec, heatmap, heatmap_spec, position_labels, vega_spec
+from tinygpt.i18n import t
+from tinygpt.ui import attention_view as view
+
+SEED_LAYERS, SEED_HEADS = 6, 8
+
+
+# ---------------------------------------------------------------- AppTest helpers
+
+
+def open_attention(lang: str = "en", own_model=None, **params: str) -> AppTest:
+    """The app on the Attention page with ?lang= and the given query parameters."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=300)
+    at.query_params["lang"] = lang
+    if own_model is not None:
+        at.session_state["own_model"] = own_model
+    at.run()
+    at.query_params.update(params)
+    at.switch_page("app_pages/attention.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def rerun(at: AppTest, **state) -> AppTest:
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def table(at: AppTest) -> pd.DataFrame:
+    """The current step's table (the first dataframe on the page)."""
+    return at.dataframe[0].value
+
+
+def alpha(at: AppTest) -> np.ndarray:
+    return table(at).to_numpy(dtype=np.float64)
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def prediction(at: AppTest) -> pd.DataFrame:
+    """The next-character table: character | model's own p | p with the switches | change."""
+    return next(d.value for d in at.dataframe if t("attn.pred_new", "en") in d.value.columns)
+
+
+def seed_tm():
+    """The default model the page uses (the app's process-wide cache; trained by the first page run)."""
+    from tinygpt.ui.models import default_model
+
+    return default_model()
+
+
+# ---------------------------------------------------------------- the switches, driven on the page
+
+
+def test_default_softmax_step_rows_sum_to_one_masked_exactly_zero_and_checks_agree():
+    at = open_attention(step="softmax")
+    a = alpha(at)
+    assert a.shape == (4, 4)
+    assert np.abs(a.sum(1) - 1).max() < 1e-6
+    assert (a[np.triu_indices(4, 1)] == 0).all() and (a[np.tril_indices(4)] > 0).all()
+    text = markdown(at)
+    assert t("attn.check_masked", "en", n=6 * SEED_HEADS, value=t("attn.check_masked_value", "en")) in text
+    assert t("attn.check_module", "en", diff=0.0) in text  # the trace IS the module's output
+    sdpa = float(re.search(r"scale=0\.125\): ([0-9.e+-]+)", text).group(1))
+    assert sdpa < 1e-5
+    # the same numbers as the model's own trace, and the URL holds the view
+    tm = seed_tm()
+    own = tm.model.trace(tm.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0]
+    assert np.allclose(a, own.numpy(), atol=1e-6)
+    assert {k: at.query_params[k] for k in view.URL_KEYS} == {
+        "text": "你好世界", "layer": "0", "head": "0", "step": "softmax", "mask": "1", "scale": "sqrt", "tau": "1"}
+
+
+def test_mask_off_lets_every_position_see_the_future():
+    at = open_attention(step="softmax")
+    at.toggle(key=view.K_MASK).set_value(False).run()
+    a = alpha(at)
+    assert a[0, 1] > 0 and (a > 0).all()
+    assert np.abs(a.sum(1) - 1).max() < 1e-6
+    assert t("attn.check_no_mask", "en") in markdown(at)
+    assert at.query_params["mask"] == "0"
+    assert any(t("attn.whatif_note", "en", step=5) == c.value for c in at.caption)
+
+
+def test_scaling_by_one_sharpens_every_row_and_a_custom_divisor_divides():
+    at = open_attention(step="softmax")
+    before = alpha(at)
+    at.radio(key=view.K_SCALING).set_value("one").run()
+    after = alpha(at)
+    assert (after[1:].max(1) >= before[1:].max(1) - 1e-7).all()  # rows with ≥ 2 visible keys
+    assert (after[1:].max(1) > before[1:].max(1)).any()
+    assert at.query_params["scale"] == "1"
+    rerun(at, **{view.K_STEP: "scores"})
+    S = alpha(at)
+    rerun(at, **{view.K_STEP: "scale", view.K_SCALING: "custom"})
+    rerun(at, **{view.K_DIVISOR: 2.0})
+    assert np.allclose(alpha(at), S / 2, rtol=1e-6)
+    assert at.query_params["scale"] == "2"
+
+
+def test_temperature_at_the_ends_of_its_range_one_hot_and_uniform_without_nan():
+    at = open_attention(step="softmax")
+    at.select_slider(key=view.K_TAU).set_value(view.TEMPERATURES[0]).run()
+    a = alpha(at)
+    assert not np.isnan(a).any()
+    assert np.abs(a.max(1) - 1).max() < 1e-3  # every row one-hot within 1e-3
+    assert t("attn.check_finite", "en") in markdown(at)
+    assert at.query_params["tau"] == "0.0001"
+    at.select_slider(key=view.K_TAU).set_value(view.TEMPERATURES[-1]).run()
+    a = alpha(at)
+    visible = np.tril(np.ones((4, 4), dtype=bool))
+    expected = np.where(visible, 1 / visible.sum(1, keepdims=True), 0)
+    assert np.abs(a - expected).max() < 1e-2 and not np.isnan(a).any()
+    assert t("attn.check_finite", "en") in markdown(at)
+
+
+def test_an_edited_score_changes_only_its_row_and_later_steps():
+    at = open_attention(step="softmax")
+    before = alpha(at)
+    rerun(at, **{view.K_EDITING: True})
+    editor = at.data_editor[0]
+    assert editor.value.shape == (4, 4)
+    at.session_state["attn_edit_l0_h0"] = {"edited_rows": {2: {"0 你": 80.0}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    after = alpha(at)
+    assert np.abs(after[2] - before[2]).max() > 0.1 and after[2, 0] > 0.99
+    rows = [0, 1, 3]
+    assert np.array_equal(after[rows], before[rows])
+    assert t("attn.check_sdpa_edits", "en") in markdown(at)
+    assert any(t("attn.whatif_note", "en", step=3) == c.value for c in at.caption)
+    rerun(at, **{view.K_STEP: "scores"})
+    assert table(at).to_numpy()[2, 0] == 80.0  # the edited score is what step 3 shows
+
+
+def test_whole_model_prediction_with_switches_matches_the_model_run_with_them():
+    at = open_attention(step="softmax")
+    own_p = prediction(at)
+    at.toggle(key=view.K_MASK).set_value(False).run()
+    frame = prediction(at)
+    tm = seed_tm()
+    with torch.no_grad():
+        ids = tm.vocab.encode("你好世界")[None]
+        expected = torch.softmax(tm.model(ids, {0: Switches(causal_mask=False)})[0, -1].double(), -1).numpy()
+        own = torch.softmax(tm.model(ids)[0, -1].double(), -1).numpy()
+    assert list(frame[t("attn.pred_char", "en")]) == list("你好世界")
+    assert np.allclose(frame[t("attn.pred_new", "en")].to_numpy(), expected, atol=1e-6)
+    assert np.allclose(frame[t("attn.pred_own", "en")].to_numpy(), own, atol=1e-6)
+    assert np.allclose(own_p[t("attn.pred_own", "en")].to_numpy(), own, atol=1e-6)
+
+
+# ---------------------------------------------------------------- navigation, the cell, the URL
+
+
+def test_step_buttons_move_one_step_and_stop_at_the_ends():
+    at = open_attention()
+    assert at.button(key="attn_prev").disabled
+    at.button(key="attn_next").click().run()
+    assert at.radio(key=view.K_STEP).value == "split_heads" and table(at).shape == (4, 64)
+    at.button(key="attn_prev").click().run()
+    assert at.radio(key=view.K_STEP).value == "projection"
+    rerun(at, **{view.K_STEP: "output_projection"})
+    assert at.button(key="attn_next").disabled
+    assert any("tinygpt/attention.py" in e.label for e in at.expander)
+    assert at.get("download_button")
+
+
+def test_cell_arithmetic_uses_the_numbers_in_the_table():
+    at = open_attention(step="softmax")
+    rerun(at, **{view.K_CELL_I: 3, view.K_CELL_J: 1})
+    text = markdown(at)
+    a = alpha(at)
+    assert f"\\alpha_{{3,1}}" in text and f"= {a[3, 1]:.4g}$" in text
+    rerun(at, **{view.K_STEP: "scores"})
+    assert f"S_{{3,1}} = q_{{3}} \\cdot k_{{1}}" in markdown(at) and f"= {alpha(at)[3, 1]:.4g}$" in markdown(at)
+
+
+def test_url_parameters_open_the_same_view_and_round_trip():
+    params = {"text": "你好你好", "layer": "2", "head": "3", "step": "scores", "mask": "0", "scale": "1", "tau": "0.5"}
+    at = open_attention(**params)
+    assert not at.warning
+    assert at.selectbox(key=view.K_LAYER).value == 2 and at.selectbox(key=view.K_HEAD).value == 3
+    assert at.toggle(key=view.K_MASK).value is False and at.select_slider(key=view.K_TAU).value == 0.5
+    tm = seed_tm()
+    S = tm.model.trace(tm.vocab.encode("你好你好")[None], 2).state["S"][0, 3].numpy()
+    assert np.allclose(alpha(at), S, atol=1e-5)
+    assert {k: at.query_params[k] for k in view.URL_KEYS} == params
+    # change the view, then open its URL afresh: the same table
+    rerun(at, **{view.K_STEP: "softmax", view.K_SCALING: "sqrt"})
+    shown = alpha(at)
+    again = open_attention(**{k: at.query_params[k] for k in view.URL_KEYS})
+    assert np.array_equal(alpha(again), shown)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_bad_url_values_fall_back_with_a_message(lang):
+    at = open_attention(lang, layer="9", head="-1", step="attention", mask="maybe", scale="0", tau="abc")
+    warnings = [w.value for w in at.warning]
+    assert t("attn.url_bad_layer", lang, value="9", last=SEED_LAYERS - 1) in warnings
+    assert t("attn.url_bad_head", lang, value="-1", last=SEED_HEADS - 1) in warnings
+    assert any("attention" in w and "softmax" in w for w in warnings)  # names the value and the valid ids
+    assert any("maybe" in w for w in warnings) and any("scale=0" in w for w in warnings)
+    assert any("abc" in w for w in warnings)
+    assert at.selectbox(key=view.K_LAYER).value == 0 and at.selectbox(key=view.K_HEAD).value == 0
+    assert at.radio(key=view.K_STEP).value == "projection" and at.toggle(key=view.K_MASK).value is True
+    assert at.query_params["layer"] == "0" and at.query_params["tau"] == "1"
+
+
+# ---------------------------------------------------------------- input that must not break it
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_unknown_characters_are_listed_and_empty_text_is_refused(lang):
+    at = open_attention(lang)
+    at.text_input(key=view.K_TEXT).set_value("你们好吗").run()
+    assert not at.exception
+    assert at.error[0].value == t("err.unknown_chars", lang, unknown="们 吗", known="你 好 世 界")
+    at.text_input(key=view.K_TEXT).set_value("").run()
+    assert not at.exception and at.warning[0].value == t("err.empty_text", lang)
+
+
+def test_text_longer_than_max_len_is_cropped_with_a_notice_and_repeats_keep_their_rows():
+    at = open_attention(step="softmax")
+    at.text_input(key=view.K_TEXT).set_value("你好世界" * 33).run()  # 132 > max_len 128
+    assert at.info[0].value == t("attn.cropped", "en", n=132, max_len=128)
+    assert alpha(at).shape == (128, 128)
+    at.text_input(key=view.K_TEXT).set_value("你好你好").run()
+    frame = table(at)
+    assert list(frame.index) == ["0 你", "1 好", "2 你", "3 好"] and list(frame.columns) == list(frame.index)
+    assert frame.shape == (4, 4) and frame.iloc[1, 1] != frame.iloc[3, 3]
+
+
+def test_training_snapshots_get_a_slider_and_a_model_without_them_shows_nothing():
+    tm = small_model()
+    T = 4
+    snaps = {step: torch.softmax(torch.randn(SMALL.n_layers, SMALL.n_heads, T, T).masked_fill(
+        torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf")), -1) for step in (1, 50, 300)}
+    with_snaps = replace(tm, snapshots=snaps, uid="snapshots-test")
+    at = open_attention(own_model=with_snaps)
+    assert at.select_slider(key="attn_snapshot").options == ["1", "50", "300"]
+    charts = len(at.get("vega_lite_chart"))
+    at.select_slider(key="attn_snapshot").set_value(50).run()
+    assert any(c.value == t("attn.snap_caption", "en", text="你好世界", step=50, layer=0, head=0) for c in at.caption)
+    without = open_attention(own_model=replace(tm, snapshots={}, uid="no-snapshots-test"))
+    assert not without.get("select_slider") or all(s.key != "attn_snapshot" for s in without.select_slider)
+    assert len(without.get("vega_lite_chart")) == charts - 1
+    assert t("attn.snap_header", "en") not in [h.value for h in without.subheader]
+
+
+# ---------------------------------------------------------------- helpers behind the page (small model)
+
+
+@pytest.fixture(scope="module")
+def small():
+    tm = small_model()
+    idx = tm.vocab.encode("你好世界你好")[None]  # (1, 6)
+    return tm.model, idx
+
+
+def test_explain_cell_gives_the_arithmetic_of_every_kind_of_step(small):
+    model, idx = small
+    trace = model.trace(idx, 1).with_switches(Switches(temperature=0.5))
+    s = trace.state
+    cell = explain_cell(trace, "softmax", 2, 4, 1)
+    assert isinstance(cell, ScoreCell) and not cell.masked
+    assert math.isclose(cell.dot.total, float(s["S"][0, 2, 4, 1]), rel_tol=1e-5, abs_tol=1e-6)
+    assert math.isclose(cell.scaled, cell.raw / math.sqrt(SMALL.d_head), rel_tol=1e-6)
+    assert math.isclose(cell.exps[1] / cell.exp_sum, float(s["alpha"][0, 2, 4, 1]), rel_tol=1e-5)
+    assert cell.exps[5] == 0.0 and cell.temperature == 0.5
+    assert explain_cell(trace, "mask", 2, 1, 3).masked
+    q = explain_cell(trace, "projection", 0, 2, 7, output=0)
+    assert isinstance(q, DotProduct) and math.isclose(q.total, float(s["Q"][0, 2, 7]), rel_tol=1e-5, abs_tol=1e-6)
+    o = explain_cell(trace, "weighted_sum", 3, 5, 2)
+    assert math.isclose(o.total, float(s["heads"][0, 3, 5, 2]), rel_tol=1e-5, abs_tol=1e-6)
+    split = explain_cell(trace, "split_heads", 3, 1, 2, output=2)
+    assert isinstance(split, Copy) and split.index == (1, 3 * SMALL.d_head + 2) and split.value == float(s["V"][0, 1, 3 * SMALL.d_head + 2])
+    merged = explain_cell(trace, "merge_heads", 0, 1, 13)
+    assert merged.index == (13 // SMALL.d_head, 1, 13 % SMALL.d_head)
+    lines = view.cell_latex(cell, "alpha", 4, 1)
+    assert [key for key, _, _ in lines] == ["attn.cell_dot", "attn.cell_scale", "attn.cell_max", "attn.cell_exp",
+                                           "attn.cell_sum", "attn.cell_alpha"]
+    with pytest.raises(IndexError):
+        explain_cell(trace, "softmax", 0, 6, 0)
+
+
+def test_checks_agree_with_pytorch_and_the_module_under_switches(small):
+    model, idx = small
+    base = model.trace(idx, 1)
+    run = run_model(model, idx)
+    assert module_difference(model, run, base) < 1e-6
+    assert torch.allclose(run.alphas[1], base.state["alpha"][0]) and torch.allclose(run.logits, model(idx))
+    for sw in (Switches(causal_mask=False), Switches(scale=1.0, temperature=0.3), Switches(temperature=1e-4)):
+        assert sdpa_switch_difference(base.with_switches(sw)) < 1e-4
+    assert sdpa_switch_difference(base.with_switches(Switches(edits=((0, 1, 0, 3.0),)))) is None
+    assert masked_weights(base) == (SMALL.n_heads * 15, 0.0)
+    assert masked_weights(base.with_switches(Switches(causal_mask=False))) == (0, 0.0)
+    assert non_finite(base.with_switches(Switches(temperature=1e-4))) == []
+    path, first, last = step_source_location("softmax")
+    assert path == "tinygpt/attention.py" and last > first
+
+
+def test_parse_url_accepts_the_documented_values_and_refuses_the_rest():
+    values, problems = view.parse_url({"text": "你", "layer": "1", "head": "0", "step": "6", "mask": "0",
+                                       "scale": "2.5", "tau": "0.7"}, n_layers=2, n_heads=4)
+    assert problems == []
+    assert values == {view.K_TEXT: "你", view.K_LAYER: 1, view.K_HEAD: 0, view.K_STEP: "softmax", view.K_MASK: False,
+                      view.K_SCALING: "custom", view.K_DIVISOR: 2.5, view.K_TAU: 0.7}
+    values, problems = view.parse_url({"layer": "2", "head": "x", "step": "10", "scale": "inf", "tau": "1e9"}, 2, 4)
+    assert [p for p, _ in problems] == ["layer", "head", "step", "scale", "tau"]
+    assert values[view.K_LAYER] == 0 and values[view.K_STEP] == STEP_IDS[0] and values[view.K_TAU] == 1.0
+    values, problems = view.parse_url({"tau": "0.101"}, 2, 4)  # within 1 % of a slider value: no message
+    assert values[view.K_TAU] == 0.1 and problems == []
+    assert view.url_values("你", 1, 2, "mask", False, "custom", 2.5, 0.7)["scale"] == "2.5"
+
+
+def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
+    m = torch.randn(4, 6)
+    rows, cols = position_labels("你好你好"), [str(j) for j in range(6)]
+    frame = view.matrix_table(m, rows, cols).to_pandas()
+    assert list(frame.index) == rows and list(frame.columns) == cols and np.array_equal(frame.to_numpy(), m.numpy())
+    back = pd.read_csv(io.BytesIO(view.matrix_csv(m, rows, cols)), index_col=0, encoding="utf-8-sig")
+    assert list(back.index) == rows and np.allclose(back.to_numpy(), m.numpy(), rtol=1e-7)
+    spec = heatmap_spec(m, rows, cols, kind="signed", title="Q")
+    ref = vega_spec(heatmap(m, rows, cols, kind="signed", title="Q"))
+    assert spec.pop("datasets")["cells"].equals(ref.pop("datasets")["cells"]) and spec == ref
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-float(m.abs().max()), float(m.abs().max())]
+    a = torch.softmax(torch.randn(3, 4, 4), -1)
+    future = np.triu(np.ones((4, 4), dtype=bool), 1)
+    cells = alpha_grid_spec(a, ["h0", "h1", "h2"], rows, rows, masked=future)["datasets"]["cells"]
+    assert len(cells) == 48 and cells["masked"].sum() == 18 and cells.loc[cells["masked"], "value"].isna().all()
+    assert np.allclose(cells.loc[~cells["masked"], "value"].to_numpy(), a.numpy()[:, ~future].reshape(-1))

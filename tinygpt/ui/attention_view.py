@@ -1,0 +1,509 @@
+"""Streamlit helpers of the attention page: the URL, cached runs, fast tables, drawing a step.
+
+The page (``app_pages/attention.py``) reads widgets and calls these; the numbers come from
+``tinygpt.attention`` (the nine steps the model runs) and the charts from ``tinygpt.charts``.
+
+URL query parameters (DEVELOPERS.md, "Links between pages"): ``text``, ``layer``, ``head``,
+``step`` (a step id), ``mask`` (1/0), ``scale`` (``sqrt``, ``1`` or a number) and ``tau``. They are
+read into the widgets when the page opens (or the link changes) and written back on every run,
+so the address bar always reproduces the view.
+
+Shapes: T sequence length, h n_heads, d_head, D d_model, V vocab_size.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import streamlit as st
+import torch
+
+from tinygpt.attention import (
+    STEP_IDS, AttentionTrace, Copy, DotProduct, ModelRun, ScoreCell, Step, Switches, explain_cell, masked_weights,
+    module_difference, non_finite, row_sums, run_model, sdpa_switch_difference, step_by_id, step_source_location,
+)
+from tinygpt.charts import heatmap_spec
+from tinygpt.config import GPTConfig
+from tinygpt.train import TrainedModel
+from tinygpt.ui.i18n import tr
+
+#: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
+TEMPERATURES: tuple[float, ...] = (
+    1e-4, 1e-3, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0, 1000.0,
+)
+MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
+SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
+URL_KEYS: tuple[str, ...] = ("text", "layer", "head", "step", "mask", "scale", "tau")
+_WRITTEN = "_attn_url_written"
+
+K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
+K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
+K_CELL_I, K_CELL_J, K_OUTPUT, K_EDITING = "attn_cell_i", "attn_cell_j", "attn_output", "attn_editing"
+
+
+# ---------------------------------------------------------------- URL <-> widgets
+
+
+def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[dict[str, object], list[tuple[str, str]]]:
+    """Widget values from the URL's query parameters, and the problems found.
+
+    Args:
+        params: the attention parameters present in the URL (strings).
+        n_layers, n_heads: of the current model (a layer or head outside them falls back to 0).
+    Returns:
+        (values keyed by widget key, [(parameter, given value)] of every value refused; a refused
+        value falls back to the default: layer/head 0, the first step, mask on, √d_head, τ = 1).
+        ``tau`` between two slider values is moved to the nearest (in log scale) without a problem
+        when it is within 1 %, with one otherwise.
+    """
+    values: dict[str, object] = {}
+    problems: list[tuple[str, str]] = []
+    if "text" in params:
+        values[K_TEXT] = params["text"]
+    for name, key, count in (("layer", K_LAYER, n_layers), ("head", K_HEAD, n_heads)):
+        if name in params:
+            raw = params[name].strip()
+            ok = raw.lstrip("-").isdigit() and 0 <= int(raw) < count
+            values[key] = int(raw) if ok else 0
+            if not ok:
+                problems.append((name, params[name]))
+    if "step" in params:
+        raw = params["step"].strip()
+        if raw in STEP_IDS:
+            values[K_STEP] = raw
+        elif raw.isdigit() and 1 <= int(raw) <= len(STEP_IDS):
+            values[K_STEP] = STEP_IDS[int(raw) - 1]
+        else:
+            values[K_STEP] = STEP_IDS[0]
+            problems.append(("step", params["step"]))
+    if "mask" in params:
+        raw = params["mask"].strip().lower()
+        values[K_MASK] = raw not in ("0", "false", "off", "no")
+        if raw not in ("0", "1", "true", "false", "on", "off", "yes", "no"):
+            values[K_MASK] = True
+            problems.append(("mask", params["mask"]))
+    if "scale" in params:
+        raw = params["scale"].strip().lower()
+        number = _number(raw)
+        if raw in ("sqrt", "√", "sqrt(d_head)"):
+            values[K_SCALING] = "sqrt"
+        elif number == 1.0:
+            values[K_SCALING] = "one"
+        elif number is not None and MIN_DIVISOR <= number <= MAX_DIVISOR:
+            values[K_SCALING], values[K_DIVISOR] = "custom", number
+        else:
+            values[K_SCALING] = "sqrt"
+            problems.append(("scale", params["scale"]))
+    if "tau" in params:
+        number = _number(params["tau"].strip())
+        if number is None or not TEMPERATURES[0] <= number <= TEMPERATURES[-1]:
+            values[K_TAU] = 1.0
+            problems.append(("tau", params["tau"]))
+        else:
+            nearest = min(TEMPERATURES, key=lambda t: abs(math.log(t) - math.log(number)))
+            values[K_TAU] = nearest
+            if abs(nearest - number) > 0.01 * number:
+                problems.append(("tau", params["tau"]))
+    return values, problems
+
+
+def _number(raw: str) -> float | None:
+    try:
+        value = float(raw)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def url_values(text: str, layer: int, head: int, step: str, mask: bool, scaling: str, divisor: float,
+               temperature: float) -> dict[str, str]:
+    """The query parameters that reproduce a view (the inverse of :func:`parse_url`)."""
+    scale = {"sqrt": "sqrt", "one": "1"}.get(scaling, f"{divisor:g}")
+    return {"text": text, "layer": str(layer), "head": str(head), "step": step, "mask": "1" if mask else "0",
+            "scale": scale, "tau": f"{temperature:g}"}
+
+
+def load_url(n_layers: int, n_heads: int) -> list[str]:
+    """Before the widgets: put the URL's view into their state when the page opens or the link
+    changed; return the messages (user's language) for refused values.
+
+    Also repairs a remembered layer or head that the current model does not have (e.g. after
+    training a smaller model), with a message.
+    """
+    params = {k: st.query_params[k] for k in URL_KEYS if k in st.query_params}
+    fresh = K_TEXT not in st.session_state  # the page was just opened: its widgets have no state
+    messages: list[str] = []
+    if params and (fresh or params != st.session_state.get(_WRITTEN)):
+        values, problems = parse_url(params, n_layers, n_heads)
+        for key, value in values.items():
+            st.session_state[key] = value
+        for name, given in problems:
+            last = {"layer": n_layers - 1, "head": n_heads - 1}.get(name, 0)
+            messages.append(tr(f"attn.url_bad_{name}", value=given, last=last,
+                               steps=", ".join(STEP_IDS), lo=TEMPERATURES[0], hi=TEMPERATURES[-1],
+                               used=st.session_state.get(K_TAU, 1.0)))
+    for key, count, name in ((K_LAYER, n_layers, "layer"), (K_HEAD, n_heads, "head")):
+        value = st.session_state.get(key)
+        if value is not None and not (isinstance(value, int) and 0 <= value < count):
+            st.session_state[key] = 0
+            messages.append(tr(f"attn.stale_{name}", value=value, last=count - 1))
+    return messages
+
+
+def write_url(values: Mapping[str, str]) -> None:
+    """Keep the address bar equal to the view (only changed parameters are written)."""
+    for key, value in values.items():
+        if st.query_params.get(key) != value:
+            st.query_params[key] = value
+    st.session_state[_WRITTEN] = dict(values)
+
+
+def keep_choice(key: str, options: Sequence[object]) -> None:
+    """Forget a widget's remembered value when it is no longer among its options."""
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+
+
+def move_step(delta: int) -> None:
+    """Button callback: go ``delta`` steps forward or back (clamped to 1..9)."""
+    current = st.session_state.get(K_STEP, STEP_IDS[0])
+    index = STEP_IDS.index(current) if current in STEP_IDS else 0
+    st.session_state[K_STEP] = STEP_IDS[min(max(index + delta, 0), len(STEP_IDS) - 1)]
+
+
+def reset_switches() -> None:
+    """Button callback: the model's own attention again (mask on, √d_head, τ = 1, no edits)."""
+    st.session_state[K_MASK] = True
+    st.session_state[K_SCALING] = "sqrt"
+    st.session_state[K_TAU] = 1.0
+    for key in [k for k in st.session_state if str(k).startswith("attn_edit_")]:
+        del st.session_state[key]
+
+
+# ---------------------------------------------------------------- cached model runs
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def model_run(_tm: TrainedModel, model_uid: str, text: str) -> ModelRun:
+    """The model's own pass over ``text`` (α of every layer, logits), cached per model and text."""
+    return run_model(_tm.model, _tm.vocab.encode(text)[None])
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def whatif_probs(_tm: TrainedModel, model_uid: str, text: str, layer: int, switches: Switches) -> torch.Tensor:
+    """P(next character) at every position with ``switches`` in ``layer`` only, (T, V).
+
+    The whole model runs (``GPT.forward`` with the mapping {layer: switches}); later layers see
+    the changed layer's output. Cached per model, text, layer and switches.
+    """
+    with torch.no_grad():
+        logits = _tm.model(_tm.vocab.encode(text)[None], {layer: switches})  # (1, T, V)
+    return torch.softmax(logits[0].double(), dim=-1)  # (T, V)
+
+
+# ---------------------------------------------------------------- tables
+
+
+@functools.lru_cache(maxsize=64)
+def _schema(col_labels: tuple[str, ...]) -> pa.Schema:
+    sample = pd.DataFrame(np.zeros((1, len(col_labels)), dtype=np.float32), index=["0"], columns=list(col_labels))
+    return pa.Schema.from_pandas(sample)
+
+
+def matrix_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str]) -> pa.Table:
+    """A (R, C) matrix as an Arrow table with the row labels as its (pandas) index.
+
+    Same content as ``charts.matrix_frame`` but built column by column in Arrow: a 512-column
+    pandas frame costs ~50 ms to convert on every rerun, this ~5 ms. Values are float32.
+    """
+    arr = values.detach().cpu().float().numpy() if isinstance(values, torch.Tensor) else np.asarray(values, np.float32)
+    schema = _schema(tuple(col_labels))
+    cols = np.ascontiguousarray(arr.T)  # (C, R)
+    arrays = [pa.array(c) for c in cols] + [pa.array(list(row_labels), type=schema.field(len(col_labels)).type)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def matrix_csv(values: torch.Tensor, row_labels: Sequence[str], col_labels: Sequence[str]) -> bytes:
+    """CSV of a matrix with its labels, UTF-8 with a byte-order mark (spreadsheets then read 你好)."""
+    frame = pd.DataFrame(values.detach().cpu().double().numpy(), index=list(row_labels), columns=list(col_labels))
+    return frame.to_csv(float_format="%.8g").encode("utf-8-sig")
+
+
+# ---------------------------------------------------------------- the arithmetic of one cell
+
+
+def _num(v: float) -> str:
+    if math.isinf(v):
+        return r"-\infty" if v < 0 else r"\infty"
+    text = f"{v:.4g}".replace("e-0", "e-").replace("e+0", "e+")
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = rf"{mantissa}\times 10^{{{int(exponent)}}}"
+    return text
+
+
+def _terms(a: Sequence[float], b: Sequence[float], shown: int) -> str:
+    parts = [rf"({_num(x)})({_num(y)})" for x, y in zip(a[:shown], b[:shown])]
+    if len(a) > shown:
+        parts.append(r"\cdots")
+    return " + ".join(parts)
+
+
+def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, shown: int = 3,
+               row_shown: int = 6) -> list[tuple[str, dict[str, object], str]]:
+    """The arithmetic of one cell as (caption i18n key, caption fields, LaTeX) lines.
+
+    A :class:`ScoreCell` gives q_i·k_j (the first ``shown`` products, "⋯", the sum over d_head),
+    the division by the divisor, the mask, and the softmax of row i (the row maximum, exp of up to
+    ``row_shown`` entries, their sum, the division); a :class:`DotProduct` its products and sum; a
+    :class:`Copy` where the number was copied from.
+    """
+    if isinstance(expl, Copy):
+        index = ", ".join(str(k) for k in expl.index)
+        return [("attn.cell_copy", {}, rf"\mathrm{{{name}}}[{i}, {j}] = \mathrm{{{expl.source}}}[{index}] = {_num(expl.value)}")]
+    if isinstance(expl, DotProduct):
+        return [("attn.cell_dot", {"shown": min(shown, len(expl.a)), "n": len(expl.a)},
+                 rf"\mathrm{{{name}}}[{i}, {j}] = {expl.a_name} \cdot {expl.b_name} = "
+                 rf"{_terms(expl.a, expl.b, shown)} = {_num(expl.total)}")]
+    c = expl
+    d = len(c.dot.a)
+    lines = [("attn.cell_dot", {"shown": min(shown, d), "n": d},
+              rf"S_{{{i},{j}}} = q_{{{i}}} \cdot k_{{{j}}} = {_terms(c.dot.a, c.dot.b, shown)} = {_num(c.dot.total)}")]
+    if c.edited:
+        lines.append(("attn.cell_edited", {}, rf"S_{{{i},{j}}} := {_num(c.raw)}"))
+    divisor = rf"\sqrt{{{d}}}" if math.isclose(c.divisor, math.sqrt(d)) else _num(c.divisor)
+    lines.append(("attn.cell_scale", {}, rf"\tilde S_{{{i},{j}}} = \dfrac{{{_num(c.raw)}}}{{{divisor}}} = {_num(c.scaled)}"))
+    if c.masked:
+        lines.append(("attn.cell_masked", {}, rf"{j} > {i} \Rightarrow \tilde S_{{{i},{j}}} = -\infty"))
+    T = len(c.row)
+    tau = "" if c.temperature == 1.0 else rf"/{_num(c.temperature)}"
+    ks = list(range(min(T, row_shown)))
+    if j not in ks:
+        ks[-1] = j
+    exps = r",\ ".join(rf"e_{{{k}}} = {_num(c.exps[k])}" for k in ks) + (r",\ \ldots" if T > len(ks) else "")
+    lines.append(("attn.cell_max", {}, rf"m = \max_k \tilde S_{{{i},k}} = {_num(c.row_max)}"))
+    lines.append(("attn.cell_exp", {"tau": c.temperature},
+                  rf"e_k = \exp\big((\tilde S_{{{i},k}} - m){tau}\big):\ {exps}"))
+    lines.append(("attn.cell_sum", {"n": T}, rf"\sum_k e_k = {_num(c.exp_sum)}"))
+    lines.append(("attn.cell_alpha", {}, rf"\alpha_{{{i},{j}}} = \dfrac{{e_{{{j}}}}}{{\sum_k e_k}} = "
+                  rf"\dfrac{{{_num(c.exps[j])}}}{{{_num(c.exp_sum)}}} = {_num(c.alpha[j])}"))
+    return lines
+
+
+def edits_from_editor(original: pd.DataFrame, edited: pd.DataFrame, head: int) -> tuple[tuple[tuple[int, int, int, float], ...], list[str]]:
+    """Score edits (head, i, j, value) where the data editor differs from the scores it was given.
+
+    Returns (edits, labels of cells left empty or not finite, which are ignored).
+    """
+    before = original.to_numpy(dtype=np.float64)
+    after = edited.to_numpy(dtype=np.float64, na_value=np.nan)
+    edits, bad = [], []
+    for i, j in zip(*np.nonzero(~(after == before))):
+        value = after[i, j]
+        if math.isfinite(value):
+            edits.append((head, int(i), int(j), float(value)))
+        else:
+            bad.append(f"({original.index[i]}, {original.columns[j]})")
+    return tuple(edits), bad
+
+
+def snapshot_labels(text: str, T: int) -> list[str]:
+    """Position labels of the training window of a snapshot: the text read as a cycle, T long."""
+    cyclic = (text * (T // max(len(text), 1) + 1))[:T]
+    return [f"{i} {c}" for i, c in enumerate(cyclic)]
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def set_defaults(text: str, sqrt_d_head: float) -> None:
+    """Default widget values (set in session state, so widgets never get a second default)."""
+    for key, value in ((K_TEXT, text), (K_LAYER, 0), (K_HEAD, 0), (K_STEP, STEP_IDS[0]), (K_MASK, True),
+                       (K_SCALING, "sqrt"), (K_DIVISOR, float(sqrt_d_head)), (K_TAU, 1.0)):
+        st.session_state.setdefault(key, value)
+
+
+def step_nav(step_labels: Mapping[str, str]) -> Step:
+    """Previous / next buttons around a direct choice of the nine steps; returns the chosen step."""
+    keep_choice(K_STEP, STEP_IDS)
+    index = STEP_IDS.index(st.session_state.get(K_STEP, STEP_IDS[0]))
+    chosen = st.radio(tr("attn.step"), STEP_IDS, format_func=step_labels.get, horizontal=True, key=K_STEP)
+    left, right, _ = st.columns([1, 1, 5])
+    left.button(tr("attn.prev"), icon=":material/arrow_back:", on_click=move_step, args=(-1,), disabled=index == 0,
+                key="attn_prev", width="stretch")
+    right.button(tr("attn.next"), icon=":material/arrow_forward:", on_click=move_step, args=(1,),
+                 disabled=index == len(STEP_IDS) - 1, key="attn_next", width="stretch")
+    return step_by_id(chosen)
+
+
+def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[str]) -> tuple[tuple[int, int, int, float], ...]:
+    """A toggle, and when it is on a data editor over the raw scores S of one head (the model's
+    own, layer ``layer``); returns the edits (none while the toggle is off)."""
+    if not st.toggle(tr("attn.edit_header", layer=layer, head=head), help=tr("attn.edit_help"), key=K_EDITING):
+        return ()
+    st.caption(tr("attn.edit_help"))
+    frame = pd.DataFrame(base.state["S"][0, head].numpy(), index=list(labels), columns=list(labels))
+    edited = st.data_editor(frame, key=f"attn_edit_l{layer}_h{head}", num_rows="fixed")
+    edits, bad = edits_from_editor(frame, edited, head)
+    if edits:
+        cells = ", ".join(f"S[{i}, {j}] = {v:.4g}" for _, i, j, v in edits)
+        st.caption(tr("attn.edit_count", n=len(edits), cells=cells))
+    if bad:
+        st.warning(tr("attn.edit_bad", cells=", ".join(bad)))
+    return edits
+
+
+_CONCRETE = {
+    "(B, T, d_model)": "(1, {T}, {D})",
+    "(B, h, T, d_head)": "(1, {h}, {T}, {d_head})",
+    "(B, h, T, T)": "(1, {h}, {T}, {T})",
+}
+
+
+def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str], cfg: GPTConfig,
+              future: list[list[bool]] | None) -> None:
+    """One step: formula, shapes, table + heatmap + CSV, the arithmetic of a picked cell, its code."""
+    T = len(labels)
+    st.subheader(tr("attn.step_header", number=step.number, name=tr(f"step.{step.id}.name")))
+    st.latex(step.formula)
+    concrete = _CONCRETE[step.shape].format(T=T, D=cfg.d_model, h=cfg.n_heads, d_head=cfg.d_head)
+    st.markdown(tr("attn.shape", symbolic=step.shape, concrete=concrete))
+    output = 0
+    if len(step.outputs) > 1:
+        keep_choice(K_OUTPUT, step.outputs)
+        name = st.segmented_control(tr("attn.output"), step.outputs, key=K_OUTPUT, default=step.outputs[0])
+        output = step.outputs.index(name) if name in step.outputs else 0
+    name = step.outputs[output]
+    m = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)
+    square = name in ("S", "S_scaled", "S_masked", "alpha")
+    head_part = tr("attn.head_part", head=head) if step.per_head else ""
+    st.caption(tr("attn.d_head", d_model=cfg.d_model, h=cfg.n_heads, d_head=cfg.d_head, head_part=head_part,
+                  rows=m.shape[0], cols=m.shape[1]))
+    if step.id == "scale":
+        sw = trace.switches
+        st.caption(tr("attn.divisor_now", divisor=f"√{cfg.d_head} = {math.sqrt(cfg.d_head):g}" if sw.scale is None else f"{sw.scale:g}"))
+    if step.id == "softmax":
+        st.caption(tr("attn.tau_now", tau=trace.switches.temperature))
+    cols = list(labels) if square else [str(j) for j in range(m.shape[1])]
+    title = f"{name} · {tr('attn.panel_head', h=head)}" if step.per_head else name
+    wide = m.shape[1] > 64  # T × d_model: the table above the heatmap, each the page's width
+    left, right = (st.container(), st.container()) if wide else st.columns([1, 1])
+    with left:
+        st.markdown(f"**{tr('attn.table', name=title)}**")
+        st.dataframe(matrix_table(m, labels, cols), width="stretch", height=min(400, 38 + 35 * T))
+        st.download_button(tr("attn.download"), lambda: matrix_csv(m, labels, cols), icon=":material/download:",
+                           file_name=f"attention_{step.number}_{step.id}_{name}_layer{trace.layer}_head{head}.csv",
+                           mime="text/csv", on_click="ignore", key="attn_download")
+    with right:
+        masked = future if step.id == "softmax" else None
+        st.vega_lite_chart(heatmap_spec(
+            m, labels, cols, kind="prob" if name == "alpha" else "signed", title=title, masked=masked,
+            row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
+            col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
+            value_title="α" if name == "alpha" else tr("attn.value"), masked_label=tr("attn.masked"),
+        ), width="content")
+    show_cell(trace, step, head, output, labels, cols)
+    path, first, last = step_source_location(step)
+    with st.expander(tr("attn.source", path=path, first=first, last=last)):
+        st.code(step.source(), language="python")
+
+
+def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels: Sequence[str],
+              cols: Sequence[str]) -> None:
+    """Two pickers (row, column) and the arithmetic of that cell with the trace's numbers."""
+    st.markdown(f"**{tr('attn.cell_header')}**")
+    rows = list(range(len(labels)))
+    columns = list(range(len(cols)))
+    keep_choice(K_CELL_I, rows)
+    keep_choice(K_CELL_J, columns)
+    st.session_state.setdefault(K_CELL_I, rows[-1])
+    st.session_state.setdefault(K_CELL_J, 0)
+    row_names = dict(enumerate(labels))
+    col_names = dict(enumerate(cols))
+    a, b, _ = st.columns([1, 1, 4])
+    i = a.selectbox(tr("attn.cell_row"), rows, format_func=row_names.get, key=K_CELL_I)
+    j = b.selectbox(tr("attn.cell_col"), columns, format_func=col_names.get, key=K_CELL_J)
+    expl = explain_cell(trace, step, head, i, j, output)
+    st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in cell_latex(expl, step.outputs[output], i, j)))
+
+
+def show_checks(tm: TrainedModel, run: ModelRun, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:
+    """The on-screen checks: row sums, exact zeros under the mask, the model's own output, SDPA, NaN."""
+    st.markdown(f"**{tr('attn.checks')}**")
+    ok, warn = ":material/check_circle:", ":material/warning:"
+    sums = row_sums(trace)[0, head]  # (T,)
+    dev = float((sums.double() - 1).abs().max())
+    st.markdown(f"{ok if dev < 1e-5 else warn} " + tr("attn.check_rows", n=sums.numel(), dev=dev, head=head))
+    n_masked, worst = masked_weights(trace)
+    if trace.switches.causal_mask:
+        value = tr("attn.check_masked_value") if worst == 0.0 else f"{worst:.3g}"
+        st.markdown(f"{ok if worst == 0.0 else warn} " + tr("attn.check_masked", n=n_masked, value=value))
+    else:
+        st.markdown(f"{ok} " + tr("attn.check_no_mask"))
+    diff = module_difference(tm.model, run, base)
+    st.markdown(f"{ok if diff < 1e-6 else warn} " + tr("attn.check_module", diff=diff))
+    if not trace.switches.is_default:
+        change = float((trace.state["out"] - base.state["out"]).abs().max())
+        st.markdown(":material/info: " + tr("attn.check_changed", diff=change))
+    sdpa = sdpa_switch_difference(trace)
+    if sdpa is None:
+        st.markdown(":material/info: " + tr("attn.check_sdpa_edits"))
+    else:
+        sw = trace.switches
+        scale = 1.0 / (sw.divisor(trace.state["Q_h"].shape[-1]) * sw.temperature)
+        st.markdown(f"{ok if sdpa < 1e-4 else warn} " + tr("attn.check_sdpa", causal=sw.causal_mask, scale=scale, diff=sdpa))
+    bad = non_finite(trace)
+    st.markdown(f"{warn} " + tr("attn.check_not_finite", names=", ".join(bad)) if bad else f"{ok} " + tr("attn.check_finite"))
+
+
+def show_prediction(tm: TrainedModel, run: ModelRun, text: str, layer: int, switches: Switches) -> None:
+    """The whole model's next character after ``text``, its own and under the switches (in ``layer``)."""
+    own = torch.softmax(run.logits[0].double(), dim=-1)  # (T, V)
+    new = own if switches.is_default else whatif_probs(tm, tm.uid, text, layer, switches)  # (T, V)
+    chars = list(tm.vocab.chars)
+    a, b = int(own[-1].argmax()), int(new[-1].argmax())
+    shown = text if len(text) <= 12 else "…" + text[-12:]
+    if switches.is_default:
+        st.markdown(tr("attn.pred_same", text=shown, own=chars[a], p=float(own[-1, a])))
+    else:
+        st.markdown(tr("attn.pred_changed", text=shown, own=chars[a], p=float(own[-1, a]), new=chars[b],
+                       q=float(new[-1, b]), layer=layer))
+    left, right = st.columns([2, 3])
+    left.dataframe(pd.DataFrame({
+        tr("attn.pred_char"): chars, tr("attn.pred_own"): own[-1].numpy(), tr("attn.pred_new"): new[-1].numpy(),
+        tr("attn.pred_diff"): (new[-1] - own[-1]).numpy(),
+    }), hide_index=True, width="stretch")
+    T = own.shape[0]
+    with right.expander(tr("attn.pred_positions")):
+        own_top, new_top = own.argmax(-1), new.argmax(-1)  # (T,)
+        st.dataframe(pd.DataFrame({
+            tr("attn.pred_pos"): range(T), tr("attn.pred_input"): list(text),
+            tr("attn.pred_own_next"): [f"{chars[k]} ({own[t, k]:.3f})" for t, k in enumerate(own_top.tolist())],
+            tr("attn.pred_new_next"): [f"{chars[k]} ({new[t, k]:.3f})" for t, k in enumerate(new_top.tolist())],
+        }), hide_index=True, width="stretch")
+
+
+def zero_future(alpha: torch.Tensor) -> np.ndarray:
+    """(T, T) booleans: future entries (j > i) that are exactly 0, i.e. hidden by a causal mask."""
+    T = alpha.shape[-1]
+    future = np.triu(np.ones((T, T), dtype=bool), k=1)
+    return future & (alpha.detach().cpu().numpy() == 0)
+
+
+def what_if(base: AttentionTrace, switches: Switches) -> AttentionTrace:
+    """``base`` under ``switches``, recomputed from the first step they change (no autograd)."""
+    with torch.no_grad():
+        return base.with_switches(switches)
+
+
+def grid_columns(panels: int, panel_size: int, width: int = 1000) -> int:
+    """Columns of small multiples: as many as fit ``width`` pixels (each panel plus ~40 px of
+    axis), balanced so the rows are equally full (8 panels that fit 7 a row give 2 rows of 4)."""
+    fit = max(1, min(panels, width // (panel_size + 40)))
+    rows = math.ceil(panels / fit)
+    return math.ceil(panels / rows)
