@@ -1,90 +1,212 @@
-"""Train page: hyperparameters, Train / Stop, live loss chart."""
+"""Train page: settings, Train / Pause / Step / Stop / Reset, live loss chart, runs, checkpoints."""
 
 import pandas as pd
 import streamlit as st
 
+from tinygpt import checkpoint
 from tinygpt.charts import loss_chart
-from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, MAX_TEXT_LEN, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
-from tinygpt.ui.common import model_banner, show_error
-from tinygpt.ui.i18n import tr
-from tinygpt.ui.jobs import job_queue, start_job
-from tinygpt.ui.models import set_own_model
-from tinygpt.vocab import CharVocab
+from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
+from tinygpt.train import NonFiniteLossError, host_configs, steps_per_epoch_tokens
+from tinygpt.ui.common import keep_widget_state, model_banner, show_error
+from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, MAX_PAUSE_SECONDS, MAX_RUNS, loss_table, record_of, run_labels, settings_of, start_job
+from tinygpt.ui.models import current_model, set_own_model
 
+SEED = {"train_text": "你好世界", "train_window": 0, "train_d_model": 512, "train_n_heads": 8, "train_n_layers": 6,
+        "train_d_ff": 2048, "train_max_len": 128, "train_norm": "pre", "train_positions": "learned", "train_lr": 1e-4,
+        "train_epochs": 1000, "train_seed": 0, "train_early_stop": 1e-4, "train_causal_mask": True}
+SMALL = {**SEED, "train_d_model": 64, "train_n_heads": 4, "train_n_layers": 2, "train_d_ff": 256, "train_lr": 1e-3, "train_epochs": 500}
+PRESETS = {"seed": SEED, "small": SMALL,
+           "cheat": {**SMALL, "train_text": "你好你世你界", "train_window": 4, "train_max_len": 16, "train_lr": 3e-3, "train_epochs": 300, "train_early_stop": 0.0}}
+POLL_SECONDS = 0.5
+ss = st.session_state
+
+
+def apply_preset(name: str) -> None:
+    ss.update(PRESETS[name])
+
+
+keep_widget_state(SEED)
 st.title(tr("train.title"))
 st.markdown(tr("train.intro"))
 model_banner()
 
-text = st.text_input(tr("train.text"), SEED_TEXT, max_chars=MAX_TEXT_LEN, help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text")
+cols = st.columns([2, 2, 2, 3], vertical_alignment="center")
+cols[0].markdown(tr("train.presets"))
+for col, name in zip(cols[1:], PRESETS):
+    col.button(tr(f"train.preset.{name}"), help=tr(f"train.preset.{name}_help"), on_click=apply_preset, args=(name,), key=f"train_preset_{name}", width="stretch")
+
 left, right = st.columns(2)
 with left:
     st.subheader(tr("train.model_header"))
-    d_model = st.select_slider(tr("train.d_model"), [16, 32, 64, 128, 256, 512], value=DEFAULT_GPT.d_model, key="train_d_model")
-    heads = [h for h in (1, 2, 4, 8, 16) if d_model % h == 0]
-    n_heads = st.select_slider(tr("train.n_heads"), heads, value=min(DEFAULT_GPT.n_heads, heads[-1]), help=tr("train.n_heads_help"), key="train_n_heads")
-    n_layers = st.slider(tr("train.n_layers"), 1, 8, DEFAULT_GPT.n_layers, key="train_n_layers")
-    d_ff = st.select_slider(tr("train.d_ff"), [32, 64, 128, 256, 512, 1024, 2048], value=DEFAULT_GPT.d_ff, key="train_d_ff")
-    max_len = st.number_input(tr("train.max_len"), 4, 256, DEFAULT_GPT.max_len, key="train_max_len")
+    d_model = st.select_slider(tr("train.d_model"), [16, 32, 64, 128, 256, 512], key="train_d_model")
+    st.select_slider(tr("train.n_heads"), [h for h in (1, 2, 4, 8, 16) if d_model % h == 0], help=tr("train.n_heads_help"), key="train_n_heads")
+    st.slider(tr("train.n_layers"), 1, 8, key="train_n_layers")
+    st.select_slider(tr("train.d_ff"), [32, 64, 128, 256, 512, 1024, 2048], key="train_d_ff")
+    st.number_input(tr("train.max_len"), 4, MAX_MAX_LEN, key="train_max_len")
+    norm_labels = {v: tr(f"train.norm.{v}") for v in ("pre", "post")}
+    st.radio(tr("train.norm"), list(norm_labels), format_func=norm_labels.get, horizontal=True, help=tr("train.norm_help"), key="train_norm")
+    pos_labels = {v: tr(f"train.positions.{v}") for v in ("learned", "sinusoidal")}
+    st.radio(tr("train.positions"), list(pos_labels), format_func=pos_labels.get, horizontal=True, key="train_positions")
 with right:
     st.subheader(tr("train.optim_header"))
-    lr = st.select_slider(tr("train.lr"), [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], value=DEFAULT_TRAIN.lr, format_func=lambda v: f"{v:g}", key="train_lr")
-    epochs = st.number_input(tr("train.epochs"), 1, 5000, DEFAULT_TRAIN.epochs, key="train_epochs")
-    seed = st.number_input(tr("train.seed"), 0, 2**31 - 1, DEFAULT_TRAIN.seed, key="train_seed")
-    early = st.select_slider(tr("train.early_stop"), [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], value=DEFAULT_TRAIN.early_stop_loss, format_func=lambda v: f"{v:g}", help=tr("train.early_stop_help"), key="train_early_stop")
+    st.text_input(tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text")
+    st.number_input(tr("train.window"), 0, MAX_MAX_LEN, help=tr("train.window_help"), key="train_window")
+    lr_labels = {v: f"{v:g}" for v in (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)}
+    st.select_slider(tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key="train_lr")
+    st.number_input(tr("train.epochs"), 1, None, help=tr("train.epochs_help", max=MAX_EPOCHS), key="train_epochs")
+    st.number_input(tr("train.seed"), 0, 2**31 - 1, key="train_seed")
+    es_labels = {v: f"{v:g}" for v in (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)}
+    st.select_slider(tr("train.early_stop"), list(es_labels), format_func=es_labels.get, help=tr("train.early_stop_help"), key="train_early_stop")
+    st.toggle(tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask")
 
-configs = None
+text, configs = ss["train_text"], None
 try:
-    vocab = CharVocab.from_text(text)
-    gpt_cfg = GPTConfig(vocab_size=len(vocab), max_len=int(max_len), d_model=d_model, n_heads=n_heads, n_layers=n_layers, d_ff=d_ff)
-    train_cfg = TrainConfig(lr=lr, epochs=int(epochs), seed=int(seed), early_stop_loss=early)
-    configs = (gpt_cfg, train_cfg)
-    st.caption(tr("train.params", n=gpt_cfg.n_parameters(), d_head=gpt_cfg.d_head))
+    configs = host_configs(
+        text,
+        {"max_len": int(ss["train_max_len"]), "d_model": d_model, "n_heads": ss["train_n_heads"], "n_layers": ss["train_n_layers"],
+         "d_ff": ss["train_d_ff"], "norm": ss["train_norm"], "positions": ss["train_positions"]},
+        {"lr": ss["train_lr"], "epochs": int(ss["train_epochs"]), "seed": int(ss["train_seed"]), "early_stop_loss": ss["train_early_stop"],
+         "causal_mask": ss["train_causal_mask"], "window": int(ss["train_window"]) or None},
+    )
+    tokens = steps_per_epoch_tokens(text, configs[1].window or min(len(text), configs[0].max_len))[1]
+    st.caption(tr("train.params", n=configs[0].n_parameters(), d_head=configs[0].d_head, tokens=tokens))
 except ConfigError as exc:
     show_error(exc)
 except ValueError:
     st.error(tr("err.empty_text"))
+st.caption(tr("train.limits", params=f"{MAX_PARAMETERS:,}", epochs=MAX_EPOCHS, text=MAX_TEXT_LEN, tokens=MAX_TOKENS_PER_STEP))
 
-job = st.session_state.get("job")
-b1, b2 = st.columns(2)
-if b1.button(tr("train.start"), type="primary", disabled=configs is None or (job is not None and job.active), key="train_start"):
-    job = st.session_state["job"] = start_job(text, *configs)
+# ---------------------------------------------------------------- controls (act at step boundaries)
+job = ss.get("job")
+status = job.status if job is not None else None
+c = st.columns(5)
+if c[0].button(tr("train.start"), type="primary", disabled=configs is None or status in ("waiting", "running", "paused"), key="train_start", width="stretch"):
+    ss["job"] = start_job(text, *configs)
     st.rerun()
-if b2.button(tr("train.stop"), disabled=job is None or not job.active, key="train_stop"):
+paused = status == "paused"
+if c[1].button(tr("train.resume" if paused else "train.pause"), disabled=status not in ("waiting", "running", "paused"), key="train_pause", width="stretch"):
+    if paused:
+        job.resume()
+    else:
+        job.pause()
+    st.rerun()
+if c[2].button(tr("train.step"), help=tr("train.step_help"), disabled=status in ("waiting", "running") or (not paused and configs is None), key="train_step", width="stretch"):
+    if paused:
+        job.step_once()
+    else:
+        ss["job"] = start_job(text, *configs, paused=True, steps=1)
+    st.rerun()
+if c[3].button(tr("train.stop"), disabled=status not in ("waiting", "running", "paused"), key="train_stop", width="stretch"):
     job.stop()
+    st.rerun()
+if c[4].button(tr("train.reset"), help=tr("train.reset_help"), disabled=job is None, key="train_reset", width="stretch"):
+    job.stop()
+    ss.pop("job")
+    st.rerun()
+
+# A run that ended joins the session's runs (its curve can be overlaid on later ones).
+runs = ss.setdefault("train_runs", [])
+if job is not None and not job.active and not any(r.job_id == job.job_id for r in runs):
+    runs.append(record_of(job, (runs[-1].number + 1) if runs else 1))
+    del runs[:-MAX_RUNS]
+polling = status in ("waiting", "running")
 
 
-@st.fragment(run_every=0.5 if job is not None and job.active else None)
+@st.fragment(run_every=POLL_SECONDS if polling else None)
 def live_progress() -> None:
-    """Redraws progress and the loss chart from the job; the job's thread never touches Streamlit."""
-    job = st.session_state.get("job")
-    if job is None:
-        return
-    status, losses = job.snapshot()
-    epochs = job.train_cfg.epochs
-    if status == "waiting":
-        st.info(tr("train.waiting", place=job_queue().place(id(job))))
-    elif status == "running" and losses:
-        st.progress(min(len(losses) / epochs, 1.0), tr("train.running", step=len(losses), epochs=epochs, loss=losses[-1]))
-    if losses:
-        history = pd.DataFrame({"step": range(1, len(losses) + 1), "loss": losses})
-        st.altair_chart(loss_chart(history, title=tr("train.chart_title"), x_title=tr("train.axis_step"), y_title=tr("train.axis_loss")), width="stretch")
-    if status == "done":
+    """Progress and the loss chart, redrawn from the job; the job's thread never touches Streamlit."""
+    job = ss.get("job")
+    p = job.progress() if job is not None else None
+    if p is not None:
+        st.caption(tr("train.this_run", settings=", ".join(f"{k}={v}" for k, v in settings_of(job.text, job.gpt_cfg, job.train_cfg).items())))
+        loss = f"{p.losses[-1]:.3e}" if p.losses else "—"
+        if p.replay is not None:
+            st.info(tr("train.replaying", i=p.replay[0], n=p.replay[1]))
+        elif p.status == "waiting":
+            st.info(tr("train.waiting", place=p.place, slots=MAX_CONCURRENT_JOBS) if p.place else tr("train.starting"))
+        elif p.status == "running":
+            st.progress(min(len(p.losses) / p.epochs, 1.0), tr("train.running", step=len(p.losses), epochs=p.epochs, loss=p.losses[-1]) if p.losses else tr("train.starting"))
+            if p.steps_per_s:
+                st.caption(tr("train.speed", rate=p.steps_per_s, eta=p.eta_s or 0))
+        elif p.status == "paused":
+            st.info(tr("train.paused", step=len(p.losses), loss=loss))
+    runs = ss.get("train_runs", [])
+    earlier = [r for r in runs if job is None or r.job_id != job.job_id]
+    overlay = st.toggle(tr("train.overlay"), value=True, key="train_overlay") if earlier else False
+    curves = [(r.settings, r.losses, r.number) for r in (earlier if overlay else [])]
+    if p is not None:
+        number = next((r.number for r in runs if r.job_id == job.job_id), (runs[-1].number + 1) if runs else 1)
+        curves.append((settings_of(job.text, job.gpt_cfg, job.train_cfg), p.losses, number))
+    if any(losses for _, losses, _ in curves):
+        labels = run_labels([s for s, _, _ in curves], [n for _, _, n in curves])
+        history = loss_table(list(zip(labels, [losses for _, losses, _ in curves])))
+        st.altair_chart(loss_chart(history, title=tr("train.chart_title"), x_title=tr("train.axis_step"), y_title=tr("train.axis_loss"), series_title=tr("train.axis_run")), width="stretch")
+    if p is not None:
+        end_message(job, p)
+    if (p is not None and p.status in ("waiting", "running")) != polling:
+        st.rerun()  # started or ended since the page was drawn: redraw the controls and the banner
+
+
+def end_message(job, p) -> None:
+    """What a finished, stopped or failed run says."""
+    if p.status == "done":
         tm = job.result
-        if st.session_state.get("own_model") is not tm:
-            set_own_model(tm)
+        if job.from_cache:
+            st.info(tr("train.from_cache"))
         st.success(tr("train.done", steps=len(tm.losses), loss=tm.losses[-1], seconds=tm.seconds, reason=tr(f"train.reason.{tm.stop_reason}")))
-    elif status == "stopped":
-        st.warning(tr("train.stopped", steps=len(losses)))
-    elif status == "error":
+    elif p.status == "stopped":
+        st.warning(tr("train.stopped_timeout", minutes=int(MAX_PAUSE_SECONDS // 60)) if job.timed_out else tr("train.stopped", steps=len(p.losses)))
+        if job.result is not None and job.result.losses and st.button(tr("train.use_stopped"), key="train_use_stopped"):
+            set_own_model(job.result)
+            st.rerun()
+    elif p.status == "error":
         exc = job.error
-        if hasattr(exc, "step"):
+        if isinstance(exc, NonFiniteLossError):
             st.error(tr("train.non_finite", step=exc.step, loss=exc.loss, lr=exc.lr, suggest=exc.lr / 10))
+            if job.result is not None and job.result.losses:
+                st.caption(tr("train.non_finite_kept", kept=exc.step - 1, loss=job.result.losses[-1]))
         else:
             show_error(exc)
-    if not job.active and st.session_state.get("_polling"):
-        st.session_state["_polling"] = False
-        st.rerun()
-    st.session_state["_polling"] = job.active
 
 
 live_progress()
+
+# ---------------------------------------------------------------- the session's runs, side by side
+if runs:
+    st.subheader(tr("train.runs_header"))
+    st.caption(tr("train.runs_help"))
+    labels = run_labels([r.settings for r in runs], [r.number for r in runs])
+    yes, no = tr("train.yes"), tr("train.no")
+    st.dataframe(pd.DataFrame({
+        tr("train.col.run"): labels,
+        tr("train.col.status"): [tr(f"train.reason.{r.stop_reason}") for r in runs],
+        tr("train.col.steps"): [len(r.losses) for r in runs],
+        tr("train.col.final_loss"): [f"{r.losses[-1]:.3e}" if r.losses else "—" for r in runs],
+        tr("train.col.mask"): [yes if r.settings["causal_mask"] else no for r in runs],
+        tr("train.col.generation"): [r.generation for r in runs],
+        tr("train.col.expected"): [r.expected for r in runs],
+        tr("train.col.match"): [yes if r.generation == r.expected else no for r in runs],
+    }), hide_index=True, width="stretch", key="train_runs_table")
+
+# ---------------------------------------------------------------- checkpoints (safetensors, never pickle)
+st.subheader(tr("train.ckpt_header"))
+tm, _ = current_model()
+st.download_button(tr("train.download"), data=lambda: checkpoint.to_bytes(tm), file_name=f"tinygpt-{tm.uid[:8]}.safetensors",
+                   mime="application/octet-stream", help=tr("train.download_help"), on_click="ignore", key="train_download")
+upload = st.file_uploader(tr("train.upload"), key="train_upload")
+if upload is not None and ss.get("_ckpt_file") != upload.file_id:
+    ss["_ckpt_file"] = upload.file_id
+    try:
+        checkpoint.check_size(upload.size)
+        loaded = checkpoint.from_bytes(upload.getvalue())
+        set_own_model(loaded)
+        ss["_ckpt_msg"] = ("success", tr("train.upload_ok", text=loaded.text, params=loaded.gpt_cfg.n_parameters(), steps=len(loaded.losses)))
+    except checkpoint.CheckpointError as exc:
+        ss["_ckpt_msg"] = ("error", tr(f"ckpt.err.{exc.key}", **exc.params))
+    except Exception as exc:  # a message, never a traceback
+        ss["_ckpt_msg"] = ("error", error_text(exc))
+    st.rerun()
+if upload is not None and ss.get("_ckpt_msg"):
+    kind, message = ss["_ckpt_msg"]
+    (st.success if kind == "success" else st.error)(message)

@@ -19,6 +19,10 @@ MAX_TEXT_LEN = 256
 MAX_D_MODEL = 1024
 MAX_LAYERS = 12
 MAX_MAX_LEN = 512
+#: Tokens in one optimizer step (training sequences × window), and parameters × those tokens:
+#: bounds on the memory and time of one step (the seed: 4 tokens × 18,972,676 parameters).
+MAX_TOKENS_PER_STEP = 1024
+MAX_STEP_WORK = 2_500_000_000
 
 
 class ConfigError(ValueError):

@@ -1,15 +1,30 @@
 """Training loop of the seed (full-batch Adam on cross-entropy), with the controls an app needs.
 
-The seed trains one sequence (你好世界 → 好世界你) for 1000 epochs with Adam(lr=1e-4). Here the
-same mathematics runs step by step through :class:`Trainer` so a caller can report each step,
-stop, pause, stop early below a loss threshold, and stop cleanly on a non-finite loss with the
-last finite weights kept. ``Adam(fused=True)`` is the same update as the seed's Adam, computed
-in one fused kernel (measured ~4× faster on this host's seed config).
+The seed (textbook section 22.2.2) trains one sequence (你好世界 → 好世界你) for 1000 epochs
+with ``Adam(lr=1e-4)``: zero_grad, forward, cross-entropy, backward, step. Here the same
+mathematics runs step by step through :class:`Trainer` so a caller can report each step, pause,
+stop, stop early below a loss threshold, and stop cleanly on a non-finite loss with the last
+finite weights kept. Differences that keep the mathematics and only change the speed:
+
+- ``Adam(fused=True)``: the seed's Adam update computed in one fused kernel per tensor list
+  instead of about ten elementwise passes with temporaries (~4× faster on this host).
+- The step runs with ``TRAIN_THREADS`` intra-op threads (1): on a shared 2-core host two
+  OpenMP threads per job wait on each other, and two jobs of one thread use both cores.
+- No copy of the weights per step for the non-finite guard. The loss is checked *before* the
+  update, so a non-finite loss never changes the weights; the weights that produced it, W_k,
+  are the result of the last update, and the last weights whose loss was finite are W_{k-1}.
+  Those are rebuilt exactly by replaying steps 1..k-1 from the starting weights, which
+  deterministic training makes bitwise equal (the replayed losses are checked against the
+  recorded ones). The replay costs time only when a run diverges, never per step.
+
+Shapes: N training sequences, W window (characters per sequence), V vocab_size,
+L n_layers, h n_heads, T snapshot length.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import time
 import uuid
 from collections.abc import Callable
@@ -18,19 +33,30 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
 
-from tinygpt.attention import Switches
-from tinygpt.config import GPTConfig, TrainConfig
+from tinygpt.attention import Switches, run_steps
+from tinygpt.config import (
+    MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError, GPTConfig, TrainConfig,
+)
 from tinygpt.model import GPT
 from tinygpt.vocab import CharVocab, training_pairs
 
-
 _NO_MASK = Switches(causal_mask=False)
+
+#: Intra-op threads a training step uses (env TINYGPT_TRAIN_THREADS overrides). See the module doc.
+TRAIN_THREADS = max(1, int(os.environ.get("TINYGPT_TRAIN_THREADS", "1") or 1))
+#: Snapshots keep α of at most this many positions of the first window (memory: L·h·T²·4 bytes each).
+SNAPSHOT_MAX_T = 64
+#: Steps at which α is saved (plus the final step), roughly log-spaced: 0 is before training.
+SNAPSHOT_STEPS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000)
+#: All snapshots of one run together stay under this many bytes (fewer steps are kept if needed).
+SNAPSHOT_BUDGET_BYTES = 16 * 2**20
 
 
 class NonFiniteLossError(RuntimeError):
     """The loss became NaN or ±∞ at ``step`` (1-based) with learning rate ``lr``.
 
-    The model's weights were put back to the last ones that gave a finite loss.
+    The model's weights were put back to the last ones that gave a finite loss (those of step
+    ``step - 1``, whose loss is the last entry of ``TrainedModel.losses``).
     """
 
     def __init__(self, step: int, loss: float, lr: float) -> None:
@@ -50,6 +76,9 @@ class TrainedModel:
     ``losses[k]`` is the loss of optimizer step k+1 (before that step's update), as the seed prints.
     ``stop_reason`` is one of "epochs", "early_stop", "stopped", "non_finite".
     ``uid`` identifies this model in caches (ids of dead objects can be reused; uids are not).
+    ``init_seed``: when set, ``model`` held the weights of ``GPT(gpt_cfg, seed=init_seed)`` before
+    its first training step (``build`` sets it; code that changes the weights otherwise clears it).
+    ``frozen``: the model is shared read-only (the process-wide cache); it must not be trained.
     """
 
     model: GPT
@@ -61,13 +90,80 @@ class TrainedModel:
     stop_reason: str = "epochs"
     seconds: float = 0.0
     uid: str = field(default_factory=lambda: uuid.uuid4().hex)
-    #: α of the training text (its first window) at a few training steps: step -> (n_layers, h, T, T).
+    #: α of the training text (its first window, at most SNAPSHOT_MAX_T positions) with the
+    #: weights after ``step`` optimizer steps: step -> (n_layers, h, T, T). Step 0 is before
+    #: training; the last key is the final step. Computed with the training's own switches
+    #: (the causal mask off for a run with ``causal_mask=False``).
     snapshots: dict[int, torch.Tensor] = field(default_factory=dict)
+    init_seed: int | None = None
+    frozen: bool = False
 
     @property
     def window(self) -> int:
         """Length of the training sequences (positions 0..window-1 were trained)."""
         return self.train_cfg.window or min(len(self.text), self.gpt_cfg.max_len)
+
+    def freeze(self) -> TrainedModel:
+        """Make the model read-only for sharing: eval mode, no gradients, ``frozen``; returns self."""
+        self.model.eval()
+        for p in self.model.parameters():
+            p.requires_grad_(False)
+        self.frozen = True
+        return self
+
+
+def steps_per_epoch_tokens(text: str, window: int) -> tuple[int, int]:
+    """(number of training sequences N, tokens per optimizer step N·W) for ``text`` and ``window``.
+
+    Follows :func:`tinygpt.vocab.training_pairs`: one sequence when the window is the whole
+    text, else one per starting character of the cyclic text.
+    """
+    n = 1 if window == len(text) else len(text)
+    return n, n * window
+
+
+def check_host_limits(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> None:
+    """Refuse a run that this host (2 cores, < 2.7 GB) cannot train in reasonable time and memory.
+
+    Checks the text length (``MAX_TEXT_LEN``), the window (1..max_len), the tokens of one
+    optimizer step (N·W ≤ ``MAX_TOKENS_PER_STEP``) and the work of one step (parameters × tokens
+    ≤ ``MAX_STEP_WORK``). Parameters and epochs are checked by the configs themselves.
+
+    Raises:
+        ConfigError naming the value and the limit (``key`` selects the i18n message).
+    """
+    if len(text) > MAX_TEXT_LEN:
+        raise ConfigError("text", len(text), f"at most {MAX_TEXT_LEN} characters on this host",
+                          "max_text_len", limit=MAX_TEXT_LEN)
+    window = train_cfg.window or min(len(text), gpt_cfg.max_len)
+    if window > gpt_cfg.max_len:
+        raise ConfigError("window", window, f"from 1 to max_len={gpt_cfg.max_len}", "window", max_len=gpt_cfg.max_len)
+    n, tokens = steps_per_epoch_tokens(text, window)
+    if tokens > MAX_TOKENS_PER_STEP:
+        raise ConfigError("tokens_per_step", tokens, f"at most {MAX_TOKENS_PER_STEP} ({n} sequences × window {window})",
+                          "max_tokens", limit=MAX_TOKENS_PER_STEP, n=n, window=window)
+    params = gpt_cfg.n_parameters()
+    if params * tokens > MAX_STEP_WORK:
+        raise ConfigError("work_per_step", params * tokens,
+                          f"parameters × tokens per step at most {MAX_STEP_WORK:.2g} ({params:,} × {tokens})",
+                          "max_work", limit=f"{MAX_STEP_WORK:.2g}", params=f"{params:,}", tokens=tokens)
+
+
+def host_configs(text: str, gpt: dict, training: dict) -> tuple[GPTConfig, TrainConfig]:
+    """Validated (GPTConfig, TrainConfig) for a run on ``text`` from plain settings, host limits included.
+
+    ``gpt`` and ``training`` hold the dataclasses' fields (``vocab_size`` comes from the text).
+    Raises ValueError for an empty text, ConfigError naming the value and the accepted range
+    (epochs above ``MAX_EPOCHS`` get the host-limit message) or a limit of :func:`check_host_limits`.
+    """
+    vocab = CharVocab.from_text(text)
+    epochs = training.get("epochs", 1)
+    if isinstance(epochs, int) and epochs > MAX_EPOCHS:
+        raise ConfigError("epochs", epochs, f"at most {MAX_EPOCHS} on this host", "max_epochs", limit=MAX_EPOCHS)
+    gpt_cfg = GPTConfig(**{**gpt, "vocab_size": len(vocab)})
+    train_cfg = TrainConfig(**training)
+    check_host_limits(text, gpt_cfg, train_cfg)
+    return gpt_cfg, train_cfg
 
 
 def build(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> TrainedModel:
@@ -80,57 +176,177 @@ def build(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> TrainedModel
     if gpt_cfg.vocab_size != len(vocab):
         gpt_cfg = GPTConfig(**{**gpt_cfg.to_dict(), "vocab_size": len(vocab)})
     model = GPT(gpt_cfg, seed=train_cfg.seed)
-    return TrainedModel(model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg)
+    return TrainedModel(model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg,
+                        init_seed=train_cfg.seed)
+
+
+@torch.no_grad()
+def attention_maps(model: GPT, idx: torch.Tensor, switches: Switches | None = None) -> torch.Tensor:
+    """α of every layer for one sequence: idx (1, T) -> (n_layers, h, T, T).
+
+    Each block's attention input is put through the nine steps (``tinygpt.attention.run_steps``)
+    under ``switches`` (None: the model's own), then the block runs as in the forward pass.
+    """
+    sw = switches or Switches()
+    x = model.embed(idx)  # (1, T, D)
+    maps = []
+    for block in model.blocks:
+        alpha = run_steps({"x": block.attention_input(x)}, block.attn.weights(), sw)["alpha"]  # (1, h, T, T)
+        maps.append(alpha[0])
+        x = block(x, sw)  # (1, T, D)
+    return torch.stack(maps)  # (L, h, T, T)
+
+
+def snapshot_steps(epochs: int, n_layers: int, n_heads: int, T: int) -> tuple[int, ...]:
+    """The steps (≤ epochs) whose α a run saves, thinned to fit ``SNAPSHOT_BUDGET_BYTES``.
+
+    The final step is saved as well when the run ends (early stop, Stop, or the last epoch).
+    """
+    steps = [s for s in SNAPSHOT_STEPS if s <= epochs]
+    per = n_layers * n_heads * T * T * 4
+    keep = max(0, SNAPSHOT_BUDGET_BYTES // per - 1)  # one left for the final step
+    if len(steps) > keep:
+        picks = sorted({round(i * (len(steps) - 1) / max(keep - 1, 1)) for i in range(keep)}) if keep else []
+        steps = [steps[i] for i in picks]
+    return tuple(steps)
+
+
+def _fingerprint(model: GPT) -> list[float]:
+    """Per-parameter float64 sums: a cheap check that two weight sets are the same start."""
+    with torch.no_grad():
+        return [float(p.sum(dtype=torch.float64)) for p in model.parameters()]
 
 
 class Trainer:
     """Steps the optimizer on a TrainedModel's text; one call of :meth:`step` is one epoch.
 
-    The seed's batch is the whole text, so an epoch is one optimizer step.
+    The seed's batch is the whole text, so an epoch is one optimizer step. Raises ValueError
+    for a frozen (shared) model.
     """
 
-    def __init__(self, tm: TrainedModel) -> None:
+    def __init__(self, tm: TrainedModel, threads: int = TRAIN_THREADS) -> None:
+        if tm.frozen:
+            raise ValueError("this model is shared read-only (frozen); build a new one to train")
         self.tm = tm
+        self.threads = threads
         cfg = tm.train_cfg
         self.inputs, self.targets = training_pairs(tm.vocab, tm.text, tm.window)  # (N, W) each
         self.optimizer = torch.optim.Adam(tm.model.parameters(), lr=cfg.lr, fused=True)
         self.switches = None if cfg.causal_mask else _NO_MASK
-        self._last_good = [p.detach().clone() for p in tm.model.parameters()]
         self.steps = len(tm.losses)
+        self._start_steps = self.steps
+        # Starting weights for the replay of the non-finite guard: rebuilt from the seed when the
+        # model is build()'s untouched initialisation (checked by fingerprint), else copied once.
+        self._start_fp = _fingerprint(tm.model)
+        fresh = self.steps == 0 and tm.init_seed is not None
+        self._start = None if fresh else [p.detach().clone() for p in tm.model.parameters()]
+        T = min(tm.window, SNAPSHOT_MAX_T)
+        self._snap_ids = self.inputs[:1, :T]  # (1, T)
+        g = tm.gpt_cfg
+        self._snap_steps = set(snapshot_steps(cfg.epochs, g.n_layers, g.n_heads, T))
+        self.replay_progress: tuple[int, int] | None = None
+        #: the optimizer step whose weights the model holds (differs from ``steps`` after a restore)
+        self.weights_step = self.steps
 
     @property
     def done(self) -> bool:
         """True when the epochs are used up or the early-stop threshold was reached."""
         return self.tm.stop_reason in ("early_stop", "non_finite") or self.steps >= self.tm.train_cfg.epochs
 
-    def step(self) -> float:
-        """One optimizer step; returns the loss before the update.
+    def _use_threads(self) -> None:
+        if torch.get_num_threads() != self.threads:
+            torch.set_num_threads(self.threads)  # this thread only (OpenMP/MKL thread-local)
 
-        Raises NonFiniteLossError (weights restored to the last finite ones) on NaN/∞.
-        """
-        model = self.tm.model
-        model.train()
-        logits = model(self.inputs, self.switches)  # (N, W, V)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), self.targets.reshape(-1))
-        value = loss.item()
-        self.steps += 1
-        if not math.isfinite(value):
-            with torch.no_grad():
-                for p, good in zip(model.parameters(), self._last_good):
-                    p.copy_(good)
-            self.tm.stop_reason = "non_finite"
-            raise NonFiniteLossError(self.steps, value, self.tm.train_cfg.lr)
-        with torch.no_grad():
-            torch._foreach_copy_(self._last_good, list(model.parameters()))
+    def _loss(self) -> torch.Tensor:
+        logits = self.tm.model(self.inputs, self.switches)  # (N, W, V)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), self.targets.reshape(-1))
+
+    def _update(self, loss: torch.Tensor) -> None:
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
+
+    def snapshot(self) -> None:
+        """Save α of the first window with the current weights under ``tm.snapshots[weights_step]``."""
+        self.tm.snapshots[self.weights_step] = attention_maps(self.tm.model, self._snap_ids, self.switches)
+
+    def step(self) -> float:
+        """One optimizer step; returns the loss before the update (the seed's printed loss).
+
+        Raises NonFiniteLossError when that loss is NaN/∞: the weights are then those of the
+        last step whose loss was finite (see the module doc), and ``stop_reason`` is "non_finite".
+        """
+        self._use_threads()
+        start = time.perf_counter()
+        model = self.tm.model
+        model.train()
+        if self.steps in self._snap_steps and self.steps not in self.tm.snapshots:
+            self.snapshot()
+        loss = self._loss()
+        value = loss.item()
+        if not math.isfinite(value):
+            del loss
+            self.weights_step = self._restore_last_finite()
+            for s in [s for s in self.tm.snapshots if s > self.weights_step]:
+                del self.tm.snapshots[s]  # taken with weights whose loss was not finite
+            self.tm.stop_reason = "non_finite"
+            self.tm.seconds += time.perf_counter() - start
+            raise NonFiniteLossError(self.steps + 1, value, self.tm.train_cfg.lr)
+        self._update(loss)
+        self.steps += 1
+        self.weights_step = self.steps
         self.tm.losses.append(value)
         if value < self.tm.train_cfg.early_stop_loss:
             self.tm.stop_reason = "early_stop"
         elif self.steps >= self.tm.train_cfg.epochs:
             self.tm.stop_reason = "epochs"
+        self.tm.seconds += time.perf_counter() - start
         return value
+
+    def _restore_last_finite(self) -> int:
+        """Put back the weights that gave ``losses[-1]`` by replaying from the starting weights.
+
+        This Trainer made k updates (W_k produced the non-finite loss); W_{k-1} is rebuilt by k-1
+        replayed steps. Returns the step whose weights the model now holds. Raises RuntimeError
+        if the replay does not reproduce the recorded losses bitwise (training not deterministic).
+        """
+        model = self.tm.model
+        k = self.steps - self._start_steps
+        if k == 0:
+            return self.steps  # no update happened: the weights are the starting ones
+        self.optimizer = None  # free the old Adam state before the replay allocates a new one
+        with torch.no_grad():
+            if self._start is None:
+                fresh = GPT(self.tm.gpt_cfg, seed=self.tm.init_seed)
+                for p, q in zip(model.parameters(), fresh.parameters()):
+                    p.copy_(q)
+                del fresh
+                if _fingerprint(model) != self._start_fp:
+                    raise RuntimeError("the starting weights were changed after build(); clear init_seed to copy them")
+            else:
+                for p, q in zip(model.parameters(), self._start):
+                    p.copy_(q)
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=self.tm.train_cfg.lr, fused=True)
+        recorded = self.tm.losses[self._start_steps:]
+        for i in range(k - 1):
+            self.replay_progress = (i + 1, k - 1)
+            loss = self._loss()
+            if loss.item() != recorded[i]:
+                raise RuntimeError(f"replay of step {self._start_steps + i + 1} gave {loss.item()} not {recorded[i]}")
+            self._update(loss)
+        self.optimizer.zero_grad(set_to_none=True)
+        self.replay_progress = None
+        return self.steps - 1
+
+    def finish(self) -> TrainedModel:
+        """End the run: save the final snapshot, switch to eval mode; returns the TrainedModel."""
+        if self.weights_step not in self.tm.snapshots:
+            self._use_threads()
+            self.snapshot()
+        if self.optimizer is not None:
+            self.optimizer.zero_grad(set_to_none=True)
+        self.tm.model.eval()
+        return self.tm
 
     def run(
         self,
@@ -142,7 +358,6 @@ class Trainer:
         Returns the TrainedModel (its ``stop_reason`` says why it ended). Raises
         NonFiniteLossError as :meth:`step` does.
         """
-        start = time.perf_counter()
         try:
             while not self.done:
                 if should_stop is not None and should_stop():
@@ -152,8 +367,7 @@ class Trainer:
                 if on_step is not None:
                     on_step(self.steps, loss)
         finally:
-            self.tm.seconds += time.perf_counter() - start
-            self.tm.model.eval()
+            self.finish()
         return self.tm
 
 
@@ -170,4 +384,3 @@ def train(
     NonFiniteLossError when the loss stops being finite.
     """
     return Trainer(build(text, gpt_cfg, train_cfg)).run(on_step, should_stop)
-

@@ -21,6 +21,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "你的训练仍在后台进行（第 {step} 步）；本页使用最近一个训练完成的模型。",
         "Your training is still running in the background (step {step}); this page uses the latest finished model.",
     ),
+    "model.training_paused": (
+        "你的训练已暂停（第 {step} 步）；本页使用最近一个训练完成的模型。",
+        "Your training is paused (step {step}); this page uses the latest finished model.",
+    ),
     "err.unknown_chars": (
         "词表中没有这些字符：{unknown}。本模型认识的字符：{known}",
         "These characters are not in the vocabulary: {unknown}. The model knows: {known}",

@@ -17,8 +17,23 @@ def model_banner() -> TrainedModel:
     st.caption(tr(key, text=tm.text, steps=len(tm.losses), loss=loss))
     job = st.session_state.get("job")
     if job is not None and job.active:
-        st.info(tr("model.training_running", step=len(job.losses)))
+        paused = job.status == "paused"
+        st.info(tr("model.training_paused" if paused else "model.training_running", step=len(job.losses)))
     return tm
+
+
+def keep_widget_state(defaults: dict[str, object]) -> None:
+    """Give keyed widgets their default once and keep their values across page switches.
+
+    Streamlit forgets a widget's value when a run of another page does not draw it; a shadow
+    copy (``_keep.<key>``, a plain session value) restores it when the page comes back. Call at
+    the top of the page and create the widgets with ``key=`` and no ``value=``.
+    """
+    for key, default in defaults.items():
+        shadow = f"_keep.{key}"
+        if key not in st.session_state:
+            st.session_state[key] = st.session_state.get(shadow, default)
+        st.session_state[shadow] = st.session_state[key]
 
 
 def show_error(exc: Exception) -> None:

@@ -1,36 +1,81 @@
 """A session's training job: a background thread that trains while the pages keep working.
 
-The thread never calls ``st.*``; it only writes the job's fields under its lock. The page polls
-the job from a fragment and redraws the live chart. A process-wide semaphore bounds how many jobs
-train at once (the host has 2 cores); a waiting job reports its place in line.
+The thread never calls ``st.*``; it only writes the job's fields under its lock, and the page
+polls :meth:`TrainingJob.progress` from a fragment that redraws the live chart. Controls act at
+step boundaries (Pause, Resume, Step = one optimizer step, Stop). A process-wide
+:class:`JobQueue` bounds how many jobs hold a training slot at once (the host has 2 cores and
+each job trains with one thread); a waiting job reports its place in line. A paused job keeps
+its slot (its weights and Adam state stay in memory) and stops by itself after
+``MAX_PAUSE_SECONDS``.
+
+Also here: the session's earlier runs (:class:`RunRecord`), labelled by the settings that differ,
+and the loss table the chart draws.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+import uuid
+from collections import deque
 from dataclasses import dataclass, field
 
+import pandas as pd
 import streamlit as st
 
 from tinygpt.config import GPTConfig, TrainConfig
+from tinygpt.generate import MAX_NEW_CHARS, generate
 from tinygpt.train import NonFiniteLossError, TrainedModel, Trainer, build
 from tinygpt.ui.models import ModelShelf, model_key, shelf
 
-MAX_CONCURRENT_JOBS = 1
+#: Jobs training at once in this process (env TINYGPT_MAX_JOBS overrides): 2 cores, 1 thread each.
+MAX_CONCURRENT_JOBS = max(1, int(os.environ.get("TINYGPT_MAX_JOBS", "2") or 2))
+#: A job paused longer than this stops by itself and frees its slot.
+MAX_PAUSE_SECONDS = 300.0
+#: Steps/s is measured over this many recent steps.
+RATE_WINDOW = 20
+#: The chart draws at most this many points per run (evenly thinned, first and last kept).
+MAX_CHART_POINTS = 500
+#: Earlier runs a session keeps for the overlay.
+MAX_RUNS = 8
+
+ACTIVE = ("waiting", "running", "paused")
 
 
-@dataclass
 class JobQueue:
-    """Process-wide limit on concurrent training jobs, with a FIFO of waiting jobs."""
+    """Process-wide limit on concurrent training jobs, first come first served."""
 
-    slots: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(MAX_CONCURRENT_JOBS))
-    waiting: list[int] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    def __init__(self, slots: int = MAX_CONCURRENT_JOBS) -> None:
+        self.slots = slots
+        self.running = 0
+        self.waiting: list[str] = []
+        self._cond = threading.Condition()
 
-    def place(self, job_id: int) -> int:
+    def acquire(self, job_id: str, cancelled=lambda: False) -> bool:
+        """Wait for a slot in line; False if ``cancelled()`` became true while waiting."""
+        with self._cond:
+            self.waiting.append(job_id)
+            try:
+                while not (self.running < self.slots and self.waiting[0] == job_id):
+                    if cancelled():
+                        return False
+                    self._cond.wait(0.2)
+                self.running += 1
+                return True
+            finally:
+                self.waiting.remove(job_id)
+                self._cond.notify_all()
+
+    def release(self) -> None:
+        """Give a slot back."""
+        with self._cond:
+            self.running -= 1
+            self._cond.notify_all()
+
+    def place(self, job_id: str) -> int:
         """1-based place of a waiting job in the line (0 when it is not waiting)."""
-        with self.lock:
+        with self._cond:
             return self.waiting.index(job_id) + 1 if job_id in self.waiting else 0
 
 
@@ -40,13 +85,40 @@ def job_queue() -> JobQueue:
     return JobQueue()
 
 
-@dataclass
+def greedy_check(tm: TrainedModel) -> tuple[str, str]:
+    """(greedy continuation of the text's first character, what the text says comes next).
+
+    Generation runs with the causal mask, as it must (the future is not there yet), whatever
+    mask the model trained with; window - 1 characters (at most MAX_NEW_CHARS), the positions trained.
+    """
+    n = min(tm.window - 1, MAX_NEW_CHARS)
+    steps = generate(tm.model, tm.vocab, tm.text[0], n, trained_len=tm.window)
+    cyc = tm.text * (tm.window // len(tm.text) + 2)
+    return "".join(s.chosen for s in steps), cyc[1 : n + 1]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A consistent view of a job for the page: status, losses so far, speed, place in line."""
+
+    status: str
+    losses: list[float]
+    epochs: int
+    steps_per_s: float | None
+    eta_s: float | None
+    place: int
+    replay: tuple[int, int] | None
+
+
+@dataclass(eq=False)
 class TrainingJob:
     """One training run in a background thread.
 
-    ``status``: "waiting", "running", "done" (epochs or early stop), "stopped" (Stop pressed),
-    "error" (``error`` holds the exception; for a non-finite loss the last finite weights are in
-    ``result``). ``losses`` grows step by step; read it through :meth:`snapshot`.
+    ``status``: "waiting" (for a slot), "running", "paused", "done" (epochs or early stop;
+    ``result`` is the shared model), "stopped" (Stop pressed or paused too long; ``result`` has
+    the weights reached), "error" (``error`` holds the exception; for a non-finite loss
+    ``result`` has the last finite weights). ``losses`` grows step by step; read it through
+    :meth:`progress`. ``from_cache``: the settings were trained before, nothing ran.
     """
 
     text: str
@@ -56,71 +128,215 @@ class TrainingJob:
     losses: list[float] = field(default_factory=list)
     result: TrainedModel | None = None
     error: Exception | None = None
-    started: float = 0.0
-    finished: float = 0.0
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    from_cache: bool = False
+    timed_out: bool = False
+    generation: tuple[str, str] = ("", "")
+    job_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    _queue: JobQueue | None = None
+    _trainer: Trainer | None = None
+    _want: str = "run"
+    _budget: int = 0
+    _stop: bool = False
+    _times: deque = field(default_factory=lambda: deque(maxlen=RATE_WINDOW))
+    _cond: threading.Condition = field(default_factory=threading.Condition)
     _thread: threading.Thread | None = None
 
-    def start(self, queue: JobQueue, models: ModelShelf) -> None:
-        """Start the thread; returns at once."""
-        self._thread = threading.Thread(target=self._run, args=(queue, models), daemon=True)
+    # ------------------------------------------------------------------ controls (any thread)
+    def start(self, queue: JobQueue, models: ModelShelf, paused: bool = False, steps: int = 0) -> None:
+        """Start the thread and return at once; ``paused`` starts paused after ``steps`` steps."""
+        self._queue = queue
+        self._want, self._budget = ("pause", steps) if paused else ("run", 0)
+        self._thread = threading.Thread(target=self._run, args=(queue, models), daemon=True, name=f"train-{self.job_id[:8]}")
         self._thread.start()
 
+    def pause(self) -> None:
+        """Pause at the next step boundary."""
+        with self._cond:
+            self._want = "pause"
+            self._cond.notify_all()
+
+    def resume(self) -> None:
+        """Continue training."""
+        with self._cond:
+            self._want, self._budget = "run", 0
+            self._times.clear()
+            self._cond.notify_all()
+
+    def step_once(self) -> None:
+        """While paused: one optimizer step, then paused again."""
+        with self._cond:
+            self._want = "pause"
+            self._budget += 1
+            self._cond.notify_all()
+
     def stop(self) -> None:
-        """Ask the job to stop at the next step boundary (it keeps the weights it has)."""
-        self._stop.set()
+        """Stop at the next step boundary (a waiting job leaves the line); keeps the weights reached."""
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the thread to end (tests and benchmarks)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
 
     @property
     def active(self) -> bool:
-        """True while waiting or running."""
-        return self.status in ("waiting", "running")
+        """True while waiting, running or paused."""
+        return self.status in ACTIVE
 
-    def snapshot(self) -> tuple[str, list[float]]:
-        """(status, a copy of the losses so far), consistent with each other."""
-        with self._lock:
-            return self.status, list(self.losses)
+    def progress(self) -> Progress:
+        """Status, a copy of the losses, steps/s over the last steps, seconds left at that rate, place in line."""
+        with self._cond:
+            status, losses, times = self.status, list(self.losses), list(self._times)
+        rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) >= 2 and times[-1] > times[0] else None
+        eta = (self.train_cfg.epochs - len(losses)) / rate if rate and status == "running" else None
+        place = self._queue.place(self.job_id) if self._queue is not None and status == "waiting" else 0
+        replay = self._trainer.replay_progress if self._trainer is not None else None
+        return Progress(status, losses, self.train_cfg.epochs, rate, eta, place, replay)
 
-    def _on_step(self, step: int, loss: float) -> None:
-        with self._lock:
-            self.losses.append(loss)
+    def finished_model(self) -> TrainedModel | None:
+        """The model to use on every page once the job is done (epochs or early stop), else None."""
+        return self.result if self.status == "done" else None
+
+    # ------------------------------------------------------------------ the thread
+    def _set(self, **fields: object) -> None:
+        with self._cond:
+            for name, value in fields.items():
+                setattr(self, name, value)
 
     def _run(self, queue: JobQueue, models: ModelShelf) -> None:
-        key = model_key(self.text, self.gpt_cfg, self.train_cfg)
-        cached = models.get(key)
-        if cached is not None:
-            with self._lock:
-                self.losses, self.result, self.status = list(cached.losses), cached, "done"
-            return
-        with queue.lock:
-            queue.waiting.append(id(self))
-        with queue.slots:
-            with queue.lock:
-                queue.waiting.remove(id(self))
-            if self._stop.is_set():
-                self.status = "stopped"
+        try:
+            if not queue.acquire(self.job_id, lambda: self._stop):
+                self._set(status="stopped")
                 return
-            self.started = time.perf_counter()
-            self.status = "running"
             try:
-                tm = build(self.text, self.gpt_cfg, self.train_cfg)
-                Trainer(tm).run(self._on_step, self._stop.is_set)
-                self.result = tm
-                if tm.stop_reason == "stopped":
-                    self.status = "stopped"
-                else:
-                    models.put(key, tm)
-                    self.status = "done"
-            except NonFiniteLossError as exc:
-                self.result, self.error, self.status = tm, exc, "error"
-            except Exception as exc:  # reported on the page, never raised into Streamlit
-                self.error, self.status = exc, "error"
+                self._train(models)
             finally:
-                self.finished = time.perf_counter()
+                queue.release()
+        except Exception as exc:  # reported on the page, never raised into Streamlit
+            self._set(error=exc, status="error")
+
+    def _wait_for_go(self, tm: TrainedModel) -> bool:
+        """Block while paused; True to take one more step, False to stop."""
+        with self._cond:
+            paused_at = time.monotonic()
+            while not self._stop and self._want == "pause" and self._budget == 0:
+                self.status = "paused"
+                self._cond.wait(1.0)
+                if time.monotonic() - paused_at > MAX_PAUSE_SECONDS:
+                    self._stop = self.timed_out = True
+            if self._stop:
+                tm.stop_reason = "stopped"
+                return False
+            if self._budget:
+                self._budget -= 1
+            self.status = "running"
+            return True
+
+    def _train(self, models: ModelShelf) -> None:
+        tm = build(self.text, self.gpt_cfg, self.train_cfg)
+        trainer = self._trainer = Trainer(tm)
+        try:
+            while not trainer.done and self._wait_for_go(tm):
+                loss = trainer.step()
+                with self._cond:
+                    self.losses.append(loss)
+                    self._times.append(time.perf_counter())
+        except NonFiniteLossError as exc:
+            trainer.finish()
+            self._set(result=tm.freeze(), error=exc, generation=greedy_check(tm), status="error")
+            return
+        trainer.finish()
+        if tm.stop_reason == "stopped":
+            self._set(result=tm.freeze(), generation=greedy_check(tm), status="stopped")
+            return
+        shared = models.put(model_key(self.text, self.gpt_cfg, self.train_cfg), tm)
+        self._set(result=shared, generation=greedy_check(shared), status="done")
 
 
-def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> TrainingJob:
-    """Create and start this session's job (the caller keeps it in st.session_state)."""
+def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, paused: bool = False, steps: int = 0,
+              queue: JobQueue | None = None, models: ModelShelf | None = None) -> TrainingJob:
+    """This session's job for the settings (the caller keeps it in st.session_state).
+
+    Settings trained before (in any session) return a finished job at once with the shared model
+    (``from_cache``); otherwise a thread starts training (paused after ``steps`` steps if ``paused``).
+    """
+    queue = queue or job_queue()
+    models = models or shelf()
     job = TrainingJob(text, gpt_cfg, train_cfg)
-    job.start(job_queue(), shelf())
+    cached = models.get(model_key(text, gpt_cfg, train_cfg))
+    if cached is not None:
+        job._queue = queue
+        job.losses, job.result, job.from_cache = list(cached.losses), cached, True
+        job.generation, job.status = greedy_check(cached), "done"
+        return job
+    job.start(queue, models, paused=paused, steps=steps)
     return job
+
+
+# ---------------------------------------------------------------------- earlier runs, chart data
+
+
+def settings_of(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
+    """The settings that identify a run, by their field names (used to label runs)."""
+    g, t = gpt_cfg, train_cfg
+    return {
+        "text": text, "d_model": g.d_model, "n_heads": g.n_heads, "n_layers": g.n_layers, "d_ff": g.d_ff,
+        "max_len": g.max_len, "norm": g.norm, "positions": g.positions, "lr": t.lr, "epochs": t.epochs,
+        "seed": t.seed, "early_stop_loss": t.early_stop_loss, "causal_mask": t.causal_mask,
+        "window": t.window or min(len(text), g.max_len),
+    }
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What a session keeps of a finished run: its settings, loss curve and greedy generation."""
+
+    number: int
+    job_id: str
+    settings: dict[str, object]
+    losses: tuple[float, ...]
+    status: str
+    stop_reason: str
+    generation: str
+    expected: str
+    seconds: float
+
+
+def record_of(job: TrainingJob, number: int) -> RunRecord:
+    """A RunRecord of a job that has ended."""
+    tm = job.result
+    gen, expected = job.generation
+    return RunRecord(number, job.job_id, settings_of(job.text, job.gpt_cfg, job.train_cfg), tuple(job.losses), job.status,
+                     tm.stop_reason if tm is not None else "error", gen, expected, tm.seconds if tm is not None else 0.0)
+
+
+def _short(value: object) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:g}"
+    text = str(value)
+    return text if len(text) <= 8 else text[:7] + "…"
+
+
+def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[str]:
+    """"#n k=v, …" for each run, naming only the settings that differ between the runs."""
+    keys = [k for k in settings[0] if len({repr(s.get(k)) for s in settings}) > 1] if settings else []
+    return [" ".join([f"#{n}"] + [f"{k}={_short(s[k])}" for k in keys]) for s, n in zip(settings, numbers)]
+
+
+def thin(losses: list[float] | tuple[float, ...], limit: int = MAX_CHART_POINTS) -> pd.DataFrame:
+    """Steps (1-based) and losses, at most ``limit`` evenly spaced points, first and last kept."""
+    n = len(losses)
+    idx = list(range(n)) if n <= limit else sorted({round(i * (n - 1) / (limit - 1)) for i in range(limit)})
+    return pd.DataFrame({"step": [i + 1 for i in idx], "loss": [losses[i] for i in idx]})
+
+
+def loss_table(runs: list[tuple[str, list[float] | tuple[float, ...]]]) -> pd.DataFrame:
+    """Long table (step, loss, run) of several labelled loss curves, thinned for the chart."""
+    frames = [thin(losses).assign(run=label) for label, losses in runs if losses]
+    if not frames:
+        return pd.DataFrame({"step": [], "loss": [], "run": []})
+    return pd.concat(frames, ignore_index=True)

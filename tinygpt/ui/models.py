@@ -1,14 +1,17 @@
 """The cached model core behind the pages.
 
 Training is deterministic for (text, GPTConfig, TrainConfig), so finished models are shared
-process-wide, read-only, keyed by those settings (``st.cache_resource``). A session's own model
-is the last one its training job finished; before that, pages use the default (seed) model,
-trained once per process.
+process-wide, read-only (``TrainedModel.freeze``), keyed by those settings (``st.cache_resource``).
+A session's own model is the last one its training job finished (or a checkpoint it uploaded);
+before that, pages use the default (seed) model, trained once per process. Nothing a session
+does changes a model another session sees: shared models are frozen, the Trainer refuses them,
+and uploads stay in the session that made them.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -19,21 +22,39 @@ from tinygpt.train import TrainedModel, train
 
 ModelKey = tuple[str, GPTConfig, TrainConfig]
 
+#: The shelf keeps finished models up to this many parameters in all (float32: × 4 bytes),
+#: dropping the least recently used; sessions still holding a dropped model keep it.
+MAX_SHELF_PARAMETERS = 60_000_000
+
 
 @dataclass
 class ModelShelf:
-    """Process-wide store of finished models, keyed by (text, GPTConfig, TrainConfig)."""
+    """Process-wide store of finished, frozen models, keyed by (text, GPTConfig, TrainConfig), LRU."""
 
-    models: dict[ModelKey, TrainedModel] = field(default_factory=dict)
+    models: OrderedDict[ModelKey, TrainedModel] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    max_parameters: int = MAX_SHELF_PARAMETERS
 
     def get(self, key: ModelKey) -> TrainedModel | None:
+        """The model trained with these settings, or None."""
         with self.lock:
-            return self.models.get(key)
+            tm = self.models.get(key)
+            if tm is not None:
+                self.models.move_to_end(key)
+            return tm
 
-    def put(self, key: ModelKey, tm: TrainedModel) -> None:
+    def put(self, key: ModelKey, tm: TrainedModel) -> TrainedModel:
+        """Store ``tm`` (frozen) unless the key is there; return the stored model for the key."""
         with self.lock:
-            self.models.setdefault(key, tm)
+            if key in self.models:
+                self.models.move_to_end(key)
+                return self.models[key]
+            self.models[key] = tm.freeze()
+            total = sum(m.gpt_cfg.n_parameters() for m in self.models.values())
+            while total > self.max_parameters and len(self.models) > 1:
+                _, old = self.models.popitem(last=False)
+                total -= old.gpt_cfg.n_parameters()
+            return tm
 
 
 @st.cache_resource(show_spinner=False)
@@ -43,7 +64,12 @@ def shelf() -> ModelShelf:
 
 
 def model_key(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelKey:
-    """Cache key of a training run's result."""
+    """Cache key of a training run's result (the vocab size follows from the text)."""
+    from tinygpt.vocab import CharVocab
+
+    vocab_size = len(CharVocab.from_text(text))
+    if gpt_cfg.vocab_size != vocab_size:
+        gpt_cfg = GPTConfig(**{**gpt_cfg.to_dict(), "vocab_size": vocab_size})
     return (text, gpt_cfg, train_cfg)
 
 
@@ -51,12 +77,20 @@ def model_key(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelKey
 def default_model() -> TrainedModel:
     """The seed settings' model (你好世界, 512/8/6/2048, Adam 1e-4, early stop), trained once per process."""
     tm = train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
-    shelf().put(model_key(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN), tm)
-    return tm
+    return shelf().put(model_key(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN), tm)
 
 
 def current_model() -> tuple[TrainedModel, bool]:
-    """(the model this session's pages use, True if it is the session's own)."""
+    """(the model this session's pages use, True if it is the session's own).
+
+    A training job that finished while the student was on another page is adopted here, so
+    every page uses the latest finished model.
+    """
+    job = st.session_state.get("job")
+    finished = job.finished_model() if job is not None and hasattr(job, "finished_model") else None
+    if finished is not None and st.session_state.get("_adopted_job_model") != finished.uid:
+        st.session_state["_adopted_job_model"] = finished.uid
+        set_own_model(finished)
     own = st.session_state.get("own_model")
     if own is not None:
         return own, True
