@@ -55,8 +55,17 @@ def test_weights_are_normalised_and_mix_the_values():
         with pytest.raises(TheoryInputError) as info:
             theory.normalize_weights(raw)
         assert info.value.reason == reason
-    with pytest.raises(TheoryInputError):
+    with pytest.raises(TheoryInputError) as info:
         theory.weighted_sum([0.5, 0.6], [(1, 0), (0, 1)])  # does not sum to 1
+    assert info.value.reason == "sum"
+
+
+def test_every_input_error_has_a_message_in_both_languages():
+    for reason in TheoryInputError.REASONS:  # the page shows theory.err.<reason> with the value filled in
+        zh, en = (t(f"theory.err.{reason}", lang, value=[0.0, 0.0]) for lang in ("zh", "en"))
+        assert "[0.0, 0.0]" in zh and "[0.0, 0.0]" in en and zh != en
+    with pytest.raises(ValueError):
+        TheoryInputError("x", 1, "no_such_reason", "")
 
 
 def test_one_query_scores_the_example_keys_one_two_three():

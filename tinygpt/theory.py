@@ -32,10 +32,15 @@ class TheoryInputError(ValueError):
     """An example's input is not accepted; ``field`` names it, ``value`` is what was given.
 
     ``reason`` is a stable id the page turns into a message in the user's language
-    ("negative", "zero_sum", "temperature", "length", "empty").
+    ("negative", "zero_sum", "sum", "temperature", "length", "empty"); each has a message
+    ``theory.err.<reason>`` in the catalogue.
     """
 
+    REASONS = ("negative", "zero_sum", "sum", "temperature", "length", "empty")
+
     def __init__(self, field: str, value: object, reason: str, message: str) -> None:
+        if reason not in self.REASONS:
+            raise ValueError(f"unknown reason {reason!r}; one of {self.REASONS}")
         super().__init__(message)
         self.field = field
         self.value = value
@@ -103,7 +108,7 @@ def weighted_sum(weights: Vector, values: Sequence[Vector]) -> list[float]:
     if bool((alpha < 0).any()):
         raise TheoryInputError("weights", alpha.tolist(), "negative", "weights must be ≥ 0")
     if abs(float(alpha.sum()) - 1.0) > 1e-9:
-        raise TheoryInputError("weights", float(alpha.sum()), "zero_sum", "weights must sum to 1")
+        raise TheoryInputError("weights", float(alpha.sum()), "sum", "weights must sum to 1")
     return (alpha @ V).tolist()  # (d,)
 
 

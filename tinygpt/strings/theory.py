@@ -118,6 +118,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "权重 {value} 中有负数：权重必须不小于 0。",
         "The weights {value} include a negative number: weights must be at least 0.",
     ),
+    "theory.err.sum": (
+        "权重之和是 {value}：归一化的权重加起来必须正好是 1。",
+        "The weights add up to {value}: normalised weights must add up to exactly 1.",
+    ),
     "theory.err.temperature": (
         "温度 τ = {value} 不可用：须是大于 0 的有限数。",
         "The temperature τ = {value} is not accepted: it must be a finite number greater than 0.",
