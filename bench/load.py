@@ -1,0 +1,161 @@
+"""Load: concurrent browser-less sessions rerunning the Attention page of one server.
+
+Each session is a websocket client speaking Streamlit's own protocol (the protobuf BackMsg /
+ForwardMsg messages the browser sends and receives on ``/_stcore/stream``), so the server under
+test is an ordinary ``streamlit run`` process doing all the work it does for a browser: running
+the page script, computing the attention trace, building the Altair specs and tables, and
+serialising every element. The clients only parse the replies.
+
+A rerun is timed from sending ``rerun_script`` (the page ``attention``, ``?lang=en``, as a reload
+of that URL sends) to the server's ``script_finished``. Every session first loads the page once
+(not timed), then reruns it, pausing ``--think`` seconds between reruns like a user moving a
+slider (0 = back to back, the saturation case).
+
+1. one session alone for ``--single`` seconds: the single-session median;
+2. ``--sessions`` (10) sessions at once for ``--seconds`` (30): no error (no exception element,
+   no error message, every run finished), and the median rerun stays under 3× the single figure.
+
+Run: python -m bench.load [--sessions 10] [--seconds 30] [--think 1.0] [--url http://host:port]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+
+import websockets
+from streamlit.proto.Alert_pb2 import Alert
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from bench.cold_start import load_note, start_server, stop_server, wait_healthy
+
+TARGET_RATIO = 3.0
+RUN_TIMEOUT_S = 300.0
+
+
+@dataclass
+class Stats:
+    """What one or more sessions saw."""
+
+    reruns: list[float] = field(default_factory=list)  # seconds per timed rerun
+    first_loads: list[float] = field(default_factory=list)  # seconds of each session's first run
+    errors: list[str] = field(default_factory=list)
+    bytes_received: int = 0
+
+
+async def run_once(ws, page: str, query: str, stats: Stats) -> float:
+    """Ask for one run of ``page`` and read the replies until the script finishes; returns seconds."""
+    msg = BackMsg()
+    msg.rerun_script.page_name = page
+    msg.rerun_script.query_string = query
+    msg.rerun_script.widget_states.SetInParent()
+    start = time.perf_counter()
+    await ws.send(msg.SerializeToString())
+    while True:
+        data = await asyncio.wait_for(ws.recv(), timeout=RUN_TIMEOUT_S)
+        stats.bytes_received += len(data)
+        fwd = ForwardMsg()
+        fwd.ParseFromString(data)
+        kind = fwd.WhichOneof("type")
+        if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+            element = fwd.delta.new_element
+            element_type = element.WhichOneof("type")
+            if element_type == "exception":
+                stats.errors.append(f"exception: {element.exception.type} {element.exception.message[:200]}")
+            elif element_type == "alert" and element.alert.format == Alert.ERROR:
+                stats.errors.append(f"error message: {element.alert.body[:200]}")
+        elif kind == "page_not_found":
+            stats.errors.append(f"page not found: {page}")
+        elif kind == "script_finished":
+            status = fwd.script_finished
+            if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                continue  # interrupted by a newer run; wait for that one to finish
+            if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+                stats.errors.append("script compile error")
+            return time.perf_counter() - start
+
+
+async def session(ws_url: str, page: str, query: str, seconds: float, think: float, stats: Stats) -> None:
+    """One client: load the page once, then rerun it until ``seconds`` have passed."""
+    try:
+        async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
+                                      ping_interval=None) as ws:
+            stats.first_loads.append(await run_once(ws, page, query, stats))
+            deadline = time.perf_counter() + seconds
+            while time.perf_counter() < deadline:
+                stats.reruns.append(await run_once(ws, page, query, stats))
+                if think:
+                    await asyncio.sleep(think)
+    except Exception as exc:  # a broken connection or a timeout is an error of the run, not of the bench
+        stats.errors.append(f"session failed: {exc!r}")
+
+
+async def measure(ws_url: str, sessions: int, seconds: float, think: float, page: str, query: str) -> Stats:
+    """Run ``sessions`` clients at once for ``seconds``; all their reruns in one Stats."""
+    stats = Stats()
+    await asyncio.gather(*(session(ws_url, page, query, seconds, think, stats) for _ in range(sessions)))
+    return stats
+
+
+def describe(name: str, stats: Stats) -> str:
+    """One line: reruns, median / p90 / max in ms, first-load median."""
+    r = sorted(stats.reruns)
+    if not r:
+        return f"{name}: no rerun finished"
+    p90 = r[min(len(r) - 1, int(0.9 * len(r)))]
+    return (f"{name:<22} {len(r):5d} reruns  median {statistics.median(r) * 1000:7.0f} ms  p90 {p90 * 1000:7.0f} ms  "
+            f"max {r[-1] * 1000:7.0f} ms  first load (median) {statistics.median(stats.first_loads) * 1000:7.0f} ms  "
+            f"errors {len(stats.errors)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=30.0, help="duration of the concurrent phase")
+    parser.add_argument("--single", type=float, default=15.0, help="duration of the single-session phase")
+    parser.add_argument("--think", type=float, default=1.0, help="seconds each session waits between reruns")
+    parser.add_argument("--page", default="attention", help="url path of the page to rerun")
+    parser.add_argument("--url", help="an already running app (default: start streamlit run here)")
+    args = parser.parse_args(argv)
+
+    print(load_note())
+    proc = None
+    url = args.url
+    if url is None:
+        proc, url = start_server()
+    try:
+        if proc is not None:
+            wait_healthy(proc, url)
+        ws_url = url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
+        query = "lang=en"
+        warm = asyncio.run(measure(ws_url, 1, 0.0, 0.0, args.page, query))  # trains the default model, fills caches
+        print(f"warm-up: first load of /{args.page} on this server took {warm.first_loads[0]:.1f} s")
+        single = asyncio.run(measure(ws_url, 1, args.single, args.think, args.page, query))
+        print(describe("1 session", single))
+        many = asyncio.run(measure(ws_url, args.sessions, args.seconds, args.think, args.page, query))
+        print(describe(f"{args.sessions} sessions", many))
+    finally:
+        if proc is not None:
+            stop_server(proc)
+    errors = warm.errors + single.errors + many.errors
+    for error in dict.fromkeys(errors):
+        print(f"  ! {error}")
+    if not single.reruns or not many.reruns:
+        print("no figure: a phase finished no rerun")
+        return 1
+    ratio = statistics.median(many.reruns) / statistics.median(single.reruns)
+    print()
+    print(f"median rerun, {args.sessions} sessions / 1 session: {ratio:.2f}   target < {TARGET_RATIO:g}   "
+          f"ratio to target {ratio / TARGET_RATIO:.2f}   errors: {len(errors)} (target 0)")
+    print(f"think time {args.think:g} s between reruns; {len(many.reruns) / args.seconds:.1f} reruns/s served; "
+          f"{many.bytes_received / max(1, len(many.reruns) + args.sessions) / 1e3:.0f} kB per run.", load_note())
+    return 0 if not errors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
