@@ -1,0 +1,75 @@
+"""Browser test of the Attention page: the mask switch and the temperature slider redraw α."""
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from conftest import assert_no_exception, wait_for_app
+from tinygpt.i18n import t
+
+pytestmark = pytest.mark.browser
+
+# The first table on the page is the step's table (glide-data-grid keeps an accessible copy of
+# its cells as <td>); the first Vega-Lite chart is the step's heatmap (rendered as SVG).
+TABLE_CELLS_JS = """() => Array.from(document.querySelectorAll("[data-testid='stDataFrame']")[0]?.querySelectorAll('td') || [])
+    .map(td => td.innerText)"""
+HEATMAP_JS = """() => (document.querySelector("[data-testid='stVegaLiteChart'] svg") || {outerHTML: ""}).outerHTML"""
+CHANGED_JS = """([cellsJs, heatJs, before]) => {
+    const cells = eval(cellsJs)(), heat = eval(heatJs)();
+    return cells.length === before.cells.length && JSON.stringify(cells) !== JSON.stringify(before.cells)
+        && heat !== before.heat;
+}"""
+
+
+def alpha_rows(cells: list[str]) -> list[list[float]]:
+    """The α table's accessible cells ("0 你", a00, a01, …) as rows of numbers."""
+    rows, row = [], []
+    for text in cells:
+        if " " in text:  # a position label starts a row
+            row = []
+            rows.append(row)
+        else:
+            row.append(float(text))
+    return rows
+
+
+def snapshot(page) -> dict:
+    return {"cells": page.evaluate(TABLE_CELLS_JS), "heat": page.evaluate(HEATMAP_JS)}
+
+
+def wait_for_redraw(page, before: dict) -> dict:
+    """Wait until both the α table and the heatmap differ from ``before``; return the new state."""
+    page.wait_for_function(CHANGED_JS, arg=[TABLE_CELLS_JS, HEATMAP_JS, before], timeout=60_000, polling=200)
+    wait_for_app(page)
+    return snapshot(page)
+
+
+def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page):
+    page.goto(f"{app_server}/attention?lang=en&step=softmax")
+    wait_for_app(page, 240_000)  # a fresh server trains the default model first
+    page.get_by_role("heading", name=t("attn.step_header", "en", number=6, name="Softmax")).wait_for(timeout=60_000)
+    page.locator("[data-testid='stDataFrame']").first.scroll_into_view_if_needed(timeout=60_000)
+    page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
+    page.wait_for_function(f"() => ({TABLE_CELLS_JS})().length >= 20", timeout=60_000)
+    start = snapshot(page)
+    alpha = alpha_rows(start["cells"])
+    assert len(alpha) == 4 and alpha[0] == [1.0, 0.0, 0.0, 0.0]
+
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_text(t("attn.mask", "en"), exact=True).click()
+    masked_off = wait_for_redraw(page, start)
+    alpha = alpha_rows(masked_off["cells"])
+    assert alpha[0][1] > 0 and all(v > 0 for row in alpha for v in row)
+    page.get_by_text(t("attn.check_no_mask", "en")).wait_for(timeout=30_000)
+    assert parse_qs(urlparse(page.url).query)["mask"] == ["0"]
+
+    slider = sidebar.get_by_role("slider").first
+    assert slider.get_attribute("aria-valuetext") == "1"
+    slider.focus()
+    for _ in range(4):  # τ: 1 → 0.7 → 0.5 → 0.3 → 0.2
+        slider.press("ArrowLeft")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('tau') === '0.2'", timeout=60_000)
+    colder = wait_for_redraw(page, masked_off)
+    cold, warm = alpha_rows(colder["cells"]), alpha_rows(masked_off["cells"])
+    assert all(max(c) > max(w) for c, w in zip(cold, warm))  # a smaller τ sharpens every row
+    assert_no_exception(page)
