@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from tinygpt.attention import STEPS, Switches, first_affected_step
-from tinygpt.charts import alpha_grid_spec, heatmap_spec, position_labels
+from tinygpt.charts import alpha_grid_spec, position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui import attention_view as view
 from tinygpt.ui.common import model_banner, show_error
@@ -72,7 +72,7 @@ with step_box:
     view.show_step(trace, step, head, labels, cfg, future)
 
 with checks_box:
-    view.show_checks(tm, run, base, trace, head)
+    view.show_checks(tm, run, text, base, trace, head)
 
 st.subheader(tr("attn.pred_header"))
 view.show_prediction(tm, run, text, layer, switches)
@@ -93,18 +93,4 @@ st.vega_lite_chart(alpha_grid_spec(
     panel_size=panel,
 ), width="content")
 
-if tm.snapshots:
-    st.subheader(tr("attn.snap_header"))
-    snap_steps = sorted(tm.snapshots)
-    view.keep_choice("attn_snapshot", snap_steps)
-    st.session_state.setdefault("attn_snapshot", snap_steps[-1])
-    chosen = (st.select_slider(tr("attn.snap_step"), snap_steps, key="attn_snapshot") if len(snap_steps) > 1
-              else snap_steps[0])
-    alpha = tm.snapshots[chosen][layer, head]  # (T_train, T_train)
-    snap_labels = view.snapshot_labels(tm.text, alpha.shape[-1])
-    st.caption(tr("attn.snap_caption", text="".join(s.split(" ", 1)[1] for s in snap_labels), step=chosen,
-                  layer=layer, head=head))
-    st.vega_lite_chart(heatmap_spec(
-        alpha, snap_labels, snap_labels, kind="prob", masked=view.zero_future(alpha), row_title=tr("attn.axis_query"),
-        col_title=tr("attn.axis_key"), value_title="α", masked_label=tr("attn.masked"),
-    ), width="content")
+view.show_snapshots(tm, layer, head)

@@ -160,6 +160,13 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
     assert any(t("attn.whatif_note", "en", step=3) == c.value for c in at.caption)
     rerun(at, **{view.K_STEP: "scores"})
     assert table(at).to_numpy()[2, 0] == 80.0  # the edited score is what step 3 shows
+    at.session_state["attn_edit_l0_h0"] = {"edited_rows": {1: {"0 你": 1e30}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert at.warning[0].value == t("attn.edit_bad", "en", limit="10000", cells="(1 好, 0 你)")
+    assert table(at).to_numpy()[1, 0] != 1e30 and not at.exception
+    at.button(key="attn_reset").click().run()  # back to the model's own attention: no edits, no switches
+    rerun(at, **{view.K_STEP: "softmax"})
+    assert np.array_equal(alpha(at), before) and not at.toggle(key=view.K_EDITING).value
 
 
 def test_whole_model_prediction_with_switches_matches_the_model_run_with_them():

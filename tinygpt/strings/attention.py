@@ -107,7 +107,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Double-click a cell and type a new raw score S[i, j]. The edit acts after step 3; softmax, weighted sum, merge and output projection are recomputed.",
     ),
     "attn.edit_count": ("已改动 {n} 个得分：{cells}", "{n} score(s) edited: {cells}"),
-    "attn.edit_bad": ("得分必须是有限的数，这些格子被忽略：{cells}", "A score must be a finite number; these cells are ignored: {cells}"),
+    "attn.edit_bad": (
+        "得分必须是 −{limit} 到 {limit} 之间的数，这些格子被忽略：{cells}",
+        "A score must be a number from −{limit} to {limit}; these cells are ignored: {cells}",
+    ),
     # whole-model prediction
     "attn.pred_header": ("整个模型的下一个字预测", "The whole model's next-character prediction"),
     "attn.pred_same": (

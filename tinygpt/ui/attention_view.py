@@ -37,6 +37,8 @@ TEMPERATURES: tuple[float, ...] = (
     1e-4, 1e-3, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0, 1000.0,
 )
 MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
+#: Largest |score| the editor accepts (raw scores of the seed model are within about ±20).
+MAX_EDIT = 10_000.0
 SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
 URL_KEYS: tuple[str, ...] = ("text", "layer", "head", "step", "mask", "scale", "tau")
 _WRITTEN = "_attn_url_written"
@@ -44,6 +46,7 @@ _WRITTEN = "_attn_url_written"
 K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
 K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
 K_CELL_I, K_CELL_J, K_OUTPUT, K_EDITING = "attn_cell_i", "attn_cell_j", "attn_output", "attn_editing"
+K_SNAPSHOT = "attn_snapshot"
 
 
 # ---------------------------------------------------------------- URL <-> widgets
@@ -181,6 +184,7 @@ def reset_switches() -> None:
     st.session_state[K_MASK] = True
     st.session_state[K_SCALING] = "sqrt"
     st.session_state[K_TAU] = 1.0
+    st.session_state[K_EDITING] = False
     for key in [k for k in st.session_state if str(k).startswith("attn_edit_")]:
         del st.session_state[key]
 
@@ -204,6 +208,14 @@ def whatif_probs(_tm: TrainedModel, model_uid: str, text: str, layer: int, switc
     with torch.no_grad():
         logits = _tm.model(_tm.vocab.encode(text)[None], {layer: switches})  # (1, T, V)
     return torch.softmax(logits[0].double(), dim=-1)  # (T, V)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def own_module_difference(_tm: TrainedModel, model_uid: str, text: str, layer: int, _run: ModelRun,
+                          _base: AttentionTrace) -> float:
+    """:func:`tinygpt.attention.module_difference` of the model's own trace of ``text`` at
+    ``layer`` (``_run`` and ``_base`` are that text's ModelRun and trace), cached per model, text and layer."""
+    return module_difference(_tm.model, _run, _base)
 
 
 # ---------------------------------------------------------------- tables
@@ -298,24 +310,23 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
 def edits_from_editor(original: pd.DataFrame, edited: pd.DataFrame, head: int) -> tuple[tuple[tuple[int, int, int, float], ...], list[str]]:
     """Score edits (head, i, j, value) where the data editor differs from the scores it was given.
 
-    Returns (edits, labels of cells left empty or not finite, which are ignored).
+    Returns (edits, labels of cells left empty, not finite or beyond ±MAX_EDIT, which are ignored).
     """
     before = original.to_numpy(dtype=np.float64)
     after = edited.to_numpy(dtype=np.float64, na_value=np.nan)
     edits, bad = [], []
     for i, j in zip(*np.nonzero(~(after == before))):
         value = after[i, j]
-        if math.isfinite(value):
+        if math.isfinite(value) and abs(value) <= MAX_EDIT:
             edits.append((head, int(i), int(j), float(value)))
         else:
             bad.append(f"({original.index[i]}, {original.columns[j]})")
     return tuple(edits), bad
 
 
-def snapshot_labels(text: str, T: int) -> list[str]:
-    """Position labels of the training window of a snapshot: the text read as a cycle, T long."""
-    cyclic = (text * (T // max(len(text), 1) + 1))[:T]
-    return [f"{i} {c}" for i, c in enumerate(cyclic)]
+def snapshot_text(text: str, T: int) -> str:
+    """The training window a snapshot's α belongs to: the training text read as a cycle, T long."""
+    return (text * (T // max(len(text), 1) + 1))[:T]
 
 
 # ---------------------------------------------------------------- drawing
@@ -348,13 +359,15 @@ def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[s
         return ()
     st.caption(tr("attn.edit_help"))
     frame = pd.DataFrame(base.state["S"][0, head].numpy(), index=list(labels), columns=list(labels))
-    edited = st.data_editor(frame, key=f"attn_edit_l{layer}_h{head}", num_rows="fixed")
+    number = st.column_config.NumberColumn(min_value=-MAX_EDIT, max_value=MAX_EDIT, format="%.4f")
+    edited = st.data_editor(frame, key=f"attn_edit_l{layer}_h{head}", num_rows="fixed",
+                            column_config={c: number for c in frame.columns})
     edits, bad = edits_from_editor(frame, edited, head)
     if edits:
         cells = ", ".join(f"S[{i}, {j}] = {v:.4g}" for _, i, j, v in edits)
         st.caption(tr("attn.edit_count", n=len(edits), cells=cells))
     if bad:
-        st.warning(tr("attn.edit_bad", cells=", ".join(bad)))
+        st.warning(tr("attn.edit_bad", cells=", ".join(bad), limit=f"{MAX_EDIT:g}"))
     return edits
 
 
@@ -432,7 +445,8 @@ def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels:
     st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in cell_latex(expl, step.outputs[output], i, j)))
 
 
-def show_checks(tm: TrainedModel, run: ModelRun, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:
+def show_checks(tm: TrainedModel, run: ModelRun, text: str, base: AttentionTrace, trace: AttentionTrace,
+                head: int) -> None:
     """The on-screen checks: row sums, exact zeros under the mask, the model's own output, SDPA, NaN."""
     st.markdown(f"**{tr('attn.checks')}**")
     ok, warn = ":material/check_circle:", ":material/warning:"
@@ -445,7 +459,7 @@ def show_checks(tm: TrainedModel, run: ModelRun, base: AttentionTrace, trace: At
         st.markdown(f"{ok if worst == 0.0 else warn} " + tr("attn.check_masked", n=n_masked, value=value))
     else:
         st.markdown(f"{ok} " + tr("attn.check_no_mask"))
-    diff = module_difference(tm.model, run, base)
+    diff = own_module_difference(tm, tm.uid, text, base.layer, run, base)
     st.markdown(f"{ok if diff < 1e-6 else warn} " + tr("attn.check_module", diff=diff))
     if not trace.switches.is_default:
         change = float((trace.state["out"] - base.state["out"]).abs().max())
@@ -507,3 +521,24 @@ def grid_columns(panels: int, panel_size: int, width: int = 1000) -> int:
     fit = max(1, min(panels, width // (panel_size + 40)))
     rows = math.ceil(panels / fit)
     return math.ceil(panels / rows)
+
+
+def show_snapshots(tm: TrainedModel, layer: int, head: int) -> None:
+    """"How attention formed during training": α of the training text at the saved training steps
+    (``TrainedModel.snapshots``: step -> (n_layers, h, T, T)), one step at a time over a slider.
+    Draws nothing when the model has no snapshots."""
+    if not tm.snapshots:
+        return
+    st.subheader(tr("attn.snap_header"))
+    steps = sorted(tm.snapshots)
+    keep_choice(K_SNAPSHOT, steps)
+    st.session_state.setdefault(K_SNAPSHOT, steps[-1])
+    chosen = st.select_slider(tr("attn.snap_step"), steps, key=K_SNAPSHOT) if len(steps) > 1 else steps[0]
+    alpha = tm.snapshots[chosen][layer, head]  # (T, T)
+    text = snapshot_text(tm.text, alpha.shape[-1])
+    labels = [f"{i} {c}" for i, c in enumerate(text)]
+    st.caption(tr("attn.snap_caption", text=text, step=chosen, layer=layer, head=head))
+    st.vega_lite_chart(heatmap_spec(
+        alpha, labels, labels, kind="prob", masked=zero_future(alpha), row_title=tr("attn.axis_query"),
+        col_title=tr("attn.axis_key"), value_title="α", masked_label=tr("attn.masked"),
+    ), width="content")
