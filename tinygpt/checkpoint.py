@@ -88,12 +88,13 @@ def check_size(nbytes: int) -> None:
 
 def _header(data: bytes) -> dict[str, Any]:
     check_size(len(data))
-    if _looks_like_pickle(data):
+    n = int.from_bytes(data[:8], "little") if len(data) >= 8 else 0
+    framed = 2 <= n <= MAX_HEADER_BYTES and data[8:9] == b"{"  # u64 header length, then a JSON object
+    if not framed and _looks_like_pickle(data):
         raise CheckpointError("pickle", "this is a pickle / PyTorch .pt file; it is never loaded because it can run code")
-    if len(data) < 8:
+    if len(data) < 9:
         raise CheckpointError("truncated", f"the file has only {len(data)} bytes", size=len(data))
-    n = int.from_bytes(data[:8], "little")
-    if n > MAX_HEADER_BYTES or n < 2:
+    if not framed:
         raise CheckpointError("not_safetensors", "the file does not start with a safetensors header")
     if 8 + n > len(data):
         raise CheckpointError("truncated", f"the header needs {n} bytes but the file ends first", size=len(data))
@@ -175,7 +176,8 @@ def _check_tensors(header: dict[str, Any], gpt_cfg: GPTConfig, T: int, data_len:
     if missing:
         raise CheckpointError("shapes", f"tensors missing for this configuration: {', '.join(missing[:3])}",
                               name=missing[0], found="—", expected=str(list(expected[missing[0]])))
-    for name, info in found.items():
+    for name in [*expected, *(k for k in found if k not in expected)]:  # the model's order first
+        info = found[name]
         if not isinstance(info, dict):
             raise CheckpointError("not_safetensors", f"header entry {name!r} is not an object")
         want = expected.get(name)

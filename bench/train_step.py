@@ -1,0 +1,226 @@
+"""Training step of the seed config: the seed program's loop as written vs our Trainer.step.
+
+Run: ``python -m bench.train_step [--rounds 5] [--block 6] [--chart-seconds 20]``
+
+1. Step time. The seed program (textbook section 22.2.2) is re-implemented minimally below —
+   nn.Linear projections, the nine steps written inline, plain ``optim.Adam(lr=1e-4)``, the loop
+   ``zero_grad / forward / CrossEntropyLoss / backward / step`` — and given the *same initial
+   weights* as ours (identical state_dict names), so both compute the same losses (checked).
+   Blocks of steps of each alternate in one process, so machine load hits both alike; the
+   figure is the median ms per step. The seed runs with torch's default thread count (as the
+   program would), and also with one thread for a like-for-like comparison.
+2. Live chart overhead. A background TrainingJob trains while, in the main thread, the Train page
+   is re-run with AppTest every 0.5 s (a full script run: more work than the polling fragment
+   does), against the same job with no polling; steps/s of each, alternating.
+
+Targets (issue 4): ours ≤ 0.5 × the seed loop; the live chart adds < 5 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+
+from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
+from tinygpt.train import TRAIN_THREADS, Trainer, build
+
+DEFAULT_THREADS = torch.get_num_threads()
+
+
+# ------------------------------------------------------------------ the seed program, minimally
+class SeedMHA(nn.Module):
+    def __init__(self, d_model: int, n_heads: int) -> None:
+        super().__init__()
+        self.n_heads, self.d_head = n_heads, d_model // n_heads
+        self.W_Q = nn.Linear(d_model, d_model, bias=False)
+        self.W_K = nn.Linear(d_model, d_model, bias=False)
+        self.W_V = nn.Linear(d_model, d_model, bias=False)
+        self.W_O = nn.Linear(d_model, d_model, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, T, D = x.shape
+        Q = self.W_Q(x).view(B, T, self.n_heads, self.d_head).transpose(1, 2)  # (B, h, T, d_head)
+        K = self.W_K(x).view(B, T, self.n_heads, self.d_head).transpose(1, 2)
+        V = self.W_V(x).view(B, T, self.n_heads, self.d_head).transpose(1, 2)
+        scores = Q @ K.transpose(-2, -1) / math.sqrt(self.d_head)  # (B, h, T, T)
+        mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
+        alpha = F.softmax(scores.masked_fill(mask, float("-inf")), dim=-1)
+        out = (alpha @ V).transpose(1, 2).contiguous().view(B, T, D)  # (B, T, D)
+        return self.W_O(out)
+
+
+class SeedBlock(nn.Module):
+    def __init__(self, d_model: int, n_heads: int, d_ff: int) -> None:
+        super().__init__()
+        self.ln1, self.attn = nn.LayerNorm(d_model), SeedMHA(d_model, n_heads)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.ffn = nn.Module()
+        self.ffn.net = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.ln1(x))
+        return x + self.ffn.net(self.ln2(x))
+
+
+class SeedGPT(nn.Module):
+    def __init__(self, vocab_size: int, d_model=512, n_heads=8, n_layers=6, d_ff=2048, max_len=128) -> None:
+        super().__init__()
+        self.token_embedding = nn.Embedding(vocab_size, d_model)
+        self.position_embedding = nn.Embedding(max_len, d_model)
+        self.blocks = nn.ModuleList([SeedBlock(d_model, n_heads, d_ff) for _ in range(n_layers)])
+        self.ln_f = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        B, T = idx.shape
+        positions = torch.arange(T).unsqueeze(0)
+        x = self.token_embedding(idx) + self.position_embedding(positions)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln_f(x))
+
+
+class SeedLoop:
+    """The seed's training loop body, one epoch per call."""
+
+    def __init__(self, state_dict: dict, cfg: GPTConfig) -> None:
+        self.model = SeedGPT(cfg.vocab_size, cfg.d_model, cfg.n_heads, cfg.n_layers, cfg.d_ff, cfg.max_len)
+        self.model.load_state_dict(state_dict)
+        self.optimizer = optim.Adam(self.model.parameters(), lr=1e-4)
+        self.loss_fn = nn.CrossEntropyLoss()
+        self.data, self.target = torch.tensor([[0, 1, 2, 3]]), torch.tensor([[1, 2, 3, 0]])
+        self.vocab_size = cfg.vocab_size
+
+    def step(self) -> float:
+        self.optimizer.zero_grad()
+        logits = self.model(self.data)
+        loss = self.loss_fn(logits.view(-1, self.vocab_size), self.target.view(-1))
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+
+# ------------------------------------------------------------------ measurements
+def ms_per_step(fn, n: int, threads: int) -> float:
+    torch.set_num_threads(threads)
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n * 1e3
+
+
+def phases(model_step_parts, n: int, threads: int) -> tuple[float, float, float]:
+    """Median ms of (forward+loss, backward, optimizer) over n steps."""
+    torch.set_num_threads(threads)
+    fwd, bwd, opt = [], [], []
+    for _ in range(n):
+        forward, backward, update = model_step_parts
+        t0 = time.perf_counter()
+        loss = forward()
+        t1 = time.perf_counter()
+        backward(loss)
+        t2 = time.perf_counter()
+        update()
+        t3 = time.perf_counter()
+        fwd.append(t1 - t0), bwd.append(t2 - t1), opt.append(t3 - t2)
+    return tuple(statistics.median(v) * 1e3 for v in (fwd, bwd, opt))
+
+
+def step_time(rounds: int, block: int) -> None:
+    print(f"torch {torch.__version__}, default threads {DEFAULT_THREADS}, ours {TRAIN_THREADS}; seed config "
+          f"{DEFAULT_GPT.n_parameters():,} parameters; {rounds} rounds × {block} steps each, alternating")
+    cfg = TrainConfig(lr=1e-4, epochs=5000, early_stop_loss=0.0)
+    ours = Trainer(build(SEED_TEXT, DEFAULT_GPT, cfg))
+    seed = SeedLoop({k: v.clone() for k, v in ours.tm.model.state_dict().items()}, ours.tm.gpt_cfg)
+    # Same model, same Adam mathematics: the first losses agree.
+    a = [seed.step() for _ in range(3)]
+    torch.set_num_threads(DEFAULT_THREADS)
+    b = [ours.step() for _ in range(3)]
+    print("first losses  seed:", " ".join(f"{v:.6f}" for v in a), "  ours:", " ".join(f"{v:.6f}" for v in b))
+    assert all(abs(x - y) <= 1e-4 * max(1.0, abs(x)) for x, y in zip(a, b)), (a, b)
+    ours2 = Trainer(build(SEED_TEXT, DEFAULT_GPT, cfg), threads=DEFAULT_THREADS)
+    runs: dict[str, list[float]] = {"seed loop, default threads": [], "seed loop, 1 thread": [],
+                                    f"ours Trainer.step, {TRAIN_THREADS} thread(s)": [],
+                                    f"ours Trainer.step, {DEFAULT_THREADS} threads": []}
+    fns = [(seed.step, DEFAULT_THREADS), (seed.step, 1), (ours.step, TRAIN_THREADS), (ours2.step, DEFAULT_THREADS)]
+    for fn, threads in fns:  # warm-up
+        ms_per_step(fn, 2, threads)
+    for _ in range(rounds):
+        for (name, values), (fn, threads) in zip(runs.items(), fns):
+            values.append(ms_per_step(fn, block, threads))
+    med = {name: statistics.median(v) for name, v in runs.items()}
+    for name, value in med.items():
+        spread = f"{min(runs[name]):.1f}–{max(runs[name]):.1f}"
+        print(f"  {name:38s} {value:8.1f} ms/step   (blocks {spread})")
+    ours_ms = med[f"ours Trainer.step, {TRAIN_THREADS} thread(s)"]
+    print(f"ratio ours / seed loop as written (default threads): {ours_ms / med['seed loop, default threads']:.2f}  (target ≤ 0.50)")
+    print(f"ratio ours / seed loop at 1 thread:                  {ours_ms / med['seed loop, 1 thread']:.2f}")
+    # Where the time goes (same phases, same thread count as the app).
+    s_parts = (lambda: seed.loss_fn(seed.model(seed.data).view(-1, seed.vocab_size), seed.target.view(-1)),
+               lambda loss: (seed.optimizer.zero_grad(), loss.backward()), seed.optimizer.step)
+    o_parts = (ours._loss, lambda loss: (ours.optimizer.zero_grad(set_to_none=True), loss.backward()), ours.optimizer.step)
+    for name, parts in (("seed loop", s_parts), ("ours", o_parts)):
+        f, bw, o = phases(parts, 2 * block, TRAIN_THREADS)
+        print(f"  {name:10s} at {TRAIN_THREADS} thread: forward {f:6.1f}  backward {bw:6.1f}  Adam {o:6.1f} ms")
+
+
+def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str) -> None:
+    """Steps/s of a background job with the Train page re-run every 0.5 s vs without polling."""
+    from streamlit.testing.v1 import AppTest
+
+    from tinygpt.ui.jobs import JobQueue, start_job
+    from tinygpt.ui.models import ModelShelf
+
+    rates: dict[str, list[float]] = {"no polling": [], "page re-run every 0.5 s": []}
+    seed = 100
+    for _ in range(2):
+        for mode in rates:
+            seed += 1  # a new setting each time: nothing comes from the cache
+            job = start_job(SEED_TEXT, gpt_cfg, TrainConfig(lr=1e-4, epochs=5000, early_stop_loss=0.0, seed=seed),
+                            queue=JobQueue(1), models=ModelShelf())
+            at = None
+            if mode != "no polling":
+                at = AppTest.from_file("streamlit_app.py", default_timeout=120)
+                at.query_params["lang"] = "en"
+                at.session_state["job"] = job
+                at.run()
+            while len(job.losses) < 5:
+                time.sleep(0.05)
+            n0, t0 = len(job.losses), time.perf_counter()
+            polls = 0
+            while time.perf_counter() - t0 < seconds:
+                time.sleep(0.5)
+                if at is not None:
+                    at.run()
+                    polls += 1
+            n1, t1 = len(job.losses), time.perf_counter()
+            job.stop()
+            job.join(60)
+            rates[mode].append((n1 - n0) / (t1 - t0))
+    a, b = (statistics.median(v) for v in rates.values())
+    print(f"live chart, {name}: no polling {a:.2f} steps/s, page re-run every 0.5 s {b:.2f} steps/s "
+          f"(runs {rates}); overhead {(1 - b / a) * 100:+.1f} %  (target < 5 %)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--block", type=int, default=6)
+    parser.add_argument("--chart-seconds", type=float, default=20.0)
+    parser.add_argument("--skip-chart", action="store_true")
+    args = parser.parse_args()
+    step_time(args.rounds, args.block)
+    if not args.skip_chart:
+        chart_overhead(args.chart_seconds, DEFAULT_GPT, "seed config")
+        chart_overhead(args.chart_seconds, GPTConfig(d_model=64, n_heads=4, n_layers=2, d_ff=256), "small config (d_model 64)")
+
+
+if __name__ == "__main__":
+    main()

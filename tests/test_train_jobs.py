@@ -1,0 +1,276 @@
+"""Training jobs: controls at step boundaries, surviving reruns and page switches, determinism,
+the shared model cache and its isolation between sessions, the non-finite guard, snapshots,
+host limits and the runs overlay."""
+
+import time
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from tinygpt.config import MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
+from tinygpt.i18n import CATALOGUE, t
+from tinygpt.train import NonFiniteLossError, Trainer, attention_maps, build, host_configs, train
+from tinygpt.ui.jobs import JobQueue, run_labels, settings_of, start_job
+from tinygpt.ui.models import ModelShelf
+
+from helpers import SMALL
+
+CFG = TrainConfig(lr=3e-3, epochs=60, early_stop_loss=0.0)
+
+
+def wait_until(cond, timeout=60.0):
+    deadline = time.time() + timeout
+    while not cond():
+        assert time.time() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def wait_paused(job, steps):
+    wait_until(lambda: job.status == "paused" and len(job.losses) == steps)
+
+
+def fresh_job(cfg=CFG, paused=False, steps=0, slots=2, models=None, gpt=SMALL):
+    return start_job(SEED_TEXT, gpt, cfg, paused=paused, steps=steps, queue=JobQueue(slots), models=models or ModelShelf())
+
+
+# ---------------------------------------------------------------- controls and determinism
+
+
+def test_pause_step_resume_stop_act_at_step_boundaries():
+    reference = train(SEED_TEXT, SMALL, CFG)  # the same settings trained in one go
+    job = fresh_job(paused=True)
+    wait_paused(job, 0)  # paused before the first step: nothing ran
+    for n in (1, 2, 3):
+        job.step_once()  # exactly one optimizer step each time
+        wait_paused(job, n)
+    assert job.losses == reference.losses[:3]
+    job.resume()
+    wait_until(lambda: len(job.losses) >= 10)
+    job.pause()
+    wait_until(lambda: job.status == "paused")
+    n = len(job.losses)
+    time.sleep(0.3)
+    assert len(job.losses) == n  # no step while paused
+    job.stop()
+    job.join(30)
+    assert job.status == "stopped" and job.result.stop_reason == "stopped"
+    assert job.result.losses == job.losses == reference.losses[:n]  # bitwise the same curve so far
+    assert job.result.frozen and job.finished_model() is None  # a stopped run is not adopted
+
+
+def test_same_settings_and_seed_give_bitwise_the_same_curve_and_weights():
+    job = fresh_job()
+    job.join(60)
+    again = train(SEED_TEXT, SMALL, CFG)
+    other_seed = train(SEED_TEXT, SMALL, TrainConfig(**{**CFG.to_dict(), "seed": 1}))
+    assert job.status == "done" and len(job.losses) == 60
+    assert job.losses == again.losses  # exact float equality, step by step
+    assert all(torch.equal(p, q) for p, q in zip(job.result.model.parameters(), again.model.parameters()))
+    assert other_seed.losses != again.losses
+
+
+def test_waiting_job_shows_its_place_in_line_and_runs_when_a_slot_frees():
+    queue, models = JobQueue(1), ModelShelf()
+    first = start_job(SEED_TEXT, SMALL, CFG, paused=True, queue=queue, models=models)  # holds the one slot
+    wait_paused(first, 0)
+    second = start_job(SEED_TEXT, SMALL, TrainConfig(**{**CFG.to_dict(), "seed": 1}), queue=queue, models=models)
+    third = start_job(SEED_TEXT, SMALL, TrainConfig(**{**CFG.to_dict(), "seed": 2}), queue=queue, models=models)
+    wait_until(lambda: third.progress().place == 2)
+    assert second.progress().status == "waiting" and second.progress().place == 1
+    third.stop()  # leaving the line
+    wait_until(lambda: third.status == "stopped")
+    assert second.progress().place == 1 and third.losses == []
+    first.stop()
+    second.join(60)
+    assert second.status == "done" and len(second.losses) == 60
+
+
+def test_snapshots_hold_alpha_of_every_layer_at_log_spaced_steps():
+    tm = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=30, early_stop_loss=0.0))
+    assert sorted(tm.snapshots) == [0, 1, 2, 5, 10, 20, 30]  # 0 = before training, 30 = final
+    alpha = tm.snapshots[30]
+    assert alpha.shape == (SMALL.n_layers, SMALL.n_heads, 4, 4)
+    assert torch.allclose(alpha.sum(-1), torch.ones(SMALL.n_layers, SMALL.n_heads, 4), atol=1e-5)
+    assert (alpha.triu(1) == 0).all()  # causal: the future gets exactly 0
+    assert torch.equal(alpha, attention_maps(tm.model, tm.vocab.encode(SEED_TEXT)[None]))
+    assert not torch.equal(tm.snapshots[0], alpha)  # attention changed over training
+    cheat = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0, causal_mask=False))
+    future = torch.ones(4, 4, dtype=torch.bool).triu(1)
+    assert (cheat.snapshots[5][..., future] > 0).all()  # without the mask every position reads ahead
+
+
+# ---------------------------------------------------------------- the non-finite guard
+
+
+def test_non_finite_loss_keeps_exactly_the_last_finite_weights():
+    tm = build(SEED_TEXT, SMALL, CFG)
+    trainer = Trainer(tm)
+    for _ in range(5):
+        trainer.step()
+    with torch.no_grad():  # W_5 now overflows in the next forward pass
+        tm.model.head.weight.fill_(torch.finfo(torch.float32).max)
+    with pytest.raises(NonFiniteLossError) as info:
+        trainer.step()
+    trainer.finish()
+    assert info.value.step == 6 and tm.stop_reason == "non_finite" and len(tm.losses) == 5
+    four = train(SEED_TEXT, SMALL, TrainConfig(**{**CFG.to_dict(), "epochs": 4}))
+    # the weights that gave the last finite loss (step 5's, i.e. after 4 updates), bit for bit
+    assert all(torch.equal(p, q) for p, q in zip(tm.model.parameters(), four.model.parameters()))
+    assert tm.losses[:4] == four.losses and max(tm.snapshots) == 4
+
+
+def diverging_config() -> TrainConfig:
+    """lr = 1e30 (far beyond the page's options): the second forward pass overflows for real."""
+    cfg = TrainConfig(lr=1.0, epochs=50, early_stop_loss=0.0)
+    object.__setattr__(cfg, "lr", 1e30)
+    return cfg
+
+
+def test_a_diverging_run_stops_at_the_first_non_finite_step_and_the_page_says_so():
+    at = open_train("en")
+    previous = at.session_state["own_model"] = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0))
+    job = at.session_state["job"] = fresh_job(diverging_config())
+    job.join(60)
+    at.run()
+    assert job.status == "error" and isinstance(job.error, NonFiniteLossError)
+    step = job.error.step
+    assert step == len(job.losses) + 1 and all(map(lambda v: v == v and abs(v) != float("inf"), job.losses))
+    assert all(torch.isfinite(p).all() for p in job.result.model.parameters())
+    expected = t("train.non_finite", "en", step=step, loss=job.error.loss, lr=1e30, suggest=1e29)
+    assert any(e.value == expected for e in at.error), [e.value for e in at.error]
+    assert at.session_state["own_model"] is previous  # the model the student had is kept
+    assert not at.exception
+
+
+# ---------------------------------------------------------------- pages: reruns, page switches, two sessions
+
+
+def chart_data(at: AppTest):
+    """The loss chart's data as a DataFrame (Streamlit sends it as an Arrow dataset)."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    proto = at.get("vega_lite_chart")[0].proto
+    return convert_arrow_bytes_to_pandas_df(proto.datasets[0].data.data)
+
+
+def open_train(lang="en") -> AppTest:
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=120)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def small_settings(at: AppTest, **extra) -> AppTest:
+    values = {"train_d_model": 32, "train_n_heads": 4, "train_n_layers": 2, "train_d_ff": 64, "train_max_len": 16,
+              "train_lr": 3e-3, "train_epochs": 120, "train_early_stop": 0.0, **extra}
+    for key, value in values.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def test_a_job_survives_reruns_and_page_switches_and_finishes():
+    at = small_settings(open_train())
+    at.button(key="train_start").click().run()
+    job = at.session_state["job"]
+    at.button(key="train_pause").click().run()  # hold it at a step boundary while we look around
+    wait_until(lambda: job.status == "paused")
+    n = len(job.losses)
+    at.run()  # a plain rerun
+    at.switch_page("app_pages/predict.py").run()
+    assert at.session_state["job"] is job
+    assert any(i.value == t("model.training_paused", "en", step=n) for i in at.info)  # other pages say so
+    assert not at.exception
+    at.switch_page("app_pages/train.py").run()
+    assert at.session_state["train_d_model"] == 32  # settings survive the page switch
+    assert len(at.get("vega_lite_chart")) == 1  # the chart of the run so far
+    at.button(key="train_pause").click().run()  # Resume
+    job.join(60)
+    assert job.status == "done" and len(job.losses) == 120
+    at.switch_page("app_pages/predict.py").run()  # the finished model is adopted wherever the student is
+    assert at.session_state["own_model"] is job.result
+    at.switch_page("app_pages/train.py").run()
+    assert any(s.value.startswith(CATALOGUE["train.done"]["en"].split("{")[0]) for s in at.success)
+    assert list(chart_data(at)["step"]) == list(range(1, 121))  # every step on the chart
+    assert not at.exception
+
+
+def test_sessions_share_finished_models_read_only_and_never_change_each_others():
+    a = small_settings(open_train(), train_epochs=40, train_seed=7)
+    a.button(key="train_start").click().run()
+    job_a = a.session_state["job"]
+    job_a.join(60)
+    a.run()
+    mine = a.session_state["own_model"]
+    before = [p.clone() for p in mine.model.parameters()]
+    b = small_settings(open_train(), train_epochs=40, train_seed=7)
+    b.button(key="train_start").click().run()
+    job_b = b.session_state["job"]
+    assert job_b.from_cache and job_b.status == "done" and job_b._thread is None  # at once, nothing trained
+    assert b.session_state["own_model"] is mine  # one shared object
+    assert any(i.value == t("train.from_cache", "en") for i in b.info)
+    assert mine.frozen and not any(p.requires_grad for p in mine.model.parameters())
+    with pytest.raises(ValueError, match="read-only"):
+        Trainer(mine)  # nobody can train the shared model further
+    small_settings(b, train_epochs=40, train_seed=8, train_lr=1e-2)  # B trains something else
+    b.button(key="train_start").click().run()
+    b.session_state["job"].join(60)
+    b.run()
+    b.button(key="train_reset").click().run()
+    assert b.session_state["own_model"] is not mine
+    a.run()
+    assert a.session_state["own_model"] is mine
+    assert all(torch.equal(p, q) for p, q in zip(mine.model.parameters(), before))
+
+
+def test_runs_are_kept_and_labelled_by_the_settings_that_differ():
+    at = small_settings(open_train(), train_text="你好你世你界", train_window=4, train_epochs=30)
+    at.button(key="train_start").click().run()
+    at.session_state["job"].join(60)
+    at.run()
+    at.toggle(key="train_causal_mask").set_value(False).run()
+    at.button(key="train_start").click().run()
+    at.session_state["job"].join(60)
+    at.run()
+    runs = at.session_state["train_runs"]
+    assert [r.settings["causal_mask"] for r in runs] == [True, False]
+    table = next(d.value for d in at.dataframe if t("train.col.run", "en") in d.value.columns)
+    assert list(table[t("train.col.run", "en")]) == ["#1 causal_mask=on", "#2 causal_mask=off"]
+    assert list(table[t("train.col.expected", "en")]) == ["好你世", "好你世"]
+    chart = chart_data(at)
+    assert sorted(set(chart["run"])) == ["#1 causal_mask=on", "#2 causal_mask=off"]  # both curves on one chart
+    assert len(chart) == 60 and chart["loss"].gt(0).all()
+    assert run_labels([settings_of("ab", SMALL, CFG)] * 2, [1, 2]) == ["#1", "#2"]
+
+
+# ---------------------------------------------------------------- host limits
+
+
+@pytest.mark.parametrize("text, gpt, training, field, key", [
+    ("你" * (MAX_TEXT_LEN + 1), {}, {}, "text", "max_text_len"),
+    (SEED_TEXT, {}, {"epochs": MAX_EPOCHS + 1}, "epochs", "max_epochs"),
+    (SEED_TEXT, {"max_len": 8}, {"window": 9}, "window", "window"),
+    ("你好" * 100, {"max_len": 64}, {"window": 64}, "tokens_per_step", "max_tokens"),
+    ("你好" * 40, {}, {"window": 4}, "work_per_step", "max_work"),
+])
+def test_host_limits_name_the_value_and_the_limit(text, gpt, training, field, key):
+    with pytest.raises(ConfigError) as info:
+        host_configs(text, gpt, {"epochs": 10, **training})
+    assert info.value.field == field and info.value.key == key
+    limit = {"max_tokens": MAX_TOKENS_PER_STEP, "max_epochs": MAX_EPOCHS, "max_text_len": MAX_TEXT_LEN}.get(key)
+    if limit:
+        assert str(limit) in t(f"accepted.{key}", "en", **info.value.params)
+    if key == "max_work":
+        assert info.value.value > MAX_STEP_WORK
+
+
+def test_the_page_refuses_too_many_epochs_with_the_limit_in_both_languages():
+    for lang in ("zh", "en"):
+        at = open_train(lang)
+        at.session_state["train_epochs"] = MAX_EPOCHS + 1
+        at.run()
+        assert at.button(key="train_start").disabled
+        assert at.error and str(MAX_EPOCHS) in at.error[0].value and str(MAX_EPOCHS + 1) in at.error[0].value
+        assert at.error[0].value == t("err.config", lang, field="epochs", value=MAX_EPOCHS + 1,
+                                      accepted=t("accepted.max_epochs", lang, limit=MAX_EPOCHS))
