@@ -6,8 +6,9 @@ test is an ordinary ``streamlit run`` process doing all the work it does for a b
 the page script, computing the attention trace, building the Altair specs and tables, and
 serialising every element. The clients only parse the replies.
 
-A rerun is timed from sending ``rerun_script`` (the page ``attention``, ``?lang=en``, as a reload
-of that URL sends) to the server's ``script_finished``. Every session first loads the page once
+A rerun is timed from sending ``rerun_script`` to the server's ``script_finished``: the first run
+names the page ``attention`` with ``?lang=en`` as loading that URL does, later ones name it by
+the page's script hash, as the browser's rerun does. Every session first loads the page once
 (not timed), then reruns it, pausing ``--think`` seconds between reruns like a user moving a
 slider (0 = back to back, the saturation case).
 
@@ -48,10 +49,17 @@ class Stats:
     bytes_received: int = 0
 
 
-async def run_once(ws, page: str, query: str, stats: Stats) -> float:
-    """Ask for one run of ``page`` and read the replies until the script finishes; returns seconds."""
+async def run_once(ws, page: str, query: str, stats: Stats, current: dict[str, str]) -> float:
+    """Ask for one run of ``page`` and read the replies until the script finishes; returns seconds.
+
+    The first run names the page by its URL path, as loading the URL does; later runs name the
+    page by the script hash the server sent (``current``), as the browser's rerun does.
+    """
     msg = BackMsg()
-    msg.rerun_script.page_name = page
+    if "hash" in current:
+        msg.rerun_script.page_script_hash = current["hash"]
+    else:
+        msg.rerun_script.page_name = page
     msg.rerun_script.query_string = query
     msg.rerun_script.widget_states.SetInParent()
     start = time.perf_counter()
@@ -69,6 +77,8 @@ async def run_once(ws, page: str, query: str, stats: Stats) -> float:
                 stats.errors.append(f"exception: {element.exception.type} {element.exception.message[:200]}")
             elif element_type == "alert" and element.alert.format == Alert.ERROR:
                 stats.errors.append(f"error message: {element.alert.body[:200]}")
+        elif kind == "navigation" and fwd.navigation.page_script_hash:
+            current["hash"] = fwd.navigation.page_script_hash
         elif kind == "page_not_found":
             stats.errors.append(f"page not found: {page}")
         elif kind == "script_finished":
@@ -85,10 +95,11 @@ async def session(ws_url: str, page: str, query: str, seconds: float, think: flo
     try:
         async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
                                       ping_interval=None) as ws:
-            stats.first_loads.append(await run_once(ws, page, query, stats))
+            current: dict[str, str] = {}
+            stats.first_loads.append(await run_once(ws, page, query, stats, current))
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline:
-                stats.reruns.append(await run_once(ws, page, query, stats))
+                stats.reruns.append(await run_once(ws, page, query, stats, current))
                 if think:
                     await asyncio.sleep(think)
     except Exception as exc:  # a broken connection or a timeout is an error of the run, not of the bench
