@@ -166,3 +166,16 @@ def test_requirements_pin_the_installed_torch_cpu_build_on_linux_and_the_same_ve
     assert torch_lines[1].startswith(f"torch=={base} ;")
     assert "--find-links https://download.pytorch.org/whl/cpu/torch/" in lines
     assert not any(ln.startswith(("--extra-index-url", "--index-url", "-i ")) for ln in lines)
+
+
+def test_a_diverging_run_exits_1_with_the_trainers_message(capsys, monkeypatch):
+    from tinygpt import train as train_module
+
+    def diverge(self, on_step=None, should_stop=None):
+        raise train_module.NonFiniteLossError(3, float("nan"), 0.5)
+
+    monkeypatch.setattr(train_module.Trainer, "run", diverge)
+    assert main([*SMALL_FLAGS, "--epochs", "5"]) == 1
+    captured = capsys.readouterr()
+    assert "输入" not in captured.out
+    assert "python -m tinygpt: error: loss became nan at step 3 with lr=0.5" in captured.err
