@@ -4,12 +4,11 @@ import pandas as pd
 import streamlit as st
 
 from tinygpt import checkpoint
-from tinygpt.charts import loss_chart
 from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
-from tinygpt.train import NonFiniteLossError, host_configs, steps_per_epoch_tokens
+from tinygpt.train import host_configs, steps_per_epoch_tokens
 from tinygpt.ui.common import keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, MAX_PAUSE_SECONDS, MAX_RUNS, loss_table, record_of, run_labels, settings_of, start_job
+from tinygpt.ui.jobs import MAX_RUNS, record_of, run_labels, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
 
 SEED = {"train_text": "你好世界", "train_window": 0, "train_d_model": 512, "train_n_heads": 8, "train_n_layers": 6,
@@ -29,7 +28,7 @@ def apply_preset(name: str) -> None:
 keep_widget_state(SEED)
 st.title(tr("train.title"))
 st.markdown(tr("train.intro"))
-model_banner()
+model_banner(job_notice=False)
 
 cols = st.columns([2, 2, 2, 3], vertical_alignment="center")
 cols[0].markdown(tr("train.presets"))
@@ -116,58 +115,9 @@ polling = status in ("waiting", "running")
 @st.fragment(run_every=POLL_SECONDS if polling else None)
 def live_progress() -> None:
     """Progress and the loss chart, redrawn from the job; the job's thread never touches Streamlit."""
-    job = ss.get("job")
-    p = job.progress() if job is not None else None
-    if p is not None:
-        st.caption(tr("train.this_run", settings=", ".join(f"{k}={v}" for k, v in settings_of(job.text, job.gpt_cfg, job.train_cfg).items())))
-        loss = f"{p.losses[-1]:.3e}" if p.losses else "—"
-        if p.replay is not None:
-            st.info(tr("train.replaying", i=p.replay[0], n=p.replay[1]))
-        elif p.status == "waiting":
-            st.info(tr("train.waiting", place=p.place, slots=MAX_CONCURRENT_JOBS) if p.place else tr("train.starting"))
-        elif p.status == "running":
-            st.progress(min(len(p.losses) / p.epochs, 1.0), tr("train.running", step=len(p.losses), epochs=p.epochs, loss=p.losses[-1]) if p.losses else tr("train.starting"))
-            if p.steps_per_s:
-                st.caption(tr("train.speed", rate=p.steps_per_s, eta=p.eta_s or 0))
-        elif p.status == "paused":
-            st.info(tr("train.paused", step=len(p.losses), loss=loss))
-    runs = ss.get("train_runs", [])
-    earlier = [r for r in runs if job is None or r.job_id != job.job_id]
-    overlay = st.toggle(tr("train.overlay"), value=True, key="train_overlay") if earlier else False
-    curves = [(r.settings, r.losses, r.number) for r in (earlier if overlay else [])]
-    if p is not None:
-        number = next((r.number for r in runs if r.job_id == job.job_id), (runs[-1].number + 1) if runs else 1)
-        curves.append((settings_of(job.text, job.gpt_cfg, job.train_cfg), p.losses, number))
-    if any(losses for _, losses, _ in curves):
-        labels = run_labels([s for s, _, _ in curves], [n for _, _, n in curves])
-        history = loss_table(list(zip(labels, [losses for _, losses, _ in curves])))
-        st.altair_chart(loss_chart(history, title=tr("train.chart_title"), x_title=tr("train.axis_step"), y_title=tr("train.axis_loss"), series_title=tr("train.axis_run")), width="stretch")
-    if p is not None:
-        end_message(job, p)
+    p = show_progress(ss.get("job"), ss.get("train_runs", []))
     if (p is not None and p.status in ("waiting", "running")) != polling:
         st.rerun()  # started or ended since the page was drawn: redraw the controls and the banner
-
-
-def end_message(job, p) -> None:
-    """What a finished, stopped or failed run says."""
-    if p.status == "done":
-        tm = job.result
-        if job.from_cache:
-            st.info(tr("train.from_cache"))
-        st.success(tr("train.done", steps=len(tm.losses), loss=tm.losses[-1], seconds=tm.seconds, reason=tr(f"train.reason.{tm.stop_reason}")))
-    elif p.status == "stopped":
-        st.warning(tr("train.stopped_timeout", minutes=int(MAX_PAUSE_SECONDS // 60)) if job.timed_out else tr("train.stopped", steps=len(p.losses)))
-        if job.result is not None and job.result.losses and st.button(tr("train.use_stopped"), key="train_use_stopped"):
-            set_own_model(job.result)
-            st.rerun()
-    elif p.status == "error":
-        exc = job.error
-        if isinstance(exc, NonFiniteLossError):
-            st.error(tr("train.non_finite", step=exc.step, loss=exc.loss, lr=exc.lr, suggest=exc.lr / 10))
-            if job.result is not None and job.result.losses:
-                st.caption(tr("train.non_finite_kept", kept=exc.step - 1, loss=job.result.losses[-1]))
-        else:
-            show_error(exc)
 
 
 live_progress()

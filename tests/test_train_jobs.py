@@ -274,3 +274,14 @@ def test_the_page_refuses_too_many_epochs_with_the_limit_in_both_languages():
         assert at.error and str(MAX_EPOCHS) in at.error[0].value and str(MAX_EPOCHS + 1) in at.error[0].value
         assert at.error[0].value == t("err.config", lang, field="epochs", value=MAX_EPOCHS + 1,
                                       accepted=t("accepted.max_epochs", lang, limit=MAX_EPOCHS))
+
+
+def test_fused_adam_is_bitwise_torch_adam_fused():
+    """Our FusedAdam (no torch._dynamo import) makes exactly the updates of torch.optim.Adam(fused=True)."""
+    ours, theirs = build(SEED_TEXT, SMALL, CFG), build(SEED_TEXT, SMALL, CFG)
+    a, b = Trainer(ours), Trainer(theirs)
+    b.optimizer = torch.optim.Adam(theirs.model.parameters(), lr=CFG.lr, fused=True)
+    for _ in range(20):
+        a.step(), b.step()
+    assert ours.losses == theirs.losses
+    assert all(torch.equal(p, q) for p, q in zip(ours.model.parameters(), theirs.model.parameters()))

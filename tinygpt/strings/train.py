@@ -63,7 +63,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Off: during training every position can read the character it must predict (“cheating”), so the loss "
         "falls lower; generation cannot see the future and may go wrong.",
     ),
-    "train.params": ("参数量：{n:,}　d_head = {d_head}　每步 {tokens} 个字符", "Parameters: {n:,}    d_head = {d_head}    {tokens} tokens per step"),
+    "train.params": ("参数量：{n:,} · d_head = {d_head} · 每步 {tokens} 个字符", "Parameters: {n:,} · d_head = {d_head} · {tokens} tokens per step"),
     "train.limits": (
         "本机上限：参数 {params}，轮数 {epochs}，文本 {text} 个字符，每步 {tokens} 个字符。",
         "Limits on this host: {params} parameters, {epochs} epochs, {text} characters of text, {tokens} tokens per step.",

@@ -9,14 +9,17 @@ from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.models import current_model
 
 
-def model_banner() -> TrainedModel:
-    """Show which model the page uses (default or the session's own, and any running job); return it."""
+def model_banner(job_notice: bool = True) -> TrainedModel:
+    """Show which model the page uses (default or the session's own, and any running job); return it.
+
+    ``job_notice=False`` leaves out the "training is running" line (the Train page shows the job itself).
+    """
     tm, own = current_model()
     loss = tm.losses[-1] if tm.losses else float("nan")
     key = "model.own" if own else "model.default"
     st.caption(tr(key, text=tm.text, steps=len(tm.losses), loss=loss))
     job = st.session_state.get("job")
-    if job is not None and job.active:
+    if job_notice and job is not None and job.active:
         paused = job.status == "paused"
         st.info(tr("model.training_paused" if paused else "model.training_running", step=len(job.losses)))
     return tm

@@ -24,10 +24,13 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
+from tinygpt.charts import loss_chart
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.generate import MAX_NEW_CHARS, generate
 from tinygpt.train import NonFiniteLossError, TrainedModel, Trainer, build
-from tinygpt.ui.models import ModelShelf, model_key, shelf
+from tinygpt.ui.common import show_error
+from tinygpt.ui.i18n import tr
+from tinygpt.ui.models import ModelShelf, model_key, set_own_model, shelf
 
 #: Jobs training at once in this process (env TINYGPT_MAX_JOBS overrides): 2 cores, 1 thread each.
 MAX_CONCURRENT_JOBS = max(1, int(os.environ.get("TINYGPT_MAX_JOBS", "2") or 2))
@@ -340,3 +343,62 @@ def loss_table(runs: list[tuple[str, list[float] | tuple[float, ...]]]) -> pd.Da
     if not frames:
         return pd.DataFrame({"step": [], "loss": [], "run": []})
     return pd.concat(frames, ignore_index=True)
+
+
+# ---------------------------------------------------------------------- drawing (script thread only)
+
+
+def show_progress(job: TrainingJob | None, runs: list[RunRecord]) -> Progress | None:
+    """Draw a job's progress, the loss chart (with earlier runs) and how it ended; returns its Progress.
+
+    What the Train page's polling fragment draws; reads the job, never waits for it.
+    """
+    p = job.progress() if job is not None else None
+    if p is not None:
+        st.caption(tr("train.this_run", settings=" · ".join(f"{k}={_short(v)}" for k, v in settings_of(job.text, job.gpt_cfg, job.train_cfg).items())))
+        loss = f"{p.losses[-1]:.3e}" if p.losses else "—"
+        if p.replay is not None:
+            st.info(tr("train.replaying", i=p.replay[0], n=p.replay[1]))
+        elif p.status == "waiting":
+            st.info(tr("train.waiting", place=p.place, slots=MAX_CONCURRENT_JOBS) if p.place else tr("train.starting"))
+        elif p.status == "running":
+            st.progress(min(len(p.losses) / p.epochs, 1.0), tr("train.running", step=len(p.losses), epochs=p.epochs, loss=p.losses[-1]) if p.losses else tr("train.starting"))
+            if p.steps_per_s:
+                st.caption(tr("train.speed", rate=p.steps_per_s, eta=p.eta_s or 0))
+        elif p.status == "paused":
+            st.info(tr("train.paused", step=len(p.losses), loss=loss))
+    earlier = [r for r in runs if job is None or r.job_id != job.job_id]
+    overlay = st.toggle(tr("train.overlay"), value=True, key="train_overlay") if earlier else False
+    curves = [(r.settings, r.losses, r.number) for r in (earlier if overlay else [])]
+    if p is not None:
+        number = next((r.number for r in runs if r.job_id == job.job_id), (runs[-1].number + 1) if runs else 1)
+        curves.append((settings_of(job.text, job.gpt_cfg, job.train_cfg), p.losses, number))
+    if any(losses for _, losses, _ in curves):
+        labels = run_labels([s for s, _, _ in curves], [n for _, _, n in curves])
+        history = loss_table(list(zip(labels, [losses for _, losses, _ in curves])))
+        st.altair_chart(loss_chart(history, title=tr("train.chart_title"), x_title=tr("train.axis_step"), y_title=tr("train.axis_loss"), series_title=tr("train.axis_run")), width="stretch")
+    if p is not None:
+        end_message(job, p)
+    return p
+
+
+def end_message(job: TrainingJob, p: Progress) -> None:
+    """What a finished, stopped or failed run says."""
+    if p.status == "done":
+        tm = job.result
+        if job.from_cache:
+            st.info(tr("train.from_cache"))
+        st.success(tr("train.done", steps=len(tm.losses), loss=tm.losses[-1], seconds=tm.seconds, reason=tr(f"train.reason.{tm.stop_reason}")))
+    elif p.status == "stopped":
+        st.warning(tr("train.stopped_timeout", minutes=int(MAX_PAUSE_SECONDS // 60)) if job.timed_out else tr("train.stopped", steps=len(p.losses)))
+        if job.result is not None and job.result.losses and st.button(tr("train.use_stopped"), key="train_use_stopped"):
+            set_own_model(job.result)
+            st.rerun()
+    elif p.status == "error":
+        exc = job.error
+        if isinstance(exc, NonFiniteLossError):
+            st.error(tr("train.non_finite", step=exc.step, loss=exc.loss, lr=exc.lr, suggest=exc.lr / 10))
+            if job.result is not None and job.result.losses:
+                st.caption(tr("train.non_finite_kept", kept=exc.step - 1, loss=job.result.losses[-1]))
+        else:
+            show_error(exc)

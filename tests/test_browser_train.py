@@ -1,0 +1,86 @@
+"""Browser test: training keeps going (and the chart keeps growing) while the student visits another page."""
+
+import re
+
+import pytest
+
+from conftest import assert_no_exception, wait_for_app
+from tinygpt.i18n import CATALOGUE, t
+
+pytestmark = pytest.mark.browser
+
+RUNNING = re.compile(r"Training: step (\d+) / 5000")
+
+
+def current_step(page) -> int:
+    """The step the live progress shows (each step is one point of the loss chart)."""
+    text = page.get_by_text(RUNNING).first.inner_text(timeout=60_000)
+    return int(RUNNING.search(text).group(1))
+
+
+def wait_for_step_above(page, n: int, timeout_ms: int = 60_000) -> int:
+    page.wait_for_function(
+        """([n]) => { const m = document.body.innerText.match(/Training: step (\\d+) \\/ 5000/);
+                      return m !== null && parseInt(m[1]) > n; }""",
+        arg=[n], timeout=timeout_ms, polling=200,
+    )
+    return current_step(page)
+
+
+def test_training_continues_across_a_page_switch_and_the_chart_keeps_growing(app_server, page):
+    page.goto(f"{app_server}/?lang=en")
+    wait_for_app(page)
+    page.get_by_role("button", name=t("train.preset.cheat", "en"), exact=True).click()  # small model, no early stop
+    wait_for_app(page)
+    epochs = page.get_by_role("spinbutton", name=t("train.epochs", "en"), exact=True)
+    epochs.fill("5000")
+    epochs.press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name=t("train.start", "en"), exact=True).click()
+    first = wait_for_step_above(page, 0)
+    chart = page.locator("[data-testid='stVegaLiteChart']")
+    chart.first.wait_for(timeout=30_000)
+
+    page.get_by_role("link", name=t("nav.predict", "en")).click()
+    page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=60_000)
+    page.get_by_text(CATALOGUE["model.training_running"]["en"].split("(")[0].strip()).first.wait_for(timeout=30_000)
+    assert_no_exception(page)
+
+    page.get_by_role("link", name=t("nav.train", "en")).click()
+    page.get_by_role("heading", name=t("train.title", "en")).wait_for(timeout=60_000)
+    back = wait_for_step_above(page, first)  # the same run, further along
+    chart.first.wait_for(timeout=30_000)
+    later = wait_for_step_above(page, back)  # and still growing while we watch
+    assert first < back < later
+    assert_no_exception(page)
+
+    page.get_by_role("button", name=t("train.stop", "en"), exact=True).click()
+    page.get_by_text(re.compile(r"Stopped at step \d+")).first.wait_for(timeout=60_000)
+
+
+def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page, tmp_path):
+    import pickle
+
+    from tinygpt.checkpoint import to_bytes
+    from tinygpt.config import TrainConfig
+    from tinygpt.train import train
+
+    from helpers import SMALL
+
+    evil = tmp_path / "model.safetensors"
+    evil.write_bytes(pickle.dumps({"weights": [1, 2, 3]}))
+    good = tmp_path / "poem.safetensors"
+    tm = train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0))
+    good.write_bytes(to_bytes(tm))
+
+    page.goto(f"{app_server}/?lang=zh")
+    wait_for_app(page)
+    uploader = page.locator("[data-testid='stFileUploaderDropzoneInput']")
+    uploader.set_input_files(str(evil))
+    page.get_by_text(t("ckpt.err.pickle", "zh")).wait_for(timeout=60_000)  # the student's language
+    assert_no_exception(page)
+    uploader.set_input_files(str(good))  # replaces the refused file
+    page.get_by_text(t("train.upload_ok", "zh", text="白日依山尽", params=tm.gpt_cfg.n_parameters(), steps=5)).wait_for(timeout=60_000)
+    page.get_by_role("link", name=t("nav.predict", "zh")).click()
+    page.get_by_text(t("model.own", "zh", text="白日依山尽", steps=5, loss=tm.losses[-1])).first.wait_for(timeout=60_000)
+    assert_no_exception(page)
