@@ -151,7 +151,7 @@ def chart_data(at: AppTest):
     from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
     proto = at.get("vega_lite_chart")[0].proto
-    return convert_arrow_bytes_to_pandas_df(proto.datasets[0].data.data)
+    return convert_arrow_bytes_to_pandas_df(proto.datasets[0].data.data if proto.datasets else proto.data.data)
 
 
 def open_train(lang="en") -> AppTest:

@@ -14,6 +14,8 @@ and the loss table the chart draws.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import threading
 import time
@@ -21,6 +23,7 @@ import uuid
 from collections import deque
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -332,9 +335,10 @@ def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[st
 
 def thin(losses: list[float] | tuple[float, ...], limit: int = MAX_CHART_POINTS) -> pd.DataFrame:
     """Steps (1-based) and losses, at most ``limit`` evenly spaced points, first and last kept."""
-    n = len(losses)
-    idx = list(range(n)) if n <= limit else sorted({round(i * (n - 1) / (limit - 1)) for i in range(limit)})
-    return pd.DataFrame({"step": [i + 1 for i in idx], "loss": [losses[i] for i in idx]})
+    values = np.asarray(losses, dtype=float)
+    n = len(values)
+    idx = np.arange(n) if n <= limit else np.unique(np.linspace(0, n - 1, limit).round().astype(int))
+    return pd.DataFrame({"step": idx + 1, "loss": values[idx]})
 
 
 def loss_table(runs: list[tuple[str, list[float] | tuple[float, ...]]]) -> pd.DataFrame:
@@ -343,6 +347,28 @@ def loss_table(runs: list[tuple[str, list[float] | tuple[float, ...]]]) -> pd.Da
     if not frames:
         return pd.DataFrame({"step": [], "loss": [], "run": []})
     return pd.concat(frames, ignore_index=True)
+
+
+@functools.lru_cache(maxsize=32)
+def _loss_spec(title: str, x_title: str, y_title: str, series_title: str, points: bool) -> str:
+    """The Vega-Lite spec ``charts.loss_chart`` makes, without its data (JSON; built once per labels)."""
+    sample = pd.DataFrame({"step": range(1, 3 if points else 61), "loss": 1.0, "run": "#1"})
+    spec = loss_chart(sample, title=title, x_title=x_title, y_title=y_title, series_title=series_title).to_dict(validate=False)
+    spec.pop("datasets", None)
+    spec.pop("data", None)
+    return json.dumps(spec)
+
+
+def draw_loss_chart(history: pd.DataFrame) -> None:
+    """Draw ``charts.loss_chart`` of (step, loss, run) in the page language.
+
+    The spec is built by ``charts.loss_chart`` once per set of labels and reused with each poll's
+    data (Altair's spec building and validation were most of a poll's cost). Like loss_chart,
+    drops non-finite and non-positive losses (log axis), so NaN is never plotted.
+    """
+    df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
+    spec = _loss_spec(tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), len(df) < 60)
+    st.vega_lite_chart(df, json.loads(spec), width="stretch")
 
 
 # ---------------------------------------------------------------------- drawing (script thread only)
@@ -375,8 +401,7 @@ def show_progress(job: TrainingJob | None, runs: list[RunRecord]) -> Progress | 
         curves.append((settings_of(job.text, job.gpt_cfg, job.train_cfg), p.losses, number))
     if any(losses for _, losses, _ in curves):
         labels = run_labels([s for s, _, _ in curves], [n for _, _, n in curves])
-        history = loss_table(list(zip(labels, [losses for _, losses, _ in curves])))
-        st.altair_chart(loss_chart(history, title=tr("train.chart_title"), x_title=tr("train.axis_step"), y_title=tr("train.axis_loss"), series_title=tr("train.axis_run")), width="stretch")
+        draw_loss_chart(loss_table(list(zip(labels, [losses for _, losses, _ in curves]))))
     if p is not None:
         end_message(job, p)
     return p
