@@ -7,7 +7,7 @@ from tinygpt import checkpoint
 from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
 from tinygpt.train import host_configs, steps_per_epoch_tokens
 from tinygpt.ui.common import keep_widget_state, model_banner, show_error
-from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.i18n import error_text, lang, tr
 from tinygpt.ui.jobs import MAX_RUNS, record_of, run_labels, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
 
@@ -26,6 +26,21 @@ def apply_preset(name: str) -> None:
 
 
 keep_widget_state(SEED)
+
+
+def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
+    """A radio whose choice survives a language switch.
+
+    The browser keeps a radio's choice as its label, so after a switch the old label matches no
+    option and the radio comes back empty. The choice lives in ``ss[key]``; the widget has a key
+    per language and copies its choice back on change.
+    """
+    labels = {v: tr(f"{key.replace('_', '.', 1)}.{v}") for v in options}
+    widget = f"{key}.{lang()}"
+    ss[widget] = ss[key]  # callbacks ran before this line, so ss[key] already holds a new click
+    st.radio(tr(key.replace("_", ".", 1)), options, format_func=labels.get, horizontal=True, key=widget,
+             on_change=lambda: ss.update({key: ss[widget]}), **kwargs)
+
 st.title(tr("train.title"))
 st.markdown(tr("train.intro"))
 model_banner(job_notice=False)
@@ -43,10 +58,8 @@ with left:
     st.slider(tr("train.n_layers"), 1, 8, key="train_n_layers")
     st.select_slider(tr("train.d_ff"), [32, 64, 128, 256, 512, 1024, 2048], key="train_d_ff")
     st.number_input(tr("train.max_len"), 4, MAX_MAX_LEN, key="train_max_len")
-    norm_labels = {v: tr(f"train.norm.{v}") for v in ("pre", "post")}
-    st.radio(tr("train.norm"), list(norm_labels), format_func=norm_labels.get, horizontal=True, help=tr("train.norm_help"), key="train_norm")
-    pos_labels = {v: tr(f"train.positions.{v}") for v in ("learned", "sinusoidal")}
-    st.radio(tr("train.positions"), list(pos_labels), format_func=pos_labels.get, horizontal=True, key="train_positions")
+    choice_radio("train_norm", ("pre", "post"), help=tr("train.norm_help"))
+    choice_radio("train_positions", ("learned", "sinusoidal"))
 with right:
     st.subheader(tr("train.optim_header"))
     st.text_input(tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text")
