@@ -150,7 +150,8 @@ if runs:
         tr("train.col.generation"): [r.generation for r in runs],
         tr("train.col.expected"): [r.expected for r in runs],
         tr("train.col.match"): [yes if r.generation == r.expected else no for r in runs],
-    }), hide_index=True, width="stretch", key="train_runs_table")
+    }), hide_index=True, width="stretch", key="train_runs_table",
+        column_config={tr("train.col.run"): st.column_config.TextColumn(width="large")})
 
 # ---------------------------------------------------------------- checkpoints (safetensors, never pickle)
 st.subheader(tr("train.ckpt_header"))
