@@ -193,7 +193,7 @@ def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str, poll: float = 
     rates: dict[str, list[float]] = {m: [] for m in modes}
     run_ms: dict[str, list[float]] = {m: [] for m in modes}
     seed = 100
-    for _ in range(2):
+    for _ in range(3):
         for mode in modes:
             seed += 1  # a new setting each time: nothing comes from the cache
             job = start_job(SEED_TEXT, gpt_cfg, TrainConfig(lr=1e-4, epochs=5000, early_stop_loss=0.0, seed=seed),
@@ -229,17 +229,26 @@ def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str, poll: float = 
     print(f"  target: the fragment adds < 5 %; no polling per trial {[round(r, 2) for r in rates['no polling']]}")
 
 
+def _load() -> str:
+    try:
+        return "load average " + open("/proc/loadavg").read().split(" ")[0]
+    except OSError:
+        return "load average unknown"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--block", type=int, default=6)
-    parser.add_argument("--chart-seconds", type=float, default=20.0)
+    parser.add_argument("--chart-seconds", type=float, default=10.0)
     parser.add_argument("--skip-chart", action="store_true")
     args = parser.parse_args()
+    print(f"[{_load()} on {__import__('os').cpu_count()} cores at start]")
     step_time(args.rounds, args.block)
     if not args.skip_chart:
         chart_overhead(args.chart_seconds, DEFAULT_GPT, "seed config")
         chart_overhead(args.chart_seconds, GPTConfig(d_model=64, n_heads=4, n_layers=2, d_ff=256), "small config (d_model 64)")
+    print(f"[{_load()} at the end]")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import streamlit as st
 from tinygpt.charts import loss_chart
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.generate import MAX_NEW_CHARS, generate
-from tinygpt.train import NonFiniteLossError, TrainedModel, Trainer, build
+from tinygpt.train import NonFiniteLossError, TrainedModel, Trainer, build, release_free_memory
 from tinygpt.ui.common import show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import ModelShelf, model_key, release_memory, set_own_model, shelf
@@ -242,6 +242,13 @@ class TrainingJob:
             return True
 
     def _train(self, models: ModelShelf) -> None:
+        try:
+            self._train_run(models)
+        finally:
+            self._trainer = None  # drop the Adam state and gradients, then return the memory
+            release_free_memory()
+
+    def _train_run(self, models: ModelShelf) -> None:
         tm = build(self.text, self.gpt_cfg, self.train_cfg)
         trainer = self._trainer = Trainer(tm)
         try:
