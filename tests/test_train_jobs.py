@@ -236,10 +236,10 @@ def test_runs_are_kept_and_labelled_by_the_settings_that_differ():
     runs = at.session_state["train_runs"]
     assert [r.settings["causal_mask"] for r in runs] == [True, False]
     table = next(d.value for d in at.dataframe if t("train.col.run", "en") in d.value.columns)
-    assert list(table[t("train.col.run", "en")]) == ["#1 causal_mask=on", "#2 causal_mask=off"]
+    assert list(table[t("train.col.run", "en")]) == ["#1 causal_mask=True", "#2 causal_mask=False"]
     assert list(table[t("train.col.expected", "en")]) == ["好你世", "好你世"]
     chart = chart_data(at)
-    assert sorted(set(chart["run"])) == ["#1 causal_mask=on", "#2 causal_mask=off"]  # both curves on one chart
+    assert sorted(set(chart["run"])) == ["#1 causal_mask=True", "#2 causal_mask=False"]  # both curves on one chart
     assert len(chart) == 60 and chart["loss"].gt(0).all()
     assert run_labels([settings_of("ab", SMALL, CFG)] * 2, [1, 2]) == ["#1", "#2"]
 

@@ -331,6 +331,8 @@ class Trainer:
         Raises NonFiniteLossError when that loss is NaN/∞: the weights are then those of the
         last step whose loss was finite (see the module doc), and ``stop_reason`` is "non_finite".
         """
+        if self.optimizer is None:
+            raise RuntimeError("this run has finished; build a new Trainer to train again")
         self._use_threads()
         start = time.perf_counter()
         model = self.tm.model

@@ -327,8 +327,7 @@ def record_of(job: TrainingJob, number: int) -> RunRecord:
 
 
 def _short(value: object) -> str:
-    if isinstance(value, bool):
-        return "on" if value else "off"
+    """A setting's value as code writes it (labels name settings by their field names)."""
     if isinstance(value, float):
         return f"{value:g}"
     text = str(value)
