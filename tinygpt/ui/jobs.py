@@ -33,7 +33,7 @@ from tinygpt.generate import MAX_NEW_CHARS, generate
 from tinygpt.train import NonFiniteLossError, TrainedModel, Trainer, build, release_free_memory
 from tinygpt.ui.common import show_error
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.models import ModelShelf, model_key, release_memory, set_own_model, shelf
+from tinygpt.ui.models import ModelShelf, model_key, set_own_model, shelf
 
 #: Jobs training at once in this process (env TINYGPT_MAX_JOBS overrides): 2 cores, 1 thread each.
 MAX_CONCURRENT_JOBS = max(1, int(os.environ.get("TINYGPT_MAX_JOBS", "2") or 2))
@@ -220,7 +220,6 @@ class TrainingJob:
                 self._train(models)
             finally:
                 queue.release()
-                release_memory()
         except Exception as exc:  # reported on the page, never raised into Streamlit
             self._set(error=exc, status="error")
 

@@ -10,7 +10,6 @@ and uploads stay in the session that made them.
 
 from __future__ import annotations
 
-import ctypes
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -78,20 +77,7 @@ def model_key(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelKey
 def default_model() -> TrainedModel:
     """The seed settings' model (你好世界, 512/8/6/2048, Adam 1e-4, early stop), trained once per process."""
     tm = train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
-    release_memory()
     return shelf().put(model_key(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN), tm)
-
-
-def release_memory() -> None:
-    """Hand freed heap pages back to the OS after training (glibc ``malloc_trim``; no-op elsewhere).
-
-    Adam's moments and the gradients of a finished run are freed but glibc keeps their pages;
-    measured on the seed config: server RSS 721 MB -> 498 MB after the default model trained.
-    """
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def current_model() -> tuple[TrainedModel, bool]:
