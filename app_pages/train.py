@@ -8,7 +8,7 @@ from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN
 from tinygpt.train import host_configs, steps_per_epoch_tokens
 from tinygpt.ui.common import keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, lang, tr
-from tinygpt.ui.jobs import MAX_RUNS, record_of, run_labels, show_progress, start_job
+from tinygpt.ui.jobs import MAX_RUNS, POLL_SECONDS, record_of, run_labels, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
 
 SEED = {"train_text": "你好世界", "train_window": 0, "train_d_model": 512, "train_n_heads": 8, "train_n_layers": 6,
@@ -17,7 +17,6 @@ SEED = {"train_text": "你好世界", "train_window": 0, "train_d_model": 512, "
 SMALL = {**SEED, "train_d_model": 64, "train_n_heads": 4, "train_n_layers": 2, "train_d_ff": 256, "train_lr": 1e-3, "train_epochs": 500}
 PRESETS = {"seed": SEED, "small": SMALL,
            "cheat": {**SMALL, "train_text": "你好你世你界", "train_window": 4, "train_max_len": 16, "train_lr": 3e-3, "train_epochs": 300, "train_early_stop": 0.0}}
-POLL_SECONDS = 0.5
 ss = st.session_state
 
 
