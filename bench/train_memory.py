@@ -12,6 +12,10 @@ Scenarios (every process first imports what the app imports: torch, streamlit, a
   3 jobs at once      the same with the limit raised to 3, for comparison
 
 Target (issue 4): one seed-config training job under 700 MB RSS.
+
+Measured here (torch 2.13.0, Streamlit 1.67): imports 329 MB; one job 684 MB (+354: weights 76,
+gradients 76, Adam state 152, the rest allocator slack); app + one job 756 MB; app + 3 sessions
+with the limit of 2 concurrent jobs 1091 MB; 3 jobs at once 1347 MB.
 """
 
 from __future__ import annotations
