@@ -8,7 +8,7 @@ from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN
 from tinygpt.train import host_configs, steps_per_epoch_tokens
 from tinygpt.ui.common import keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, lang, tr
-from tinygpt.ui.jobs import MAX_RUNS, POLL_SECONDS, record_of, run_labels, show_progress, start_job
+from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, record_of, run_labels, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
 
 SEED = {"train_text": "你好世界", "train_window": 0, "train_d_model": 512, "train_n_heads": 8, "train_n_layers": 6,
@@ -42,7 +42,8 @@ def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
 
 st.title(tr("train.title"))
 st.markdown(tr("train.intro"))
-model_banner(job_notice=False)
+
+model_banner(job_notice=False, wait=False)  # does not wait for the default model (trained in the background)
 
 cols = st.columns([2, 2, 2, 3], vertical_alignment="center")
 cols[0].markdown(tr("train.presets"))
@@ -94,6 +95,7 @@ status = job.status if job is not None else None
 c = st.columns(5)
 if c[0].button(tr("train.start"), type="primary", disabled=configs is None or status in ("waiting", "running", "paused"), key="train_start", width="stretch"):
     ss["job"] = start_job(text, *configs)
+    ss["job"].wait_first_step(FIRST_POINT_WAIT)  # the redraw below then shows the first loss point
     st.rerun()
 paused = status == "paused"
 if c[1].button(tr("train.resume" if paused else "train.pause"), disabled=status not in ("waiting", "running", "paused"), key="train_pause", width="stretch"):
@@ -154,9 +156,11 @@ if runs:
 
 # ---------------------------------------------------------------- checkpoints (safetensors, never pickle)
 st.subheader(tr("train.ckpt_header"))
-tm, _ = current_model()
-st.download_button(tr("train.download"), data=lambda: checkpoint.to_bytes(tm), file_name=f"tinygpt-{tm.uid[:8]}.safetensors",
-                   mime="application/octet-stream", help=tr("train.download_help"), on_click="ignore", key="train_download")
+tm, _ = current_model(wait=False)  # None while the default model is still being trained
+st.download_button(tr("train.download"), data=(lambda: checkpoint.to_bytes(tm)) if tm is not None else b"",
+                   file_name=f"tinygpt-{tm.uid[:8] if tm is not None else 'default'}.safetensors", mime="application/octet-stream",
+                   help=tr("train.download_help") if tm is not None else tr("model.preparing"), on_click="ignore", disabled=tm is None,
+                   key="train_download")
 upload = st.file_uploader(tr("train.upload"), key="train_upload")
 if upload is not None and ss.get("_ckpt_file") != upload.file_id:
     ss["_ckpt_file"] = upload.file_id

@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -38,27 +36,13 @@ SERVER_LOG = ARTIFACTS / "streamlit-server.log"
 SERVER_START_TIMEOUT_S = 90.0
 APP_TIMEOUT_MS = 60_000
 
-# Debian chromium, launched by Playwright (`playwright install` cannot download browsers here).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-sync",
-    "--disable-quic",
-]
+# The browser flags, the free port, the server's stop and the idle check are shared with the
+# benchmarks (bench/cold_start.py), so tests and figures wait for the same thing.
+from bench.cold_start import APP_IDLE_JS, CHROMIUM_ARGS, free_port, stop_server  # noqa: E402
 
 
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-
-
-def _free_loopback_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _log_tail(path: Path, n_lines: int = 60) -> str:
@@ -69,23 +53,6 @@ def _log_tail(path: Path, n_lines: int = 60) -> str:
     return "\n".join(lines[-n_lines:])
 
 
-def _stop_process_group(proc: subprocess.Popen) -> None:
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(timeout=10)
-
-
 @pytest.fixture(scope="session")
 def app_server() -> Iterator[str]:
     """Run the app with `streamlit run` on a free loopback port; yield its base URL.
@@ -93,7 +60,7 @@ def app_server() -> Iterator[str]:
     Waits up to 90 s for GET /_stcore/health to answer "ok". The server's stdout/stderr go to
     artifacts/streamlit-server.log; the process group is terminated at teardown.
     """
-    port = _free_loopback_port()
+    port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     cmd = [
         sys.executable, "-m", "streamlit", "run", APP_SCRIPT,
@@ -139,7 +106,7 @@ def app_server() -> Iterator[str]:
             time.sleep(0.25)
         yield base_url
     finally:
-        _stop_process_group(proc)
+        stop_server(proc)
 
 
 @pytest.fixture(scope="session")
@@ -187,23 +154,6 @@ def page(browser, request):
             context.close()
 
 
-# Streamlit sets data-test-script-state on stApp ("running", "notRunning", ...) and shows
-# stStatusWidget ("Running...") while the script runs.
-_APP_IDLE_JS = """() => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (!app) return false;
-    const state = app.getAttribute('data-test-script-state');
-    if (state !== null && state !== 'notRunning') return false;
-    if (document.querySelector('[data-testid="stSkeleton"]')) return false;
-    for (const el of document.querySelectorAll('[data-testid="stStatusWidget"]')) {
-        const style = window.getComputedStyle(el);
-        if (el.getClientRects().length > 0 && style.visibility !== 'hidden'
-            && style.display !== 'none') return false;
-    }
-    return true;
-}"""
-
-
 def wait_for_app(page, timeout_ms: int = APP_TIMEOUT_MS) -> None:
     """Wait until Streamlit has rendered the app and finished running the script.
 
@@ -211,7 +161,7 @@ def wait_for_app(page, timeout_ms: int = APP_TIMEOUT_MS) -> None:
     `[data-testid="stStatusWidget"]` element is visible. Raises Playwright's TimeoutError.
     """
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
-    page.wait_for_function(_APP_IDLE_JS, timeout=timeout_ms, polling=100)
+    page.wait_for_function(APP_IDLE_JS, timeout=timeout_ms, polling=100)
 
 
 def assert_no_exception(page) -> None:

@@ -365,3 +365,12 @@ def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
     cells = alpha_grid_spec(a, ["h0", "h1", "h2"], rows, rows, masked=future)["datasets"]["cells"]
     assert len(cells) == 48 and cells["masked"].sum() == 18 and cells.loc[cells["masked"], "value"].isna().all()
     assert np.allclose(cells.loc[~cells["masked"], "value"].to_numpy(), a.numpy()[:, ~future].reshape(-1))
+
+
+def test_step_source_is_drawn_only_when_its_expander_is_open():
+    from tinygpt.attention import step_by_id
+
+    at = open_attention()
+    assert len(at.code) == 0  # collapsed: the code is neither sent nor highlighted
+    at = rerun(at, attn_source=True)
+    assert [c.value for c in at.code] == [step_by_id(at.session_state[view.K_STEP]).source().strip()]

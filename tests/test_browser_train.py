@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from conftest import assert_no_exception, wait_for_app
 from tinygpt.i18n import CATALOGUE, t
@@ -31,11 +32,13 @@ def test_training_continues_across_a_page_switch_and_the_chart_keeps_growing(app
     page.goto(f"{app_server}/?lang=en")
     wait_for_app(page)
     page.get_by_role("button", name=t("train.preset.cheat", "en"), exact=True).click()  # small model, no early stop
-    wait_for_app(page)
     epochs = page.get_by_role("spinbutton", name=t("train.epochs", "en"), exact=True)
+    expect(epochs).to_have_value("300", timeout=30_000)  # the preset's rerun has reached the browser
+    wait_for_app(page)
     epochs.fill("5000")
     epochs.press("Enter")
     wait_for_app(page)
+    expect(epochs).to_have_value("5000")
     page.get_by_role("button", name=t("train.start", "en"), exact=True).click()
     first = wait_for_step_above(page, 0)
     chart = page.locator("[data-testid='stVegaLiteChart']")

@@ -46,6 +46,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "attn.divisor_now": ("这里的除数：{divisor}", "Divisor used here: {divisor}"),
     "attn.tau_now": ("这里的温度：τ = {tau:g}", "Temperature used here: τ = {tau:g}"),
     "attn.output": ("显示", "Show"),
+    "attn.all_columns": ("热图显示全部 {D} 列", "Heatmap of all {D} columns"),
+    "attn.all_columns_help": (
+        "关闭时，热图只画第 {h} 个头使用的那 d_head 列（第 2 步会把它们切出来）；表格始终列出全部数值。",
+        "When off, the heatmap draws only the d_head columns head {h} uses (step 2 cuts them out); the table always lists every value.",
+    ),
     "attn.table": ("{name}（表格）", "{name} (table)"),
     "attn.download": ("下载 CSV", "Download CSV"),
     "attn.rows_cols": ("行：查询位置 i，列：键位置 j", "rows: query position i, columns: key position j"),

@@ -16,6 +16,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "正在使用你训练的模型（文本“{text}”，{steps} 步，最终损失 {loss:.2e}）。",
         "Using the model you trained (text “{text}”, {steps} steps, final loss {loss:.2e}).",
     ),
+    "model.preparing": (
+        "默认模型（你好世界 → 好世界你）正在后台训练，几秒后即可在预测和注意力页使用。",
+        "The default model (你好世界 → 好世界你) is being trained in the background; the Predict and Attention pages can use it in a few seconds.",
+    ),
     "model.loading": ("首次使用：正在训练默认模型（约数秒，只需一次）…", "First visit: training the default model (a few seconds, once)…"),
     "model.training_running": (
         "你的训练仍在后台进行（第 {step} 步）；本页使用最近一个训练完成的模型。",

@@ -113,6 +113,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "This run kept the weights of step {kept} (the last finite loss, {loss:.3e}); the chart shows only finite losses.",
     ),
     "train.chart_title": ("训练损失（对数坐标）", "Training loss (log scale)"),
+    "train.chart_empty": ("按“开始训练”后，每一步的损失会画在上图中。", "Press Train and the loss of every step is drawn above."),
     "train.axis_step": ("步", "step"),
     "train.axis_loss": ("交叉熵损失", "cross-entropy loss"),
     "train.axis_run": ("训练", "run"),

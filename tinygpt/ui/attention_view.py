@@ -47,6 +47,10 @@ K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_
 K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
 K_CELL_I, K_CELL_J, K_OUTPUT, K_EDITING = "attn_cell_i", "attn_cell_j", "attn_output", "attn_editing"
 K_SNAPSHOT = "attn_snapshot"
+K_ALL_COLUMNS = "attn_all_columns"
+#: Steps whose (T, D) output splits by head: the heatmap shows the selected head's d_head columns
+#: unless the student asks for all D (a T × 512 heatmap is ~2,000 SVG cells, about 0.4 s of drawing).
+HEAD_COLUMN_STEPS = ("projection", "merge_heads")
 
 
 # ---------------------------------------------------------------- URL <-> widgets
@@ -414,16 +418,24 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
                            mime="text/csv", on_click="ignore", key="attn_download")
     with right:
         masked = future if step.id == "softmax" else None
+        heat, heat_cols, heat_title = m, cols, title
+        if wide and step.id in HEAD_COLUMN_STEPS:
+            if not st.toggle(tr("attn.all_columns", D=m.shape[1]), help=tr("attn.all_columns_help", h=head), key=K_ALL_COLUMNS):
+                first = head * cfg.d_head
+                heat, heat_cols = m[:, first:first + cfg.d_head], cols[first:first + cfg.d_head]
+                heat_title = f"{name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}"
         st.vega_lite_chart(heatmap_spec(
-            m, labels, cols, kind="prob" if name == "alpha" else "signed", title=title, masked=masked,
+            heat, labels, heat_cols, kind="prob" if name == "alpha" else "signed", title=heat_title, masked=masked,
             row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
             col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
             value_title="α" if name == "alpha" else tr("attn.value"), masked_label=tr("attn.masked"),
         ), width="content")
     show_cell(trace, step, head, output, labels, cols)
     path, first, last = step_source_location(step)
-    with st.expander(tr("attn.source", path=path, first=first, last=last)):
-        st.code(step.source(), language="python")
+    source = st.expander(tr("attn.source", path=path, first=first, last=last), key="attn_source", on_change="rerun")
+    if source.open:  # drawn only when opened: highlighting the code is a large part of the page's drawing
+        with source:
+            st.code(step.source(), language="python")
 
 
 def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels: Sequence[str],

@@ -9,15 +9,20 @@ from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.models import current_model
 
 
-def model_banner(job_notice: bool = True) -> TrainedModel:
+def model_banner(job_notice: bool = True, wait: bool = True) -> TrainedModel | None:
     """Show which model the page uses (default or the session's own, and any running job); return it.
 
     ``job_notice=False`` leaves out the "training is running" line (the Train page shows the job itself).
+    ``wait=False`` does not wait for the default model: while it is being trained the banner says
+    so and None is returned.
     """
-    tm, own = current_model()
-    loss = tm.losses[-1] if tm.losses else float("nan")
-    key = "model.own" if own else "model.default"
-    st.caption(tr(key, text=tm.text, steps=len(tm.losses), loss=loss))
+    tm, own = current_model(wait=wait)
+    if tm is None:
+        st.caption(tr("model.preparing"))
+    else:
+        loss = tm.losses[-1] if tm.losses else float("nan")
+        key = "model.own" if own else "model.default"
+        st.caption(tr(key, text=tm.text, steps=len(tm.losses), loss=loss))
     job = st.session_state.get("job")
     if job_notice and job is not None and job.active:
         paused = job.status == "paused"

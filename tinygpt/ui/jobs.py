@@ -47,6 +47,9 @@ MAX_CHART_POINTS = 500
 #: the redraw costs the training thread < 5 % with the seed config and with a d_model-64 model;
 #: at 0.5 s about 3 % and 10–20 % (the small model's steps are mostly Python, sharing the GIL).
 POLL_SECONDS = 1.0
+#: After Train is pressed the page waits up to this long (s) for the first loss, so the chart
+#: appears in that very redraw instead of at the next poll (bench.cold_start: first loss point).
+FIRST_POINT_WAIT = 1.5
 #: Earlier runs a session keeps for the overlay.
 MAX_RUNS = 8
 
@@ -205,6 +208,14 @@ class TrainingJob:
         replay = self._trainer.replay_progress if self._trainer is not None else None
         return Progress(status, losses, self.train_cfg.epochs, rate, eta, place, replay)
 
+    def wait_first_step(self, timeout: float) -> bool:
+        """Block up to ``timeout`` s until the job has a loss or is no longer waiting/running; True if so.
+
+        Returns at once for a paused job (it takes no step until told to).
+        """
+        with self._cond:
+            return self._cond.wait_for(lambda: bool(self.losses) or self.status not in ("waiting", "running"), timeout)
+
     def finished_model(self) -> TrainedModel | None:
         """The model to use on every page once the job is done (epochs or early stop), else None."""
         return self.result if self.status == "done" else None
@@ -214,6 +225,7 @@ class TrainingJob:
         with self._cond:
             for name, value in fields.items():
                 setattr(self, name, value)
+            self._cond.notify_all()
 
     def _run(self, queue: JobQueue, models: ModelShelf) -> None:
         try:
@@ -260,6 +272,7 @@ class TrainingJob:
                 with self._cond:
                     self.losses.append(loss)
                     self._times.append(time.perf_counter())
+                    self._cond.notify_all()
         except NonFiniteLossError as exc:
             trainer.finish()
             self._set(result=tm.freeze(), error=exc, generation=greedy_check(tm), status="error")
@@ -381,6 +394,15 @@ def draw_loss_chart(history: pd.DataFrame) -> None:
     st.vega_lite_chart(df, json.loads(spec), width="stretch")
 
 
+def draw_empty_loss_chart() -> None:
+    """The loss chart's axes before any run: steps 0–1000 (the seed's epochs), loss 1e-4–10, no legend."""
+    spec = json.loads(_loss_spec(tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), False))
+    spec["encoding"]["x"]["scale"] = {"domain": [0, 1000]}
+    spec["encoding"]["y"]["scale"] = {"type": "log", "domain": [1e-4, 10]}
+    spec["encoding"]["color"] = {"value": "#1f77b4"}
+    st.vega_lite_chart(pd.DataFrame({"step": [], "loss": []}), spec, width="stretch")
+
+
 # ---------------------------------------------------------------------- drawing (script thread only)
 
 
@@ -412,6 +434,9 @@ def show_progress(job: TrainingJob | None, runs: list[RunRecord]) -> Progress | 
     if any(losses for _, losses, _ in curves):
         labels = run_labels([s for s, _, _ in curves], [n for _, _, n in curves])
         draw_loss_chart(loss_table(list(zip(labels, [losses for _, losses, _ in curves]))))
+    else:  # the empty chart shows where the curve will appear (and loads the chart code early)
+        draw_empty_loss_chart()
+        st.caption(tr("train.chart_empty"))
     if p is not None:
         end_message(job, p)
     return p

@@ -3,7 +3,8 @@
 Training is deterministic for (text, GPTConfig, TrainConfig), so finished models are shared
 process-wide, read-only (``TrainedModel.freeze``), keyed by those settings (``st.cache_resource``).
 A session's own model is the last one its training job finished (or a checkpoint it uploaded);
-before that, pages use the default (seed) model, trained once per process. Nothing a session
+before that, pages use the default (seed) model, trained once per process in a background thread
+started with the first page (``start_default_model``), so no page waits for it unless it needs it. Nothing a session
 does changes a model another session sees: shared models are frozen, the Trainer refuses them,
 and uploads stay in the session that made them.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 import streamlit as st
@@ -73,18 +75,52 @@ def model_key(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelKey
     return (text, gpt_cfg, train_cfg)
 
 
+def _train_default(models: ModelShelf, future: Future[TrainedModel]) -> None:
+    """Train the seed settings' model and put it on ``models`` (runs in the warm-up thread)."""
+    try:
+        tm = train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
+        future.set_result(models.put(model_key(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN), tm))
+    except BaseException as exc:  # the pages re-raise it where they wait for the model
+        future.set_exception(exc)
+
+
 @st.cache_resource(show_spinner=False)
+def _default_training() -> Future[TrainedModel]:
+    """Start training the default model in a background thread, once per process; its Future.
+
+    The thread uses ``tinygpt.train.TRAIN_THREADS`` (one core), so the first page renders on the
+    other core meanwhile instead of waiting for the model (about 1–2.5 s for the seed config).
+    """
+    future: Future[TrainedModel] = Future()
+    future.set_running_or_notify_cancel()
+    threading.Thread(target=_train_default, args=(shelf(), future), name="tinygpt-default-model", daemon=True).start()
+    return future
+
+
+def start_default_model() -> None:
+    """Begin training the default model at process start if it has not begun (returns at once)."""
+    _default_training()
+
+
+def default_model_ready() -> bool:
+    """True once the default model is trained (or its training failed: ``default_model`` raises)."""
+    return _default_training().done()
+
+
 def default_model() -> TrainedModel:
-    """The seed settings' model (你好世界, 512/8/6/2048, Adam 1e-4, early stop), trained once per process."""
-    tm = train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
-    return shelf().put(model_key(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN), tm)
+    """The seed settings' model (你好世界, 512/8/6/2048, Adam 1e-4, early stop), trained once per process.
+
+    Waits for the warm-up thread started by ``start_default_model`` (starting it if needed).
+    """
+    return _default_training().result()
 
 
-def current_model() -> tuple[TrainedModel, bool]:
+def current_model(wait: bool = True) -> tuple[TrainedModel | None, bool]:
     """(the model this session's pages use, True if it is the session's own).
 
     A training job that finished while the student was on another page is adopted here, so
-    every page uses the latest finished model.
+    every page uses the latest finished model. With ``wait=False`` the result is (None, False)
+    while the default model is still being trained, instead of waiting for it.
     """
     job = st.session_state.get("job")
     finished = job.finished_model() if job is not None and hasattr(job, "finished_model") else None
@@ -94,6 +130,10 @@ def current_model() -> tuple[TrainedModel, bool]:
     own = st.session_state.get("own_model")
     if own is not None:
         return own, True
+    if not wait and not default_model_ready():
+        return None, False
+    if default_model_ready():
+        return default_model(), False
     from tinygpt.ui.i18n import tr
 
     with st.spinner(tr("model.loading")):
