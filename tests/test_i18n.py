@@ -194,6 +194,10 @@ def test_lang_in_the_url_wins_over_the_locale(url, locale, expected):
     at = open_app("theory", lang=url, locale=locale)
     assert at.title[0].value == t("theory.title", expected)
     assert at.query_params["lang"] == expected
+    refused = [t("app.lang_refused", expected, value=url, accepted="zh, en")] if url == "xx" else []
+    assert [w.value for w in at.sidebar.warning] == refused  # an unknown value is named, once
+    at.run()
+    assert [w.value for w in at.sidebar.warning] == []
 
 
 def test_language_choice_survives_page_switches():

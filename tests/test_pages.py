@@ -104,3 +104,14 @@ def test_train_page_rejects_text_with_nothing_in_it():
     at.text_input(key="train_text").set_value("").run()
     assert at.error and at.error[0].value == t("err.empty_text", "zh")
     assert at.button(key="train_start").disabled
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_train_page_warns_about_a_large_learning_rate_only_when_it_is_large(lang):
+    at = open_page("train", lang)
+    warning = t("train.lr_large", lang, lr=0.03)
+    assert warning not in [c.value for c in at.caption]  # the seed's 1e-4
+    set_state(at, train_lr=0.03)
+    assert warning in [c.value for c in at.caption]
+    set_state(at, train_lr=0.01)
+    assert not any(c.value.startswith("⚠️") for c in at.caption)

@@ -3,6 +3,10 @@
 STRINGS: dict[str, tuple[str, str]] = {
     "app.title": ("Tiny GPT 探索器", "Tiny GPT Explorer"),
     "app.language": ("语言 / Language", "Language / 语言"),
+    "app.lang_refused": (
+        "网址中的 lang={value} 不是本应用的语言（可用：{accepted}），已按浏览器设置显示。",
+        "lang={value} in the address is not a language of this app (accepted: {accepted}); showing the browser's language.",
+    ),
     "nav.train": ("训练", "Train"),
     "nav.predict": ("预测", "Predict"),
     "nav.attention": ("注意力九步", "Attention, step by step"),

@@ -68,6 +68,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "本机上限：参数 {params}，轮数 {epochs}，文本 {text} 个字符，每步 {tokens} 个字符。",
         "Limits on this host: {params} parameters, {epochs} epochs, {text} characters of text, {tokens} tokens per step.",
     ),
+    "train.lr_large": (
+        "⚠️ 学习率 {lr:g} 很大：Adam 每步把每个权重改动约 {lr:g}，损失可能跳动或变成 NaN（那时训练会停在最后一个有限的步并提示）。",
+        "⚠️ Learning rate {lr:g} is large: Adam moves every weight by about {lr:g} per step, so the loss may jump or become NaN (training then stops at the last finite step and says so).",
+    ),
     "train.start": ("开始训练", "Train"),
     "train.pause": ("暂停", "Pause"),
     "train.resume": ("继续", "Resume"),

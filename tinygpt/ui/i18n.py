@@ -20,7 +20,10 @@ def lang() -> str:
     the query string on a switch; :func:`language_switch` writes ``?lang=`` back on every run).
     """
     if _KEY not in st.session_state:
-        st.session_state[_KEY] = choose_language(st.query_params.get(_KEY), st.context.locale)
+        asked = st.query_params.get(_KEY)
+        st.session_state[_KEY] = choose_language(asked, st.context.locale)
+        if asked and asked.strip().lower() not in LANGUAGES:
+            st.session_state["_lang_refused"] = asked  # language_switch says so once
     return st.session_state[_KEY]
 
 
@@ -46,6 +49,9 @@ def language_switch() -> None:
         on_change=_changed,
     )
     st.query_params[_KEY] = lang()
+    refused = st.session_state.pop("_lang_refused", None)
+    if refused is not None:
+        st.sidebar.warning(t("app.lang_refused", current, value=refused[:20], accepted=", ".join(LANGUAGES)))
 
 
 def error_text(exc: Exception) -> str:
