@@ -6,6 +6,7 @@ import streamlit as st
 from tinygpt import checkpoint
 from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
 from tinygpt.train import host_configs, steps_per_epoch_tokens
+from tinygpt.vocab import pair_texts
 from tinygpt.ui.common import keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, lang, tr
 from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, record_of, run_labels, show_progress, start_job
@@ -18,6 +19,7 @@ SMALL = {**SEED, "train_d_model": 64, "train_n_heads": 4, "train_n_layers": 2, "
 PRESETS = {"seed": SEED, "small": SMALL,
            "cheat": {**SMALL, "train_text": "你好你世你界", "train_window": 4, "train_max_len": 16, "train_lr": 3e-3, "train_epochs": 300, "train_early_stop": 0.0}}
 ss = st.session_state
+MAX_PAIRS_SHOWN = 8
 LARGE_LR = 0.03  # measured: the "small" preset on 你好世界 trains smoothly at 1e-2; from 3e-2 its loss jumps back up to ~2 after falling
 
 
@@ -84,8 +86,14 @@ try:
         {"lr": ss["train_lr"], "epochs": int(ss["train_epochs"]), "seed": int(ss["train_seed"]), "early_stop_loss": ss["train_early_stop"],
          "causal_mask": ss["train_causal_mask"], "window": int(ss["train_window"]) or None},
     )
-    tokens = steps_per_epoch_tokens(text, configs[1].window or min(len(text), configs[0].max_len))[1]
+    window = configs[1].window or min(len(text), configs[0].max_len)
+    tokens = steps_per_epoch_tokens(text, window)[1]
     st.caption(tr("train.params", n=configs[0].n_parameters(), d_head=configs[0].d_head, tokens=tokens))
+    inputs, targets = pair_texts(text, window)
+    shown_part = tr("train.pairs_shown", shown=MAX_PAIRS_SHOWN) if len(inputs) > MAX_PAIRS_SHOWN else ""
+    st.markdown(tr("train.pairs", n=len(inputs), shown_part=shown_part))
+    st.dataframe(pd.DataFrame({tr("train.col.input"): inputs[:MAX_PAIRS_SHOWN], tr("train.col.target"): targets[:MAX_PAIRS_SHOWN]}),
+                 hide_index=True, key="train_pairs_table")
 except ConfigError as exc:
     show_error(exc)
 except ValueError:
@@ -137,6 +145,7 @@ def live_progress() -> None:
         st.rerun()  # started or ended since the page was drawn: redraw the controls and the banner
 
 
+st.markdown(tr("train.loss_formula"))
 live_progress()
 
 # ---------------------------------------------------------------- the session's runs, side by side

@@ -115,3 +115,12 @@ def test_train_page_warns_about_a_large_learning_rate_only_when_it_is_large(lang
     assert warning in [c.value for c in at.caption]
     set_state(at, train_lr=0.01)
     assert not any(c.value.startswith("⚠️") for c in at.caption)
+
+
+def test_train_page_lists_the_training_pairs_of_the_text():
+    at = open_page("train")
+    table = at.dataframe[0].value  # no run yet: the only table on the page
+    assert table.values.tolist() == [["你好世界", "好世界你"]]  # the seed's single pair
+    set_state(at, train_text="白日依山尽", train_window=3)
+    table = at.dataframe[0].value  # no run yet: the only table on the page
+    assert table.values.tolist() == [["白日依", "日依山"], ["日依山", "依山尽"], ["依山尽", "山尽白"], ["山尽白", "尽白日"], ["尽白日", "白日依"]]

@@ -79,3 +79,16 @@ def training_pairs(vocab: CharVocab, text: str, window: int) -> tuple[torch.Tens
     inputs = torch.stack([cyc[s : s + window] for s in starts])  # (N, window)
     targets = torch.stack([cyc[s + 1 : s + window + 1] for s in starts])  # (N, window)
     return inputs, targets
+
+
+def pair_texts(text: str, window: int) -> tuple[list[str], list[str]]:
+    """The training pairs of :func:`training_pairs` as strings: (inputs, targets), N each.
+
+    The seed: ``pair_texts("你好世界", 4) == (["你好世界"], ["好世界你"])``. Raises ValueError if
+    window < 1 or the text is empty.
+    """
+    if not text:
+        raise ValueError("the text is empty")
+    vocab = CharVocab.from_text(text)
+    inputs, targets = training_pairs(vocab, text, window)  # (N, window) each
+    return [vocab.decode(row) for row in inputs], [vocab.decode(row) for row in targets]

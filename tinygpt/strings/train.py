@@ -128,6 +128,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Labels name only the settings that differ between runs. Greedy generation starts from the text's first "
         "character and always uses the causal mask (generation cannot see the future).",
     ),
+    "train.col.input": ("输入", "Input"),
+    "train.col.target": ("目标（右移一个字）", "Target (shifted by one character)"),
+    "train.pairs": (
+        "**训练样本**：{n} 条{shown_part}。每个位置都要预测目标中同一位置的字，也就是输入中它的下一个字。",
+        "**Training pairs**: {n}{shown_part}. At every position the model must predict the target's character there, the input's next one.",
+    ),
+    "train.pairs_shown": ("（显示前 {shown} 条）", " (the first {shown} shown)"),
+    "train.loss_formula": (
+        "训练要让交叉熵 $L = -\\frac{{1}}{{N T}}\\sum_{{n,t}} \\log p_\\theta(x_{{t+1}} \\mid x_{{\\le t}})$ 变小："
+        "$N$ 条样本、每条 $T$ 个位置上，正确的下一个字的概率取对数、求平均、再取负。",
+        "Training makes the cross-entropy $L = -\\frac{{1}}{{N T}}\\sum_{{n,t}} \\log p_\\theta(x_{{t+1}} \\mid x_{{\\le t}})$ small: "
+        "the log-probability of the correct next character, averaged over the $N$ pairs and their $T$ positions, negated.",
+    ),
     "train.col.run": ("训练", "Run"),
     "train.col.status": ("结果", "Result"),
     "train.col.steps": ("步数", "Steps"),
