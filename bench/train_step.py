@@ -17,13 +17,17 @@ Run: ``python -m bench.train_step [--rounds 5] [--block 6] [--chart-seconds 10] 
 
 Targets (issue 4): ours ≤ 0.5 × the seed loop; the live chart adds < 5 %.
 
-Measured here (2 cores, load average < 1, torch 2.13.0): seed loop 172–201 ms/step at its default
-2 threads (216–280 at 1); ours 131–157 at 1 thread (109–118 at 2): 0.76–0.78 of the seed as
-written, 0.56–0.60 at equal threads. Ours: forward 33, backward 64–67, Adam 33 ms; the forward
-and backward (the model's M = 4 matrix products at 2–4 GB/s) are as slow as the seed's, so the
-0.5 target is not met. Fragment redraw every 1 s (the page's): no change beyond the ±10 % noise of
-three 10 s trials (−8 %, −4 %); every 0.5 s: +3 % (seed config), +10–20 % (d_model 64); the whole
-page every 0.5 s: +10–12 % and +22–30 %.
+Measured on 2026-12-01 (2 cores of an AMD EPYC, MKL, load average < 1.5, torch 2.13.0), three runs:
+seed loop as written (2 threads) 55.9 / 78.7 / 76.1 ms per step (its foreach Adam, 42–74 ms at one
+thread, varies most); ours 49.0 / 49.2 / 50.8 at 1 thread (43.6–49.5 at 2): 0.88 / 0.63 / 0.67 of the
+seed as written, 0.47–0.63 at equal threads. Ours: forward 12.4–12.8, backward 23.8–25.6, Adam
+10.7–11.5 ms; the seed's forward 10.8–11.5 and backward 23.9–25.0. Forward and backward are the
+model's M = 4 matrix products, the same MKL kernels in both programs: from memory they read the
+weights at about 9 GB/s against about 25 GB/s for a plain sum, and neither a transposed layout,
+`out=` buffers, a custom autograd Function nor NumPy's OpenBLAS at one thread was faster (see the
+issue's closing note). So the 0.5 target is not met on this machine. Live chart (fragment every
+1 s): +0.7 % (seed config) and +0.3 % (d_model 64), within noise; the whole page every 1 s:
++0.5 % and +2.2 %.
 """
 
 from __future__ import annotations
