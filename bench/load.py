@@ -9,8 +9,11 @@ serialising every element. The clients only parse the replies.
 A rerun is timed from sending ``rerun_script`` to the server's ``script_finished``: the first run
 names the page ``attention`` with ``?lang=en`` as loading that URL does, later ones name it by
 the page's script hash, as the browser's rerun does. Every session first loads the page once
-(not timed), then reruns it, pausing ``--think`` seconds between reruns like a user moving a
-slider (0 = back to back, the saturation case).
+(not timed), then reruns it, pausing about ``--think`` seconds between reruns like a user moving a
+slider: each pause is drawn uniformly from 0.5–1.5 × think (seeded per session), since ten
+students do not move their sliders in step; pauses all equal to think keep the ten sessions
+arriving together, so each rerun waits behind the other nine (0 = back to back, the saturation
+case).
 
 1. one session alone for ``--single`` seconds: the single-session median;
 2. ``--sessions`` (10) sessions at once for ``--seconds`` (30): no error (no exception element,
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import sys
 import time
@@ -90,8 +94,13 @@ async def run_once(ws, page: str, query: str, stats: Stats, current: dict[str, s
             return time.perf_counter() - start
 
 
-async def session(ws_url: str, page: str, query: str, seconds: float, think: float, stats: Stats) -> None:
-    """One client: load the page once, then rerun it until ``seconds`` have passed."""
+async def session(ws_url: str, page: str, query: str, seconds: float, think: float, stats: Stats,
+                  rng: random.Random | None = None) -> None:
+    """One client: load the page once, then rerun it until ``seconds`` have passed.
+
+    With ``rng`` each pause is drawn uniformly from 0.5–1.5 × ``think`` (students do not move their
+    sliders in step); without it every pause is ``think``.
+    """
     try:
         async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
                                       ping_interval=None) as ws:
@@ -101,7 +110,7 @@ async def session(ws_url: str, page: str, query: str, seconds: float, think: flo
             while time.perf_counter() < deadline:
                 stats.reruns.append(await run_once(ws, page, query, stats, current))
                 if think:
-                    await asyncio.sleep(think)
+                    await asyncio.sleep(think * (rng.uniform(0.5, 1.5) if rng is not None else 1.0))
     except Exception as exc:  # a broken connection or a timeout is an error of the run, not of the bench
         stats.errors.append(f"session failed: {exc!r}")
 
@@ -109,7 +118,7 @@ async def session(ws_url: str, page: str, query: str, seconds: float, think: flo
 async def measure(ws_url: str, sessions: int, seconds: float, think: float, page: str, query: str) -> Stats:
     """Run ``sessions`` clients at once for ``seconds``; all their reruns in one Stats."""
     stats = Stats()
-    await asyncio.gather(*(session(ws_url, page, query, seconds, think, stats) for _ in range(sessions)))
+    await asyncio.gather(*(session(ws_url, page, query, seconds, think, stats, random.Random(i)) for i in range(sessions)))
     return stats
 
 
