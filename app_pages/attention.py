@@ -8,7 +8,7 @@ from tinygpt.attention import STEPS, Switches, first_affected_step
 from tinygpt.charts import alpha_grid_spec, position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui import attention_view as view
-from tinygpt.ui.common import model_banner, show_error
+from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import attention_trace
 from tinygpt.vocab import UnknownCharError
@@ -31,6 +31,7 @@ with st.sidebar:
     mask_on = st.toggle(tr("attn.mask"), help=tr("attn.mask_help"), key=view.K_MASK)
     scale_labels = {"sqrt": tr("attn.scale_sqrt", value=math.sqrt(cfg.d_head)), "one": tr("attn.scale_one"),
                     "custom": tr("attn.scale_custom")}  # format_func must not read the session
+    keep_radio_choice(view.K_SCALING)
     scaling = st.radio(tr("attn.scaling"), view.SCALINGS, format_func=scale_labels.get, key=view.K_SCALING)
     divisor = {"sqrt": None, "one": 1.0}.get(scaling)
     if scaling == "custom":

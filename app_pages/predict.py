@@ -11,7 +11,7 @@ from tinygpt.generate import (
     training_targets,
 )
 from tinygpt.train import TrainedModel
-from tinygpt.ui.common import model_banner, show_error
+from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
 from tinygpt.ui.i18n import lang, tr
 from tinygpt.vocab import UnknownCharError
 
@@ -71,6 +71,7 @@ n_new = c2.slider(tr("predict.n_new"), 0, MAX_NEW_CHARS, 4, key="predict_n_new")
 
 strategy_labels = {s: tr(f"predict.strategy.{s}") for s in STRATEGIES}  # format_func must not call tr()
 d1, d2, d3, d4 = st.columns([2, 2, 2, 1])
+keep_radio_choice("predict_strategy")
 strategy = d1.radio(tr("predict.decoding"), STRATEGIES, format_func=strategy_labels.get, key="predict_strategy", on_change=restart_steps)
 sampling = strategy != "greedy"
 tau = d2.slider(tr("predict.temperature"), 0.0, MAX_TEMPERATURE, 1.0, 0.05, help=tr("predict.temperature_help"),

@@ -7,6 +7,7 @@ from tinygpt import theory
 from tinygpt.attention import step_by_id
 from tinygpt.charts import heatmap, matrix_frame, probability_bars, vector_picture
 from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, format_number, format_vector
+from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.i18n import tr
 
 AXES = {"x_title": "theory.axis.x", "y_title": "theory.axis.y", "name_title": "theory.axis.vector"}
@@ -137,6 +138,7 @@ st.subheader(tr("theory.quiz.title"))
 st.caption(tr("theory.quiz.intro"))
 for qid, right_answer in QUIZ.items():
     labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
+    keep_radio_choice(f"theory_quiz_{qid}")
     choice = st.radio(tr(f"theory.quiz.{qid}.q"), list(labels), index=None, format_func=labels.get, key=f"theory_quiz_{qid}")
     if choice is not None:
         why = tr(f"theory.quiz.{qid}.why")

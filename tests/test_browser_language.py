@@ -67,3 +67,36 @@ def test_a_chinese_browser_opens_in_chinese_with_links_to_the_attention_steps(ap
         assert_no_exception(page)
     finally:
         context.close()
+
+
+def checked_radio_labels(page) -> list[str]:
+    """The label of the checked option of every radio group on the page, in order ("" when none)."""
+    return page.evaluate("""() => [...document.querySelectorAll('[data-testid="stRadio"]')].map(g => {
+        const c = g.querySelector('input[type=radio]:checked'); return c ? c.closest('label').innerText.trim() : ""; })""")
+
+
+def test_a_language_switch_keeps_every_radio_choice(app_server, page):
+    from tinygpt.attention import step_by_id
+
+    page.goto(f"{app_server}/attention?lang=en&step=softmax")
+    wait_for_app(page)
+    softmax, weighted_sum = step_by_id("softmax"), step_by_id("weighted_sum")
+    assert f"{softmax.number}. {t('step.softmax.name', 'en')}" in checked_radio_labels(page)
+    page.locator("[data-testid='stSidebar']").get_by_text("中文", exact=True).click()
+    page.get_by_role("heading", name=t("attn.title", "zh")).wait_for(timeout=TIMEOUT)
+    wait_for_app(page)
+    labels = checked_radio_labels(page)
+    assert f"{softmax.number}. {t('step.softmax.name', 'zh')}" in labels and "" not in labels
+    page.get_by_role("button", name=t("attn.next", "zh")).click()  # from the kept step, not from step 1
+    page.get_by_text(t("attn.step_header", "zh", number=weighted_sum.number, name=t("step.weighted_sum.name", "zh"))).wait_for(timeout=TIMEOUT)
+
+    nav_link(page, "nav.predict", "zh").click()
+    page.get_by_role("heading", name=t("predict.title", "zh")).wait_for(timeout=TIMEOUT)
+    wait_for_app(page)
+    page.get_by_text(t("predict.strategy.temperature", "zh"), exact=True).click()
+    wait_for_app(page)
+    page.locator("[data-testid='stSidebar']").get_by_text("English", exact=True).click()
+    page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=TIMEOUT)
+    wait_for_app(page)
+    assert t("predict.strategy.temperature", "en") in checked_radio_labels(page)
+    assert_no_exception(page)

@@ -30,6 +30,7 @@ from tinygpt.attention import (
 from tinygpt.charts import heatmap_spec
 from tinygpt.config import GPTConfig
 from tinygpt.train import TrainedModel
+from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.i18n import tr
 
 #: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
@@ -347,6 +348,7 @@ def step_nav(step_labels: Mapping[str, str]) -> Step:
     """Previous / next buttons around a direct choice of the nine steps; returns the chosen step."""
     keep_choice(K_STEP, STEP_IDS)
     index = STEP_IDS.index(st.session_state.get(K_STEP, STEP_IDS[0]))
+    keep_radio_choice(K_STEP)
     chosen = st.radio(tr("attn.step"), STEP_IDS, format_func=step_labels.get, horizontal=True, key=K_STEP)
     left, right, _ = st.columns([1, 1, 5])
     left.button(tr("attn.prev"), icon=":material/arrow_back:", on_click=move_step, args=(-1,), disabled=index == 0,

@@ -44,6 +44,17 @@ def keep_widget_state(defaults: dict[str, object]) -> None:
         st.session_state[shadow] = st.session_state[key]
 
 
+def keep_radio_choice(key: str) -> None:
+    """Send a keyed radio's choice to the browser again on this run; call just before the radio.
+
+    The browser remembers a radio's choice by its label. After a language switch no label
+    matches, so the radio would come back empty and the next rerun would drop the choice.
+    Writing the session value back makes Streamlit send it with the new labels.
+    """
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
+
+
 def show_error(exc: Exception) -> None:
     """A clear message for ``exc`` in the user's language (never a traceback)."""
     st.error(error_text(exc))
