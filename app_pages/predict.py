@@ -1,7 +1,5 @@
 """Predict page: the next-character distribution at every position, then generation one step at a time."""
 
-import re
-
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +10,7 @@ from tinygpt.generate import (
 )
 from tinygpt.train import TrainedModel
 from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
-from tinygpt.ui.i18n import lang, tr
+from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.vocab import UnknownCharError
 
 MAX_PANELS = 16  # bar panels drawn at once; the table always has every position
@@ -32,9 +30,17 @@ def cached_generate(_tm: TrainedModel, model_uid: str, prefix: str, n_new: int, 
     return generate(_tm.model, _tm.vocab, prefix, n_new, DecodeConfig(temperature, top_k, seed), _tm.window, context_len)
 
 
-def md(text: str) -> str:
-    """``text`` with Markdown's special characters escaped (the vocabulary may hold any character)."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~<>$])", r"\\\1", text)
+def md(text: str, spaces: bool = False) -> str:
+    """``text`` with Markdown's special characters escaped (the vocabulary may hold any character).
+
+    ``spaces=True`` shows each space as ␣: what the model reads, and bold text cannot start or
+    end with a space in Markdown.
+    """
+    escaped = md_escape(text)
+    return escaped.replace(" ", SPACE_MARK) if spaces else escaped
+
+
+SPACE_MARK = "␣"
 
 
 def visible(c: str) -> str:
@@ -63,7 +69,7 @@ st.title(tr("predict.title"))
 st.markdown(tr("predict.intro"))
 tm = model_banner()
 chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
-V, known = len(chars), " ".join(chars)
+V, known = len(chars), " ".join(md(visible(c)) for c in chars)
 
 c1, c2 = st.columns([3, 2])
 prefix = c1.text_input(tr("predict.prefix"), tm.text[:max_len], help=tr("predict.prefix_help", known=known), key="predict_prefix", on_change=restart_steps)
@@ -106,7 +112,7 @@ if not prefix.strip():
     st.stop()
 unknown = tm.vocab.unknown(prefix)
 if unknown:
-    st.error(tr("err.unknown_chars", unknown=" ".join(visible(c) for c in unknown), known=known))
+    st.error(tr("err.unknown_chars", unknown=" ".join(md(visible(c)) for c in unknown), known=known))
     st.stop()
 shown, cropped = crop_context(prefix, max_len)
 if cropped:
@@ -149,7 +155,7 @@ if not steps:
     st.info(tr("predict.n_zero"))
     st.stop()
 generated = "".join(s.chosen for s in steps)
-st.markdown(tr("predict.result", prefix=md(prefix), generated=md(generated)))
+st.markdown(tr("predict.result", prefix=md(prefix, spaces=True), generated=md(generated, spaces=True)))
 
 total = len(steps)
 st.session_state["predict_step"] = min(max(st.session_state.get("predict_step", 1), 1), total)
@@ -166,8 +172,8 @@ so_far = prefix + generated[: k - 1]
 target = training_targets(tm.text, window, s.context)[-1]
 
 st.markdown(f"#### {tr('predict.step_title', n=k, total=total)}")
-st.markdown(tr("predict.so_far", text=md(so_far)))
-st.markdown(tr("predict.fed", T=len(s.context), last=s.position, context=md(s.context)))
+st.markdown(tr("predict.so_far", text=md(so_far, spaces=True)))
+st.markdown(tr("predict.fed", T=len(s.context), last=s.position, context=md(s.context, spaces=True)))
 if s.cropped:
     dropped = len(so_far) - len(s.context)
     st.info(tr("predict.cropped", n=len(so_far), kept=len(s.context), dropped=dropped, gone=short(so_far[:dropped], 12)))
@@ -181,11 +187,11 @@ else:
 chosen_idx = chars.index(s.chosen)
 if decode.greedy:
     series = tr("predict.series_greedy")
-    st.markdown(tr("predict.chose_greedy", chosen=md(s.chosen), p=float(s.probs[chosen_idx])))
+    st.markdown(tr("predict.chose_greedy", chosen=md(s.chosen, spaces=True), p=float(s.probs[chosen_idx])))
 else:
     series = tr("predict.series_tau_k", tau=f"{decode.temperature:g}", k=decode.top_k) if 0 < decode.top_k < V \
         else tr("predict.series_tau", tau=f"{decode.temperature:g}")
-    st.markdown(tr("predict.chose_sampled", chosen=md(s.chosen), seed=decode.seed, q=float(s.sampling_probs[chosen_idx]),
+    st.markdown(tr("predict.chose_sampled", chosen=md(s.chosen, spaces=True), seed=decode.seed, q=float(s.sampling_probs[chosen_idx]),
                    p=float(s.probs[chosen_idx])))
 left, right = st.columns([1, 1])
 left.altair_chart(paired_probability_bars(

@@ -124,3 +124,15 @@ def test_train_page_lists_the_training_pairs_of_the_text():
     set_state(at, train_text="白日依山尽", train_window=3)
     table = at.dataframe[0].value  # no run yet: the only table on the page
     assert table.values.tolist() == [["白日依", "日依山"], ["日依山", "依山尽"], ["依山尽", "山尽白"], ["山尽白", "尽白日"], ["尽白日", "白日依"]]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("key, value, field", [("train_epochs", 0, "epochs"), ("train_epochs", -5, "epochs"),
+                                                ("train_window", 9999, "window"), ("train_seed", -1, "seed")])
+def test_train_page_refuses_an_out_of_range_number_in_the_students_language(lang, key, value, field):
+    at = set_state(open_page("train", lang), **{key: value})
+    assert at.number_input(key=key).value == value  # kept as typed, not silently replaced
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and field in errors[0] and str(value) in errors[0]
+    assert errors[0].startswith(t("err.config", lang, field=field, value=value, accepted="").split(field)[0])
+    assert at.button(key="train_start").disabled

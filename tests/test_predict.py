@@ -185,7 +185,7 @@ def test_page_names_unknown_characters_and_shows_the_known_ones(lang):
     at = open_predict(lang, predict_prefix="你们好 ")
     assert len(at.error) == 1
     space = t("predict.space", lang)
-    assert at.error[0].value == t("err.unknown_chars", lang, unknown=f"们 “ ” ({space})", known=KNOWN)
+    assert at.error[0].value == t("err.unknown_chars", lang, unknown=f"们 “ ” \\({space}\\)", known=KNOWN)  # Markdown-escaped
     assert not at.dataframe and not at.page_link
 
 
@@ -272,3 +272,16 @@ def test_page_steps_through_generation_and_links_each_step_to_the_attention_page
     steps = at.dataframe[2].value
     assert list(steps[t("predict.col_fed", "en")]) == ["你好", "你好世", "你好世界", "你好世界你"]
     assert list(steps[t("predict.col_beyond", "en")]) == ["no", "no", "no", "yes"]
+
+
+def test_markdown_characters_and_spaces_are_shown_as_typed():
+    """A vocabulary may hold any character: $, backslash and a space must appear in the messages."""
+    from tinygpt.config import TrainConfig
+    from tinygpt.train import train
+
+    tm = train("a$b\\ c", SMALL, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0))
+    at = open_predict("en", own_model=tm, predict_prefix="a$\\x")
+    assert at.error[0].value == t("err.unknown_chars", "en", unknown="x", known=r"a \$ b \\ “ ” \(space\) c")
+    at = open_predict("en", own_model=tm, predict_prefix="a$ ", predict_n_new=1)
+    fed = next(m.value for m in at.markdown if m.value.startswith("Context fed"))
+    assert fed.endswith("**a\\$␣**")  # the trailing space is visible and the bold still closes

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from tinygpt.config import ConfigError
@@ -54,10 +56,18 @@ def language_switch() -> None:
         st.sidebar.warning(t("app.lang_refused", current, value=refused[:20], accepted=", ".join(LANGUAGES)))
 
 
+def md_escape(text: str) -> str:
+    """``text`` with Markdown's special characters escaped, so any character shows as itself."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~<>$])", r"\\\1", text)
+
+
 def error_text(exc: Exception) -> str:
     """A message for ``exc`` in the session's language, naming the value and what is accepted."""
     if isinstance(exc, UnknownCharError):
-        return tr("err.unknown_chars", unknown=" ".join(exc.unknown), known=" ".join(exc.known))
+        def shown(c: str) -> str:
+            return "“ ”" if c == " " else md_escape(c)
+
+        return tr("err.unknown_chars", unknown=" ".join(map(shown, exc.unknown)), known=" ".join(map(shown, exc.known)))
     if isinstance(exc, ConfigError):
         key = f"accepted.{exc.key}"
         accepted = tr(key, **exc.params) if key in CATALOGUE else exc.accepted
