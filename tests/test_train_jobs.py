@@ -285,3 +285,19 @@ def test_fused_adam_is_bitwise_torch_adam_fused():
         a.step(), b.step()
     assert ours.losses == theirs.losses
     assert all(torch.equal(p, q) for p, q in zip(ours.model.parameters(), theirs.model.parameters()))
+
+
+def test_using_a_stopped_model_says_so_instead_of_offering_it_again():
+    at = small_settings(open_train(), train_epochs=1000)
+    at.button(key="train_start").click().run()
+    job = at.session_state["job"]
+    at.button(key="train_pause").click().run()
+    wait_until(lambda: job.status == "paused")
+    at.button(key="train_stop").click().run()
+    job.join(60)
+    at.run()
+    assert job.status == "stopped" and any(w.value == t("train.stopped", "en", steps=len(job.losses)) for w in at.warning)
+    at.button(key="train_use_stopped").click().run()
+    assert at.session_state["own_model"] is job.result
+    assert [s.value for s in at.success] == [t("train.stopped_in_use", "en", steps=len(job.result.losses))]
+    assert not at.warning and not [b for b in at.button if b.key == "train_use_stopped"]

@@ -107,6 +107,10 @@ STRINGS: dict[str, tuple[str, str]] = {
         "暂停超过 {minutes} 分钟，训练已自动停止，以便别人使用训练名额。",
         "Paused for more than {minutes} minutes, so the run stopped by itself to free its training slot for others.",
     ),
+    "train.stopped_in_use": (
+        "已停止；各页面现在使用这个停止时的模型（{steps} 步）。",
+        "Stopped; every page now uses this stopped model ({steps} steps).",
+    ),
     "train.use_stopped": ("使用这个停止时的模型", "Use this stopped model"),
     "train.non_finite": (
         "第 {step} 步的损失变成了 {loss}（学习率 {lr:g} 太大）。训练已停止，之前的模型保持不变。请试试更小的学习率，例如 {suggest:g}。",

@@ -450,10 +450,14 @@ def end_message(job: TrainingJob, p: Progress) -> None:
             st.info(tr("train.from_cache"))
         st.success(tr("train.done", steps=len(tm.losses), loss=tm.losses[-1], seconds=tm.seconds, reason=tr(f"train.reason.{tm.stop_reason}")))
     elif p.status == "stopped":
-        st.warning(tr("train.stopped_timeout", minutes=int(MAX_PAUSE_SECONDS // 60)) if job.timed_out else tr("train.stopped", steps=len(p.losses)))
-        if job.result is not None and job.result.losses and st.button(tr("train.use_stopped"), key="train_use_stopped"):
-            set_own_model(job.result)
-            st.rerun()
+        in_use = job.result is not None and st.session_state.get("own_model") is job.result
+        if in_use:
+            st.success(tr("train.stopped_in_use", steps=len(job.result.losses)))
+        else:
+            st.warning(tr("train.stopped_timeout", minutes=int(MAX_PAUSE_SECONDS // 60)) if job.timed_out else tr("train.stopped", steps=len(p.losses)))
+            if job.result is not None and job.result.losses and st.button(tr("train.use_stopped"), key="train_use_stopped"):
+                set_own_model(job.result)
+                st.rerun()
     elif p.status == "error":
         exc = job.error
         if isinstance(exc, NonFiniteLossError):
