@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from tinygpt.charts import next_char_panels, paired_probability_bars
+from tinygpt.charts import next_char_panels, paired_probability_bars, panel_columns
 from tinygpt.generate import (
     MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, crop_context, generate, next_char_probs,
     training_targets,
@@ -146,7 +146,7 @@ st.altair_chart(next_char_panels(
     probs[first : first + MAX_PANELS], chars, [tr("predict.panel", pos=i, context=short(shown[: i + 1], 6)) for i in rows],
     [targets[i] for i in rows], top_label=tr("predict.legend_top"), other_label=tr("predict.legend_other"),
     expected_label=tr("predict.legend_target"), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
-    columns=min(4, len(rows)),
+    columns=panel_columns(V, len(rows)),
 ), width="content")
 
 # ---- autoregressive generation, one step at a time ----
@@ -193,7 +193,8 @@ else:
         else tr("predict.series_tau", tau=f"{decode.temperature:g}")
     st.markdown(tr("predict.chose_sampled", chosen=md(s.chosen, spaces=True), seed=decode.seed, q=float(s.sampling_probs[chosen_idx]),
                    p=float(s.probs[chosen_idx])))
-left, right = st.columns([1, 1])
+# Beside the table while the bars fit in half the page (80 px per character); below it after that.
+left, right = st.columns([1, 1]) if V <= 5 else (st.container(), st.container())
 left.altair_chart(paired_probability_bars(
     s.probs, s.sampling_probs, chars, labels=(tr("predict.series_p"), series), chosen=s.chosen,
     title=tr("predict.bars_title", context=short(s.context, 12)), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),

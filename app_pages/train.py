@@ -63,19 +63,19 @@ with left:
     st.select_slider(tr("train.n_heads"), [h for h in (1, 2, 4, 8, 16) if d_model % h == 0], help=tr("train.n_heads_help"), key="train_n_heads")
     st.slider(tr("train.n_layers"), 1, 8, key="train_n_layers")
     st.select_slider(tr("train.d_ff"), [32, 64, 128, 256, 512, 1024, 2048], key="train_d_ff")
-    st.number_input(tr("train.max_len"), None, None, key="train_max_len")
+    st.number_input(tr("train.max_len"), None, None, step=1, key="train_max_len")
     choice_radio("train_norm", ("pre", "post"), help=tr("train.norm_help"))
     choice_radio("train_positions", ("learned", "sinusoidal"))
 with right:
     st.subheader(tr("train.optim_header"))
     st.text_input(tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text")
-    st.number_input(tr("train.window"), None, None, help=tr("train.window_help"), key="train_window")
+    st.number_input(tr("train.window"), None, None, step=1, help=tr("train.window_help"), key="train_window")
     lr_labels = {v: f"{v:g}" for v in (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)}
     st.select_slider(tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key="train_lr")
     if ss["train_lr"] >= LARGE_LR:
         st.caption(tr("train.lr_large", lr=ss["train_lr"]))
-    st.number_input(tr("train.epochs"), None, None, help=tr("train.epochs_help", max=MAX_EPOCHS), key="train_epochs")
-    st.number_input(tr("train.seed"), None, None, key="train_seed")
+    st.number_input(tr("train.epochs"), None, None, step=1, help=tr("train.epochs_help", max=MAX_EPOCHS), key="train_epochs")
+    st.number_input(tr("train.seed"), None, None, step=1, key="train_seed")
     es_labels = {v: f"{v:g}" for v in (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)}
     st.select_slider(tr("train.early_stop"), list(es_labels), format_func=es_labels.get, help=tr("train.early_stop_help"), key="train_early_stop")
     st.toggle(tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask")

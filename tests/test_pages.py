@@ -136,3 +136,10 @@ def test_train_page_refuses_an_out_of_range_number_in_the_students_language(lang
     assert len(errors) == 1 and field in errors[0] and str(value) in errors[0]
     assert errors[0].startswith(t("err.config", lang, field=field, value=value, accepted="").split(field)[0])
     assert at.button(key="train_start").disabled
+
+
+def test_train_page_number_inputs_hold_integers():
+    at = open_page("train")
+    for key in ("train_max_len", "train_window", "train_epochs", "train_seed"):
+        widget = at.number_input(key=key)
+        assert isinstance(widget.value, int) and widget.proto.data_type == widget.proto.INT, key

@@ -285,3 +285,13 @@ def test_markdown_characters_and_spaces_are_shown_as_typed():
     at = open_predict("en", own_model=tm, predict_prefix="a$ ", predict_n_new=1)
     fed = next(m.value for m in at.markdown if m.value.startswith("Context fed"))
     assert fed.endswith("**a\\$␣**")  # the trailing space is visible and the bold still closes
+
+
+@pytest.mark.parametrize("V", [2, 4, 5, 8, 12, 26, 60])
+def test_next_character_panels_fit_the_page_width(V):
+    from tinygpt.charts import panel_columns, panel_width
+
+    columns = panel_columns(V, panels=8)
+    assert 1 <= columns <= 4
+    assert columns == 1 or columns * (panel_width(V) + 70) <= 1000  # side by side only when they fit
+    assert panel_columns(4, panels=8) == 4 and panel_columns(8, panels=8) == 2  # the seed's 4 characters: a row of 4

@@ -335,6 +335,16 @@ def probability_bars(
     )
 
 
+def panel_width(V: int) -> int:
+    """Plot width in pixels of one ``next_char_panels`` panel for V characters (34 px each, at most 900)."""
+    return min(34 * V, 900)
+
+
+def panel_columns(V: int, panels: int, page_width: int = 1000, most: int = 4) -> int:
+    """How many ``next_char_panels`` panels fit side by side in ``page_width`` pixels (1 to ``most``)."""
+    return max(1, min(most, panels, page_width // (panel_width(V) + 70)))  # + axis and padding
+
+
 def next_char_panels(
     probs: ArrayLike, chars: Sequence[str], panel_labels: Sequence[str], expected: Sequence[str], *,
     top_label: str = "most likely", other_label: str = "other", expected_label: str = "training target",
@@ -383,7 +393,7 @@ def next_char_panels(
                         legend=alt.Legend(title=None, orient="top")),
         tooltip=tooltip,
     )
-    return alt.layer(bars, marks, data=df).properties(width=34 * V, height=140).facet(
+    return alt.layer(bars, marks, data=df).properties(width=panel_width(V), height=140).facet(
         facet=alt.Facet("panel:N", sort=list(panel_labels), title=None, header=alt.Header(labelFontSize=13)),
         columns=columns,
     )
@@ -429,7 +439,7 @@ def paired_probability_bars(
             x=x, y=alt.Y("y:Q", scale=alt.Scale(domain=[0, 1])),
         ))
     return alt.layer(*layers).properties(
-        title=title, height=200, width=max(240, 80 * V),
+        title=title, height=200, width=max(240, min(80 * V, 960)),
         autosize=alt.AutoSizeParams(type="pad", contains="content"),  # width/height are the plot area
     )
 

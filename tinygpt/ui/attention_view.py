@@ -410,7 +410,7 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
         st.caption(tr("attn.tau_now", tau=trace.switches.temperature))
     cols = list(labels) if square else [str(j) for j in range(m.shape[1])]
     title = f"{name} · {tr('attn.panel_head', h=head)}" if step.per_head else name
-    wide = m.shape[1] > 64  # T × d_model: the table above the heatmap, each the page's width
+    wide = m.shape[1] > 16  # up to 640 px of heatmap: the table above it, each the page width (beside it, it ran off the page)
     left, right = (st.container(), st.container()) if wide else st.columns([1, 1])
     with left:
         st.markdown(f"**{tr('attn.table', name=title)}**")
@@ -421,7 +421,7 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
     with right:
         masked = future if step.id == "softmax" else None
         heat, heat_cols, heat_title = m, cols, title
-        if wide and step.id in HEAD_COLUMN_STEPS:
+        if wide and step.id in HEAD_COLUMN_STEPS and cfg.n_heads > 1:
             if not st.toggle(tr("attn.all_columns", D=m.shape[1]), help=tr("attn.all_columns_help", h=head), key=K_ALL_COLUMNS):
                 first = head * cfg.d_head
                 heat, heat_cols = m[:, first:first + cfg.d_head], cols[first:first + cfg.d_head]
