@@ -171,6 +171,7 @@ if runs:
 
 # ---------------------------------------------------------------- checkpoints (safetensors, never pickle)
 st.subheader(tr("train.ckpt_header"))
+st.caption(tr("train.session_note"))
 tm, _ = current_model(wait=False)  # None while the default model is still being trained
 st.download_button(tr("train.download"), data=(lambda: checkpoint.to_bytes(tm)) if tm is not None else b"",
                    file_name=f"tinygpt-{tm.uid[:8] if tm is not None else 'default'}.safetensors", mime="application/octet-stream",

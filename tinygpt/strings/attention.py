@@ -25,7 +25,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "attn.scaling": ("得分除以", "Divide scores by"),
     "attn.scale_sqrt": ("√d_head = {value:.3g}", "√d_head = {value:.3g}"),
     "attn.scale_one": ("1（不缩放）", "1 (no scaling)"),
-    "attn.scale_custom": ("自定义", "custom"),
+    "attn.scale_custom": ("自定义", "Custom"),
     "attn.scale_value": ("除数", "Divisor"),
     "attn.temperature": ("softmax 温度 τ", "Softmax temperature τ"),
     "attn.temperature_help": (

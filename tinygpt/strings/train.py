@@ -157,6 +157,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "train.no": ("否", "no"),
     "train.ckpt_header": ("保存与载入模型", "Save and load a model"),
     "train.download": ("下载当前模型（safetensors）", "Download the current model (safetensors)"),
+    "train.session_note": (
+        "训练出的模型只保存在这次浏览器会话里：刷新或关闭页面就会开始新的会话。想保留模型，请先下载。",
+        "Models you train live in this browser session: reloading or closing the page starts a new one. Download a model to keep it.",
+    ),
     "train.download_help": (
         "权重保存为 safetensors；配置、词表、文本和损失曲线写在文件的元数据（JSON）里。",
         "Weights as safetensors; the configuration, vocabulary, text and loss curve are in the file's metadata (JSON).",

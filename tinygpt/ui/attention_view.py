@@ -501,7 +501,7 @@ def show_prediction(tm: TrainedModel, run: ModelRun, text: str, layer: int, swit
     else:
         st.markdown(tr("attn.pred_changed", text=shown, own=chars[a], p=float(own[-1, a]), new=chars[b],
                        q=float(new[-1, b]), layer=layer))
-    left, right = st.columns([2, 3])
+    left, right = st.columns([3, 2])  # four columns of numbers: the wider side
     left.dataframe(pd.DataFrame({
         tr("attn.pred_char"): chars, tr("attn.pred_own"): own[-1].numpy(), tr("attn.pred_new"): new[-1].numpy(),
         tr("attn.pred_diff"): (new[-1] - own[-1]).numpy(),
