@@ -30,6 +30,9 @@ def cached_generate(_tm: TrainedModel, model_uid: str, prefix: str, n_new: int, 
     return generate(_tm.model, _tm.vocab, prefix, n_new, DecodeConfig(temperature, top_k, seed), _tm.window, context_len)
 
 
+SPACE_MARK = "␣"
+
+
 def md(text: str, spaces: bool = False) -> str:
     """``text`` with Markdown's special characters escaped (the vocabulary may hold any character).
 
@@ -38,9 +41,6 @@ def md(text: str, spaces: bool = False) -> str:
     """
     escaped = md_escape(text)
     return escaped.replace(" ", SPACE_MARK) if spaces else escaped
-
-
-SPACE_MARK = "␣"
 
 
 def visible(c: str) -> str:

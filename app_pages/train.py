@@ -7,8 +7,8 @@ from tinygpt import checkpoint
 from tinygpt.config import MAX_EPOCHS, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
 from tinygpt.train import host_configs, steps_per_epoch_tokens
 from tinygpt.vocab import pair_texts
-from tinygpt.ui.common import keep_widget_state, model_banner, show_error
-from tinygpt.ui.i18n import error_text, lang, tr
+from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner, show_error
+from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, record_of, run_labels, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
 
@@ -31,17 +31,11 @@ keep_widget_state(SEED)
 
 
 def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
-    """A radio whose choice survives a language switch.
+    """A horizontal radio of ``options`` labelled by ``train.<name>.<option>``, kept across a language switch."""
+    labels = {v: tr(f"{key.replace('_', '.', 1)}.{v}") for v in options}  # format_func must not call tr()
+    keep_radio_choice(key)
+    st.radio(tr(key.replace("_", ".", 1)), options, format_func=labels.get, horizontal=True, key=key, **kwargs)
 
-    The browser keeps a radio's choice as its label, so after a switch the old label matches no
-    option and the radio comes back empty. The choice lives in ``ss[key]``; the widget has a key
-    per language and copies its choice back on change.
-    """
-    labels = {v: tr(f"{key.replace('_', '.', 1)}.{v}") for v in options}
-    widget = f"{key}.{lang()}"
-    ss[widget] = ss[key]  # callbacks ran before this line, so ss[key] already holds a new click
-    st.radio(tr(key.replace("_", ".", 1)), options, format_func=labels.get, horizontal=True, key=widget,
-             on_change=lambda: ss.update({key: ss[widget]}), **kwargs)
 
 st.title(tr("train.title"))
 st.markdown(tr("train.intro"))

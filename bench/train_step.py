@@ -42,7 +42,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch.optim as optim
 
-from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
+from tinygpt.config import DEFAULT_GPT, SEED_TEXT, GPTConfig, TrainConfig
 from tinygpt.train import TRAIN_THREADS, Trainer, build
 
 DEFAULT_THREADS = torch.get_num_threads()

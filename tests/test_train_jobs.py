@@ -8,7 +8,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.config import MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
+from tinygpt.config import MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, SEED_TEXT, ConfigError, TrainConfig
 from tinygpt.i18n import CATALOGUE, t
 from tinygpt.train import NonFiniteLossError, Trainer, attention_maps, build, host_configs, train
 from tinygpt.ui.jobs import JobQueue, run_labels, settings_of, start_job
