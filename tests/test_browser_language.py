@@ -75,6 +75,19 @@ def checked_radio_labels(page) -> list[str]:
         const c = g.querySelector('input[type=radio]:checked'); return c ? c.closest('label').innerText.trim() : ""; })""")
 
 
+def pick_then_switch_language(page, name: str, option_key: str, lang: str, other: str) -> None:
+    """Open page ``name`` (nav.<name>) in ``lang``, pick a radio option, switch to ``other``: still picked."""
+    nav_link(page, f"nav.{name}", lang).click()
+    page.get_by_role("heading", name=t(f"{name}.title", lang)).wait_for(timeout=TIMEOUT)
+    wait_for_app(page)
+    page.get_by_text(t(option_key, lang), exact=True).click()
+    wait_for_app(page)
+    page.locator("[data-testid='stSidebar']").get_by_text("English" if other == "en" else "中文", exact=True).click()
+    page.get_by_role("heading", name=t(f"{name}.title", other)).wait_for(timeout=TIMEOUT)
+    wait_for_app(page)
+    assert t(option_key, other) in checked_radio_labels(page)
+
+
 def test_a_language_switch_keeps_every_radio_choice(app_server, page):
     from tinygpt.attention import step_by_id
 
@@ -90,23 +103,6 @@ def test_a_language_switch_keeps_every_radio_choice(app_server, page):
     page.get_by_role("button", name=t("attn.next", "zh")).click()  # from the kept step, not from step 1
     page.get_by_text(t("attn.step_header", "zh", number=weighted_sum.number, name=t("step.weighted_sum.name", "zh"))).wait_for(timeout=TIMEOUT)
 
-    nav_link(page, "nav.predict", "zh").click()
-    page.get_by_role("heading", name=t("predict.title", "zh")).wait_for(timeout=TIMEOUT)
-    wait_for_app(page)
-    page.get_by_text(t("predict.strategy.temperature", "zh"), exact=True).click()
-    wait_for_app(page)
-    page.locator("[data-testid='stSidebar']").get_by_text("English", exact=True).click()
-    page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=TIMEOUT)
-    wait_for_app(page)
-    assert t("predict.strategy.temperature", "en") in checked_radio_labels(page)
-
-    nav_link(page, "nav.train", "en").click()
-    page.get_by_role("heading", name=t("train.title", "en")).wait_for(timeout=TIMEOUT)
-    wait_for_app(page)
-    page.get_by_text(t("train.norm.post", "en"), exact=True).click()
-    wait_for_app(page)
-    page.locator("[data-testid='stSidebar']").get_by_text("中文", exact=True).click()
-    page.get_by_role("heading", name=t("train.title", "zh")).wait_for(timeout=TIMEOUT)
-    wait_for_app(page)
-    assert t("train.norm.post", "zh") in checked_radio_labels(page)
+    pick_then_switch_language(page, "predict", "predict.strategy.temperature", "zh", "en")
+    pick_then_switch_language(page, "train", "train.norm.post", "en", "zh")
     assert_no_exception(page)
