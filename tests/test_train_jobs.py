@@ -2,13 +2,14 @@
 the shared model cache and its isolation between sessions, the non-finite guard, snapshots,
 host limits and the runs overlay."""
 
+import threading
 import time
 
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.config import MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, SEED_TEXT, ConfigError, TrainConfig
+from tinygpt.config import DEFAULT_GPT as SEED_GPT, MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, SEED_TEXT, ConfigError, TrainConfig
 from tinygpt.i18n import CATALOGUE, t
 from tinygpt.train import NonFiniteLossError, Trainer, attention_maps, build, host_configs, train
 from tinygpt.ui.jobs import JobQueue, run_labels, settings_of, start_job
@@ -103,9 +104,10 @@ def test_snapshots_hold_alpha_of_every_layer_at_log_spaced_steps():
 # ---------------------------------------------------------------- the non-finite guard
 
 
-def test_non_finite_loss_keeps_exactly_the_last_finite_weights():
+@pytest.mark.parametrize("overlap", [False, True])
+def test_non_finite_loss_keeps_exactly_the_last_finite_weights(overlap):
     tm = build(SEED_TEXT, SMALL, CFG)
-    trainer = Trainer(tm)
+    trainer = Trainer(tm, overlap=overlap)  # the replay runs the same (overlapped or plain) steps
     for _ in range(5):
         trainer.step()
     with torch.no_grad():  # W_5 now overflows in the next forward pass
@@ -285,6 +287,49 @@ def test_fused_adam_is_bitwise_torch_adam_fused():
         a.step(), b.step()
     assert ours.losses == theirs.losses
     assert all(torch.equal(p, q) for p, q in zip(ours.model.parameters(), theirs.model.parameters()))
+
+
+POEM = "床前明月光疑是地上霜举头望明月低头思故乡"
+
+
+@pytest.mark.parametrize("text, training", [
+    (SEED_TEXT, {}),
+    (POEM, {"window": 6}),  # 20 windows in one batch
+    (POEM, {"window": 6, "causal_mask": False}),
+])
+def test_adam_overlapping_the_backward_pass_gives_bitwise_the_plain_steps(text, training):
+    """The helper thread's updates (and the FFN weight gradients it computes) change nothing."""
+    cfg = TrainConfig(**{**CFG.to_dict(), **training, "epochs": 20})
+    plain, overlapped = build(text, SMALL, cfg), build(text, SMALL, cfg)
+    a, b = Trainer(plain, overlap=False), Trainer(overlapped, overlap=True)
+    for _ in range(12):
+        a.step(), b.step()
+    assert plain.losses == overlapped.losses and len(set(plain.losses)) == 12
+    assert all(torch.equal(p, q) for p, q in zip(plain.model.parameters(), overlapped.model.parameters()))
+    # the feed-forward weights' gradients went to the helper; every other parameter got its own
+    handed = {id(blk.ffn.net[i].weight) for blk in overlapped.model.blocks for i in (0, 2)}
+    grads = {id(p): p.grad for p in overlapped.model.parameters()}
+    assert all(grads[i] is None for i in handed) and all(g is not None for i, g in grads.items() if i not in handed)
+    assert all(g is not None for g in (p.grad for p in plain.model.parameters()))
+
+
+def test_the_seed_config_overlaps_and_a_helper_error_reaches_the_training_thread(monkeypatch):
+    assert Trainer(build(SEED_TEXT, SEED_GPT, CFG)).overlap and not Trainer(build(SEED_TEXT, SMALL, CFG)).overlap
+    tm = build(SEED_TEXT, SMALL, CFG)
+    trainer = Trainer(tm, overlap=True)
+    trainer.step()
+    before = [p.detach().clone() for p in tm.model.parameters()]
+    calls = []
+
+    def broken(idx, grads=None):
+        calls.append(threading.current_thread().name)
+        raise MemoryError("no memory for the update")
+
+    monkeypatch.setattr(trainer.optimizer, "_update", broken)
+    with pytest.raises(MemoryError, match="no memory"):
+        trainer.step()
+    assert calls and set(calls) == {"adam-overlap"}  # raised in the helper, re-raised here
+    assert all(torch.equal(p, q) for p, q in zip(tm.model.parameters(), before))
 
 
 def test_using_a_stopped_model_says_so_instead_of_offering_it_again():
