@@ -259,7 +259,8 @@ class FusedAdam:
         self.state_steps: list[torch.Tensor] = []
         self._index = {id(p): i for i, p in enumerate(self.params)}
         self._ready: queue.SimpleQueue | None = None  # set while an overlapped backward pass runs
-        self._grad_buffers: dict[torch.Size, torch.Tensor] = {}  # the helper's reused dL/dW buffers
+        #: reused dL/dW buffers of the helper thread [0] and of the training thread [1], by shape
+        self._grad_buffers: tuple[dict, dict] = ({}, {})
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Drop the gradients (the seed's ``optimizer.zero_grad()``, which sets them to None)."""
@@ -320,63 +321,70 @@ class FusedAdam:
         self._ensure_state()
         ready: queue.SimpleQueue = queue.SimpleQueue()
         errors: list[BaseException] = []
-        helper = threading.Thread(target=self._apply_ready, args=(ready, errors, torch.get_num_threads()),
+        threads = torch.get_num_threads()
+        helper = threading.Thread(target=self._apply_ready, args=(ready, errors, self._grad_buffers[0], threads),
                                   daemon=True, name="adam-overlap")
         hooks = [p.register_post_accumulate_grad_hook(lambda p, i=i: ready.put(i)) for i, p in enumerate(self.params)]
         helper.start()
         self._ready = ready
+        backward_done = False
         try:
             loss.backward()
+            backward_done = True
         finally:
             self._ready = None
-            ready.put(None)  # no more work: the helper ends after what was queued before it
-            helper.join()
             for hook in hooks:
                 hook.remove()
+            ready.put(None)  # one end mark for each of the two threads that take work
+            ready.put(None)
+            if backward_done:  # the training thread takes a share of what is still queued
+                self._apply_ready(ready, errors, self._grad_buffers[1], threads)
+            helper.join()
         if errors:
             raise errors[0]
 
-    def _apply_ready(self, ready: queue.SimpleQueue, errors: list[BaseException], threads: int) -> None:
-        """Helper thread: updates from ``ready`` until the None sentinel.
+    def _apply_ready(self, ready: queue.SimpleQueue, errors: list[BaseException], buffers: dict,
+                     threads: int) -> None:
+        """Take updates from ``ready`` until an end mark (None); run by the helper thread, and by
+        the training thread once its backward pass is done.
 
         An int i: parameter i's gradient is complete (skipped when it has none, as a weight
-        whose gradient was handed over). A tuple (i, dy, x): compute dL/dW = dyᵀ x of parameter
-        i into a reused buffer and update it.
+        whose gradient was handed over); ints queued one after another are updated in one call.
+        A tuple (i, dy, x): compute dL/dW = dyᵀ x of parameter i into a reused buffer of
+        ``buffers`` and update it. After an error the rest is only taken off the queue.
         """
-        torch.set_num_threads(threads)  # this thread's own OpenMP setting, as the caller's
-        done = False
-        while not done:
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)  # the helper thread's own OpenMP setting, as the caller's
+        while True:
             batch = [ready.get()]
-            while True:
+            while isinstance(batch[-1], int):
                 try:
                     batch.append(ready.get_nowait())
                 except queue.Empty:
                     break
-            done = batch[-1] is None
-            if errors:
-                continue
-            try:
-                self._apply_batch(batch)
-            except BaseException as exc:  # re-raised by backward_step in the training thread
-                errors.append(exc)
+            if not errors:
+                try:
+                    self._apply_batch(batch, buffers)
+                except BaseException as exc:  # re-raised by backward_step in the training thread
+                    errors.append(exc)
+            if batch[-1] is None:
+                return
 
     @torch.no_grad()
-    def _apply_batch(self, batch: list) -> None:
-        """The updates of one batch of queue items (see :meth:`_apply_ready`); ints in one call."""
-        idx: list[int] = []
-        for item in batch:
-            if isinstance(item, int):
-                if self.params[item].grad is not None:
-                    idx.append(item)
-            elif item is not None:
-                i, dy, x = item
-                buf = self._grad_buffers.get(self.params[i].shape)
-                if buf is None:
-                    buf = self._grad_buffers[self.params[i].shape] = torch.empty_like(self.params[i])
-                torch.mm(dy.t(), x, out=buf)  # (out, in): the product autograd would compute
-                self._update([i], [buf])
+    def _apply_batch(self, batch: list, buffers: dict) -> None:
+        """The updates of one batch of queue items (see :meth:`_apply_ready`)."""
+        idx = [i for i in batch if isinstance(i, int) and self.params[i].grad is not None]
         if idx:
             self._update(idx)
+        for item in batch:
+            if isinstance(item, tuple):
+                i, dy, x = item
+                p = self.params[i]
+                buf = buffers.get(p.shape)
+                if buf is None:
+                    buf = buffers[p.shape] = torch.empty_like(p)
+                torch.mm(dy.t(), x, out=buf)  # (out, in): the product autograd would compute
+                self._update([i], [buf])
 
 
 def release_free_memory() -> None:
