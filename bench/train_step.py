@@ -1,6 +1,7 @@
 """Training step of the seed config: the seed program's loop as written vs our Trainer.step.
 
-Run: ``python -m bench.train_step [--rounds 9] [--block 6] [--chart-seconds 10] [--poll S] [--skip-chart]``
+Run: ``python -m bench.train_step [--rounds 9] [--block 6] [--chart-seconds 10] [--poll S] [--skip-chart]
+[--alone [--steps 40]]``
 
 1. Step time. The seed program (textbook section 22.2.2) is re-implemented minimally below —
    nn.Linear projections, the nine steps written inline, plain ``optim.Adam(lr=1e-4)``, the loop
@@ -260,6 +261,45 @@ def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str, poll: float | 
     print(f"  target: the fragment adds < 5 %; no polling per trial {[round(r, 2) for r in rates['no polling']]}")
 
 
+def _alone_child(which: str, steps: int) -> None:
+    """One training loop alone in this process: ms per step (median, quartiles) as JSON on stdout."""
+    import json
+
+    cfg = TrainConfig(lr=1e-4, epochs=5000, early_stop_loss=0.0)
+    if which == "seed":
+        fn = SeedLoop(build(SEED_TEXT, DEFAULT_GPT, cfg).model.state_dict(), DEFAULT_GPT).step
+    else:
+        fn = Trainer(build(SEED_TEXT, DEFAULT_GPT, cfg), overlap=(which == "ours")).step
+    for _ in range(3):
+        fn()
+    ms = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        fn()
+        ms.append((time.perf_counter() - t0) * 1e3)
+    print(json.dumps([statistics.median(ms), *statistics.quantiles(ms, n=4)]))
+
+
+def alone(steps: int, repeats: int) -> None:
+    """Each loop trained alone in a fresh process (no other model in the caches), as a job runs in the app."""
+    import json
+    import subprocess
+    import sys
+
+    names = {"seed": "seed loop as written", "ours": "ours", "plain": "ours without the Adam overlap"}
+    med: dict[str, list[float]] = {k: [] for k in names}
+    for _ in range(repeats):
+        for which in names:
+            out = subprocess.run([sys.executable, "-m", "bench.train_step", "--alone-child", which, "--steps", str(steps)],
+                                 capture_output=True, text=True, check=True).stdout
+            med[which].append(json.loads(out.strip().splitlines()[-1])[0])
+    print(f"alone in a process ({steps} steps each, {repeats} processes per loop, alternating):")
+    for which, name in names.items():
+        print(f"  {name:32s} {statistics.median(med[which]):7.1f} ms/step  (processes {[round(v, 1) for v in med[which]]})")
+    print(f"ratio ours / seed loop alone: {statistics.median(med['ours']) / statistics.median(med['seed']):.2f};  "
+          f"ours / ours without the overlap: {statistics.median(med['ours']) / statistics.median(med['plain']):.2f}")
+
+
 def _load() -> str:
     try:
         return "load average " + open("/proc/loadavg").read().split(" ")[0]
@@ -274,9 +314,17 @@ def main() -> None:
     parser.add_argument("--chart-seconds", type=float, default=10.0)
     parser.add_argument("--poll", type=float, default=None, help="seconds between redraws (default: the page's)")
     parser.add_argument("--skip-chart", action="store_true")
+    parser.add_argument("--alone", action="store_true", help="also time each loop alone in a fresh process")
+    parser.add_argument("--steps", type=int, default=40, help="steps per process with --alone")
+    parser.add_argument("--alone-child", choices=("seed", "ours", "plain"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.alone_child:
+        _alone_child(args.alone_child, args.steps)
+        return
     print(f"[{_load()} on {__import__('os').cpu_count()} cores at start]")
     step_time(args.rounds, args.block)
+    if args.alone:
+        alone(args.steps, 3)
     if not args.skip_chart:
         chart_overhead(args.chart_seconds, DEFAULT_GPT, "seed config", args.poll)
         chart_overhead(args.chart_seconds, GPTConfig(d_model=64, n_heads=4, n_layers=2, d_ff=256), "small config (d_model 64)", args.poll)

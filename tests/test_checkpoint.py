@@ -112,9 +112,10 @@ def test_vocab_and_config_json_must_agree(tm):
 
 def test_truncated_oversized_and_garbage_files_are_refused(tm):
     data = to_bytes(tm)
-    assert refused(data[:-100], "truncated")
-    assert refused(data[:5], "truncated")
-    assert refused(data[:40], "truncated")
+    # the message names the size of the file the student chose
+    assert refused(data[:-100], "truncated").params["size"] == f"{len(data) - 100:,}"
+    assert refused(data[:5], "truncated").params["size"] == "5"
+    assert refused(data[:40], "truncated").params["size"] == "40"
     assert refused(b"GIF89a" + bytes(100), "not_safetensors")
     assert refused(b"\x10\x00\x00\x00\x00\x00\x00\x00not json at all!" + bytes(8), "not_safetensors")
     with pytest.raises(CheckpointError) as info:

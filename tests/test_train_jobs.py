@@ -211,7 +211,9 @@ def test_sessions_share_finished_models_read_only_and_never_change_each_others()
     job_b = b.session_state["job"]
     assert job_b.from_cache and job_b.status == "done" and job_b._thread is None  # at once, nothing trained
     assert b.session_state["own_model"] is mine  # one shared object
-    assert any(i.value == t("train.from_cache", "en") for i in b.info)
+    tm = job_b.result  # one message, with the figures of the run that trained it (its seconds say "then")
+    assert [m.value for m in b.success] == [t("train.done_cached", "en", steps=len(tm.losses), loss=tm.losses[-1],
+                                              seconds=tm.seconds, reason=t(f"train.reason.{tm.stop_reason}", "en"))]
     assert mine.frozen and not any(p.requires_grad for p in mine.model.parameters())
     with pytest.raises(ValueError, match="read-only"):
         Trainer(mine)  # nobody can train the shared model further
@@ -244,6 +246,36 @@ def test_runs_are_kept_and_labelled_by_the_settings_that_differ():
     assert sorted(set(chart["run"])) == ["#1 causal_mask=True", "#2 causal_mask=False"]  # both curves on one chart
     assert len(chart) == 60 and chart["loss"].gt(0).all()
     assert run_labels([settings_of("ab", SMALL, CFG)] * 2, [1, 2]) == ["#1", "#2"]
+    # the setting changed last leads the labels, so it is visible even when the legend is narrow
+    seed = settings_of(SEED_TEXT, SEED_GPT, CFG)
+    cheat = settings_of("你好你世你界", SMALL, CFG)
+    labels = run_labels([seed, cheat, {**cheat, "causal_mask": False}], [1, 2, 3])
+    assert [label.split(" ")[1] for label in labels] == ["causal_mask=True", "causal_mask=True", "causal_mask=False"]
+    assert labels[0].split(" ")[2] == "text=你好世界"
+
+
+def test_a_run_whose_loss_went_up_is_offered_not_put_in_use():
+    at = small_settings(open_train(), train_epochs=20, train_seed=11)
+    at.button(key="train_start").click().run()  # a good model first
+    at.session_state["job"].join(60)
+    at.run()
+    good = at.session_state["own_model"]
+    small_settings(at, train_epochs=20, train_seed=12, train_lr=1.0)  # the page's largest lr: 1.93 -> 10.9
+    at.button(key="train_start").click().run()
+    job = at.session_state["job"]
+    job.join(60)
+    at.run()
+    bad = job.result
+    assert job.status == "done" and job.diverged and bad.losses[-1] > bad.losses[0]
+    assert at.session_state["own_model"] is good and not at.success  # nothing trained is lost
+    assert [w.value for w in at.warning] == [t("train.diverged", "en", first=bad.losses[0], last=bad.losses[-1], lr=1.0,
+                                                suggest=0.1)]
+    at.switch_page("app_pages/predict.py").run()
+    assert at.session_state["own_model"] is good  # the other pages keep the good model too
+    at.switch_page("app_pages/train.py").run()
+    at.button(key="train_use_diverged").click().run()
+    assert at.session_state["own_model"] is bad
+    assert [w.value for w in at.warning] == [t("train.diverged_in_use", "en", first=bad.losses[0], last=bad.losses[-1])]
 
 
 # ---------------------------------------------------------------- host limits

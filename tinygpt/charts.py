@@ -301,12 +301,14 @@ def loss_chart(
             training run, one line each). Non-finite or non-positive losses are dropped.
     """
     df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
-    color = alt.Color("run:N", title=series_title) if "run" in df.columns else alt.value("#1f77b4")
+    # Run labels can be long (the settings that differ): below the chart, one a line, never cut off.
+    legend = alt.Legend(orient="bottom", direction="vertical", labelLimit=0)
+    color = alt.Color("run:N", title=series_title, legend=legend) if "run" in df.columns else alt.value("#1f77b4")
     return (
         alt.Chart(df)
         .mark_line(point=len(df) < 60)
         .encode(
-            x=alt.X("step:Q", title=x_title),
+            x=alt.X("step:Q", title=x_title, axis=alt.Axis(format="d", tickMinStep=1)),  # steps are whole numbers
             y=alt.Y("loss:Q", scale=alt.Scale(type="log"), title=y_title),
             color=color,
             tooltip=[alt.Tooltip("step:Q"), alt.Tooltip("loss:Q", format=".3e")],

@@ -93,11 +93,11 @@ def _header(data: bytes) -> dict[str, Any]:
     if not framed and _looks_like_pickle(data):
         raise CheckpointError("pickle", "this is a pickle / PyTorch .pt file; it is never loaded because it can run code")
     if len(data) < 9:
-        raise CheckpointError("truncated", f"the file has only {len(data)} bytes", size=len(data))
+        raise CheckpointError("truncated", f"the file has only {len(data)} bytes", size=f"{len(data):,}")
     if not framed:
         raise CheckpointError("not_safetensors", "the file does not start with a safetensors header")
     if 8 + n > len(data):
-        raise CheckpointError("truncated", f"the header needs {n} bytes but the file ends first", size=len(data))
+        raise CheckpointError("truncated", f"the header needs {n} bytes but the file ends first", size=f"{len(data):,}")
     try:
         header = json.loads(data[8 : 8 + n].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -168,7 +168,7 @@ def _expected_shapes(gpt_cfg: GPTConfig) -> dict[str, tuple[int, ...]]:
     return {name: tuple(t.shape) for name, t in model.state_dict().items()}
 
 
-def _check_tensors(header: dict[str, Any], gpt_cfg: GPTConfig, T: int, data_len: int) -> None:
+def _check_tensors(header: dict[str, Any], gpt_cfg: GPTConfig, T: int, data_len: int, file_size: int) -> None:
     expected = _expected_shapes(gpt_cfg)
     snap_shape = (gpt_cfg.n_layers, gpt_cfg.n_heads, T, T)
     found = {k: v for k, v in header.items() if k != "__metadata__"}
@@ -198,7 +198,7 @@ def _check_tensors(header: dict[str, Any], gpt_cfg: GPTConfig, T: int, data_len:
     ends = [o[1] for o in offsets]
     if max(ends, default=0) > data_len:
         raise CheckpointError("truncated", f"the tensors need {max(ends):,} bytes of data; the file holds {data_len:,}",
-                              size=f"{data_len:,}")
+                              size=f"{file_size:,}")  # the message names the file's size, which the student sees
 
 
 def from_bytes(data: bytes) -> TrainedModel:
@@ -215,7 +215,7 @@ def from_bytes(data: bytes) -> TrainedModel:
     data_len = len(data) - 8 - int.from_bytes(data[:8], "little")
     gpt_cfg, train_cfg, vocab, text, losses, stop_reason = _configs(_metadata(header))
     window = train_cfg.window or min(len(text), gpt_cfg.max_len)
-    _check_tensors(header, gpt_cfg, min(window, SNAPSHOT_MAX_T), data_len)
+    _check_tensors(header, gpt_cfg, min(window, SNAPSHOT_MAX_T), data_len, len(data))
     try:
         tensors = st_load(data)
     except SafetensorError as exc:

@@ -90,9 +90,22 @@ STRINGS: dict[str, tuple[str, str]] = {
         "损失变成非有限值：正在重放第 {i} / {n} 步，恢复最后一组有限的权重…",
         "The loss stopped being finite: replaying step {i} / {n} to restore the last finite weights…",
     ),
-    "train.from_cache": (
-        "这些设置已经训练过（本服务器上），直接使用那个模型，无需重新训练。",
-        "These settings were trained before on this server: that model is used at once, no training needed.",
+    "train.done_cached": (
+        "这些设置在本服务器上已经训练过，直接使用那个模型，无需重新训练：{steps} 步，最终损失 {loss:.3e}，"
+        "当时用时 {seconds:.1f} 秒（{reason}）。预测页和注意力页现在使用这个模型。",
+        "These settings were trained before on this server, so that model is used at once, no training needed: "
+        "{steps} steps, final loss {loss:.3e}, trained then in {seconds:.1f} s ({reason}). The Predict and Attention pages now use this model.",
+    ),
+    "train.diverged": (
+        "损失没有下降：从第 1 步的 {first:.3g} 升到最后的 {last:.3g}。学习率 lr = {lr:g} 对这个模型可能太大，"
+        "试试 {suggest:g}。预测页和注意力页继续使用你之前的模型。",
+        "The loss did not go down: it went from {first:.3g} at step 1 to {last:.3g} at the end. The learning rate "
+        "lr = {lr:g} is probably too large for this model; try {suggest:g}. The Predict and Attention pages keep using the model you had.",
+    ),
+    "train.use_diverged": ("仍然使用这个模型", "Use this model anyway"),
+    "train.diverged_in_use": (
+        "预测页和注意力页正在使用这个模型，它的损失从 {first:.3g} 升到了 {last:.3g}。",
+        "The Predict and Attention pages use this model, whose loss went up from {first:.3g} to {last:.3g}.",
     ),
     "train.done": (
         "训练完成：{steps} 步，最终损失 {loss:.3e}，用时 {seconds:.1f} 秒（{reason}）。预测页和注意力页现在使用这个模型。",

@@ -216,9 +216,19 @@ class TrainingJob:
         with self._cond:
             return self._cond.wait_for(lambda: bool(self.losses) or self.status not in ("waiting", "running"), timeout)
 
+    @property
+    def diverged(self) -> bool:
+        """True for a finished run whose last loss is higher than its first (lr too large, typically)."""
+        losses = self.result.losses if self.result is not None else []
+        return len(losses) >= 2 and losses[-1] > losses[0]
+
     def finished_model(self) -> TrainedModel | None:
-        """The model to use on every page once the job is done (epochs or early stop), else None."""
-        return self.result if self.status == "done" else None
+        """The model to use on every page once the job is done (epochs or early stop), else None.
+
+        A run that diverged is not taken up by itself: the model the student had is kept, and
+        the Train page offers the diverged one (``end_message``).
+        """
+        return self.result if self.status == "done" and not self.diverged else None
 
     # ------------------------------------------------------------------ the thread
     def _set(self, **fields: object) -> None:
@@ -351,8 +361,17 @@ def _short(value: object) -> str:
 
 
 def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[str]:
-    """"#n k=v, …" for each run, naming only the settings that differ between the runs."""
-    keys = [k for k in settings[0] if len({repr(s.get(k)) for s in settings}) > 1] if settings else []
+    """"#n k=v …" for each run, naming only the settings that differ between the runs.
+
+    The setting changed most recently comes first (ties in the settings' order), so the one a
+    student just switched, e.g. causal_mask=False after a run with the mask, leads every label.
+    """
+    if not settings:
+        return []
+    keys = [k for k in settings[0] if len({repr(s.get(k)) for s in settings}) > 1]
+    last_change = {k: max(i for i in range(1, len(settings)) if repr(settings[i].get(k)) != repr(settings[i - 1].get(k)))
+                   for k in keys}
+    keys.sort(key=lambda k: -last_change[k])  # stable: ties keep the settings' order
     return [" ".join([f"#{n}"] + [f"{k}={_short(s[k])}" for k in keys]) for s, n in zip(settings, numbers)]
 
 
@@ -446,9 +465,19 @@ def end_message(job: TrainingJob, p: Progress) -> None:
     """What a finished, stopped or failed run says."""
     if p.status == "done":
         tm = job.result
-        if job.from_cache:
-            st.info(tr("train.from_cache"))
-        st.success(tr("train.done", steps=len(tm.losses), loss=tm.losses[-1], seconds=tm.seconds, reason=tr(f"train.reason.{tm.stop_reason}")))
+        figures = {"steps": len(tm.losses), "loss": tm.losses[-1], "seconds": tm.seconds,
+                   "reason": tr(f"train.reason.{tm.stop_reason}")}
+        if job.diverged:
+            if st.session_state.get("own_model") is tm:
+                st.warning(tr("train.diverged_in_use", first=tm.losses[0], last=tm.losses[-1]))
+            else:
+                st.warning(tr("train.diverged", first=tm.losses[0], last=tm.losses[-1], lr=tm.train_cfg.lr,
+                              suggest=tm.train_cfg.lr / 10))
+                if st.button(tr("train.use_diverged"), key="train_use_diverged"):
+                    set_own_model(tm)
+                    st.rerun()
+        else:
+            st.success(tr("train.done_cached" if job.from_cache else "train.done", **figures))
     elif p.status == "stopped":
         in_use = job.result is not None and st.session_state.get("own_model") is job.result
         if in_use:
