@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from tinygpt import checkpoint
-from tinygpt.config import MAX_EPOCHS, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
+from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
 from tinygpt.train import host_configs, steps_per_epoch_tokens
 from tinygpt.vocab import pair_texts
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner, show_error
@@ -76,6 +76,9 @@ with right:
 
 text, configs = ss["train_text"], None
 try:
+    longest = min(max(int(ss["train_max_len"]), 1), MAX_MAX_LEN)  # a window longer than max_len is refused too
+    if not 0 <= int(ss["train_window"]) <= longest:  # 0 is the page's "whole text" (window None)
+        raise ConfigError("window", int(ss["train_window"]), f"0 or 1..{longest}", "window_or_whole", hi=longest)
     configs = host_configs(
         text,
         {"max_len": int(ss["train_max_len"]), "d_model": d_model, "n_heads": ss["train_n_heads"], "n_layers": ss["train_n_layers"],

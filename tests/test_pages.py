@@ -138,6 +138,15 @@ def test_train_page_refuses_an_out_of_range_number_in_the_students_language(lang
     assert at.button(key="train_start").disabled
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("window", [-3, 129])
+def test_a_window_out_of_range_is_told_that_0_means_the_whole_text(lang, window):
+    at = set_state(open_page("train", lang), train_window=window)  # max_len 128
+    accepted = t("accepted.window_or_whole", lang, hi=128)
+    assert [e.value for e in at.error] == [t("err.config", lang, field="window", value=window, accepted=accepted)]
+    assert "0" in accepted and at.button(key="train_start").disabled
+
+
 def test_train_page_number_inputs_hold_integers():
     at = open_page("train")
     for key in ("train_max_len", "train_window", "train_epochs", "train_seed"):

@@ -282,7 +282,7 @@ def test_a_run_whose_loss_went_up_is_offered_not_put_in_use():
 
 
 @pytest.mark.parametrize("text, gpt, training, field, key", [
-    ("你" * (MAX_TEXT_LEN + 1), {}, {}, "text", "max_text_len"),
+    ("你" * (MAX_TEXT_LEN + 1), {}, {}, "len(text)", "max_text_len"),
     (SEED_TEXT, {}, {"epochs": MAX_EPOCHS + 1}, "epochs", "max_epochs"),
     (SEED_TEXT, {"max_len": 8}, {"window": 9}, "window", "window"),
     ("你好" * 100, {"max_len": 64}, {"window": 64}, "tokens_per_step", "max_tokens"),

@@ -156,8 +156,8 @@ def check_host_limits(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> 
         ConfigError naming the value and the limit (``key`` selects the i18n message).
     """
     if len(text) > MAX_TEXT_LEN:
-        raise ConfigError("text", len(text), f"at most {MAX_TEXT_LEN} characters on this host",
-                          "max_text_len", limit=MAX_TEXT_LEN)
+        raise ConfigError("len(text)", len(text), f"at most {MAX_TEXT_LEN} characters on this host",
+                          "max_text_len", limit=MAX_TEXT_LEN)  # the value is the length, so the name says so
     window = train_cfg.window or min(len(text), gpt_cfg.max_len)
     if window > gpt_cfg.max_len:
         raise ConfigError("window", window, f"from 1 to max_len={gpt_cfg.max_len}", "window", max_len=gpt_cfg.max_len)

@@ -12,13 +12,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav.attention": ("注意力九步", "Attention, step by step"),
     "nav.theory": ("原理", "Theory"),
     "model.default": (
-        "正在使用默认模型（种子设置：文本“{text}”，{steps} 步，最终损失 {loss:.2e}）。到“训练”页可训练你自己的模型。",
-        "Using the default model (seed settings: text “{text}”, {steps} steps, final loss {loss:.2e}). "
-        "Train your own on the Train page.",
+        "正在使用默认模型（种子设置：文本“{text}”，{steps} 步，最终损失 {loss:.2e}）。",
+        "Using the default model (seed settings: text “{text}”, {steps} steps, final loss {loss:.2e}).",
     ),
+    "model.train_hint": ("到“训练”页可训练你自己的模型。", "Train your own on the Train page."),
+    "model.with_hint": ("{line}{hint}", "{line} {hint}"),
     "model.own": (
-        "正在使用你训练的模型（文本“{text}”，{steps} 步，最终损失 {loss:.2e}）。",
-        "Using the model you trained (text “{text}”, {steps} steps, final loss {loss:.2e}).",
+        "正在使用你的模型（你训练或载入的：文本“{text}”，{steps} 步，最终损失 {loss:.2e}）。",
+        "Using your model (trained or loaded by you: text “{text}”, {steps} steps, final loss {loss:.2e}).",
     ),
     "model.preparing": (
         "默认模型（你好世界 → 好世界你）正在后台训练，几秒后即可在预测和注意力页使用。",
@@ -47,6 +48,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Something unexpected went wrong: {error}. Nothing trained was lost; adjust the input and try again.",
     ),
     "accepted.int_range": ("{lo} 到 {hi} 之间的整数", "an integer from {lo} to {hi}"),
+    "accepted.window_or_whole": ("0（整段文本）或 1 到 {hi} 之间的整数", "0 (the whole text) or an integer from 1 to {hi}"),
     "accepted.choice": ("以下之一：{options}", "one of: {options}"),
     "accepted.even": ("使用正弦位置编码时须为偶数", "an even number with sinusoidal positions"),
     "accepted.max_params": ("参数总数不超过 {limit}（本机资源有限）", "at most {limit} parameters on this host"),

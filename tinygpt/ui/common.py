@@ -21,8 +21,10 @@ def model_banner(job_notice: bool = True, wait: bool = True) -> TrainedModel | N
         st.caption(tr("model.preparing"))
     else:
         loss = tm.losses[-1] if tm.losses else float("nan")
-        key = "model.own" if own else "model.default"
-        st.caption(tr(key, text=tm.text, steps=len(tm.losses), loss=loss))
+        line = tr("model.own" if own else "model.default", text=tm.text, steps=len(tm.losses), loss=loss)
+        if not own and job_notice:  # other pages point to the Train page; the Train page does not
+            line = tr("model.with_hint", line=line, hint=tr("model.train_hint"))
+        st.caption(line)
     job = st.session_state.get("job")
     if job_notice and job is not None and job.active:
         paused = job.status == "paused"
