@@ -112,6 +112,14 @@ def test_mask_off_lets_every_position_see_the_future():
     assert any(t("attn.whatif_note", "en", step=5) == c.value for c in at.caption)
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_mask_step_says_when_the_mask_is_off(lang):
+    on = open_attention(lang, step="mask")
+    assert t("attn.mask_off_note", lang) not in [i.value for i in on.info]
+    off = open_attention(lang, step="mask", mask="0")
+    assert t("attn.mask_off_note", lang) in [i.value for i in off.info]
+
+
 def test_scaling_by_one_sharpens_every_row_and_a_custom_divisor_divides():
     at = open_attention(step="softmax")
     before = alpha(at)

@@ -73,6 +73,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "attn.cell_masked": ("j > i 是“未来”，被因果掩码屏蔽：", "j > i is the future; the causal mask hides it:"),
     "attn.cell_max": ("第 i 行的 softmax：先减去这一行的最大值（结果不变，但不会溢出）：", "Softmax of row i: first subtract the row's maximum (same result, no overflow):"),
     "attn.cell_exp": ("每一项取指数（τ = {tau:g}；被屏蔽的项 exp(−∞) = 0）：", "Exponentiate each entry (τ = {tau:g}; masked entries give exp(−∞) = 0):"),
+    "attn.cell_exp_unmasked": ("每一项取指数（τ = {tau:g}；这一行没有被屏蔽的项）：", "Exponentiate each entry (τ = {tau:g}; nothing in this row is masked):"),
+    "attn.mask_off_note": (
+        "因果掩码已关闭：这一步原样传递 S̃，没有 −∞，每个位置也能看到后面的位置。",
+        "The causal mask is off: this step passes S̃ through unchanged, with no −∞, so every position also sees the later ones.",
+    ),
     "attn.cell_sum": ("这一行 {n} 项之和：", "Sum over the row's {n} entries:"),
     "attn.cell_alpha": ("相除，得到注意力权重：", "Divide to get the attention weight:"),
     # checks

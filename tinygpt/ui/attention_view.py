@@ -304,7 +304,8 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
         ks[-1] = j
     exps = r",\ ".join(rf"e_{{{k}}} = {_num(c.exps[k])}" for k in ks) + (r",\ \ldots" if T > len(ks) else "")
     lines.append(("attn.cell_max", {}, rf"m = \max_k \tilde S_{{{i},k}} = {_num(c.row_max)}"))
-    lines.append(("attn.cell_exp", {"tau": c.temperature},
+    row_masked = any(math.isinf(v) and v < 0 for v in c.row)  # no −∞ in the row: the mask is off (or i is last)
+    lines.append(("attn.cell_exp" if row_masked else "attn.cell_exp_unmasked", {"tau": c.temperature},
                   rf"e_k = \exp\big((\tilde S_{{{i},k}} - m){tau}\big):\ {exps}"))
     lines.append(("attn.cell_sum", {"n": T}, rf"\sum_k e_k = {_num(c.exp_sum)}"))
     lines.append(("attn.cell_alpha", {}, rf"\alpha_{{{i},{j}}} = \dfrac{{e_{{{j}}}}}{{\sum_k e_k}} = "
@@ -390,6 +391,8 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
     T = len(labels)
     st.subheader(tr("attn.step_header", number=step.number, name=tr(f"step.{step.id}.name")))
     st.latex(step.formula)
+    if step.id == "mask" and not trace.switches.causal_mask:
+        st.info(tr("attn.mask_off_note"))
     concrete = _CONCRETE[step.shape].format(T=T, D=cfg.d_model, h=cfg.n_heads, d_head=cfg.d_head)
     st.markdown(tr("attn.shape", symbolic=step.shape, concrete=concrete))
     output = 0
