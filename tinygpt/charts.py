@@ -301,9 +301,9 @@ def loss_chart(
             training run, one line each). Non-finite or non-positive losses are dropped.
     """
     df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
-    # Run labels can be long (the settings that differ): below the chart, one a line, never cut off.
-    legend = alt.Legend(orient="bottom", direction="vertical", labelLimit=0)
-    color = alt.Color("run:N", title=series_title, legend=legend) if "run" in df.columns else alt.value("#1f77b4")
+    # Run labels start with the setting changed last (tinygpt.ui.jobs.run_labels), so the legend's
+    # ellipsis keeps the part that tells the runs apart; the full label is in the runs table.
+    color = alt.Color("run:N", title=series_title, legend=alt.Legend(labelLimit=240)) if "run" in df.columns else alt.value("#1f77b4")
     return (
         alt.Chart(df)
         .mark_line(point=len(df) < 60)
