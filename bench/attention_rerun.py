@@ -34,7 +34,7 @@ def open_attention() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=600)
     at.query_params["lang"] = "en"
     at.run()
-    at.switch_page("app_pages/attention.py")
+    at.switch_page("pages/attention.py")
     at.run()
     if at.exception:
         raise RuntimeError(f"the page failed: {[e.value for e in at.exception]}")

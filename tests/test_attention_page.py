@@ -40,7 +40,7 @@ def open_attention(lang: str = "en", own_model=None, **params: str) -> AppTest:
         at.session_state["own_model"] = own_model
     at.run()
     at.query_params.update(params)
-    at.switch_page("app_pages/attention.py")
+    at.switch_page("pages/attention.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

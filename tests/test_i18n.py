@@ -13,11 +13,11 @@ from streamlit.testing.v1 import AppTest
 from i18n_scan import raw_keys, untranslated, user_text, visible_texts
 from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, language_from_locale, t
 
-PAGES = {"train": "app_pages/train.py", "predict": "app_pages/predict.py", "attention": "app_pages/attention.py",
-         "theory": "app_pages/theory.py"}
+PAGES = {"train": "pages/train.py", "predict": "pages/predict.py", "attention": "pages/attention.py",
+         "theory": "pages/theory.py"}
 KNOWN = {"train": "train.title", "predict": "predict.title", "attention": "attn.title", "theory": "theory.title"}
-NAV = {"app_pages/train.py": "nav.train", "app_pages/predict.py": "nav.predict",
-       "app_pages/attention.py": "nav.attention", "app_pages/theory.py": "nav.theory"}
+NAV = {"pages/train.py": "nav.train", "pages/predict.py": "nav.predict",
+       "pages/attention.py": "nav.attention", "pages/theory.py": "nav.theory"}
 # Widget states that show more of a page than its first render (chart titles of a per-head step,
 # the exercise's answer, quiz feedback, an input error).
 VARIANTS = {
@@ -116,7 +116,7 @@ def rendered(variant: str, lang: str) -> tuple[AppTest, list[str]]:
 
 def nav_names(at: AppTest) -> dict[str, str]:
     """{page file: its name in the navigation} of the last run."""
-    return {"app_pages/" + Path(info["script_path"]).name: info["page_name"] for info in at._registered_pages.values()}
+    return {"pages/" + Path(info["script_path"]).name: info["page_name"] for info in at._registered_pages.values()}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -176,7 +176,7 @@ st.markdown("注意力")
         texts[lang] = (at, visible_texts(at))
     typed = user_text(texts["zh"][0])
     assert untranslated(texts["zh"][1], texts["en"][1], typed) == ["Heads", "alpha per head", "注意力"]
-    assert raw_keys(["theory.title", "see attn.text here", "e.g. 3.5", "app_pages/predict.py"]) == ["theory.title", "see attn.text here"]
+    assert raw_keys(["theory.title", "see attn.text here", "e.g. 3.5", "pages/predict.py"]) == ["theory.title", "see attn.text here"]
 
 
 # ---------------------------------------------------------------- AppTest: choosing and keeping the language
@@ -205,12 +205,29 @@ def test_language_choice_survives_page_switches():
     at.radio(key="_lang_radio").set_value("zh").run()
     assert at.title[0].value == t("theory.title", "zh") and at.query_params["lang"] == "zh"
     at.query_params.clear()  # st.navigation drops the query string on a page switch
-    at.switch_page("app_pages/predict.py").run()
+    at.switch_page("pages/predict.py").run()
     assert not at.exception
     assert at.title[0].value == t("predict.title", "zh")
     assert at.query_params["lang"] == "zh"  # written back into the URL
-    assert nav_names(at)["app_pages/theory.py"] == t("nav.theory", "zh")
-    at.switch_page("app_pages/theory.py").run()
+    assert nav_names(at)["pages/theory.py"] == t("nav.theory", "zh")
+    at.switch_page("pages/theory.py").run()
     assert at.title[0].value == t("theory.title", "zh")
     at.radio(key="_lang_radio").set_value("en").run()
-    assert at.title[0].value == t("theory.title", "en") and nav_names(at)["app_pages/train.py"] == "Train"
+    assert at.title[0].value == t("theory.title", "en") and nav_names(at)["pages/train.py"] == "Train"
+
+
+def test_the_catalogue_imports_neither_torch_nor_streamlit():
+    import subprocess
+    import sys
+
+    code = "import sys, tinygpt.i18n; bad = [m for m in ('torch', 'streamlit') if m in sys.modules]; assert not bad, bad"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    assert result.returncode == 0, result.stderr
+
+
+def test_every_language_is_one_catalogue_with_the_same_keys():
+    from tinygpt import i18n
+
+    keys = {language: set(i18n._load_language(language)) for language in LANGUAGES}
+    assert all(k == keys["zh"] for k in keys.values())
+    assert {"step.mask.name", "nav.train", "attn.title"} <= keys["en"]

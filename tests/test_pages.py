@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.i18n import CATALOGUE, t
 
-PAGES = {"train": "app_pages/train.py", "predict": "app_pages/predict.py", "attention": "app_pages/attention.py"}
+PAGES = {"train": "pages/train.py", "predict": "pages/predict.py", "attention": "pages/attention.py"}
 TITLES = {"train": "train.title", "predict": "predict.title", "attention": "attn.title"}
 
 
@@ -16,7 +16,7 @@ def open_page(page: str, lang: str = "en") -> AppTest:
     at = AppTest.from_file("../streamlit_app.py", default_timeout=180)
     at.query_params["lang"] = lang
     at.run()
-    if PAGES[page] != "app_pages/train.py":
+    if PAGES[page] != "pages/train.py":
         at.switch_page(PAGES[page])
         at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -95,7 +95,7 @@ def test_train_page_trains_a_small_model_and_the_other_pages_use_it():
     assert job.result.losses[-1] < 1e-3
     assert at.session_state["own_model"] is job.result
     assert any(CATALOGUE["train.done"]["en"].split("{")[0] in s.value for s in at.success)
-    at.switch_page("app_pages/predict.py").run()
+    at.switch_page("pages/predict.py").run()
     assert list(at.dataframe[0].value[t("predict.col_top", "en")]) == list("好世界你")
 
 

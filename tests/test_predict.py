@@ -161,7 +161,7 @@ def open_predict(lang: str, **state) -> AppTest:
     at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
     at.query_params["lang"] = lang
     at.run()
-    at.switch_page("app_pages/predict.py")
+    at.switch_page("pages/predict.py")
     for key, value in state.items():
         at.session_state[key] = value
     at.run()

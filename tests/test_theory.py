@@ -130,7 +130,7 @@ def theory_page(lang: str = "en") -> AppTest:
     """The Theory page opened directly (no model is needed), with ?lang=."""
     at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
     at.query_params["lang"] = lang
-    at.switch_page("app_pages/theory.py").run()  # before the first run the file name is the page's url_path
+    at.switch_page("pages/theory.py").run()  # before the first run the file name is the page's url_path
     assert not at.exception, [e.value for e in at.exception]
     return at
 

@@ -180,19 +180,19 @@ def test_a_job_survives_reruns_and_page_switches_and_finishes():
     wait_until(lambda: job.status == "paused")
     n = len(job.losses)
     at.run()  # a plain rerun
-    at.switch_page("app_pages/predict.py").run()
+    at.switch_page("pages/predict.py").run()
     assert at.session_state["job"] is job
     assert any(i.value == t("model.training_paused", "en", step=n) for i in at.info)  # other pages say so
     assert not at.exception
-    at.switch_page("app_pages/train.py").run()
+    at.switch_page("pages/train.py").run()
     assert at.session_state["train_d_model"] == 32  # settings survive the page switch
     assert len(at.get("vega_lite_chart")) == 1  # the chart of the run so far
     at.button(key="train_pause").click().run()  # Resume
     job.join(60)
     assert job.status == "done" and len(job.losses) == 120
-    at.switch_page("app_pages/predict.py").run()  # the finished model is adopted wherever the student is
+    at.switch_page("pages/predict.py").run()  # the finished model is adopted wherever the student is
     assert at.session_state["own_model"] is job.result
-    at.switch_page("app_pages/train.py").run()
+    at.switch_page("pages/train.py").run()
     assert any(s.value.startswith(CATALOGUE["train.done"]["en"].split("{")[0]) for s in at.success)
     assert list(chart_data(at)["step"]) == list(range(1, 121))  # every step on the chart
     assert not at.exception
@@ -270,9 +270,9 @@ def test_a_run_whose_loss_went_up_is_offered_not_put_in_use():
     assert at.session_state["own_model"] is good and not at.success  # nothing trained is lost
     assert [w.value for w in at.warning] == [t("train.diverged", "en", first=bad.losses[0], last=bad.losses[-1], lr=1.0,
                                                 suggest=0.1)]
-    at.switch_page("app_pages/predict.py").run()
+    at.switch_page("pages/predict.py").run()
     assert at.session_state["own_model"] is good  # the other pages keep the good model too
-    at.switch_page("app_pages/train.py").run()
+    at.switch_page("pages/train.py").run()
     at.button(key="train_use_diverged").click().run()
     assert at.session_state["own_model"] is bad
     assert [w.value for w in at.warning] == [t("train.diverged_in_use", "en", first=bad.losses[0], last=bad.losses[-1])]

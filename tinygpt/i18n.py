@@ -1,9 +1,11 @@
-"""Chinese / English strings of the app.
+"""The app's strings in every language it speaks.
 
-The catalogue is assembled from ``tinygpt/strings/*.py``, one module per page plus ``common``;
-each module has ``STRINGS: dict[str, tuple[str, str]]`` mapping a key to its (zh, en) text.
-Text may hold ``{name}`` fields filled by :func:`t`; literal braces (LaTeX) are doubled. The nine attention steps' names come from the
-registry in ``tinygpt.attention`` (keys ``step.<id>.name``), so they are written once.
+Each language is one catalogue: the package ``tinygpt/strings/<language>/`` with one module per
+page (``common``, ``train``, ``predict``, ``attention``, ``theory``), each holding
+``STRINGS: dict[str, str]``. Keys are prefixed by their page (``train.``, ``predict.``, ``attn.``,
+``theory.``, ``step.``); text may hold ``{name}`` fields filled by :func:`t`, and literal braces
+(LaTeX) are doubled. Adding a language is one new catalogue package plus its entry in
+:data:`LANGUAGES`. This module imports neither torch nor Streamlit.
 """
 
 from __future__ import annotations
@@ -11,48 +13,64 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from tinygpt import strings as _strings_pkg
-from tinygpt.attention import STEPS
-
-LANGUAGES: tuple[str, ...] = ("zh", "en")
+#: The languages of the app, each with its name as shown in the language switch.
+LANGUAGES: dict[str, str] = {"zh": "中文", "en": "English"}
+#: The language of the seed text, used when nothing says otherwise.
 DEFAULT_LANGUAGE = "zh"
+#: The language for a browser locale that is none of LANGUAGES.
+FALLBACK_LANGUAGE = "en"
+
+
+def _load_language(language: str) -> dict[str, str]:
+    package = importlib.import_module(f"tinygpt.strings.{language}")
+    strings: dict[str, str] = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for key, text in module.STRINGS.items():
+            if key in strings:
+                raise KeyError(f"i18n key {key!r} is defined twice in {language} (again in {info.name}.py)")
+            strings[key] = text
+    return strings
 
 
 def _load() -> dict[str, dict[str, str]]:
-    catalogue: dict[str, dict[str, str]] = {}
-    for info in sorted(pkgutil.iter_modules(_strings_pkg.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{_strings_pkg.__name__}.{info.name}")
-        for key, (zh, en) in module.STRINGS.items():
-            if key in catalogue:
-                raise KeyError(f"i18n key {key!r} is defined twice (again in strings/{info.name}.py)")
-            catalogue[key] = {"zh": zh, "en": en}
-    for step in STEPS:
-        catalogue[f"step.{step.id}.name"] = dict(step.name)
-    return catalogue
+    """key -> {language: text}, checking that every language has exactly the same keys."""
+    by_language = {language: _load_language(language) for language in LANGUAGES}
+    keys = set(by_language[DEFAULT_LANGUAGE])
+    for language, strings in by_language.items():
+        if set(strings) != keys:
+            missing, extra = sorted(keys - set(strings)), sorted(set(strings) - keys)
+            raise KeyError(f"catalogue {language!r} differs from {DEFAULT_LANGUAGE!r}: missing {missing}, extra {extra}")
+    return {key: {language: by_language[language][key] for language in LANGUAGES} for key in by_language[DEFAULT_LANGUAGE]}
 
 
+#: key -> {language: text}; every key has a text in every language.
 CATALOGUE: dict[str, dict[str, str]] = _load()
 
 
+def _primary_subtag(tag: str) -> str:
+    return tag.strip().lower().replace("_", "-").split("-")[0]
+
+
 def normalize_language(value: str | None) -> str:
-    """'zh' or 'en' from a language tag such as 'en-US', 'zh-CN' or None (→ the default)."""
-    if value:
-        tag = value.strip().lower()[:2]
-        if tag in LANGUAGES:
-            return tag
+    """A language of the app from a tag such as 'en-US', 'zh-CN' or None (→ DEFAULT_LANGUAGE)."""
+    if value and _primary_subtag(value) in LANGUAGES:
+        return _primary_subtag(value)
     return DEFAULT_LANGUAGE
 
 
 def language_from_locale(locale: str | None) -> str:
     """The app's language for a browser locale (BCP 47 tag, ``navigator.language``).
 
-    Chinese tags ("zh", "zh-CN", "zh-Hant-TW") give "zh"; English and every other language give "en"
-    (a student whose browser speaks neither reads English more often than Chinese); no locale at all
-    (``None`` or "", e.g. a client that did not send one) gives the default, Chinese, the seed's language.
+    A tag whose primary language is one of LANGUAGES gives that language ("zh-Hant-TW" → "zh",
+    "en-GB" → "en"); any other language gives FALLBACK_LANGUAGE (a student whose browser speaks
+    neither reads English more often than Chinese); no locale at all (``None`` or "", e.g. a
+    client that did not send one) gives DEFAULT_LANGUAGE, the seed's language.
     """
     if not locale or not locale.strip():
         return DEFAULT_LANGUAGE
-    return "zh" if locale.strip().lower().replace("_", "-").split("-")[0] == "zh" else "en"
+    primary = _primary_subtag(locale)
+    return primary if primary in LANGUAGES else FALLBACK_LANGUAGE
 
 
 def choose_language(url_value: str | None, locale: str | None) -> str:

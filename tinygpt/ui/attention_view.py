@@ -1,6 +1,6 @@
 """Streamlit helpers of the attention page: the URL, cached runs, fast tables, drawing a step.
 
-The page (``app_pages/attention.py``) reads widgets and calls these; the numbers come from
+The page (``pages/attention.py``) reads widgets and calls these; the numbers come from
 ``tinygpt.attention`` (the nine steps the model runs) and the charts from ``tinygpt.charts``.
 
 URL query parameters (DEVELOPERS.md, "Links between pages"): ``text``, ``layer``, ``head``,

@@ -35,7 +35,7 @@ def tr(key: str, **fields: object) -> str:
 
 
 def language_switch() -> None:
-    """Sidebar radio 中文 / English; the choice is kept in the session and in the URL (?lang=)."""
+    """Sidebar radio over LANGUAGES (中文 / English); the choice is kept in the session and in the URL (?lang=)."""
     current = lang()
 
     def _changed() -> None:
@@ -43,9 +43,9 @@ def language_switch() -> None:
 
     st.sidebar.radio(
         t("app.language", current),
-        LANGUAGES,
-        index=LANGUAGES.index(current),
-        format_func=lambda code: {"zh": "中文", "en": "English"}[code],
+        tuple(LANGUAGES),
+        index=tuple(LANGUAGES).index(current),
+        format_func=LANGUAGES.get,
         horizontal=True,
         key="_lang_radio",
         on_change=_changed,

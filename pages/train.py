@@ -11,6 +11,9 @@ from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, record_of, run_labels, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
+from tinygpt.ui.navigation import ensure_entry_script
+
+ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
 SEED = {"train_text": "你好世界", "train_window": 0, "train_d_model": 512, "train_n_heads": 8, "train_n_layers": 6,
         "train_d_ff": 2048, "train_max_len": 128, "train_norm": "pre", "train_positions": "learned", "train_lr": 1e-4,

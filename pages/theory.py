@@ -9,6 +9,9 @@ from tinygpt.charts import heatmap, matrix_frame, probability_bars, vector_pictu
 from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, format_number, format_vector
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.i18n import tr
+from tinygpt.ui.navigation import ensure_entry_script
+
+ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
 AXES = {"x_title": "theory.axis.x", "y_title": "theory.axis.y", "name_title": "theory.axis.vector"}
 QUIZ = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": "b"}  # question id -> right answer
@@ -22,7 +25,7 @@ def concept(cid: str) -> None:
     st.markdown(tr(f"theory.{cid}.body"))
     for sid in c.steps:
         step = step_by_id(sid)
-        st.page_link("app_pages/attention.py", label=tr("theory.link", number=step.number, name=tr(f"step.{sid}.name")),
+        st.page_link("pages/attention.py", label=tr("theory.link", number=step.number, name=tr(f"step.{sid}.name")),
                      icon=":material/arrow_forward:", query_params={"step": sid})
 
 

@@ -12,6 +12,9 @@ from tinygpt.train import TrainedModel
 from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.vocab import UnknownCharError
+from tinygpt.ui.navigation import ensure_entry_script
+
+ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
 MAX_PANELS = 16  # bar panels drawn at once; the table always has every position
 STRATEGIES = ("greedy", "temperature", "top_k")
@@ -211,7 +214,7 @@ right.dataframe(detail.round(4), hide_index=True, width="stretch")
 if sampling:
     right.caption(tr("predict.reshape_note"))
 st.page_link(
-    "app_pages/attention.py", label=tr("predict.attn_link", context=short(s.context, 12)), icon=":material/grid_on:",
+    "pages/attention.py", label=tr("predict.attn_link", context=short(s.context, 12)), icon=":material/grid_on:",
     query_params={"text": s.context, "layer": "0", "head": "0", "step": "softmax", "lang": lang()},
 )
 

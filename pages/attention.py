@@ -12,6 +12,9 @@ from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import attention_trace
 from tinygpt.vocab import UnknownCharError
+from tinygpt.ui.navigation import ensure_entry_script
+
+ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
 st.title(tr("attn.title"))
 st.markdown(tr("attn.intro"))

@@ -1,0 +1,47 @@
+"""A fresh server whose very first request is a deep link: the app's own navigation, language and view.
+
+With a ``pages/`` folder beside the entry script, Streamlit starts in its legacy multipage mode and
+runs a deep-linked page file alone; ``tinygpt.ui.navigation.ensure_entry_script`` must route that
+first run through the entry script, so the first page shows the app's titles in the link's
+language, the language switch, and the view the query parameters name.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.cold_start import start_server, stop_server, wait_healthy
+from conftest import ARTIFACTS, SCREENSHOTS, assert_no_exception, wait_for_app
+from tinygpt.i18n import LANGUAGES, t
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_first_request_of_a_fresh_server_is_a_deep_link_with_query_parameters(browser, lang):
+    proc, base_url = start_server(log_path=ARTIFACTS / f"streamlit-deep-link-{lang}.log")
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    page = context.new_page()
+    try:
+        wait_healthy(proc, base_url)
+        page.goto(f"{base_url}/attention?text=%E4%BD%A0%E5%A5%BD&layer=1&head=2&lang={lang}")
+        wait_for_app(page, timeout_ms=90_000)
+        page.get_by_role("heading", name=t("attn.title", lang)).wait_for(timeout=90_000)
+        wait_for_app(page, timeout_ms=90_000)
+        assert_no_exception(page)
+        nav = page.locator("[data-testid='stSidebarNav']")
+        for key in ("nav.train", "nav.predict", "nav.attention", "nav.theory"):
+            assert nav.get_by_text(t(key, lang), exact=True).count() == 1, key
+        assert nav.get_by_text("attention", exact=True).count() == 0  # not the file names of the legacy mode
+        switch = page.get_by_role("radiogroup", name=t("app.language", lang))
+        for name in LANGUAGES.values():
+            assert switch.get_by_text(name, exact=True).count() == 1
+        assert page.get_by_test_id("stTextInputField").first.input_value() == "你好"
+        boxes = page.locator("[data-testid='stSelectbox'] input")  # layer, head
+        assert (boxes.nth(0).input_value(), boxes.nth(1).input_value()) == ("1", "2")
+        assert "layer=1" in page.url and "head=2" in page.url and f"lang={lang}" in page.url
+    finally:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"deep_link_first_request_{lang}.png"), full_page=True)
+        context.close()
+        stop_server(proc)

@@ -1,0 +1,1 @@
+"""The English catalogue: one module per page, each with STRINGS = {key: text}."""

@@ -1,0 +1,1 @@
+"""The Chinese catalogue: one module per page, each with STRINGS = {key: text}."""

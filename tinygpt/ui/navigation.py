@@ -1,0 +1,56 @@
+"""The app's page list, shared by the entry script and by the guard every page calls first.
+
+Streamlit runs its legacy multipage mode while a ``pages/`` folder sits beside the entry script: on
+a fresh server whose first request is a deep link (``/attention?text=…``) it runs the page file
+alone, without ``streamlit_app.py`` (no language switch, the file names as the menu). That mode ends
+for the whole process as soon as any script run calls ``st.navigation``. So the entry script marks
+each run it makes (:func:`run_app`), and a page that finds no mark runs the entry script's work
+itself, in the same script run: language switch, ``st.navigation`` over the app's pages (which ends
+the legacy mode) and the page the URL names, with its query parameters and any widget event of
+this run; then it stops its own, bypassing run. (Streamlit's AppTest resets the mode before every
+run, so there every run of a page chosen with ``switch_page`` takes this path.)
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from tinygpt.ui.i18n import language_switch, tr
+from tinygpt.ui.models import start_default_model
+
+_ENTRY_MARK = "_entry_script_ran"
+
+#: (file, i18n key of the title, icon, url path); the first page is the default one.
+PAGES: tuple[tuple[str, str, str, str], ...] = (
+    ("pages/train.py", "nav.train", ":material/model_training:", "train"),
+    ("pages/predict.py", "nav.predict", ":material/keyboard_tab:", "predict"),
+    ("pages/attention.py", "nav.attention", ":material/grid_on:", "attention"),
+    ("pages/theory.py", "nav.theory", ":material/functions:", "theory"),
+)
+
+
+def app_pages() -> list[st.Page]:
+    """The four pages as ``st.Page`` objects, titled in the session's language."""
+    return [st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
+            for n, (path, key, icon, url_path) in enumerate(PAGES)]
+
+
+def run_app() -> None:
+    """What ``streamlit_app.py`` does: page config, default-model warm-up, language switch, navigation."""
+    st.set_page_config(page_title="Tiny GPT Explorer", page_icon=":material/grid_on:", layout="wide")
+    start_default_model()  # trains the default model in a background thread, once per process
+    language_switch()
+    st.session_state[_ENTRY_MARK] = True
+    st.navigation(app_pages()).run()
+
+
+def ensure_entry_script() -> None:
+    """First call of every page: run the app through :func:`run_app` if this run bypassed it.
+
+    Returns when the entry script ran (the mark is consumed). Otherwise runs :func:`run_app`,
+    which runs this page again inside it, and then stops this run (does not return).
+    """
+    if st.session_state.pop(_ENTRY_MARK, False):
+        return
+    run_app()
+    st.stop()
