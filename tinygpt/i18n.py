@@ -2,8 +2,7 @@
 
 The catalogue is assembled from ``tinygpt/strings/*.py``, one module per page plus ``common``;
 each module has ``STRINGS: dict[str, tuple[str, str]]`` mapping a key to its (zh, en) text.
-Text may hold ``{name}`` fields filled by :func:`t`; literal braces (LaTeX) are doubled. The nine attention steps' names come from the
-registry in ``tinygpt.attention`` (keys ``step.<id>.name``), so they are written once.
+Text may hold ``{name}`` fields filled by :func:`t`; literal braces (LaTeX) are doubled.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ import importlib
 import pkgutil
 
 from tinygpt import strings as _strings_pkg
-from tinygpt.attention import STEPS
 
 LANGUAGES: tuple[str, ...] = ("zh", "en")
 DEFAULT_LANGUAGE = "zh"
@@ -26,8 +24,6 @@ def _load() -> dict[str, dict[str, str]]:
             if key in catalogue:
                 raise KeyError(f"i18n key {key!r} is defined twice (again in strings/{info.name}.py)")
             catalogue[key] = {"zh": zh, "en": en}
-    for step in STEPS:
-        catalogue[f"step.{step.id}.name"] = dict(step.name)
     return catalogue
 
 

@@ -1,6 +1,16 @@
 """Strings of the Attention page."""
 
 STRINGS: dict[str, tuple[str, str]] = {
+    # the names of the steps of tinygpt.attention.STEPS, one key per step id
+    "step.projection.name": ("线性投影", "Linear projection"),
+    "step.split_heads.name": ("拆分多头", "Split heads"),
+    "step.scores.name": ("注意力得分", "Scores"),
+    "step.scale.name": ("缩放", "Scale"),
+    "step.mask.name": ("因果掩码", "Causal mask"),
+    "step.softmax.name": ("Softmax 归一化", "Softmax"),
+    "step.weighted_sum.name": ("加权求和", "Weighted sum"),
+    "step.merge_heads.name": ("合并多头", "Merge heads"),
+    "step.output_projection.name": ("输出投影", "Output projection"),
     "attn.title": ("注意力的九个步骤", "The nine steps of attention"),
     "attn.intro": (
         "缩放点积注意力：$\\mathrm{{Attention}}(Q,K,V)=\\mathrm{{softmax}}\\!\\left(\\frac{{QK^\\top}}{{\\sqrt{{d_{{head}}}}}}\\right)V$"
@@ -36,7 +46,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "attn.step": ("步骤", "Step"),
     "attn.prev": ("上一步", "Previous"),
     "attn.next": ("下一步", "Next"),
-    "attn.step_header": ("第 {number} 步（共 9 步）：{name}", "Step {number} of 9: {name}"),
+    "attn.step_header": ("第 {number} 步（共 {n} 步）：{name}", "Step {number} of {n}: {name}"),
     "attn.shape": ("形状：{symbolic} = {concrete}", "Shape: {symbolic} = {concrete}"),
     "attn.d_head": (
         "d_head = d_model / h = {d_model} / {h} = {d_head}；下面显示批次 0{head_part} 的 {rows} × {cols} 矩阵。",
