@@ -176,18 +176,6 @@ def test_the_walk_gives_the_models_own_logits_bitwise_and_its_switched_ones(smal
         walk(model, idx, {5: Switches()})
 
 
-def test_the_trace_with_default_switches_is_the_modules_own_output(small):
-    model, idx = small
-    for layer in range(SMALL.n_layers):
-        trace = trace_of(model, idx, layer)
-        captured = {}
-        hook = model.blocks[layer].attn.register_forward_hook(lambda m, a, out: captured.setdefault("out", out))
-        with torch.no_grad():
-            model(idx)
-        hook.remove()
-        assert torch.allclose(trace.state["out"], captured["out"], atol=1e-6)
-
-
 def test_logit_lens_last_layer_is_the_models_prediction(small):
     model, idx = small
     lens = logit_lens(model, idx)

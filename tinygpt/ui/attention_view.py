@@ -350,7 +350,7 @@ def set_defaults(text: str, sqrt_d_head: float) -> None:
 
 
 def step_nav(step_labels: Mapping[str, str]) -> Step:
-    """Previous / next buttons around a direct choice of the nine steps; returns the chosen step."""
+    """Previous / next buttons around a direct choice of the steps; returns the chosen step."""
     drop_invalid_choice(K_STEP, STEP_IDS)
     index = STEP_IDS.index(st.session_state.get(K_STEP, STEP_IDS[0]))
     keep_radio_choice(K_STEP)
