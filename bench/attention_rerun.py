@@ -23,7 +23,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.ui.attention_view import K_STEP, K_TAU, K_TEXT, TEMPERATURES, whatif_probs
+from tinygpt.ui.attention_view import K_STEP, K_TAU, K_TEXT, TEMPERATURES, whatif_effects
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 TARGETS_MS = {4: 150.0, 64: 400.0}
@@ -47,7 +47,7 @@ def time_reruns(at: AppTest, text: str, step: str, reruns: int) -> list[float]:
     at.session_state[K_STEP] = step
     at.session_state[K_TAU] = 1.0
     at.run()  # computes and caches the trace and the model's own pass for this text
-    whatif_probs.clear()  # every temperature below is new to the what-if cache
+    whatif_effects.clear()  # every temperature below is new to the what-if cache
     values = [t for t in TEMPERATURES if t != 1.0]
     times = []
     for k in range(reruns):

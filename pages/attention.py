@@ -1,10 +1,10 @@
-"""Attention page: the nine steps of one layer and head with the real numbers, and what-if switches."""
+"""Attention page: the steps of attention in one layer and head with the real numbers, and what-if switches."""
 
 import math
 
 import streamlit as st
 
-from tinygpt.attention import STEPS, Switches, first_affected_step
+from tinygpt.attention import STEPS, Switches, first_affected_step, future_mask
 from tinygpt.charts import alpha_grid_spec, position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui import attention_view as view
@@ -55,7 +55,7 @@ text, cropped = crop_context(text_in, cfg.max_len)
 if cropped:
     st.info(tr("attn.cropped", n=len(text_in), max_len=cfg.max_len))
 try:
-    base = attention_trace(tm, tm.uid, text, layer)
+    base = attention_trace(tm, text, layer)
 except UnknownCharError as exc:
     show_error(exc)
     st.stop()
@@ -65,10 +65,11 @@ T = len(text)
 step_box, checks_box = st.container(), st.container(border=True)
 with st.container(border=True):
     edits = view.score_editor(base, layer, head, labels)
-switches = Switches(causal_mask=mask_on, scale=divisor, temperature=temperature, edits=edits)
+switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits)
 trace = view.what_if(base, switches)
-run = view.model_run(tm, tm.uid, text)
-future = [[j > i for j in range(T)] for i in range(T)] if mask_on else None
+own = view.cached_walk(tm, text)
+causal = future_mask(T)  # (T, T)
+future = causal if mask_on else None
 
 with step_box:
     if not switches.is_default:
@@ -76,10 +77,10 @@ with step_box:
     view.show_step(trace, step, head, labels, cfg, future)
 
 with checks_box:
-    view.show_checks(tm, run, text, base, trace, head)
+    view.show_checks(tm, text, base, trace, head)
 
 st.subheader(tr("attn.pred_header"))
-view.show_prediction(tm, run, text, layer, switches)
+view.show_prediction(tm, text, layer, switches)
 
 panel = min(160, max(72, 24 * T))  # pixels per small multiple
 st.subheader(tr("attn.heads_header", layer=layer))
@@ -91,8 +92,8 @@ st.vega_lite_chart(alpha_grid_spec(
 st.subheader(tr("attn.layers_header", head=head))
 st.caption(tr("attn.layers_caption"))
 st.vega_lite_chart(alpha_grid_spec(
-    run.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, labels,
-    masked=[[j > i for j in range(T)] for i in range(T)], row_title=tr("attn.axis_query"),
+    own.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, labels,
+    masked=causal, row_title=tr("attn.axis_query"),
     col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"), columns=view.grid_columns(cfg.n_layers, panel),
     panel_size=panel,
 ), width="content")

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from tinygpt import theory
-from tinygpt.attention import step_by_id
+from tinygpt.attention import future_mask, step_by_id
 from tinygpt.charts import heatmap, matrix_frame, probability_bars, vector_picture
 from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, format_number, format_vector
 from tinygpt.ui.common import keep_radio_choice
@@ -126,7 +126,7 @@ left.dataframe(matrix_frame(mx.output, tokens, [axes["x_title"], axes["y_title"]
 single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
 left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
 right.altair_chart(heatmap(mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
-                           masked=[[masked and j > i for j in range(3)] for i in range(3)],
+                           masked=future_mask(len(tokens)) if masked else None,
                            row_title=tr("theory.mx.axis_query"), col_title=tr("theory.mx.axis_key"),
                            value_title=tr("theory.mx.value"), masked_label=tr("theory.mx.masked"), cell=60), width="content")
 

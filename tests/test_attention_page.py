@@ -18,9 +18,10 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from helpers import SMALL, small_model
-from tinygpt.attention import (
-    STEP_IDS, Copy, DotProduct, ScoreCell, Switches, explain_cell, masked_weights, module_difference, non_finite,
-    run_model, sdpa_switch_difference, step_source_location,
+from tinygpt.attention import STEP_IDS, Switches, future_mask
+from tinygpt.explain import (
+    Copy, DotProduct, ScoreCell, explain_cell, masked_weights, module_difference, non_finite, sdpa_switch_difference,
+    step_source_location, trace_of, walk,
 )
 from tinygpt.charts import alpha_grid_spec, heatmap, heatmap_spec, position_labels, vega_spec
 from tinygpt.i18n import t
@@ -95,7 +96,7 @@ def test_default_softmax_step_rows_sum_to_one_masked_exactly_zero_and_checks_agr
     assert sdpa < 1e-5
     # the same numbers as the model's own trace, and the URL holds the view
     tm = seed_tm()
-    own = tm.model.trace(tm.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0]
+    own = trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0]
     assert np.allclose(a, own.numpy(), atol=1e-6)
     assert {k: at.query_params[k] for k in view.URL_KEYS} == {
         "text": "你好世界", "layer": "0", "head": "0", "step": "softmax", "mask": "1", "scale": "sqrt", "tau": "1"}
@@ -226,7 +227,7 @@ def test_url_parameters_open_the_same_view_and_round_trip():
     assert at.selectbox(key=view.K_LAYER).value == 2 and at.selectbox(key=view.K_HEAD).value == 3
     assert at.toggle(key=view.K_MASK).value is False and at.select_slider(key=view.K_TAU).value == 0.5
     tm = seed_tm()
-    S = tm.model.trace(tm.vocab.encode("你好你好")[None], 2).state["S"][0, 3].numpy()
+    S = trace_of(tm.model, tm.vocab.encode("你好你好")[None], 2).state["S"][0, 3].numpy()
     assert np.allclose(alpha(at), S, atol=1e-5)
     assert {k: at.query_params[k] for k in view.URL_KEYS} == params
     # change the view, then open its URL afresh: the same table
@@ -278,7 +279,7 @@ def test_training_snapshots_get_a_slider_and_a_model_without_them_shows_nothing(
     tm = small_model()
     T = 4
     snaps = {step: torch.softmax(torch.randn(SMALL.n_layers, SMALL.n_heads, T, T).masked_fill(
-        torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf")), -1) for step in (1, 50, 300)}
+        future_mask(T), float("-inf")), -1) for step in (1, 50, 300)}
     with_snaps = replace(tm, snapshots=snaps, uid="snapshots-test")
     at = open_attention(own_model=with_snaps)
     assert at.select_slider(key="attn_snapshot").options == ["1", "50", "300"]
@@ -303,7 +304,7 @@ def small():
 
 def test_explain_cell_gives_the_arithmetic_of_every_kind_of_step(small):
     model, idx = small
-    trace = model.trace(idx, 1).with_switches(Switches(temperature=0.5))
+    trace = trace_of(model, idx, 1).with_switches(Switches(temperature=0.5))
     s = trace.state
     cell = explain_cell(trace, "softmax", 2, 4, 1)
     assert isinstance(cell, ScoreCell) and not cell.masked
@@ -329,11 +330,11 @@ def test_explain_cell_gives_the_arithmetic_of_every_kind_of_step(small):
 
 def test_checks_agree_with_pytorch_and_the_module_under_switches(small):
     model, idx = small
-    base = model.trace(idx, 1)
-    run = run_model(model, idx)
-    assert module_difference(model, run, base) < 1e-6
-    assert torch.allclose(run.alphas[1], base.state["alpha"][0]) and torch.allclose(run.logits, model(idx))
-    for sw in (Switches(causal_mask=False), Switches(scale=1.0, temperature=0.3), Switches(temperature=1e-4)):
+    base = trace_of(model, idx, 1)
+    own = walk(model, idx)
+    assert module_difference(model, own, base) < 1e-6
+    assert torch.equal(own.alphas[1], base.state["alpha"][0]) and torch.equal(own.logits, model(idx))
+    for sw in (Switches(causal_mask=False), Switches(divisor=1.0, temperature=0.3), Switches(temperature=1e-4)):
         assert sdpa_switch_difference(base.with_switches(sw)) < 1e-4
     assert sdpa_switch_difference(base.with_switches(Switches(edits=((0, 1, 0, 3.0),)))) is None
     assert masked_weights(base) == (SMALL.n_heads * 15, 0.0)

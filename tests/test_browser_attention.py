@@ -5,6 +5,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from conftest import assert_no_exception, wait_for_app
+from tinygpt.attention import STEPS
 from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -47,7 +48,7 @@ def wait_for_redraw(page, before: dict) -> dict:
 def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page):
     page.goto(f"{app_server}/attention?lang=en&step=softmax")
     wait_for_app(page, 240_000)  # a fresh server trains the default model first
-    page.get_by_role("heading", name=t("attn.step_header", "en", number=6, name="Softmax")).wait_for(timeout=60_000)
+    page.get_by_role("heading", name=t("attn.step_header", "en", number=6, n=len(STEPS), name="Softmax")).wait_for(timeout=60_000)
     page.locator("[data-testid='stDataFrame']").first.scroll_into_view_if_needed(timeout=60_000)
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
     page.wait_for_function(f"() => ({TABLE_CELLS_JS})().length >= 20", timeout=60_000)

@@ -89,7 +89,7 @@ def pick_then_switch_language(page, name: str, option_key: str, lang: str, other
 
 
 def test_a_language_switch_keeps_every_radio_choice(app_server, page):
-    from tinygpt.attention import step_by_id
+    from tinygpt.attention import STEPS, step_by_id
 
     page.goto(f"{app_server}/attention?lang=en&step=softmax")
     wait_for_app(page)
@@ -101,7 +101,7 @@ def test_a_language_switch_keeps_every_radio_choice(app_server, page):
     labels = checked_radio_labels(page)
     assert f"{softmax.number}. {t('step.softmax.name', 'zh')}" in labels and "" not in labels
     page.get_by_role("button", name=t("attn.next", "zh")).click()  # from the kept step, not from step 1
-    page.get_by_text(t("attn.step_header", "zh", number=weighted_sum.number, name=t("step.weighted_sum.name", "zh"))).wait_for(timeout=TIMEOUT)
+    page.get_by_text(t("attn.step_header", "zh", number=weighted_sum.number, n=len(STEPS), name=t("step.weighted_sum.name", "zh"))).wait_for(timeout=TIMEOUT)
 
     pick_then_switch_language(page, "predict", "predict.strategy.temperature", "zh", "en")
     pick_then_switch_language(page, "train", "train.norm.post", "en", "zh")

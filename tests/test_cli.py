@@ -15,6 +15,7 @@ import pytest
 
 from tinygpt.__main__ import BANNER, SECTIONS, main, run
 from tinygpt.config import SEED_TEXT, GPTConfig, TrainConfig
+from tinygpt.explain import trace_of
 
 ROOT = Path(__file__).resolve().parents[1]
 # The SMALL config of tests/helpers.py as flags (d_head = 8), trained long enough to learn 你好世界.
@@ -78,7 +79,7 @@ def test_printed_attention_is_causal_scaled_and_normalised(small_session):
     assert alpha[0, 0] == 1.0  # the first position can only read itself
     assert np.abs(S_scaled[~upper] - S[~upper] / math.sqrt(8)).max() <= 0.001
     assert np.abs(Q @ K.T - S).max() < 0.05  # S = Q Kᵀ, up to the rounding of Q and K
-    expected = tm.model.trace(tm.vocab.encode(SEED_TEXT)[None], 0).state["alpha"][0, 0].numpy()
+    expected = trace_of(tm.model, tm.vocab.encode(SEED_TEXT)[None], 0).state["alpha"][0, 0].numpy()
     assert np.abs(alpha - expected).max() <= 0.0005 + 1e-7
 
 

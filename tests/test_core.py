@@ -6,7 +6,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tinygpt.attention import STEP_IDS, STEPS, Switches, first_affected_step, row_sums, sdpa_difference, step_by_id
+from tinygpt.attention import STEP_IDS, STEPS, Switches, first_affected_step, future_mask, step_by_id
+from tinygpt.explain import row_sums, sdpa_difference, trace_of
 from tinygpt.config import DEFAULT_GPT, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
 from tinygpt.model import GPT
 from tinygpt.train import NonFiniteLossError, train
@@ -74,7 +75,7 @@ def test_unknown_characters_are_listed():
 def test_registry_has_nine_steps_in_order():
     assert [s.number for s in STEPS] == list(range(1, 10))
     assert STEP_IDS[0] == "projection" and STEP_IDS[-1] == "output_projection"
-    assert all(s.name["zh"] and s.name["en"] and s.formula for s in STEPS)
+    assert all(s.formula for s in STEPS)
     assert "def softmax" in step_by_id("softmax").source()
 
 
@@ -88,7 +89,7 @@ def small():
 
 def test_step_shapes(small):
     model, idx = small
-    trace = model.trace(idx, layer=1)
+    trace = trace_of(model, idx, layer=1)
     B, T, D, h, dh = 1, 6, SMALL.d_model, SMALL.n_heads, SMALL.d_head
     expected = {"x": (B, T, D), "Q": (B, T, D), "K": (B, T, D), "V": (B, T, D), "Q_h": (B, h, T, dh), "K_h": (B, h, T, dh),
                 "V_h": (B, h, T, dh), "S": (B, h, T, T), "S_scaled": (B, h, T, T), "S_masked": (B, h, T, T),
@@ -100,10 +101,10 @@ def test_step_shapes(small):
 
 def test_alpha_rows_sum_to_one_and_masked_entries_are_exactly_zero(small):
     model, idx = small
-    trace = model.trace(idx)
+    trace = trace_of(model, idx)
     assert torch.allclose(row_sums(trace), torch.ones(1, SMALL.n_heads, 6), atol=1e-6)
     alpha = trace.state["alpha"][0]
-    upper = torch.ones(6, 6, dtype=torch.bool).triu(1)
+    upper = future_mask(6)
     assert (alpha[:, upper] == 0).all()
     assert torch.isneginf(trace.state["S_masked"][0][:, upper]).all()
     assert (alpha[:, ~upper] > 0).all()
@@ -112,7 +113,7 @@ def test_alpha_rows_sum_to_one_and_masked_entries_are_exactly_zero(small):
 def test_trace_equals_model_layer_output_and_sdpa(small):
     model, idx = small
     for layer in range(SMALL.n_layers):
-        trace = model.trace(idx, layer)
+        trace = trace_of(model, idx, layer)
         captured = {}
         hook = model.blocks[layer].attn.register_forward_hook(lambda m, a, out: captured.setdefault("out", out))
         with torch.no_grad():
@@ -126,7 +127,7 @@ def test_trace_equals_model_layer_output_and_sdpa(small):
 
 def test_scores_are_dot_products_and_scale_is_sqrt_d_head(small):
     model, idx = small
-    tr = model.trace(idx)
+    tr = trace_of(model, idx)
     q, k = tr.state["Q_h"][0, 0], tr.state["K_h"][0, 0]
     assert math.isclose(float(tr.state["S"][0, 0, 3, 1]), float(q[3] @ k[1]), rel_tol=1e-5)
     assert torch.allclose(tr.state["S_scaled"], tr.state["S"] / math.sqrt(SMALL.d_head))
@@ -134,7 +135,7 @@ def test_scores_are_dot_products_and_scale_is_sqrt_d_head(small):
 
 def test_switches_mask_off_makes_future_positive(small):
     model, idx = small
-    base = model.trace(idx)
+    base = trace_of(model, idx)
     off = base.with_switches(Switches(causal_mask=False))
     assert float(off.state["alpha"][0, 0, 0, 1]) > 0
     assert torch.equal(off.state["S"], base.state["S"])  # steps before the mask are reused
@@ -143,8 +144,8 @@ def test_switches_mask_off_makes_future_positive(small):
 
 def test_switches_scale_by_one_sharpens_and_tiny_temperature_is_one_hot(small):
     model, idx = small
-    base = model.trace(idx)
-    one = base.with_switches(Switches(scale=1.0))
+    base = trace_of(model, idx)
+    one = base.with_switches(Switches(divisor=1.0))
     # every row with more than one visible key gets a larger maximum weight
     assert (one.state["alpha"][0, :, 1:].amax(-1) >= base.state["alpha"][0, :, 1:].amax(-1) - 1e-7).all()
     cold = base.with_switches(Switches(temperature=1e-4))
@@ -157,7 +158,7 @@ def test_switches_scale_by_one_sharpens_and_tiny_temperature_is_one_hot(small):
 
 def test_edited_score_changes_only_its_row(small):
     model, idx = small
-    base = model.trace(idx)
+    base = trace_of(model, idx)
     edited = base.with_switches(Switches(edits=((0, 3, 0, 50.0),)))
     diff = (edited.state["alpha"] - base.state["alpha"]).abs()[0, 0]
     assert float(diff[3].max()) > 0.1
@@ -169,12 +170,12 @@ def test_switches_reject_bad_values():
     with pytest.raises(ValueError):
         Switches(temperature=0)
     with pytest.raises(ValueError):
-        Switches(scale=float("inf"))
+        Switches(divisor=float("inf"))
 
 
 def test_mask_is_dtype_and_device_safe():
     model = GPT(SMALL, seed=0).to(torch.float64).eval()
-    trace = model.trace(torch.tensor([[0, 1, 2]]))
+    trace = trace_of(model, torch.tensor([[0, 1, 2]]))
     assert trace.state["alpha"].dtype == torch.float64
     assert trace.state["alpha"][0, 0, 0, 1].item() == 0.0
 

@@ -5,7 +5,7 @@ Textbook section 22.2.2 trains its tiny GPT on 你好世界 for 1000 epochs, pri
 the predicted characters and, for head 0 of layer 0, Q, K, V, the scores QKᵀ, the scaled scores
 (after the causal mask: −inf above the diagonal) and the softmax weights α, rounded to 3
 decimals as numpy prints them. This module does the same with :func:`tinygpt.train.Trainer` and
-:meth:`tinygpt.model.GPT.trace`; flags set every hyperparameter. The seed program has no seed:
+:func:`tinygpt.explain.trace_of`; flags set every hyperparameter. The seed program has no seed:
 here ``--seed`` fixes the initial weights, and the same flags print the same numbers.
 
 Epoch numbering is the seed's: epoch k is optimizer step k + 1, and ``losses[k]`` is its loss
@@ -124,6 +124,8 @@ def run(
     """
     import torch
 
+    from tinygpt.arrays import to_numpy
+    from tinygpt.explain import trace_of
     from tinygpt.train import Trainer, build
 
     tm = build(text, gpt_cfg, train_cfg)
@@ -143,12 +145,12 @@ def run(
     ids = tm.vocab.encode(window)[None]  # (1, T)
     with torch.no_grad():
         pred = model(ids).argmax(dim=-1)  # (1, T)
-    trace = model.trace(ids, layer)
+    trace = trace_of(model, ids, layer)
     print_section(SECTIONS[0], list(window), out)
     print_section(SECTIONS[1], list(tm.vocab.decode(pred[0])), out)
     for title in SECTIONS[2:]:
         matrix = trace.state[TRACE_KEYS[title]][0, head]  # (T, d_head) or (T, T)
-        print_section(title, matrix.detach().numpy().round(3), out)
+        print_section(title, to_numpy(matrix).round(3), out)
     out.flush()
     return tm
 

@@ -5,34 +5,45 @@ Vaswani et al. 2017, "Attention Is All You Need", section 3.2:
     Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V
     MultiHead(x) = Concat(head_1, …, head_h) W_O,   head_i = Attention(x W_Q^i, x W_K^i, x W_V^i)
 
-``STEPS`` lists the nine steps in order; each has an id, its names in Chinese and English, its
-LaTeX formula, the shape it produces and the function that computes it. The model's forward pass
-(:class:`tinygpt.model.MultiHeadAttention`) runs :func:`run_steps`, and so does :func:`trace`
-that the attention page shows: the numbers a student sees are the numbers the model used.
+``STEPS`` lists the steps in order; each has an id, its LaTeX formula, the symbolic shape it
+produces, the function that computes it, the :class:`Switches` fields that function reads and how
+one cell of its matrix is computed (a :data:`CellSpec`). The model's forward pass
+(:class:`tinygpt.model.MultiHeadAttention`) runs :func:`run_steps`, and so does the trace the
+attention page shows: the numbers a student sees are the numbers the model used. The steps' names
+in each language are i18n keys ``step.<id>.name``.
 
 Shapes (letters used in the comments of this module):
     B batch, T sequence length, h n_heads, d_head = d_model / h, D d_model.
 
-"What-if" switches (:class:`Switches`) change the causal mask, the scaling divisor, the softmax
-temperature or single scores; :func:`run_steps` can restart from any step with the earlier
-tensors kept, so a change recomputes only the steps it affects.
+"What-if" switches (:class:`Switches`) change the causal mask, the divisor of the scores, the
+softmax temperature, single scores, make heads attend uniformly or switch heads off;
+:func:`run_steps` can restart from any step with the earlier tensors kept, so a change recomputes
+only from the first step that reads it (:func:`first_affected_step`).
 """
 
 from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 
 import torch
 import torch.nn.functional as F
 
-if TYPE_CHECKING:  # the model imports this module; the page helpers below only need its type
-    from tinygpt.model import GPT
-
 State = dict[str, torch.Tensor]
+
+
+def future_mask(T: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """The causal triangle: (T, T) booleans, True where key j is in the future of query i (j > i)."""
+    return torch.ones(T, T, dtype=torch.bool, device=device).triu(diagonal=1)  # (T, T)
+
+
+def _head_tuple(name: str, heads: tuple[int, ...]) -> None:
+    if not all(isinstance(h, int) and not isinstance(h, bool) and h >= 0 for h in heads):
+        raise ValueError(f"{name}={heads!r} must hold head indices, integers ≥ 0")
+    if list(heads) != sorted(set(heads)):
+        raise ValueError(f"{name}={heads!r} must be sorted and without repeats, e.g. {tuple(sorted(set(heads)))}")
 
 
 @dataclass(frozen=True)
@@ -41,33 +52,45 @@ class Switches:
 
     Attributes:
         causal_mask: hide future positions (j > i) before the softmax.
-        scale: divisor of the scores; None means √d_head (the paper), 1.0 means no scaling.
+        divisor: the number the scores are divided by; None means √d_head (the paper), 1.0 no scaling.
         temperature: softmax temperature τ > 0; α = softmax(S / τ). 1.0 is the model's own.
         edits: replacement raw scores S[head, i, j] = value, applied after step 3.
+        uniform_heads: heads whose α is replaced by the uniform distribution over the keys the
+            mask allows (1/(i+1) on j ≤ i with the mask, 1/T without it); sorted, no repeats.
+        heads_off: heads whose output o^(h) is zeroed, so their slice of the merged tensor is 0
+            before W_O; sorted, no repeats.
+    Raises:
+        ValueError for a temperature or divisor that is not a finite number > 0, or head lists
+        that are not sorted unique integers ≥ 0 (a head ≥ h is refused by the step that uses it).
     """
 
     causal_mask: bool = True
-    scale: float | None = None
+    divisor: float | None = None
     temperature: float = 1.0
     edits: tuple[tuple[int, int, int, float], ...] = ()
+    uniform_heads: tuple[int, ...] = ()
+    heads_off: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.temperature) and self.temperature > 0):
             raise ValueError(f"temperature={self.temperature} must be a finite number > 0")
-        if self.scale is not None and not (math.isfinite(self.scale) and self.scale > 0):
-            raise ValueError(f"scale={self.scale} must be a finite number > 0")
+        if self.divisor is not None and not (math.isfinite(self.divisor) and self.divisor > 0):
+            raise ValueError(f"divisor={self.divisor} must be a finite number > 0")
+        _head_tuple("uniform_heads", self.uniform_heads)
+        _head_tuple("heads_off", self.heads_off)
 
     @property
     def is_default(self) -> bool:
         """True when these switches reproduce the model's own attention."""
         return self == Switches()
 
-    def divisor(self, d_head: int) -> float:
-        """The number the scores are divided by: √d_head unless ``scale`` overrides it."""
-        return math.sqrt(d_head) if self.scale is None else float(self.scale)
+    def divisor_for(self, d_head: int) -> float:
+        """The number the scores are divided by: √d_head unless ``divisor`` overrides it."""
+        return math.sqrt(d_head) if self.divisor is None else float(self.divisor)
 
 
 DEFAULT_SWITCHES = Switches()
+SWITCH_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Switches))
 
 
 @dataclass(frozen=True)
@@ -82,6 +105,12 @@ class Weights:
     W_V: torch.Tensor
     W_O: torch.Tensor
     n_heads: int
+
+
+def _check_heads(name: str, heads: tuple[int, ...], n_heads: int) -> None:
+    for head in heads:
+        if head >= n_heads:
+            raise IndexError(f"{name}: head {head} does not exist; this layer has heads 0..{n_heads - 1}")
 
 
 # ---------------------------------------------------------------- the nine step functions
@@ -110,16 +139,17 @@ def scores(s: State, w: Weights, sw: Switches) -> State:
     """Step 3: S = Q Kᵀ per head, (B, h, T, T); S[i, j] = q_i · k_j. Applies ``sw.edits``."""
     S = s["Q_h"] @ s["K_h"].transpose(-2, -1)  # (B, h, T, T)
     if sw.edits:
+        _check_heads("edits", tuple(head for head, _, _, _ in sw.edits), w.n_heads)
         S = S.clone()
         for head, i, j, value in sw.edits:
             S[:, head, i, j] = value
     return {"S": S}
 
 
-def scale(s: State, w: Weights, sw: Switches) -> State:
+def scale_scores(s: State, w: Weights, sw: Switches) -> State:
     """Step 4: S / √d_head (or the divisor the switches choose), (B, h, T, T)."""
     d_head = s["Q_h"].shape[-1]
-    return {"S_scaled": s["S"] / sw.divisor(d_head)}  # (B, h, T, T)
+    return {"S_scaled": s["S"] / sw.divisor_for(d_head)}  # (B, h, T, T)
 
 
 def causal_mask(s: State, w: Weights, sw: Switches) -> State:
@@ -127,26 +157,41 @@ def causal_mask(s: State, w: Weights, sw: Switches) -> State:
     S = s["S_scaled"]  # (B, h, T, T)
     if not sw.causal_mask:
         return {"S_masked": S}
-    T = S.shape[-1]
-    future = torch.ones(T, T, dtype=torch.bool, device=S.device).triu(diagonal=1)  # (T, T)
-    return {"S_masked": S.masked_fill(future, float("-inf"))}  # (B, h, T, T)
+    return {"S_masked": S.masked_fill(future_mask(S.shape[-1], S.device), float("-inf"))}  # (B, h, T, T)
 
 
 def softmax(s: State, w: Weights, sw: Switches) -> State:
     """Step 6: α = softmax(S / τ) over keys j; each row is ≥ 0 and sums to 1, (B, h, T, T).
 
     The row maximum is subtracted before dividing by τ, so a tiny τ gives a one-hot row
-    rather than ∞ − ∞ = NaN.
+    rather than ∞ − ∞ = NaN. Heads in ``sw.uniform_heads`` weigh every key the mask allows
+    (the finite scores) equally instead: 1/(i+1) with the causal mask, 1/T without it.
     """
     S = s["S_masked"]  # (B, h, T, T)
     if sw.temperature != 1.0:
         S = (S - S.amax(dim=-1, keepdim=True)) / sw.temperature
-    return {"alpha": torch.softmax(S, dim=-1)}  # (B, h, T, T)
+    alpha = torch.softmax(S, dim=-1)  # (B, h, T, T)
+    if sw.uniform_heads:
+        _check_heads("uniform_heads", sw.uniform_heads, w.n_heads)
+        heads = list(sw.uniform_heads)
+        allowed = (~torch.isneginf(s["S_masked"][:, heads])).to(alpha.dtype)  # (B, u, T, T)
+        alpha = alpha.clone()
+        alpha[:, heads] = allowed / allowed.sum(dim=-1, keepdim=True)
+    return {"alpha": alpha}
 
 
 def weighted_sum(s: State, w: Weights, sw: Switches) -> State:
-    """Step 7: each position's output is Σ_j α[i, j] v_j, (B, h, T, d_head)."""
-    return {"heads": s["alpha"] @ s["V_h"]}  # (B, h, T, d_head)
+    """Step 7: each position's output is o_i = Σ_j α[i, j] v_j, (B, h, T, d_head).
+
+    Heads in ``sw.heads_off`` output 0 (ablation): their slice of the merged tensor is then 0,
+    so W_O adds nothing from them.
+    """
+    heads = s["alpha"] @ s["V_h"]  # (B, h, T, d_head)
+    if sw.heads_off:
+        _check_heads("heads_off", sw.heads_off, w.n_heads)
+        heads = heads.clone()
+        heads[:, list(sw.heads_off)] = 0.0
+    return {"heads": heads}
 
 
 def merge_heads(s: State, w: Weights, sw: Switches) -> State:
@@ -160,6 +205,47 @@ def output_projection(s: State, w: Weights, sw: Switches) -> State:
     return {"out": F.linear(s["merged"], w.W_O)}  # (B, T, D)
 
 
+# ---------------------------------------------------------------- how a cell of a step is computed
+# Declarations, read by ``tinygpt.explain.explain_cell``: the registry says what each number is.
+# A tensor name is one of the state (x, Q, …, out) or of the weights (W_Q, W_K, W_V, W_O).
+
+
+@dataclass(frozen=True)
+class DotSpec:
+    """cell[i, j] = a[i, :] · b[j, :] (``b_axis="row"``) or a[i, :] · b[:, j] (``b_axis="col"``).
+
+    ``a``/``b`` name tensors; "{o}" in them stands for the shown output's name (Q, K or V).
+    Per-head tensors are cut at the chosen head. ``a_label``/``b_label`` are LaTeX templates
+    with the fields i, j and o.
+    """
+
+    a: str
+    b: str
+    b_axis: str
+    a_label: str
+    b_label: str
+
+
+@dataclass(frozen=True)
+class CopySpec:
+    """cell[i, j] is copied from the source of the shown output at ``index(i, j, head, d_head)``: nothing is computed."""
+
+    source: tuple[tuple[str, str], ...]
+    index: Callable[[int, int, int, int], tuple[int, ...]]
+
+    def source_of(self, output: str) -> str:
+        """The tensor that ``output``'s cells are copied from."""
+        return dict(self.source)[output]
+
+
+@dataclass(frozen=True)
+class ScoreSpec:
+    """The cell is one score of one head followed from q_i · k_j through scaling and mask to α[i, j]."""
+
+
+CellSpec = DotSpec | CopySpec | ScoreSpec
+
+
 # ---------------------------------------------------------------- the registry
 
 
@@ -169,55 +255,95 @@ class Step:
 
     Attributes:
         id: stable identifier (used in URLs and i18n keys ``step.<id>.*``).
-        number: 1..9.
-        name: {"zh": ..., "en": ...}.
         formula: LaTeX.
-        shape: the produced tensor's shape, symbolic (letters of this module).
+        shape: the produced tensor's shape, symbolic, e.g. ("B", "h", "T", "T") (letters of
+            :data:`SHAPE_SYMBOLS`).
         outputs: names of the tensors the step adds to the state; the first is the one shown.
-        per_head: True when the shown tensor has a head axis (B, h, …).
         fn: the function that computes it (the model runs the same function).
+        reads: the :class:`Switches` fields ``fn`` reads.
+        cell: how one entry of the shown matrix is computed.
+        number: 1-based position in :data:`STEPS` (set by the registry).
     """
 
     id: str
-    number: int
-    name: Mapping[str, str]
     formula: str
-    shape: str
+    shape: tuple[str, ...]
     outputs: tuple[str, ...]
-    per_head: bool
     fn: Callable[[State, Weights, Switches], State]
+    reads: frozenset[str]
+    cell: CellSpec
+    number: int = 0
+
+    @property
+    def per_head(self) -> bool:
+        """True when the shown tensor has a head axis (B, h, …)."""
+        return "h" in self.shape
+
+    @property
+    def square(self) -> bool:
+        """True when the shown matrix is query × key, (T, T)."""
+        return self.shape[-2:] == ("T", "T")
+
+    @property
+    def shape_text(self) -> str:
+        """The symbolic shape as written in the lesson, e.g. "(B, h, T, d_head)"."""
+        return f"({', '.join(self.shape)})"
+
+    def sized(self, sizes: dict[str, int]) -> tuple[int, ...]:
+        """The concrete shape for ``sizes`` (a size for every symbol of :data:`SHAPE_SYMBOLS`)."""
+        return tuple(sizes[d] for d in self.shape)
 
     def source(self) -> str:
         """The Python source of the code that computes this step (inspect.getsource)."""
         return inspect.getsource(self.fn)
 
 
-STEPS: tuple[Step, ...] = (
-    Step("projection", 1, {"zh": "线性投影", "en": "Linear projection"},
-         r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V", "(B, T, d_model)",
-         ("Q", "K", "V"), False, project),
-    Step("split_heads", 2, {"zh": "拆分多头", "en": "Split heads"},
-         r"(B, T, d_{model}) \rightarrow (B, h, T, d_{head}),\quad d_{head} = d_{model}/h",
-         "(B, h, T, d_head)", ("Q_h", "K_h", "V_h"), True, split_heads),
-    Step("scores", 3, {"zh": "注意力得分", "en": "Scores"},
-         r"S = QK^{\top},\quad S_{ij} = q_i \cdot k_j", "(B, h, T, T)", ("S",), True, scores),
-    Step("scale", 4, {"zh": "缩放", "en": "Scale"},
-         r"\tilde S = \frac{S}{\sqrt{d_{head}}}", "(B, h, T, T)", ("S_scaled",), True, scale),
-    Step("mask", 5, {"zh": "因果掩码", "en": "Causal mask"},
-         r"\tilde S_{ij} = -\infty \quad \text{if } j > i", "(B, h, T, T)",
-         ("S_masked",), True, causal_mask),
-    Step("softmax", 6, {"zh": "Softmax 归一化", "en": "Softmax"},
-         r"\alpha_{ij} = \frac{\exp(\tilde S_{ij}/\tau)}{\sum_{k} \exp(\tilde S_{ik}/\tau)},"
-         r"\quad \sum_j \alpha_{ij} = 1", "(B, h, T, T)", ("alpha",), True, softmax),
-    Step("weighted_sum", 7, {"zh": "加权求和", "en": "Weighted sum"},
-         r"o_i = \sum_j \alpha_{ij} v_j,\quad O = \alpha V", "(B, h, T, d_head)",
-         ("heads",), True, weighted_sum),
-    Step("merge_heads", 8, {"zh": "合并多头", "en": "Merge heads"},
+#: The symbols a Step's shape may use.
+SHAPE_SYMBOLS: tuple[str, ...] = ("B", "T", "h", "d_head", "d_model")
+
+
+def _numbered(*steps: Step) -> tuple[Step, ...]:
+    """The registry: steps numbered 1.. in order, each checked (known shape symbols and switch
+    fields, outputs to show, a cell declaration), every switch read by some step."""
+    for step in steps:
+        if not isinstance(step.cell, (DotSpec, CopySpec, ScoreSpec)):
+            raise TypeError(f"step {step.id!r} does not declare how a cell is computed (got {step.cell!r})")
+        if unknown := set(step.shape) - set(SHAPE_SYMBOLS):
+            raise ValueError(f"step {step.id!r}: unknown shape symbols {sorted(unknown)}")
+        if unknown := step.reads - set(SWITCH_FIELDS):
+            raise ValueError(f"step {step.id!r} reads {sorted(unknown)}, which are not Switches fields")
+        if not step.outputs:
+            raise ValueError(f"step {step.id!r} has no output to show")
+    if unread := set(SWITCH_FIELDS) - set().union(*(s.reads for s in steps)):
+        raise ValueError(f"no step reads the switches {sorted(unread)}")
+    return tuple(replace(step, number=k) for k, step in enumerate(steps, start=1))
+
+
+STEPS: tuple[Step, ...] = _numbered(
+    Step("projection", r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V", ("B", "T", "d_model"), ("Q", "K", "V"),
+         project, frozenset(), DotSpec("x", "W_{o}", "row", "x_{{{i}}}", "W_{{{o}}}[{j},:]")),
+    Step("split_heads", r"(B, T, d_{model}) \rightarrow (B, h, T, d_{head}),\quad d_{head} = d_{model}/h",
+         ("B", "h", "T", "d_head"), ("Q_h", "K_h", "V_h"), split_heads, frozenset(),
+         CopySpec((("Q_h", "Q"), ("K_h", "K"), ("V_h", "V")), lambda i, j, head, d_head: (i, head * d_head + j))),
+    Step("scores", r"S = QK^{\top},\quad S_{ij} = q_i \cdot k_j", ("B", "h", "T", "T"), ("S",),
+         scores, frozenset({"edits"}), ScoreSpec()),
+    Step("scale", r"\tilde S = \frac{S}{\sqrt{d_{head}}}", ("B", "h", "T", "T"), ("S_scaled",),
+         scale_scores, frozenset({"divisor"}), ScoreSpec()),
+    Step("mask", r"\tilde S_{ij} = -\infty \quad \text{if } j > i", ("B", "h", "T", "T"), ("S_masked",),
+         causal_mask, frozenset({"causal_mask"}), ScoreSpec()),
+    Step("softmax", r"\alpha_{ij} = \frac{\exp(\tilde S_{ij}/\tau)}{\sum_{k} \exp(\tilde S_{ik}/\tau)},"
+         r"\quad \sum_j \alpha_{ij} = 1", ("B", "h", "T", "T"), ("alpha",),
+         softmax, frozenset({"temperature", "uniform_heads"}), ScoreSpec()),
+    Step("weighted_sum", r"o_i = \sum_j \alpha_{ij} v_j,\quad O = \alpha V", ("B", "h", "T", "d_head"), ("heads",),
+         weighted_sum, frozenset({"heads_off"}),
+         DotSpec("alpha", "V_h", "col", r"\alpha_{{{i},:}}", "v_{{:,{j}}}")),
+    Step("merge_heads",
          r"\mathrm{Concat}(o^{(1)}, \ldots, o^{(h)}):\ (B, h, T, d_{head}) \rightarrow (B, T, d_{model})",
-         "(B, T, d_model)", ("merged",), False, merge_heads),
-    Step("output_projection", 9, {"zh": "输出投影", "en": "Output projection"},
-         r"\mathrm{MultiHead}(X) = \mathrm{Concat}(o^{(1)}, \ldots, o^{(h)})\,W_O",
-         "(B, T, d_model)", ("out",), False, output_projection),
+         ("B", "T", "d_model"), ("merged",), merge_heads, frozenset(),
+         CopySpec((("merged", "heads"),), lambda i, j, head, d_head: (j // d_head, i, j % d_head))),
+    Step("output_projection", r"\mathrm{MultiHead}(X) = \mathrm{Concat}(o^{(1)}, \ldots, o^{(h)})\,W_O",
+         ("B", "T", "d_model"), ("out",), output_projection, frozenset(),
+         DotSpec("merged", "W_O", "row", r"\mathrm{{merged}}_{{{i}}}", "W_O[{j},:]")),
 )
 
 STEP_IDS: tuple[str, ...] = tuple(s.id for s in STEPS)
@@ -232,20 +358,12 @@ def step_by_id(step_id: str) -> Step:
 
 
 def first_affected_step(old: Switches, new: Switches) -> int:
-    """Index into STEPS of the first step whose result differs between two switch settings.
+    """Index into STEPS of the first step that reads a switch differing between ``old`` and ``new``.
 
-    Edits act in step 3, scaling in 4, masking in 5, temperature in 6; equal switches give 9
-    (nothing to recompute).
+    Equal switches give len(STEPS) (nothing to recompute).
     """
-    if old.edits != new.edits:
-        return 2
-    if old.scale != new.scale:
-        return 3
-    if old.causal_mask != new.causal_mask:
-        return 4
-    if old.temperature != new.temperature:
-        return 5
-    return len(STEPS)
+    changed = {name for name in SWITCH_FIELDS if getattr(old, name) != getattr(new, name)}
+    return next((k for k, step in enumerate(STEPS) if step.reads & changed), len(STEPS))
 
 
 def run_steps(
@@ -257,9 +375,11 @@ def run_steps(
         state: must hold ``x`` (B, T, D) for start 0, or the outputs of STEPS[:start].
         weights: the layer's projections.
         switches: what-if settings (defaults: the model's own attention).
-        start: index of the first step to run (0..9); earlier tensors are reused as they are.
+        start: index of the first step to run (0..len(STEPS)); earlier tensors are reused as they are.
     Returns:
         A new dict; ``out`` (B, T, D) is the attention sub-layer's output.
+    Raises:
+        IndexError when the switches name a head the layer does not have.
     """
     state = dict(state)
     for step in STEPS[start:]:
@@ -296,260 +416,3 @@ class AttentionTrace:
         start = first_affected_step(self.switches, switches)
         state = run_steps(self.state, self.weights, switches, start) if start < len(STEPS) else self.state
         return replace(self, state=state, switches=switches)
-
-
-def sdpa_difference(trace: AttentionTrace) -> float:
-    """max |α V − F.scaled_dot_product_attention(Q, K, V, is_causal=True)| over all heads.
-
-    Meaningful for the default switches (PyTorch's fused kernel computes the paper's formula).
-    """
-    ref = F.scaled_dot_product_attention(
-        trace.state["Q_h"], trace.state["K_h"], trace.state["V_h"], is_causal=True
-    )  # (B, h, T, d_head)
-    return float((trace.state["heads"] - ref).abs().max())
-
-
-def row_sums(trace: AttentionTrace) -> torch.Tensor:
-    """Σ_j α[i, j] for every head and row, (B, h, T); 1 up to rounding."""
-    return trace.state["alpha"].sum(dim=-1)
-
-
-# ---------------------------------------------------------------- what the attention page shows
-# Read-only views of a trace: checks, the arithmetic of one cell, the code that ran. They never
-# change the state; the numbers they print are taken from (or re-derived next to) the trace.
-
-
-def step_source_location(step: Step | str) -> tuple[str, int, int]:
-    """Where the code of a step lives: (path relative to the project, first line, last line).
-
-    The lines are those of ``step.fn`` as ``inspect.getsourcelines`` finds them, so the page can
-    say "tinygpt/attention.py, lines 95–101" above the code it shows with :meth:`Step.source`.
-    """
-    step = step_by_id(step) if isinstance(step, str) else step
-    lines, first = inspect.getsourcelines(step.fn)
-    path = inspect.getsourcefile(step.fn) or ""
-    parts = path.replace("\\", "/").split("/")
-    rel = "/".join(parts[parts.index("tinygpt"):]) if "tinygpt" in parts else parts[-1]
-    return rel, first, first + len(lines) - 1
-
-
-def sdpa_switch_difference(trace: AttentionTrace) -> float | None:
-    """max |α V − F.scaled_dot_product_attention(Q, K, V, …)| under the trace's own switches.
-
-    PyTorch's SDPA takes the causal mask (``is_causal``) and the factor the scores are multiplied
-    by (``scale``); softmax(S / (divisor · τ)) is softmax(S / divisor / τ), so scale =
-    1 / (divisor · τ) reproduces every switch except edited scores. Returns None when the trace
-    has edits (SDPA cannot take them). Over all heads; (B, h, T, d_head) compared.
-    """
-    sw = trace.switches
-    if sw.edits:
-        return None
-    Q_h = trace.state["Q_h"]  # (B, h, T, d_head)
-    factor = 1.0 / (sw.divisor(Q_h.shape[-1]) * sw.temperature)
-    ref = F.scaled_dot_product_attention(
-        Q_h, trace.state["K_h"], trace.state["V_h"], is_causal=sw.causal_mask, scale=factor
-    )  # (B, h, T, d_head)
-    return float((trace.state["heads"] - ref).abs().max())
-
-
-def masked_weights(trace: AttentionTrace) -> tuple[int, float]:
-    """(number of masked entries over all heads, largest α among them).
-
-    With the causal mask on, every α[i, j] with j > i must be exactly 0.0; with it off there are
-    no masked entries and the answer is (0, 0.0).
-    """
-    alpha = trace.state["alpha"]  # (B, h, T, T)
-    if not trace.switches.causal_mask:
-        return 0, 0.0
-    T = alpha.shape[-1]
-    future = torch.ones(T, T, dtype=torch.bool, device=alpha.device).triu(diagonal=1)  # (T, T)
-    picked = alpha[..., future]  # (B, h, n_masked)
-    return int(picked.numel()), float(picked.abs().max()) if picked.numel() else 0.0
-
-
-def non_finite(trace: AttentionTrace) -> list[str]:
-    """Names of the trace's tensors holding NaN or ±∞ (the −∞ of masked scores excepted).
-
-    Empty for a healthy trace; the page shows it as the "no NaN" check at extreme temperatures.
-    """
-    bad = []
-    for name, t in trace.state.items():
-        if name == "S_masked":
-            if torch.isnan(t).any() or torch.isposinf(t).any():
-                bad.append(name)
-        elif not torch.isfinite(t).all():
-            bad.append(name)
-    return bad
-
-
-@dataclass(frozen=True)
-class DotProduct:
-    """value = Σ_m a[m] · b[m]: one cell of a matrix product with its factors.
-
-    ``a_name``/``b_name`` name the two vectors (e.g. "q_2", "k_0"); ``a``, ``b`` are their
-    entries (length d_head or d_model); ``total`` is the sum computed here in float64 and
-    ``value`` the entry the trace holds (they agree to float32 rounding).
-    """
-
-    a_name: str
-    b_name: str
-    a: tuple[float, ...]
-    b: tuple[float, ...]
-    total: float
-    value: float
-
-
-@dataclass(frozen=True)
-class Copy:
-    """A cell that is copied, not computed: ``value`` = ``source``[``index``] (split and merge)."""
-
-    source: str
-    index: tuple[int, ...]
-    value: float
-
-
-@dataclass(frozen=True)
-class ScoreCell:
-    """Everything that happens to one score S[i, j] of one head, from q_i · k_j to α[i, j].
-
-    Attributes:
-        head, i, j: where the cell is (query i, key j).
-        dot: q_i · k_j written as a DotProduct (its ``value`` is S[i, j] before any edit).
-        raw: S[i, j] as the trace holds it after step 3 (the edited value if ``edited``).
-        edited: True when a what-if edit replaced the score.
-        divisor: √d_head or the switches' divisor; ``scaled`` = raw / divisor.
-        masked: True when the causal mask hides the cell (j > i, mask on); it becomes −∞.
-        temperature: τ of the softmax.
-        row: the masked, scaled scores of row i (−∞ where masked), (T,).
-        row_max: max of ``row``; subtracted before exp (softmax is unchanged by it).
-        exps: exp((row − row_max) / τ), 0 where masked, (T,).
-        exp_sum: Σ exps.
-        alpha: α[i, :] from the trace, (T,); alpha[j] = exps[j] / exp_sum.
-    """
-
-    head: int
-    i: int
-    j: int
-    dot: DotProduct
-    raw: float
-    edited: bool
-    divisor: float
-    scaled: float
-    masked: bool
-    temperature: float
-    row: tuple[float, ...]
-    row_max: float
-    exps: tuple[float, ...]
-    exp_sum: float
-    alpha: tuple[float, ...]
-
-
-def _floats(t: torch.Tensor) -> tuple[float, ...]:
-    return tuple(float(v) for v in t.detach().double().reshape(-1).tolist())
-
-
-def _dot(a_name: str, a: torch.Tensor, b_name: str, b: torch.Tensor, value: torch.Tensor) -> DotProduct:
-    a, b = a.detach(), b.detach()  # weights are parameters; nothing here is differentiated
-    total = float((a.double() * b.double()).sum())
-    return DotProduct(a_name, b_name, _floats(a), _floats(b), total, float(value.detach()))
-
-
-def explain_cell(trace: AttentionTrace, step: Step | str, head: int, i: int, j: int, output: int = 0
-                 ) -> ScoreCell | DotProduct | Copy:
-    """The arithmetic behind one entry of the matrix a step shows (batch 0).
-
-    Args:
-        step: which step's matrix; ``output`` picks Q/K/V for steps 1–2.
-        head: the head for per-head steps (ignored otherwise).
-        i: row (query position); j: column (key position, or dimension for T × d matrices).
-    Returns:
-        steps 3–6: a :class:`ScoreCell` (q_i · k_j, ÷ divisor, mask, softmax of row i);
-        step 1: Q[i, j] = x_i · W_Q[j, :] (likewise K, V); step 7: o_i[j] = Σ_k α[i, k] v_k[j];
-        step 9: out[i, j] = merged_i · W_O[j, :] — each a :class:`DotProduct`;
-        steps 2 and 8: a :class:`Copy` naming where the number came from.
-    Raises:
-        IndexError for a head, row or column outside the matrix.
-    """
-    step = step_by_id(step) if isinstance(step, str) else step
-    s = trace.state
-    matrix = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)
-    if not (0 <= i < matrix.shape[0] and 0 <= j < matrix.shape[1]):
-        raise IndexError(f"cell ({i}, {j}) is outside the {tuple(matrix.shape)} matrix of step {step.id}")
-    if step.per_head and not 0 <= head < s["Q_h"].shape[1]:
-        raise IndexError(f"head={head} does not exist; there are {s['Q_h'].shape[1]} heads")
-    x = s["x"][0]  # (T, D)
-    name = step.outputs[output]
-    if step.id == "projection":
-        W = {"Q": trace.weights.W_Q, "K": trace.weights.W_K, "V": trace.weights.W_V}[name]  # (D, D)
-        return _dot(f"x_{{{i}}}", x[i], f"W_{{{name}}}[{j},:]", W[j], matrix[i, j])
-    if step.id == "split_heads":
-        d_head = s["Q_h"].shape[-1]
-        return Copy(name[0], (i, head * d_head + j), float(matrix[i, j]))
-    if step.id == "merge_heads":
-        d_head = s["heads"].shape[-1]
-        return Copy("heads", (j // d_head, i, j % d_head), float(matrix[i, j]))
-    if step.id == "output_projection":
-        return _dot(f"\\mathrm{{merged}}_{{{i}}}", s["merged"][0, i], f"W_O[{j},:]", trace.weights.W_O[j], matrix[i, j])
-    if step.id == "weighted_sum":
-        alpha, V_h = s["alpha"][0, head], s["V_h"][0, head]  # (T, T), (T, d_head)
-        return _dot(f"\\alpha_{{{i},:}}", alpha[i], f"v_{{:,{j}}}", V_h[:, j], matrix[i, j])
-    # steps 3–6: one score and its row's softmax
-    sw = trace.switches
-    q, k = s["Q_h"][0, head, i], s["K_h"][0, head, j]  # (d_head,)
-    dot = _dot(f"q_{{{i}}}", q, f"k_{{{j}}}", k, q @ k)
-    edited = any(h == head and r == i and c == j for h, r, c, _ in sw.edits)
-    row = s["S_masked"][0, head, i].double()  # (T,)
-    row_max = row.max()
-    exps = torch.exp((row - row_max) / sw.temperature)  # (T,), exp(−∞) = 0
-    return ScoreCell(
-        head=head, i=i, j=j, dot=dot, raw=float(s["S"][0, head, i, j]), edited=edited,
-        divisor=sw.divisor(q.shape[-1]), scaled=float(s["S_scaled"][0, head, i, j]),
-        masked=bool(torch.isneginf(s["S_masked"][0, head, i, j])), temperature=sw.temperature,
-        row=_floats(row), row_max=float(row_max), exps=_floats(exps), exp_sum=float(exps.sum()),
-        alpha=_floats(s["alpha"][0, head, i]),
-    )
-
-
-@dataclass(frozen=True)
-class ModelRun:
-    """The model's own forward pass of one text, kept layer by layer (default switches).
-
-    Attributes:
-        block_inputs: the residual stream entering each block, n_layers × (1, T, D).
-        alphas: α of every layer and head, (n_layers, h, T, T).
-        logits: the model's own next-character logits, (1, T, V).
-    """
-
-    block_inputs: list[torch.Tensor]
-    alphas: torch.Tensor
-    logits: torch.Tensor
-
-
-@torch.no_grad()
-def run_model(model: GPT, idx: torch.Tensor) -> ModelRun:
-    """Run ``model`` on ``idx`` (1, T) with its own attention, keeping α of every layer.
-
-    Each block's attention input goes through :func:`run_steps` (the code the block itself runs)
-    to read α; the block then runs as in ``GPT.forward``; the logits are ``model(idx)``.
-    Raises ValueError if T > max_len.
-    """
-    x = model.embed(idx)  # (1, T, D)
-    inputs, alphas = [], []
-    for block in model.blocks:
-        inputs.append(x)
-        state = run_steps({"x": block.attention_input(x)}, block.attn.weights())
-        alphas.append(state["alpha"][0])  # (h, T, T)
-        x = block(x)  # (1, T, D)
-    return ModelRun(block_inputs=inputs, alphas=torch.stack(alphas), logits=model(idx))
-
-
-@torch.no_grad()
-def module_difference(model: GPT, run: ModelRun, trace: AttentionTrace) -> float:
-    """max |trace ``out`` − what block ``trace.layer``'s attention module returns| on the same input.
-
-    The module is called as ``GPT.forward`` calls it (``block.attn(block.attention_input(x))``),
-    so with the default switches the difference shows the trace is the model's own computation.
-    """
-    block = model.blocks[trace.layer]
-    own = block.attn(block.attention_input(run.block_inputs[trace.layer]))  # (1, T, D)
-    return float((trace.state["out"] - own).abs().max())

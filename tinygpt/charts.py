@@ -15,9 +15,7 @@ from collections.abc import Sequence
 import altair as alt
 import numpy as np
 import pandas as pd
-import torch
-
-ArrayLike = torch.Tensor | np.ndarray | Sequence[Sequence[float]]
+from tinygpt.arrays import ArrayLike, to_numpy
 
 MASK_COLOR = "#d9d9d9"
 
@@ -31,7 +29,7 @@ def matrix_frame(
     values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str]
 ) -> pd.DataFrame:
     """A (R, C) matrix as a table indexed by the labels (what the page shows beside a heatmap)."""
-    arr = values.detach().cpu().numpy() if isinstance(values, torch.Tensor) else np.asarray(values)
+    arr = to_numpy(values)
     return pd.DataFrame(arr, index=list(row_labels), columns=list(col_labels))
 
 
@@ -63,7 +61,7 @@ def heatmap(
     Raises:
         ValueError if the labels do not match the matrix shape.
     """
-    arr = values.detach().cpu().float().numpy() if isinstance(values, torch.Tensor) else np.asarray(values, dtype=float)
+    arr = to_numpy(values, floats=True)
     R, C = arr.shape
     df = _cells_frame(arr, row_labels, col_labels, masked)
     flat = arr.reshape(-1)
@@ -107,7 +105,7 @@ def _cells_frame(
         raise ValueError(f"labels {len(row_labels)}×{len(col_labels)} do not match matrix {R}×{C}")
     mask = np.isneginf(arr)
     if masked is not None:
-        m = masked.detach().cpu().numpy() if isinstance(masked, torch.Tensor) else np.asarray(masked)
+        m = to_numpy(masked)
         mask = mask | m.astype(bool)
     return pd.DataFrame(
         {
@@ -177,7 +175,7 @@ def heatmap_spec(
     the cells as the dataset ``"cells"`` and, for ``kind="signed"``, the symmetric domain
     [-max|v|, max|v|] of the finite values. Raises ValueError if the labels do not match.
     """
-    arr = values.detach().cpu().float().numpy() if isinstance(values, torch.Tensor) else np.asarray(values, dtype=float)
+    arr = to_numpy(values, floats=True)
     df = _cells_frame(arr, row_labels, col_labels, masked)
     R, C = arr.shape
     spec = json.loads(_heatmap_template(R, C, tuple(row_labels), tuple(col_labels), tuple(sorted(options.items()))))
@@ -199,7 +197,7 @@ def _grid_frame(
         raise ValueError(f"labels {len(panel_labels)}×{len(row_labels)}×{len(col_labels)} do not match {P}×{R}×{C}")
     mask = np.isneginf(arr)  # (P, R, C)
     if masked is not None:
-        m = masked.detach().cpu().numpy() if isinstance(masked, torch.Tensor) else np.asarray(masked)
+        m = to_numpy(masked)
         mask = mask | m.astype(bool)[None]
     return pd.DataFrame(
         {
@@ -242,7 +240,7 @@ def alpha_grid(
     Raises:
         ValueError if the labels do not match the shape.
     """
-    arr = alphas.detach().cpu().float().numpy() if isinstance(alphas, torch.Tensor) else np.asarray(alphas, dtype=float)
+    arr = to_numpy(alphas, floats=True)
     P, R, C = arr.shape
     df = _grid_frame(arr, panel_labels, row_labels, col_labels, masked)
     show_labels = R <= 16
@@ -282,7 +280,7 @@ def alpha_grid_spec(
     The layout is built with Altair once per shape and labels and cached; each call adds the
     weights as the dataset ``"cells"``.
     """
-    arr = alphas.detach().cpu().float().numpy() if isinstance(alphas, torch.Tensor) else np.asarray(alphas, dtype=float)
+    arr = to_numpy(alphas, floats=True)
     P, R, C = arr.shape
     spec = json.loads(_grid_template((P, R, C), tuple(panel_labels), tuple(row_labels), tuple(col_labels),
                                      tuple(sorted(options.items()))))
@@ -322,7 +320,7 @@ def probability_bars(
     x_title: str = "character", y_title: str = "probability",
 ) -> alt.Chart:
     """Bars of a distribution over characters on a fixed [0, 1] axis; ``highlight`` is coloured."""
-    arr = probs.detach().cpu().float().numpy() if isinstance(probs, torch.Tensor) else np.asarray(probs, dtype=float)
+    arr = to_numpy(probs, floats=True)
     df = pd.DataFrame({"char": list(chars), "p": arr, "chosen": [c == highlight for c in chars]})
     return (
         alt.Chart(df)
@@ -366,7 +364,7 @@ def next_char_panels(
     Raises:
         ValueError if the labels do not match the shape of ``probs``.
     """
-    arr = probs.detach().cpu().float().numpy() if isinstance(probs, torch.Tensor) else np.asarray(probs, dtype=float)
+    arr = to_numpy(probs, floats=True)
     T, V = arr.shape
     if len(panel_labels) != T or len(expected) != T or len(chars) != V:
         raise ValueError(f"{len(panel_labels)} panels / {len(expected)} targets / {len(chars)} chars do not match {T}×{V}")
@@ -414,7 +412,7 @@ def paired_probability_bars(
         Grouped bars (blue = first, orange = second) on a fixed [0, 1] axis, with tooltips.
     """
     def _np(a: ArrayLike) -> np.ndarray:
-        return a.detach().cpu().float().numpy() if isinstance(a, torch.Tensor) else np.asarray(a, dtype=float)
+        return to_numpy(a, floats=True)
 
     p, q = _np(first), _np(second)
     V = len(chars)

@@ -22,7 +22,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tinygpt.attention import DEFAULT_SWITCHES, AttentionTrace, Switches, Weights, run_steps
+from tinygpt.attention import DEFAULT_SWITCHES, Switches, Weights, run_steps
 from tinygpt.config import GPTConfig
 
 _INIT_LOCK = threading.Lock()
@@ -132,7 +132,13 @@ class TransformerBlock(nn.Module):
 
     def forward(self, x: torch.Tensor, switches: Switches = DEFAULT_SWITCHES) -> torch.Tensor:
         """x (B, T, D) -> (B, T, D)."""
-        a = self.attn(self.attention_input(x), switches)  # (B, T, D)
+        return self.add_attention(x, self.attn(self.attention_input(x), switches))
+
+    def add_attention(self, x: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+        """The rest of the block once attention has read ``x``: residual, LayerNorm and FFN.
+
+        x: the block's input (B, T, D); a: the attention sub-layer's output on it (B, T, D).
+        """
         if self.pre_ln:
             x = x + a
             return x + self.ffn(self.ln2(x))
@@ -206,28 +212,17 @@ class GPT(nn.Module):
         """
         x = self.embed(idx)  # (B, T, D)
         for i, block in enumerate(self.blocks):
-            x = block(x, _switches_for(switches, i))  # (B, T, D)
+            x = block(x, switches_for(switches, i))  # (B, T, D)
+        return self.unembed(x)  # (B, T, V)
+
+    def unembed(self, x: torch.Tensor) -> torch.Tensor:
+        """Final LayerNorm and head: residual stream (B, T, D) -> logits (B, T, V)."""
         return self.head(self.ln_f(x))  # (B, T, V)
 
-    @torch.no_grad()
-    def trace(self, idx: torch.Tensor, layer: int = 0, switches: Switches = DEFAULT_SWITCHES) -> AttentionTrace:
-        """Every tensor of the attention in block ``layer`` for input ``idx`` (1, T).
 
-        Earlier blocks run with the model's own attention; the traced layer runs the nine steps
-        under ``switches``. Raises IndexError for a layer outside 0..n_layers-1.
-        """
-        if not 0 <= layer < len(self.blocks):
-            raise IndexError(f"layer={layer} does not exist; the model has layers 0..{len(self.blocks) - 1}")
-        x = self.embed(idx)  # (1, T, D)
-        for block in self.blocks[:layer]:
-            x = block(x)
-        block = self.blocks[layer]
-        attn = block.attn
-        state = run_steps({"x": block.attention_input(x)}, attn.weights(), switches)
-        return AttentionTrace(state=state, weights=attn.weights(), switches=switches, layer=layer)
-
-
-def _switches_for(switches: Mapping[int, Switches] | Switches | None, layer: int) -> Switches:
+def switches_for(switches: Mapping[int, Switches] | Switches | None, layer: int) -> Switches:
+    """The switches of block ``layer``: one Switches for every layer, a mapping layer -> Switches
+    (layers not in it run the model's own attention) or None (the model's own everywhere)."""
     if switches is None:
         return DEFAULT_SWITCHES
     if isinstance(switches, Switches):

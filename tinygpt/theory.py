@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import torch
 
+from tinygpt.attention import future_mask
+
 Vector = Sequence[float]
 
 
@@ -200,8 +202,7 @@ def attention_matrix(Q: Sequence[Vector], K: Sequence[Vector], V: Sequence[Vecto
         if q.shape[0] != k.shape[0]:
             raise TheoryInputError("causal_mask", (q.shape[0], k.shape[0]), "length",
                                    "a causal mask needs as many queries as keys")
-        future = torch.ones_like(S, dtype=torch.bool).triu(diagonal=1)  # (n, n)
-        S = S.masked_fill(future, float("-inf"))  # (n, n)
+        S = S.masked_fill(future_mask(S.shape[0]), float("-inf"))  # (n, n)
     alpha = torch.softmax(S / tau, dim=-1)  # (n, m)
     return MatrixAttention(S.tolist(), alpha.tolist(), (alpha @ v).tolist())  # output (n, d_v)
 

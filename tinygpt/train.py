@@ -51,10 +51,11 @@ import torch
 import torch.nn.functional as F
 from torch.optim.adam import adam as _adam
 
-from tinygpt.attention import Switches, run_steps
+from tinygpt.attention import Switches
 from tinygpt.config import (
     MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError, GPTConfig, TrainConfig,
 )
+from tinygpt.explain import walk
 from tinygpt.model import GPT, WEIGHT_GRAD_SINK
 from tinygpt.vocab import CharVocab, training_pairs
 
@@ -205,19 +206,9 @@ def build(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> TrainedModel
 
 @torch.no_grad()
 def attention_maps(model: GPT, idx: torch.Tensor, switches: Switches | None = None) -> torch.Tensor:
-    """α of every layer for one sequence: idx (1, T) -> (n_layers, h, T, T).
-
-    Each block's attention input is put through the nine steps (``tinygpt.attention.run_steps``)
-    under ``switches`` (None: the model's own), then the block runs as in the forward pass.
-    """
-    sw = switches or Switches()
-    x = model.embed(idx)  # (1, T, D)
-    maps = []
-    for block in model.blocks:
-        alpha = run_steps({"x": block.attention_input(x)}, block.attn.weights(), sw)["alpha"]  # (1, h, T, T)
-        maps.append(alpha[0])
-        x = block(x, sw)  # (1, T, D)
-    return torch.stack(maps)  # (L, h, T, T)
+    """α of every layer for one sequence: idx (1, T) -> (n_layers, h, T, T), with ``switches``
+    in every layer (None: the model's own); the α of ``tinygpt.explain.walk``."""
+    return walk(model, idx, switches).alphas  # (L, h, T, T)
 
 
 def snapshot_steps(epochs: int, n_layers: int, n_heads: int, T: int) -> tuple[int, ...]:

@@ -1,7 +1,8 @@
 """Streamlit helpers of the attention page: the URL, cached runs, fast tables, drawing a step.
 
 The page (``pages/attention.py``) reads widgets and calls these; the numbers come from
-``tinygpt.attention`` (the nine steps the model runs) and the charts from ``tinygpt.charts``.
+``tinygpt.attention`` (the steps the model runs) through ``tinygpt.explain`` (the walk over the
+blocks, the checks, the arithmetic of a cell) and the charts from ``tinygpt.charts``.
 
 URL query parameters (DEVELOPERS.md, "Links between pages"): ``text``, ``layer``, ``head``,
 ``step`` (a step id), ``mask`` (1/0), ``scale`` (``sqrt``, ``1`` or a number) and ``tau``. They are
@@ -23,15 +24,18 @@ import pyarrow as pa
 import streamlit as st
 import torch
 
-from tinygpt.attention import (
-    STEP_IDS, AttentionTrace, Copy, DotProduct, ModelRun, ScoreCell, Step, Switches, explain_cell, masked_weights,
-    module_difference, non_finite, row_sums, run_model, sdpa_switch_difference, step_by_id, step_source_location,
-)
+from tinygpt.arrays import to_numpy
+from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, Step, Switches, future_mask, step_by_id
 from tinygpt.charts import heatmap_spec
 from tinygpt.config import GPTConfig
+from tinygpt.explain import (
+    Copy, DotProduct, PositionEffects, ScoreCell, Walk, explain_cell, masked_weights, module_difference, non_finite,
+    position_effects, row_sums, sdpa_switch_difference, step_source_location, walk,
+)
 from tinygpt.train import TrainedModel
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.i18n import tr
+from tinygpt.ui.models import attention_trace
 
 #: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
 TEMPERATURES: tuple[float, ...] = (
@@ -171,14 +175,14 @@ def write_url(values: Mapping[str, str]) -> None:
     st.session_state[_WRITTEN] = dict(values)
 
 
-def keep_choice(key: str, options: Sequence[object]) -> None:
+def drop_invalid_choice(key: str, options: Sequence[object]) -> None:
     """Forget a widget's remembered value when it is no longer among its options."""
     if key in st.session_state and st.session_state[key] not in options:
         del st.session_state[key]
 
 
 def move_step(delta: int) -> None:
-    """Button callback: go ``delta`` steps forward or back (clamped to 1..9)."""
+    """Button callback: go ``delta`` steps forward or back (clamped to the first and last step)."""
     current = st.session_state.get(K_STEP, STEP_IDS[0])
     index = STEP_IDS.index(current) if current in STEP_IDS else 0
     st.session_state[K_STEP] = STEP_IDS[min(max(index + delta, 0), len(STEP_IDS) - 1)]
@@ -194,33 +198,33 @@ def reset_switches() -> None:
         del st.session_state[key]
 
 
-# ---------------------------------------------------------------- cached model runs
+# ---------------------------------------------------------------- cached walks
+# Each takes the model once: Streamlit hashes a TrainedModel by its uid.
+
+_BY_UID = {TrainedModel: lambda tm: tm.uid}
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def model_run(_tm: TrainedModel, model_uid: str, text: str) -> ModelRun:
-    """The model's own pass over ``text`` (α of every layer, logits), cached per model and text."""
-    return run_model(_tm.model, _tm.vocab.encode(text)[None])
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_BY_UID)
+def cached_walk(tm: TrainedModel, text: str) -> Walk:
+    """The model's own walk over ``text`` (α of every layer, logits), cached per model and text."""
+    return walk(tm.model, tm.vocab.encode(text)[None])
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def whatif_probs(_tm: TrainedModel, model_uid: str, text: str, layer: int, switches: Switches) -> torch.Tensor:
-    """P(next character) at every position with ``switches`` in ``layer`` only, (T, V).
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
+def whatif_effects(tm: TrainedModel, text: str, layer: int, switches: Switches) -> PositionEffects:
+    """The prediction at every position with ``switches`` in ``layer`` only, against the model's own.
 
-    The whole model runs (``GPT.forward`` with the mapping {layer: switches}); later layers see
-    the changed layer's output. Cached per model, text, layer and switches.
+    The whole model runs (later layers see the changed layer's output). Cached per model, text,
+    layer and switches.
     """
-    with torch.no_grad():
-        logits = _tm.model(_tm.vocab.encode(text)[None], {layer: switches})  # (1, T, V)
-    return torch.softmax(logits[0].double(), dim=-1)  # (T, V)
+    return position_effects(tm.model, tm.vocab.encode(text)[None], {layer: switches}, cached_walk(tm, text))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def own_module_difference(_tm: TrainedModel, model_uid: str, text: str, layer: int, _run: ModelRun,
-                          _base: AttentionTrace) -> float:
-    """:func:`tinygpt.attention.module_difference` of the model's own trace of ``text`` at
-    ``layer`` (``_run`` and ``_base`` are that text's ModelRun and trace), cached per model, text and layer."""
-    return module_difference(_tm.model, _run, _base)
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
+def own_module_difference(tm: TrainedModel, text: str, layer: int) -> float:
+    """:func:`tinygpt.explain.module_difference` of the model's own trace of ``text`` at ``layer``,
+    cached per model, text and layer."""
+    return module_difference(tm.model, cached_walk(tm, text), attention_trace(tm, text, layer))
 
 
 # ---------------------------------------------------------------- tables
@@ -238,7 +242,7 @@ def matrix_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], c
     Same content as ``charts.matrix_frame`` but built column by column in Arrow: a 512-column
     pandas frame costs ~50 ms to convert on every rerun, this ~5 ms. Values are float32.
     """
-    arr = values.detach().cpu().float().numpy() if isinstance(values, torch.Tensor) else np.asarray(values, np.float32)
+    arr = to_numpy(values, floats=True).astype(np.float32, copy=False)
     schema = _schema(tuple(col_labels))
     cols = np.ascontiguousarray(arr.T)  # (C, R)
     arrays = [pa.array(c) for c in cols] + [pa.array(list(row_labels), type=schema.field(len(col_labels)).type)]
@@ -247,7 +251,7 @@ def matrix_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], c
 
 def matrix_csv(values: torch.Tensor, row_labels: Sequence[str], col_labels: Sequence[str]) -> bytes:
     """CSV of a matrix with its labels, UTF-8 with a byte-order mark (spreadsheets then read 你好)."""
-    frame = pd.DataFrame(values.detach().cpu().double().numpy(), index=list(row_labels), columns=list(col_labels))
+    frame = pd.DataFrame(to_numpy(values).astype(np.float64), index=list(row_labels), columns=list(col_labels))
     return frame.to_csv(float_format="%.8g").encode("utf-8-sig")
 
 
@@ -346,8 +350,8 @@ def set_defaults(text: str, sqrt_d_head: float) -> None:
 
 
 def step_nav(step_labels: Mapping[str, str]) -> Step:
-    """Previous / next buttons around a direct choice of the nine steps; returns the chosen step."""
-    keep_choice(K_STEP, STEP_IDS)
+    """Previous / next buttons around a direct choice of the steps; returns the chosen step."""
+    drop_invalid_choice(K_STEP, STEP_IDS)
     index = STEP_IDS.index(st.session_state.get(K_STEP, STEP_IDS[0]))
     keep_radio_choice(K_STEP)
     chosen = st.radio(tr("attn.step"), STEP_IDS, format_func=step_labels.get, horizontal=True, key=K_STEP)
@@ -365,7 +369,7 @@ def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[s
     if not st.toggle(tr("attn.edit_header", layer=layer, head=head), help=tr("attn.edit_help"), key=K_EDITING):
         return ()
     st.caption(tr("attn.edit_help"))
-    frame = pd.DataFrame(base.state["S"][0, head].numpy(), index=list(labels), columns=list(labels))
+    frame = pd.DataFrame(to_numpy(base.state["S"][0, head]), index=list(labels), columns=list(labels))
     number = st.column_config.NumberColumn(min_value=-MAX_EDIT, max_value=MAX_EDIT, format="%.4f")
     edited = st.data_editor(frame, key=f"attn_edit_l{layer}_h{head}", num_rows="fixed",
                             column_config={c: number for c in frame.columns})
@@ -378,40 +382,36 @@ def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[s
     return edits
 
 
-_CONCRETE = {
-    "(B, T, d_model)": "(1, {T}, {D})",
-    "(B, h, T, d_head)": "(1, {h}, {T}, {d_head})",
-    "(B, h, T, T)": "(1, {h}, {T}, {T})",
-}
-
-
 def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str], cfg: GPTConfig,
-              future: list[list[bool]] | None) -> None:
-    """One step: formula, shapes, table + heatmap + CSV, the arithmetic of a picked cell, its code."""
+              future: torch.Tensor | None) -> None:
+    """One step: formula, shapes, table + heatmap + CSV, the arithmetic of a picked cell, its code.
+
+    ``future``: the (T, T) causal triangle drawn as masked on the softmax step, or None.
+    """
     T = len(labels)
-    st.subheader(tr("attn.step_header", number=step.number, name=tr(f"step.{step.id}.name")))
+    st.subheader(tr("attn.step_header", number=step.number, n=len(STEPS), name=tr(f"step.{step.id}.name")))
     st.latex(step.formula)
     if step.id == "mask" and not trace.switches.causal_mask:
         st.info(tr("attn.mask_off_note"))
-    concrete = _CONCRETE[step.shape].format(T=T, D=cfg.d_model, h=cfg.n_heads, d_head=cfg.d_head)
-    st.markdown(tr("attn.shape", symbolic=step.shape, concrete=concrete))
+    sizes = {"B": 1, "T": T, "h": cfg.n_heads, "d_head": cfg.d_head, "d_model": cfg.d_model}
+    concrete = f"({', '.join(str(n) for n in step.sized(sizes))})"
+    st.markdown(tr("attn.shape", symbolic=step.shape_text, concrete=concrete))
     output = 0
     if len(step.outputs) > 1:
-        keep_choice(K_OUTPUT, step.outputs)
+        drop_invalid_choice(K_OUTPUT, step.outputs)
         name = st.segmented_control(tr("attn.output"), step.outputs, key=K_OUTPUT, default=step.outputs[0])
         output = step.outputs.index(name) if name in step.outputs else 0
     name = step.outputs[output]
     m = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)
-    square = name in ("S", "S_scaled", "S_masked", "alpha")
     head_part = tr("attn.head_part", head=head) if step.per_head else ""
     st.caption(tr("attn.d_head", d_model=cfg.d_model, h=cfg.n_heads, d_head=cfg.d_head, head_part=head_part,
                   rows=m.shape[0], cols=m.shape[1]))
     if step.id == "scale":
         sw = trace.switches
-        st.caption(tr("attn.divisor_now", divisor=f"√{cfg.d_head} = {math.sqrt(cfg.d_head):g}" if sw.scale is None else f"{sw.scale:g}"))
+        st.caption(tr("attn.divisor_now", divisor=f"√{cfg.d_head} = {math.sqrt(cfg.d_head):g}" if sw.divisor is None else f"{sw.divisor:g}"))
     if step.id == "softmax":
         st.caption(tr("attn.tau_now", tau=trace.switches.temperature))
-    cols = list(labels) if square else [str(j) for j in range(m.shape[1])]
+    cols = list(labels) if step.square else [str(j) for j in range(m.shape[1])]
     title = f"{name} · {tr('attn.panel_head', h=head)}" if step.per_head else name
     wide = m.shape[1] > 16  # up to 640 px of heatmap: the table above it, each the page width (beside it, it ran off the page)
     left, right = (st.container(), st.container()) if wide else st.columns([1, 1])
@@ -431,8 +431,8 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
                 heat_title = f"{name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}"
         st.vega_lite_chart(heatmap_spec(
             heat, labels, heat_cols, kind="prob" if name == "alpha" else "signed", title=heat_title, masked=masked,
-            row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
-            col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
+            row_title=tr("attn.axis_query") if step.square else tr("attn.axis_pos"),
+            col_title=tr("attn.axis_key") if step.square else tr("attn.axis_dim"),
             value_title="α" if name == "alpha" else tr("attn.value"), masked_label=tr("attn.masked"),
         ), width="content")
     show_cell(trace, step, head, output, labels, cols)
@@ -449,8 +449,8 @@ def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels:
     st.markdown(f"**{tr('attn.cell_header')}**")
     rows = list(range(len(labels)))
     columns = list(range(len(cols)))
-    keep_choice(K_CELL_I, rows)
-    keep_choice(K_CELL_J, columns)
+    drop_invalid_choice(K_CELL_I, rows)
+    drop_invalid_choice(K_CELL_J, columns)
     st.session_state.setdefault(K_CELL_I, rows[-1])
     st.session_state.setdefault(K_CELL_J, 0)
     row_names = dict(enumerate(labels))
@@ -462,8 +462,7 @@ def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels:
     st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in cell_latex(expl, step.outputs[output], i, j)))
 
 
-def show_checks(tm: TrainedModel, run: ModelRun, text: str, base: AttentionTrace, trace: AttentionTrace,
-                head: int) -> None:
+def show_checks(tm: TrainedModel, text: str, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:
     """The on-screen checks: row sums, exact zeros under the mask, the model's own output, SDPA, NaN."""
     st.markdown(f"**{tr('attn.checks')}**")
     ok, warn = ":material/check_circle:", ":material/warning:"
@@ -476,7 +475,7 @@ def show_checks(tm: TrainedModel, run: ModelRun, text: str, base: AttentionTrace
         st.markdown(f"{ok if worst == 0.0 else warn} " + tr("attn.check_masked", n=n_masked, value=value))
     else:
         st.markdown(f"{ok} " + tr("attn.check_no_mask"))
-    diff = own_module_difference(tm, tm.uid, text, base.layer, run, base)
+    diff = own_module_difference(tm, text, base.layer)
     st.markdown(f"{ok if diff < 1e-6 else warn} " + tr("attn.check_module", diff=diff))
     if not trace.switches.is_default:
         change = float((trace.state["out"] - base.state["out"]).abs().max())
@@ -486,18 +485,18 @@ def show_checks(tm: TrainedModel, run: ModelRun, text: str, base: AttentionTrace
         st.markdown(":material/info: " + tr("attn.check_sdpa_edits"))
     else:
         sw = trace.switches
-        scale = 1.0 / (sw.divisor(trace.state["Q_h"].shape[-1]) * sw.temperature)
+        scale = 1.0 / (sw.divisor_for(trace.state["Q_h"].shape[-1]) * sw.temperature)
         st.markdown(f"{ok if sdpa < 1e-4 else warn} " + tr("attn.check_sdpa", causal=sw.causal_mask, scale=scale, diff=sdpa))
     bad = non_finite(trace)
     st.markdown(f"{warn} " + tr("attn.check_not_finite", names=", ".join(bad)) if bad else f"{ok} " + tr("attn.check_finite"))
 
 
-def show_prediction(tm: TrainedModel, run: ModelRun, text: str, layer: int, switches: Switches) -> None:
+def show_prediction(tm: TrainedModel, text: str, layer: int, switches: Switches) -> None:
     """The whole model's next character after ``text``, its own and under the switches (in ``layer``)."""
-    own = torch.softmax(run.logits[0].double(), dim=-1)  # (T, V)
-    new = own if switches.is_default else whatif_probs(tm, tm.uid, text, layer, switches)  # (T, V)
+    effects = whatif_effects(tm, text, layer, switches)
+    own, new = effects.own_probs, effects.new_probs  # (T, V)
     chars = list(tm.vocab.chars)
-    a, b = int(own[-1].argmax()), int(new[-1].argmax())
+    a, b = int(effects.own_ids[-1]), int(effects.new_ids[-1])
     shown = text if len(text) <= 12 else "…" + text[-12:]
     if switches.is_default:
         st.markdown(tr("attn.pred_same", text=shown, own=chars[a], p=float(own[-1, a])))
@@ -506,12 +505,12 @@ def show_prediction(tm: TrainedModel, run: ModelRun, text: str, layer: int, swit
                        q=float(new[-1, b]), layer=layer))
     left, right = st.columns([3, 2])  # four columns of numbers: the wider side
     left.dataframe(pd.DataFrame({
-        tr("attn.pred_char"): chars, tr("attn.pred_own"): own[-1].numpy(), tr("attn.pred_new"): new[-1].numpy(),
-        tr("attn.pred_diff"): (new[-1] - own[-1]).numpy(),
+        tr("attn.pred_char"): chars, tr("attn.pred_own"): to_numpy(own[-1]), tr("attn.pred_new"): to_numpy(new[-1]),
+        tr("attn.pred_diff"): to_numpy(new[-1] - own[-1]),
     }), hide_index=True, width="stretch")
     T = own.shape[0]
     with right.expander(tr("attn.pred_positions")):
-        own_top, new_top = own.argmax(-1), new.argmax(-1)  # (T,)
+        own_top, new_top = effects.own_ids, effects.new_ids  # (T,)
         st.dataframe(pd.DataFrame({
             tr("attn.pred_pos"): range(T), tr("attn.pred_input"): list(text),
             tr("attn.pred_own_next"): [f"{chars[k]} ({own[t, k]:.3f})" for t, k in enumerate(own_top.tolist())],
@@ -521,9 +520,7 @@ def show_prediction(tm: TrainedModel, run: ModelRun, text: str, layer: int, swit
 
 def zero_future(alpha: torch.Tensor) -> np.ndarray:
     """(T, T) booleans: future entries (j > i) that are exactly 0, i.e. hidden by a causal mask."""
-    T = alpha.shape[-1]
-    future = np.triu(np.ones((T, T), dtype=bool), k=1)
-    return future & (alpha.detach().cpu().numpy() == 0)
+    return to_numpy(future_mask(alpha.shape[-1])) & (to_numpy(alpha) == 0)
 
 
 def what_if(base: AttentionTrace, switches: Switches) -> AttentionTrace:
@@ -548,7 +545,7 @@ def show_snapshots(tm: TrainedModel, layer: int, head: int) -> None:
         return
     st.subheader(tr("attn.snap_header"))
     steps = sorted(tm.snapshots)
-    keep_choice(K_SNAPSHOT, steps)
+    drop_invalid_choice(K_SNAPSHOT, steps)
     st.session_state.setdefault(K_SNAPSHOT, steps[-1])
     chosen = st.select_slider(tr("attn.snap_step"), steps, key=K_SNAPSHOT) if len(steps) > 1 else steps[0]
     alpha = tm.snapshots[chosen][layer, head]  # (T, T)

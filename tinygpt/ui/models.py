@@ -20,6 +20,7 @@ import streamlit as st
 
 from tinygpt.attention import AttentionTrace
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
+from tinygpt.explain import trace_of
 from tinygpt.train import TrainedModel, train
 
 ModelKey = tuple[str, GPTConfig, TrainConfig]
@@ -145,14 +146,13 @@ def set_own_model(tm: TrainedModel) -> None:
     st.session_state["own_model"] = tm
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
-def attention_trace(_tm: TrainedModel, model_uid: str, text: str, layer: int) -> AttentionTrace:
-    """The model's own attention trace of ``text`` at ``layer`` (default switches), cached.
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={TrainedModel: lambda tm: tm.uid})
+def attention_trace(tm: TrainedModel, text: str, layer: int) -> AttentionTrace:
+    """The model's own attention trace of ``text`` at ``layer`` (default switches), cached per
+    model (its ``uid``), text and layer.
 
-    ``model_uid`` (TrainedModel.uid) is the cache key for the unhashable ``_tm``.
     Pages derive what-if traces from it with ``AttentionTrace.with_switches``.
     """
-    ids = _tm.vocab.encode(text)[None]  # (1, T)
-    trace = _tm.model.trace(ids, layer)
+    trace = trace_of(tm.model, tm.vocab.encode(text)[None], layer)
     trace.tokens = list(text)
     return trace

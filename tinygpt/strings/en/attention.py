@@ -31,7 +31,7 @@ STRINGS: dict[str, str] = {
     "attn.step": "Step",
     "attn.prev": "Previous",
     "attn.next": "Next",
-    "attn.step_header": "Step {number} of 9: {name}",
+    "attn.step_header": "Step {number} of {n}: {name}",
     "attn.shape": "Shape: {symbolic} = {concrete}",
     "attn.d_head": "d_head = d_model / h = {d_model} / {h} = {d_head}; below: the {rows} × {cols} matrix of batch 0{head_part}.",
     "attn.head_part": ", head {head}",

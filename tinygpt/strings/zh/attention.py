@@ -31,7 +31,7 @@ STRINGS: dict[str, str] = {
     "attn.step": "步骤",
     "attn.prev": "上一步",
     "attn.next": "下一步",
-    "attn.step_header": "第 {number} 步（共 9 步）：{name}",
+    "attn.step_header": "第 {number} 步（共 {n} 步）：{name}",
     "attn.shape": "形状：{symbolic} = {concrete}",
     "attn.d_head": "d_head = d_model / h = {d_model} / {h} = {d_head}；下面显示批次 0{head_part} 的 {rows} × {cols} 矩阵。",
     "attn.head_part": "、头 {head}",
