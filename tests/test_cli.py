@@ -120,6 +120,8 @@ def test_early_stop_reports_the_epoch_it_stopped_at(capsys):
         (["--text", ""], ["--text", "empty"]),
         (["--norm", "middle"], ["--norm", "invalid choice: 'middle'"]),
         (["--n-layers", "2", "--layer", "2"], ["--layer", "0 to 1"]),
+        (["--max-len", "8", "--window", "9"], ["--window", "1 to --max-len=8"]),
+        (["--example", "poem"], ["--example", "invalid choice: 'poem'", "'textbook', 'context'"]),
         (["--unknown"], ["unrecognized arguments: --unknown"]),
     ],
 )
@@ -137,7 +139,8 @@ def test_help_lists_every_flag_and_runs_as_a_module():
     proc = subprocess.run([sys.executable, "-m", "tinygpt", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     for flag in ("--d-model", "--n-heads", "--n-layers", "--d-ff", "--max-len", "--lr", "--epochs", "--seed",
-                 "--text", "--early-stop", "--norm", "--positions", "--log-every", "--layer", "--head"):
+                 "--text", "--early-stop", "--norm", "--positions", "--log-every", "--layer", "--head", "--window",
+                 "--example"):
         assert flag in proc.stdout
     bad = subprocess.run([sys.executable, "-m", "tinygpt", "--d-model", "10", "--n-heads", "4"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120)

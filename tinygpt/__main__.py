@@ -8,6 +8,9 @@ decimals as numpy prints them. This module does the same with :func:`tinygpt.tra
 :func:`tinygpt.explain.trace_of`; flags set every hyperparameter. The seed program has no seed:
 here ``--seed`` fixes the initial weights, and the same flags print the same numbers.
 
+``--example NAME`` takes every setting from ``tinygpt.examples.EXAMPLES[NAME]`` (text, model,
+learning rate, epochs, seed, early stop, window); flags given as well override it.
+
 Epoch numbering is the seed's: epoch k is optimizer step k + 1, and ``losses[k]`` is its loss
 (computed before that step's update).
 """
@@ -20,6 +23,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, MAX_TEXT_LEN, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
+from tinygpt.examples import EXAMPLES, Example
 
 #: The seed's section banner (30 "=").
 BANNER = "=" * 30
@@ -32,7 +36,7 @@ FLAG_OF = {
     "d_model": "--d-model", "n_heads": "--n-heads", "n_layers": "--n-layers", "d_ff": "--d-ff",
     "max_len": "--max-len", "norm": "--norm", "positions": "--positions", "lr": "--lr",
     "epochs": "--epochs", "seed": "--seed", "early_stop_loss": "--early-stop", "vocab_size": "--text",
-    "text": "--text",
+    "text": "--text", "window": "--window",
 }
 
 
@@ -55,12 +59,18 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--norm", choices=("pre", "post"), default=DEFAULT_GPT.norm, help="LayerNorm before (seed) or after each sub-layer")
     m.add_argument("--positions", choices=("learned", "sinusoidal"), default=DEFAULT_GPT.positions, help="position embeddings")
     t = p.add_argument_group("training (训练)")
+    t.add_argument("--example", choices=tuple(EXAMPLES), default=None,
+                   help="take every setting from a named example (textbook: 你好世界; context: a text whose "
+                   "predictions need attention); flags given as well override it")
     t.add_argument("--text", default=SEED_TEXT, help=f"training text, 1 to {MAX_TEXT_LEN} characters; its characters are the vocabulary")
     t.add_argument("--lr", type=float, default=DEFAULT_TRAIN.lr, help="Adam learning rate")
     t.add_argument("--epochs", type=int, default=DEFAULT_TRAIN.epochs, help="optimizer steps (the whole text is one batch)")
     t.add_argument("--seed", type=int, default=DEFAULT_TRAIN.seed, help="seed of the initial weights; same flags, same output")
     t.add_argument("--early-stop", type=float, default=0.0, metavar="LOSS",
                    help="stop once the loss is below LOSS; 0 runs every epoch like the seed")
+    t.add_argument("--window", type=int, default=None, metavar="N",
+                   help="train on every N-character window of the text read as a cycle; "
+                   "default: the whole text (up to --max-len) as one sequence")
     o = p.add_argument_group("output (输出)")
     o.add_argument("--log-every", type=int, default=100, metavar="N", help="print the loss every N epochs")
     o.add_argument("--layer", type=int, default=0, help="layer whose attention is printed")
@@ -81,14 +91,37 @@ def configs_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser)
             vocab_size=len(set(args.text)), max_len=args.max_len, d_model=args.d_model, n_heads=args.n_heads,
             n_layers=args.n_layers, d_ff=args.d_ff, norm=args.norm, positions=args.positions,
         )
-        train_cfg = TrainConfig(lr=args.lr, epochs=args.epochs, seed=args.seed, early_stop_loss=args.early_stop)
+        train_cfg = TrainConfig(lr=args.lr, epochs=args.epochs, seed=args.seed, early_stop_loss=args.early_stop,
+                                window=args.window)
     except ConfigError as exc:
         config_error(parser, exc)
+    if train_cfg.window is not None and train_cfg.window > gpt_cfg.max_len:
+        parser.error(f"argument --window: {train_cfg.window} is not accepted: 1 to --max-len={gpt_cfg.max_len}")
     if not 0 <= args.layer < gpt_cfg.n_layers:
         parser.error(f"argument --layer: {args.layer} is not accepted: 0 to {gpt_cfg.n_layers - 1} (n_layers={gpt_cfg.n_layers})")
     if not 0 <= args.head < gpt_cfg.n_heads:
         parser.error(f"argument --head: {args.head} is not accepted: 0 to {gpt_cfg.n_heads - 1} (n_heads={gpt_cfg.n_heads})")
     return gpt_cfg, train_cfg
+
+
+def example_defaults(example: Example) -> dict[str, object]:
+    """The flag values (argparse dests) that run ``example``: its text and every config field."""
+    g, t = example.gpt, example.train
+    return {
+        "text": example.text, "d_model": g.d_model, "n_heads": g.n_heads, "n_layers": g.n_layers, "d_ff": g.d_ff,
+        "max_len": g.max_len, "norm": g.norm, "positions": g.positions, "lr": t.lr, "epochs": t.epochs,
+        "seed": t.seed, "early_stop": t.early_stop_loss, "window": t.window,
+    }
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse ``argv``; with ``--example NAME`` the example's settings become the defaults, so flags
+    given as well still win. A name outside ``EXAMPLES`` exits 2 listing the accepted names."""
+    args = parser.parse_args(argv)
+    if args.example is not None:
+        parser.set_defaults(**example_defaults(EXAMPLES[args.example]))
+        args = parser.parse_args(argv)
+    return args
 
 
 def config_error(parser: argparse.ArgumentParser, exc: ConfigError) -> None:
@@ -158,7 +191,7 @@ def run(
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m tinygpt``; returns the exit code (2 for bad flags, 1 for a diverged run)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(parser, argv)
     gpt_cfg, train_cfg = configs_from_args(args, parser)
     from tinygpt.train import NonFiniteLossError
 

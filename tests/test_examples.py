@@ -1,0 +1,119 @@
+"""The named examples: the context example needs attention, the textbook example does not."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from bench.experiments import accuracy, changes, heads_off, probabilities
+from helpers import seed_model
+from tinygpt.__main__ import BANNER, main
+from tinygpt.attention import Switches, run_steps
+from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT
+from tinygpt.examples import EXAMPLES
+from tinygpt.train import train
+
+CONTEXT = EXAMPLES["context"]
+UNIFORM = Switches(temperature=1000.0)  # α ≈ uniform over the positions the mask leaves
+#: Positions of the context example's display text whose prediction changes with τ = 1000 in layer 0.
+UNIFORM_LAYER0_CHANGES = [3, 5, 6, 7, 10, 12, 13, 14]
+
+
+def parse_sections(text: str) -> dict[str, str]:
+    """{title: printed body} of every "=====\\ntitle\\n=====" block of the CLI's output."""
+    parts = re.split(rf"\n{BANNER}\n(.+)\n{BANNER}\n", text)
+    return {title: body.strip() for title, body in zip(parts[1::2], parts[2::2])}
+
+
+@pytest.fixture(scope="module")
+def context_model():
+    return train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
+
+
+def display_ids(tm, example=CONTEXT) -> torch.Tensor:
+    return tm.vocab.encode(example.display)[None]  # (1, T)
+
+
+def test_examples_are_the_textbook_run_and_a_small_context_run():
+    textbook = EXAMPLES["textbook"]
+    assert (textbook.text, textbook.gpt, textbook.train) == (SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
+    assert list(EXAMPLES) == ["textbook", "context"] and all(name == ex.name for name, ex in EXAMPLES.items())
+    assert len(CONTEXT.text) <= 32 and CONTEXT.gpt.vocab_size == len(set(CONTEXT.text))
+    assert CONTEXT.display == CONTEXT.text[:15] and len(CONTEXT.display) == CONTEXT.gpt.max_len
+
+
+def test_context_example_trains_deterministically_to_the_best_accuracy_its_windows_allow(context_model):
+    again = train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
+    assert again.losses == context_model.losses and len(context_model.losses) == CONTEXT.train.epochs
+    # 16 windows × 15 positions; the first position of a window has no context, so 9 of them
+    # (我, 你, 她, ，, 。, 他 have two successors, 爱 four) cannot be told apart: at most 231 are right.
+    assert accuracy(context_model) == (231, 240)
+    assert accuracy(context_model)[0] / 240 >= 0.95
+
+
+def test_context_example_predicts_its_display_text_and_needs_attention_in_layer_0(context_model):
+    model = context_model.model.eval()
+    idx = display_ids(context_model)
+    base = probabilities(model, idx)  # (1, T, V)
+    assert context_model.vocab.decode(base.argmax(-1)[0]) == CONTEXT.text[1:16]
+    changed, dp = changes(base, probabilities(model, idx, {0: UNIFORM}))
+    assert changed == UNIFORM_LAYER0_CHANGES and dp > 0.9
+    changed, _ = changes(base, probabilities(model, idx, {0: Switches(causal_mask=False)}))
+    assert len(changed) >= 3
+    changed, _ = changes(base, probabilities(model, idx, off={0: [1]}))
+    assert {5, 7, 10, 13} <= set(changed)  # head 1 of layer 0 reads the previous character
+
+
+def test_textbook_example_predicts_the_same_with_any_attention():
+    tm = seed_model()  # the textbook example's configs (tests/helpers.py), trained once per session
+    assert (tm.text, tm.gpt_cfg, tm.train_cfg) == (SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
+    model = tm.model.eval()
+    idx = display_ids(tm, EXAMPLES["textbook"])
+    base = probabilities(model, idx)
+    for layer in range(tm.gpt_cfg.n_layers):
+        assert changes(base, probabilities(model, idx, {layer: UNIFORM}))[0] == []
+    assert changes(base, probabilities(model, idx, UNIFORM))[0] == []
+    assert changes(base, probabilities(model, idx, Switches(causal_mask=False)))[0] == []
+
+
+def test_heads_off_is_the_heads_output_set_to_zero_before_W_O_and_puts_the_weights_back(context_model):
+    model = context_model.model.eval()
+    block = model.blocks[0]
+    x = block.attention_input(model.embed(display_ids(context_model)))  # (1, T, D)
+    d_head = CONTEXT.gpt.d_model // CONTEXT.gpt.n_heads
+    weights_before = block.attn.W_O.weight.clone()
+    with torch.no_grad():
+        state = run_steps({"x": x}, block.attn.weights())
+        merged = state["merged"].clone()  # (1, T, D)
+        merged[..., d_head : 2 * d_head] = 0.0  # head 1
+        expected = F.linear(merged, block.attn.W_O.weight)
+        with heads_off(model, {0: [1]}):
+            got = block.attn(x)
+    assert torch.equal(got, expected)
+    assert torch.equal(block.attn.W_O.weight, weights_before)
+
+
+def test_cli_runs_the_context_example_and_flags_given_as_well_override_it(capsys):
+    assert main(["--example", "context", "--log-every", "50"]) == 0
+    text = capsys.readouterr().out
+    assert re.findall(r"^Epoch (\d+),", text, flags=re.M) == ["0", "50", "100"]  # 150 epochs, no early stop
+    sections = parse_sections(text)
+    assert sections["输入"] == str(list(CONTEXT.display))
+    assert sections["预测"] == str(list(CONTEXT.text[1:16]))
+    assert sections["softmax alpha"].count("\n") >= 14  # (15, 15) α of head 0, layer 0
+
+    assert main(["--example", "context", "--epochs", "2", "--log-every", "1", "--d-model", "16"]) == 0
+    text = capsys.readouterr().out
+    assert re.findall(r"^Epoch (\d+),", text, flags=re.M) == ["0", "1"]
+    assert parse_sections(text)["输入"] == str(list(CONTEXT.display))  # the example's text and window stay
+
+
+def test_cli_rejects_an_unknown_example_naming_the_accepted_ones(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--example", "poem"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--example" in err and "'poem'" in err and "textbook" in err and "context" in err
