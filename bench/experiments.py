@@ -11,64 +11,26 @@ character's probability at any position is Δp = max |p_switched − p_own|.
 
 Rows: the causal mask off; τ = 1000 (α ≈ uniform over the positions the mask leaves); τ = 0.01
 (α ≈ one-hot on the highest score); no scaling (scores divided by 1 instead of √d_head); head h
-off (its part of the merged heads set to zero before W_O, so the layer's output is the other
-heads' alone).
+off (``Switches(heads_off=(h,))``: its part of the merged heads is zero before W_O, so the
+layer's output is the other heads' alone); uniform attention (every head of the layer). Every
+pass is :func:`tinygpt.explain.position_effects`, the code the Attention page runs.
 
-Measured on 2026-12-01 (2 shared cores under a load of about 6, one thread): the context example
-trains in 0.6–1.1 s to 231/240 positions (96.2 %, the most a window's unpredictable first
-position allows); τ = 1000 in layer 0 changes 8 of its 15 predictions, the causal mask off in
-layer 0 changes 6, head 1 of layer 0 off changes 5, and no switch in layer 1 changes more than 2.
-The textbook example (trained in about 2 s, early stop after 15 steps): no switch changes a
-prediction.
+The figures of this machine are in the README ("The context example").
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Collection, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 
 import torch
 
 from tinygpt.attention import Switches
 from tinygpt.examples import EXAMPLES, Example
-from tinygpt.model import GPT
+from tinygpt.explain import position_effects
 from tinygpt.train import TrainedModel, train
 from tinygpt.vocab import training_pairs
-
-
-@contextmanager
-def heads_off(model: GPT, heads: Mapping[int, Collection[int]]) -> Iterator[GPT]:
-    """Within the block, ``model`` runs with the given heads switched off: layer -> head indices.
-
-    A head's output is columns h·d_head … (h+1)·d_head − 1 of the merged tensor, and the output
-    projection multiplies them only by the same columns of W_O (out = merged W_Oᵀ). Setting those
-    columns of W_O to zero is therefore the same as setting the head's output to zero before
-    W_O. The weights are put back on leaving the block, also after an error.
-    """
-    d_head = model.cfg.d_model // model.cfg.n_heads
-    saved = []
-    with torch.no_grad():
-        try:
-            for layer, hs in heads.items():
-                W_O = model.blocks[layer].attn.W_O.weight  # (D, D): (out, in)
-                for h in hs:
-                    cols = slice(h * d_head, (h + 1) * d_head)
-                    saved.append((W_O, cols, W_O[:, cols].clone()))
-                    W_O[:, cols] = 0.0
-            yield model
-        finally:
-            for W_O, cols, value in reversed(saved):
-                W_O[:, cols] = value
-
-
-@torch.no_grad()
-def probabilities(model: GPT, idx: torch.Tensor, switches: Mapping[int, Switches] | Switches | None = None,
-                  off: Mapping[int, Collection[int]] | None = None) -> torch.Tensor:
-    """Next-character probabilities (B, T, V) of ``idx`` (B, T) under ``switches`` and heads ``off``."""
-    with heads_off(model, off or {}):
-        return model(idx, switches).softmax(dim=-1)
 
 
 def accuracy(tm: TrainedModel) -> tuple[int, int]:
@@ -79,40 +41,29 @@ def accuracy(tm: TrainedModel) -> tuple[int, int]:
     return int((pred == targets).sum()), targets.numel()
 
 
-def changes(base: torch.Tensor, other: torch.Tensor) -> tuple[list[int], float]:
-    """Positions (of batch row 0) whose argmax differs, and max |Δp| over positions and characters."""
-    changed = (base.argmax(dim=-1) != other.argmax(dim=-1))[0].nonzero().flatten().tolist()
-    return changed, float((other - base).abs().max())
+def changes(tm: TrainedModel, text: str, switches: Mapping[int, Switches] | Switches) -> tuple[list[int], float]:
+    """Positions of ``text`` whose argmax the switches change, and max |Δp| over positions and characters."""
+    fx = position_effects(tm.model.eval(), tm.vocab.encode(text)[None], switches)
+    return fx.changed.nonzero().flatten().tolist(), float(fx.max_delta.max())
 
 
-def switch_rows(n_heads: int) -> list[tuple[str, Switches | None, int | None]]:
-    """(label, switches, head switched off) of every row of the table."""
-    rows: list[tuple[str, Switches | None, int | None]] = [
-        ("causal mask off", Switches(causal_mask=False), None),
-        ("τ = 1000 (α ≈ uniform)", Switches(temperature=1000.0), None),
-        ("τ = 0.01 (α ≈ one-hot)", Switches(temperature=0.01), None),
-        ("no scaling (divisor 1)", Switches(scale=1.0), None),
+def switch_rows(n_heads: int) -> list[tuple[str, Switches]]:
+    """(label, switches) of every row of the table."""
+    rows = [
+        ("causal mask off", Switches(causal_mask=False)),
+        ("τ = 1000 (α ≈ uniform)", Switches(temperature=1000.0)),
+        ("τ = 0.01 (α ≈ one-hot)", Switches(temperature=0.01)),
+        ("no scaling (divisor 1)", Switches(divisor=1.0)),
+        ("uniform attention", Switches(uniform_heads=tuple(range(n_heads)))),
     ]
-    return rows + [(f"head {h} off", None, h) for h in range(n_heads)]
+    return rows + [(f"head {h} off", Switches(heads_off=(h,))) for h in range(n_heads)]
 
 
 def effect_table(tm: TrainedModel, text: str) -> list[tuple[str, list[tuple[list[int], float]]]]:
     """For each row of :func:`switch_rows`: (label, [(changed positions, max |Δp|) per layer, then all layers])."""
-    model = tm.model.eval()
-    idx = tm.vocab.encode(text)[None]  # (1, T)
-    base = probabilities(model, idx)  # (1, T, V)
     layers = list(range(tm.gpt_cfg.n_layers))
-    table = []
-    for label, sw, head in switch_rows(tm.gpt_cfg.n_heads):
-        cells = []
-        for where in [[layer] for layer in layers] + [layers]:
-            if head is None:
-                other = probabilities(model, idx, {layer: sw for layer in where})
-            else:
-                other = probabilities(model, idx, off={layer: [head] for layer in where})
-            cells.append(changes(base, other))
-        table.append((label, cells))
-    return table
+    return [(label, [changes(tm, text, {layer: sw for layer in where}) for where in [[layer] for layer in layers] + [layers]])
+            for label, sw in switch_rows(tm.gpt_cfg.n_heads)]
 
 
 def report(example: Example) -> None:

@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bench.experiments import accuracy, changes, heads_off, probabilities
+from bench.experiments import accuracy, changes
 from helpers import seed_model
 from tinygpt.__main__ import BANNER, main
 from tinygpt.attention import Switches, run_steps
@@ -55,45 +55,27 @@ def test_context_example_trains_deterministically_to_the_best_accuracy_its_windo
 
 
 def test_context_example_predicts_its_display_text_and_needs_attention_in_layer_0(context_model):
-    model = context_model.model.eval()
-    idx = display_ids(context_model)
-    base = probabilities(model, idx)  # (1, T, V)
-    assert context_model.vocab.decode(base.argmax(-1)[0]) == CONTEXT.text[1:16]
-    changed, dp = changes(base, probabilities(model, idx, {0: UNIFORM}))
+    text = CONTEXT.display
+    with torch.no_grad():
+        own = context_model.model.eval()(display_ids(context_model)).argmax(-1)[0]  # (T,)
+    assert context_model.vocab.decode(own) == CONTEXT.text[1:16]
+    changed, dp = changes(context_model, text, {0: UNIFORM})
     assert changed == UNIFORM_LAYER0_CHANGES and dp > 0.9
-    changed, _ = changes(base, probabilities(model, idx, {0: Switches(causal_mask=False)}))
-    assert len(changed) >= 3
-    changed, _ = changes(base, probabilities(model, idx, off={0: [1]}))
+    assert len(changes(context_model, text, {0: Switches(causal_mask=False)})[0]) >= 3
+    uniform_layer = Switches(uniform_heads=tuple(range(CONTEXT.gpt.n_heads)))
+    assert len(changes(context_model, text, {0: uniform_layer})[0]) >= 3
+    changed, _ = changes(context_model, text, {0: Switches(heads_off=(1,))})
     assert {5, 7, 10, 13} <= set(changed)  # head 1 of layer 0 reads the previous character
 
 
 def test_textbook_example_predicts_the_same_with_any_attention():
     tm = seed_model()  # the textbook example's configs (tests/helpers.py), trained once per session
     assert (tm.text, tm.gpt_cfg, tm.train_cfg) == (SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
-    model = tm.model.eval()
-    idx = display_ids(tm, EXAMPLES["textbook"])
-    base = probabilities(model, idx)
+    text = EXAMPLES["textbook"].display
     for layer in range(tm.gpt_cfg.n_layers):
-        assert changes(base, probabilities(model, idx, {layer: UNIFORM}))[0] == []
-    assert changes(base, probabilities(model, idx, UNIFORM))[0] == []
-    assert changes(base, probabilities(model, idx, Switches(causal_mask=False)))[0] == []
-
-
-def test_heads_off_is_the_heads_output_set_to_zero_before_W_O_and_puts_the_weights_back(context_model):
-    model = context_model.model.eval()
-    block = model.blocks[0]
-    x = block.attention_input(model.embed(display_ids(context_model)))  # (1, T, D)
-    d_head = CONTEXT.gpt.d_model // CONTEXT.gpt.n_heads
-    weights_before = block.attn.W_O.weight.clone()
-    with torch.no_grad():
-        state = run_steps({"x": x}, block.attn.weights())
-        merged = state["merged"].clone()  # (1, T, D)
-        merged[..., d_head : 2 * d_head] = 0.0  # head 1
-        expected = F.linear(merged, block.attn.W_O.weight)
-        with heads_off(model, {0: [1]}):
-            got = block.attn(x)
-    assert torch.equal(got, expected)
-    assert torch.equal(block.attn.W_O.weight, weights_before)
+        assert changes(tm, text, {layer: UNIFORM})[0] == []
+    assert changes(tm, text, UNIFORM)[0] == []
+    assert changes(tm, text, Switches(causal_mask=False))[0] == []
 
 
 def test_cli_runs_the_context_example_and_flags_given_as_well_override_it(capsys):
