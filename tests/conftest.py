@@ -57,7 +57,8 @@ def _log_tail(path: Path, n_lines: int = 60) -> str:
 def app_server() -> Iterator[str]:
     """Run the app with `streamlit run` on a free loopback port; yield its base URL.
 
-    Waits up to 90 s for GET /_stcore/health to answer "ok". The server's stdout/stderr go to
+    Settings not given here come from .streamlit/config.toml. Waits up to 90 s for
+    GET /_stcore/health to answer "ok". The server's stdout/stderr go to
     artifacts/streamlit-server.log; the process group is terminated at teardown.
     """
     port = free_port()
@@ -67,8 +68,7 @@ def app_server() -> Iterator[str]:
         "--server.port", str(port),
         "--server.address", "127.0.0.1",
         "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",
-    ]
+    ]  # usage statistics follow .streamlit/config.toml, as deployed (tests/test_browser_requests.py)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with open(SERVER_LOG, "w", encoding="utf-8") as log:

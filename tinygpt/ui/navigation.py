@@ -13,6 +13,8 @@ run, so there every run of a page chosen with ``switch_page`` takes this path.)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from tinygpt.ui.i18n import language_switch, tr
@@ -20,7 +22,14 @@ from tinygpt.ui.models import start_default_model
 
 _ENTRY_MARK = "_entry_script_ran"
 
-#: (file, i18n key of the title, icon, url path); the first page is the default one.
+#: The browser tab's icon: Material Symbols Rounded ``grid_on`` (the Attention page's icon), drawn
+#: 64 × 64 in the theme's primary colour from the font Streamlit bundles. Streamlit serves an image
+#: file as ``/media/…`` from the app's own server; a ``:material/…:`` page icon would make every
+#: browser fetch an SVG from fonts.gstatic.com, which some school networks block.
+PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
+
+#: (file, i18n key of the title, icon, url path); the first page is the default one. The sidebar
+#: draws ``:material/…:`` icons with the Material Symbols font served from Streamlit's own static files.
 PAGES: tuple[tuple[str, str, str, str], ...] = (
     ("pages/train.py", "nav.train", ":material/model_training:", "train"),
     ("pages/predict.py", "nav.predict", ":material/keyboard_tab:", "predict"),
@@ -37,7 +46,7 @@ def app_pages() -> list[st.Page]:
 
 def run_app() -> None:
     """What ``streamlit_app.py`` does: page config, default-model warm-up, language switch, navigation."""
-    st.set_page_config(page_title="Tiny GPT Explorer", page_icon=":material/grid_on:", layout="wide")
+    st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
     start_default_model()  # trains the default model in a background thread, once per process
     language_switch()
     st.session_state[_ENTRY_MARK] = True
