@@ -52,7 +52,7 @@ text, cropped = crop_context(text_in, cfg.max_len)
 if cropped:
     st.info(tr("attn.cropped", n=len(text_in), max_len=cfg.max_len))
 try:
-    base = attention_trace(tm, tm.uid, text, layer)
+    base = attention_trace(tm, text, layer)
 except UnknownCharError as exc:
     show_error(exc)
     st.stop()

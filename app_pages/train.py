@@ -5,11 +5,12 @@ import streamlit as st
 
 from tinygpt import checkpoint
 from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
-from tinygpt.train import host_configs, steps_per_epoch_tokens
+from tinygpt.jobs import record_of, run_labels
+from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.vocab import pair_texts
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, record_of, run_labels, show_progress, start_job
+from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
 
 SEED = {"train_text": "你好世界", "train_window": 0, "train_d_model": 512, "train_n_heads": 8, "train_n_layers": 6,
@@ -87,7 +88,7 @@ try:
          "causal_mask": ss["train_causal_mask"], "window": int(ss["train_window"]) or None},
     )
     window = configs[1].window or min(len(text), configs[0].max_len)
-    tokens = steps_per_epoch_tokens(text, window)[1]
+    tokens = sequences_and_tokens_per_epoch(text, window)[1]
     st.caption(tr("train.params", n=configs[0].n_parameters(), d_head=configs[0].d_head, tokens=tokens))
     inputs, targets = pair_texts(text, window)
     shown_part = tr("train.pairs_shown", shown=MAX_PAIRS_SHOWN) if len(inputs) > MAX_PAIRS_SHOWN else ""

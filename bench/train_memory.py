@@ -40,9 +40,8 @@ def child(scenario: str, steps: int) -> None:
     import pandas  # noqa: F401
 
     from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, TrainConfig
+    from tinygpt.jobs import MAX_CONCURRENT_JOBS, JobQueue, ModelShelf, model_key, start_job
     from tinygpt.train import train
-    from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, JobQueue, start_job
-    from tinygpt.ui.models import ModelShelf, model_key
 
     floor = _rss_mb()
     shelf = ModelShelf()
@@ -66,7 +65,7 @@ def main() -> None:
     if args.child:
         child(args.child, args.steps)
         return
-    from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS
+    from tinygpt.jobs import MAX_CONCURRENT_JOBS
 
     names = {"imports": "imports only", "one": "one job", "app1": "app + one job",
              "app3": f"app + 3 sessions (limit {MAX_CONCURRENT_JOBS})", "three": "3 jobs at once (limit 3)"}

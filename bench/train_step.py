@@ -218,8 +218,8 @@ def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str, poll: float | 
     """Steps/s of a background job while the fragment's drawing (or the whole page) re-runs every ``poll`` s."""
     from streamlit.testing.v1 import AppTest
 
-    from tinygpt.ui.jobs import POLL_SECONDS, JobQueue, start_job
-    from tinygpt.ui.models import ModelShelf
+    from tinygpt.jobs import JobQueue, ModelShelf, start_job
+    from tinygpt.ui.jobs import POLL_SECONDS
 
     poll = poll or POLL_SECONDS
     modes = ("no polling", "fragment", "whole page")

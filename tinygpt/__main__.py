@@ -69,20 +69,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def configs_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[GPTConfig, TrainConfig]:
-    """Validated configs from parsed flags; a bad value ends the program via ``parser.error`` (exit 2)."""
+    """Validated configs from parsed flags, with the host limits the app applies
+    (``tinygpt.limits.host_configs``); a bad value ends the program via ``parser.error`` (exit 2)."""
     if not args.text:
         parser.error("argument --text: the text is empty; give at least one character")
     if len(args.text) > MAX_TEXT_LEN:
         parser.error(f"argument --text: {len(args.text)} characters; at most {MAX_TEXT_LEN} are accepted")
     if args.log_every < 1:
         parser.error(f"argument --log-every: {args.log_every} is not accepted: an integer of at least 1")
+    from tinygpt.limits import host_configs
+
     try:
-        gpt_cfg = GPTConfig(
-            vocab_size=len(set(args.text)), max_len=args.max_len, d_model=args.d_model, n_heads=args.n_heads,
-            n_layers=args.n_layers, d_ff=args.d_ff, norm=args.norm, positions=args.positions,
+        gpt_cfg, train_cfg = host_configs(
+            args.text,
+            {"max_len": args.max_len, "d_model": args.d_model, "n_heads": args.n_heads, "n_layers": args.n_layers,
+             "d_ff": args.d_ff, "norm": args.norm, "positions": args.positions},
+            {"lr": args.lr, "epochs": args.epochs, "seed": args.seed, "early_stop_loss": args.early_stop},
         )
-        train_cfg = TrainConfig(lr=args.lr, epochs=args.epochs, seed=args.seed, early_stop_loss=args.early_stop)
-    except ConfigError as exc:
+    except ConfigError as exc:  # a config's range or a host limit (tokens or work per step, epochs)
         config_error(parser, exc)
     if not 0 <= args.layer < gpt_cfg.n_layers:
         parser.error(f"argument --layer: {args.layer} is not accepted: 0 to {gpt_cfg.n_layers - 1} (n_layers={gpt_cfg.n_layers})")
@@ -162,8 +166,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         run(args.text, gpt_cfg, train_cfg, sys.stdout, args.log_every, args.layer, args.head)
-    except ConfigError as exc:  # host limits checked when the model is built (tokens per step, work per step)
-        config_error(parser, exc)
     except NonFiniteLossError as exc:
         print(f"python -m tinygpt: error: {exc}", file=sys.stderr)
         return 1

@@ -208,7 +208,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ckpt.err.dtype": ("张量 {name} 的数据类型是 {dtype}；只接受 F32（float32）。", "Tensor {name} has dtype {dtype}; only F32 (float32) is accepted."),
     "ckpt.err.malformed": ("safetensors 数据已损坏：{error}", "The safetensors data is damaged: {error}"),
     "ckpt.err.non_finite": ("张量 {name} 含有 NaN 或无穷大，不能使用。", "Tensor {name} holds NaN or infinite values and cannot be used."),
-    # Host limits (tinygpt.train.check_host_limits / host_configs); error_text looks up accepted.<key>.
+    # Host limits (tinygpt.limits.check_host_limits / host_configs); error_text looks up accepted.<key>.
     "accepted.max_text_len": ("本机最多 {limit} 个字符", "at most {limit} characters on this host"),
     "accepted.window": ("1 到 max_len={max_len} 之间", "from 1 to max_len={max_len}"),
     "accepted.max_tokens": (

@@ -29,7 +29,7 @@ from tinygpt.attention import (
 )
 from tinygpt.charts import heatmap_spec
 from tinygpt.config import GPTConfig
-from tinygpt.train import TrainedModel
+from tinygpt.record import TrainedModel
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.i18n import tr
 

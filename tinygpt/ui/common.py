@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.train import TrainedModel
+from tinygpt.record import TrainedModel
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.models import current_model
 
