@@ -11,14 +11,7 @@ Scenarios (every process first imports what the app imports: torch, streamlit, a
                       seeds, so no cache hits) under the app's slot limit (MAX_CONCURRENT_JOBS)
   3 jobs at once      the same with the limit raised to 3, for comparison
 
-Target (issue 4): one seed-config training job under 700 MB RSS.
-
-Measured here (torch 2.13.0, Streamlit 1.67) on 2026-12-01, with the Adam overlap of
-tinygpt.train (the feed-forward weight gradients are computed into two reused buffers instead of
-12 new ones a step): imports 329 MB; one job 624 MB (+295: weights 76, gradients 28 + 8 of
-buffers, Adam state 152, the rest allocator slack); app + one job 696 MB; app + 3 sessions with the
-limit of 2 concurrent jobs 976 MB; 3 jobs at once 1174 MB. Before the overlap: 684, 756, 1091 and
-1347 MB.
+Target: one seed-config training job under 700 MB RSS.
 """
 
 from __future__ import annotations

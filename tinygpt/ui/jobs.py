@@ -80,7 +80,7 @@ def draw_loss_chart(history: pd.DataFrame) -> None:
     """Draw ``charts.loss_chart`` of (step, loss, run) in the page language.
 
     The spec is built by ``charts.loss_chart`` once per set of labels and reused with each poll's
-    data (Altair's spec building and validation were most of a poll's cost). Like loss_chart,
+    data (building and validating the spec with Altair would be most of a poll's cost). Like loss_chart,
     drops non-finite and non-positive losses (log axis), so NaN is never plotted.
     """
     df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
