@@ -128,6 +128,7 @@ def run(
     """
     import torch
 
+    from tinygpt.record import StopReason
     from tinygpt.train import Trainer, build
 
     tm = build(text, gpt_cfg, train_cfg)
@@ -138,7 +139,7 @@ def run(
             print(f"\nEpoch {epoch}, loss={loss:.6f}", file=out, flush=True)
 
     Trainer(tm).run(on_step)
-    if tm.stop_reason == "early_stop" and (len(tm.losses) - 1) % log_every:
+    if tm.stop_reason == StopReason.EARLY_STOP and (len(tm.losses) - 1) % log_every:
         print(f"\nEpoch {len(tm.losses) - 1}, loss={tm.losses[-1]:.6f}  (early stop: loss < {train_cfg.early_stop_loss:g})",
               file=out)
 

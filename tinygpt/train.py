@@ -52,6 +52,7 @@ SNAPSHOT_STEPS = (0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000)
 #: All snapshots of one run together stay under this many bytes (fewer steps are kept if needed).
 SNAPSHOT_BUDGET_BYTES = 16 * 2**20
 
+#: Held while a GPT is initialised (:func:`new_model`): the global generator is one per process.
 _INIT_LOCK = threading.Lock()
 
 
