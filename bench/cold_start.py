@@ -15,10 +15,6 @@ What is timed (headless Debian Chromium through Playwright, against a real ``str
   really trained: seed 0 is the default model, which the app already has and returns at once.
   Target < 2 s.
 
-Measured on 2026-12-01 (2 cores, load average 1–3, `--runs 3`): cold start 3.86–4.04 s (median
-3.93); page switches, first visit / repeat: predict 0.53 / 0.26 s, attention 0.82 / 0.46, theory
-0.73 / 0.59, train 0.23 / 0.20 (median of all 0.50 s); first loss point 0.52 s.
-
 Run: python -m bench.cold_start [--runs N]   (N cold starts, default 1; page switches and the
 training figure are measured in the first run). Prints each figure and its ratio to the target
 (below 1.00 meets it). The server's log goes to artifacts/bench-server.log.

@@ -19,10 +19,6 @@ case).
 2. ``--sessions`` (10) sessions at once for ``--seconds`` (30): no error (no exception element,
    no error message, every run finished), and the median rerun stays under 3× the single figure.
 
-Measured on 2026-12-01 (2 cores): one session 31 ms median; ten sessions 32 ms median (p90 83,
-max 420), no error: ratio 1.05 (target < 3). Before `runner.postScriptGC = false`: 155 ms and
-1,299 ms.
-
 Run: python -m bench.load [--sessions 10] [--seconds 30] [--think 1.0] [--url http://host:port]
 """
 

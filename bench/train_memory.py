@@ -11,14 +11,7 @@ Scenarios (every process first imports what the app imports: torch, streamlit, a
                       seeds, so no cache hits) under the app's slot limit (MAX_CONCURRENT_JOBS)
   3 jobs at once      the same with the limit raised to 3, for comparison
 
-Target (issue 4): one seed-config training job under 700 MB RSS.
-
-Measured here (torch 2.13.0, Streamlit 1.67) on 2026-12-01, with the Adam overlap of
-tinygpt.train (the feed-forward weight gradients are computed into two reused buffers instead of
-12 new ones a step): imports 329 MB; one job 624 MB (+295: weights 76, gradients 28 + 8 of
-buffers, Adam state 152, the rest allocator slack); app + one job 696 MB; app + 3 sessions with the
-limit of 2 concurrent jobs 976 MB; 3 jobs at once 1174 MB. Before the overlap: 684, 756, 1091 and
-1347 MB.
+Target: one seed-config training job under 700 MB RSS.
 """
 
 from __future__ import annotations
@@ -40,9 +33,8 @@ def child(scenario: str, steps: int) -> None:
     import pandas  # noqa: F401
 
     from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, TrainConfig
+    from tinygpt.jobs import MAX_CONCURRENT_JOBS, JobQueue, ModelShelf, model_key, start_job
     from tinygpt.train import train
-    from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, JobQueue, start_job
-    from tinygpt.ui.models import ModelShelf, model_key
 
     floor = _rss_mb()
     shelf = ModelShelf()
@@ -66,7 +58,7 @@ def main() -> None:
     if args.child:
         child(args.child, args.steps)
         return
-    from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS
+    from tinygpt.jobs import MAX_CONCURRENT_JOBS
 
     names = {"imports": "imports only", "one": "one job", "app1": "app + one job",
              "app3": f"app + 3 sessions (limit {MAX_CONCURRENT_JOBS})", "three": "3 jobs at once (limit 3)"}

@@ -16,23 +16,16 @@ Run: ``python -m bench.train_step [--rounds 9] [--block 6] [--chart-seconds 10] 
    marshalling) or (b) the whole Train page, against the same job with no polling; steps/s of
    each, alternating. AppTest's own bookkeeping makes both upper bounds of what a server does.
 
-Targets (issue 4): ours ≤ 0.5 × the seed loop; the live chart adds < 5 %.
+Targets: ours ≤ 0.5 × the seed loop; the live chart adds < 5 %.
 
 "ours" is ``Trainer.step`` as the app runs it: one intra-op thread, and for the seed config the Adam
 updates (and the feed-forward weight gradients) overlapping the backward pass in a helper thread
-(tinygpt.train's module doc); "without the Adam overlap" is the same Trainer with ``overlap=False``,
+(``tinygpt.optim``'s module doc); "without the Adam overlap" is the same Trainer with ``overlap=False``,
 which gives bitwise the same weights. The ratio is printed twice: of the medians, and the median of
 each round's ratio (a round's blocks run back to back, so both see the same machine state).
-
-Measured on 2026-12-01 (2 cores of an AMD EPYC 7003, MKL, torch 2.13.0, load ≤ 2.5), seven runs of
-the final code: the seed loop as written (2 threads) 94.6–132.7 ms per step (its Adam allocates two
-temporaries per parameter each step and varies most: blocks from 61 to 235 ms); ours 38.9–56.8 ms;
-without the overlap 53.5–72.6 ms. Ratio ours / seed, of the medians: 0.47, 0.45 (``--block 20``),
-0.43, 0.41, 0.40, 0.59, 0.41 (median 0.43; the rounds' ratios 0.39–0.60); ours / no overlap
-0.72–0.80. ``--alone`` (each loop alone in a fresh process, as a job trains in the app): seed
-102.6 / 113.0, ours 40.7 / 44.6, without the overlap 54.7 / 60.6 ms: 0.40 and 0.39. Live chart
-(fragment every 1 s): −11 % and −0.8 % (seed config, d_model 64), i.e. within noise. Before the
-overlap (session 2): 0.63–0.88; this session's first run of the old code: 0.69.
+The seed loop as written varies most (its Adam allocates two temporaries per parameter each step);
+the ratio to the seed loop at one thread is the steadier comparison on a loaded machine.
+Measured figures are in the README's Benchmarks section.
 """
 
 from __future__ import annotations
@@ -218,8 +211,8 @@ def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str, poll: float | 
     """Steps/s of a background job while the fragment's drawing (or the whole page) re-runs every ``poll`` s."""
     from streamlit.testing.v1 import AppTest
 
-    from tinygpt.ui.jobs import POLL_SECONDS, JobQueue, start_job
-    from tinygpt.ui.models import ModelShelf
+    from tinygpt.jobs import JobQueue, ModelShelf, start_job
+    from tinygpt.ui.jobs import POLL_SECONDS
 
     poll = poll or POLL_SECONDS
     modes = ("no polling", "fragment", "whole page")

@@ -8,7 +8,7 @@ from tinygpt.generate import (
     MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, crop_context, generate, next_char_probs,
     training_targets,
 )
-from tinygpt.train import TrainedModel
+from tinygpt.record import TrainedModel
 from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.vocab import UnknownCharError

@@ -5,11 +5,12 @@ import streamlit as st
 
 from tinygpt import checkpoint
 from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
-from tinygpt.train import host_configs, steps_per_epoch_tokens
+from tinygpt.jobs import ACTIVE, JobStatus, record_of, run_labels
+from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.vocab import pair_texts
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, record_of, run_labels, show_progress, start_job
+from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.navigation import ensure_entry_script
 
@@ -90,7 +91,7 @@ try:
          "causal_mask": ss["train_causal_mask"], "window": int(ss["train_window"]) or None},
     )
     window = configs[1].window or min(len(text), configs[0].max_len)
-    tokens = steps_per_epoch_tokens(text, window)[1]
+    tokens = sequences_and_tokens_per_epoch(text, window)[1]
     st.caption(tr("train.params", n=configs[0].n_parameters(), d_head=configs[0].d_head, tokens=tokens))
     inputs, targets = pair_texts(text, window)
     shown_part = tr("train.pairs_shown", shown=MAX_PAIRS_SHOWN) if len(inputs) > MAX_PAIRS_SHOWN else ""
@@ -107,24 +108,24 @@ st.caption(tr("train.limits", params=f"{MAX_PARAMETERS:,}", epochs=MAX_EPOCHS, t
 job = ss.get("job")
 status = job.status if job is not None else None
 c = st.columns(5)
-if c[0].button(tr("train.start"), type="primary", disabled=configs is None or status in ("waiting", "running", "paused"), key="train_start", width="stretch"):
+if c[0].button(tr("train.start"), type="primary", disabled=configs is None or status in ACTIVE, key="train_start", width="stretch"):
     ss["job"] = start_job(text, *configs)
     ss["job"].wait_first_step(FIRST_POINT_WAIT)  # the redraw below then shows the first loss point
     st.rerun()
-paused = status == "paused"
-if c[1].button(tr("train.resume" if paused else "train.pause"), disabled=status not in ("waiting", "running", "paused"), key="train_pause", width="stretch"):
+paused = status == JobStatus.PAUSED
+if c[1].button(tr("train.resume" if paused else "train.pause"), disabled=status not in ACTIVE, key="train_pause", width="stretch"):
     if paused:
         job.resume()
     else:
         job.pause()
     st.rerun()
-if c[2].button(tr("train.step"), help=tr("train.step_help"), disabled=status in ("waiting", "running") or (not paused and configs is None), key="train_step", width="stretch"):
+if c[2].button(tr("train.step"), help=tr("train.step_help"), disabled=status in (JobStatus.WAITING, JobStatus.RUNNING) or (not paused and configs is None), key="train_step", width="stretch"):
     if paused:
         job.step_once()
     else:
         ss["job"] = start_job(text, *configs, paused=True, steps=1)
     st.rerun()
-if c[3].button(tr("train.stop"), disabled=status not in ("waiting", "running", "paused"), key="train_stop", width="stretch"):
+if c[3].button(tr("train.stop"), disabled=status not in ACTIVE, key="train_stop", width="stretch"):
     job.stop()
     st.rerun()
 if c[4].button(tr("train.reset"), help=tr("train.reset_help"), disabled=job is None, key="train_reset", width="stretch"):
@@ -137,14 +138,14 @@ runs = ss.setdefault("train_runs", [])
 if job is not None and not job.active and not any(r.job_id == job.job_id for r in runs):
     runs.append(record_of(job, (runs[-1].number + 1) if runs else 1))
     del runs[:-MAX_RUNS]
-polling = status in ("waiting", "running")
+polling = status in (JobStatus.WAITING, JobStatus.RUNNING)
 
 
 @st.fragment(run_every=POLL_SECONDS if polling else None)
 def live_progress() -> None:
     """Progress and the loss chart, redrawn from the job; the job's thread never touches Streamlit."""
     p = show_progress(ss.get("job"), ss.get("train_runs", []))
-    if (p is not None and p.status in ("waiting", "running")) != polling:
+    if (p is not None and p.status in (JobStatus.WAITING, JobStatus.RUNNING)) != polling:
         st.rerun()  # started or ended since the page was drawn: redraw the controls and the banner
 
 

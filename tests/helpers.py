@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
-from tinygpt.train import TrainedModel, train
+from tinygpt.record import TrainedModel
+from tinygpt.train import train
 
 SMALL = GPTConfig(vocab_size=4, max_len=16, d_model=32, n_heads=4, n_layers=2, d_ff=64)
 

@@ -4,6 +4,7 @@ import io
 import json
 import os
 import pickle
+from pathlib import Path
 
 import pytest
 import torch
@@ -136,3 +137,22 @@ def test_a_checkpoint_whose_header_length_looks_like_a_pickle_opcode_still_loads
     ids = tm.vocab.encode(SEED_TEXT)[None]
     with torch.no_grad():
         assert torch.equal(back.model(ids), tm.model(ids))
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "small_seed0_12steps"
+
+
+def test_a_checkpoint_written_by_an_earlier_build_loads_with_the_same_logits_and_training_reproduces_it():
+    """tests/fixtures/small_seed0_12steps.*: SMALL trained 12 steps (lr 3e-3, seed 0) and saved;
+    the JSON holds its losses and its logits of 你好世界, recorded when the file was written.
+    The format and the model's mathematics must keep both bitwise."""
+    expected = json.loads(FIXTURE.with_suffix(".json").read_text(encoding="utf-8"))
+    tm = from_bytes(FIXTURE.with_suffix(".safetensors").read_bytes())
+    assert tm.losses == expected["losses"]
+    with torch.no_grad():
+        logits = tm.model(tm.vocab.encode(expected["text"])[None])[0]  # (T, V)
+    assert logits.tolist() == expected["logits"]
+    again = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=12, early_stop_loss=0.0, seed=0))
+    assert again.losses == expected["losses"]
+    loaded = tm.model.state_dict()
+    assert all(torch.equal(v, loaded[k]) for k, v in again.model.state_dict().items())

@@ -120,9 +120,13 @@ def test_early_stop_reports_the_epoch_it_stopped_at(capsys):
         (["--text", ""], ["--text", "empty"]),
         (["--norm", "middle"], ["--norm", "invalid choice: 'middle'"]),
         (["--n-layers", "2", "--layer", "2"], ["--layer", "0 to 1"]),
-        (["--max-len", "8", "--window", "9"], ["--window", "1 to --max-len=8"]),
+        (["--max-len", "8", "--window", "9"], ["--window", "from 1 to max_len=8"]),
         (["--example", "poem"], ["--example", "invalid choice: 'poem'", "'textbook', 'context'"]),
         (["--unknown"], ["unrecognized arguments: --unknown"]),
+        (["--text", "abcdefghij" * 20, "--max-len", "16"], ["tokens_per_step=3200", "at most 1024"]),
+        (["--text", "abcdefghij" * 10, "--d-model", "768", "--n-layers", "4", "--d-ff", "3072"],
+         ["work_per_step=", "at most 2.5e+09"]),
+        (["--epochs", "6000"], ["--epochs", "epochs=6000", "at most 5000"]),
     ],
 )
 def test_bad_flags_exit_2_with_a_message_naming_them(capsys, flags, names):

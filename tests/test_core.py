@@ -9,8 +9,7 @@ import torch.nn.functional as F
 from tinygpt.attention import STEP_IDS, STEPS, Switches, first_affected_step, future_mask, step_by_id
 from tinygpt.explain import row_sums, sdpa_difference, trace_of
 from tinygpt.config import DEFAULT_GPT, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
-from tinygpt.model import GPT
-from tinygpt.train import NonFiniteLossError, train
+from tinygpt.train import NonFiniteLossError, new_model, train
 from tinygpt.vocab import CharVocab, UnknownCharError, training_pairs
 
 from helpers import SMALL, seed_model
@@ -20,7 +19,7 @@ def test_seed_config_defaults_and_parameter_count():
     cfg = GPTConfig()
     assert (cfg.d_model, cfg.n_heads, cfg.n_layers, cfg.d_ff, cfg.d_head, cfg.max_len) == (512, 8, 6, 2048, 64, 128)
     assert cfg.n_parameters() == 18_972_676
-    assert sum(p.numel() for p in GPT(cfg, seed=0).parameters()) == 18_972_676
+    assert sum(p.numel() for p in new_model(cfg, 0).parameters()) == 18_972_676
     assert TrainConfig().lr == 1e-4 and TrainConfig().epochs == 1000
 
 
@@ -82,7 +81,7 @@ def test_registry_has_nine_steps_in_order():
 @pytest.fixture(scope="module")
 def small():
     torch.manual_seed(0)
-    model = GPT(SMALL, seed=1).eval()
+    model = new_model(SMALL, 1).eval()
     idx = torch.tensor([[0, 1, 2, 3, 0, 1]])
     return model, idx
 
@@ -174,14 +173,14 @@ def test_switches_reject_bad_values():
 
 
 def test_mask_is_dtype_and_device_safe():
-    model = GPT(SMALL, seed=0).to(torch.float64).eval()
+    model = new_model(SMALL, 0).to(torch.float64).eval()
     trace = trace_of(model, torch.tensor([[0, 1, 2]]))
     assert trace.state["alpha"].dtype == torch.float64
     assert trace.state["alpha"][0, 0, 0, 1].item() == 0.0
 
 
 def test_sequence_longer_than_max_len_is_refused():
-    model = GPT(SMALL, seed=0)
+    model = new_model(SMALL, 0)
     with pytest.raises(ValueError, match="max_len=16"):
         model(torch.zeros(1, 17, dtype=torch.long))
 

@@ -6,12 +6,11 @@ import re
 
 import pytest
 import torch
-import torch.nn.functional as F
 
 from bench.experiments import accuracy, changes
 from helpers import seed_model
 from tinygpt.__main__ import BANNER, main
-from tinygpt.attention import Switches, run_steps
+from tinygpt.attention import Switches
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT
 from tinygpt.examples import EXAMPLES
 from tinygpt.train import train

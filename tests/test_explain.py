@@ -19,7 +19,7 @@ from tinygpt.explain import (
     explain_cell, head_importance, logit_lens, position_effects, sdpa_switch_difference, trace_of, walk,
 )
 from tinygpt.i18n import CATALOGUE
-from tinygpt.model import GPT
+from tinygpt.train import new_model
 
 #: A value of every switch field that changes the computation of SMALL's model (4 heads).
 CHANGED = {
@@ -30,7 +30,7 @@ CHANGED = {
 
 @pytest.fixture(scope="module")
 def small():
-    model = GPT(SMALL, seed=1).eval()
+    model = new_model(SMALL, 1).eval()
     idx = torch.tensor([[0, 1, 2, 3, 0, 1]])
     return model, idx
 

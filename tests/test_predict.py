@@ -16,7 +16,7 @@ from tinygpt.generate import (
     training_targets,
 )
 from tinygpt.i18n import t
-from tinygpt.model import GPT
+from tinygpt.train import new_model
 from tinygpt.vocab import CharVocab, UnknownCharError
 
 VOCAB = CharVocab(tuple("你好世界"))
@@ -30,7 +30,7 @@ def text_of(steps) -> str:
 @pytest.fixture(scope="module")
 def untrained():
     """An untrained small model: its distributions are spread out, so sampling really varies."""
-    return GPT(SMALL, seed=0).eval()
+    return new_model(SMALL, 0).eval()
 
 
 # ---- the model core ---------------------------------------------------------------------------
@@ -96,7 +96,7 @@ def test_sampling_with_a_fixed_seed_repeats_and_another_seed_differs(untrained):
 
 def test_cropped_context_is_the_last_max_len_characters_and_positions_stay_below_max_len():
     cfg = GPTConfig(vocab_size=4, max_len=4, d_model=16, n_heads=2, n_layers=1, d_ff=32)
-    model = GPT(cfg, seed=0).eval()
+    model = new_model(cfg, 0).eval()
     seen: list[int] = []
     hook = model.position_embedding.register_forward_pre_hook(lambda m, args: seen.extend(args[0].tolist()))
     try:

@@ -11,9 +11,9 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.config import DEFAULT_GPT as SEED_GPT, MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, SEED_TEXT, ConfigError, TrainConfig
 from tinygpt.i18n import CATALOGUE, t
-from tinygpt.train import NonFiniteLossError, Trainer, attention_maps, build, host_configs, train
-from tinygpt.ui.jobs import JobQueue, run_labels, settings_of, start_job
-from tinygpt.ui.models import ModelShelf
+from tinygpt.jobs import JobQueue, ModelShelf, run_labels, settings_of, start_job
+from tinygpt.limits import host_configs
+from tinygpt.train import NonFiniteLossError, Trainer, attention_maps, build, train
 
 from helpers import SMALL
 

@@ -79,24 +79,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def configs_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> tuple[GPTConfig, TrainConfig]:
-    """Validated configs from parsed flags; a bad value ends the program via ``parser.error`` (exit 2)."""
+    """Validated configs from parsed flags, with the host limits the app applies
+    (``tinygpt.limits.host_configs``); a bad value ends the program via ``parser.error`` (exit 2)."""
     if not args.text:
         parser.error("argument --text: the text is empty; give at least one character")
     if len(args.text) > MAX_TEXT_LEN:
         parser.error(f"argument --text: {len(args.text)} characters; at most {MAX_TEXT_LEN} are accepted")
     if args.log_every < 1:
         parser.error(f"argument --log-every: {args.log_every} is not accepted: an integer of at least 1")
+    from tinygpt.limits import host_configs
+
     try:
-        gpt_cfg = GPTConfig(
-            vocab_size=len(set(args.text)), max_len=args.max_len, d_model=args.d_model, n_heads=args.n_heads,
-            n_layers=args.n_layers, d_ff=args.d_ff, norm=args.norm, positions=args.positions,
+        gpt_cfg, train_cfg = host_configs(
+            args.text,
+            {"max_len": args.max_len, "d_model": args.d_model, "n_heads": args.n_heads, "n_layers": args.n_layers,
+             "d_ff": args.d_ff, "norm": args.norm, "positions": args.positions},
+            {"lr": args.lr, "epochs": args.epochs, "seed": args.seed, "early_stop_loss": args.early_stop,
+             "window": args.window},
         )
-        train_cfg = TrainConfig(lr=args.lr, epochs=args.epochs, seed=args.seed, early_stop_loss=args.early_stop,
-                                window=args.window)
-    except ConfigError as exc:
+    except ConfigError as exc:  # a config's range or a host limit (tokens or work per step, epochs)
         config_error(parser, exc)
-    if train_cfg.window is not None and train_cfg.window > gpt_cfg.max_len:
-        parser.error(f"argument --window: {train_cfg.window} is not accepted: 1 to --max-len={gpt_cfg.max_len}")
     if not 0 <= args.layer < gpt_cfg.n_layers:
         parser.error(f"argument --layer: {args.layer} is not accepted: 0 to {gpt_cfg.n_layers - 1} (n_layers={gpt_cfg.n_layers})")
     if not 0 <= args.head < gpt_cfg.n_heads:
@@ -159,6 +161,7 @@ def run(
 
     from tinygpt.arrays import to_numpy
     from tinygpt.explain import trace_of
+    from tinygpt.record import StopReason
     from tinygpt.train import Trainer, build
 
     tm = build(text, gpt_cfg, train_cfg)
@@ -169,7 +172,7 @@ def run(
             print(f"\nEpoch {epoch}, loss={loss:.6f}", file=out, flush=True)
 
     Trainer(tm).run(on_step)
-    if tm.stop_reason == "early_stop" and (len(tm.losses) - 1) % log_every:
+    if tm.stop_reason == StopReason.EARLY_STOP and (len(tm.losses) - 1) % log_every:
         print(f"\nEpoch {len(tm.losses) - 1}, loss={tm.losses[-1]:.6f}  (early stop: loss < {train_cfg.early_stop_loss:g})",
               file=out)
 
@@ -197,8 +200,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         run(args.text, gpt_cfg, train_cfg, sys.stdout, args.log_every, args.layer, args.head)
-    except ConfigError as exc:  # host limits checked when the model is built (tokens per step, work per step)
-        config_error(parser, exc)
     except NonFiniteLossError as exc:
         print(f"python -m tinygpt: error: {exc}", file=sys.stderr)
         return 1

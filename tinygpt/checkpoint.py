@@ -30,8 +30,9 @@ from safetensors.torch import load as st_load
 from safetensors.torch import save as st_save
 
 from tinygpt.config import MAX_EPOCHS, MAX_PARAMETERS, MAX_TEXT_LEN, ConfigError, GPTConfig, TrainConfig
-from tinygpt.model import GPT
-from tinygpt.train import SNAPSHOT_MAX_T, TrainedModel, check_host_limits
+from tinygpt.limits import check_host_limits
+from tinygpt.record import SNAPSHOT_MAX_T, StopReason, TrainedModel
+from tinygpt.train import new_model
 from tinygpt.vocab import CharVocab
 
 FORMAT = "tinygpt-checkpoint"
@@ -39,7 +40,7 @@ VERSION = "1"
 #: Largest file accepted: the largest model this host trains (float32) plus 1 MiB of header.
 MAX_HEADER_BYTES = 2**20
 MAX_CHECKPOINT_BYTES = 4 * MAX_PARAMETERS + MAX_HEADER_BYTES + 8
-_STOP_REASONS = ("epochs", "early_stop", "stopped", "non_finite")
+_STOP_REASONS = tuple(StopReason)
 _SNAPSHOT_KEY = re.compile(r"^snapshots\.(\d{1,6})$")
 
 
@@ -69,7 +70,7 @@ def to_bytes(tm: TrainedModel) -> bytes:
         "vocab": json.dumps(list(tm.vocab.chars), ensure_ascii=False),
         "text": tm.text,
         "losses": json.dumps(tm.losses),
-        "stop_reason": tm.stop_reason,
+        "stop_reason": str(tm.stop_reason),
     }
     return st_save(tensors, metadata)
 
@@ -158,13 +159,13 @@ def _configs(meta: dict[str, str]) -> tuple[GPTConfig, TrainConfig, CharVocab, s
         raise CheckpointError("metadata", f"losses must be at most {MAX_EPOCHS} finite numbers", field="losses")
     if meta["stop_reason"] not in _STOP_REASONS:
         raise CheckpointError("metadata", "stop_reason is not one of " + ", ".join(_STOP_REASONS), field="stop_reason")
-    return gpt_cfg, train_cfg, vocab, text, [float(v) for v in losses], meta["stop_reason"]
+    return gpt_cfg, train_cfg, vocab, text, [float(v) for v in losses], StopReason(meta["stop_reason"])
 
 
 def _expected_shapes(gpt_cfg: GPTConfig) -> dict[str, tuple[int, ...]]:
     """Names and shapes of the state_dict GPTConfig implies, computed on the meta device (no memory)."""
     with torch.device("meta"):
-        model = GPT(gpt_cfg)
+        model = new_model(gpt_cfg)
     return {name: tuple(t.shape) for name, t in model.state_dict().items()}
 
 
@@ -224,7 +225,7 @@ def from_bytes(data: bytes) -> TrainedModel:
         if not torch.isfinite(t).all():
             raise CheckpointError("non_finite", f"tensor {name} holds NaN or infinite values", name=name)
     snapshots = {int(_SNAPSHOT_KEY.match(k).group(1)): tensors.pop(k) for k in list(tensors) if _SNAPSHOT_KEY.match(k)}
-    model = GPT(gpt_cfg)
+    model = new_model(gpt_cfg)
     model.load_state_dict(tensors, strict=True)
     tm = TrainedModel(model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg, losses=losses,
                       stop_reason=stop_reason, snapshots=dict(sorted(snapshots.items())))

@@ -13,19 +13,13 @@ Shapes: B batch, T sequence length, D d_model, V vocab_size.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Mapping
-from contextvars import ContextVar
-from typing import Protocol
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from tinygpt.attention import DEFAULT_SWITCHES, Switches, Weights, run_steps
 from tinygpt.config import GPTConfig
-
-_INIT_LOCK = threading.Lock()
 
 
 class MultiHeadAttention(nn.Module):
@@ -48,67 +42,12 @@ class MultiHeadAttention(nn.Module):
         return run_steps({"x": x}, self.weights(), switches)["out"]  # (B, T, D)
 
 
-class WeightGradSink(Protocol):
-    """Takes over the weight gradient of a :class:`Linear` during a backward pass (a training loop's optimizer).
-
-    ``take(weight, dy, x)`` returns True when it will compute dL/dW = dyᵀ x itself (dy (M, out),
-    x (M, in)); the backward pass then gives the weight no gradient. False: autograd computes it.
-    """
-
-    def take(self, weight: torch.Tensor, dy: torch.Tensor, x: torch.Tensor) -> bool: ...
-
-
-#: The sink that Linear layers run in this context hand their weight gradients to (None: autograd's).
-WEIGHT_GRAD_SINK: ContextVar[WeightGradSink | None] = ContextVar("tinygpt_weight_grad_sink", default=None)
-
-
-class _LinearHandingOffWeightGrad(torch.autograd.Function):
-    """y = x Wᵀ + b, computed by ``F.linear``; the backward pass may hand dL/dW to a sink.
-
-    dL/dx = dy W and dL/db = Σ dy are returned to autograd as ``F.linear``'s own backward returns
-    them; dL/dW = dyᵀ x is what the sink computes (the same product, so the same numbers).
-    """
-
-    @staticmethod
-    def forward(ctx, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
-                sink: WeightGradSink) -> torch.Tensor:
-        ctx.save_for_backward(x, weight)
-        ctx.sink, ctx.has_bias = sink, bias is not None
-        return F.linear(x, weight, bias)  # (…, out)
-
-    @staticmethod
-    def backward(ctx, dy: torch.Tensor):
-        x, weight = ctx.saved_tensors
-        dy2 = dy.reshape(-1, dy.shape[-1])  # (M, out)
-        x2 = x.reshape(-1, x.shape[-1])  # (M, in)
-        dx = dy2.mm(weight).view(x.shape) if ctx.needs_input_grad[0] else None  # (…, in)
-        dw = None
-        if ctx.needs_input_grad[1] and not ctx.sink.take(weight, dy2, x2):
-            dw = dy2.t().mm(x2)  # (out, in)
-        db = dy2.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None  # (out,)
-        return dx, dw, db, None
-
-
-class Linear(nn.Linear):
-    """``nn.Linear`` whose weight gradient a training loop may compute itself (see ``WEIGHT_GRAD_SINK``).
-
-    Outside a training step with a sink, and whenever gradients are off, it is exactly
-    ``nn.Linear``: y = x Wᵀ + b, x (…, in) -> (…, out); same parameters and state_dict names.
-    """
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        sink = WEIGHT_GRAD_SINK.get()
-        if sink is None or not torch.is_grad_enabled() or not self.weight.requires_grad:
-            return F.linear(x, self.weight, self.bias)
-        return _LinearHandingOffWeightGrad.apply(x, self.weight, self.bias, sink)
-
-
 class FeedForward(nn.Module):
     """Position-wise FFN(x) = ReLU(x W₁ + b₁) W₂ + b₂ (Vaswani et al. 2017, eq. 2)."""
 
     def __init__(self, d_model: int, d_ff: int) -> None:
         super().__init__()
-        self.net = nn.Sequential(Linear(d_model, d_ff), nn.ReLU(), Linear(d_ff, d_model))
+        self.net = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (B, T, D) -> (B, T, D)."""
@@ -164,27 +103,23 @@ class GPT(nn.Module):
 
     Args:
         cfg: architecture (validated).
-        seed: when given, weights are initialised from ``torch.manual_seed(seed)`` under a lock,
-            so concurrent sessions cannot disturb each other's initialisation.
+
+    The weights are drawn from torch's global random generator; to seed them, see
+    ``tinygpt.train.new_model``.
     """
 
-    def __init__(self, cfg: GPTConfig, seed: int | None = None) -> None:
+    def __init__(self, cfg: GPTConfig) -> None:
         super().__init__()
         self.cfg = cfg
-        with _INIT_LOCK:
-            if seed is not None:
-                torch.manual_seed(seed)
-            self.token_embedding = nn.Embedding(cfg.vocab_size, cfg.d_model)
-            if cfg.positions == "learned":
-                self.position_embedding: nn.Embedding | None = nn.Embedding(cfg.max_len, cfg.d_model)
-            else:
-                self.position_embedding = None
-                self.register_buffer(
-                    "sinusoid", sinusoidal_positions(cfg.max_len, cfg.d_model), persistent=False
-                )
-            self.blocks = nn.ModuleList(TransformerBlock(cfg) for _ in range(cfg.n_layers))
-            self.ln_f = nn.LayerNorm(cfg.d_model)
-            self.head = nn.Linear(cfg.d_model, cfg.vocab_size)
+        self.token_embedding = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        if cfg.positions == "learned":
+            self.position_embedding: nn.Embedding | None = nn.Embedding(cfg.max_len, cfg.d_model)
+        else:
+            self.position_embedding = None
+            self.register_buffer("sinusoid", sinusoidal_positions(cfg.max_len, cfg.d_model), persistent=False)
+        self.blocks = nn.ModuleList(TransformerBlock(cfg) for _ in range(cfg.n_layers))
+        self.ln_f = nn.LayerNorm(cfg.d_model)
+        self.head = nn.Linear(cfg.d_model, cfg.vocab_size)
 
     def embed(self, idx: torch.Tensor) -> torch.Tensor:
         """Token + position embeddings, (B, T) -> (B, T, D). Raises ValueError if T > max_len."""

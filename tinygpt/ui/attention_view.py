@@ -32,7 +32,7 @@ from tinygpt.explain import (
     Copy, DotProduct, PositionEffects, ScoreCell, Walk, explain_cell, masked_weights, module_difference, non_finite,
     position_effects, row_sums, sdpa_switch_difference, step_source_location, walk,
 )
-from tinygpt.train import TrainedModel
+from tinygpt.record import TrainedModel
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import attention_trace

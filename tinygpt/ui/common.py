@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.train import TrainedModel
+from tinygpt.jobs import JobStatus
+from tinygpt.record import TrainedModel
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.models import current_model
 
@@ -27,7 +28,7 @@ def model_banner(job_notice: bool = True, wait: bool = True) -> TrainedModel | N
         st.caption(line)
     job = st.session_state.get("job")
     if job_notice and job is not None and job.active:
-        paused = job.status == "paused"
+        paused = job.status == JobStatus.PAUSED
         st.info(tr("model.training_paused" if paused else "model.training_running", step=len(job.losses)))
     return tm
 

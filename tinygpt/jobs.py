@@ -1,0 +1,439 @@
+"""The serving engine behind the pages, free of Streamlit: training jobs, the model shelf, run records.
+
+- :class:`TrainingJob`: one training run in a background thread while the pages keep working.
+  The thread only writes the job's fields under its lock; a page polls
+  :meth:`TrainingJob.progress`. Controls act at step boundaries (Pause, Resume, Step = one
+  optimizer step, Stop). A process-wide :class:`JobQueue` bounds how many jobs hold a training
+  slot at once (the host has 2 cores and each job trains with one thread); a waiting job reports
+  its place in line. A paused job keeps its slot (its weights and Adam state stay in memory) and
+  stops by itself after ``MAX_PAUSE_SECONDS``.
+- :class:`ModelShelf`: finished models, frozen and shared read-only, keyed by the settings that
+  determine them (:func:`model_key`): training is deterministic, so the same settings never
+  train twice in a process.
+- :func:`default_training`: the seed settings' model, trained once per process in a background
+  thread, so no page waits for it unless it needs it.
+- :class:`RunRecord`: what a session keeps of its earlier runs, labelled by the settings that
+  differ (:func:`run_labels`).
+
+The Streamlit glue (the process-wide instances as ``st.cache_resource``, session state, drawing)
+is in ``tinygpt.ui.jobs`` and ``tinygpt.ui.models``.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import threading
+import time
+import uuid
+from collections import OrderedDict, deque
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
+from tinygpt.generate import MAX_NEW_CHARS, generate
+from tinygpt.record import StopReason, TrainedModel
+from tinygpt.train import NonFiniteLossError, Trainer, build, release_free_memory, train
+from tinygpt.vocab import CharVocab
+
+ModelKey = tuple[str, GPTConfig, TrainConfig]
+
+#: Jobs training at once in this process (env TINYGPT_MAX_JOBS overrides): 2 cores, 1 thread each.
+MAX_CONCURRENT_JOBS = max(1, int(os.environ.get("TINYGPT_MAX_JOBS", "2") or 2))
+#: A job paused longer than this stops by itself and frees its slot.
+MAX_PAUSE_SECONDS = 300.0
+#: Steps/s is measured over this many recent steps.
+RATE_WINDOW = 20
+#: The shelf keeps finished models up to this many parameters in all (float32: × 4 bytes),
+#: dropping the least recently used; sessions still holding a dropped model keep it.
+MAX_SHELF_PARAMETERS = 60_000_000
+
+
+class JobStatus(enum.StrEnum):
+    """Where a :class:`TrainingJob` is (the values are the i18n keys' and the tests' own)."""
+
+    WAITING = "waiting"  # for a training slot
+    RUNNING = "running"
+    PAUSED = "paused"
+    DONE = "done"  # epochs or early stop; ``result`` is the shared model
+    STOPPED = "stopped"  # Stop pressed or paused too long; ``result`` has the weights reached
+    ERROR = "error"  # ``error`` holds the exception (a non-finite loss: ``result`` has the last finite weights)
+
+
+#: The statuses of a job that has not ended.
+ACTIVE = frozenset({JobStatus.WAITING, JobStatus.RUNNING, JobStatus.PAUSED})
+
+
+class JobQueue:
+    """Process-wide limit on concurrent training jobs, first come first served."""
+
+    def __init__(self, slots: int = MAX_CONCURRENT_JOBS) -> None:
+        self.slots = slots
+        self.running = 0
+        self.waiting: list[str] = []
+        self._cond = threading.Condition()
+
+    def acquire(self, job_id: str, cancelled=lambda: False) -> bool:
+        """Wait for a slot in line; False if ``cancelled()`` became true while waiting."""
+        with self._cond:
+            self.waiting.append(job_id)
+            try:
+                while not (self.running < self.slots and self.waiting[0] == job_id):
+                    if cancelled():
+                        return False
+                    self._cond.wait(0.2)
+                self.running += 1
+                return True
+            finally:
+                self.waiting.remove(job_id)
+                self._cond.notify_all()
+
+    def release(self) -> None:
+        """Give a slot back."""
+        with self._cond:
+            self.running -= 1
+            self._cond.notify_all()
+
+    def place(self, job_id: str) -> int:
+        """1-based place of a waiting job in the line (0 when it is not waiting)."""
+        with self._cond:
+            return self.waiting.index(job_id) + 1 if job_id in self.waiting else 0
+
+
+def greedy_continuation(tm: TrainedModel) -> tuple[str, str]:
+    """(greedy continuation of the text's first character, what the text says comes next).
+
+    Generation runs with the causal mask, as it must (the future is not there yet), whatever
+    mask the model trained with; window - 1 characters (at most MAX_NEW_CHARS), the positions trained.
+    """
+    n = min(tm.window - 1, MAX_NEW_CHARS)
+    steps = generate(tm.model, tm.vocab, tm.text[0], n, trained_len=tm.window)
+    cyc = tm.text * (tm.window // len(tm.text) + 2)
+    return "".join(s.chosen for s in steps), cyc[1 : n + 1]
+
+
+@dataclass
+class ModelShelf:
+    """Process-wide store of finished, frozen models, keyed by (text, GPTConfig, TrainConfig), LRU."""
+
+    models: OrderedDict[ModelKey, TrainedModel] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    max_parameters: int = MAX_SHELF_PARAMETERS
+
+    def get(self, key: ModelKey) -> TrainedModel | None:
+        """The model trained with these settings, or None."""
+        with self.lock:
+            tm = self.models.get(key)
+            if tm is not None:
+                self.models.move_to_end(key)
+            return tm
+
+    def put(self, key: ModelKey, tm: TrainedModel) -> TrainedModel:
+        """Store ``tm`` (frozen) unless the key is there; return the stored model for the key."""
+        with self.lock:
+            if key in self.models:
+                self.models.move_to_end(key)
+                return self.models[key]
+            self.models[key] = tm.freeze()
+            total = sum(m.gpt_cfg.n_parameters() for m in self.models.values())
+            while total > self.max_parameters and len(self.models) > 1:
+                _, old = self.models.popitem(last=False)
+                total -= old.gpt_cfg.n_parameters()
+            return tm
+
+
+def model_key(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelKey:
+    """Cache key of a training run's result (the vocab size follows from the text)."""
+    vocab_size = len(CharVocab.from_text(text))
+    if gpt_cfg.vocab_size != vocab_size:
+        gpt_cfg = GPTConfig(**{**gpt_cfg.to_dict(), "vocab_size": vocab_size})
+    return (text, gpt_cfg, train_cfg)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A consistent view of a job for the page: status, losses so far, speed, place in line."""
+
+    status: JobStatus
+    losses: list[float]
+    epochs: int
+    steps_per_s: float | None
+    eta_s: float | None
+    place: int
+    replay: tuple[int, int] | None
+
+
+@dataclass(eq=False)
+class TrainingJob:
+    """One training run in a background thread.
+
+    ``status``: a :class:`JobStatus` (what ``result`` and ``error`` hold in each). ``losses`` grows step by step; read it through
+    :meth:`progress`. ``from_cache``: the settings were trained before, nothing ran.
+    """
+
+    text: str
+    gpt_cfg: GPTConfig
+    train_cfg: TrainConfig
+    status: JobStatus = JobStatus.WAITING
+    losses: list[float] = field(default_factory=list)
+    result: TrainedModel | None = None
+    error: Exception | None = None
+    from_cache: bool = False
+    timed_out: bool = False
+    generation: tuple[str, str] = ("", "")
+    job_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    _queue: JobQueue | None = None
+    _trainer: Trainer | None = None
+    _want: str = "run"
+    _budget: int = 0
+    _stop: bool = False
+    _times: deque = field(default_factory=lambda: deque(maxlen=RATE_WINDOW))
+    _cond: threading.Condition = field(default_factory=threading.Condition)
+    _thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ controls (any thread)
+    def start(self, queue: JobQueue, models: ModelShelf, paused: bool = False, steps: int = 0) -> None:
+        """Start the thread and return at once; ``paused`` starts paused after ``steps`` steps."""
+        self._queue = queue
+        self._want, self._budget = ("pause", steps) if paused else ("run", 0)
+        self._thread = threading.Thread(target=self._run, args=(queue, models), daemon=True, name=f"train-{self.job_id[:8]}")
+        self._thread.start()
+
+    def pause(self) -> None:
+        """Pause at the next step boundary."""
+        with self._cond:
+            self._want = "pause"
+            self._cond.notify_all()
+
+    def resume(self) -> None:
+        """Continue training."""
+        with self._cond:
+            self._want, self._budget = "run", 0
+            self._times.clear()
+            self._cond.notify_all()
+
+    def step_once(self) -> None:
+        """While paused: one optimizer step, then paused again."""
+        with self._cond:
+            self._want = "pause"
+            self._budget += 1
+            self._cond.notify_all()
+
+    def stop(self) -> None:
+        """Stop at the next step boundary (a waiting job leaves the line); keeps the weights reached."""
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the thread to end (tests and benchmarks)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @property
+    def active(self) -> bool:
+        """True while waiting, running or paused."""
+        return self.status in ACTIVE
+
+    def progress(self) -> Progress:
+        """Status, a copy of the losses, steps/s over the last steps, seconds left at that rate, place in line."""
+        with self._cond:
+            status, losses, times = self.status, list(self.losses), list(self._times)
+        rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) >= 2 and times[-1] > times[0] else None
+        eta = (self.train_cfg.epochs - len(losses)) / rate if rate and status == JobStatus.RUNNING else None
+        place = self._queue.place(self.job_id) if self._queue is not None and status == JobStatus.WAITING else 0
+        replay = self._trainer.replay_progress if self._trainer is not None else None
+        return Progress(status, losses, self.train_cfg.epochs, rate, eta, place, replay)
+
+    def wait_first_step(self, timeout: float) -> bool:
+        """Block up to ``timeout`` s until the job has a loss or is no longer waiting/running; True if so.
+
+        Returns at once for a paused job (it takes no step until told to).
+        """
+        with self._cond:
+            return self._cond.wait_for(lambda: bool(self.losses) or self.status not in (JobStatus.WAITING, JobStatus.RUNNING), timeout)
+
+    @property
+    def diverged(self) -> bool:
+        """True for a finished run whose last loss is higher than its first (lr too large, typically)."""
+        losses = self.result.losses if self.result is not None else []
+        return len(losses) >= 2 and losses[-1] > losses[0]
+
+    def finished_model(self) -> TrainedModel | None:
+        """The model to use on every page once the job is done (epochs or early stop), else None.
+
+        A run that diverged is not taken up by itself: the model the student had is kept, and
+        the Train page offers the diverged one (``end_message``).
+        """
+        return self.result if self.status == JobStatus.DONE and not self.diverged else None
+
+    # ------------------------------------------------------------------ the thread
+    def _set(self, **fields: object) -> None:
+        with self._cond:
+            for name, value in fields.items():
+                setattr(self, name, value)
+            self._cond.notify_all()
+
+    def _run(self, queue: JobQueue, models: ModelShelf) -> None:
+        try:
+            if not queue.acquire(self.job_id, lambda: self._stop):
+                self._set(status=JobStatus.STOPPED)
+                return
+            try:
+                self._train(models)
+            finally:
+                queue.release()
+        except Exception as exc:  # reported on the page, never raised into Streamlit
+            self._set(error=exc, status=JobStatus.ERROR)
+
+    def _wait_for_go(self, tm: TrainedModel) -> bool:
+        """Block while paused; True to take one more step, False to stop."""
+        with self._cond:
+            paused_at = time.monotonic()
+            while not self._stop and self._want == "pause" and self._budget == 0:
+                self.status = JobStatus.PAUSED
+                self._cond.wait(1.0)
+                if time.monotonic() - paused_at > MAX_PAUSE_SECONDS:
+                    self._stop = self.timed_out = True
+            if self._stop:
+                tm.stop_reason = StopReason.STOPPED
+                return False
+            if self._budget:
+                self._budget -= 1
+            self.status = JobStatus.RUNNING
+            return True
+
+    def _train(self, models: ModelShelf) -> None:
+        try:
+            self._train_run(models)
+        finally:
+            self._trainer = None  # drop the Adam state and gradients, then return the memory
+            release_free_memory()
+
+    def _train_run(self, models: ModelShelf) -> None:
+        tm = build(self.text, self.gpt_cfg, self.train_cfg)
+        trainer = self._trainer = Trainer(tm)
+        try:
+            while not trainer.done and self._wait_for_go(tm):
+                loss = trainer.step()
+                with self._cond:
+                    self.losses.append(loss)
+                    self._times.append(time.perf_counter())
+                    self._cond.notify_all()
+        except NonFiniteLossError as exc:
+            trainer.finish()
+            self._set(result=tm.freeze(), error=exc, generation=greedy_continuation(tm), status=JobStatus.ERROR)
+            return
+        trainer.finish()
+        if tm.stop_reason == StopReason.STOPPED:
+            self._set(result=tm.freeze(), generation=greedy_continuation(tm), status=JobStatus.STOPPED)
+            return
+        shared = models.put(model_key(self.text, self.gpt_cfg, self.train_cfg), tm)
+        self._set(result=shared, generation=greedy_continuation(shared), status=JobStatus.DONE)
+
+
+def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, queue: JobQueue, models: ModelShelf,
+              paused: bool = False, steps: int = 0) -> TrainingJob:
+    """A job for the settings, training in ``queue``'s slots and putting its model on ``models``.
+
+    Settings trained before (in any session) return a finished job at once with the shared model
+    (``from_cache``); otherwise a thread starts training (paused after ``steps`` steps if ``paused``).
+    """
+    job = TrainingJob(text, gpt_cfg, train_cfg)
+    cached = models.get(model_key(text, gpt_cfg, train_cfg))
+    if cached is not None:
+        job._queue = queue
+        job.losses, job.result, job.from_cache = list(cached.losses), cached, True
+        job.generation, job.status = greedy_continuation(cached), JobStatus.DONE
+        return job
+    job.start(queue, models, paused=paused, steps=steps)
+    return job
+
+
+def settings_of(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
+    """The settings that identify a run, by their field names (used to label runs)."""
+    g, t = gpt_cfg, train_cfg
+    return {
+        "text": text, "d_model": g.d_model, "n_heads": g.n_heads, "n_layers": g.n_layers, "d_ff": g.d_ff,
+        "max_len": g.max_len, "norm": g.norm, "positions": g.positions, "lr": t.lr, "epochs": t.epochs,
+        "seed": t.seed, "early_stop_loss": t.early_stop_loss, "causal_mask": t.causal_mask,
+        "window": t.window or min(len(text), g.max_len),
+    }
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What a session keeps of a finished run: its settings, loss curve and greedy generation."""
+
+    number: int
+    job_id: str
+    settings: dict[str, object]
+    losses: tuple[float, ...]
+    status: JobStatus
+    stop_reason: StopReason | JobStatus  # JobStatus.ERROR when the run left no model
+    generation: str
+    expected: str
+    seconds: float
+
+
+def record_of(job: TrainingJob, number: int) -> RunRecord:
+    """A RunRecord of a job that has ended."""
+    tm = job.result
+    gen, expected = job.generation
+    return RunRecord(number, job.job_id, settings_of(job.text, job.gpt_cfg, job.train_cfg), tuple(job.losses), job.status,
+                     tm.stop_reason if tm is not None else JobStatus.ERROR, gen, expected, tm.seconds if tm is not None else 0.0)
+
+
+def short_value(value: object) -> str:
+    """A setting's value as code writes it (labels name settings by their field names)."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    text = str(value)
+    return text if len(text) <= 8 else text[:7] + "…"
+
+
+def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[str]:
+    """"#n k=v …" for each run, naming only the settings that differ between the runs.
+
+    The setting changed most recently comes first (ties in the settings' order), so the one a
+    student just switched, e.g. causal_mask=False after a run with the mask, leads every label.
+    """
+    if not settings:
+        return []
+    keys = [k for k in settings[0] if len({repr(s.get(k)) for s in settings}) > 1]
+    last_change = {k: max(i for i in range(1, len(settings)) if repr(settings[i].get(k)) != repr(settings[i - 1].get(k)))
+                   for k in keys}
+    keys.sort(key=lambda k: -last_change[k])  # stable: ties keep the settings' order
+    return [" ".join([f"#{n}"] + [f"{k}={short_value(s[k])}" for k in keys]) for s, n in zip(settings, numbers)]
+
+
+def _train_default(models: ModelShelf, future: Future[TrainedModel]) -> None:
+    """Train the seed settings' model and put it on ``models`` (runs in the warm-up thread)."""
+    try:
+        tm = train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
+        future.set_result(models.put(model_key(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN), tm))
+    except BaseException as exc:  # the pages re-raise it where they wait for the model
+        future.set_exception(exc)
+
+
+_default_lock = threading.Lock()
+_default_future: Future[TrainedModel] | None = None
+
+
+def default_training(models: ModelShelf) -> Future[TrainedModel]:
+    """The Future of the seed settings' model (你好世界, 512/8/6/2048, Adam 1e-4, early stop).
+
+    The first call in the process starts training it in a background thread, which puts it on
+    ``models``; later calls return the same Future (their ``models`` is not used). The thread
+    uses ``tinygpt.train.TRAIN_THREADS`` (one core), so a page renders on the other core
+    meanwhile instead of waiting for the model. A training error is raised by ``result()``.
+    """
+    global _default_future
+    with _default_lock:
+        if _default_future is None:
+            future: Future[TrainedModel] = Future()
+            future.set_running_or_notify_cancel()
+            threading.Thread(target=_train_default, args=(models, future), name="tinygpt-default-model",
+                             daemon=True).start()
+            _default_future = future
+        return _default_future
