@@ -90,7 +90,7 @@ try:
         {"lr": ss["train_lr"], "epochs": int(ss["train_epochs"]), "seed": int(ss["train_seed"]), "early_stop_loss": ss["train_early_stop"],
          "causal_mask": ss["train_causal_mask"], "window": int(ss["train_window"]) or None},
     )
-    window = configs[1].window or min(len(text), configs[0].max_len)
+    window = configs[1].window_for(len(text), configs[0].max_len)
     tokens = sequences_and_tokens_per_epoch(text, window)[1]
     st.caption(tr("train.params", n=configs[0].n_parameters(), d_head=configs[0].d_head, tokens=tokens))
     inputs, targets = pair_texts(text, window)

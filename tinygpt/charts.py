@@ -118,8 +118,8 @@ def _cells_frame(
 
 
 # ---------------------------------------------------------------- fast Vega-Lite specs
-# A page that redraws on every slider move pays for Altair's JSON-schema validation (most of a
-# heatmap's ~20–130 ms on this host, more with 512 sorted labels). The builders below build the
+# A page that redraws on every slider move pays for Altair's JSON-schema validation, most of the
+# time a heatmap takes to build (more with 512 sorted labels). The builders below build the
 # chart once per layout with Altair, keep its Vega-Lite dict without validation, and on each call
 # only put in the new numbers as a named dataset (Streamlit sends it as Arrow). Draw the result
 # with ``st.vega_lite_chart(spec)``.

@@ -215,7 +215,7 @@ def from_bytes(data: bytes) -> TrainedModel:
     header = _header(data)
     data_len = len(data) - 8 - int.from_bytes(data[:8], "little")
     gpt_cfg, train_cfg, vocab, text, losses, stop_reason = _configs(_metadata(header))
-    window = train_cfg.window or min(len(text), gpt_cfg.max_len)
+    window = train_cfg.window_for(len(text), gpt_cfg.max_len)
     _check_tensors(header, gpt_cfg, min(window, SNAPSHOT_MAX_T), data_len, len(data))
     try:
         tensors = st_load(data)

@@ -170,6 +170,10 @@ class TrainConfig:
         if self.window is not None:
             _check_int("window", self.window, 1, MAX_MAX_LEN)
 
+    def window_for(self, text_len: int, max_len: int) -> int:
+        """The training window in characters: ``window``, or min(text length, max_len) when None."""
+        return self.window or min(text_len, max_len)
+
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for JSON."""
         return asdict(self)

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
+from tinygpt.vocab import vocab_size_of
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Example:
     @property
     def window(self) -> int:
         """Characters per training sequence (``TrainedModel.window`` of the trained model)."""
-        return self.train.window or min(len(self.text), self.gpt.max_len)
+        return self.train.window_for(len(self.text), self.gpt.max_len)
 
     @property
     def display(self) -> str:
@@ -66,7 +67,7 @@ EXAMPLES: dict[str, Example] = {
     "context": Example(
         "context",
         CONTEXT_TEXT,
-        GPTConfig(vocab_size=len(set(CONTEXT_TEXT)), max_len=15, d_model=32, n_heads=2, n_layers=2, d_ff=128),
+        GPTConfig(vocab_size=vocab_size_of(CONTEXT_TEXT), max_len=15, d_model=32, n_heads=2, n_layers=2, d_ff=128),
         # The loss cannot fall to 0 (a window's first position has nothing before it to look
         # at), so early stop is off and the run takes all its epochs.
         TrainConfig(lr=2e-2, epochs=150, seed=0, early_stop_loss=0.0, window=15),

@@ -34,7 +34,7 @@ from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, Tra
 from tinygpt.generate import MAX_NEW_CHARS, generate
 from tinygpt.record import StopReason, TrainedModel
 from tinygpt.train import NonFiniteLossError, Trainer, build, release_free_memory, train
-from tinygpt.vocab import CharVocab
+from tinygpt.vocab import cyclic, vocab_size_of
 
 ModelKey = tuple[str, GPTConfig, TrainConfig]
 
@@ -108,8 +108,7 @@ def greedy_continuation(tm: TrainedModel) -> tuple[str, str]:
     """
     n = min(tm.window - 1, MAX_NEW_CHARS)
     steps = generate(tm.model, tm.vocab, tm.text[0], n, trained_len=tm.window)
-    cyc = tm.text * (tm.window // len(tm.text) + 2)
-    return "".join(s.chosen for s in steps), cyc[1 : n + 1]
+    return "".join(s.chosen for s in steps), cyclic(tm.text, n + 1)[1:]
 
 
 @dataclass
@@ -144,7 +143,7 @@ class ModelShelf:
 
 def model_key(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelKey:
     """Cache key of a training run's result (the vocab size follows from the text)."""
-    vocab_size = len(CharVocab.from_text(text))
+    vocab_size = vocab_size_of(text)
     if gpt_cfg.vocab_size != vocab_size:
         gpt_cfg = GPTConfig(**{**gpt_cfg.to_dict(), "vocab_size": vocab_size})
     return (text, gpt_cfg, train_cfg)
@@ -357,7 +356,7 @@ def settings_of(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[s
         "text": text, "d_model": g.d_model, "n_heads": g.n_heads, "n_layers": g.n_layers, "d_ff": g.d_ff,
         "max_len": g.max_len, "norm": g.norm, "positions": g.positions, "lr": t.lr, "epochs": t.epochs,
         "seed": t.seed, "early_stop_loss": t.early_stop_loss, "causal_mask": t.causal_mask,
-        "window": t.window or min(len(text), g.max_len),
+        "window": t.window_for(len(text), g.max_len),
     }
 
 

@@ -8,7 +8,7 @@ step (parameters × tokens), which bound a step's memory and time on 2 cores.
 from __future__ import annotations
 
 from tinygpt.config import MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError, GPTConfig, TrainConfig
-from tinygpt.vocab import CharVocab
+from tinygpt.vocab import vocab_size_of
 
 
 def sequences_and_tokens_per_epoch(text: str, window: int) -> tuple[int, int]:
@@ -34,7 +34,7 @@ def check_host_limits(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> 
     if len(text) > MAX_TEXT_LEN:
         raise ConfigError("len(text)", len(text), f"at most {MAX_TEXT_LEN} characters on this host",
                           "max_text_len", limit=MAX_TEXT_LEN)  # the value is the length, so the name says so
-    window = train_cfg.window or min(len(text), gpt_cfg.max_len)
+    window = train_cfg.window_for(len(text), gpt_cfg.max_len)
     if window > gpt_cfg.max_len:
         raise ConfigError("window", window, f"from 1 to max_len={gpt_cfg.max_len}", "window", max_len=gpt_cfg.max_len)
     n, tokens = sequences_and_tokens_per_epoch(text, window)
@@ -55,11 +55,11 @@ def host_configs(text: str, gpt: dict, training: dict) -> tuple[GPTConfig, Train
     Raises ValueError for an empty text, ConfigError naming the value and the accepted range
     (epochs above ``MAX_EPOCHS`` get the host-limit message) or a limit of :func:`check_host_limits`.
     """
-    vocab = CharVocab.from_text(text)
+    vocab_size = vocab_size_of(text)
     epochs = training.get("epochs", 1)
     if isinstance(epochs, int) and epochs > MAX_EPOCHS:
         raise ConfigError("epochs", epochs, f"at most {MAX_EPOCHS} on this host", "max_epochs", limit=MAX_EPOCHS)
-    gpt_cfg = GPTConfig(**{**gpt, "vocab_size": len(vocab)})
+    gpt_cfg = GPTConfig(**{**gpt, "vocab_size": vocab_size})
     train_cfg = TrainConfig(**training)
     check_host_limits(text, gpt_cfg, train_cfg)
     return gpt_cfg, train_cfg

@@ -64,7 +64,7 @@ class TrainedModel:
     @property
     def window(self) -> int:
         """Length of the training sequences (positions 0..window-1 were trained)."""
-        return self.train_cfg.window or min(len(self.text), self.gpt_cfg.max_len)
+        return self.train_cfg.window_for(len(self.text), self.gpt_cfg.max_len)
 
     def freeze(self) -> TrainedModel:
         """Make the model read-only for sharing: eval mode, no gradients, ``frozen``; returns self."""

@@ -58,6 +58,21 @@ class CharVocab:
         return "".join(self.chars[int(i)] for i in ids)
 
 
+def cyclic(text: str, length: int) -> str:
+    """``text`` read as a cycle, ``length`` characters long: cyclic("你好世界", 6) == "你好世界你好"."""
+    if not text:
+        raise ValueError("the text is empty")
+    return (text * (length // len(text) + 1))[:length]
+
+
+def vocab_size_of(text: str) -> int:
+    """The number of distinct characters of ``text``: the vocabulary a model trained on it has.
+
+    Raises ValueError on empty text (as :meth:`CharVocab.from_text`).
+    """
+    return len(CharVocab.from_text(text))
+
+
 def training_pairs(vocab: CharVocab, text: str, window: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Next-character pairs of the text, read as a cycle (the seed: 你好世界 → 好世界你).
 
@@ -72,10 +87,9 @@ def training_pairs(vocab: CharVocab, text: str, window: int) -> tuple[torch.Tens
     """
     if window < 1:
         raise ValueError(f"window={window} must be at least 1")
-    ids = vocab.encode(text)  # (L,)
-    n = len(ids)
+    n = len(text)
     starts = [0] if window == n else list(range(n))
-    cyc = ids.repeat(window // n + 2)  # (≥ L + window + 1,)
+    cyc = vocab.encode(cyclic(text, n + window + 1))  # (L + window + 1,)
     inputs = torch.stack([cyc[s : s + window] for s in starts])  # (N, window)
     targets = torch.stack([cyc[s + 1 : s + window + 1] for s in starts])  # (N, window)
     return inputs, targets

@@ -28,6 +28,7 @@ from tinygpt.arrays import to_numpy
 from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, Step, Switches, future_mask, step_by_id
 from tinygpt.charts import heatmap_spec
 from tinygpt.config import GPTConfig
+from tinygpt.vocab import cyclic
 from tinygpt.explain import (
     Copy, DotProduct, PositionEffects, ScoreCell, Walk, explain_cell, masked_weights, module_difference, non_finite,
     position_effects, row_sums, sdpa_switch_difference, step_source_location, walk,
@@ -240,7 +241,7 @@ def matrix_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], c
     """A (R, C) matrix as an Arrow table with the row labels as its (pandas) index.
 
     Same content as ``charts.matrix_frame`` but built column by column in Arrow: a 512-column
-    pandas frame costs ~50 ms to convert on every rerun, this ~5 ms. Values are float32.
+    pandas frame is slow to convert on every rerun, Arrow columns are not. Values are float32.
     """
     arr = to_numpy(values, floats=True).astype(np.float32, copy=False)
     schema = _schema(tuple(col_labels))
@@ -336,7 +337,7 @@ def edits_from_editor(original: pd.DataFrame, edited: pd.DataFrame, head: int) -
 
 def snapshot_text(text: str, T: int) -> str:
     """The training window a snapshot's α belongs to: the training text read as a cycle, T long."""
-    return (text * (T // max(len(text), 1) + 1))[:T]
+    return cyclic(text, T)
 
 
 # ---------------------------------------------------------------- drawing
