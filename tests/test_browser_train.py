@@ -32,7 +32,7 @@ def test_training_continues_across_a_page_switch_and_the_chart_keeps_growing(app
     page.goto(f"{app_server}/?lang=en")
     wait_for_app(page)
     page.get_by_role("button", name=t("train.preset.cheat", "en"), exact=True).click()  # small model, no early stop
-    epochs = page.get_by_role("spinbutton", name=t("train.epochs", "en"), exact=True)
+    epochs = page.get_by_role("textbox", name=t("train.epochs", "en"), exact=True)
     expect(epochs).to_have_value("300", timeout=30_000)  # the preset's rerun has reached the browser
     wait_for_app(page)
     epochs.fill("5000")

@@ -34,6 +34,7 @@ from tinygpt.train import NonFiniteLossError, TrainedModel, Trainer, build, rele
 from tinygpt.ui.common import show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import ModelShelf, model_key, set_own_model, shelf
+from tinygpt.ui.train_words import setting_text
 
 #: Jobs training at once in this process (env TINYGPT_MAX_JOBS overrides): 2 cores, 1 thread each.
 MAX_CONCURRENT_JOBS = max(1, int(os.environ.get("TINYGPT_MAX_JOBS", "2") or 2))
@@ -296,16 +297,17 @@ class TrainingJob:
 
 
 def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, paused: bool = False, steps: int = 0,
-              queue: JobQueue | None = None, models: ModelShelf | None = None) -> TrainingJob:
+              queue: JobQueue | None = None, models: ModelShelf | None = None, fresh: bool = False) -> TrainingJob:
     """This session's job for the settings (the caller keeps it in st.session_state).
 
     Settings trained before (in any session) return a finished job at once with the shared model
-    (``from_cache``); otherwise a thread starts training (paused after ``steps`` steps if ``paused``).
+    (``from_cache``), unless ``fresh`` (the student asked to watch it train); otherwise a thread
+    starts training (paused after ``steps`` steps if ``paused``).
     """
     queue = queue or job_queue()
     models = models or shelf()
     job = TrainingJob(text, gpt_cfg, train_cfg)
-    cached = models.get(model_key(text, gpt_cfg, train_cfg))
+    cached = None if fresh else models.get(model_key(text, gpt_cfg, train_cfg))
     if cached is not None:
         job._queue = queue
         job.losses, job.result, job.from_cache = list(cached.losses), cached, True
@@ -352,16 +354,8 @@ def record_of(job: TrainingJob, number: int) -> RunRecord:
                      tm.stop_reason if tm is not None else "error", gen, expected, tm.seconds if tm is not None else 0.0)
 
 
-def _short(value: object) -> str:
-    """A setting's value as code writes it (labels name settings by their field names)."""
-    if isinstance(value, float):
-        return f"{value:g}"
-    text = str(value)
-    return text if len(text) <= 8 else text[:7] + "…"
-
-
 def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[str]:
-    """"#n k=v …" for each run, naming only the settings that differ between the runs.
+    """"#n · setting value · …" for each run, naming only the settings that differ, in the form's words.
 
     The setting changed most recently comes first (ties in the settings' order), so the one a
     student just switched, e.g. causal_mask=False after a run with the mask, leads every label.
@@ -372,7 +366,7 @@ def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[st
     last_change = {k: max(i for i in range(1, len(settings)) if repr(settings[i].get(k)) != repr(settings[i - 1].get(k)))
                    for k in keys}
     keys.sort(key=lambda k: -last_change[k])  # stable: ties keep the settings' order
-    return [" ".join([f"#{n}"] + [f"{k}={_short(s[k])}" for k in keys]) for s, n in zip(settings, numbers)]
+    return [" · ".join([f"#{n}"] + [setting_text(k, s[k]) for k in keys]) for s, n in zip(settings, numbers)]
 
 
 def thin(losses: list[float] | tuple[float, ...], limit: int = MAX_CHART_POINTS) -> pd.DataFrame:
@@ -432,7 +426,7 @@ def show_progress(job: TrainingJob | None, runs: list[RunRecord]) -> Progress | 
     """
     p = job.progress() if job is not None else None
     if p is not None:
-        st.caption(tr("train.this_run", settings=" · ".join(f"{k}={_short(v)}" for k, v in settings_of(job.text, job.gpt_cfg, job.train_cfg).items())))
+        st.caption(tr("train.this_run", settings=" · ".join(setting_text(k, v) for k, v in settings_of(job.text, job.gpt_cfg, job.train_cfg).items())))
         loss = f"{p.losses[-1]:.3e}" if p.losses else "—"
         if p.replay is not None:
             st.info(tr("train.replaying", i=p.replay[0], n=p.replay[1]))
