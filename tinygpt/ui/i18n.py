@@ -76,5 +76,7 @@ def error_text(exc: Exception) -> str:
     if isinstance(exc, ConfigError):
         key = f"accepted.{exc.key}"
         accepted = tr(key, **exc.params) if key in CATALOGUE else exc.accepted
-        return tr("err.config", field=exc.field, value=exc.value, accepted=accepted)
+        name = f"field.{exc.field}"  # a field that is not a form setting (e.g. len(text)) is named in words
+        field = tr(name) if name in CATALOGUE else exc.field
+        return tr("err.config", field=field, value=exc.value, accepted=accepted)
     return tr("err.unexpected", error=str(exc))

@@ -28,4 +28,8 @@ STRINGS: dict[str, str] = {
     "accepted.lr": "a number greater than 0 and at most 1",
     "accepted.float_range": "a number from {lo} to {hi}",
     "accepted.divisor": "a divisor of d_model={d_model}, e.g. {examples}",
+    "field.len(text)": "text length",
+    "field.n_parameters": "parameter count",
+    "field.tokens_per_step": "tokens per step",
+    "field.work_per_step": "parameters × tokens per step",
 }
