@@ -6,6 +6,8 @@ from tinygpt.ui.i18n import tr
 
 #: Longest value a label shows in full (a long training text is cut with …).
 LABEL_VALUE_CHARS = 8
+#: Settings the form labels by the field's own name in every language ("d_model（隐藏维度）").
+NAMED_BY_FIELD = ("d_model", "n_heads", "n_layers", "d_ff", "max_len")
 
 
 def setting_value(key: str, value: object) -> str:
@@ -21,5 +23,7 @@ def setting_value(key: str, value: object) -> str:
 
 
 def setting_text(key: str, value: object) -> str:
-    """One setting as a label names it, e.g. "causal mask off" / "因果掩码 关"."""
+    """One setting as a label names it, e.g. "causal mask off" / "因果掩码 关" / "d_model 64"."""
+    if key in NAMED_BY_FIELD:
+        return f"{key} {setting_value(key, value)}"
     return tr(f"train.setting.{key}", value=setting_value(key, value))
