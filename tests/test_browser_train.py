@@ -87,3 +87,18 @@ def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page
     page.get_by_role("link", name=t("nav.predict", "zh")).click()
     page.get_by_text(t("model.own", "zh", text="白日依山尽", steps=5, loss=tm.losses[-1])).first.wait_for(timeout=60_000)
     assert_no_exception(page)
+
+
+@pytest.mark.parametrize("typed", ["1e30", "9" * 25])
+def test_a_typed_epoch_count_out_of_range_is_named_and_train_is_disabled(app_server, page, typed):
+    page.goto(f"{app_server}/?lang=zh")
+    wait_for_app(page)
+    epochs = page.get_by_role("textbox", name=t("train.epochs", "zh"), exact=True)
+    epochs.fill(typed)
+    epochs.press("Enter")
+    wait_for_app(page)
+    expect(epochs).to_have_value(typed)  # the box keeps what was typed, and that is what is checked
+    alert = page.locator("[data-testid='stAlertContentError']").first
+    expect(alert).to_contain_text(f"epochs = {typed} ", timeout=30_000)
+    expect(page.get_by_role("button", name=t("train.start", "zh"), exact=True)).to_be_disabled()
+    assert_no_exception(page)
