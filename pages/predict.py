@@ -8,6 +8,7 @@ from tinygpt.generate import (
     MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, crop_context, generate, next_char_probs,
     training_targets,
 )
+from tinygpt.formatting import format_probability
 from tinygpt.record import TrainedModel
 from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
 from tinygpt.ui.i18n import lang, md_escape, tr
@@ -34,6 +35,8 @@ def cached_generate(_tm: TrainedModel, model_uid: str, prefix: str, n_new: int, 
 
 
 SPACE_MARK = "␣"
+TARGET_MARK = "▼"  # the training target, in every table and chart of this page, and nothing else
+CHOSEN_MARK = "◆"  # the character a generation step chose (greedy or sampled)
 
 
 def md(text: str, spaces: bool = False) -> str:
@@ -133,14 +136,25 @@ targets = training_targets(tm.text, window, shown)
 st.caption(tr("predict.per_position_note", text=md(short(tm.text, 12)), shifted=md(short(tm.text[1:] + tm.text[:1], 12))))
 T = len(shown)
 top = [chars[int(i)] for i in probs.argmax(-1)]
-table = pd.DataFrame({tr("predict.col_pos"): range(T), tr("predict.col_context"): [shown[: i + 1] for i in range(T)]})
-for j, c in enumerate(chars):
-    table[f"p({c})"] = probs[:, j].numpy()
-table[tr("predict.col_top")] = top
-table[tr("predict.col_expected")] = [t or tr("predict.no_target") for t in targets]
-table[tr("predict.col_match")] = ["" if not t else ("✓" if top[i] in t else "✗") for i, t in enumerate(targets)]
-prob_columns = {f"p({c})": st.column_config.ProgressColumn(f"p({c})", format="%.4f", min_value=0.0, max_value=1.0, width="small") for c in chars}
-st.dataframe(table, hide_index=True, width="stretch", column_config=prob_columns)
+# The key columns come first and stay pinned, so they are visible without scrolling sideways
+# however many characters the vocabulary has; one probability column per character follows.
+col_pos, col_context, col_top, col_expected, col_match = (
+    tr(f"predict.col_{name}") for name in ("pos", "context", "top", "expected", "match"))
+table = pd.DataFrame({col_pos: range(T), col_context: [shown[: i + 1] for i in range(T)], col_top: top,
+                      col_expected: [t or tr("predict.no_target") for t in targets],
+                      col_match: ["" if not t else ("✓" if top[i] in t else "✗") for i, t in enumerate(targets)]})
+p_columns = [f"p({c})" for c in chars]
+for j, name in enumerate(p_columns):
+    table[name] = probs[:, j].numpy()
+key_columns = {
+    col_pos: st.column_config.NumberColumn(width=40, pinned=True),
+    col_context: st.column_config.TextColumn(width=90, pinned=True),
+    col_top: st.column_config.TextColumn(width=64, pinned=True, help=tr("predict.col_top_help")),
+    col_expected: st.column_config.TextColumn(width=64, pinned=True, help=tr("predict.col_expected_help")),
+    col_match: st.column_config.TextColumn(width=48, pinned=True, help=tr("predict.col_match_help")),
+}
+st.dataframe(table.style.format(format_probability, subset=p_columns), hide_index=True, width="stretch",
+             column_config=key_columns, key="predict_positions_table")
 first = 0
 if T > MAX_PANELS:
     first = st.slider(tr("predict.panels_range", n=MAX_PANELS), 0, T - MAX_PANELS, T - MAX_PANELS, key="predict_panel_start")
@@ -190,27 +204,31 @@ else:
 chosen_idx = chars.index(s.chosen)
 if decode.greedy:
     series = tr("predict.series_greedy")
-    st.markdown(tr("predict.chose_greedy", chosen=md(s.chosen, spaces=True), p=float(s.probs[chosen_idx])))
+    st.markdown(tr("predict.chose_greedy", chosen=md(s.chosen, spaces=True), p=format_probability(s.probs[chosen_idx])))
 else:
     series = tr("predict.series_tau_k", tau=f"{decode.temperature:g}", k=decode.top_k) if 0 < decode.top_k < V \
         else tr("predict.series_tau", tau=f"{decode.temperature:g}")
-    st.markdown(tr("predict.chose_sampled", chosen=md(s.chosen, spaces=True), seed=decode.seed, q=float(s.sampling_probs[chosen_idx]),
-                   p=float(s.probs[chosen_idx])))
+    st.markdown(tr("predict.chose_sampled", chosen=md(s.chosen, spaces=True), seed=decode.seed,
+                   q=format_probability(s.sampling_probs[chosen_idx]), p=format_probability(s.probs[chosen_idx])))
 # Beside the table while the bars fit in half the page (80 px per character); below it after that.
 left, right = st.columns([1, 1]) if V <= 5 else (st.container(), st.container())
 left.altair_chart(paired_probability_bars(
-    s.probs, s.sampling_probs, chars, labels=(tr("predict.series_p"), series), chosen=s.chosen,
+    s.probs, s.sampling_probs, chars, labels=(tr("predict.series_p"), series), chosen=s.chosen, target=target,
+    chosen_label=tr("predict.legend_chosen"), target_label=tr("predict.legend_target"),
     title=tr("predict.bars_title", context=short(s.context, 12)), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
 ), width="content")
+left.caption(tr("predict.marks_legend") if target else tr("predict.marks_legend_no_target"))
 detail = pd.DataFrame({
     tr("predict.col_char"): list(chars),
-    tr("predict.col_logit"): s.logits.numpy(),
+    tr("predict.col_chosen"): [CHOSEN_MARK if c == s.chosen else "" for c in chars],
+    tr("predict.col_target_short"): [TARGET_MARK if c in target else "" for c in chars],
     "p": s.probs.numpy(),
     tr("predict.col_sampled"): s.sampling_probs.numpy(),
-    tr("predict.col_chosen"): ["✓" if c == s.chosen else "" for c in chars],
-    tr("predict.col_target_short"): ["▼" if c in target else "" for c in chars],
+    tr("predict.col_logit"): s.logits.numpy(),
 })
-right.dataframe(detail.round(4), hide_index=True, width="stretch")
+right.dataframe(detail.style.format(format_probability, subset=["p", tr("predict.col_sampled")])
+                .format("{:.4f}", subset=[tr("predict.col_logit")]), hide_index=True, width="stretch",
+                column_config={tr("predict.col_char"): st.column_config.TextColumn(pinned=True)}, key="predict_step_table")
 if sampling:
     right.caption(tr("predict.reshape_note"))
 st.page_link(
@@ -220,7 +238,7 @@ st.page_link(
 
 with st.expander(tr("predict.all_steps")):
     yes, no = tr("predict.yes"), tr("predict.no")
-    st.dataframe(pd.DataFrame({
+    all_steps = pd.DataFrame({
         tr("predict.col_step"): range(1, total + 1),
         tr("predict.col_fed"): [x.context for x in steps],
         tr("predict.col_cropped"): [yes if x.cropped else no for x in steps],
@@ -229,4 +247,5 @@ with st.expander(tr("predict.all_steps")):
         tr("predict.col_p_chosen"): [float(x.probs[chars.index(x.chosen)]) for x in steps],
         tr("predict.col_expected"): [training_targets(tm.text, window, x.context)[-1] or tr("predict.no_target") for x in steps],
         tr("predict.col_beyond"): [yes if x.beyond_training else no for x in steps],
-    }), hide_index=True, width="stretch")
+    })
+    st.dataframe(all_steps.style.format(format_probability, subset=[tr("predict.col_p_chosen")]), hide_index=True, width="stretch")

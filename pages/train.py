@@ -4,14 +4,17 @@ import pandas as pd
 import streamlit as st
 
 from tinygpt import checkpoint
-from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError
-from tinygpt.jobs import ACTIVE, JobStatus, record_of, run_labels
+from tinygpt.config import (
+    MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, MAX_TYPED_DIGITS, ConfigError, parse_int,
+)
+from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
-from tinygpt.vocab import pair_texts
+from tinygpt.vocab import causal_loss_floor, pair_texts
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, show_progress, start_job
+from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, run_labels, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
+from tinygpt.ui.train_view import form_values, loaded_run, options_with
 from tinygpt.ui.navigation import ensure_entry_script
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
@@ -27,11 +30,24 @@ MAX_PAIRS_SHOWN = 8
 LARGE_LR = 0.03  # measured: the "small" preset on 你好世界 trains smoothly at 1e-2; from 3e-2 its loss jumps back up to ~2 after falling
 
 
+INT_KEYS = ("train_max_len", "train_window", "train_epochs", "train_seed")
+
+
 def apply_preset(name: str) -> None:
     ss.update(PRESETS[name])
+    ss["train_preset"] = name
 
 
+# A loaded checkpoint's settings, put in the form before its widgets are drawn.
+ss.update(ss.pop("_train_form_from_file", {}))
 keep_widget_state(SEED)
+# Whole-number settings are text boxes read by parse_int: the box shows exactly what is checked and
+# used. (Streamlit's number box keeps its last accepted value when the typed one is out of its range,
+# e.g. more digits than 64 bits hold or 1e30, while still showing what was typed.)
+for key in INT_KEYS:
+    if not isinstance(ss[key], str):
+        ss[key] = str(ss[key])
+typed = {key: parse_int(ss[key]) for key in INT_KEYS}
 
 
 def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
@@ -50,45 +66,50 @@ cols = st.columns([2, 2, 2, 3], vertical_alignment="center")
 cols[0].markdown(tr("train.presets"))
 for col, name in zip(cols[1:], PRESETS):
     col.button(tr(f"train.preset.{name}"), help=tr(f"train.preset.{name}_help"), on_click=apply_preset, args=(name,), key=f"train_preset_{name}", width="stretch")
+if ss.get("train_preset") == "cheat":
+    st.info(tr("train.cheat_steps"), icon=":material/science:")
 
-# Number inputs have no min/max of their own: tinygpt.config checks every value, so one out of
-# range gets a message in the student's language naming the accepted range and Train is disabled.
-# (Streamlit's own range check answers in English and silently keeps the last accepted value.)
+# tinygpt.config checks every typed value, so one out of range or not a whole number gets a
+# message in the student's language naming the value and the accepted range, and Train is disabled.
+# The choices' lists also hold a loaded checkpoint's own value, so the form can show it.
 left, right = st.columns(2)
 with left:
     st.subheader(tr("train.model_header"))
-    d_model = st.select_slider(tr("train.d_model"), [16, 32, 64, 128, 256, 512], key="train_d_model")
-    st.select_slider(tr("train.n_heads"), [h for h in (1, 2, 4, 8, 16) if d_model % h == 0], help=tr("train.n_heads_help"), key="train_n_heads")
-    st.slider(tr("train.n_layers"), 1, 8, key="train_n_layers")
-    st.select_slider(tr("train.d_ff"), [32, 64, 128, 256, 512, 1024, 2048], key="train_d_ff")
-    st.number_input(tr("train.max_len"), None, None, step=1, key="train_max_len")
+    d_model = st.select_slider(tr("train.d_model"), options_with([16, 32, 64, 128, 256, 512], ss["train_d_model"]), key="train_d_model")
+    heads = [h for h in options_with([1, 2, 4, 8, 16], ss["train_n_heads"]) if d_model % h == 0]
+    st.select_slider(tr("train.n_heads"), heads, help=tr("train.n_heads_help"), key="train_n_heads")
+    st.slider(tr("train.n_layers"), 1, max(8, ss["train_n_layers"]), key="train_n_layers")
+    st.select_slider(tr("train.d_ff"), options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]), key="train_d_ff")
+    st.text_input(tr("train.max_len"), max_chars=MAX_TYPED_DIGITS, key="train_max_len")
     choice_radio("train_norm", ("pre", "post"), help=tr("train.norm_help"))
     choice_radio("train_positions", ("learned", "sinusoidal"))
 with right:
     st.subheader(tr("train.optim_header"))
     st.text_input(tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text")
-    st.number_input(tr("train.window"), None, None, step=1, help=tr("train.window_help"), key="train_window")
-    lr_labels = {v: f"{v:g}" for v in (1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)}
+    st.text_input(tr("train.window"), max_chars=MAX_TYPED_DIGITS, help=tr("train.window_help"), key="train_window")
+    lr_labels = {v: f"{v:g}" for v in options_with([1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], ss["train_lr"])}
     st.select_slider(tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key="train_lr")
     if ss["train_lr"] >= LARGE_LR:
         st.caption(tr("train.lr_large", lr=ss["train_lr"]))
-    st.number_input(tr("train.epochs"), None, None, step=1, help=tr("train.epochs_help", max=MAX_EPOCHS), key="train_epochs")
-    st.number_input(tr("train.seed"), None, None, step=1, key="train_seed")
-    es_labels = {v: f"{v:g}" for v in (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2)}
+    st.text_input(tr("train.epochs"), max_chars=MAX_TYPED_DIGITS, help=tr("train.epochs_help", max=MAX_EPOCHS), key="train_epochs")
+    st.text_input(tr("train.seed"), max_chars=MAX_TYPED_DIGITS, key="train_seed")
+    es_labels = {v: f"{v:g}" for v in options_with([0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], ss["train_early_stop"])}
     st.select_slider(tr("train.early_stop"), list(es_labels), format_func=es_labels.get, help=tr("train.early_stop_help"), key="train_early_stop")
     st.toggle(tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask")
 
 text, configs = ss["train_text"], None
+max_len, window_typed = typed["train_max_len"], typed["train_window"]
 try:
-    longest = min(max(int(ss["train_max_len"]), 1), MAX_MAX_LEN)  # a window longer than max_len is refused too
-    if not 0 <= int(ss["train_window"]) <= longest:  # 0 is the page's "whole text" (window None)
-        raise ConfigError("window", int(ss["train_window"]), f"0 or 1..{longest}", "window_or_whole", hi=longest)
+    # a window longer than max_len is refused too
+    longest = min(max(max_len, 1), MAX_MAX_LEN) if isinstance(max_len, int) else MAX_MAX_LEN
+    if not isinstance(window_typed, int) or not 0 <= window_typed <= longest:  # 0 is the page's "whole text" (window None)
+        raise ConfigError("window", window_typed, f"0 or 1..{longest}", "window_or_whole", hi=longest)
     configs = host_configs(
         text,
-        {"max_len": int(ss["train_max_len"]), "d_model": d_model, "n_heads": ss["train_n_heads"], "n_layers": ss["train_n_layers"],
+        {"max_len": max_len, "d_model": d_model, "n_heads": ss["train_n_heads"], "n_layers": ss["train_n_layers"],
          "d_ff": ss["train_d_ff"], "norm": ss["train_norm"], "positions": ss["train_positions"]},
-        {"lr": ss["train_lr"], "epochs": int(ss["train_epochs"]), "seed": int(ss["train_seed"]), "early_stop_loss": ss["train_early_stop"],
-         "causal_mask": ss["train_causal_mask"], "window": int(ss["train_window"]) or None},
+        {"lr": ss["train_lr"], "epochs": typed["train_epochs"], "seed": typed["train_seed"], "early_stop_loss": ss["train_early_stop"],
+         "causal_mask": ss["train_causal_mask"], "window": window_typed or None},
     )
     window = configs[1].window_for(len(text), configs[0].max_len)
     tokens = sequences_and_tokens_per_epoch(text, window)[1]
@@ -98,6 +119,9 @@ try:
     st.markdown(tr("train.pairs", n=len(inputs), shown_part=shown_part))
     st.dataframe(pd.DataFrame({tr("train.col.input"): inputs[:MAX_PAIRS_SHOWN], tr("train.col.target"): targets[:MAX_PAIRS_SHOWN]}),
                  hide_index=True, key="train_pairs_table")
+    floor = causal_loss_floor(text, window)
+    if floor > 0 and configs[1].causal_mask:
+        st.info(tr("train.loss_floor", floor=floor), icon=":material/info:")
 except ConfigError as exc:
     show_error(exc)
 except ValueError:
@@ -151,6 +175,11 @@ def live_progress() -> None:
 
 st.markdown(tr("train.loss_formula"))
 live_progress()
+if job is not None and job.from_cache:
+    if st.button(tr("train.train_again"), help=tr("train.train_again_help"), icon=":material/replay:", key="train_again"):
+        ss["job"] = start_job(job.text, job.gpt_cfg, job.train_cfg, fresh=True)
+        ss["job"].wait_first_step(FIRST_POINT_WAIT)
+        st.rerun()
 
 # ---------------------------------------------------------------- the session's runs, side by side
 if runs:
@@ -158,17 +187,21 @@ if runs:
     st.caption(tr("train.runs_help"))
     labels = run_labels([r.settings for r in runs], [r.number for r in runs])
     yes, no = tr("train.yes"), tr("train.no")
-    st.dataframe(pd.DataFrame({
-        tr("train.col.run"): labels,
-        tr("train.col.status"): [tr(f"train.reason.{r.stop_reason}") for r in runs],
-        tr("train.col.steps"): [len(r.losses) for r in runs],
-        tr("train.col.final_loss"): [f"{r.losses[-1]:.3e}" if r.losses else "—" for r in runs],
-        tr("train.col.mask"): [yes if r.settings["causal_mask"] else no for r in runs],
-        tr("train.col.generation"): [r.generation for r in runs],
-        tr("train.col.expected"): [r.expected for r in runs],
-        tr("train.col.match"): [yes if r.generation == r.expected else no for r in runs],
-    }), hide_index=True, width="stretch", key="train_runs_table",
-        column_config={tr("train.col.run"): st.column_config.TextColumn(width="large")})
+    # What a student compares comes first, the number and the match pinned: all four fit a phone's
+    # width without scrolling sideways; the settings that tell the runs apart and the figures follow.
+    columns = {
+        tr("train.col.number"): ([r.number for r in runs], st.column_config.NumberColumn(width=36, pinned=True)),
+        tr("train.col.match"): ([yes if r.generation == r.expected else no for r in runs], st.column_config.TextColumn(width=56, pinned=True)),
+        tr("train.col.generation"): ([r.generation for r in runs], st.column_config.TextColumn(width=110)),
+        tr("train.col.expected"): ([r.expected for r in runs], st.column_config.TextColumn(width=110)),
+        tr("train.col.run"): (labels, st.column_config.TextColumn(width="large")),
+        tr("train.col.final_loss"): ([f"{r.losses[-1]:.3e}" if r.losses else "—" for r in runs], None),
+        tr("train.col.mask"): ([yes if r.settings["causal_mask"] else no for r in runs], None),
+        tr("train.col.status"): ([tr(f"train.reason.{r.stop_reason}") for r in runs], None),
+        tr("train.col.steps"): ([len(r.losses) for r in runs], None),
+    }
+    st.dataframe(pd.DataFrame({name: values for name, (values, _) in columns.items()}), hide_index=True, width="stretch",
+                 key="train_runs_table", column_config={name: config for name, (_, config) in columns.items() if config is not None})
 
 # ---------------------------------------------------------------- checkpoints (safetensors, never pickle)
 st.subheader(tr("train.ckpt_header"))
@@ -178,7 +211,9 @@ st.download_button(tr("train.download"), data=(lambda: checkpoint.to_bytes(tm)) 
                    file_name=f"tinygpt-{tm.uid[:8] if tm is not None else 'default'}.safetensors", mime="application/octet-stream",
                    help=tr("train.download_help") if tm is not None else tr("model.preparing"), on_click="ignore", disabled=tm is None,
                    key="train_download")
-upload = st.file_uploader(tr("train.upload"), key="train_upload")
+upload_limit = f"{checkpoint.MAX_CHECKPOINT_BYTES / 2**20:.0f} MB"
+upload = st.file_uploader(tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key="train_upload")
+st.caption(tr("train.upload_caption", limit=upload_limit))
 if upload is not None and ss.get("_ckpt_file") != upload.file_id:
     ss["_ckpt_file"] = upload.file_id
     try:
@@ -186,11 +221,20 @@ if upload is not None and ss.get("_ckpt_file") != upload.file_id:
         loaded = checkpoint.from_bytes(upload.getvalue())
         set_own_model(loaded)
         ss["_ckpt_msg"] = ("success", tr("train.upload_ok", text=loaded.text, params=loaded.gpt_cfg.n_parameters(), steps=len(loaded.losses)))
-    except checkpoint.CheckpointError as exc:
-        ss["_ckpt_msg"] = ("error", tr(f"ckpt.err.{exc.key}", **exc.params))
-    except Exception as exc:  # a message, never a traceback
+        # The form shows the loaded model's settings (applied before the widgets on the next run) and
+        # the chart its curve, as one of the session's runs.
+        ss["_train_form_from_file"] = form_values(loaded)
+        ss.pop("train_preset", None)
+        if job is not None and not job.active:
+            ss.pop("job")
+        if loaded.losses:
+            runs.append(loaded_run(loaded, (runs[-1].number + 1) if runs else 1))
+            del runs[:-MAX_RUNS]
+    except Exception as exc:  # a message in the student's language, never a traceback
         ss["_ckpt_msg"] = ("error", error_text(exc))
     st.rerun()
 if upload is not None and ss.get("_ckpt_msg"):
     kind, message = ss["_ckpt_msg"]
     (st.success if kind == "success" else st.error)(message)
+    if kind == "success" and tm is not None and not tm.losses:
+        st.caption(tr("train.loaded_no_curve"))

@@ -8,6 +8,9 @@ from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, Tra
 from tinygpt.record import TrainedModel
 from tinygpt.train import train
 
+#: The Train page's whole-number settings, text boxes whose session values are the typed text.
+TEXT_NUMBER_KEYS = ("train_max_len", "train_window", "train_epochs", "train_seed")
+
 SMALL = GPTConfig(vocab_size=4, max_len=16, d_model=32, n_heads=4, n_layers=2, d_ff=64)
 
 

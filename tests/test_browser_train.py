@@ -32,7 +32,7 @@ def test_training_continues_across_a_page_switch_and_the_chart_keeps_growing(app
     page.goto(f"{app_server}/?lang=en")
     wait_for_app(page)
     page.get_by_role("button", name=t("train.preset.cheat", "en"), exact=True).click()  # small model, no early stop
-    epochs = page.get_by_role("spinbutton", name=t("train.epochs", "en"), exact=True)
+    epochs = page.get_by_role("textbox", name=t("train.epochs", "en"), exact=True)
     expect(epochs).to_have_value("300", timeout=30_000)  # the preset's rerun has reached the browser
     wait_for_app(page)
     epochs.fill("5000")
@@ -86,4 +86,19 @@ def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page
     page.get_by_text(t("train.upload_ok", "zh", text="白日依山尽", params=tm.gpt_cfg.n_parameters(), steps=5)).wait_for(timeout=60_000)
     page.get_by_role("link", name=t("nav.predict", "zh")).click()
     page.get_by_text(t("model.own", "zh", text="白日依山尽", steps=5, loss=tm.losses[-1])).first.wait_for(timeout=60_000)
+    assert_no_exception(page)
+
+
+@pytest.mark.parametrize("typed", ["1e30", "9" * 25])
+def test_a_typed_epoch_count_out_of_range_is_named_and_train_is_disabled(app_server, page, typed):
+    page.goto(f"{app_server}/?lang=zh")
+    wait_for_app(page)
+    epochs = page.get_by_role("textbox", name=t("train.epochs", "zh"), exact=True)
+    epochs.fill(typed)
+    epochs.press("Enter")
+    wait_for_app(page)
+    expect(epochs).to_have_value(typed)  # the box keeps what was typed, and that is what is checked
+    alert = page.locator("[data-testid='stAlertContentError']").first
+    expect(alert).to_contain_text(f"epochs = {typed} ", timeout=30_000)
+    expect(page.get_by_role("button", name=t("train.start", "zh"), exact=True)).to_be_disabled()
     assert_no_exception(page)

@@ -5,6 +5,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from helpers import TEXT_NUMBER_KEYS
 from tinygpt.i18n import CATALOGUE, t
 
 PAGES = {"train": "pages/train.py", "predict": "pages/predict.py", "attention": "pages/attention.py"}
@@ -24,9 +25,12 @@ def open_page(page: str, lang: str = "en") -> AppTest:
 
 
 def set_state(at: AppTest, **values) -> AppTest:
-    """Set keyed widgets through session state (widgets whose format_func needs the session)."""
+    """Set keyed widgets through session state (widgets whose format_func needs the session).
+
+    The Train page's whole-number boxes are text boxes: their values are set as typed text.
+    """
     for key, value in values.items():
-        at.session_state[key] = value
+        at.session_state[key] = str(value) if key in TEXT_NUMBER_KEYS else value
     return at.run()
 
 
@@ -83,7 +87,7 @@ def test_train_page_trains_a_small_model_and_the_other_pages_use_it():
     at.slider(key="train_n_layers").set_value(2).run()
     at.select_slider(key="train_d_ff").set_value(64).run()
     at.select_slider(key="train_lr").set_value(3e-3).run()
-    at.number_input(key="train_epochs").set_value(300).run()
+    at.text_input(key="train_epochs").set_value("300").run()
     at.button(key="train_start").click().run()
     job = at.session_state["job"]
     deadline = time.time() + 120
@@ -131,7 +135,7 @@ def test_train_page_lists_the_training_pairs_of_the_text():
                                                 ("train_window", 9999, "window"), ("train_seed", -1, "seed")])
 def test_train_page_refuses_an_out_of_range_number_in_the_students_language(lang, key, value, field):
     at = set_state(open_page("train", lang), **{key: value})
-    assert at.number_input(key=key).value == value  # kept as typed, not silently replaced
+    assert at.text_input(key=key).value == str(value)  # kept as typed, not silently replaced
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and field in errors[0] and str(value) in errors[0]
     assert errors[0].startswith(t("err.config", lang, field=field, value=value, accepted="").split(field)[0])
@@ -147,8 +151,25 @@ def test_a_window_out_of_range_is_told_that_0_means_the_whole_text(lang, window)
     assert "0" in accepted and at.button(key="train_start").disabled
 
 
-def test_train_page_number_inputs_hold_integers():
-    at = open_page("train")
-    for key in ("train_max_len", "train_window", "train_epochs", "train_seed"):
-        widget = at.number_input(key=key)
-        assert isinstance(widget.value, int) and widget.proto.data_type == widget.proto.INT, key
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("key, typed, field", [
+    ("train_epochs", "1e30", "epochs"), ("train_epochs", "9" * 25, "epochs"), ("train_seed", "9" * 20, "seed"),
+    ("train_max_len", "12.5", "max_len"), ("train_window", "2e3", "window"), ("train_seed", "abc", "seed"),
+])
+def test_a_typed_number_is_used_as_typed_or_named_in_a_message_and_train_is_disabled(lang, key, typed, field):
+    at = open_page("train", lang)
+    at.text_input(key=key).set_value(typed).run()
+    assert at.text_input(key=key).value == typed  # the box shows what is checked
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and f"{field} = {typed} " in errors[0]  # names the value as typed
+    assert at.button(key="train_start").disabled
+    at.text_input(key=key).set_value(" 3 ").run()  # a whole number in range is the one used
+    assert not at.error and not at.button(key="train_start").disabled
+
+
+def test_train_page_number_boxes_read_whole_numbers_exactly():
+    from tinygpt.config import parse_int
+
+    assert parse_int(" 300 ") == 300 and parse_int("-5") == -5 and parse_int("9" * 30) == int("9" * 30)
+    assert parse_int("1e30") == "1e30" and parse_int("3.0") == "3.0" and parse_int("") == "" and parse_int("٣") == "٣"
+    assert parse_int("9" * 5000) == "9" * 5000  # beyond Python's int-from-text cap: refused as text, no ValueError

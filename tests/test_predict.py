@@ -295,3 +295,58 @@ def test_next_character_panels_fit_the_page_width(V):
     assert 1 <= columns <= 4
     assert columns == 1 or columns * (panel_width(V) + 70) <= 1000  # side by side only when they fit
     assert panel_columns(4, panels=8) == 4 and panel_columns(8, panels=8) == 2  # the seed's 4 characters: a row of 4
+
+
+# ---- marks and small probabilities (issue 15) --------------------------------------------------
+
+
+def test_format_probability_writes_small_values_in_scientific_notation():
+    from tinygpt.formatting import format_probability
+
+    assert format_probability(0.11734) == "0.1173"
+    assert format_probability(0.001) == "0.0010"
+    assert format_probability(7.968e-06) == "7.97e-06"
+    assert format_probability(0.000999) == "9.99e-04"
+    assert format_probability(0.0) == "0" and format_probability(1.0) == "1.0000"
+
+
+def test_generation_chart_marks_the_target_and_the_chosen_character_apart():
+    from tinygpt.charts import paired_probability_bars
+
+    def marks(chart) -> list[tuple[str, str]]:
+        spec = chart.to_dict()
+        data = [rows for rows in spec["datasets"].values() if rows and "mark" in rows[0]]
+        return sorted((r["char"], r["mark"]) for rows in data for r in rows)
+
+    probs = [0.1, 0.2, 0.3, 0.4]
+    chart = paired_probability_bars(probs, probs, "你好世界", chosen="界", target="好", chosen_label="C", target_label="T")
+    assert marks(chart) == [("好", "T"), ("界", "C")]
+    shapes = chart.to_dict()["layer"][1]["encoding"]["shape"]["scale"]
+    assert shapes == {"domain": ["T", "C"], "range": ["triangle-down", "diamond"]}
+    assert marks(paired_probability_bars(probs, probs, "你好世界", chosen="界", target="", chosen_label="C")) == [("界", "C")]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_marks_target_and_sampled_choice_apart_and_writes_small_p_in_scientific_notation(lang):
+    # seed 9 at τ = 5 draws 界 after 你, whose training target is 好; the model's own p(界) is about 8e-06
+    at = open_predict(lang, predict_prefix="你", predict_n_new=1, predict_strategy="temperature",
+                      predict_temperature=MAX_TEMPERATURE, predict_seed=9)
+    assert MAX_TEMPERATURE == 5.0 and result_of(at) == "界"
+    detail = at.dataframe[1].value
+    char, chosen, target = (t(f"predict.col_{c}", lang) for c in ("char", "chosen", "target_short"))
+    assert detail.set_index(char)[chosen].to_dict() == {"你": "", "好": "", "世": "", "界": "◆"}
+    assert detail.set_index(char)[target].to_dict() == {"你": "", "好": "▼", "世": "", "界": ""}
+    assert t("predict.marks_legend", lang) in texts(at.caption)
+    chose = next(m.value for m in at.markdown if m.value.startswith(t("predict.chose_sampled", lang, chosen="", seed=0, q="", p="")[:4]))
+    p_text = chose.rsplit("p = ", 1)[1].rstrip(")）.。")
+    assert "e-0" in p_text and 1e-6 < float(p_text) < 1e-4 and "0.0000" not in chose
+    positions = at.dataframe[0].value
+    assert list(positions.columns[:5]) == [t(f"predict.col_{c}", lang) for c in ("pos", "context", "top", "expected", "match")]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_page_shows_no_target_mark_where_there_is_no_target(lang):
+    at = open_predict(lang, predict_prefix="好世", predict_n_new=1)  # 好世 never starts a training window
+    assert t("predict.unseen", lang) in texts(at.caption)
+    assert t("predict.marks_legend_no_target", lang) in texts(at.caption)
+    assert "▼" not in at.dataframe[1].value[t("predict.col_target_short", lang)].tolist()

@@ -11,11 +11,12 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.config import DEFAULT_GPT as SEED_GPT, MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, SEED_TEXT, ConfigError, TrainConfig
 from tinygpt.i18n import CATALOGUE, t
-from tinygpt.jobs import JobQueue, ModelShelf, run_labels, settings_of, start_job
+from tinygpt.jobs import JobQueue, ModelShelf, settings_of, start_job
+from tinygpt.ui.jobs import run_labels
 from tinygpt.limits import host_configs
 from tinygpt.train import NonFiniteLossError, Trainer, attention_maps, build, train
 
-from helpers import SMALL
+from helpers import SMALL, TEXT_NUMBER_KEYS
 
 CFG = TrainConfig(lr=3e-3, epochs=60, early_stop_loss=0.0)
 
@@ -164,11 +165,13 @@ def open_train(lang="en") -> AppTest:
     return at
 
 
+
+
 def small_settings(at: AppTest, **extra) -> AppTest:
     values = {"train_d_model": 32, "train_n_heads": 4, "train_n_layers": 2, "train_d_ff": 64, "train_max_len": 16,
               "train_lr": 3e-3, "train_epochs": 120, "train_early_stop": 0.0, **extra}
-    for key, value in values.items():
-        at.session_state[key] = value
+    for key, value in values.items():  # the whole-number boxes are text boxes: set as typed text
+        at.session_state[key] = str(value) if key in TEXT_NUMBER_KEYS else value
     return at.run()
 
 
@@ -240,18 +243,20 @@ def test_runs_are_kept_and_labelled_by_the_settings_that_differ():
     runs = at.session_state["train_runs"]
     assert [r.settings["causal_mask"] for r in runs] == [True, False]
     table = next(d.value for d in at.dataframe if t("train.col.run", "en") in d.value.columns)
-    assert list(table[t("train.col.run", "en")]) == ["#1 causal_mask=True", "#2 causal_mask=False"]
+    assert list(table[t("train.col.run", "en")]) == ["#1 · causal mask on", "#2 · causal mask off"]  # the form's words
     assert list(table[t("train.col.expected", "en")]) == ["好你世", "好你世"]
     chart = chart_data(at)
-    assert sorted(set(chart["run"])) == ["#1 causal_mask=True", "#2 causal_mask=False"]  # both curves on one chart
+    assert sorted(set(chart["run"])) == ["#1 · causal mask on", "#2 · causal mask off"]  # both curves on one chart
     assert len(chart) == 60 and chart["loss"].gt(0).all()
     assert run_labels([settings_of("ab", SMALL, CFG)] * 2, [1, 2]) == ["#1", "#2"]
     # the setting changed last leads the labels, so it is visible even when the legend is narrow
     seed = settings_of(SEED_TEXT, SEED_GPT, CFG)
     cheat = settings_of("你好你世你界", SMALL, CFG)
     labels = run_labels([seed, cheat, {**cheat, "causal_mask": False}], [1, 2, 3])
-    assert [label.split(" ")[1] for label in labels] == ["causal_mask=True", "causal_mask=True", "causal_mask=False"]
-    assert labels[0].split(" ")[2] == "text=你好世界"
+    # outside a script run the session's language is the default, zh
+    on, off = (t("train.setting.causal_mask", "zh", value=t(f"train.setting.{v}", "zh")) for v in ("on", "off"))
+    assert [label.split(" · ")[1] for label in labels] == [on, on, off]
+    assert labels[0].split(" · ")[2] == t("train.setting.text", "zh", value="你好世界") == "文本 你好世界"
 
 
 def test_a_run_whose_loss_went_up_is_offered_not_put_in_use():
@@ -302,7 +307,7 @@ def test_host_limits_name_the_value_and_the_limit(text, gpt, training, field, ke
 def test_the_page_refuses_too_many_epochs_with_the_limit_in_both_languages():
     for lang in ("zh", "en"):
         at = open_train(lang)
-        at.session_state["train_epochs"] = MAX_EPOCHS + 1
+        at.session_state["train_epochs"] = str(MAX_EPOCHS + 1)
         at.run()
         assert at.button(key="train_start").disabled
         assert at.error and str(MAX_EPOCHS) in at.error[0].value and str(MAX_EPOCHS + 1) in at.error[0].value

@@ -16,6 +16,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 from tinygpt.arrays import ArrayLike, to_numpy
+from tinygpt.formatting import format_probability
 
 MASK_COLOR = "#d9d9d9"
 
@@ -376,9 +377,10 @@ def next_char_panels(
         "kind": [top_label if top[i] == j else other_label for i in range(T) for j in range(V)],
         "target": [expected_label if chars[j] in expected[i] else "" for i in range(T) for j in range(V)],
     })
+    df["p_text"] = [format_probability(v) for v in df["p"]]
     x = alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0))
     tooltip = [alt.Tooltip("panel:N", title=" "), alt.Tooltip("char:N", title=x_title),
-               alt.Tooltip("p:Q", format=".4f", title=y_title)]
+               alt.Tooltip("p_text:N", title=y_title)]
     bars = alt.Chart().mark_bar().encode(
         x=x, y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
         color=alt.Color("kind:N", scale=alt.Scale(domain=[top_label, other_label], range=["#e45756", "#4c78a8"]),
@@ -401,15 +403,19 @@ def next_char_panels(
 
 def paired_probability_bars(
     first: ArrayLike, second: ArrayLike, chars: Sequence[str], *, labels: tuple[str, str] = ("p", "p_τ"),
-    chosen: str | None = None, title: str = "", x_title: str = "character", y_title: str = "probability",
+    chosen: str | None = None, target: str = "", chosen_label: str = "chosen", target_label: str = "training target",
+    title: str = "", x_title: str = "character", y_title: str = "probability",
 ) -> alt.LayerChart:
     """Two distributions over the same characters as side-by-side bars (e.g. p and p_τ).
 
     Args:
         first, second: (V,) probabilities; ``labels`` names them in the legend and tooltips.
-        chosen: a character to mark with ▼ above its pair of bars (the one sampled).
+        chosen: the character this step chose, marked with a diamond (◆, ``chosen_label``).
+        target: the training target's characters ("" = none), each marked with ▼ (``target_label``),
+            the same mark the per-position panels use, so ▼ always means the training target.
     Returns:
-        Grouped bars (blue = first, orange = second) on a fixed [0, 1] axis, with tooltips.
+        Grouped bars (blue = first, orange = second) on a fixed [0, 1] axis, with tooltips; the
+        marks have their own legend. A character both chosen and target gets ◆ with ▼ above it.
     """
     def _np(a: ArrayLike) -> np.ndarray:
         return to_numpy(a, floats=True)
@@ -421,6 +427,7 @@ def paired_probability_bars(
         "series": [labels[0]] * V + [labels[1]] * V,
         "p": np.concatenate([p, q]),
     })
+    df["p_text"] = [format_probability(v) for v in df["p"]]
     x = alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0))
     bars = alt.Chart(df).mark_bar().encode(
         x=x,
@@ -429,14 +436,22 @@ def paired_probability_bars(
         color=alt.Color("series:N", sort=list(labels), scale=alt.Scale(domain=list(labels), range=["#4c78a8", "#f58518"]),
                         legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
         tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("series:N", title=" "),
-                 alt.Tooltip("p:Q", format=".4f", title=y_title)],
+                 alt.Tooltip("p_text:N", title=y_title)],
     )
+    rows = []
+    for j, c in enumerate(chars):
+        height = float(max(p[j], q[j]))
+        if c == chosen:
+            rows.append({"char": c, "mark": chosen_label, "y": min(height + 0.1, 1.1)})
+        if c in target:
+            rows.append({"char": c, "mark": target_label, "y": min(height + (0.22 if c == chosen else 0.1), 1.22)})
     layers = [bars]
-    if chosen is not None:
-        top = float(max(p[list(chars).index(chosen)], q[list(chars).index(chosen)])) if chosen in chars else 0.0
-        mark = pd.DataFrame({"char": [chosen], "y": [min(top + 0.1, 1.1)]})
-        layers.append(alt.Chart(mark).mark_point(shape="triangle-down", filled=True, size=90, color="#262730").encode(
+    if rows:
+        layers.append(alt.Chart(pd.DataFrame(rows)).mark_point(filled=True, size=90, color="#262730").encode(
             x=x, y=alt.Y("y:Q", scale=alt.Scale(domain=[0, 1])),
+            shape=alt.Shape("mark:N", scale=alt.Scale(domain=[target_label, chosen_label], range=["triangle-down", "diamond"]),
+                            legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
+            tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("mark:N", title=" ")],
         ))
     return alt.layer(*layers).properties(
         title=title, height=200, width=max(240, min(80 * V, 960)),

@@ -51,9 +51,10 @@ class CheckpointError(ValueError):
     message; the English text is the exception's message.
     """
 
-    def __init__(self, key: str, message: str, **params: Any) -> None:
+    def __init__(self, key: str, message: str, cause: ConfigError | None = None, **params: Any) -> None:
         self.key = key
         self.params = params
+        self.cause = cause  # the configuration error behind key "config", so a page can word it in its language
         super().__init__(message)
 
 
@@ -136,8 +137,10 @@ def _configs(meta: dict[str, str]) -> tuple[GPTConfig, TrainConfig, CharVocab, s
         gpt_cfg = GPTConfig.from_dict(gpt_d)
         names = set(TrainConfig.__dataclass_fields__)
         train_cfg = TrainConfig(**{k: v for k, v in train_d.items() if k in names})
-    except (ConfigError, TypeError) as exc:
-        raise CheckpointError("config", f"the configuration in the file is not accepted: {exc}", error=str(exc)) from None
+    except ConfigError as exc:
+        raise CheckpointError("config", f"the configuration in the file is not accepted: {exc}", cause=exc, error=str(exc)) from None
+    except TypeError:  # a field of the wrong kind (e.g. a list where a number belongs)
+        raise CheckpointError("metadata", "gpt_config / train_config hold a value of the wrong type", field="gpt_config / train_config") from None
     chars, text = _json(meta, "vocab"), meta["text"]
     if (not isinstance(chars, list) or not chars or not all(isinstance(c, str) and len(c) == 1 for c in chars)
             or len(set(chars)) != len(chars)):
@@ -152,7 +155,7 @@ def _configs(meta: dict[str, str]) -> tuple[GPTConfig, TrainConfig, CharVocab, s
     try:
         check_host_limits(text, gpt_cfg, train_cfg)
     except ConfigError as exc:
-        raise CheckpointError("config", f"the configuration in the file is not accepted: {exc}", error=str(exc)) from None
+        raise CheckpointError("config", f"the configuration in the file is not accepted: {exc}", cause=exc, error=str(exc)) from None
     losses = _json(meta, "losses")
     if (not isinstance(losses, list) or len(losses) > MAX_EPOCHS
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in losses)):

@@ -23,6 +23,8 @@ MAX_MAX_LEN = 512
 #: bounds on the memory and time of one step (the seed: 4 tokens × 18,972,676 parameters).
 MAX_TOKENS_PER_STEP = 1024
 MAX_STEP_WORK = 2_500_000_000
+#: Longest integer :func:`parse_int` reads (far beyond any limit, short of Python's 4300-digit cap).
+MAX_TYPED_DIGITS = 64
 
 
 class ConfigError(ValueError):
@@ -40,6 +42,20 @@ class ConfigError(ValueError):
         self.key = key
         self.params = params
         super().__init__(f"{field_name}={value!r} is not accepted: {accepted}")
+
+
+def parse_int(typed: str) -> int | str:
+    """The integer a student typed (digits, an optional sign, spaces around), else the stripped text.
+
+    Any number of digits is read exactly, so the configuration checks name the value as typed
+    (and refuse it with its range); "1e30", "1.5" or "abc" come back as text, which those checks
+    refuse as not an integer. Nothing is rounded or replaced.
+    """
+    text = typed.strip()
+    body = text[1:] if text[:1] in "+-" else text
+    if body.isascii() and body.isdigit() and len(body) <= MAX_TYPED_DIGITS:
+        return int(text)
+    return text
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int) -> None:

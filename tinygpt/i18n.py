@@ -83,9 +83,25 @@ def choose_language(url_value: str | None, locale: str | None) -> str:
     return language_from_locale(locale)
 
 
+class Count(int):
+    """An integer field that can also choose a word by number: ``{n:character|characters}``.
+
+    A format spec holding ``|`` picks the text before it when the count is 1 and the text after
+    it otherwise, so English says "1 character" and "2 characters" from one string; any other
+    spec formats the integer as usual.
+    """
+
+    def __format__(self, spec: str) -> str:
+        if "|" in spec:
+            one, other = spec.split("|", 1)
+            return one if self == 1 else other
+        return int.__format__(self, spec)
+
+
 def t(key: str, lang: str, **fields: object) -> str:
-    """The text of ``key`` in ``lang`` with ``{fields}`` filled in.
+    """The text of ``key`` in ``lang`` with ``{fields}`` filled in (integers as :class:`Count`).
 
     Raises KeyError for an unknown key (a missing string is a bug the tests catch).
     """
-    return CATALOGUE[key][normalize_language(lang)].format(**fields)
+    counted = {k: Count(v) if type(v) is int else v for k, v in fields.items()}
+    return CATALOGUE[key][normalize_language(lang)].format(**counted)

@@ -27,6 +27,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
@@ -332,14 +333,15 @@ class TrainingJob:
 
 
 def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, queue: JobQueue, models: ModelShelf,
-              paused: bool = False, steps: int = 0) -> TrainingJob:
+              paused: bool = False, steps: int = 0, fresh: bool = False) -> TrainingJob:
     """A job for the settings, training in ``queue``'s slots and putting its model on ``models``.
 
     Settings trained before (in any session) return a finished job at once with the shared model
-    (``from_cache``); otherwise a thread starts training (paused after ``steps`` steps if ``paused``).
+    (``from_cache``), unless ``fresh`` (the student asked to watch it train again); otherwise a
+    thread starts training (paused after ``steps`` steps if ``paused``).
     """
     job = TrainingJob(text, gpt_cfg, train_cfg)
-    cached = models.get(model_key(text, gpt_cfg, train_cfg))
+    cached = None if fresh else models.get(model_key(text, gpt_cfg, train_cfg))
     if cached is not None:
         job._queue = queue
         job.losses, job.result, job.from_cache = list(cached.losses), cached, True
@@ -383,17 +385,12 @@ def record_of(job: TrainingJob, number: int) -> RunRecord:
                      tm.stop_reason if tm is not None else JobStatus.ERROR, gen, expected, tm.seconds if tm is not None else 0.0)
 
 
-def short_value(value: object) -> str:
-    """A setting's value as code writes it (labels name settings by their field names)."""
-    if isinstance(value, float):
-        return f"{value:g}"
-    text = str(value)
-    return text if len(text) <= 8 else text[:7] + "…"
+def run_labels(settings: list[dict[str, object]], numbers: list[int],
+               name: Callable[[str, object], str]) -> list[str]:
+    """"#n · setting · …" for each run, naming only the settings that differ between the runs.
 
-
-def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[str]:
-    """"#n k=v …" for each run, naming only the settings that differ between the runs.
-
+    ``name(key, value)`` writes one setting (the Train page passes the form's own words in the
+    session's language).
     The setting changed most recently comes first (ties in the settings' order), so the one a
     student just switched, e.g. causal_mask=False after a run with the mask, leads every label.
     """
@@ -403,7 +400,7 @@ def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[st
     last_change = {k: max(i for i in range(1, len(settings)) if repr(settings[i].get(k)) != repr(settings[i - 1].get(k)))
                    for k in keys}
     keys.sort(key=lambda k: -last_change[k])  # stable: ties keep the settings' order
-    return [" ".join([f"#{n}"] + [f"{k}={short_value(s[k])}" for k in keys]) for s, n in zip(settings, numbers)]
+    return [" · ".join([f"#{n}"] + [name(k, s[k]) for k in keys]) for s, n in zip(settings, numbers)]
 
 
 def _train_default(models: ModelShelf, future: Future[TrainedModel]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -106,3 +107,24 @@ def pair_texts(text: str, window: int) -> tuple[list[str], list[str]]:
     vocab = CharVocab.from_text(text)
     inputs, targets = training_pairs(vocab, text, window)  # (N, window) each
     return [vocab.decode(row) for row in inputs], [vocab.decode(row) for row in targets]
+
+
+def causal_loss_floor(text: str, window: int) -> float:
+    """The lowest mean cross-entropy (nats) a model with the causal mask can reach on these pairs.
+
+    With the mask, the prediction at position t reads only the input's first t+1 characters. When
+    the same context is followed by different characters in different pairs (after 你 in
+    你好你世你界: 好, 世 or 界), no model can be sure: the best it can do is the pairs' own
+    frequencies, and the entropy of those is the floor. ``causal_loss_floor("你好你世你界", 4)``
+    is (3/24)·ln 3 ≈ 0.137: 3 of the 24 predictions see only 你. 0 when every context decides its
+    next character (the seed). Raises ValueError as :func:`pair_texts`.
+    """
+    inputs, targets = pair_texts(text, window)
+    counts: dict[str, dict[str, int]] = {}
+    for seq, nxt in zip(inputs, targets):
+        for t in range(len(seq)):
+            follow = counts.setdefault(seq[: t + 1], {})
+            follow[nxt[t]] = follow.get(nxt[t], 0) + 1
+    total = sum(sum(f.values()) for f in counts.values())
+    entropy = -sum(n * math.log(n / sum(f.values())) for f in counts.values() for n in f.values()) / total
+    return max(entropy, 0.0)  # 0.0, not -0.0, when every context decides its next character

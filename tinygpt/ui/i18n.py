@@ -6,6 +6,7 @@ import re
 
 import streamlit as st
 
+from tinygpt.checkpoint import CheckpointError
 from tinygpt.config import ConfigError
 from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, t
 from tinygpt.vocab import UnknownCharError
@@ -68,8 +69,14 @@ def error_text(exc: Exception) -> str:
             return "“ ”" if c == " " else md_escape(c)
 
         return tr("err.unknown_chars", unknown=" ".join(map(shown, exc.unknown)), known=" ".join(map(shown, exc.known)))
+    if isinstance(exc, CheckpointError):
+        if exc.cause is not None:  # the file's configuration: its reason in this language too
+            return tr("ckpt.err.config", error=error_text(exc.cause))
+        return tr(f"ckpt.err.{exc.key}", **exc.params)
     if isinstance(exc, ConfigError):
         key = f"accepted.{exc.key}"
         accepted = tr(key, **exc.params) if key in CATALOGUE else exc.accepted
-        return tr("err.config", field=exc.field, value=exc.value, accepted=accepted)
+        name = f"field.{exc.field}"  # a field that is not a form setting (e.g. len(text)) is named in words
+        field = tr(name) if name in CATALOGUE else exc.field
+        return tr("err.config", field=field, value=exc.value, accepted=accepted)
     return tr("err.unexpected", error=str(exc))

@@ -15,14 +15,15 @@ import streamlit as st
 from tinygpt.charts import loss_chart
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import (
-    MAX_CONCURRENT_JOBS, MAX_PAUSE_SECONDS, JobQueue, JobStatus, Progress, RunRecord, TrainingJob, run_labels,
-    settings_of, short_value,
+    MAX_CONCURRENT_JOBS, MAX_PAUSE_SECONDS, JobQueue, JobStatus, Progress, RunRecord, TrainingJob, settings_of,
 )
+from tinygpt.jobs import run_labels as _run_labels
 from tinygpt.jobs import start_job as _start_job
 from tinygpt.train import NonFiniteLossError
 from tinygpt.ui.common import show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import set_own_model, shelf
+from tinygpt.ui.train_words import setting_text
 
 #: The chart draws at most this many points per run (evenly thinned, first and last kept).
 MAX_CHART_POINTS = 500
@@ -43,11 +44,16 @@ def job_queue() -> JobQueue:
     return JobQueue()
 
 
+def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[str]:
+    """The runs' labels (``tinygpt.jobs.run_labels``) in the form's words, in the session's language."""
+    return _run_labels(settings, numbers, setting_text)
+
+
 def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, paused: bool = False,
-              steps: int = 0) -> TrainingJob:
+              steps: int = 0, fresh: bool = False) -> TrainingJob:
     """This session's job for the settings (the caller keeps it in st.session_state), in this
     process's job queue and model shelf (``tinygpt.jobs.start_job``)."""
-    return _start_job(text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps)
+    return _start_job(text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps, fresh=fresh)
 
 
 def thin(losses: list[float] | tuple[float, ...], limit: int = MAX_CHART_POINTS) -> pd.DataFrame:
@@ -107,7 +113,7 @@ def show_progress(job: TrainingJob | None, runs: list[RunRecord]) -> Progress | 
     """
     p = job.progress() if job is not None else None
     if p is not None:
-        st.caption(tr("train.this_run", settings=" · ".join(f"{k}={short_value(v)}" for k, v in settings_of(job.text, job.gpt_cfg, job.train_cfg).items())))
+        st.caption(tr("train.this_run", settings=" · ".join(setting_text(k, v) for k, v in settings_of(job.text, job.gpt_cfg, job.train_cfg).items())))
         loss = f"{p.losses[-1]:.3e}" if p.losses else "—"
         if p.replay is not None:
             st.info(tr("train.replaying", i=p.replay[0], n=p.replay[1]))

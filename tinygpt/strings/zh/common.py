@@ -28,4 +28,8 @@ STRINGS: dict[str, str] = {
     "accepted.lr": "大于 0 且不超过 1 的数",
     "accepted.float_range": "{lo} 到 {hi} 之间的数",
     "accepted.divisor": "d_model={d_model} 的约数，例如 {examples}",
+    "field.len(text)": "文本长度",
+    "field.n_parameters": "参数量",
+    "field.tokens_per_step": "每步词元数",
+    "field.work_per_step": "参数量 × 每步词元数",
 }

@@ -1,0 +1,150 @@
+"""The Train page's rough edges of issue 15 (AppTest, both languages where text is involved)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from helpers import SMALL, small_model
+from tinygpt.checkpoint import to_bytes
+from tinygpt.config import TrainConfig
+from tinygpt.i18n import t
+from tinygpt.train import train
+from tinygpt.vocab import causal_loss_floor
+
+
+def open_train(lang: str) -> AppTest:
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=180)
+    at.query_params["lang"] = lang
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def upload(at: AppTest, data: bytes) -> AppTest:
+    at.file_uploader(key="train_upload").set_value(("model.safetensors", data, "application/octet-stream"))
+    return at.run()
+
+
+def column_configs(frame) -> dict:
+    return json.loads(frame.proto.columns)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_loaded_checkpoint_fills_the_form_and_draws_its_curve(lang):
+    tm = train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=7, seed=5, early_stop_loss=0.0, causal_mask=False, window=3))
+    at = upload(open_train(lang), to_bytes(tm))
+    assert not at.exception and at.success[0].value.startswith(t("train.upload_ok", lang, text="白日依山尽", params=0, steps=0)[:4])
+    values = {key: at.session_state[key] for key in ("train_text", "train_window", "train_d_model", "train_n_heads", "train_n_layers",
+                                                     "train_d_ff", "train_max_len", "train_lr", "train_epochs", "train_seed",
+                                                     "train_early_stop", "train_causal_mask", "train_norm", "train_positions")}
+    assert values == {"train_text": "白日依山尽", "train_window": "3", "train_d_model": 32, "train_n_heads": 4, "train_n_layers": 2,
+                      "train_d_ff": 64, "train_max_len": "16", "train_lr": 3e-3, "train_epochs": "7", "train_seed": "5",
+                      "train_early_stop": 0.0, "train_causal_mask": False, "train_norm": "pre", "train_positions": "learned"}
+    assert at.text_input(key="train_text").value == "白日依山尽" and at.toggle(key="train_causal_mask").value is False
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    proto = at.get("vega_lite_chart")[0].proto
+    chart = convert_arrow_bytes_to_pandas_df(proto.datasets[0].data.data if proto.datasets else proto.data.data)
+    assert [round(v, 6) for v in chart["loss"]] == [round(v, 6) for v in tm.losses]
+    assert t("train.chart_empty", lang) not in [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_checkpoint_without_a_curve_says_so(lang):
+    tm = train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=2, early_stop_loss=0.0))
+    tm.losses.clear()
+    at = upload(open_train(lang), to_bytes(tm))
+    assert t("train.loaded_no_curve", lang) in [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_checkpoint_configuration_is_refused_with_its_reason_in_the_users_language(lang):
+    from safetensors.torch import load, save
+
+    tm = small_model()
+    data = to_bytes(tm)
+    header = json.loads(data[8 : 8 + int.from_bytes(data[:8], "little")])["__metadata__"]
+    config = json.loads(header["train_config"])
+    header["train_config"] = json.dumps({**config, "epochs": 0})
+    at = upload(open_train(lang), save(load(data), metadata=header))
+    accepted = t("accepted.int_range", lang, lo=1, hi=5000)
+    reason = t("err.config", lang, field="epochs", value=0, accepted=accepted)
+    assert [e.value for e in at.error] == [t("ckpt.err.config", lang, error=reason)]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_uploader_says_what_to_do_and_the_limit_in_the_users_language(lang):
+    at = open_train(lang)
+    assert at.get("file_uploader")[0].help == t("train.upload_help", lang, limit="154 MB")
+    assert t("train.upload_caption", lang, limit="154 MB") in [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_cheating_experiment_steps_and_loss_floor_are_on_the_page(lang):
+    at = open_train(lang)
+    assert t("train.cheat_steps", lang) not in [i.value for i in at.info]
+    at.button(key="train_preset_cheat").click().run()
+    floor = causal_loss_floor("你好你世你界", 4)
+    assert math.isclose(floor, 3 / 24 * math.log(3)) and f"{floor:.3f}" == "0.137"
+    infos = [i.value for i in at.info]
+    assert t("train.cheat_steps", lang) in infos and t("train.loss_floor", lang, floor=floor) in infos
+    at.toggle(key="train_causal_mask").set_value(False).run()  # no floor without the mask
+    assert t("train.loss_floor", lang, floor=floor) not in [i.value for i in at.info]
+    assert causal_loss_floor("你好世界", 4) == 0.0
+
+
+def test_runs_table_puts_the_key_columns_first_and_pins_them():
+    at = open_train("en")
+    for key, value in {"train_d_model": 32, "train_n_heads": 4, "train_n_layers": 2, "train_d_ff": 64, "train_max_len": "16",
+                       "train_lr": 3e-3, "train_epochs": "20", "train_early_stop": 0.0}.items():
+        at.session_state[key] = value
+    at.run()
+    at.button(key="train_start").click().run()
+    at.session_state["job"].join(60)
+    at.run()
+    table = next(d for d in at.dataframe if t("train.col.match", "en") in d.value.columns)
+    names = [t(f"train.col.{c}", "en") for c in ("number", "match", "generation", "expected")]
+    assert list(table.value.columns[:4]) == names
+    config = column_configs(table)
+    assert config[names[0]]["pinned"] is True and config[names[1]]["pinned"] is True
+    assert sum(config[n]["width"] for n in names) <= 340  # fits a phone's 390 px page without sideways scrolling
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_shelf_model_can_be_trained_again_with_the_live_chart(lang):
+    at = open_train(lang)
+    at.button(key="train_start").click().run()  # the textbook settings: the default model, from the shelf
+    job = at.session_state["job"]
+    assert job.from_cache and job.status == "done"
+    this_run = next(c.value for c in at.caption if c.value.startswith(t("train.this_run", lang, settings="")))
+    on = t("train.setting.causal_mask", lang, value=t("train.setting.on", lang))
+    assert on in this_run.split(" · ") and "causal_mask=" not in this_run and "text=" not in this_run
+    at.button(key="train_again").click().run()
+    again = at.session_state["job"]
+    assert again is not job and not again.from_cache
+    again.join(120)
+    at.run()
+    assert again.status == "done" and again.losses == job.losses  # the same settings train the same curve
+    assert not at.button(key="train_start").disabled and not at.exception
+
+
+def test_english_counts_take_the_singular_for_one():
+    assert t("predict.fed", "en", T=1, last=0, context="你") == "Context fed to the model (1 character, positions 0–0): **你**"
+    assert "(2 characters," in t("predict.fed", "en", T=2, last=1, context="你好")
+    assert t("train.params", "en", n=1000, d_head=8, tokens=1).endswith("· 1 token per step")
+    assert "{" not in t("predict.fed", "zh", T=1, last=0, context="你")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_too_long_text_is_named_in_words_not_code(lang):
+    from tinygpt.config import MAX_TEXT_LEN
+
+    at = open_train(lang)
+    at.text_input(key="train_text").set_value("你" * (MAX_TEXT_LEN + 1)).run()
+    expected = t("err.config", lang, field=t("field.len(text)", lang), value=MAX_TEXT_LEN + 1,
+                 accepted=t("accepted.max_text_len", lang, limit=MAX_TEXT_LEN))
+    assert [e.value for e in at.error] == [expected] and "len(" not in expected

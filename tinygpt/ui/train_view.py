@@ -1,0 +1,29 @@
+"""The Train page's helpers: the form's values of a loaded model, its run record, the choices' lists."""
+
+from __future__ import annotations
+
+from tinygpt.record import TrainedModel
+from tinygpt.jobs import RunRecord, greedy_continuation, settings_of
+
+
+def options_with(options: list, value: object) -> list:
+    """``options``, plus ``value`` in sorted place when the list lacks it (e.g. a loaded checkpoint's d_model 1024)."""
+    return options if value in options else sorted([*options, value])
+
+
+def form_values(tm: TrainedModel) -> dict[str, object]:
+    """The Train form's widget values (session keys) that reproduce ``tm``'s settings."""
+    g, c = tm.gpt_cfg, tm.train_cfg
+    return {
+        "train_text": tm.text, "train_window": str(c.window or 0), "train_d_model": g.d_model, "train_n_heads": g.n_heads,
+        "train_n_layers": g.n_layers, "train_d_ff": g.d_ff, "train_max_len": str(g.max_len), "train_norm": g.norm,
+        "train_positions": g.positions, "train_lr": c.lr, "train_epochs": str(c.epochs), "train_seed": str(c.seed),
+        "train_early_stop": c.early_stop_loss, "train_causal_mask": c.causal_mask,
+    }
+
+
+def loaded_run(tm: TrainedModel, number: int) -> RunRecord:
+    """A loaded checkpoint as one of the session's runs: its settings, its loss curve and greedy check."""
+    generation, expected = greedy_continuation(tm)
+    return RunRecord(number, f"file:{tm.uid}", settings_of(tm.text, tm.gpt_cfg, tm.train_cfg), tuple(tm.losses), "done",
+                     tm.stop_reason, generation, expected, tm.seconds)
