@@ -466,6 +466,10 @@ def test_the_masked_table_writes_minus_infinity_and_chart_data_stay_finite():
     shown = pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
     assert shown.iloc[0, 1] == "−∞" and shown.iloc[1, 0] == f"{frame.iloc[1, 0]:.2f}"
     assert "Infinity" not in shown.to_string()
+    import json
+
+    formats = [c.get("format") for c in json.loads(at.dataframe[0].proto.columns).values()]
+    assert formats and not any(formats)  # a column format would override the Styler's −∞ in the browser
     m = torch.tensor([[1.0, float("-inf")], [float("nan"), 2.0]])
     cells = heatmap_spec(m, ["0 你", "1 好"], ["0 你", "1 好"], kind="signed")["datasets"]["cells"]
     assert np.isfinite(cells["value"]).all() and list(cells["masked"]) == [False, True, False, False]

@@ -531,10 +531,14 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
         table: object = matrix_table(m, labels, cols)
         config = None
         if square:
-            number = st.column_config.NumberColumn(format="%.2f", width=TABLE_COLUMN_PX)
-            config = {c: number for c in cols}
-            if bool(torch.isneginf(m).any()):  # a number column writes −∞ as "-Infinity"
+            if bool(torch.isneginf(m).any()):
+                # a number column writes −∞ as "-Infinity", and its format would override the
+                # Styler's text: the Styler writes every number, the column only sets the width
                 table = table.to_pandas().style.format(_table_number)
+                number = st.column_config.NumberColumn(width=TABLE_COLUMN_PX)
+            else:
+                number = st.column_config.NumberColumn(format="%.2f", width=TABLE_COLUMN_PX)
+            config = {c: number for c in cols}
         st.dataframe(table, column_config=config, width="stretch", height=min(600, 38 + 35 * T))
         if square:
             st.caption(tr("attn.table_rounded"))

@@ -119,7 +119,7 @@ STRINGS: dict[str, str] = {
     "step.weighted_sum.meaning": "Each position's output is the average of the value vectors weighted by its α row, o_i = Σ_j α_ij v_j. Here information actually moves between positions; α only decided how much comes from where.",
     "step.merge_heads.meaning": "The h heads' outputs of d_head numbers are put side by side again into one vector of d_model numbers per position. Nothing is computed: it undoes step 2, so that step 9 can mix what the heads found.",
     "step.output_projection.meaning": "W_O mixes the concatenated heads into one d_model vector per position, so what one head found can be combined with what another found. The block adds this result to its input (the residual connection), and the next block reads the sum.",
-    "attn.theory_link": "The idea behind it on the Theory page: {title}",
+    "attn.theory_link": "Theory page: {title}",
     "attn.input_nav": "X · input",
     "attn.input_header": "The input X (before step 1)",
     "attn.input_pre_first": "X is what the attention of layer 0 reads: each character's token embedding plus its position embedding ({positions}), passed through the block's first LayerNorm (ln1), because this model is Pre-LN: x + Attention(LayerNorm(x)).",

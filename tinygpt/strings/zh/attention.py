@@ -119,7 +119,7 @@ STRINGS: dict[str, str] = {
     "step.weighted_sum.meaning": "每个位置的输出是值向量按它那一行 α 的加权平均：o_i = Σ_j α_ij v_j。信息正是在这一步于位置之间流动；α 只决定从哪里取、取多少。",
     "step.merge_heads.meaning": "h 个头各 d_head 个数的输出被重新首尾拼接，每个位置又成为 d_model 个数的一个向量。这一步不做计算，只是把第 2 步拆开的还原，让第 9 步能把各个头的发现混合起来。",
     "step.output_projection.meaning": "W_O 把拼接后的各头输出混合成每个位置一个 d_model 维向量，一个头找到的信息可以和另一个头的结合。块把这个结果加到自己的输入上（残差连接），下一块读的是这个和。",
-    "attn.theory_link": "理论页上的原理：{title}",
+    "attn.theory_link": "理论页：{title}",
     "attn.input_nav": "X · 输入",
     "attn.input_header": "输入 X（第 1 步之前）",
     "attn.input_pre_first": "X 是第 0 层注意力读入的东西：每个字的词嵌入加上它的位置嵌入（{positions}），再经过本块的第一个 LayerNorm（ln1），因为这个模型是 Pre-LN：x + Attention(LayerNorm(x))。",
