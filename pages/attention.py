@@ -4,11 +4,11 @@ import math
 
 import streamlit as st
 
-from tinygpt.attention import STEPS, Switches, first_affected_step, future_mask
-from tinygpt.charts import alpha_grid_spec, position_labels
+from tinygpt.attention import STEPS, Switches, first_affected_step, future_mask, step_by_id
+from tinygpt.charts import position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui import attention_view as view
-from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
+from tinygpt.ui.common import model_banner, show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import attention_trace
 from tinygpt.vocab import UnknownCharError
@@ -29,23 +29,10 @@ text_in = c1.text_input(tr("attn.text"), help=tr("attn.text_help", max_len=cfg.m
 layer = c2.selectbox(tr("attn.layer"), range(cfg.n_layers), key=view.K_LAYER)
 head = c3.selectbox(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD)
 
-with st.sidebar:
-    st.subheader(tr("attn.switches"), help=tr("attn.switches_help"))
-    mask_on = st.toggle(tr("attn.mask"), help=tr("attn.mask_help"), key=view.K_MASK)
-    scale_labels = {"sqrt": tr("attn.scale_sqrt", value=math.sqrt(cfg.d_head)), "one": tr("attn.scale_one"),
-                    "custom": tr("attn.scale_custom")}  # format_func must not read the session
-    keep_radio_choice(view.K_SCALING)
-    scaling = st.radio(tr("attn.scaling"), view.SCALINGS, format_func=scale_labels.get, key=view.K_SCALING)
-    divisor = {"sqrt": None, "one": 1.0}.get(scaling)
-    if scaling == "custom":
-        divisor = st.number_input(tr("attn.scale_value"), view.MIN_DIVISOR, view.MAX_DIVISOR, key=view.K_DIVISOR)
-    temperature = st.select_slider(tr("attn.temperature"), view.TEMPERATURES, format_func="{:g}".format,
-                                   help=tr("attn.temperature_help"), key=view.K_TAU)
-    st.button(tr("attn.reset"), on_click=view.reset_switches, key="attn_reset")
-
-step_labels = {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
-step = view.step_nav(step_labels)
-view.write_url(view.url_values(text_in, layer, head, step.id, mask_on, scaling,
+step_labels = {view.INPUT: tr("attn.input_nav")} | {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
+chosen = view.step_nav(step_labels)  # view.INPUT or a step id
+mask_on, scaling, divisor, temperature = view.switch_panel(cfg)
+view.write_url(view.url_values(text_in, layer, head, chosen, mask_on, scaling,
                                st.session_state.get(view.K_DIVISOR, 1.0), temperature))
 
 if not text_in:
@@ -54,6 +41,8 @@ if not text_in:
 text, cropped = crop_context(text_in, cfg.max_len)
 if cropped:
     st.info(tr("attn.cropped", n=len(text_in), max_len=cfg.max_len))
+if len(text) > tm.window:
+    st.info(tr("attn.beyond_window", n=len(text), window=tm.window, last=len(text) - 1))
 try:
     base = attention_trace(tm, text, layer)
 except UnknownCharError as exc:
@@ -74,7 +63,10 @@ future = causal if mask_on else None
 with step_box:
     if not switches.is_default:
         st.caption(tr("attn.whatif_note", step=first_affected_step(base.switches, switches) + 1))
-    view.show_step(trace, step, head, labels, cfg, future)
+    if chosen == view.INPUT:
+        view.show_input(trace, labels, cfg)
+    else:
+        view.show_step(trace, step_by_id(chosen), head, labels, cfg, future)
 
 with checks_box:
     view.show_checks(tm, text, base, trace, head)
@@ -82,20 +74,10 @@ with checks_box:
 st.subheader(tr("attn.pred_header"))
 view.show_prediction(tm, text, layer, switches)
 
-panel = min(160, max(72, 24 * T))  # pixels per small multiple
 st.subheader(tr("attn.heads_header", layer=layer))
-st.vega_lite_chart(alpha_grid_spec(
-    trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)], labels, labels,
-    masked=future, row_title=tr("attn.axis_query"), col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"),
-    columns=view.grid_columns(cfg.n_heads, panel), panel_size=panel,
-), width="content")
+view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)], labels, future)
 st.subheader(tr("attn.layers_header", head=head))
 st.caption(tr("attn.layers_caption"))
-st.vega_lite_chart(alpha_grid_spec(
-    own.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, labels,
-    masked=causal, row_title=tr("attn.axis_query"),
-    col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"), columns=view.grid_columns(cfg.n_layers, panel),
-    panel_size=panel,
-), width="content")
+view.show_alpha_grid(own.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, causal)
 
 view.show_snapshots(tm, layer, head)

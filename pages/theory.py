@@ -4,9 +4,11 @@ import pandas as pd
 import streamlit as st
 
 from tinygpt import theory
-from tinygpt.attention import future_mask, step_by_id
+from tinygpt.attention import STEP_IDS, future_mask, step_by_id
 from tinygpt.charts import heatmap, matrix_frame, probability_bars, vector_picture
-from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, format_number, format_vector
+from tinygpt.theory import (
+    CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
+)
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.navigation import ensure_entry_script
@@ -20,13 +22,38 @@ QUIZ = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": 
 def concept(cid: str) -> None:
     """Title, formula, explanation and links to the attention steps of one concept."""
     c = next(c for c in theory.CONCEPTS if c.id == cid)
-    st.subheader(tr(f"theory.{cid}.title"))
+    st.subheader(tr(f"theory.{cid}.title"), anchor=concept_anchor(cid))
     st.latex(c.formula)
     st.markdown(tr(f"theory.{cid}.body"))
     for sid in c.steps:
         step = step_by_id(sid)
         st.page_link("pages/attention.py", label=tr("theory.link", number=step.number, name=tr(f"step.{sid}.name")),
                      icon=":material/arrow_forward:", query_params={"step": sid})
+
+
+def arrival() -> None:
+    """A link from the Attention page (``?concept=<id>&step=<step id>``): say which section explains
+    the step, link back to it, and scroll to that section once per link."""
+    cid, sid = st.query_params.get("concept"), st.query_params.get("step")
+    if cid not in CONCEPT_IDS:
+        return
+    anchor = concept_anchor(cid)
+    if sid in STEP_IDS:
+        step = step_by_id(sid)
+        name = tr(f"step.{sid}.name")
+        st.info(tr("theory.from_step", number=step.number, name=name, title=tr(f"theory.{cid}.title")))
+        st.page_link("pages/attention.py", label=tr("theory.back_link", number=step.number, name=name),
+                     icon=":material/arrow_back:", query_params={"step": sid})
+    if st.session_state.get("_theory_scrolled_to") != (cid, sid):  # not again on every slider move
+        st.session_state["_theory_scrolled_to"] = (cid, sid)
+        st.html(SCROLL_JS.replace("ANCHOR", anchor), unsafe_allow_javascript=True, width="content")
+
+
+# The section's element may be drawn after this script runs: try for a few seconds.
+SCROLL_JS = """<script>
+(() => { let tries = 0; const go = () => { const el = document.getElementById("ANCHOR");
+  if (el) { el.scrollIntoView({block: "start"}); } else if (++tries < 50) { setTimeout(go, 100); } }; go(); })();
+</script>"""
 
 
 def input_error(exc: TheoryInputError) -> None:
@@ -36,6 +63,7 @@ def input_error(exc: TheoryInputError) -> None:
 
 axes = {k: tr(v) for k, v in AXES.items()}
 st.title(tr("theory.title"))
+arrival()
 st.markdown(tr("theory.intro"))
 
 concept("definition")

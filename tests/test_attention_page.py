@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import math
 import re
+from urllib.parse import parse_qs
 from dataclasses import replace
 
 import numpy as np
@@ -199,7 +200,10 @@ def test_whole_model_prediction_with_switches_matches_the_model_run_with_them():
 
 def test_step_buttons_move_one_step_and_stop_at_the_ends():
     at = open_attention()
-    assert at.button(key="attn_prev").disabled
+    assert at.radio(key=view.K_STEP).value == "projection" and not at.button(key="attn_prev").disabled
+    at.button(key="attn_prev").click().run()  # before step 1: the input X
+    assert at.radio(key=view.K_STEP).value == view.INPUT and at.button(key="attn_prev").disabled
+    at.button(key="attn_next").click().run()
     at.button(key="attn_next").click().run()
     assert at.radio(key=view.K_STEP).value == "split_heads" and table(at).shape == (4, 64)
     at.button(key="attn_prev").click().run()
@@ -372,7 +376,7 @@ def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
     a = torch.softmax(torch.randn(3, 4, 4), -1)
     future = np.triu(np.ones((4, 4), dtype=bool), 1)
     cells = alpha_grid_spec(a, ["h0", "h1", "h2"], rows, rows, masked=future)["datasets"]["cells"]
-    assert len(cells) == 48 and cells["masked"].sum() == 18 and cells.loc[cells["masked"], "value"].isna().all()
+    assert len(cells) == 48 and cells["masked"].sum() == 18 and (cells.loc[cells["masked"], "value"] == 0).all()
     assert np.allclose(cells.loc[~cells["masked"], "value"].to_numpy(), a.numpy()[:, ~future].reshape(-1))
 
 
@@ -383,3 +387,132 @@ def test_step_source_is_drawn_only_when_its_expander_is_open():
     assert len(at.code) == 0  # collapsed: the code is neither sent nor highlighted
     at = rerun(at, attn_source=True)
     assert [c.value for c in at.code] == [step_by_id(at.session_state[view.K_STEP]).source().strip()]
+
+
+# ---------------------------------------------------------------- meaning, input X, colour scale, rough edges
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_step_says_what_it_does_and_why_and_links_its_theory_section(lang):
+    from tinygpt.attention import STEPS
+    from tinygpt.i18n import CATALOGUE
+    from tinygpt.theory import CONCEPTS, STEP_CONCEPT
+
+    assert len(STEPS) == 9
+    at = open_attention(lang)
+    for step in STEPS:
+        assert f"step.{step.id}.meaning" in CATALOGUE
+        meaning = t(f"step.{step.id}.meaning", lang)
+        assert meaning != t(f"step.{step.id}.meaning", "en" if lang == "zh" else "zh")
+        rerun(at, **{view.K_STEP: step.id})
+        assert meaning in [m.value for m in at.markdown]
+        concept = STEP_CONCEPT[step.id]
+        assert step.id in next(c for c in CONCEPTS if c.id == concept).steps  # the theory page links back
+        links = [p for p in at.get("page_link") if p.proto.page == "theory"]
+        assert [parse_qs(p.proto.query_string) for p in links] == [{"concept": [concept], "step": [step.id]}]
+        assert links[0].proto.label == t("attn.theory_link", lang, title=t(f"theory.{concept}.title", lang))
+    assert "√d_head" in t("step.scale.meaning", "en") and "one-hot" in t("step.scale.meaning", "en")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_input_x_comes_before_step_1_with_its_table_and_what_it_is(lang):
+    at = open_attention(lang, step="input")
+    tm = seed_tm()
+    ids = tm.vocab.encode("你好世界")[None]
+    with torch.no_grad():
+        block0 = tm.model.blocks[0]
+        x0 = block0.ln1(tm.model.embed(ids))[0]  # Pre-LN: LayerNorm(token + position embedding)
+        x2 = tm.model.blocks[2].ln1(tm.model.blocks[1](block0(tm.model.embed(ids))))[0]
+    assert np.allclose(alpha(at), x0.numpy(), atol=1e-6) and table(at).shape == (4, 512)
+    assert t("attn.input_header", lang) in [h.value for h in at.subheader]
+    assert t("attn.input_pre_first", lang, positions=t("attn.positions_learned", lang)) in markdown(at)
+    assert at.query_params["step"] == "input" and at.radio(key=view.K_STEP).options[0] == t("attn.input_nav", lang)
+    rerun(at, **{view.K_LAYER: 2})
+    assert np.allclose(alpha(at), x2.numpy(), atol=1e-5)
+    assert t("attn.input_pre_later", lang, layer=2, blocks="0–1") in markdown(at)
+    assert len(at.radio(key=view.K_STEP).options) == 10  # X and the nine steps
+
+
+def test_scores_and_scaled_scores_share_one_colour_scale():
+    def domain(at: AppTest) -> list[float]:
+        import json
+
+        spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+        return next(layer["encoding"]["color"]["scale"]["domain"] for layer in spec["layer"]
+                    if "color" in layer["encoding"])
+
+    at = open_attention(step="scores")
+    S = alpha(at)
+    lower = np.tril(np.ones((4, 4), dtype=bool))  # the entries the mask keeps
+    bound = float(np.abs(S[lower]).max())  # |S| ≥ |S / 8|
+    assert domain(at) == pytest.approx([-bound, bound], rel=1e-6)
+    rerun(at, **{view.K_STEP: "scale"})
+    assert np.allclose(alpha(at), S / 8, rtol=1e-6)
+    assert domain(at) == pytest.approx([-bound, bound], rel=1e-6)  # the same scale: step 4 is 8 times paler
+    caption = t("attn.shared_scale", "en", bound=bound, divisor="√64 = 8", future=t("attn.shared_scale_future", "en"))
+    assert caption in [c.value for c in at.caption]
+    rerun(at, **{view.K_MASK: False})  # no mask: the whole matrix counts
+    whole = float(np.abs(S).max())
+    assert domain(at) == pytest.approx([-whole, whole], rel=1e-6)
+
+
+def test_the_masked_table_writes_minus_infinity_and_chart_data_stay_finite():
+    at = open_attention(step="mask")
+    frame = table(at)
+    assert np.isneginf(frame.to_numpy()[np.triu_indices(4, 1)]).all()  # the values are still −∞
+    styler = at.dataframe[0].proto.arrow_data.styler
+    import pyarrow as pa
+
+    shown = pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+    assert shown.iloc[0, 1] == "−∞" and shown.iloc[1, 0] == f"{frame.iloc[1, 0]:.2f}"
+    assert "Infinity" not in shown.to_string()
+    import json
+
+    formats = [c.get("format") for c in json.loads(at.dataframe[0].proto.columns).values()]
+    assert formats and not any(formats)  # a column format would override the Styler's −∞ in the browser
+    m = torch.tensor([[1.0, float("-inf")], [float("nan"), 2.0]])
+    cells = heatmap_spec(m, ["0 你", "1 好"], ["0 你", "1 好"], kind="signed")["datasets"]["cells"]
+    assert np.isfinite(cells["value"]).all() and list(cells["masked"]) == [False, True, False, False]
+    assert list(cells["value"]) == [1.0, 0.0, 0.0, 2.0]
+
+
+def test_the_cell_pickers_labels_follow_the_step_shown():
+    at = open_attention(step="softmax")
+    rerun(at, **{view.K_CELL_J: 2})
+    assert at.selectbox(key=view.K_CELL_J).proto.raw_value == "2 世"
+    rerun(at, **{view.K_STEP: "weighted_sum"})  # (T, d_head): the columns are dimensions
+    picker = at.selectbox(key=view.K_CELL_J)
+    assert picker.options[:3] == ["0", "1", "2"] and picker.value == 2
+    assert picker.proto.raw_value == "2"  # the label the browser shows is this step's, not "2 世"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_projection_cells_are_written_in_the_formulas_convention_and_say_how_pytorch_stores_weights(lang):
+    at = open_attention(lang, step="projection")
+    rerun(at, **{view.K_CELL_I: 3, view.K_CELL_J: 0})
+    text = markdown(at)
+    assert r"x_{3} \cdot W_{Q}[:,0]" in text and "[0,:]" not in text
+    assert f"= {table(at).iloc[3, 0]:.4g}$" in text
+    assert t("attn.weights_layout", lang, w="W_Q") in [c.value for c in at.caption]
+    rerun(at, **{view.K_STEP: "output_projection"})
+    assert r"W_O[:,0]" in markdown(at) and t("attn.weights_layout", lang, w="W_O") in [c.value for c in at.caption]
+    rerun(at, **{view.K_STEP: "softmax"})
+    assert not any(c.value.startswith(t("attn.weights_layout", lang, w="W_O")[:12]) for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_text_longer_than_the_trained_window_is_called_extrapolation(lang):
+    at = open_attention(lang)
+    assert seed_tm().window == 4
+    assert not at.info
+    at.text_input(key=view.K_TEXT).set_value("你好世界你好").run()
+    assert [i.value for i in at.info] == [t("attn.beyond_window", lang, n=6, window=4, last=5)]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_link_tau_between_slider_stops_snaps_to_the_nearest_and_says_so(lang):
+    at = open_attention(lang, tau="0.4")  # between 0.3 and 0.5; nearer 0.5 in log scale
+    assert at.select_slider(key=view.K_TAU).value == 0.5 and at.query_params["tau"] == "0.5"
+    assert [w.value for w in at.warning] == [t("attn.url_snap_tau", lang, value="0.4", used=0.5)]
+    values, problems = view.parse_url({"tau": "0.04"}, 2, 4)
+    assert values[view.K_TAU] == 0.03 and problems == [("snap_tau", "0.04")]

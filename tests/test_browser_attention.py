@@ -56,21 +56,21 @@ def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page)
     alpha = alpha_rows(start["cells"])
     assert len(alpha) == 4 and alpha[0] == [1.0, 0.0, 0.0, 0.0]
 
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_text(t("attn.mask", "en"), exact=True).click()
+    switches = page.get_by_test_id("stExpander").filter(has_text=t("attn.switches", "en"))  # in the main area
+    switches.get_by_text(t("attn.mask", "en"), exact=True).click()
     masked_off = wait_for_redraw(page, start)
     alpha = alpha_rows(masked_off["cells"])
     assert alpha[0][1] > 0 and all(v > 0 for row in alpha for v in row)
     page.get_by_text(t("attn.check_no_mask", "en")).wait_for(timeout=30_000)
     assert parse_qs(urlparse(page.url).query)["mask"] == ["0"]
 
-    slider = sidebar.get_by_role("slider").first
+    slider = switches.get_by_role("slider").first
     assert slider.get_attribute("aria-valuetext") == "1"
     slider.focus()
     slider.press("ArrowLeft")  # one step down the slider: τ 1 → 0.7 (each key press reruns the page)
     page.wait_for_function("() => new URL(location.href).searchParams.get('tau') === '0.7'", timeout=60_000)
     colder = wait_for_redraw(page, masked_off)
-    assert sidebar.get_by_role("slider").first.get_attribute("aria-valuetext") == "0.7"
+    assert switches.get_by_role("slider").first.get_attribute("aria-valuetext") == "0.7"
     cold, warm = alpha_rows(colder["cells"]), alpha_rows(masked_off["cells"])
     assert all(max(c) > max(w) for c, w in zip(cold, warm))  # a smaller τ sharpens every row
     assert_no_exception(page)

@@ -220,3 +220,27 @@ def test_page_shows_the_reference_answer_on_request_and_checks_quiz_answers():
     at.radio(key="theory_quiz_mask_positions").set_value("b").run()
     at.radio(key="theory_quiz_temperature").set_value("b").run()
     assert len(at.success) == 3 and len(at.warning) == 1
+
+
+def test_every_step_has_a_concept_that_links_back_to_it():
+    assert set(theory.STEP_CONCEPT) == set(STEP_IDS)
+    linked = {s for c in theory.CONCEPTS for s in c.steps}
+    assert linked == set(STEP_IDS)  # the Theory page links to every step
+    for step, cid in theory.STEP_CONCEPT.items():
+        assert step in next(c for c in theory.CONCEPTS if c.id == cid).steps
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_link_from_a_step_names_its_section_links_back_and_anchors_it(lang):
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.query_params.update({"lang": lang, "concept": "definition", "step": "scale"})
+    at.switch_page("pages/theory.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    title = t("theory.definition.title", lang)
+    assert [i.value for i in at.info] == [t("theory.from_step", lang, number=4, name=t("step.scale.name", lang), title=title)]
+    back = at.get("page_link")[0].proto
+    assert parse_qs(back.query_string) == {"step": ["scale"]} and back.page == "attention"
+    assert back.label == t("theory.back_link", lang, number=4, name=t("step.scale.name", lang))
+    section = next(h for h in at.subheader if h.value == title)
+    assert section.proto.anchor == "concept-definition"
+    assert any("concept-definition" in h.proto.body for h in at.get("html"))  # scrolled to on arrival

@@ -216,7 +216,9 @@ class DotSpec:
 
     ``a``/``b`` name tensors; "{o}" in them stands for the shown output's name (Q, K or V).
     Per-head tensors are cut at the chosen head. ``a_label``/``b_label`` are LaTeX templates
-    with the fields i, j and o.
+    with the fields i, j and o, written in the formulas' convention Q = XW_Q: the weights are
+    stored (out, in) as nn.Linear does, so row j of the stored W_Q (``b_axis="row"``) is
+    column j of the formula's W_Q, labelled W_Q[:, j].
     """
 
     a: str
@@ -321,7 +323,7 @@ def _numbered(*steps: Step) -> tuple[Step, ...]:
 
 STEPS: tuple[Step, ...] = _numbered(
     Step("projection", r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V", ("B", "T", "d_model"), ("Q", "K", "V"),
-         project, frozenset(), DotSpec("x", "W_{o}", "row", "x_{{{i}}}", "W_{{{o}}}[{j},:]")),
+         project, frozenset(), DotSpec("x", "W_{o}", "row", "x_{{{i}}}", "W_{{{o}}}[:,{j}]")),
     Step("split_heads", r"(B, T, d_{model}) \rightarrow (B, h, T, d_{head}),\quad d_{head} = d_{model}/h",
          ("B", "h", "T", "d_head"), ("Q_h", "K_h", "V_h"), split_heads, frozenset(),
          CopySpec((("Q_h", "Q"), ("K_h", "K"), ("V_h", "V")), lambda i, j, head, d_head: (i, head * d_head + j))),
@@ -343,7 +345,7 @@ STEPS: tuple[Step, ...] = _numbered(
          CopySpec((("merged", "heads"),), lambda i, j, head, d_head: (j // d_head, i, j % d_head))),
     Step("output_projection", r"\mathrm{MultiHead}(X) = \mathrm{Concat}(o^{(1)}, \ldots, o^{(h)})\,W_O",
          ("B", "T", "d_model"), ("out",), output_projection, frozenset(),
-         DotSpec("merged", "W_O", "row", r"\mathrm{{merged}}_{{{i}}}", "W_O[{j},:]")),
+         DotSpec("merged", "W_O", "row", r"\mathrm{{merged}}_{{{i}}}", "W_O[:,{j}]")),
 )
 
 STEP_IDS: tuple[str, ...] = tuple(s.id for s in STEPS)

@@ -4,6 +4,8 @@ Conventions (DESIGN.md): heatmap axes are indexed by position ("0 你") so repea
 never merge and the order is the sequence order; probabilities use a fixed [0, 1] viridis scale;
 signed values use a blue-orange diverging scale centred on 0; masked cells are drawn grey with
 "−∞ / masked" in the tooltip, distinct from a dark 0; every mark has a tooltip with its value.
+Every number in a chart's data is finite: a masked cell carries ``masked = True`` and value 0
+(Vega-Lite and Arrow have no −∞, and NaN would be drawn as a missing value, not as "masked").
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ def heatmap(
         finite = flat[np.isfinite(flat)]
         bound = float(np.abs(finite).max()) if finite.size else 1.0
         bound = bound or 1.0
-        scale = alt.Scale(scheme="blueorange", domain=[-bound, bound], domainMid=0)
+        # clamp: values beyond the domain (e.g. a shared domain set by heatmap_spec) take the end colours
+        scale = alt.Scale(scheme="blueorange", domain=[-bound, bound], domainMid=0, clamp=True)
     size = cell or max(8, min(48, 360 // max(R, 1)))
     cell_w = max(1, min(size, 640 // C))  # wide matrices (T × d_model) get thin columns
     x = alt.X("col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90, labelOverlap=True))
@@ -97,9 +100,10 @@ def heatmap(
 def _cells_frame(
     arr: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], masked: ArrayLike | None = None
 ) -> pd.DataFrame:
-    """Long table of a (R, C) matrix for a heatmap: columns row, col, value (NaN if masked), masked.
+    """Long table of a (R, C) matrix for a heatmap: columns row, col, value, masked.
 
-    Raises ValueError if the labels do not match the matrix shape.
+    ``value`` is always finite: masked cells (−∞ or True in ``masked``) hold 0, and so do NaN or +∞
+    cells (the charts draw only unmasked values). Raises ValueError if the labels do not match.
     """
     R, C = arr.shape
     if len(row_labels) != R or len(col_labels) != C:
@@ -112,10 +116,15 @@ def _cells_frame(
         {
             "row": np.repeat(np.asarray(row_labels, dtype=object), C),
             "col": np.tile(np.asarray(col_labels, dtype=object), R),
-            "value": np.where(mask.reshape(-1), np.nan, arr.reshape(-1)),
+            "value": _finite_values(arr, mask).reshape(-1),
             "masked": mask.reshape(-1),
         }
     )
+
+
+def _finite_values(arr: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``arr`` with masked and non-finite entries replaced by 0 (same shape)."""
+    return np.where(mask | ~np.isfinite(arr), 0.0, arr)
 
 
 # ---------------------------------------------------------------- fast Vega-Lite specs
@@ -168,21 +177,24 @@ def _heatmap_template(R: int, C: int, row_labels: tuple[str, ...], col_labels: t
 
 def heatmap_spec(
     values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str], *,
-    masked: ArrayLike | None = None, **options: object,
+    masked: ArrayLike | None = None, bound: float | None = None, **options: object,
 ) -> dict:
     """The Vega-Lite dict of :func:`heatmap` (same arguments, same picture), built fast.
 
     The layout (labels, titles, sizes, kind) is built with Altair once and cached; each call adds
     the cells as the dataset ``"cells"`` and, for ``kind="signed"``, the symmetric domain
-    [-max|v|, max|v|] of the finite values. Raises ValueError if the labels do not match.
+    [-max|v|, max|v|] of the finite values, or [-bound, bound] when ``bound`` is given (several
+    heatmaps on one colour scale; values beyond it take the end colours).
+    Raises ValueError if the labels do not match.
     """
     arr = to_numpy(values, floats=True)
     df = _cells_frame(arr, row_labels, col_labels, masked)
     R, C = arr.shape
     spec = json.loads(_heatmap_template(R, C, tuple(row_labels), tuple(col_labels), tuple(sorted(options.items()))))
     if options.get("kind", "signed") != "prob":
-        finite = arr[np.isfinite(arr)]
-        bound = float(np.abs(finite).max()) if finite.size else 1.0
+        if bound is None:
+            finite = arr[np.isfinite(arr)]
+            bound = float(np.abs(finite).max()) if finite.size else 1.0
         _set_signed_domain(spec, bound or 1.0)
     spec["datasets"] = {_DATA_NAME: df}
     return spec
@@ -192,7 +204,7 @@ def _grid_frame(
     arr: np.ndarray, panel_labels: Sequence[str], row_labels: Sequence[str], col_labels: Sequence[str],
     masked: ArrayLike | None = None,
 ) -> pd.DataFrame:
-    """Long table of (P, R, C) matrices: columns panel, row, col, value (NaN if masked), masked."""
+    """Long table of (P, R, C) matrices: columns panel, row, col, value (finite; 0 if masked), masked."""
     P, R, C = arr.shape
     if len(panel_labels) != P or len(row_labels) != R or len(col_labels) != C:
         raise ValueError(f"labels {len(panel_labels)}×{len(row_labels)}×{len(col_labels)} do not match {P}×{R}×{C}")
@@ -205,7 +217,7 @@ def _grid_frame(
             "panel": np.repeat(np.asarray(panel_labels, dtype=object), R * C),
             "row": np.tile(np.repeat(np.asarray(row_labels, dtype=object), C), P),
             "col": np.tile(np.asarray(col_labels, dtype=object), P * R),
-            "value": np.where(mask.reshape(-1), np.nan, arr.reshape(-1)),
+            "value": _finite_values(arr, mask).reshape(-1),
             "masked": mask.reshape(-1),
         }
     )
@@ -225,6 +237,7 @@ def alpha_grid(
     value_title: str = "α",
     masked_label: str = "masked (−∞)",
     panel_title: str = "",
+    legend: bool = True,
 ) -> alt.FacetChart:
     """Small multiples of attention weights: one α heatmap per panel (head or layer).
 
@@ -236,6 +249,7 @@ def alpha_grid(
             not a dark 0.
         panel_size: width and height of each panel's cell area in pixels; axis labels are left
             out when a panel has more than 16 rows.
+        legend: False leaves the colour legend out (panels drawn as separate charts show it once).
     Returns:
         A faceted Altair chart on the fixed [0, 1] viridis scale with tooltips.
     Raises:
@@ -251,7 +265,8 @@ def alpha_grid(
     where = [alt.Tooltip("panel:N", title=panel_title or " "), alt.Tooltip("row:N", title=row_title or "row"),
              alt.Tooltip("col:N", title=col_title or "col")]
     cells = alt.Chart().transform_filter("!datum.masked").mark_rect().encode(
-        x=x, y=y, color=alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title=value_title),
+        x=x, y=y, color=alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title=value_title,
+                                  legend=alt.Undefined if legend else None),
         tooltip=where + [alt.Tooltip("value:Q", format=".4f", title=value_title)],
     )
     hidden = alt.Chart().transform_filter("datum.masked").mark_rect(color=MASK_COLOR).encode(

@@ -14,7 +14,8 @@ float64 and return plain Python floats, so the page can print them and the tests
 exactly. Shapes: d the vector length, m the number of keys / values, n the number of queries.
 
 ``CONCEPTS`` lists the section's concepts in order, each with its LaTeX formula and the ids of the
-attention steps (``tinygpt.attention.STEP_IDS``) where the real model does the same thing.
+attention steps (``tinygpt.attention.STEP_IDS``) where the real model does the same thing;
+``STEP_CONCEPT`` goes the other way, from each step to the concept that explains it.
 """
 
 from __future__ import annotations
@@ -248,7 +249,7 @@ class Concept:
 CONCEPTS: tuple[Concept, ...] = (
     Concept("definition",
             r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V",
-            ("projection", "scale")),
+            ("projection", "scale", "merge_heads", "output_projection")),
     Concept("vector",
             r"\mathbf{a} = \begin{pmatrix} a_1 \\ a_2 \end{pmatrix} \in \mathbb{R}^2,"
             r"\qquad \mathbf{x} = (x_1, x_2, \ldots, x_d) \in \mathbb{R}^d",
@@ -274,5 +275,18 @@ CONCEPTS: tuple[Concept, ...] = (
 )
 
 CONCEPT_IDS: tuple[str, ...] = tuple(c.id for c in CONCEPTS)
+
+#: For each attention step, the concept that explains it (the attention page links there); the
+#: concept lists the step among its ``steps``, so the link back exists too.
+STEP_CONCEPT: dict[str, str] = {
+    "projection": "qkv", "split_heads": "vector", "scores": "softmax", "scale": "definition", "mask": "matrix",
+    "softmax": "softmax", "weighted_sum": "weighted_sum", "merge_heads": "definition",
+    "output_projection": "definition",
+}
+
+
+def concept_anchor(concept_id: str) -> str:
+    """The HTML anchor of a concept's section on the Theory page, e.g. "concept-qkv"."""
+    return f"concept-{concept_id}"
 
 TEMPERATURE_FORMULA = r"\alpha_i = \frac{\exp(s_i/\tau)}{\sum_{j} \exp(s_j/\tau)}"

@@ -5,7 +5,7 @@ The page (``pages/attention.py``) reads widgets and calls these; the numbers com
 blocks, the checks, the arithmetic of a cell) and the charts from ``tinygpt.charts``.
 
 URL query parameters (DEVELOPERS.md, "Links between pages"): ``text``, ``layer``, ``head``,
-``step`` (a step id), ``mask`` (1/0), ``scale`` (``sqrt``, ``1`` or a number) and ``tau``. They are
+``step`` (a step id, or ``input`` for the input X before step 1), ``mask`` (1/0), ``scale`` (``sqrt``, ``1`` or a number) and ``tau``. They are
 read into the widgets when the page opens (or the link changes) and written back on every run,
 so the address bar always reproduces the view.
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -25,8 +26,8 @@ import streamlit as st
 import torch
 
 from tinygpt.arrays import to_numpy
-from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, Step, Switches, future_mask, step_by_id
-from tinygpt.charts import heatmap_spec
+from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, DotSpec, Step, Switches, future_mask
+from tinygpt.charts import alpha_grid_spec, heatmap_spec
 from tinygpt.config import GPTConfig
 from tinygpt.vocab import cyclic
 from tinygpt.explain import (
@@ -34,6 +35,7 @@ from tinygpt.explain import (
     position_effects, row_sums, sdpa_switch_difference, step_source_location, walk,
 )
 from tinygpt.record import TrainedModel
+from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import attention_trace
@@ -57,6 +59,16 @@ K_ALL_COLUMNS = "attn_all_columns"
 #: Steps whose (T, D) output splits by head: the heatmap shows the selected head's d_head columns
 #: unless the student asks for all D (a T × 512 heatmap is ~2,000 SVG cells, about 0.4 s of drawing).
 HEAD_COLUMN_STEPS = ("projection", "merge_heads")
+#: The step navigation's choices: the input X (what step 1 reads, not a step itself), then the steps.
+INPUT = "input"
+NAV_IDS: tuple[str, ...] = (INPUT, *STEP_IDS)
+#: Steps drawn on one shared colour scale, so the division of step 4 shows as paler colours.
+SHARED_SCALE_STEPS = ("scores", "scale")
+#: Width in pixels of a number column of a T × T table (2 decimals): 16 of them and the pinned
+#: index fit the page at 1400 px without sideways scrolling.
+TABLE_COLUMN_PX = 52
+#: A table this wide or less sits beside its heatmap; a wider one goes above it, the page's width.
+BESIDE_PX = 440
 
 
 # ---------------------------------------------------------------- URL <-> widgets
@@ -71,8 +83,8 @@ def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[d
     Returns:
         (values keyed by widget key, [(parameter, given value)] of every value refused; a refused
         value falls back to the default: layer/head 0, the first step, mask on, √d_head, τ = 1).
-        ``tau`` between two slider values is moved to the nearest (in log scale) without a problem
-        when it is within 1 %, with one otherwise.
+        ``tau`` between two slider values is moved to the nearest (in log scale): silently when it
+        is within 1 %, otherwise with the problem ("snap_tau", value).
     """
     values: dict[str, object] = {}
     problems: list[tuple[str, str]] = []
@@ -87,7 +99,7 @@ def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[d
                 problems.append((name, params[name]))
     if "step" in params:
         raw = params["step"].strip()
-        if raw in STEP_IDS:
+        if raw in NAV_IDS:
             values[K_STEP] = raw
         elif raw.isdigit() and 1 <= int(raw) <= len(STEP_IDS):
             values[K_STEP] = STEP_IDS[int(raw) - 1]
@@ -121,7 +133,7 @@ def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[d
             nearest = min(TEMPERATURES, key=lambda t: abs(math.log(t) - math.log(number)))
             values[K_TAU] = nearest
             if abs(nearest - number) > 0.01 * number:
-                problems.append(("tau", params["tau"]))
+                problems.append(("snap_tau", params["tau"]))
     return values, problems
 
 
@@ -157,8 +169,9 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
             st.session_state[key] = value
         for name, given in problems:
             last = {"layer": n_layers - 1, "head": n_heads - 1}.get(name, 0)
-            messages.append(tr(f"attn.url_bad_{name}", value=given, last=last,
-                               steps=", ".join(STEP_IDS), lo=TEMPERATURES[0], hi=TEMPERATURES[-1],
+            key = "attn.url_snap_tau" if name == "snap_tau" else f"attn.url_bad_{name}"
+            messages.append(tr(key, value=given, last=last,
+                               steps=", ".join(NAV_IDS), lo=TEMPERATURES[0], hi=TEMPERATURES[-1],
                                used=st.session_state.get(K_TAU, 1.0)))
     for key, count, name in ((K_LAYER, n_layers, "layer"), (K_HEAD, n_heads, "head")):
         value = st.session_state.get(key)
@@ -183,10 +196,11 @@ def drop_invalid_choice(key: str, options: Sequence[object]) -> None:
 
 
 def move_step(delta: int) -> None:
-    """Button callback: go ``delta`` steps forward or back (clamped to the first and last step)."""
+    """Button callback: go ``delta`` places forward or back in :data:`NAV_IDS` (the input X, then
+    the steps; clamped to the first and last)."""
     current = st.session_state.get(K_STEP, STEP_IDS[0])
-    index = STEP_IDS.index(current) if current in STEP_IDS else 0
-    st.session_state[K_STEP] = STEP_IDS[min(max(index + delta, 0), len(STEP_IDS) - 1)]
+    index = NAV_IDS.index(current) if current in NAV_IDS else NAV_IDS.index(STEP_IDS[0])
+    st.session_state[K_STEP] = NAV_IDS[min(max(index + delta, 0), len(NAV_IDS) - 1)]
 
 
 def reset_switches() -> None:
@@ -350,18 +364,52 @@ def set_defaults(text: str, sqrt_d_head: float) -> None:
         st.session_state.setdefault(key, value)
 
 
-def step_nav(step_labels: Mapping[str, str]) -> Step:
-    """Previous / next buttons around a direct choice of the steps; returns the chosen step."""
-    drop_invalid_choice(K_STEP, STEP_IDS)
-    index = STEP_IDS.index(st.session_state.get(K_STEP, STEP_IDS[0]))
+def step_nav(step_labels: Mapping[str, str]) -> str:
+    """Previous / next buttons around a direct choice of the input X and the steps; returns the
+    chosen id (:data:`INPUT` or a step id). ``step_labels`` labels every id of :data:`NAV_IDS`."""
+    drop_invalid_choice(K_STEP, NAV_IDS)
+    index = NAV_IDS.index(st.session_state.get(K_STEP, STEP_IDS[0]))
     keep_radio_choice(K_STEP)
-    chosen = st.radio(tr("attn.step"), STEP_IDS, format_func=step_labels.get, horizontal=True, key=K_STEP)
+    chosen = st.radio(tr("attn.step"), NAV_IDS, format_func=step_labels.get, horizontal=True, key=K_STEP)
     left, right, _ = st.columns([1, 1, 5])
     left.button(tr("attn.prev"), icon=":material/arrow_back:", on_click=move_step, args=(-1,), disabled=index == 0,
                 key="attn_prev", width="stretch")
     right.button(tr("attn.next"), icon=":material/arrow_forward:", on_click=move_step, args=(1,),
-                 disabled=index == len(STEP_IDS) - 1, key="attn_next", width="stretch")
-    return step_by_id(chosen)
+                 disabled=index == len(NAV_IDS) - 1, key="attn_next", width="stretch")
+    return chosen
+
+
+class SwitchPanel(NamedTuple):
+    """The what-if switches as the student set them (read by :func:`switch_panel`)."""
+
+    mask_on: bool
+    scaling: str  # one of SCALINGS
+    divisor: float | None  # None: √d_head
+    temperature: float
+
+
+def switch_panel(cfg: GPTConfig) -> SwitchPanel:
+    """All what-if switches in one block of the main area, above the step they change.
+
+    An expander (open at first) whose columns stack on a narrow screen, so on a phone the switches
+    sit just above the heatmap instead of in the sidebar, which would cover most of the screen.
+    """
+    with st.expander(tr("attn.switches"), expanded=True, icon=":material/tune:"):
+        st.caption(tr("attn.switches_help"))
+        mask_col, scale_col, tau_col = st.columns(3)
+        mask_on = mask_col.toggle(tr("attn.mask"), help=tr("attn.mask_help"), key=K_MASK)
+        mask_col.button(tr("attn.reset"), on_click=reset_switches, key="attn_reset")
+        scale_labels = {"sqrt": tr("attn.scale_sqrt", value=math.sqrt(cfg.d_head)), "one": tr("attn.scale_one"),
+                        "custom": tr("attn.scale_custom")}  # format_func must not read the session
+        with scale_col:
+            keep_radio_choice(K_SCALING)
+            scaling = st.radio(tr("attn.scaling"), SCALINGS, format_func=scale_labels.get, key=K_SCALING)
+            divisor = {"sqrt": None, "one": 1.0}.get(scaling)
+            if scaling == "custom":
+                divisor = st.number_input(tr("attn.scale_value"), MIN_DIVISOR, MAX_DIVISOR, key=K_DIVISOR)
+        temperature = tau_col.select_slider(tr("attn.temperature"), TEMPERATURES, format_func="{:g}".format,
+                                            help=tr("attn.temperature_help"), key=K_TAU)
+    return SwitchPanel(mask_on, scaling, divisor, temperature)
 
 
 def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[str]) -> tuple[tuple[int, int, int, float], ...]:
@@ -385,12 +433,18 @@ def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[s
 
 def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str], cfg: GPTConfig,
               future: torch.Tensor | None) -> None:
-    """One step: formula, shapes, table + heatmap + CSV, the arithmetic of a picked cell, its code.
+    """One step: what it does and why (with a link to the Theory page), formula, shapes, table +
+    heatmap + CSV, the arithmetic of a picked cell, its code.
 
-    ``future``: the (T, T) causal triangle drawn as masked on the softmax step, or None.
+    ``future``: the (T, T) causal triangle while the mask is on (drawn as masked on the softmax
+    step, left out of the shared colour scale of steps 3 and 4), or None.
     """
     T = len(labels)
     st.subheader(tr("attn.step_header", number=step.number, n=len(STEPS), name=tr(f"step.{step.id}.name")))
+    st.markdown(tr(f"step.{step.id}.meaning"))
+    concept = STEP_CONCEPT[step.id]
+    st.page_link("pages/theory.py", label=tr("attn.theory_link", title=tr(f"theory.{concept}.title")),
+                 icon=":material/menu_book:", query_params={"concept": concept, "step": step.id})
     st.latex(step.formula)
     if step.id == "mask" and not trace.switches.causal_mask:
         st.info(tr("attn.mask_off_note"))
@@ -407,41 +461,123 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
     head_part = tr("attn.head_part", head=head) if step.per_head else ""
     st.caption(tr("attn.d_head", d_model=cfg.d_model, h=cfg.n_heads, d_head=cfg.d_head, head_part=head_part,
                   rows=m.shape[0], cols=m.shape[1]))
+    divisor = divisor_text(trace.switches, cfg.d_head)
     if step.id == "scale":
-        sw = trace.switches
-        st.caption(tr("attn.divisor_now", divisor=f"√{cfg.d_head} = {math.sqrt(cfg.d_head):g}" if sw.divisor is None else f"{sw.divisor:g}"))
+        st.caption(tr("attn.divisor_now", divisor=divisor))
     if step.id == "softmax":
         st.caption(tr("attn.tau_now", tau=trace.switches.temperature))
+    bound = None
+    if step.id in SHARED_SCALE_STEPS:
+        bound = shared_score_bound(trace, head, future)
+        st.caption(tr("attn.shared_scale", bound=bound, divisor=divisor,
+                      future=tr("attn.shared_scale_future") if future is not None else ""))
     cols = list(labels) if step.square else [str(j) for j in range(m.shape[1])]
     title = f"{name} · {tr('attn.panel_head', h=head)}" if step.per_head else name
-    wide = m.shape[1] > 16  # up to 640 px of heatmap: the table above it, each the page width (beside it, it ran off the page)
-    left, right = (st.container(), st.container()) if wide else st.columns([1, 1])
-    with left:
-        st.markdown(f"**{tr('attn.table', name=title)}**")
-        st.dataframe(matrix_table(m, labels, cols), width="stretch", height=min(400, 38 + 35 * T))
-        st.download_button(tr("attn.download"), lambda: matrix_csv(m, labels, cols), icon=":material/download:",
-                           file_name=f"attention_{step.number}_{step.id}_{name}_layer{trace.layer}_head{head}.csv",
-                           mime="text/csv", on_click="ignore", key="attn_download")
-    with right:
-        masked = future if step.id == "softmax" else None
-        heat, heat_cols, heat_title = m, cols, title
-        if wide and step.id in HEAD_COLUMN_STEPS and cfg.n_heads > 1:
-            if not st.toggle(tr("attn.all_columns", D=m.shape[1]), help=tr("attn.all_columns_help", h=head), key=K_ALL_COLUMNS):
-                first = head * cfg.d_head
-                heat, heat_cols = m[:, first:first + cfg.d_head], cols[first:first + cfg.d_head]
-                heat_title = f"{name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}"
-        st.vega_lite_chart(heatmap_spec(
-            heat, labels, heat_cols, kind="prob" if name == "alpha" else "signed", title=heat_title, masked=masked,
-            row_title=tr("attn.axis_query") if step.square else tr("attn.axis_pos"),
-            col_title=tr("attn.axis_key") if step.square else tr("attn.axis_dim"),
-            value_title="α" if name == "alpha" else tr("attn.value"), masked_label=tr("attn.masked"),
-        ), width="content")
+    columns = None
+    if step.id in HEAD_COLUMN_STEPS and cfg.n_heads > 1:
+        first = head * cfg.d_head
+        columns = (first, cfg.d_head, tr("attn.all_columns_help", h=head),
+                   f"{name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}")
+    matrix_view(m, labels, cols, name=name, title=title, square=step.square,
+                kind="prob" if name == "alpha" else "signed", masked=future if step.id == "softmax" else None,
+                bound=bound, columns=columns,
+                file_name=f"attention_{step.number}_{step.id}_{name}_layer{trace.layer}_head{head}.csv")
     show_cell(trace, step, head, output, labels, cols)
     path, first, last = step_source_location(step)
     source = st.expander(tr("attn.source", path=path, first=first, last=last), key="attn_source", on_change="rerun")
     if source.open:  # drawn only when opened: highlighting the code is a large part of the page's drawing
         with source:
             st.code(step.source(), language="python")
+
+
+def show_input(trace: AttentionTrace, labels: Sequence[str], cfg: GPTConfig) -> None:
+    """The input X of the traced layer (``trace.state["x"]``, (T, D)): what it is, table + heatmap + CSV."""
+    st.subheader(tr("attn.input_header"))
+    layer = trace.layer
+    norm = "pre" if cfg.norm == "pre" else "post"
+    where = "first" if layer == 0 else "later"
+    blocks = "0" if layer == 1 else f"0–{layer - 1}"
+    st.markdown(tr(f"attn.input_{norm}_{where}", layer=layer, blocks=blocks,
+                   positions=tr(f"attn.positions_{cfg.positions}")))
+    st.caption(tr("attn.input_next"))
+    x = trace.state["x"][0]  # (T, D)
+    st.markdown(tr("attn.shape", symbolic="(B, T, d_model)", concrete=f"(1, {x.shape[0]}, {x.shape[1]})"))
+    cols = [str(j) for j in range(x.shape[1])]
+    matrix_view(x, labels, cols, name="X", title="X", square=False, kind="signed", masked=None, bound=None,
+                columns=(0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"X[:, 0:{cfg.d_head}]"),
+                file_name=f"attention_0_input_X_layer{layer}.csv")
+
+
+def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, name: str, title: str,
+                square: bool, kind: str, masked: torch.Tensor | None, bound: float | None,
+                columns: tuple[int, int, str, str] | None, file_name: str) -> None:
+    """A matrix as a table (with a CSV download) and a heatmap: beside each other when the table
+    is narrow, the table above the heatmap otherwise.
+
+    Args:
+        m: (R, C) values; −∞ entries are written −∞ in the table and drawn as masked.
+        square: a query × key matrix (T, T): its table shows 2 decimals in narrow columns, so a
+            whole 16 × 16 table fits the page; the CSV and the heatmap's tooltip keep every digit.
+        masked: (R, C) booleans drawn grey on the heatmap, or None.
+        bound: the signed colour scale's [-bound, bound], or None for the matrix's own max |value|.
+        columns: (first, n, help, title) for a wide matrix: unless the student asks for all C
+            columns, the heatmap draws columns first..first+n-1 (drawing cost) under ``title``,
+            ``help`` saying which.
+    """
+    T = len(labels)
+    beside = (C := m.shape[1]) <= 16 and (not square or 80 + TABLE_COLUMN_PX * C <= BESIDE_PX)
+    left, right = st.columns([1, 1]) if beside else (st.container(), st.container())
+    with left:
+        st.markdown(f"**{tr('attn.table', name=title)}**")
+        table: object = matrix_table(m, labels, cols)
+        config = None
+        if square:
+            if bool(torch.isneginf(m).any()):
+                # a number column writes −∞ as "-Infinity", and its format would override the
+                # Styler's text: the Styler writes every number, the column only sets the width
+                table = table.to_pandas().style.format(_table_number)
+                number = st.column_config.NumberColumn(width=TABLE_COLUMN_PX)
+            else:
+                number = st.column_config.NumberColumn(format="%.2f", width=TABLE_COLUMN_PX)
+            config = {c: number for c in cols}
+        st.dataframe(table, column_config=config, width="stretch", height=min(600, 38 + 35 * T))
+        if square:
+            st.caption(tr("attn.table_rounded"))
+        st.download_button(tr("attn.download"), lambda: matrix_csv(m, labels, cols), icon=":material/download:",
+                           file_name=file_name, mime="text/csv", on_click="ignore", key="attn_download")
+    with right:
+        heat, heat_cols, heat_title = m, cols, title
+        if columns is not None and C > 16:
+            first, n, help_text, part_title = columns
+            if not st.toggle(tr("attn.all_columns", D=C), help=help_text, key=K_ALL_COLUMNS):
+                heat, heat_cols, heat_title = m[:, first:first + n], cols[first:first + n], part_title
+        st.vega_lite_chart(heatmap_spec(
+            heat, labels, heat_cols, kind=kind, title=heat_title, masked=masked, bound=bound,
+            row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
+            col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
+            value_title="α" if kind == "prob" else tr("attn.value"), masked_label=tr("attn.masked"),
+        ), width="content")
+
+
+def _table_number(value: float) -> str:
+    """A T × T table's number as shown: 2 decimals, −∞ for a masked score."""
+    return "−∞" if value == -math.inf else f"{value:.2f}"
+
+
+def divisor_text(switches: Switches, d_head: int) -> str:
+    """The divisor of step 4 as written on the page: "√64 = 8" for √d_head, else the number."""
+    return f"√{d_head} = {math.sqrt(d_head):g}" if switches.divisor is None else f"{switches.divisor:g}"
+
+
+def shared_score_bound(trace: AttentionTrace, head: int, future: torch.Tensor | None) -> float:
+    """The colour bound steps 3 and 4 share: the larger max |value| of S and of S / divisor of
+    ``head``, over the finite entries not in ``future`` (the (T, T) entries the mask will hide)."""
+    S, scaled = trace.state["S"][0, head], trace.state["S_scaled"][0, head]  # (T, T) each
+    keep = torch.isfinite(S) & torch.isfinite(scaled)
+    if future is not None:
+        keep &= ~future
+    bound = max(float(S[keep].abs().max()), float(scaled[keep].abs().max())) if bool(keep.any()) else 1.0
+    return bound or 1.0
 
 
 def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels: Sequence[str],
@@ -457,10 +593,17 @@ def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels:
     row_names = dict(enumerate(labels))
     col_names = dict(enumerate(cols))
     a, b, _ = st.columns([1, 1, 4])
+    # The browser keeps a selectbox's choice as its label; the column labels change with the step
+    # ("0 你" on a T × T step, "0" on a d_head one), so the choice is sent again with this step's.
+    keep_radio_choice(K_CELL_I)
     i = a.selectbox(tr("attn.cell_row"), rows, format_func=row_names.get, key=K_CELL_I)
+    keep_radio_choice(K_CELL_J)
     j = b.selectbox(tr("attn.cell_col"), columns, format_func=col_names.get, key=K_CELL_J)
     expl = explain_cell(trace, step, head, i, j, output)
-    st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in cell_latex(expl, step.outputs[output], i, j)))
+    name = step.outputs[output]
+    st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in cell_latex(expl, name, i, j)))
+    if isinstance(step.cell, DotSpec) and step.cell.b.startswith("W_"):
+        st.caption(tr("attn.weights_layout", w=step.cell.b.format(o=name)))
 
 
 def show_checks(tm: TrainedModel, text: str, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:
@@ -530,12 +673,19 @@ def what_if(base: AttentionTrace, switches: Switches) -> AttentionTrace:
         return base.with_switches(switches)
 
 
-def grid_columns(panels: int, panel_size: int, width: int = 1000) -> int:
-    """Columns of small multiples: as many as fit ``width`` pixels (each panel plus ~40 px of
-    axis), balanced so the rows are equally full (8 panels that fit 7 a row give 2 rows of 4)."""
-    fit = max(1, min(panels, width // (panel_size + 40)))
-    rows = math.ceil(panels / fit)
-    return math.ceil(panels / rows)
+def show_alpha_grid(alphas: torch.Tensor, panel_labels: Sequence[str], labels: Sequence[str],
+                    masked: torch.Tensor | None) -> None:
+    """Small multiples of α, (P, T, T): one chart per panel in a row that wraps, so a row holds as
+    many panels as the screen is wide (a phone shows two, a desktop a whole layer's heads).
+    The colour legend is drawn once, with the last panel."""
+    panel = min(160, max(72, 24 * len(labels)))  # pixels per panel
+    with st.container(horizontal=True, gap="small"):
+        for p, label in enumerate(panel_labels):
+            st.vega_lite_chart(alpha_grid_spec(
+                alphas[p:p + 1], [label], labels, labels, masked=masked, row_title=tr("attn.axis_query"),
+                col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"), columns=1, panel_size=panel,
+                legend=p == len(panel_labels) - 1,
+            ), width="content")
 
 
 def show_snapshots(tm: TrainedModel, layer: int, head: int) -> None:

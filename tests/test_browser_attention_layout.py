@@ -1,0 +1,60 @@
+"""Browser tests of the Attention page's layout: a phone (390 × 844) and a desktop (1400 × 1000)."""
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from conftest import assert_no_exception, wait_for_app
+from tinygpt.i18n import t
+
+pytestmark = pytest.mark.browser
+
+CHART_RIGHTS_JS = """() => Array.from(document.querySelectorAll("[data-testid='stVegaLiteChart']"))
+    .map(c => c.getBoundingClientRect().right)"""
+TABLE_SCROLL_JS = """() => { const s = document.querySelector("[data-testid='stDataFrame'] .dvn-scroller");
+    return [s.scrollWidth, s.clientWidth]; }"""
+
+
+def open_page(browser, app_server, width: int, height: int, query: str):
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
+    page = context.new_page()
+    page.goto(f"{app_server}/attention?{query}")
+    wait_for_app(page, 240_000)  # a fresh server trains the default model first
+    page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
+    wait_for_app(page)
+    return context, page
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_on_a_phone_the_switches_sit_in_the_page_and_the_alpha_grids_fit_the_screen(browser, app_server, lang):
+    context, page = open_page(browser, app_server, 390, 844, f"lang={lang}&step=softmax")
+    try:
+        main = page.get_by_test_id("stMain")
+        switches = main.get_by_test_id("stExpander").filter(has_text=t("attn.switches", lang))
+        mask = switches.get_by_text(t("attn.mask", lang), exact=True)
+        mask.scroll_into_view_if_needed()
+        box = mask.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        mask.click()  # no sidebar to open first
+        page.wait_for_function("() => new URL(location.href).searchParams.get('mask') === '0'", timeout=60_000)
+        wait_for_app(page)
+        assert parse_qs(urlparse(page.url).query)["mask"] == ["0"]
+        page.wait_for_function(f"() => ({CHART_RIGHTS_JS})().length >= 15", timeout=60_000)  # 1 + 8 heads + 6 layers
+        rights = page.evaluate(CHART_RIGHTS_JS)
+        assert max(rights) <= 390, rights  # every panel of the head and layer grids is on the screen
+        assert_no_exception(page)
+    finally:
+        context.close()
+
+
+def test_on_a_desktop_the_whole_alpha_table_of_ten_positions_is_visible(browser, app_server):
+    context, page = open_page(browser, app_server, 1400, 1000, "lang=en&step=softmax&text=你好世界你好世界你好")
+    try:
+        page.locator("[data-testid='stDataFrame']").first.scroll_into_view_if_needed(timeout=60_000)
+        page.wait_for_function("() => document.querySelector(\"[data-testid='stDataFrame'] .dvn-scroller\")",
+                               timeout=60_000)
+        scroll_width, client_width = page.evaluate(TABLE_SCROLL_JS)
+        assert scroll_width <= client_width, (scroll_width, client_width)  # no sideways scrolling: 10 of 10 columns
+        assert_no_exception(page)
+    finally:
+        context.close()
