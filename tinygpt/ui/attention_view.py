@@ -34,6 +34,7 @@ from tinygpt.explain import (
 )
 from tinygpt.record import TrainedModel
 from tinygpt.ui.common import keep_radio_choice
+from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import attention_trace
 
@@ -429,12 +430,14 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
                 first = head * cfg.d_head
                 heat, heat_cols = m[:, first:first + cfg.d_head], cols[first:first + cfg.d_head]
                 heat_title = f"{name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}"
-        st.vega_lite_chart(heatmap_spec(
+        st.vega_lite_chart(heat_spec := heatmap_spec(
             heat, labels, heat_cols, kind="prob" if name == "alpha" else "signed", title=heat_title, masked=masked,
             row_title=tr("attn.axis_query") if step.square else tr("attn.axis_pos"),
             col_title=tr("attn.axis_key") if step.square else tr("attn.axis_dim"),
             value_title="α" if name == "alpha" else tr("attn.value"), masked_label=tr("attn.masked"),
         ), width="content")
+    with left:  # beside the CSV: the heatmap as drawn, for slides
+        figure_downloads(heat_spec, "attn_figure", heat_title, file_stem=f"attention_{step.number}_{step.id}_{name}_layer{trace.layer}_head{head}")
     show_cell(trace, step, head, output, labels, cols)
     path, first, last = step_source_location(step)
     source = st.expander(tr("attn.source", path=path, first=first, last=last), key="attn_source", on_change="rerun")

@@ -28,4 +28,8 @@ STRINGS: dict[str, str] = {
     "accepted.lr": "a number greater than 0 and at most 1",
     "accepted.float_range": "a number from {lo} to {hi}",
     "accepted.divisor": "a divisor of d_model={d_model}, e.g. {examples}",
+    "figure.png": "PNG image",
+    "figure.png_help": "The chart as a PNG image ({scale}× its size on screen), e.g. for slides.",
+    "figure.svg": "SVG image",
+    "figure.svg_help": "The chart as an SVG vector image, e.g. for slides: sharp at any size, its text stays text.",
 }

@@ -28,4 +28,8 @@ STRINGS: dict[str, str] = {
     "accepted.lr": "大于 0 且不超过 1 的数",
     "accepted.float_range": "{lo} 到 {hi} 之间的数",
     "accepted.divisor": "d_model={d_model} 的约数，例如 {examples}",
+    "figure.png": "PNG 图片",
+    "figure.png_help": "把图表保存为 PNG 图片（屏幕尺寸的 {scale} 倍），可放进幻灯片。",
+    "figure.svg": "SVG 矢量图",
+    "figure.svg_help": "把图表保存为 SVG 矢量图，可放进幻灯片：任意缩放都清晰，文字仍是文字。",
 }
