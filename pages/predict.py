@@ -11,6 +11,7 @@ from tinygpt.generate import (
 from tinygpt.formatting import format_probability
 from tinygpt.record import TrainedModel
 from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
+from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.vocab import UnknownCharError
 from tinygpt.ui.navigation import ensure_entry_script
@@ -159,12 +160,14 @@ first = 0
 if T > MAX_PANELS:
     first = st.slider(tr("predict.panels_range", n=MAX_PANELS), 0, T - MAX_PANELS, T - MAX_PANELS, key="predict_panel_start")
 rows = range(first, min(T, first + MAX_PANELS))
-st.altair_chart(next_char_panels(
+panels = next_char_panels(
     probs[first : first + MAX_PANELS], chars, [tr("predict.panel", pos=i, context=short(shown[: i + 1], 6)) for i in rows],
     [targets[i] for i in rows], top_label=tr("predict.legend_top"), other_label=tr("predict.legend_other"),
     expected_label=tr("predict.legend_target"), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
     columns=panel_columns(V, len(rows)),
-), width="content")
+)
+st.altair_chart(panels, width="content")
+figure_downloads(panels, "predict_panels_figure", tr("predict.per_position"), file_stem="tinygpt_next_char_by_position")
 
 # ---- autoregressive generation, one step at a time ----
 st.subheader(tr("predict.generation"))
@@ -212,12 +215,16 @@ else:
                    q=format_probability(s.sampling_probs[chosen_idx]), p=format_probability(s.probs[chosen_idx])))
 # Beside the table while the bars fit in half the page (80 px per character); below it after that.
 left, right = st.columns([1, 1]) if V <= 5 else (st.container(), st.container())
-left.altair_chart(paired_probability_bars(
+bars_title = tr("predict.bars_title", context=short(s.context, 12))
+bars = paired_probability_bars(
     s.probs, s.sampling_probs, chars, labels=(tr("predict.series_p"), series), chosen=s.chosen, target=target,
     chosen_label=tr("predict.legend_chosen"), target_label=tr("predict.legend_target"),
-    title=tr("predict.bars_title", context=short(s.context, 12)), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
-), width="content")
+    title=bars_title, x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
+)
+left.altair_chart(bars, width="content")
 left.caption(tr("predict.marks_legend") if target else tr("predict.marks_legend_no_target"))
+with left:
+    figure_downloads(bars, "predict_bars_figure", bars_title, file_stem="tinygpt_next_char")
 detail = pd.DataFrame({
     tr("predict.col_char"): list(chars),
     tr("predict.col_chosen"): [CHOSEN_MARK if c == s.chosen else "" for c in chars],

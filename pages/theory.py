@@ -1,5 +1,6 @@
 """Theory page: the vector mathematics of seed section 22.2.1, each idea with a live example."""
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -10,6 +11,7 @@ from tinygpt.theory import (
     CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
 )
 from tinygpt.ui.common import keep_radio_choice
+from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.navigation import ensure_entry_script
 
@@ -56,6 +58,12 @@ SCROLL_JS = """<script>
 </script>"""
 
 
+def chart(figure: alt.TopLevelMixin, key: str, width: str = "content") -> None:
+    """Draw a titled Altair chart with its PNG and SVG downloads (``key``: the buttons' key prefix)."""
+    st.altair_chart(figure, width=width)
+    figure_downloads(figure, key, file_stem=key.removesuffix("_figure"))
+
+
 def input_error(exc: TheoryInputError) -> None:
     """The example's input error in the user's language, naming the value."""
     st.error(tr(f"theory.err.{exc.reason}", value=exc.value))
@@ -86,8 +94,9 @@ with controls:
     st.caption(tr("theory.ops.dot_detail", a1=format_number(a[0]), b1=format_number(b[0]), a2=format_number(a[1]),
                   b2=format_number(b[1]), dot=format_number(product)))
     st.caption(tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero"))
-picture.altair_chart(vector_picture([("a", a), ("b", b), ("a + b", total), ("c · a", multiple)],
-                                    title=tr("theory.ops.chart_title"), **axes), width="content")
+with picture:
+    chart(vector_picture([("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"), **axes),
+          "theory_ops_figure")
 
 concept("weighted_sum")
 st.markdown(f"**{tr('theory.example')}**")
@@ -109,8 +118,9 @@ else:
     }), hide_index=True, width="stretch")
     controls.metric(tr("theory.ws.output"), format_vector(mixed))
     controls.caption(tr("theory.ws.alpha_sum", total=format_number(sum(alpha))))
-    picture.altair_chart(vector_picture([(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
-                                        title=tr("theory.ws.chart_title"), **axes), width="content")
+    with picture:
+        chart(vector_picture([(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
+                             title=tr("theory.ws.chart_title"), **axes), "theory_ws_figure")
 
 concept("qkv")
 concept("softmax")
@@ -135,10 +145,10 @@ with controls:
     st.metric(tr("theory.sm.output"), format_vector(att.output))
     st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
 with picture:
-    st.altair_chart(probability_bars(att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
-                                     y_title=tr("theory.sm.axis_alpha")), width="stretch")
-    st.altair_chart(vector_picture([("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)],
-                                   title=tr("theory.sm.vectors_title"), size=260, **axes), width="content")
+    chart(probability_bars(att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
+                           y_title=tr("theory.sm.axis_alpha")), "theory_sm_bars_figure", width="stretch")
+    chart(vector_picture([("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)], title=tr("theory.sm.vectors_title"),
+                         size=260, **axes), "theory_sm_vectors_figure")
 
 concept("matrix")
 st.markdown(f"**{tr('theory.example')}**")
@@ -153,10 +163,12 @@ left.markdown(f"**{tr('theory.mx.output')}**")
 left.dataframe(matrix_frame(mx.output, tokens, [axes["x_title"], axes["y_title"]]).round(3), width="stretch")
 single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
 left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
-right.altair_chart(heatmap(mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
-                           masked=future_mask(len(tokens)) if masked else None,
-                           row_title=tr("theory.mx.axis_query"), col_title=tr("theory.mx.axis_key"),
-                           value_title=tr("theory.mx.value"), masked_label=tr("theory.mx.masked"), cell=60), width="content")
+with right:
+    chart(heatmap(mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
+                  masked=future_mask(len(tokens)) if masked else None,
+                  row_title=tr("theory.mx.axis_query"), col_title=tr("theory.mx.axis_key"),
+                  value_title=tr("theory.mx.value"), masked_label=tr("theory.mx.masked"), cell=60),
+          "theory_mx_figure")
 
 st.divider()
 st.subheader(tr("theory.exercise.title"))

@@ -37,6 +37,7 @@ from tinygpt.explain import (
 from tinygpt.record import TrainedModel
 from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui.common import keep_radio_choice
+from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import attention_trace
 
@@ -551,12 +552,14 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
             first, n, help_text, part_title = columns
             if not st.toggle(tr("attn.all_columns", D=C), help=help_text, key=K_ALL_COLUMNS):
                 heat, heat_cols, heat_title = m[:, first:first + n], cols[first:first + n], part_title
-        st.vega_lite_chart(heatmap_spec(
+        st.vega_lite_chart(heat_spec := heatmap_spec(
             heat, labels, heat_cols, kind=kind, title=heat_title, masked=masked, bound=bound,
             row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
             col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
             value_title="α" if kind == "prob" else tr("attn.value"), masked_label=tr("attn.masked"),
         ), width="content")
+    with left:  # beside the CSV: the heatmap as drawn, for slides
+        figure_downloads(heat_spec, "attn_figure", heat_title, file_stem=file_name.removesuffix(".csv"))
 
 
 def _table_number(value: float) -> str:

@@ -21,6 +21,7 @@ from tinygpt.jobs import run_labels as _run_labels
 from tinygpt.jobs import start_job as _start_job
 from tinygpt.train import NonFiniteLossError
 from tinygpt.ui.common import show_error
+from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import set_own_model, shelf
 from tinygpt.ui.train_words import setting_text
@@ -90,8 +91,10 @@ def draw_loss_chart(history: pd.DataFrame) -> None:
     drops non-finite and non-positive losses (log axis), so NaN is never plotted.
     """
     df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
-    spec = _loss_spec(tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), len(df) < 60)
-    st.vega_lite_chart(df, json.loads(spec), width="stretch")
+    title = tr("train.chart_title")
+    spec = json.loads(_loss_spec(title, tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), len(df) < 60))
+    st.vega_lite_chart(df, spec, width="stretch")
+    figure_downloads(spec, "train_loss_figure", title, file_stem="tinygpt_loss", data=df)
 
 
 def draw_empty_loss_chart() -> None:

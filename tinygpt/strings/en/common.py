@@ -32,4 +32,8 @@ STRINGS: dict[str, str] = {
     "field.n_parameters": "parameter count",
     "field.tokens_per_step": "tokens per step",
     "field.work_per_step": "parameters × tokens per step",
+    "figure.png": "PNG image",
+    "figure.png_help": "The chart as a PNG image ({scale}× its size on screen), e.g. for slides.",
+    "figure.svg": "SVG image",
+    "figure.svg_help": "The chart as an SVG vector image, e.g. for slides: sharp at any size, its text stays text.",
 }

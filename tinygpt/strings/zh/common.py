@@ -32,4 +32,8 @@ STRINGS: dict[str, str] = {
     "field.n_parameters": "参数量",
     "field.tokens_per_step": "每步词元数",
     "field.work_per_step": "参数量 × 每步词元数",
+    "figure.png": "PNG 图片",
+    "figure.png_help": "把图表保存为 PNG 图片（屏幕尺寸的 {scale} 倍），可放进幻灯片。",
+    "figure.svg": "SVG 矢量图",
+    "figure.svg_help": "把图表保存为 SVG 矢量图，可放进幻灯片：任意缩放都清晰，文字仍是文字。",
 }
