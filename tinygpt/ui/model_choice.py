@@ -21,7 +21,7 @@ has one: trained, loaded from a file or opened from a link). The choice is kept 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import quote, urlsplit
 
 import streamlit as st
 
@@ -30,7 +30,7 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import JobStatus, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.record import StopReason, TrainedModel
-from tinygpt.ui.common import keep_widget_state
+from tinygpt.ui.common import keep_radio_choice, keep_widget_state
 from tinygpt.ui.i18n import error_text, md_escape, tr
 from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
 from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
@@ -144,11 +144,12 @@ def choose_model(page: str) -> tuple[TrainedModel, str]:
         _link_progress()
         st.stop()
     own, has_own = current_model(wait=False)
-    keep_widget_state({K_CHOICE: "textbook"})
+    keep_widget_state({K_CHOICE: "own" if has_own else "textbook"})
     if ss[K_CHOICE] == "own" and not has_own:
         st.info(tr("model.own_missing"))
         set_choice("textbook")
     options = CHOICES if has_own else CHOICES[:2]
+    keep_radio_choice(K_CHOICE)  # sent again: after a page switch or a language switch the browser has no choice
     labels = {c: tr(f"model.choice.{c}") for c in CHOICES}  # format_func must not call tr()
     choice = st.segmented_control(tr("model.choice"), options, format_func=labels.get, required=True,
                                   help=tr("model.choice_help"), key=K_CHOICE, on_change=_kept)
@@ -264,7 +265,16 @@ def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None
         params = {"model": choice}
         note = tr("link.note_example", name=tr(f"model.choice.{choice}"))
     params.update({k: v for k, v in st.query_params.items() if k not in MODEL_PARAMS})
-    return base_url(page_paths) + url_path + "?" + urlencode(params), note
+    return base_url(page_paths) + url_path + "?" + query_string(params), note
+
+
+def query_string(params: dict[str, str]) -> str:
+    """``k=v&…`` with only what a query value cannot hold escaped (``&``, ``#``, ``%``, ``+``,
+    spaces, control characters): 你好, ``;`` and ``:`` stay readable (browsers encode them when sent)."""
+    def escaped(value: str) -> str:
+        return "".join(quote(c, safe="") if c in "&#%+" or not c.isprintable() or c.isspace() else c for c in value)
+
+    return "&".join(f"{escaped(k)}={escaped(v)}" for k, v in params.items())
 
 
 def class_link(url_path: str, page_paths: Iterable[str]) -> None:
