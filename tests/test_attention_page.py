@@ -17,7 +17,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, small_model
+from helpers import SMALL, open_page, small_model
 from tinygpt.attention import STEP_IDS, Switches, future_mask
 from tinygpt.explain import (
     Copy, DotProduct, ScoreCell, explain_cell, masked_weights, module_difference, non_finite, sdpa_switch_difference,
@@ -35,16 +35,7 @@ SEED_LAYERS, SEED_HEADS = 6, 8
 
 def open_attention(lang: str = "en", own_model=None, **params: str) -> AppTest:
     """The app on the Attention page with ?lang= and the given query parameters."""
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=300)
-    at.query_params["lang"] = lang
-    if own_model is not None:
-        at.session_state["own_model"] = own_model
-    at.run()
-    at.query_params.update(params)
-    at.switch_page("pages/attention.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page("attention", lang, own_model, **params)
 
 
 def rerun(at: AppTest, **state) -> AppTest:

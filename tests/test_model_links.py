@@ -14,7 +14,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL
+from helpers import SMALL, open_page
 from tinygpt import jobs
 from tinygpt.config import MAX_EPOCHS, ConfigError, TrainConfig
 from tinygpt.examples import EXAMPLES
@@ -29,19 +29,7 @@ NO_MASK = TrainConfig(lr=3e-3, epochs=40, seed=3, early_stop_loss=0.0, causal_ma
 
 def app(page: str, lang: str = "en", own_model=None, **params: str) -> AppTest:
     """A fresh session on ``page`` with ?lang= and ``params`` in the URL (as a link opens it)."""
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=300)
-    at.query_params["lang"] = lang
-    if own_model is not None:
-        at.session_state["own_model"] = own_model
-    at.run()
-    at.query_params.update(params)
-    if page == "train":
-        at.run()
-    else:
-        at.switch_page(f"pages/{page}.py")
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(page, lang, own_model, **params)
 
 
 def captions(at: AppTest) -> str:

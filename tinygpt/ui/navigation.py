@@ -55,11 +55,9 @@ def run_app() -> None:
     st.session_state[_ENTRY_MARK] = True
     page = st.navigation(app_pages())
     slot = st.sidebar.container()  # above whatever the page puts in the sidebar
-    try:
-        page.run()
-    finally:  # also after st.stop(): the link holds the view the page wrote into the URL in this run
-        with slot:
-            class_link(page.url_path, [p[3] for p in PAGES])
+    page.run()
+    with slot:  # after the page: the link holds the view it wrote into the URL in this run
+        class_link(page.url_path, [p[3] for p in PAGES])  # (a run the page stops with st.stop() draws none)
 
 
 def ensure_entry_script() -> None:
