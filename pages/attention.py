@@ -18,7 +18,8 @@ ensure_entry_script()  # a deep link on a fresh server ran this file alone: go t
 
 st.title(tr("attn.title"))
 st.markdown(tr("attn.intro"))
-tm = model_banner()
+tm = model_banner(choose="attn")  # with the model choice (textbook / context / own)
+view.follow_model(tm)  # the switches it was trained with; a new model's own text
 cfg = tm.gpt_cfg
 for message in view.load_url(cfg.n_layers, cfg.n_heads):
     st.warning(message)

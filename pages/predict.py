@@ -74,7 +74,7 @@ def restart_steps() -> None:
 
 st.title(tr("predict.title"))
 st.markdown(tr("predict.intro"))
-tm = model_banner()
+tm = model_banner(choose="predict")  # with the model choice (textbook / context / own)
 chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
 V, known = len(chars), " ".join(md(visible(c)) for c in chars)
 

@@ -12,7 +12,7 @@ from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.vocab import causal_loss_floor, pair_texts
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, run_labels, show_progress, start_job
+from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, controls_job, run_labels, show_progress, start_job
 from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.train_view import form_values, loaded_run, options_with
 from tinygpt.ui.navigation import ensure_entry_script
@@ -137,23 +137,28 @@ if c[0].button(tr("train.start"), type="primary", disabled=configs is None or st
     ss["job"].wait_first_step(FIRST_POINT_WAIT)  # the redraw below then shows the first loss point
     st.rerun()
 paused = status == JobStatus.PAUSED
-if c[1].button(tr("train.resume" if paused else "train.pause"), disabled=status not in ACTIVE, key="train_pause", width="stretch"):
+mine = controls_job(job)  # a run shared with the session that started it: only that session controls it
+if c[1].button(tr("train.resume" if paused else "train.pause"), disabled=status not in ACTIVE or not mine, key="train_pause", width="stretch"):
     if paused:
         job.resume()
     else:
         job.pause()
     st.rerun()
-if c[2].button(tr("train.step"), help=tr("train.step_help"), disabled=status in (JobStatus.WAITING, JobStatus.RUNNING) or (not paused and configs is None), key="train_step", width="stretch"):
+if c[2].button(tr("train.step"), help=tr("train.step_help"), disabled=status in (JobStatus.WAITING, JobStatus.RUNNING) or (not paused and configs is None) or (paused and not mine), key="train_step", width="stretch"):
     if paused:
         job.step_once()
     else:
         ss["job"] = start_job(text, *configs, paused=True, steps=1)
     st.rerun()
 if c[3].button(tr("train.stop"), disabled=status not in ACTIVE, key="train_stop", width="stretch"):
-    job.stop()
+    if mine:
+        job.stop()
+    else:  # the run goes on for the others; this session stops following it
+        ss.pop("job")
     st.rerun()
 if c[4].button(tr("train.reset"), help=tr("train.reset_help"), disabled=job is None, key="train_reset", width="stretch"):
-    job.stop()
+    if mine:
+        job.stop()
     ss.pop("job")
     st.rerun()
 

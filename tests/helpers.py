@@ -24,3 +24,20 @@ def seed_model() -> TrainedModel:
 def small_model(text: str = SEED_TEXT, epochs: int = 300, lr: float = 3e-3) -> TrainedModel:
     """A small model trained quickly on ``text``."""
     return train(text, SMALL, TrainConfig(lr=lr, epochs=epochs, early_stop_loss=1e-4))
+
+
+def open_page(page: str, lang: str = "en", own_model: TrainedModel | None = None, **params: str):
+    """An AppTest session on ``pages/<page>.py`` with ?lang= and then ``params`` in the URL (as a
+    link opens it); ``own_model`` is the session's own model."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=300)
+    at.query_params["lang"] = lang
+    if own_model is not None:
+        at.session_state["own_model"] = own_model
+    at.run()
+    at.query_params.update(params)
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at

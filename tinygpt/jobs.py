@@ -10,8 +10,14 @@
 - :class:`ModelShelf`: finished models, frozen and shared read-only, keyed by the settings that
   determine them (:func:`model_key`): training is deterministic, so the same settings never
   train twice in a process.
-- :func:`default_training`: the seed settings' model, trained once per process in a background
-  thread, so no page waits for it unless it needs it.
+- :func:`example_training`: each example's model (``tinygpt.examples.EXAMPLES``; the textbook
+  example is the default model, :func:`default_training`), trained once per process in a
+  background thread, so no page waits for it unless it needs it.
+- One training for equal requests: while a job runs, :func:`start_job` hands every request with
+  the same :func:`model_key` that running job (a process-wide registry), so N sessions asking for
+  the same settings cause one training and all watch its progress. The job's ``owner`` is the
+  session that started it: only it may pause, step or stop the run; the others only follow it
+  (their Stop detaches them, the run goes on for the rest).
 - :class:`RunRecord`: what a session keeps of its earlier runs, labelled by the settings that
   differ (:func:`run_labels`).
 
@@ -31,7 +37,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
-from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
+from tinygpt.config import GPTConfig, TrainConfig
+from tinygpt.examples import EXAMPLES
 from tinygpt.generate import MAX_NEW_CHARS, generate
 from tinygpt.record import StopReason, TrainedModel
 from tinygpt.train import NonFiniteLossError, Trainer, build, release_free_memory, train
@@ -182,6 +189,8 @@ class TrainingJob:
     timed_out: bool = False
     generation: tuple[str, str] = ("", "")
     job_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    #: Who started the job (a session token; "" for none): the controls are that session's alone.
+    owner: str = ""
     _queue: JobQueue | None = None
     _trainer: Trainer | None = None
     _want: str = "run"
@@ -285,6 +294,8 @@ class TrainingJob:
                 queue.release()
         except Exception as exc:  # reported on the page, never raised into Streamlit
             self._set(error=exc, status=JobStatus.ERROR)
+        finally:  # after the shelf has the model: an equal request finds one or the other
+            _unregister(self)
 
     def _wait_for_go(self, tm: TrainedModel) -> bool:
         """Block while paused; True to take one more step, False to stop."""
@@ -332,23 +343,54 @@ class TrainingJob:
         self._set(result=shared, generation=greedy_continuation(shared), status=JobStatus.DONE)
 
 
+#: Running jobs by their settings' key: equal requests share the run (see :func:`start_job`).
+_running: dict[ModelKey, TrainingJob] = {}
+_running_lock = threading.Lock()
+
+
+def _unregister(job: TrainingJob) -> None:
+    key = model_key(job.text, job.gpt_cfg, job.train_cfg)
+    with _running_lock:
+        if _running.get(key) is job:
+            del _running[key]
+
+
+def running_job(key: ModelKey) -> TrainingJob | None:
+    """The shared job training these settings now (waiting or running), or None."""
+    with _running_lock:
+        job = _running.get(key)
+        return job if job is not None and job.status in (JobStatus.WAITING, JobStatus.RUNNING) else None
+
+
 def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, queue: JobQueue, models: ModelShelf,
-              paused: bool = False, steps: int = 0, fresh: bool = False) -> TrainingJob:
+              paused: bool = False, steps: int = 0, owner: str = "", fresh: bool = False) -> TrainingJob:
     """A job for the settings, training in ``queue``'s slots and putting its model on ``models``.
 
     Settings trained before (in any session) return a finished job at once with the shared model
-    (``from_cache``), unless ``fresh`` (the student asked to watch it train again); otherwise a
-    thread starts training (paused after ``steps`` steps if ``paused``).
+    (``from_cache``), unless ``fresh`` (the student asked to watch it train again). Settings that a job is training now (waiting or running, in any session)
+    return that same job: one training for equal requests; its ``owner`` stays the session that
+    started it (the caller compares it with its own ``owner`` to know whether it may control the
+    run). Otherwise a thread starts training, owned by ``owner``. A job started ``paused`` (to
+    take ``steps`` single steps) is the starter's alone: it neither joins nor is joined.
     """
-    job = TrainingJob(text, gpt_cfg, train_cfg)
-    cached = None if fresh else models.get(model_key(text, gpt_cfg, train_cfg))
-    if cached is not None:
-        job._queue = queue
-        job.losses, job.result, job.from_cache = list(cached.losses), cached, True
-        job.generation, job.status = greedy_continuation(cached), JobStatus.DONE
+    key = model_key(text, gpt_cfg, train_cfg)
+    with _running_lock:  # one check-and-start at a time: two equal requests cannot both start
+        cached = None if fresh else models.get(key)
+        if cached is not None:
+            job = TrainingJob(text, gpt_cfg, train_cfg, owner=owner)
+            job._queue = queue
+            job.losses, job.result, job.from_cache = list(cached.losses), cached, True
+            job.generation, job.status = greedy_continuation(cached), JobStatus.DONE
+            return job
+        if not paused:
+            shared = _running.get(key)
+            if shared is not None and shared.status in (JobStatus.WAITING, JobStatus.RUNNING):
+                return shared
+        job = TrainingJob(text, gpt_cfg, train_cfg, owner=owner)
+        if not paused:
+            _running[key] = job
+        job.start(queue, models, paused=paused, steps=steps)
         return job
-    job.start(queue, models, paused=paused, steps=steps)
-    return job
 
 
 def settings_of(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
@@ -403,33 +445,43 @@ def run_labels(settings: list[dict[str, object]], numbers: list[int],
     return [" · ".join([f"#{n}"] + [name(k, s[k]) for k in keys]) for s, n in zip(settings, numbers)]
 
 
-def _train_default(models: ModelShelf, future: Future[TrainedModel]) -> None:
-    """Train the seed settings' model and put it on ``models`` (runs in the warm-up thread)."""
+def _train_example(name: str, models: ModelShelf, future: Future[TrainedModel]) -> None:
+    """Train an example's model and put it on ``models`` (runs in the warm-up thread)."""
+    ex = EXAMPLES[name]
     try:
-        tm = train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
-        future.set_result(models.put(model_key(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN), tm))
+        tm = train(ex.text, ex.gpt, ex.train)
+        future.set_result(models.put(model_key(ex.text, ex.gpt, ex.train), tm))
     except BaseException as exc:  # the pages re-raise it where they wait for the model
         future.set_exception(exc)
 
 
-_default_lock = threading.Lock()
-_default_future: Future[TrainedModel] | None = None
+_examples_lock = threading.Lock()
+_example_futures: dict[str, Future[TrainedModel]] = {}
+
+
+def example_training(name: str, models: ModelShelf) -> Future[TrainedModel]:
+    """The Future of the model of ``tinygpt.examples.EXAMPLES[name]``, trained once per process.
+
+    The first call for a name starts training it in a background thread, which puts it on
+    ``models`` under its :func:`model_key`; later calls return the same Future (their ``models``
+    is not used). The thread uses ``tinygpt.train.TRAIN_THREADS`` (one core), so a page renders
+    on the other core meanwhile instead of waiting for the model. Training is deterministic, so
+    the shelf's model is the one ``python -m tinygpt --example NAME`` trains. A training error is
+    raised by ``result()``; KeyError for an unknown name.
+    """
+    if name not in EXAMPLES:
+        raise KeyError(name)
+    with _examples_lock:
+        if name not in _example_futures:
+            future: Future[TrainedModel] = Future()
+            future.set_running_or_notify_cancel()
+            threading.Thread(target=_train_example, args=(name, models, future), name=f"tinygpt-example-{name}",
+                             daemon=True).start()
+            _example_futures[name] = future
+        return _example_futures[name]
 
 
 def default_training(models: ModelShelf) -> Future[TrainedModel]:
-    """The Future of the seed settings' model (你好世界, 512/8/6/2048, Adam 1e-4, early stop).
-
-    The first call in the process starts training it in a background thread, which puts it on
-    ``models``; later calls return the same Future (their ``models`` is not used). The thread
-    uses ``tinygpt.train.TRAIN_THREADS`` (one core), so a page renders on the other core
-    meanwhile instead of waiting for the model. A training error is raised by ``result()``.
-    """
-    global _default_future
-    with _default_lock:
-        if _default_future is None:
-            future: Future[TrainedModel] = Future()
-            future.set_running_or_notify_cancel()
-            threading.Thread(target=_train_default, args=(models, future), name="tinygpt-default-model",
-                             daemon=True).start()
-            _default_future = future
-        return _default_future
+    """The Future of the default model: the textbook example, the seed settings (你好世界,
+    512/8/6/2048, Adam 1e-4, early stop); :func:`example_training` of ``"textbook"``."""
+    return example_training("textbook", models)

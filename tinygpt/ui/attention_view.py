@@ -5,9 +5,11 @@ The page (``pages/attention.py``) reads widgets and calls these; the numbers com
 blocks, the checks, the arithmetic of a cell) and the charts from ``tinygpt.charts``.
 
 URL query parameters (DEVELOPERS.md, "Links between pages"): ``text``, ``layer``, ``head``,
-``step`` (a step id, or ``input`` for the input X before step 1), ``mask`` (1/0), ``scale`` (``sqrt``, ``1`` or a number) and ``tau``. They are
-read into the widgets when the page opens (or the link changes) and written back on every run,
-so the address bar always reproduces the view.
+``step`` (a step id, or ``input`` for the input X before step 1), ``mask`` (1/0), ``scale``
+(``sqrt``, ``1`` or a number), ``tau`` and ``edits`` (the edited scores, ``head:i:j:value,…``,
+``tinygpt.links``). They are read into the widgets when the page opens (or the link changes) and
+written back on every run, so the address bar always reproduces the view; the model is in
+``model=``/``train=`` (``tinygpt.ui.model_choice``).
 
 Shapes: T sequence length, h n_heads, d_head, D d_model, V vocab_size.
 """
@@ -28,17 +30,19 @@ import torch
 from tinygpt.arrays import to_numpy
 from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, DotSpec, Step, Switches, future_mask
 from tinygpt.charts import alpha_grid_spec, heatmap_spec
-from tinygpt.config import GPTConfig
+from tinygpt.config import ConfigError, GPTConfig
 from tinygpt.vocab import cyclic
 from tinygpt.explain import (
     Copy, DotProduct, PositionEffects, ScoreCell, Walk, explain_cell, masked_weights, module_difference, non_finite,
     position_effects, row_sums, sdpa_switch_difference, step_source_location, walk,
 )
+from tinygpt.links import decode_edits, encode_edits
 from tinygpt.record import TrainedModel
 from tinygpt.theory import STEP_CONCEPT
+from tinygpt.ui import model_choice
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.figures import figure_downloads
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.models import attention_trace
 
 #: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
@@ -57,6 +61,13 @@ K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor
 K_CELL_I, K_CELL_J, K_OUTPUT, K_EDITING = "attn_cell_i", "attn_cell_j", "attn_output", "attn_editing"
 K_SNAPSHOT = "attn_snapshot"
 K_ALL_COLUMNS = "attn_all_columns"
+#: (layer, edits) from the URL's ``edits=``: the starting values of that layer's score editors
+#: (its name starts with "attn_edit_", so reset_switches forgets it with the editors).
+K_URL_EDITS = "attn_edit_url"
+#: The causal mask the shown model was trained with: its own attention (follow_model sets it).
+K_TRAINED_MASK = "_attn_trained_mask"
+_MODEL_UID = "_attn_model_uid"
+_EDITS_WRITTEN = "_attn_edits_written"
 #: Steps whose (T, D) output splits by head: the heatmap shows the selected head's d_head columns
 #: unless the student asks for all D (a T × 512 heatmap is ~2,000 SVG cells, about 0.4 s of drawing).
 HEAD_COLUMN_STEPS = ("projection", "merge_heads")
@@ -163,7 +174,7 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
     """
     params = {k: st.query_params[k] for k in URL_KEYS if k in st.query_params}
     fresh = K_TEXT not in st.session_state  # the page was just opened: its widgets have no state
-    messages: list[str] = []
+    messages: list[str] = load_edits(n_heads, fresh)
     if params and (fresh or params != st.session_state.get(_WRITTEN)):
         values, problems = parse_url(params, n_layers, n_heads)
         for key, value in values.items():
@@ -180,6 +191,58 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
             st.session_state[key] = 0
             messages.append(tr(f"attn.stale_{name}", value=value, last=count - 1))
     return messages
+
+
+def load_edits(n_heads: int, fresh: bool) -> list[str]:
+    """Put the URL's ``edits=`` into the score editors' starting values (when the page opens or
+    the link changed) and turn the editor on; return the message for a value refused."""
+    raw = st.query_params.get("edits")
+    if raw is None or (not fresh and raw == st.session_state.get(_EDITS_WRITTEN)):
+        return []
+    st.session_state[_EDITS_WRITTEN] = raw
+    try:
+        edits = decode_edits(raw, n_heads, MAX_EDIT)
+    except ConfigError as exc:
+        return [tr("link.bad_edits", error=error_text(exc))]
+    for key in [k for k in st.session_state if str(k).startswith("attn_edit_l")]:
+        del st.session_state[key]  # an editor's own changes were made on top of other scores
+    layer = st.query_params.get("layer", "0")
+    st.session_state[K_URL_EDITS] = (int(layer) if layer.isdigit() else 0, edits)
+    st.session_state[K_EDITING] = bool(edits)
+    return []
+
+
+def write_edits(edits: tuple[tuple[int, int, int, float], ...]) -> None:
+    """Keep ``edits=`` in the address bar equal to the score edits in use (absent when none)."""
+    value = encode_edits(edits)
+    if value:
+        if st.query_params.get("edits") != value:
+            st.query_params["edits"] = value
+    elif "edits" in st.query_params:
+        del st.query_params["edits"]
+    st.session_state[_EDITS_WRITTEN] = value or None
+
+
+def follow_model(tm: TrainedModel) -> None:
+    """Before :func:`load_url`: the model's own attention is the one it was trained with.
+
+    The mask switch starts as the model's training had it (``TrainConfig.causal_mask``) and
+    :func:`reset_switches` returns to it. When the page shows another model than on its last
+    run, the switches are reset and the text becomes the new model's own (the old text may hold
+    characters it does not know); a link's view, read by :func:`load_url` next, still wins.
+    """
+    ss = st.session_state
+    ss[K_TRAINED_MASK] = tm.train_cfg.causal_mask
+    last, ss[_MODEL_UID] = ss.get(_MODEL_UID), tm.uid
+    if last is not None and last != tm.uid:
+        reset_switches()
+        ss[K_TEXT] = tm.text[: tm.gpt_cfg.max_len]
+    ss.setdefault(K_MASK, tm.train_cfg.causal_mask)
+
+
+def offer_context_example() -> None:
+    """A button that switches the pages to the context example (where attention matters) and reruns."""
+    model_choice.offer_context_example()
 
 
 def write_url(values: Mapping[str, str]) -> None:
@@ -205,8 +268,9 @@ def move_step(delta: int) -> None:
 
 
 def reset_switches() -> None:
-    """Button callback: the model's own attention again (mask on, √d_head, τ = 1, no edits)."""
-    st.session_state[K_MASK] = True
+    """Button callback: the model's own attention again (the mask as in its training, √d_head,
+    τ = 1, no edits)."""
+    st.session_state[K_MASK] = st.session_state.get(K_TRAINED_MASK, True)
     st.session_state[K_SCALING] = "sqrt"
     st.session_state[K_TAU] = 1.0
     st.session_state[K_EDITING] = False
@@ -417,19 +481,37 @@ def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[s
     """A toggle, and when it is on a data editor over the raw scores S of one head (the model's
     own, layer ``layer``); returns the edits (none while the toggle is off)."""
     if not st.toggle(tr("attn.edit_header", layer=layer, head=head), help=tr("attn.edit_help"), key=K_EDITING):
+        write_edits(())
         return ()
     st.caption(tr("attn.edit_help"))
     frame = pd.DataFrame(to_numpy(base.state["S"][0, head]), index=list(labels), columns=list(labels))
     number = st.column_config.NumberColumn(min_value=-MAX_EDIT, max_value=MAX_EDIT, format="%.4f")
-    edited = st.data_editor(frame, key=f"attn_edit_l{layer}_h{head}", num_rows="fixed",
+    edited = st.data_editor(linked_edits(frame, layer, head), key=f"attn_edit_l{layer}_h{head}", num_rows="fixed",
                             column_config={c: number for c in frame.columns})
     edits, bad = edits_from_editor(frame, edited, head)
+    write_edits(edits)
     if edits:
         cells = ", ".join(f"S[{i}, {j}] = {v:.4g}" for _, i, j, v in edits)
         st.caption(tr("attn.edit_count", n=len(edits), cells=cells))
     if bad:
         st.warning(tr("attn.edit_bad", cells=", ".join(bad), limit=f"{MAX_EDIT:g}"))
     return edits
+
+
+def linked_edits(frame: pd.DataFrame, layer: int, head: int) -> pd.DataFrame:
+    """The scores of ``head`` with the link's edits of this layer and head in place (a copy);
+    an edit outside the text gets a message and is left out."""
+    edit_layer, edits = st.session_state.get(K_URL_EDITS, (layer, ()))
+    shown = frame.copy()
+    T = len(frame)
+    for h, i, j, value in edits if edit_layer == layer else ():
+        if h != head:
+            continue
+        if i < T and j < T:
+            shown.iat[i, j] = value
+        else:
+            st.warning(tr("link.edit_outside", i=i, j=j, T=T))
+    return shown
 
 
 def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str], cfg: GPTConfig,

@@ -10,20 +10,30 @@ from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.models import current_model
 
 
-def model_banner(job_notice: bool = True, wait: bool = True) -> TrainedModel | None:
-    """Show which model the page uses (default or the session's own, and any running job); return it.
+def model_banner(job_notice: bool = True, wait: bool = True, choose: str = "") -> TrainedModel | None:
+    """Show which model the page uses, its text and how it was trained (the causal mask included),
+    and any running job; return the model.
 
+    ``choose`` (the page's key prefix, e.g. "predict"): draw the model choice (textbook example,
+    context example, the session's own; ``tinygpt.ui.model_choice``) and use the chosen model.
+    Without it the page uses the session's own model or the default (textbook) one.
     ``job_notice=False`` leaves out the "training is running" line (the Train page shows the job itself).
     ``wait=False`` does not wait for the default model: while it is being trained the banner says
     so and None is returned.
     """
-    tm, own = current_model(wait=wait)
+    from tinygpt.ui import model_choice  # it draws with this module's helpers
+
+    if choose:
+        tm, choice = model_choice.choose_model(choose)
+    else:
+        model_choice.show_messages()
+        tm, own = current_model(wait=wait)
+        choice = "own" if own else "textbook"
     if tm is None:
         st.caption(tr("model.preparing"))
     else:
-        loss = tm.losses[-1] if tm.losses else float("nan")
-        line = tr("model.own" if own else "model.default", text=tm.text, steps=len(tm.losses), loss=loss)
-        if not own and job_notice:  # other pages point to the Train page; the Train page does not
+        line = model_choice.describe(tm, choice)
+        if choice != "own" and job_notice:  # other pages point to the Train page; the Train page does not
             line = tr("model.with_hint", line=line, hint=tr("model.train_hint"))
         st.caption(line)
     job = st.session_state.get("job")

@@ -23,7 +23,7 @@ from tinygpt.train import NonFiniteLossError
 from tinygpt.ui.common import show_error
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.models import set_own_model, shelf
+from tinygpt.ui.models import session_token, set_own_model, shelf
 from tinygpt.ui.train_words import setting_text
 
 #: The chart draws at most this many points per run (evenly thinned, first and last kept).
@@ -53,8 +53,18 @@ def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[st
 def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, paused: bool = False,
               steps: int = 0, fresh: bool = False) -> TrainingJob:
     """This session's job for the settings (the caller keeps it in st.session_state), in this
-    process's job queue and model shelf (``tinygpt.jobs.start_job``)."""
-    return _start_job(text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps, fresh=fresh)
+    process's job queue and model shelf (``tinygpt.jobs.start_job``): a job another session is
+    running for the same settings is shared, and only :func:`controls_job` may control it."""
+    return _start_job(text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps, owner=session_token(),
+                      fresh=fresh)
+
+
+def controls_job(job: TrainingJob | None) -> bool:
+    """True when this session may pause, step or stop ``job``: it started it (or there is none).
+
+    A session following another's run of the same settings only watches it; its Stop detaches it.
+    """
+    return job is None or job.owner in ("", session_token())
 
 
 def thin(losses: list[float] | tuple[float, ...], limit: int = MAX_CHART_POINTS) -> pd.DataFrame:

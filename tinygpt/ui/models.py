@@ -2,19 +2,24 @@
 
 Finished models are shared process-wide, read-only, on one ``tinygpt.jobs.ModelShelf`` (an
 ``st.cache_resource``). A session's own model is the last one its training job finished (or a
-checkpoint it uploaded); before that, pages use the default (seed) model, trained once per process
-in a background thread started with the first page (``start_default_model``), so no page waits
-for it unless it needs it. Nothing a session does changes a model another session sees: shared
+checkpoint it uploaded, or the model of a link it opened); before that, pages use the default
+(seed) model. The examples' models (the default is the textbook example) are trained once per
+process in background threads started with the first page (``start_default_model``), so no page
+waits for them unless it needs them. Which of them the Predict and Attention pages show is the
+session's choice (``tinygpt.ui.model_choice``). Nothing a session does changes a model another session sees: shared
 models are frozen, the Trainer refuses them, and uploads stay in the session that made them.
 """
 
 from __future__ import annotations
 
+import uuid
+
 import streamlit as st
 
 from tinygpt.attention import AttentionTrace
 from tinygpt.explain import trace_of
-from tinygpt.jobs import ModelShelf, default_training
+from tinygpt.examples import EXAMPLES
+from tinygpt.jobs import ModelShelf, default_training, example_training
 from tinygpt.record import TrainedModel
 
 
@@ -24,9 +29,43 @@ def shelf() -> ModelShelf:
     return ModelShelf()
 
 
+#: Session key of the model choice (textbook / context / own), shared by the Predict and Attention pages.
+K_CHOICE = "model_choice"
+
+
 def start_default_model() -> None:
-    """Begin training the default model at process start if it has not begun (returns at once)."""
-    default_training(shelf())
+    """Begin training every example's model (the default first) at process start if it has not
+    begun (returns at once)."""
+    for name in EXAMPLES:
+        example_training(name, shelf())
+
+
+def example_model(name: str, wait: bool = True) -> TrainedModel | None:
+    """The model of ``EXAMPLES[name]``, trained once per process; None while it trains if not ``wait``."""
+    future = example_training(name, shelf())
+    if not wait and not future.done():
+        return None
+    if not future.done():
+        from tinygpt.ui.i18n import tr
+
+        with st.spinner(tr("model.loading_example", name=tr(f"model.choice.{name}"))):
+            return future.result()
+    return future.result()
+
+
+def session_token() -> str:
+    """This session's token: it marks the training jobs the session started (``TrainingJob.owner``)."""
+    return st.session_state.setdefault("_session_token", uuid.uuid4().hex)
+
+
+def set_choice(name: str) -> None:
+    """Make ``name`` (textbook / context / own) the model the Predict and Attention pages show.
+
+    Call before the choice control is drawn in this run (a callback, or earlier in the script):
+    the control's own key and its kept copy (``keep_widget_state``) both get the value.
+    """
+    st.session_state[K_CHOICE] = name
+    st.session_state[f"_keep.{K_CHOICE}"] = name
 
 
 def default_model_ready() -> bool:
@@ -68,8 +107,10 @@ def current_model(wait: bool = True) -> tuple[TrainedModel | None, bool]:
 
 
 def set_own_model(tm: TrainedModel) -> None:
-    """Make ``tm`` this session's model (it is finished and never trained further)."""
+    """Make ``tm`` this session's model (it is finished and never trained further) and the one
+    the Predict and Attention pages show."""
     st.session_state["own_model"] = tm
+    set_choice("own")
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={TrainedModel: lambda tm: tm.uid})

@@ -18,6 +18,7 @@ from pathlib import Path
 import streamlit as st
 
 from tinygpt.ui.i18n import language_switch, tr
+from tinygpt.ui.model_choice import class_link, resolve_link
 from tinygpt.ui.models import start_default_model
 
 _ENTRY_MARK = "_entry_script_ran"
@@ -45,12 +46,18 @@ def app_pages() -> list[st.Page]:
 
 
 def run_app() -> None:
-    """What ``streamlit_app.py`` does: page config, default-model warm-up, language switch, navigation."""
+    """What ``streamlit_app.py`` does: page config, example-model warm-up, language switch, the
+    model a link asks for, navigation, and the "link for my class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
-    start_default_model()  # trains the default model in a background thread, once per process
+    start_default_model()  # trains the examples' models in background threads, once per process
     language_switch()
+    resolve_link()  # ?model= / ?train= of a link just opened (before the page reads the model)
     st.session_state[_ENTRY_MARK] = True
-    st.navigation(app_pages()).run()
+    page = st.navigation(app_pages())
+    slot = st.sidebar.container()  # above whatever the page puts in the sidebar
+    page.run()
+    with slot:  # after the page: the link holds the view it wrote into the URL in this run
+        class_link(page.url_path, [p[3] for p in PAGES])  # (a run the page stops with st.stop() draws none)
 
 
 def ensure_entry_script() -> None:

@@ -1,0 +1,162 @@
+"""Links that carry a model: its training settings and the attention page's score edits as text.
+
+Training is deterministic (``tinygpt.train``): the text, the two configs and the seed decide the
+weights. So a link names an example (``model=textbook`` / ``model=context``) or carries the
+settings of a trained model in one query parameter, ``train=``, and whoever opens it gets the
+very same model, from the server's shelf or trained again. This module turns settings into that
+parameter and back, and reads and writes the ``edits=`` parameter of the attention page's edited
+scores. It imports neither torch nor Streamlit.
+
+``train=`` (version 1): ``v1;key=value;…;text=<the training text>``. The keys are the field names
+of :class:`~tinygpt.config.GPTConfig` and :class:`~tinygpt.config.TrainConfig` (``vocab_size``
+follows from the text); only values that differ from :data:`V1_DEFAULTS` (the seed program's
+settings, fixed for version 1) are written. ``causal_mask`` is ``1``/``0``; ``window=0`` means the
+whole text. ``text=`` comes last and takes the rest of the parameter, so the text may hold any
+character, ``;`` and ``=`` included. Example: ``v1;d_model=64;n_heads=4;n_layers=2;d_ff=256;lr=0.001;epochs=500;text=你好世界``.
+
+``edits=``: ``head:i:j:value`` separated by commas, e.g. ``0:3:1:5.5,0:2:0:-1`` (raw score
+S[i, j] of ``head`` set to ``value``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+from tinygpt.config import ConfigError, GPTConfig, TrainConfig
+from tinygpt.limits import host_configs
+from tinygpt.record import StopReason, TrainedModel
+
+TRAIN_VERSION = "v1"
+#: What a ``train=`` link of version 1 means by a setting it leaves out (the seed program's settings).
+V1_DEFAULTS: dict[str, object] = {
+    "d_model": 512, "n_heads": 8, "n_layers": 6, "d_ff": 2048, "max_len": 128, "norm": "pre", "positions": "learned",
+    "lr": 1e-4, "epochs": 1000, "seed": 0, "early_stop_loss": 1e-4, "causal_mask": True, "window": 0,
+}
+GPT_FIELDS = ("d_model", "n_heads", "n_layers", "d_ff", "max_len", "norm", "positions")
+_INTS = ("d_model", "n_heads", "n_layers", "d_ff", "max_len", "epochs", "seed", "window")
+_FLOATS = ("lr", "early_stop_loss")
+
+
+def _value_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        return f"{value:g}" if float(f"{value:g}") == value else repr(value)
+    return str(value)
+
+
+def settings_dict(gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
+    """Every setting a ``train=`` link can carry, by its field name (``window`` 0 = whole text)."""
+    g, t = gpt_cfg, train_cfg
+    return {"d_model": g.d_model, "n_heads": g.n_heads, "n_layers": g.n_layers, "d_ff": g.d_ff, "max_len": g.max_len,
+            "norm": g.norm, "positions": g.positions, "lr": float(t.lr), "epochs": t.epochs, "seed": t.seed,
+            "early_stop_loss": float(t.early_stop_loss), "causal_mask": t.causal_mask, "window": t.window or 0}
+
+
+def encode_train(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> str:
+    """The ``train=`` value of these settings (the inverse of :func:`decode_train`)."""
+    fields = [f"{k}={_value_text(v)}" for k, v in settings_dict(gpt_cfg, train_cfg).items() if v != V1_DEFAULTS[k]]
+    return ";".join([TRAIN_VERSION, *fields, f"text={text}"])
+
+
+def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
+    """(text, GPTConfig, TrainConfig) of a ``train=`` value, checked against this host's limits.
+
+    Raises:
+        ConfigError naming the setting and what is accepted (``key`` selects the i18n message):
+        an unknown version or setting, a value that is not a number where one is needed, and
+        everything :func:`tinygpt.limits.host_configs` refuses (d_model not divisible by n_heads,
+        epochs over the host's limit, a text too long, …).
+    """
+    head, sep, text = value.partition(";text=")
+    parts = head.split(";")
+    if parts[0] != TRAIN_VERSION:
+        raise ConfigError("train", parts[0][:20], f"a link of version {TRAIN_VERSION}", "link_version", version=TRAIN_VERSION)
+    if not sep:
+        raise ConfigError("text", "", "key=value settings ending with text=…", "link_text")
+    settings = dict(V1_DEFAULTS)
+    for part in parts[1:]:
+        name, eq, raw = part.partition("=")
+        if name not in V1_DEFAULTS or not eq:
+            raise ConfigError(name[:30] or part[:30], raw[:30], "one of " + ", ".join(V1_DEFAULTS), "link_field",
+                              fields=", ".join(V1_DEFAULTS))
+        settings[name] = _parse_value(name, raw.strip())
+    if not text:
+        raise ConfigError("text", "", "at least one character", "link_text")
+    window = settings.pop("window")
+    if window < 0:
+        raise ConfigError("window", window, "0 (the whole text) or 1..max_len", "window_or_whole", hi=settings["max_len"])
+    gpt = {k: settings.pop(k) for k in GPT_FIELDS}
+    return (text, *host_configs(text, gpt, {**settings, "window": window or None}))
+
+
+def _parse_value(name: str, raw: str) -> object:
+    if name in _INTS:
+        if not re.fullmatch(r"-?[0-9]+", raw):
+            raise ConfigError(name, raw[:30], "an integer", "integer")
+        return int(raw)
+    if name in _FLOATS:
+        try:
+            number = float(raw)
+        except ValueError:
+            number = math.nan
+        if not math.isfinite(number):
+            raise ConfigError(name, raw[:30], "a number", "number")
+        return number
+    if name == "causal_mask":
+        if raw not in ("0", "1"):
+            raise ConfigError(name, raw[:30], "1 (on) or 0 (off)", "bool01")
+        return raw == "1"
+    return raw  # norm, positions: GPTConfig names the choices
+
+
+def reproducible_settings(tm: TrainedModel) -> tuple[str, GPTConfig, TrainConfig] | None:
+    """Settings whose training gives exactly ``tm``'s weights, or None when there are none.
+
+    A finished run (all epochs or the early stop) is its own settings; a run stopped after k
+    steps is the same settings with ``epochs=k`` (the steps before do not depend on the epoch
+    count). None for a model whose weights did not come from ``train_cfg.seed``'s starting
+    weights by training alone (``init_seed`` unset: a checkpoint file) and for a run that ended
+    at a non-finite loss (its kept weights are a replay's, not the end of a run).
+    """
+    if tm.init_seed is None or tm.init_seed != tm.train_cfg.seed or not tm.losses:
+        return None
+    if tm.stop_reason in (StopReason.EPOCHS, StopReason.EARLY_STOP):
+        return tm.text, tm.gpt_cfg, tm.train_cfg
+    if tm.stop_reason == StopReason.STOPPED:
+        return tm.text, tm.gpt_cfg, replace(tm.train_cfg, epochs=len(tm.losses))
+    return None
+
+
+def encode_edits(edits: tuple[tuple[int, int, int, float], ...]) -> str:
+    """The ``edits=`` value of score edits (head, i, j, value)."""
+    return ",".join(f"{h}:{i}:{j}:{_value_text(float(v))}" for h, i, j, v in edits)
+
+
+def decode_edits(value: str, n_heads: int, max_abs: float) -> tuple[tuple[int, int, int, float], ...]:
+    """Score edits (head, i, j, value) of an ``edits=`` value (positions are checked where the text is known).
+
+    Raises:
+        ConfigError naming the first entry refused: not ``head:i:j:value``, a head outside
+        0..n_heads-1, a negative position or a value that is not finite or beyond ±``max_abs``.
+    """
+    edits = []
+    for part in filter(None, (p.strip() for p in value.split(","))):
+        fields = part.split(":")
+        ok = len(fields) == 4 and all(f.isdigit() for f in fields[:3])
+        number = float(fields[3]) if ok and _is_number(fields[3]) else math.nan
+        if not ok or int(fields[0]) >= n_heads or not (math.isfinite(number) and abs(number) <= max_abs):
+            raise ConfigError("edits", part[:40], f"head:i:j:value with head 0..{n_heads - 1} and |value| ≤ {max_abs:g}",
+                              "edits", last=n_heads - 1, limit=f"{max_abs:g}")
+        edits.append((int(fields[0]), int(fields[1]), int(fields[2]), number))
+    return tuple(edits)
+
+
+def _is_number(raw: str) -> bool:
+    try:
+        float(raw)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,289 @@
+"""Which model the Predict and Attention pages show, and links that carry it.
+
+One control (``model_choice``, shared by both pages, so the choice follows the student) chooses
+the textbook example, the context example or the session's own model (offered once the session
+has one: trained, loaded from a file or opened from a link). The choice is kept in the URL:
+
+- ``model=textbook|context|own``; ``own`` in a session without a model of its own shows the
+  textbook example and says so;
+- ``train=v1;…;text=…`` (``tinygpt.links``) beside ``model=own``: the settings of that model.
+  Opening such a link takes the model from the server's shelf or trains it as a job (one training
+  for equal requests: sessions opening the same link while it trains watch that one run), with
+  its progress and place in line, and then shows the page's view. Settings that are refused get
+  a message naming the value and what is accepted; the page works on with the textbook example.
+
+:func:`resolve_link` reads the link before each page runs (``tinygpt.ui.navigation.run_app``);
+:func:`choose_model` draws the control and returns the model (``model_banner(choose=…)``);
+:func:`class_link` draws "link for my class" in the sidebar of every page;
+:func:`offer_context_example` is the button that switches to the context example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import quote, urlsplit
+
+import streamlit as st
+
+from tinygpt.config import ConfigError
+from tinygpt.examples import EXAMPLES
+from tinygpt.jobs import JobStatus, model_key
+from tinygpt.links import decode_train, encode_train, reproducible_settings
+from tinygpt.record import StopReason, TrainedModel
+from tinygpt.ui.common import keep_radio_choice, keep_widget_state
+from tinygpt.ui.i18n import error_text, md_escape, tr
+from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
+from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
+
+#: The choices, in the control's order; "own" is offered only when the session has a model of its own.
+CHOICES: tuple[str, ...] = ("textbook", "context", "own")
+#: The query parameters this module reads and writes (the pages keep their own beside them).
+MODEL_PARAMS: tuple[str, ...] = ("model", "train")
+#: Session inputs of a page that belong to one model: forgotten when the page shows another model.
+FORGET_ON_MODEL_CHANGE: dict[str, tuple[str, ...]] = {"predict": ("predict_prefix", "predict_step", "predict_panel_start")}
+
+_SEEN = {"model": "_url_model_seen", "train": "_url_train_seen"}  # the value last applied or written
+_LINK_JOB = "_link_job_id"
+_MESSAGES = "_link_messages"
+
+
+# ---------------------------------------------------------------- reading a link (before the page runs)
+
+
+def resolve_link() -> None:
+    """Apply the URL's ``model=`` and ``train=`` when they are new to this session (a link was
+    opened or changed), and adopt the model of a link's finished training. Cheap when nothing changed."""
+    ss, params = st.session_state, st.query_params
+    model, spec = params.get("model"), params.get("train")
+    if model is not None and model != ss.get(_SEEN["model"]):
+        ss[_SEEN["model"]] = model
+        if model in CHOICES:
+            set_choice(model)
+        else:
+            _say(tr("link.bad_model", value=model[:30], accepted=", ".join(CHOICES)))
+    if spec is not None and spec != ss.get(_SEEN["train"]):
+        ss[_SEEN["train"]] = spec
+        _open_train_link(spec)
+    _adopt_link_job()
+
+
+def _say(message: str) -> None:
+    st.session_state.setdefault(_MESSAGES, []).append(message)
+
+
+def _open_train_link(spec: str) -> None:
+    """Take the model of a ``train=`` link from the shelf, or start (or join) its training."""
+    ss = st.session_state
+    try:
+        text, gpt_cfg, train_cfg = decode_train(spec)
+    except ConfigError as exc:
+        _say(tr("link.bad", error=error_text(exc)))
+        set_choice("textbook")
+        return
+    key = model_key(text, gpt_cfg, train_cfg)
+    for name, ex in EXAMPLES.items():  # an example's settings: the example itself
+        if model_key(ex.text, ex.gpt, ex.train) == key:
+            set_choice(name)
+            return
+    own = ss.get("own_model")
+    if own is not None and _key_of(own) == key:
+        set_choice("own")
+        return
+    job = ss.get("job")
+    if job is not None and job.active and model_key(job.text, job.gpt_cfg, job.train_cfg) != key:
+        _say(tr("link.busy"))
+        return
+    job = start_job(text, gpt_cfg, train_cfg)
+    ss["job"], ss[_LINK_JOB] = job, job.job_id
+    set_choice("own")
+
+
+def _key_of(tm: TrainedModel):
+    settings = reproducible_settings(tm)
+    return model_key(*settings) if settings is not None else None
+
+
+def _adopt_link_job() -> None:
+    """A link's training that ended: its model becomes the session's (even one whose loss rose:
+    it is the model the link names), or a message and the textbook example if it left none."""
+    ss = st.session_state
+    job = ss.get("job")
+    if ss.get(_LINK_JOB) is None or job is None or job.job_id != ss[_LINK_JOB] or job.active:
+        return
+    del ss[_LINK_JOB]
+    if job.status == JobStatus.DONE:
+        set_own_model(job.result)
+    else:
+        reason = error_text(job.error) if job.error is not None else tr(f"train.reason.{StopReason.STOPPED}")
+        _say(tr("link.failed", reason=reason))
+        set_choice("textbook")
+
+
+def pending_link_job():
+    """The training job of an opened link that has not ended, or None."""
+    job = st.session_state.get("job")
+    if job is not None and job.active and job.job_id == st.session_state.get(_LINK_JOB):
+        return job
+    return None
+
+
+# ---------------------------------------------------------------- the control and the model it chooses
+
+
+def choose_model(page: str) -> tuple[TrainedModel, str]:
+    """Draw the model choice and return (the chosen model, its choice: textbook / context / own).
+
+    While an opened link's model trains, draws its progress instead and stops the page (it
+    reruns by itself when the model is ready). Also keeps ``model=``/``train=`` in the URL and
+    forgets ``page``'s inputs that belonged to the model shown before (FORGET_ON_MODEL_CHANGE).
+    """
+    ss = st.session_state
+    show_messages()
+    job = pending_link_job()
+    if job is not None:
+        _link_progress()
+        st.stop()
+    own, has_own = current_model(wait=False)
+    keep_widget_state({K_CHOICE: "own" if has_own else "textbook"})
+    if ss[K_CHOICE] == "own" and not has_own:
+        st.info(tr("model.own_missing"))
+        set_choice("textbook")
+    options = CHOICES if has_own else CHOICES[:2]
+    keep_radio_choice(K_CHOICE)  # sent again: after a page switch or a language switch the browser has no choice
+    labels = {c: tr(f"model.choice.{c}") for c in CHOICES}  # format_func must not call tr()
+    choice = st.segmented_control(tr("model.choice"), options, format_func=labels.get, required=True,
+                                  help=tr("model.choice_help"), key=K_CHOICE, on_change=_kept)
+    tm = own if choice == "own" else example_model(choice)
+    _write_url(choice, tm)
+    last = ss.get(f"_model_uid.{page}")
+    if last is not None and last != tm.uid:
+        for key in FORGET_ON_MODEL_CHANGE.get(page, ()):
+            ss.pop(key, None)
+    ss[f"_model_uid.{page}"] = tm.uid
+    return tm, choice
+
+
+def _kept() -> None:
+    st.session_state[f"_keep.{K_CHOICE}"] = st.session_state[K_CHOICE]
+
+
+def show_messages() -> None:
+    """The messages of the last link opened (refused settings, a failed training), once."""
+    for message in st.session_state.pop(_MESSAGES, []):
+        st.warning(message)
+
+
+def _write_url(choice: str, tm: TrainedModel) -> None:
+    """``model=`` (and ``train=`` for an own model that training reproduces) in the address bar."""
+    ss, params = st.session_state, st.query_params
+    values = {"model": choice}
+    settings = reproducible_settings(tm) if choice == "own" else None
+    if settings is not None:
+        values["train"] = encode_train(*settings)
+    for name in MODEL_PARAMS:
+        if name in values:
+            if params.get(name) != values[name]:
+                params[name] = values[name]
+        elif name in params:
+            del params[name]
+        ss[_SEEN[name]] = values.get(name)
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _link_progress() -> None:
+    """The link's training as it goes (place in line, step, loss); reruns the page when it ends."""
+    job = st.session_state.get("job")
+    if job is None or not job.active or job.job_id != st.session_state.get(_LINK_JOB):
+        st.rerun()
+    p = job.progress()
+    st.subheader(tr("link.training_header"))
+    st.caption(tr("link.training_model", text=md_escape(job.text)))
+    if p.status == JobStatus.WAITING:
+        st.info(tr("link.waiting", place=p.place, slots=MAX_CONCURRENT_JOBS) if p.place else tr("link.starting"))
+    elif p.status == JobStatus.PAUSED:
+        st.info(tr("link.paused", step=len(p.losses)))
+    else:
+        loss = f"{p.losses[-1]:.3e}" if p.losses else "—"
+        st.progress(min(len(p.losses) / p.epochs, 1.0), tr("link.running", step=len(p.losses), epochs=p.epochs, loss=loss))
+    if job.owner != session_token():
+        st.caption(tr("link.shared"))
+
+
+def describe(tm: TrainedModel, choice: str) -> str:
+    """The banner's line: which model, its text and how it was trained (the causal mask included)."""
+    g, t = tm.gpt_cfg, tm.train_cfg
+    loss = tm.losses[-1] if tm.losses else float("nan")
+    trained = tr("model.trained", d_model=g.d_model, n_layers=g.n_layers, n_heads=g.n_heads, steps=len(tm.losses),
+                 lr=f"{t.lr:g}", seed=t.seed, window=tm.window, loss=loss,
+                 mask=tr("model.mask_on" if t.causal_mask else "model.mask_off"))
+    return tr(f"model.banner.{choice}", text=md_escape(tm.text), trained=trained)
+
+
+def offer_context_example(key: str = "model_offer_context") -> None:
+    """A button that shows the context example on the Predict and Attention pages (and reruns)."""
+    st.button(tr("model.offer_context"), icon=":material/swap_horiz:", on_click=set_choice, args=("context",), key=key)
+
+
+# ---------------------------------------------------------------- the link for the class
+
+
+def base_url(page_paths: Iterable[str]) -> str:
+    """The app's address as the browser sees it (``st.context.url``, else the Host header), ending in "/".
+
+    A page's own path (one of ``page_paths``) at its end is dropped.
+    """
+    parts = urlsplit(st.context.url or "")
+    scheme, netloc, path = parts.scheme or "http", parts.netloc, parts.path
+    if not netloc:
+        netloc = (st.context.headers or {}).get("Host") or "localhost:8501"
+    segments = [s for s in path.split("/") if s]
+    if segments and segments[-1] in set(page_paths):
+        segments.pop()
+    return f"{scheme}://{netloc}/" + "".join(f"{s}/" for s in segments)
+
+
+def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None, str]:
+    """(the link that opens this page with this session's model and view, or None; what it says).
+
+    The view is the page's query parameters as they are now; the model is the session's choice
+    (an example by name, an own model by its settings). None with the reason when the own model
+    cannot be rebuilt by training (a checkpoint file, a run ended at a non-finite loss).
+    """
+    ss = st.session_state
+    choice = ss.get(K_CHOICE, ss.get(f"_keep.{K_CHOICE}", "textbook"))
+    own = ss.get("own_model")
+    params: dict[str, str] = {}
+    if choice == "own" and own is not None:
+        settings = reproducible_settings(own)
+        if settings is None:
+            reason = "link.no_link_file" if own.init_seed is None else "link.no_link_run"
+            return None, tr(reason)
+        params = {"model": "own", "train": encode_train(*settings)}
+        note = tr("link.note_own", text=md_escape(own.text))
+    else:
+        choice = choice if choice in EXAMPLES else "textbook"
+        params = {"model": choice}
+        note = tr("link.note_example", name=tr(f"model.choice.{choice}"))
+    params.update({k: v for k, v in st.query_params.items() if k not in MODEL_PARAMS})
+    return base_url(page_paths) + url_path + "?" + query_string(params), note
+
+
+def query_string(params: dict[str, str]) -> str:
+    """``k=v&…`` with only what a query value cannot hold escaped (``&``, ``#``, ``%``, ``+``,
+    spaces, control characters): 你好, ``;`` and ``:`` stay readable (browsers encode them when sent)."""
+    def escaped(value: str) -> str:
+        return "".join(quote(c, safe="") if c in "&#%+" or not c.isprintable() or c.isspace() else c for c in value)
+
+    return "&".join(f"{escaped(k)}={escaped(v)}" for k, v in params.items())
+
+
+def class_link(url_path: str, page_paths: Iterable[str]) -> None:
+    """"Link for my class": a popover with the link (copy button) to this page, model and view."""
+    with st.popover(tr("link.button"), icon=":material/share:", width="stretch"):
+        st.caption(tr("link.intro"))
+        url, note = class_link_url(url_path, page_paths)
+        if url is None:
+            st.info(note)
+        else:
+            st.code(url, language=None, wrap_lines=True)
+            st.caption(note)
