@@ -171,3 +171,26 @@ def assert_no_exception(page) -> None:
     if count:
         texts = "\n---\n".join(t.strip() for t in exceptions.all_inner_texts())
         raise AssertionError(f"{count} Streamlit exception(s) on the page:\n{texts}")
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    """Let this process's background training threads end before the interpreter does.
+
+    AppTest sessions start the examples' training and training jobs in daemon threads; a thread
+    still inside torch when Python exits aborts the process ("terminate called without an active
+    exception", exit 134) and would turn a passing run into a failure. Running jobs are stopped
+    (they stop at their next step) and the examples' trainings are waited for.
+    """
+    from tinygpt import jobs
+
+    with jobs._running_lock:
+        running = list(jobs._running.values())
+    for job in running:
+        job.stop()
+    for job in running:
+        job.join(timeout=60)
+    for future in list(jobs._example_futures.values()):
+        try:
+            future.result(timeout=120)
+        except Exception:  # a failed example training is reported by the tests that use it
+            pass
