@@ -18,6 +18,7 @@ from pathlib import Path
 import streamlit as st
 
 from tinygpt.ui.i18n import language_switch, tr
+from tinygpt.ui.lesson import lesson, lesson_note
 from tinygpt.ui.models import start_default_model
 
 _ENTRY_MARK = "_entry_script_ran"
@@ -39,16 +40,21 @@ PAGES: tuple[tuple[str, str, str, str], ...] = (
 
 
 def app_pages() -> list[st.Page]:
-    """The four pages as ``st.Page`` objects, titled in the session's language."""
+    """The pages as ``st.Page`` objects, titled in the session's language: all of them, or those
+    a teacher's lesson link names (``tinygpt.ui.lesson``); the first listed is the default."""
+    current = lesson()
+    listed = [page for page in PAGES if current is None or current.page_shown(page[3])]
     return [st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
-            for n, (path, key, icon, url_path) in enumerate(PAGES)]
+            for n, (path, key, icon, url_path) in enumerate(listed)]
 
 
 def run_app() -> None:
-    """What ``streamlit_app.py`` does: page config, default-model warm-up, language switch, navigation."""
+    """What ``streamlit_app.py`` does: page config, default-model warm-up, language switch, the
+    lesson note (above every page), navigation."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
     start_default_model()  # trains the default model in a background thread, once per process
     language_switch()
+    lesson_note()
     st.session_state[_ENTRY_MARK] = True
     st.navigation(app_pages()).run()
 
