@@ -22,9 +22,14 @@ def open_app(lang: str = "en", page: str | None = None, **params: str) -> AppTes
     return at
 
 
-def listed_pages(at: AppTest) -> set[str]:
-    """The URL paths of the pages the navigation lists ("" is the default page's)."""
-    return {info["url_pathname"] for info in at._registered_pages.values()}
+def listed_pages(at: AppTest, lang: str = "en") -> set[str]:
+    """The pages a lesson's sidebar lists (links titled as the pages), checked against the pages
+    registered with st.navigation: those plus the lesson's start page at the root URL."""
+    titles = {t(f"nav.{name}", lang): name for name in PAGE_NAMES}
+    linked = [titles[link.value] for link in at.sidebar.get("page_link")]
+    assert len(linked) == len(set(linked))
+    assert {info["url_pathname"] for info in at._registered_pages.values()} == {""} | set(linked)
+    return set(linked)
 
 
 def keyed_widgets(at: AppTest) -> set[str]:
@@ -70,11 +75,11 @@ def test_the_registry_names_every_attention_control_and_real_labels():
 
 def test_a_locked_link_lists_only_its_pages_and_draws_only_its_controls_on_predict_and_theory():
     at = open_app(lesson="1", pages="predict,theory", show="predict_prefix,predict_temperature,theory_tau,theory_mask")
-    assert listed_pages(at) == {"", "theory"}  # Predict is the default page of this lesson
-    assert at.title[0].value == t("predict.title", "en")
+    assert listed_pages(at) == {"predict", "theory"}
+    assert at.title[0].value == t("predict.title", "en")  # the root URL opens the lesson's first page
     assert keyed_widgets(at) == {"predict_prefix", "predict_temperature"}
     assert at.info[0].value.startswith("**Lesson view:**") and "](?lang=en)" in at.info[0].value
-    assert not at.warning and not at.get("page_link")  # no link to the Attention page, which the lesson leaves out
+    assert not at.warning and not at.main.get("page_link")  # no link to the Attention page, which the lesson leaves out
     assert at.dataframe[0].value.shape[0] == 4  # hidden controls keep their defaults: the page still computes
     assert any("你好世界**你好世界**" in m.value for m in at.markdown)  # greedy, N = 4
     with pytest.raises(ValueError):
@@ -91,7 +96,7 @@ def test_hide_leaves_the_other_controls_and_the_lesson_survives_the_language_swi
     drawn = keyed_widgets(at)
     assert {"predict_prefix", "predict_n_new", "predict_strategy", "predict_temperature"} <= drawn
     assert not drawn & {"predict_seed", "predict_top_k", "predict_guess"}
-    assert listed_pages(at) == {"", "predict", "attention", "theory"}
+    assert listed_pages(at) == set(PAGE_NAMES)
     at.sidebar.radio(key="_lang_radio").set_value("zh").run()
     assert not at.exception
     assert at.title[0].value == t("predict.title", "zh") and at.info[0].value.startswith("**课堂视图：**")
@@ -107,12 +112,12 @@ def test_bad_names_in_the_link_are_named_with_the_accepted_ones_in_the_users_lan
     assert controls_msg.startswith(t("lesson.bad_controls", lang, names="predict\\_volume", accepted="")[:12])
     assert "predict\\_volume" in controls_msg and "attn\\_mask" in controls_msg and "theory\\_tau" in controls_msg
     assert t("predict.prefix", lang) in controls_msg  # each accepted name with its label in this language
-    assert listed_pages(at) == {""} and keyed_widgets(at) == {"predict_prefix"}
+    assert listed_pages(at, lang) == {"predict"} and keyed_widgets(at) == {"predict_prefix"}
 
 
 def test_a_link_naming_no_existing_page_lists_every_page():
     at = open_app(pages="games")
-    assert listed_pages(at) == {"", "predict", "attention", "theory"} and len(at.warning) == 1
+    assert listed_pages(at) == set(PAGE_NAMES) and len(at.warning) == 1
 
 
 def test_without_a_lesson_there_is_no_note_and_every_control_is_drawn():

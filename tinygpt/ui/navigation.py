@@ -39,13 +39,37 @@ PAGES: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
-def app_pages() -> list[st.Page]:
-    """The pages as ``st.Page`` objects, titled in the session's language: all of them, or those
-    a teacher's lesson link names (``tinygpt.ui.lesson``); the first listed is the default."""
+def _listed() -> list[tuple[str, str, str, str]]:
+    """The entries of PAGES the navigation lists: all, or those the session's lesson names."""
     current = lesson()
-    listed = [page for page in PAGES if current is None or current.page_shown(page[3])]
-    return [st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
-            for n, (path, key, icon, url_path) in enumerate(listed)]
+    return [page for page in PAGES if current is None or current.page_shown(page[3])]
+
+
+def _lesson_start() -> None:
+    """The root URL of a lesson: open the first page the lesson lists."""
+    st.switch_page(_listed()[0][0])
+
+
+def app_pages() -> list[st.Page]:
+    """The pages as ``st.Page`` objects, titled in the session's language.
+
+    Without a lesson: every page, the first the default (the root URL). With a teacher's lesson
+    link (``tinygpt.ui.lesson``): the pages it names, each under its own URL path, and a default
+    page that opens the first of them. (A default page's URL is the root only, so a link such as
+    ``/predict?lesson=1&pages=predict`` would not find Predict if it were the default.)
+    """
+    if lesson() is None:
+        return [st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
+                for n, (path, key, icon, url_path) in enumerate(PAGES)]
+    listed = _listed()
+    start = st.Page(_lesson_start, title=tr(listed[0][1]), url_path="lesson_start", default=True)
+    return [start] + [st.Page(path, title=tr(key), icon=icon, url_path=url_path) for path, key, icon, url_path in listed]
+
+
+def _lesson_navigation() -> None:
+    """The sidebar's list of a lesson's pages (Streamlit's own would list the start page too)."""
+    for path, key, icon, _ in _listed():
+        st.page_link(path, label=tr(key), icon=icon)
 
 
 def run_app() -> None:
@@ -53,10 +77,17 @@ def run_app() -> None:
     lesson note (above every page), navigation."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
     start_default_model()  # trains the default model in a background thread, once per process
+    in_lesson = lesson() is not None
+    nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own
     language_switch()
     lesson_note()
     st.session_state[_ENTRY_MARK] = True
-    st.navigation(app_pages()).run()
+    page = st.navigation(app_pages(), position="hidden" if in_lesson else "sidebar")
+    if nav_box is not None:
+        with nav_box:
+            _lesson_navigation()
+            st.divider()
+    page.run()
 
 
 def ensure_entry_script() -> None:
