@@ -184,7 +184,11 @@ def page_shown(url_path: str) -> bool:
 
 
 def _accepted_controls() -> str:
-    return ", ".join(f"{key} ({tr(label, **fields)})" for key, (label, fields) in LESSON_CONTROLS.items())
+    """The lockable widget keys, page by page ("predict: predict_prefix, …; attn: …")."""
+    by_page: dict[str, list[str]] = {}
+    for key in LESSON_CONTROLS:
+        by_page.setdefault(key.split("_")[0], []).append(key)
+    return "; ".join(f"{page}: {', '.join(keys)}" for page, keys in by_page.items())
 
 
 def lesson_note() -> None:
