@@ -3,23 +3,29 @@
 import pandas as pd
 import streamlit as st
 
-from tinygpt.charts import next_char_panels, paired_probability_bars, panel_columns
+from tinygpt.charts import next_char_panels, paired_probability_bars, panel_columns, probability_bars
+from tinygpt.exercises import next_char_question
 from tinygpt.generate import (
     MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, crop_context, generate, next_char_probs,
     training_targets,
 )
 from tinygpt.formatting import format_probability
 from tinygpt.record import TrainedModel
+from tinygpt.ui import exercise_view
 from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.vocab import UnknownCharError
+from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
 MAX_PANELS = 16  # bar panels drawn at once; the table always has every position
 STRATEGIES = ("greedy", "temperature", "top_k")
+#: The values of the controls a lesson link may hide (the number inputs' defaults depend on the model).
+DEFAULTS = {"predict_n_new": 4, "predict_strategy": "greedy", "predict_temperature": 1.0, "predict_seed": 0,
+            "predict_guess": False}
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -50,7 +56,7 @@ def md(text: str, spaces: bool = False) -> str:
     return escaped.replace(" ", SPACE_MARK) if spaces else escaped
 
 
-def visible(c: str) -> str:
+def readable(c: str) -> str:
     """A character as a student can read it in a message (a space or tab is named)."""
     if c == " ":
         return f"“ ” ({tr('predict.space')})"
@@ -76,25 +82,37 @@ st.title(tr("predict.title"))
 st.markdown(tr("predict.intro"))
 tm = model_banner(choose="predict")  # with the model choice (textbook / context / own)
 chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
-V, known = len(chars), " ".join(md(visible(c)) for c in chars)
+V, known = len(chars), " ".join(md(readable(c)) for c in chars)
 
+# Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
 c1, c2 = st.columns([3, 2])
-prefix = c1.text_input(tr("predict.prefix"), tm.text[:max_len], help=tr("predict.prefix_help", known=known), key="predict_prefix", on_change=restart_steps)
-n_new = c2.slider(tr("predict.n_new"), 0, MAX_NEW_CHARS, 4, key="predict_n_new")
+prefix = control("predict_prefix", lambda: c1.text_input(
+    tr("predict.prefix"), tm.text[:max_len], help=tr("predict.prefix_help", known=known), key="predict_prefix",
+    on_change=restart_steps), tm.text[:max_len])
+n_new = control("predict_n_new", lambda: c2.slider(tr("predict.n_new"), 0, MAX_NEW_CHARS, DEFAULTS["predict_n_new"],
+                                                   key="predict_n_new"), DEFAULTS["predict_n_new"])
+guess = control("predict_guess", lambda: st.toggle(tr("predict.guess"), DEFAULTS["predict_guess"], help=tr("predict.guess_help"),
+                                                   key="predict_guess"), DEFAULTS["predict_guess"])
 
 strategy_labels = {s: tr(f"predict.strategy.{s}") for s in STRATEGIES}  # format_func must not call tr()
 d1, d2, d3, d4 = st.columns([2, 2, 2, 1])
-keep_radio_choice("predict_strategy")
-strategy = d1.radio(tr("predict.decoding"), STRATEGIES, format_func=strategy_labels.get, key="predict_strategy", on_change=restart_steps)
+if visible("predict_strategy"):
+    keep_radio_choice("predict_strategy")
+strategy = control("predict_strategy", lambda: d1.radio(
+    tr("predict.decoding"), STRATEGIES, format_func=strategy_labels.get, key="predict_strategy", on_change=restart_steps),
+    DEFAULTS["predict_strategy"])
 sampling = strategy != "greedy"
-tau = d2.slider(tr("predict.temperature"), 0.0, MAX_TEMPERATURE, 1.0, 0.05, help=tr("predict.temperature_help"),
-                disabled=not sampling, key="predict_temperature", on_change=restart_steps)
-top_k = d3.number_input(tr("predict.top_k"), 0, 1000, min(2, V), 1, help=tr("predict.top_k_help"),
-                        disabled=strategy != "top_k", key="predict_top_k", on_change=restart_steps)
-seed = d4.number_input(tr("predict.seed"), 0, 2**31 - 1, 0, 1, help=tr("predict.seed_help"), disabled=not sampling,
-                       key="predict_seed", on_change=restart_steps)
+tau = control("predict_temperature", lambda: d2.slider(
+    tr("predict.temperature"), 0.0, MAX_TEMPERATURE, DEFAULTS["predict_temperature"], 0.05, help=tr("predict.temperature_help"),
+    disabled=not sampling, key="predict_temperature", on_change=restart_steps), DEFAULTS["predict_temperature"])
+top_k = control("predict_top_k", lambda: d3.number_input(
+    tr("predict.top_k"), 0, 1000, min(2, V), 1, help=tr("predict.top_k_help"), disabled=strategy != "top_k",
+    key="predict_top_k", on_change=restart_steps), min(2, V))
+seed = control("predict_seed", lambda: d4.number_input(
+    tr("predict.seed"), 0, 2**31 - 1, DEFAULTS["predict_seed"], 1, help=tr("predict.seed_help"), disabled=not sampling,
+    key="predict_seed", on_change=restart_steps), DEFAULTS["predict_seed"])
 context_len = max_len
-if max_len > 1:
+if max_len > 1 and visible("predict_context_len"):
     with st.expander(tr("predict.context_len")):
         context_len = st.slider(tr("predict.context_len"), 1, max_len, max_len, help=tr("predict.context_len_help", max_len=max_len),
                                 key="predict_context_len", on_change=restart_steps)
@@ -119,7 +137,7 @@ if not prefix.strip():
     st.stop()
 unknown = tm.vocab.unknown(prefix)
 if unknown:
-    st.error(tr("err.unknown_chars", unknown=" ".join(md(visible(c)) for c in unknown), known=known))
+    st.error(tr("err.unknown_chars", unknown=" ".join(md(readable(c)) for c in unknown), known=known))
     st.stop()
 shown, cropped = crop_context(prefix, max_len)
 if cropped:
@@ -130,6 +148,19 @@ try:
 except (UnknownCharError, ValueError) as exc:
     show_error(exc)
     st.stop()
+
+# ---- guess, then reveal: the student picks the next character before any distribution is shown ----
+if guess:
+    question = next_char_question(probs[-1], chars, shown)  # (V,): after the whole (cropped) prefix
+    st.subheader(tr("ex.header"))
+    if not exercise_view.ask(question, "predict_quiz"):
+        exercise_view.show_score()
+        st.stop()
+    st.altair_chart(probability_bars(
+        probs[-1], chars, title=tr("predict.reveal_title", context=short(shown, 12)),
+        highlight=question.answer_choices[0].id, x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
+    ), width="content")
+    exercise_view.show_score()
 
 # ---- the next-character distribution at every position of the prefix ----
 st.subheader(tr("predict.per_position"))
@@ -157,7 +188,7 @@ key_columns = {
 st.dataframe(table.style.format(format_probability, subset=p_columns), hide_index=True, width="stretch",
              column_config=key_columns, key="predict_positions_table")
 first = 0
-if T > MAX_PANELS:
+if T > MAX_PANELS and visible("predict_panel_start"):
     first = st.slider(tr("predict.panels_range", n=MAX_PANELS), 0, T - MAX_PANELS, T - MAX_PANELS, key="predict_panel_start")
 rows = range(first, min(T, first + MAX_PANELS))
 panels = next_char_panels(
@@ -179,13 +210,14 @@ st.markdown(tr("predict.result", prefix=md(prefix, spaces=True), generated=md(ge
 
 total = len(steps)
 st.session_state["predict_step"] = min(max(st.session_state.get("predict_step", 1), 1), total)
-b1, b2, b3 = st.columns([1, 1, 3])
-b1.button(tr("predict.prev"), icon=":material/chevron_left:", on_click=go_to_step, args=(-1,),
-          disabled=st.session_state["predict_step"] <= 1, key="predict_prev")
-b2.button(tr("predict.next"), icon=":material/chevron_right:", on_click=go_to_step, args=(1,),
-          disabled=st.session_state["predict_step"] >= total, key="predict_next")
-if total > 1:
-    b3.slider(tr("predict.step_slider"), 1, total, key="predict_step", label_visibility="collapsed")
+if visible("predict_step"):  # the step slider and its two buttons are one control
+    b1, b2, b3 = st.columns([1, 1, 3])
+    b1.button(tr("predict.prev"), icon=":material/chevron_left:", on_click=go_to_step, args=(-1,),
+              disabled=st.session_state["predict_step"] <= 1, key="predict_prev")
+    b2.button(tr("predict.next"), icon=":material/chevron_right:", on_click=go_to_step, args=(1,),
+              disabled=st.session_state["predict_step"] >= total, key="predict_next")
+    if total > 1:
+        b3.slider(tr("predict.step_slider"), 1, total, key="predict_step", label_visibility="collapsed")
 k = st.session_state["predict_step"]
 s = steps[k - 1]
 so_far = prefix + generated[: k - 1]
@@ -238,10 +270,11 @@ right.dataframe(detail.style.format(format_probability, subset=["p", tr("predict
                 column_config={tr("predict.col_char"): st.column_config.TextColumn(pinned=True)}, key="predict_step_table")
 if sampling:
     right.caption(tr("predict.reshape_note"))
-st.page_link(
-    "pages/attention.py", label=tr("predict.attn_link", context=short(s.context, 12)), icon=":material/grid_on:",
-    query_params={"text": s.context, "layer": "0", "head": "0", "step": "softmax", "lang": lang()},
-)
+if page_shown("attention"):  # a lesson without the Attention page has no link to it
+    st.page_link(
+        "pages/attention.py", label=tr("predict.attn_link", context=short(s.context, 12)), icon=":material/grid_on:",
+        query_params={"text": s.context, "layer": "0", "head": "0", "step": "softmax", "lang": lang()},
+    )
 
 with st.expander(tr("predict.all_steps")):
     yes, no = tr("predict.yes"), tr("predict.no")

@@ -13,12 +13,28 @@ from tinygpt.theory import (
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
+from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
 AXES = {"x_title": "theory.axis.x", "y_title": "theory.axis.y", "name_title": "theory.axis.vector"}
 QUIZ = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": "b"}  # question id -> right answer
+#: Each example's controls: key -> default. A control a teacher's lesson link hides is not drawn
+#: and the example uses its default (tinygpt.ui.lesson).
+DEFAULTS = {"theory_a1": 3.0, "theory_a2": 1.0, "theory_b1": 1.0, "theory_b2": 2.0, "theory_c": -1.0,
+            "theory_r1": 3.0, "theory_r2": 2.0, "theory_r3": 1.0, "theory_q1": 1.0, "theory_q2": 2.0,
+            "theory_tau": 1.0, "theory_scaled": False, "theory_mask": True, "theory_show_answer": False}
+
+
+def slider(where, key: str, label: str, lo: float, hi: float, step: float, **kwargs) -> float:
+    """A keyed slider starting at its DEFAULTS value, or that value when the lesson hides it."""
+    return control(key, lambda: where.slider(label, lo, hi, DEFAULTS[key], step, key=key, **kwargs), DEFAULTS[key])
+
+
+def toggle(key: str, label: str, help_text: str | None = None) -> bool:
+    """A keyed toggle starting at its DEFAULTS value, or that value when the lesson hides it."""
+    return control(key, lambda: st.toggle(label, DEFAULTS[key], help=help_text, key=key), DEFAULTS[key])
 
 
 def concept(cid: str) -> None:
@@ -27,7 +43,7 @@ def concept(cid: str) -> None:
     st.subheader(tr(f"theory.{cid}.title"), anchor=concept_anchor(cid))
     st.latex(c.formula)
     st.markdown(tr(f"theory.{cid}.body"))
-    for sid in c.steps:
+    for sid in c.steps if page_shown("attention") else ():  # a lesson without the Attention page has no links to it
         step = step_by_id(sid)
         st.page_link("pages/attention.py", label=tr("theory.link", number=step.number, name=tr(f"step.{sid}.name")),
                      icon=":material/arrow_forward:", query_params={"step": sid})
@@ -81,11 +97,11 @@ st.markdown(f"**{tr('theory.example')}**")
 controls, picture = st.columns([1, 1])
 with controls:
     ca, cb = st.columns(2)
-    a = (ca.slider(tr("theory.ops.x", name="a"), -5.0, 5.0, 3.0, 0.5, key="theory_a1"),
-         ca.slider(tr("theory.ops.y", name="a"), -5.0, 5.0, 1.0, 0.5, key="theory_a2"))
-    b = (cb.slider(tr("theory.ops.x", name="b"), -5.0, 5.0, 1.0, 0.5, key="theory_b1"),
-         cb.slider(tr("theory.ops.y", name="b"), -5.0, 5.0, 2.0, 0.5, key="theory_b2"))
-    c = st.slider(tr("theory.ops.c"), -3.0, 3.0, -1.0, 0.5, key="theory_c")
+    a = (slider(ca, "theory_a1", tr("theory.ops.x", name="a"), -5.0, 5.0, 0.5),
+         slider(ca, "theory_a2", tr("theory.ops.y", name="a"), -5.0, 5.0, 0.5))
+    b = (slider(cb, "theory_b1", tr("theory.ops.x", name="b"), -5.0, 5.0, 0.5),
+         slider(cb, "theory_b2", tr("theory.ops.y", name="b"), -5.0, 5.0, 0.5))
+    c = slider(st, "theory_c", tr("theory.ops.c"), -3.0, 3.0, 0.5)
     total, multiple, product = theory.add(a, b), theory.scale(c, a), theory.dot(a, b)
     m1, m2, m3 = st.columns(3)
     m1.metric(tr("theory.ops.sum"), format_vector(total))
@@ -101,8 +117,8 @@ with picture:
 concept("weighted_sum")
 st.markdown(f"**{tr('theory.example')}**")
 controls, picture = st.columns([1, 1])
-raw = [controls.slider(tr("theory.ws.raw", i=i + 1), 0.0, 5.0, float(d), 0.5, help=tr("theory.ws.raw_help"), key=f"theory_r{i + 1}")
-       for i, d in enumerate((3, 2, 1))]
+raw = [slider(controls, f"theory_r{i}", tr("theory.ws.raw", i=i), 0.0, 5.0, 0.5, help=tr("theory.ws.raw_help"))
+       for i in (1, 2, 3)]
 try:
     alpha = theory.normalize_weights(raw)
     mixed = theory.weighted_sum(alpha, EXAMPLE_VALUES)
@@ -128,10 +144,10 @@ st.markdown(f"**{tr('theory.example')}**")
 controls, picture = st.columns([1, 1])
 with controls:
     q1, q2 = st.columns(2)
-    q = (q1.slider(tr("theory.sm.query", i=1), -3.0, 3.0, 1.0, 0.25, key="theory_q1"),
-         q2.slider(tr("theory.sm.query", i=2), -3.0, 3.0, 2.0, 0.25, key="theory_q2"))
-    tau = st.slider(tr("theory.sm.temperature"), 0.05, 5.0, 1.0, 0.05, help=tr("theory.sm.temperature_help"), key="theory_tau")
-    scaled = st.toggle(tr("theory.sm.scaled"), False, help=tr("theory.sm.scaled_help"), key="theory_scaled")
+    q = (slider(q1, "theory_q1", tr("theory.sm.query", i=1), -3.0, 3.0, 0.25),
+         slider(q2, "theory_q2", tr("theory.sm.query", i=2), -3.0, 3.0, 0.25))
+    tau = slider(st, "theory_tau", tr("theory.sm.temperature"), 0.05, 5.0, 0.05, help=tr("theory.sm.temperature_help"))
+    scaled = toggle("theory_scaled", tr("theory.sm.scaled"), tr("theory.sm.scaled_help"))
     st.latex(theory.TEMPERATURE_FORMULA)
     att = theory.attend(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=scaled)
     keys = [f"k{i + 1}" for i in range(len(EXAMPLE_KEYS))]
@@ -153,7 +169,7 @@ with picture:
 concept("matrix")
 st.markdown(f"**{tr('theory.example')}**")
 st.markdown(tr("theory.mx.setup"))
-masked = st.toggle(tr("theory.mx.mask"), True, help=tr("theory.mx.mask_help"), key="theory_mask")
+masked = toggle("theory_mask", tr("theory.mx.mask"), tr("theory.mx.mask_help"))
 mx = theory.attention_matrix(EXAMPLE_KEYS, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, causal_mask=masked)
 tokens = [tr("theory.mx.token", i=i) for i in range(len(EXAMPLE_KEYS))]
 left, right = st.columns([1, 1])
@@ -173,13 +189,16 @@ with right:
 st.divider()
 st.subheader(tr("theory.exercise.title"))
 st.markdown(tr("theory.exercise.question"))
-st.text_area(tr("theory.exercise.yours"), key="theory_answer")
-if st.toggle(tr("theory.exercise.show"), False, key="theory_show_answer"):
+if visible("theory_answer"):
+    st.text_area(tr("theory.exercise.yours"), key="theory_answer")
+if toggle("theory_show_answer", tr("theory.exercise.show")):
     st.info(tr("theory.exercise.answer"))
 
 st.subheader(tr("theory.quiz.title"))
 st.caption(tr("theory.quiz.intro"))
 for qid, right_answer in QUIZ.items():
+    if not visible(f"theory_quiz_{qid}"):
+        continue
     labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
     keep_radio_choice(f"theory_quiz_{qid}")
     choice = st.radio(tr(f"theory.quiz.{qid}.q"), list(labels), index=None, format_func=labels.get, key=f"theory_quiz_{qid}")

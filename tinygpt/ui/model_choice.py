@@ -32,6 +32,7 @@ from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.record import StopReason, TrainedModel
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state
 from tinygpt.ui.i18n import error_text, md_escape, tr
+from tinygpt.ui.lesson import visible
 from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
 from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
 
@@ -151,8 +152,11 @@ def choose_model(page: str) -> tuple[TrainedModel, str]:
     options = CHOICES if has_own else CHOICES[:2]
     keep_radio_choice(K_CHOICE)  # sent again: after a page switch or a language switch the browser has no choice
     labels = {c: tr(f"model.choice.{c}") for c in CHOICES}  # format_func must not call tr()
-    choice = st.segmented_control(tr("model.choice"), options, format_func=labels.get, required=True,
-                                  help=tr("model.choice_help"), key=K_CHOICE, on_change=_kept)
+    if visible(K_CHOICE):
+        choice = st.segmented_control(tr("model.choice"), options, format_func=labels.get, required=True,
+                                      help=tr("model.choice_help"), key=K_CHOICE, on_change=_kept)
+    else:  # a lesson link that hides the choice: the model of the link (or the session's) stays
+        choice = ss[K_CHOICE]
     tm = own if choice == "own" else example_model(choice)
     _write_url(choice, tm)
     last = ss.get(f"_model_uid.{page}")

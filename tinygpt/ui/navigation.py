@@ -19,6 +19,7 @@ import streamlit as st
 
 from tinygpt.ui.i18n import language_switch, tr
 from tinygpt.ui.model_choice import class_link, resolve_link
+from tinygpt.ui.lesson import lesson, lesson_note
 from tinygpt.ui.models import start_default_model
 
 _ENTRY_MARK = "_entry_script_ran"
@@ -39,21 +40,56 @@ PAGES: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
+def _listed() -> list[tuple[str, str, str, str]]:
+    """The entries of PAGES the navigation lists: all, or those the session's lesson names."""
+    current = lesson()
+    return [page for page in PAGES if current is None or current.page_shown(page[3])]
+
+
+def _lesson_start() -> None:
+    """The root URL of a lesson: open the first page the lesson lists."""
+    st.switch_page(_listed()[0][0])
+
+
 def app_pages() -> list[st.Page]:
-    """The four pages as ``st.Page`` objects, titled in the session's language."""
-    return [st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
-            for n, (path, key, icon, url_path) in enumerate(PAGES)]
+    """The pages as ``st.Page`` objects, titled in the session's language.
+
+    Without a lesson: every page, the first the default (the root URL). With a teacher's lesson
+    link (``tinygpt.ui.lesson``): the pages it names, each under its own URL path, and a default
+    page that opens the first of them. (A default page's URL is the root only, so a link such as
+    ``/predict?lesson=1&pages=predict`` would not find Predict if it were the default.)
+    """
+    if lesson() is None:
+        return [st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
+                for n, (path, key, icon, url_path) in enumerate(PAGES)]
+    listed = _listed()
+    start = st.Page(_lesson_start, title=tr(listed[0][1]), url_path="lesson_start", default=True)
+    return [start] + [st.Page(path, title=tr(key), icon=icon, url_path=url_path) for path, key, icon, url_path in listed]
+
+
+def _lesson_navigation() -> None:
+    """The sidebar's list of a lesson's pages (Streamlit's own would list the start page too)."""
+    for path, key, icon, _ in _listed():
+        st.page_link(path, label=tr(key), icon=icon)
 
 
 def run_app() -> None:
     """What ``streamlit_app.py`` does: page config, example-model warm-up, language switch, the
-    model a link asks for, navigation, and the "link for my class" in the sidebar."""
+    lesson note (above every page), the model a link asks for, navigation, and the "link for my
+    class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
     start_default_model()  # trains the examples' models in background threads, once per process
+    in_lesson = lesson() is not None
+    nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own
     language_switch()
+    lesson_note()
     resolve_link()  # ?model= / ?train= of a link just opened (before the page reads the model)
     st.session_state[_ENTRY_MARK] = True
-    page = st.navigation(app_pages())
+    page = st.navigation(app_pages(), position="hidden" if in_lesson else "sidebar")
+    if nav_box is not None:
+        with nav_box:
+            _lesson_navigation()
+            st.divider()
     slot = st.sidebar.container()  # above whatever the page puts in the sidebar
     page.run()
     with slot:  # after the page: the link holds the view it wrote into the URL in this run

@@ -83,4 +83,7 @@ STRINGS: dict[str, str] = {
     "predict.legend_chosen": "chosen at this step",
     "predict.marks_legend": "Marks: ▼ = the training target (the character that followed this context in the training text) · ◆ = the character this step chose (the most probable one when greedy, a draw when sampling). They can point at different characters.",
     "predict.marks_legend_no_target": "Marks: ◆ = the character this step chose (the most probable one when greedy, a draw when sampling). No ▼: this context has no training target.",
+    "predict.guess": "Guess first (exercise)",
+    "predict.guess_help": "Before the page shows the distribution of the next character, pick the character you expect; then it reveals the model's answer, the reason and your score.",
+    "predict.reveal_title": "The model's distribution after “{context}”",
 }

@@ -83,4 +83,7 @@ STRINGS: dict[str, str] = {
     "predict.legend_chosen": "这一步选中的字",
     "predict.marks_legend": "标记：▼ = 训练目标（训练文本中这段上下文之后的字）· ◆ = 这一步选中的字（贪心时是概率最大的字，采样时是抽到的字）。两者可能指向不同的字。",
     "predict.marks_legend_no_target": "标记：◆ = 这一步选中的字（贪心时是概率最大的字，采样时是抽到的字）。没有 ▼：这段上下文没有训练目标。",
+    "predict.guess": "先猜一猜（练习）",
+    "predict.guess_help": "在页面显示下一个字的概率分布之前，先选出你认为的字；然后页面揭晓模型的答案、原因和你的得分。",
+    "predict.reveal_title": "模型在“{context}”之后的概率分布",
 }

@@ -1,0 +1,200 @@
+"""A teacher's lesson link (tinygpt.ui.lesson) and Predict's guess-then-reveal mode (tinygpt.ui.exercise_view)."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tinygpt.i18n import t
+from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
+
+PAGE_NAMES = ("train", "predict", "attention", "theory")
+
+
+def open_app(lang: str = "en", page: str | None = None, **params: str) -> AppTest:
+    """Run the app with ?lang= and the given lesson parameters (then switch to ``page``)."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=180)
+    at.query_params.update({"lang": lang, **params})
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def listed_pages(at: AppTest, lang: str = "en") -> set[str]:
+    """The pages a lesson's sidebar lists (links titled as the pages), checked against the pages
+    registered with st.navigation: those plus the lesson's start page at the root URL."""
+    titles = {t(f"nav.{name}", lang): name for name in PAGE_NAMES}
+    linked = [titles[link.value] for link in at.sidebar.get("page_link")]
+    assert len(linked) == len(set(linked))
+    assert {info["url_pathname"] for info in at._registered_pages.values()} == {""} | set(linked)
+    return set(linked)
+
+
+def keyed_widgets(at: AppTest) -> set[str]:
+    """Keys of the widgets drawn in the main area (the sidebar holds only the language switch)."""
+    kinds = ("text_input", "slider", "toggle", "radio", "selectbox", "number_input", "text_area", "button_group")
+    return {w.key for kind in kinds for w in at.main.get(kind) if w.key}
+
+
+# ---------------------------------------------------------------- parsing the link
+
+
+def test_parse_keeps_known_names_in_app_order_and_reports_the_others():
+    lesson = parse_lesson({"lesson": "1", "pages": "Theory, predict,,bogus", "show": "predict_prefix,nope",
+                           "hide": "theory_tau"}, PAGE_NAMES)
+    assert lesson.pages == ("predict", "theory") and lesson.bad_pages == ("bogus",)
+    assert lesson.show == {"predict_prefix"} and lesson.hide == {"theory_tau"} and lesson.bad_controls == ("nope",)
+    assert lesson.visible("predict_prefix") and not lesson.visible("predict_seed") and not lesson.visible("theory_tau")
+    assert lesson.page_shown("theory") and not lesson.page_shown("train")
+    assert dict(lesson.params) == {"lesson": "1", "pages": "theory,predict,bogus", "show": "predict_prefix,nope",
+                                   "hide": "theory_tau"}
+
+
+def test_parse_without_lesson_parameters_is_the_full_app():
+    assert parse_lesson({"lang": "en", "text": "你好"}, PAGE_NAMES) is None
+    assert parse_lesson({"lesson": "0"}, PAGE_NAMES) is None
+    only_hide = parse_lesson({"hide": "predict_seed"}, PAGE_NAMES)  # any lesson parameter makes a lesson
+    assert only_hide.pages == () and only_hide.page_shown("train") and not only_hide.visible("predict_seed")
+    assert only_hide.visible("attn_mask")
+
+
+def test_the_registry_names_every_attention_control_and_real_labels():
+    from tinygpt.i18n import CATALOGUE
+
+    for key in ("attn_text", "attn_layer", "attn_head", "attn_step", "attn_mask", "attn_scaling", "attn_divisor",
+                "attn_temperature"):
+        assert key in LESSON_CONTROLS
+    assert all(label in CATALOGUE for label, _ in LESSON_CONTROLS.values())
+    assert all(key.split("_")[0] in ("predict", "attn", "theory", "model") for key in LESSON_CONTROLS)
+
+
+# ---------------------------------------------------------------- the locked app
+
+
+def test_a_locked_link_lists_only_its_pages_and_draws_only_its_controls_on_predict_and_theory():
+    at = open_app(lesson="1", pages="predict,theory", show="predict_prefix,predict_temperature,theory_tau,theory_mask")
+    assert listed_pages(at) == {"predict", "theory"}
+    assert at.title[0].value == t("predict.title", "en")  # the root URL opens the lesson's first page
+    assert keyed_widgets(at) == {"predict_prefix", "predict_temperature"}
+    assert at.info[0].value.startswith("**Lesson view:**") and "](?lang=en)" in at.info[0].value
+    assert not at.warning and not at.main.get("page_link")  # no link to the Attention page, which the lesson leaves out
+    assert at.dataframe[0].value.shape[0] == 4  # hidden controls keep their defaults: the page still computes
+    assert any("你好世界**你好世界**" in m.value for m in at.markdown)  # greedy, N = 4
+    with pytest.raises(ValueError):
+        at.switch_page("pages/train.py")
+    at.switch_page("pages/theory.py").run()
+    assert not at.exception
+    assert keyed_widgets(at) == {"theory_tau", "theory_mask"}
+    assert at.info[0].value.startswith("**Lesson view:**")
+    assert {k: at.query_params[k] for k in ("lesson", "pages")} == {"lesson": "1", "pages": "predict,theory"}
+
+
+def test_hide_leaves_the_other_controls_and_the_lesson_survives_the_language_switch():
+    at = open_app(page="pages/predict.py", hide="predict_seed,predict_top_k,predict_guess")
+    drawn = keyed_widgets(at)
+    assert {"predict_prefix", "predict_n_new", "predict_strategy", "predict_temperature"} <= drawn
+    assert not drawn & {"predict_seed", "predict_top_k", "predict_guess"}
+    assert listed_pages(at) == set(PAGE_NAMES)
+    at.sidebar.radio(key="_lang_radio").set_value("zh").run()
+    assert not at.exception
+    assert at.title[0].value == t("predict.title", "zh") and at.info[0].value.startswith("**课堂视图**：")
+    assert not keyed_widgets(at) & {"predict_seed", "predict_top_k", "predict_guess"}
+    assert at.query_params["hide"] == "predict_seed,predict_top_k,predict_guess" and at.query_params["lang"] == "zh"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_bad_names_in_the_link_are_named_with_the_accepted_ones_in_the_users_language(lang):
+    at = open_app(lang, lesson="1", pages="predict,games", show="predict_prefix,predict_volume")
+    pages_msg, controls_msg = (w.value for w in at.warning)
+    assert pages_msg == t("lesson.bad_pages", lang, names="games", accepted="train, predict, attention, theory")
+    assert controls_msg.startswith(t("lesson.bad_controls", lang, names="predict\\_volume", accepted="")[:12])
+    assert "predict\\_volume" in controls_msg and "attn\\_mask" in controls_msg and "theory\\_tau" in controls_msg
+    assert "predict: predict\\_prefix, predict\\_guess" in controls_msg  # the accepted names, page by page
+    assert listed_pages(at, lang) == {"predict"} and keyed_widgets(at) == {"predict_prefix"}
+
+
+def test_a_link_naming_no_existing_page_lists_every_page():
+    at = open_app(pages="games")
+    assert listed_pages(at) == set(PAGE_NAMES) and len(at.warning) == 1
+
+
+def test_without_a_lesson_there_is_no_note_and_every_control_is_drawn():
+    at = open_app(page="pages/predict.py")
+    assert not at.info or not at.info[0].value.startswith("**Lesson view:**")
+    assert {"predict_prefix", "predict_n_new", "predict_guess", "predict_strategy", "predict_temperature",
+            "predict_top_k", "predict_seed"} <= keyed_widgets(at)
+
+
+# ---------------------------------------------------------------- guess, then reveal on Predict
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_predict_guess_reveals_after_a_pick_and_keeps_the_score(lang):
+    at = open_app(lang, page="pages/predict.py")
+    at.toggle(key="predict_guess").set_value(True).run()
+    pick = at.button_group(key="predict_quiz_pick")
+    assert pick.label == t("ex.next_char.prompt", lang, context="你好世界") and pick.options == list("你好世界")
+    assert not at.dataframe and not at.get("vega_lite_chart")  # nothing revealed before the guess
+    assert at.caption[-1].value == t("ex.score_none", lang)
+
+    at.button_group(key="predict_quiz_pick").set_value("你").run()  # the model's argmax after 你好世界
+    assert not at.exception
+    reason = at.success[0].value
+    assert reason.startswith(t("ex.right", lang, reason="")) and "p(你 | 你好世界) = 0.999" in reason
+    assert t("ex.score", lang, right=1, asked=1) in [c.value for c in at.caption]
+    assert at.dataframe and at.get("vega_lite_chart")  # the distributions are shown now
+    assert at.button_group(key="predict_quiz_pick").disabled  # one guess per question
+
+    at.text_input(key="predict_prefix").set_value("你好").run()  # a new question: unanswered again
+    assert not at.button_group(key="predict_quiz_pick").value and not at.dataframe
+    at.button_group(key="predict_quiz_pick").set_value("界").run()
+    assert at.error[0].value.startswith(t("ex.wrong", lang, answer="世", reason=""))
+    assert t("ex.score", lang, right=1, asked=2) in [c.value for c in at.caption]
+
+
+# ---------------------------------------------------------------- the Attention page's exercise, ready to wire
+
+
+def _attention_exercise_script(step: str, query: int) -> None:
+    import sys
+
+    sys.path.insert(0, "tests")
+    from helpers import seed_model
+    from tinygpt.explain import trace_of
+    from tinygpt.ui.exercise_view import attention_exercise
+
+    tm = seed_model()
+    idx = tm.vocab.encode("你好世界")[None]
+    trace = trace_of(tm.model, idx, 0)
+    trace.tokens = list("你好世界")
+    import streamlit as st
+
+    if attention_exercise(trace, step, head=0, layer=0, query=query, model=tm.model, idx=idx):
+        st.markdown("REVEALED")
+
+
+def test_attention_exercise_asks_the_steps_questions_and_reveals_each():
+    at = AppTest.from_function(_attention_exercise_script, args=("mask", 2), default_timeout=180)
+    at.query_params["lang"] = "en"
+    at.run()
+    assert not at.exception
+    masked, argmax = at.button_group
+    assert masked.key == "attn_ex_masked_cells_pick" and argmax.key == "attn_ex_argmax_key_pick"
+    assert masked.label == t("ex.masked_cells.prompt", "en", i=2, token="世")
+    assert masked.options == ["0 你", "1 好", "2 世", "3 界", t("ex.none", "en")]
+    assert argmax.options == ["0 你", "1 好", "2 世"]
+    at.button_group(key="attn_ex_argmax_key_pick").set_value("1").run()  # α[2, 1] = 0.714 is the largest
+    assert at.success[0].value == t("ex.right", "en", reason=t("ex.argmax_key.reason", "en", i=2, j=1, value=0.71446))
+    assert not any(m.value == "REVEALED" for m in at.markdown)  # the mask question is still open
+    at.button_group(key="attn_ex_masked_cells_pick").set_value(["3"]).run()
+    at.button(key="attn_ex_masked_cells_check").click().run()
+    assert len(at.success) == 2 and any(m.value == "REVEALED" for m in at.markdown)
+    assert t("ex.score", "en", right=2, asked=2) in [c.value for c in at.caption]
+
+
+def test_attention_exercise_draws_nothing_for_a_step_without_questions():
+    at = AppTest.from_function(_attention_exercise_script, args=("projection", 2), default_timeout=180)
+    at.run()
+    assert not at.exception and not at.button_group and any(m.value == "REVEALED" for m in at.markdown)

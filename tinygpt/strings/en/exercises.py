@@ -1,0 +1,28 @@
+"""Strings of the guess-then-reveal exercises (Predict and Attention pages) — English."""
+
+STRINGS: dict[str, str] = {
+    "ex.none": "none",
+    "ex.check": "Check my answer",
+    "ex.pick_hint": "Guess first: the answer and the numbers appear after you pick.",
+    "ex.pick_hint_multiple": "Pick every answer you expect (or “none”), then check.",
+    "ex.right": "Right! {reason}",
+    "ex.wrong": "Not quite: the answer is {answer}. {reason}",
+    "ex.score": "Your score this session: {right} of {asked} right.",
+    "ex.score_none": "Your score this session: no question answered yet.",
+    "ex.header": "Guess, then reveal",
+    "ex.argmax_key.prompt": "Which key will query {i} ({token}) attend to most?",
+    "ex.argmax_key.reason": "α[{i}, {j}] = {value:.3f} is the largest weight in row {i}.",
+    "ex.argmax_key.reason_tie": "Row {i} gives the same largest weight {value:.3f} to the keys {keys}.",
+    "ex.masked_cells.prompt": "Which cells of row {i} ({token}) are −∞ after the mask?",
+    "ex.masked_cells.reason": "With the mask on, the keys j > {i} are in the future of query {i}: their scores become −∞ (j = {cells}).",
+    "ex.masked_cells.reason_last": "Query {i} is the last position: no key is in its future, so nothing in row {i} is masked.",
+    "ex.masked_cells.reason_off": "The mask is off: no score of row {i} becomes −∞, so query {i} sees the future too.",
+    "ex.row_sum.prompt": "What does row {i} ({token}) of α sum to?",
+    "ex.row_sum.depends": "it depends on the scores",
+    "ex.row_sum.reason": "The row sums to {total:.6f}: softmax divides each exponential by the sum of the row's exponentials, so every row sums to 1.",
+    "ex.head_off.prompt": "Switch head {head} of layer {layer} off (its output set to 0). At which positions does the predicted next character change?",
+    "ex.head_off.reason": "With head {head} of layer {layer} off, the predicted character changes at: {positions}.",
+    "ex.head_off.reason_none": "With head {head} of layer {layer} off no prediction changes: the largest change in the probability of a predicted character is {delta:.4f}, at position {position}.",
+    "ex.next_char.prompt": "Which character will the model predict after “{context}”?",
+    "ex.next_char.reason": "p({char} | {context}) = {p:.4f} is the largest of the {V} characters' probabilities.",
+}

@@ -1,0 +1,7 @@
+"""Strings of the lesson view (a teacher's link that shows only some pages and controls) — English."""
+
+STRINGS: dict[str, str] = {
+    "lesson.note": "**Lesson view:** your teacher's link shows only the pages and controls of today's lesson. To leave it, [open the full app]({url}) (a new tab).",
+    "lesson.bad_pages": "The link names pages this app does not have: {names}. Accepted pages: {accepted}.",
+    "lesson.bad_controls": "The link names controls this app does not have: {names}. Accepted controls: {accepted}.",
+}

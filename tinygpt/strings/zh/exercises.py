@@ -1,0 +1,28 @@
+"""Strings of the guess-then-reveal exercises (Predict and Attention pages) — Chinese."""
+
+STRINGS: dict[str, str] = {
+    "ex.none": "没有",
+    "ex.check": "核对答案",
+    "ex.pick_hint": "先猜一猜：选好之后才显示答案和数值。",
+    "ex.pick_hint_multiple": "选出你认为的所有答案（或“没有”），再核对。",
+    "ex.right": "答对了！{reason}",
+    "ex.wrong": "不对：答案是 {answer}。{reason}",
+    "ex.score": "本次得分：答了 {asked} 题，对了 {right} 题。",
+    "ex.score_none": "本次得分：还没有回答问题。",
+    "ex.header": "先猜，再揭晓",
+    "ex.argmax_key.prompt": "查询 {i}（{token}）最关注哪个键？",
+    "ex.argmax_key.reason": "α[{i}, {j}] = {value:.3f} 是第 {i} 行最大的权重。",
+    "ex.argmax_key.reason_tie": "第 {i} 行给键 {keys} 相同的最大权重 {value:.3f}。",
+    "ex.masked_cells.prompt": "掩码之后，第 {i} 行（{token}）哪些格子是 −∞？",
+    "ex.masked_cells.reason": "掩码开启时，j > {i} 的键在查询 {i} 的未来：它们的分数变成 −∞（j = {cells}）。",
+    "ex.masked_cells.reason_last": "查询 {i} 是最后一个位置：没有键在它的未来，所以第 {i} 行没有格子被遮住。",
+    "ex.masked_cells.reason_off": "掩码已关闭：第 {i} 行没有分数变成 −∞，查询 {i} 也能看到未来。",
+    "ex.row_sum.prompt": "α 的第 {i} 行（{token}）之和是多少？",
+    "ex.row_sum.depends": "取决于分数",
+    "ex.row_sum.reason": "这一行之和是 {total:.6f}：softmax 把每个指数除以这一行所有指数之和，所以每一行之和都是 1。",
+    "ex.head_off.prompt": "关掉第 {layer} 层的头 {head}（它的输出置为 0）。哪些位置预测的下一个字会改变？",
+    "ex.head_off.reason": "关掉第 {layer} 层的头 {head} 后，预测的字在这些位置改变：{positions}。",
+    "ex.head_off.reason_none": "关掉第 {layer} 层的头 {head} 后没有预测改变：预测字的概率最大变化为 {delta:.4f}，在位置 {position}。",
+    "ex.next_char.prompt": "在“{context}”之后，模型会预测哪个字？",
+    "ex.next_char.reason": "p({char} | {context}) = {p:.4f} 是 {V} 个字中最大的概率。",
+}

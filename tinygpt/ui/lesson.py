@@ -1,0 +1,214 @@
+"""A teacher's link that locks the lesson: only the named pages and controls are shown.
+
+URL format (query parameters; names are separated by commas, case does not matter)::
+
+    ?lesson=1                      a lesson view (the note at the top of every page)
+    &pages=predict,attention       the pages the navigation lists (URL paths of ``PAGES``)
+    &show=attn_mask,attn_temperature  the only controls drawn (widget keys of LESSON_CONTROLS)
+    &hide=predict_seed             controls not drawn (with ``show``: drawn = show minus hide)
+
+Any one of ``lesson``, ``pages``, ``show``, ``hide`` makes the view a lesson (``lesson=0`` alone
+does not). A hidden control is not drawn; the page uses its value from the session (e.g. what
+the Attention page read from its own URL parameters) or its default. The link is read once per
+session (:func:`lesson`) and its parameters are written back to the address bar on every run,
+so they survive page switches (``st.navigation`` clears the query string) and the language switch.
+Unknown page or control names get a message naming them and listing the accepted ones.
+
+How a page uses it: ``if visible("predict_temperature"): tau = st.slider(..., key="predict_temperature")``,
+or :func:`control`, which also gives the hidden control's value; links to another page are drawn
+only when ``page_shown("attention")``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import streamlit as st
+
+from tinygpt.ui.i18n import lang, md_escape, tr
+
+V = TypeVar("V")
+
+LESSON_PARAMS: tuple[str, ...] = ("lesson", "pages", "show", "hide")
+_STATE = "_lesson"
+_OFF = ("0", "false", "off", "no")
+
+
+def _label(key: str, **fields: object) -> tuple[str, dict[str, object]]:
+    return key, fields
+
+
+#: The controls a lesson link can show or hide: widget key -> (i18n key of its label, fields).
+LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = {
+    # Predict and Attention
+    "model_choice": _label("model.choice"),
+    # Predict
+    "predict_prefix": _label("predict.prefix"),
+    "predict_guess": _label("predict.guess"),
+    "predict_n_new": _label("predict.n_new"),
+    "predict_strategy": _label("predict.decoding"),
+    "predict_temperature": _label("predict.temperature"),
+    "predict_top_k": _label("predict.top_k"),
+    "predict_seed": _label("predict.seed"),
+    "predict_context_len": _label("predict.context_len"),
+    "predict_panel_start": _label("predict.panels_range", n=16),
+    "predict_step": _label("predict.step_slider"),
+    # Attention
+    "attn_text": _label("attn.text"),
+    "attn_layer": _label("attn.layer"),
+    "attn_head": _label("attn.head"),
+    "attn_step": _label("attn.step"),
+    "attn_mask": _label("attn.mask"),
+    "attn_scaling": _label("attn.scaling"),
+    "attn_divisor": _label("attn.scale_value"),
+    "attn_temperature": _label("attn.temperature"),
+    "attn_editing": _label("attn.edit_header", layer="ℓ", head="h"),
+    "attn_output": _label("attn.output"),
+    "attn_cell_i": _label("attn.cell_row"),
+    "attn_cell_j": _label("attn.cell_col"),
+    "attn_all_columns": _label("attn.all_columns", D="d_model"),
+    "attn_snapshot": _label("attn.snap_step"),
+    # Theory
+    "theory_a1": _label("theory.ops.x", name="a"),
+    "theory_a2": _label("theory.ops.y", name="a"),
+    "theory_b1": _label("theory.ops.x", name="b"),
+    "theory_b2": _label("theory.ops.y", name="b"),
+    "theory_c": _label("theory.ops.c"),
+    "theory_r1": _label("theory.ws.raw", i=1),
+    "theory_r2": _label("theory.ws.raw", i=2),
+    "theory_r3": _label("theory.ws.raw", i=3),
+    "theory_q1": _label("theory.sm.query", i=1),
+    "theory_q2": _label("theory.sm.query", i=2),
+    "theory_tau": _label("theory.sm.temperature"),
+    "theory_scaled": _label("theory.sm.scaled"),
+    "theory_mask": _label("theory.mx.mask"),
+    "theory_answer": _label("theory.exercise.yours"),
+    "theory_show_answer": _label("theory.exercise.show"),
+    "theory_quiz_mask_positions": _label("theory.quiz.mask_positions.q"),
+    "theory_quiz_mask_weight": _label("theory.quiz.mask_weight.q"),
+    "theory_quiz_shift": _label("theory.quiz.shift.q"),
+    "theory_quiz_temperature": _label("theory.quiz.temperature.q"),
+}
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What a teacher's link keeps visible.
+
+    Attributes:
+        pages: URL paths of the pages listed, in the app's order; empty means every page.
+        show: the only controls drawn; empty means every control not in ``hide``.
+        hide: controls not drawn.
+        bad_pages, bad_controls: names in the link the app does not have, as written.
+        params: the lesson's query parameters, normalised (written back to the URL).
+    """
+
+    pages: tuple[str, ...] = ()
+    show: frozenset[str] = frozenset()
+    hide: frozenset[str] = frozenset()
+    bad_pages: tuple[str, ...] = ()
+    bad_controls: tuple[str, ...] = ()
+    params: tuple[tuple[str, str], ...] = (("lesson", "1"),)
+
+    def visible(self, key: str) -> bool:
+        """True when control ``key`` is drawn in this lesson."""
+        return (not self.show or key in self.show) and key not in self.hide
+
+    def page_shown(self, url_path: str) -> bool:
+        """True when the navigation lists the page ``url_path``."""
+        return not self.pages or url_path in self.pages
+
+
+def _names(raw: str | None) -> list[str]:
+    """Comma-separated names, trimmed and lower-cased, without empties or repeats."""
+    return list(dict.fromkeys(n.strip().lower() for n in (raw or "").split(",") if n.strip()))
+
+
+def parse_lesson(params: Mapping[str, str], page_names: Sequence[str],
+                 controls: Collection[str] = tuple(LESSON_CONTROLS)) -> Lesson | None:
+    """The lesson a link's query parameters describe, or None when they describe none.
+
+    Args:
+        params: the query parameters (only ``lesson``, ``pages``, ``show``, ``hide`` are read).
+        page_names: the app's page URL paths, in navigation order.
+        controls: the lockable widget keys.
+    Unknown names are kept in ``bad_pages``/``bad_controls`` and otherwise ignored; when no named
+    page exists, every page is listed.
+    """
+    present = {k: params[k] for k in LESSON_PARAMS if k in params}
+    if not present or (set(present) == {"lesson"} and present["lesson"].strip().lower() in _OFF):
+        return None
+    pages, show, hide = (_names(present.get(k)) for k in ("pages", "show", "hide"))
+    bad_pages = tuple(p for p in pages if p not in page_names)
+    bad_controls = tuple(c for c in show + hide if c not in controls)
+    kept_pages = tuple(p for p in page_names if p in pages)
+    normalised = [("lesson", "1")] + [(k, ",".join(v)) for k, v in (("pages", pages), ("show", show), ("hide", hide)) if v]
+    return Lesson(pages=kept_pages, show=frozenset(c for c in show if c in controls),
+                  hide=frozenset(c for c in hide if c in controls), bad_pages=bad_pages,
+                  bad_controls=bad_controls, params=tuple(normalised))
+
+
+def lesson() -> Lesson | None:
+    """This session's lesson, read from the URL on the session's first run (None: the full app)."""
+    if _STATE not in st.session_state:
+        from tinygpt.ui.navigation import PAGES  # navigation imports this module
+
+        params = {k: st.query_params[k] for k in LESSON_PARAMS if k in st.query_params}
+        st.session_state[_STATE] = parse_lesson(params, [p[3] for p in PAGES])
+    return st.session_state[_STATE]
+
+
+def visible(key: str) -> bool:
+    """True when control ``key`` is drawn; False when this session's lesson hides it.
+
+    Raises KeyError for a key that is not in LESSON_CONTROLS (every lockable control is registered).
+    """
+    if key not in LESSON_CONTROLS:
+        raise KeyError(f"{key!r} is not a lockable control; register it in LESSON_CONTROLS")
+    current = lesson()
+    return current is None or current.visible(key)
+
+
+def control(key: str, draw: Callable[[], V], default: V) -> V:
+    """Draw a control with ``draw()`` and return its value; when the lesson hides it, draw nothing
+    and return its session value (set from the URL or by an earlier page) or ``default``."""
+    if visible(key):
+        return draw()
+    return st.session_state.get(key, default)
+
+
+def page_shown(url_path: str) -> bool:
+    """True when the navigation lists the page ``url_path`` (links to a page not listed would fail)."""
+    current = lesson()
+    return current is None or current.page_shown(url_path)
+
+
+def _accepted_controls() -> str:
+    """The lockable widget keys, page by page ("predict: predict_prefix, …; attn: …")."""
+    by_page: dict[str, list[str]] = {}
+    for key in LESSON_CONTROLS:
+        by_page.setdefault(key.split("_")[0], []).append(key)
+    return "; ".join(f"{page}: {', '.join(keys)}" for page, keys in by_page.items())
+
+
+def lesson_note() -> None:
+    """At the top of every page: say the view is a lesson and how to leave it, name any bad names
+    in the link, and keep the lesson's parameters in the address bar."""
+    current = lesson()
+    if current is None:
+        return
+    for name, value in current.params:
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
+    # A link with only the language opens the full app (a new tab, so the lesson stays here).
+    st.info(tr("lesson.note", url=f"?lang={lang()}"), icon=":material/school:")
+    if current.bad_pages:
+        from tinygpt.ui.navigation import PAGES
+
+        st.warning(tr("lesson.bad_pages", names=md_escape(", ".join(current.bad_pages)),
+                      accepted=", ".join(p[3] for p in PAGES)))
+    if current.bad_controls:
+        st.warning(tr("lesson.bad_controls", names=md_escape(", ".join(current.bad_controls)),
+                      accepted=md_escape(_accepted_controls())))
