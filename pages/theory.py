@@ -37,6 +37,18 @@ def toggle(key: str, label: str, help_text: str | None = None) -> bool:
     return control(key, lambda: st.toggle(label, DEFAULTS[key], help=help_text, key=key), DEFAULTS[key])
 
 
+def vector_sliders(where, name: str, keys: tuple[str, str], lo: float, hi: float, step: float) -> tuple[float, float]:
+    """Two sliders for the x and y of a 2-vector called ``name``."""
+    return (slider(where, keys[0], tr("theory.ops.x", name=name), lo, hi, step),
+            slider(where, keys[1], tr("theory.ops.y", name=name), lo, hi, step))
+
+
+def example_columns():
+    """The "Example" heading, then (controls, picture) columns."""
+    st.markdown(f"**{tr('theory.example')}**")
+    return st.columns([1, 1])
+
+
 def concept(cid: str) -> None:
     """Title, formula, explanation and links to the attention steps of one concept."""
     c = next(c for c in theory.CONCEPTS if c.id == cid)
@@ -93,14 +105,11 @@ st.markdown(tr("theory.intro"))
 concept("definition")
 concept("vector")
 concept("operations")
-st.markdown(f"**{tr('theory.example')}**")
-controls, picture = st.columns([1, 1])
+controls, picture = example_columns()
 with controls:
     ca, cb = st.columns(2)
-    a = (slider(ca, "theory_a1", tr("theory.ops.x", name="a"), -5.0, 5.0, 0.5),
-         slider(ca, "theory_a2", tr("theory.ops.y", name="a"), -5.0, 5.0, 0.5))
-    b = (slider(cb, "theory_b1", tr("theory.ops.x", name="b"), -5.0, 5.0, 0.5),
-         slider(cb, "theory_b2", tr("theory.ops.y", name="b"), -5.0, 5.0, 0.5))
+    a = vector_sliders(ca, "a", ("theory_a1", "theory_a2"), -5.0, 5.0, 0.5)
+    b = vector_sliders(cb, "b", ("theory_b1", "theory_b2"), -5.0, 5.0, 0.5)
     c = slider(st, "theory_c", tr("theory.ops.c"), -3.0, 3.0, 0.5)
     total, multiple, product = theory.add(a, b), theory.scale(c, a), theory.dot(a, b)
     m1, m2, m3 = st.columns(3)
@@ -115,8 +124,7 @@ with picture:
           "theory_ops_figure")
 
 concept("weighted_sum")
-st.markdown(f"**{tr('theory.example')}**")
-controls, picture = st.columns([1, 1])
+controls, picture = example_columns()
 raw = [slider(controls, f"theory_r{i}", tr("theory.ws.raw", i=i), 0.0, 5.0, 0.5, help=tr("theory.ws.raw_help"))
        for i in (1, 2, 3)]
 try:
@@ -140,8 +148,7 @@ else:
 
 concept("qkv")
 concept("softmax")
-st.markdown(f"**{tr('theory.example')}**")
-controls, picture = st.columns([1, 1])
+controls, picture = example_columns()
 with controls:
     q1, q2 = st.columns(2)
     q = (slider(q1, "theory_q1", tr("theory.sm.query", i=1), -3.0, 3.0, 0.25),
