@@ -8,6 +8,7 @@ from tinygpt.attention import STEPS, Switches, first_affected_step, future_mask
 from tinygpt.charts import alpha_grid_spec, position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui import attention_view as view
+from tinygpt.ui import experiments_view
 from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import attention_trace
@@ -41,12 +42,21 @@ with st.sidebar:
         divisor = st.number_input(tr("attn.scale_value"), view.MIN_DIVISOR, view.MAX_DIVISOR, key=view.K_DIVISOR)
     temperature = st.select_slider(tr("attn.temperature"), view.TEMPERATURES, format_func="{:g}".format,
                                    help=tr("attn.temperature_help"), key=view.K_TAU)
+    head_labels = {h: tr("attn.panel_head", h=h) for h in range(cfg.n_heads)}
+    keep_radio_choice(view.K_HEADS_OFF)  # the browser keeps a multiselect's choices by their labels too
+    heads_off = st.multiselect(tr("attn.heads_off", layer=layer), range(cfg.n_heads), format_func=head_labels.get,
+                               help=tr("attn.heads_off_help"), placeholder=tr("attn.heads_off_none"), key=view.K_HEADS_OFF)
+    uniform_labels = {"none": tr("attn.uniform_none"), "head": tr("attn.uniform_head", head=head),
+                      "layer": tr("attn.uniform_layer", layer=layer)}
+    keep_radio_choice(view.K_UNIFORM)
+    uniform = st.radio(tr("attn.uniform"), view.UNIFORM_MODES, format_func=uniform_labels.get,
+                       help=tr("attn.uniform_help"), key=view.K_UNIFORM)
     st.button(tr("attn.reset"), on_click=view.reset_switches, key="attn_reset")
 
 step_labels = {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
 step = view.step_nav(step_labels)
 view.write_url(view.url_values(text_in, layer, head, step.id, mask_on, scaling,
-                               st.session_state.get(view.K_DIVISOR, 1.0), temperature))
+                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform))
 
 if not text_in:
     st.warning(tr("err.empty_text"))
@@ -65,7 +75,8 @@ T = len(text)
 step_box, checks_box = st.container(), st.container(border=True)
 with st.container(border=True):
     edits = view.score_editor(base, layer, head, labels)
-switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits)
+switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits,
+                    uniform_heads=view.uniform_heads(uniform, head, cfg.n_heads), heads_off=tuple(sorted(heads_off)))
 trace = view.what_if(base, switches)
 own = view.cached_walk(tm, text)
 causal = future_mask(T)  # (T, T)
@@ -81,6 +92,7 @@ with checks_box:
 
 st.subheader(tr("attn.pred_header"))
 view.show_prediction(tm, text, layer, switches)
+experiments_view.show_experiments(tm, text, layer, switches, labels)
 
 panel = min(160, max(72, 24 * T))  # pixels per small multiple
 st.subheader(tr("attn.heads_header", layer=layer))

@@ -5,9 +5,10 @@ The page (``pages/attention.py``) reads widgets and calls these; the numbers com
 blocks, the checks, the arithmetic of a cell) and the charts from ``tinygpt.charts``.
 
 URL query parameters (DEVELOPERS.md, "Links between pages"): ``text``, ``layer``, ``head``,
-``step`` (a step id), ``mask`` (1/0), ``scale`` (``sqrt``, ``1`` or a number) and ``tau``. They are
-read into the widgets when the page opens (or the link changes) and written back on every run,
-so the address bar always reproduces the view.
+``step`` (a step id), ``mask`` (1/0), ``scale`` (``sqrt``, ``1`` or a number) and ``tau``, and
+the ablation switches ``off`` (heads switched off, e.g. ``0,1``) and ``uniform`` (``head`` or
+``layer``), written only when set. They are read into the widgets when the page opens (or the
+link changes) and written back on every run, so the address bar always reproduces the view.
 
 Shapes: T sequence length, h n_heads, d_head, D d_model, V vocab_size.
 """
@@ -46,12 +47,19 @@ MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
 MAX_EDIT = 10_000.0
 SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
 URL_KEYS: tuple[str, ...] = ("text", "layer", "head", "step", "mask", "scale", "tau")
+#: Parameters of the ablation switches: in the URL only while the switch is set.
+ABLATION_URL_KEYS: tuple[str, ...] = ("off", "uniform")
+#: Uniform attention: none, the chosen head, or every head of the chosen layer.
+UNIFORM_MODES: tuple[str, ...] = ("none", "head", "layer")
+_UNIFORM_WORDS = {"none": "none", "0": "none", "off": "none", "head": "head", "1": "head", "layer": "layer",
+                  "all": "layer"}
 _WRITTEN = "_attn_url_written"
 
 K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
 K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
 K_CELL_I, K_CELL_J, K_OUTPUT, K_EDITING = "attn_cell_i", "attn_cell_j", "attn_output", "attn_editing"
 K_SNAPSHOT = "attn_snapshot"
+K_HEADS_OFF, K_UNIFORM = "attn_heads_off", "attn_uniform"
 K_ALL_COLUMNS = "attn_all_columns"
 #: Steps whose (T, D) output splits by head: the heatmap shows the selected head's d_head columns
 #: unless the student asks for all D (a T × 512 heatmap is ~2,000 SVG cells, about 0.4 s of drawing).
@@ -121,7 +129,28 @@ def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[d
             values[K_TAU] = nearest
             if abs(nearest - number) > 0.01 * number:
                 problems.append(("tau", params["tau"]))
+    if "off" in params:
+        heads = _heads(params["off"], n_heads)
+        values[K_HEADS_OFF] = [] if heads is None else heads
+        if heads is None:
+            problems.append(("off", params["off"]))
+    if "uniform" in params:
+        mode = _UNIFORM_WORDS.get(params["uniform"].strip().lower())
+        values[K_UNIFORM] = mode or "none"
+        if mode is None:
+            problems.append(("uniform", params["uniform"]))
     return values, problems
+
+
+def _heads(raw: str, n_heads: int) -> list[int] | None:
+    """Head numbers from "0,1" (sorted, without repeats; "" or "none" is no head), or None when a
+    part is not a head of the layer (0..n_heads-1)."""
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    if parts == ["none"]:
+        return []
+    if not all(p.isdigit() and int(p) < n_heads for p in parts):
+        return None
+    return sorted({int(p) for p in parts})
 
 
 def _number(raw: str) -> float | None:
@@ -133,11 +162,22 @@ def _number(raw: str) -> float | None:
 
 
 def url_values(text: str, layer: int, head: int, step: str, mask: bool, scaling: str, divisor: float,
-               temperature: float) -> dict[str, str]:
-    """The query parameters that reproduce a view (the inverse of :func:`parse_url`)."""
+               temperature: float, heads_off: Sequence[int] = (), uniform: str = "none") -> dict[str, str]:
+    """The query parameters that reproduce a view (the inverse of :func:`parse_url`); ``off`` and
+    ``uniform`` only when they are set."""
     scale = {"sqrt": "sqrt", "one": "1"}.get(scaling, f"{divisor:g}")
-    return {"text": text, "layer": str(layer), "head": str(head), "step": step, "mask": "1" if mask else "0",
-            "scale": scale, "tau": f"{temperature:g}"}
+    values = {"text": text, "layer": str(layer), "head": str(head), "step": step, "mask": "1" if mask else "0",
+              "scale": scale, "tau": f"{temperature:g}"}
+    if heads_off:
+        values["off"] = ",".join(str(h) for h in sorted(heads_off))
+    if uniform != "none":
+        values["uniform"] = uniform
+    return values
+
+
+def uniform_heads(mode: str, head: int, n_heads: int) -> tuple[int, ...]:
+    """The heads whose attention is made uniform: none, the chosen ``head`` or all ``n_heads``."""
+    return {"none": (), "head": (head,), "layer": tuple(range(n_heads))}[mode]
 
 
 def load_url(n_layers: int, n_heads: int) -> list[str]:
@@ -147,7 +187,7 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
     Also repairs a remembered layer or head that the current model does not have (e.g. after
     training a smaller model), with a message.
     """
-    params = {k: st.query_params[k] for k in URL_KEYS if k in st.query_params}
+    params = {k: st.query_params[k] for k in URL_KEYS + ABLATION_URL_KEYS if k in st.query_params}
     fresh = K_TEXT not in st.session_state  # the page was just opened: its widgets have no state
     messages: list[str] = []
     if params and (fresh or params != st.session_state.get(_WRITTEN)):
@@ -155,7 +195,7 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
         for key, value in values.items():
             st.session_state[key] = value
         for name, given in problems:
-            last = {"layer": n_layers - 1, "head": n_heads - 1}.get(name, 0)
+            last = {"layer": n_layers - 1, "head": n_heads - 1, "off": n_heads - 1}.get(name, 0)
             messages.append(tr(f"attn.url_bad_{name}", value=given, last=last,
                                steps=", ".join(STEP_IDS), lo=TEMPERATURES[0], hi=TEMPERATURES[-1],
                                used=st.session_state.get(K_TAU, 1.0)))
@@ -164,6 +204,10 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
         if value is not None and not (isinstance(value, int) and 0 <= value < count):
             st.session_state[key] = 0
             messages.append(tr(f"attn.stale_{name}", value=value, last=count - 1))
+    off = st.session_state.get(K_HEADS_OFF) or []
+    if stale := [h for h in off if not (isinstance(h, int) and 0 <= h < n_heads)]:
+        st.session_state[K_HEADS_OFF] = [h for h in off if h not in stale]
+        messages.append(tr("attn.stale_off", value=", ".join(map(str, stale)), last=n_heads - 1))
     return messages
 
 
@@ -172,6 +216,9 @@ def write_url(values: Mapping[str, str]) -> None:
     for key, value in values.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
+    for key in ABLATION_URL_KEYS:  # a switch set back to off leaves the URL
+        if key not in values and key in st.query_params:
+            del st.query_params[key]
     st.session_state[_WRITTEN] = dict(values)
 
 
@@ -189,10 +236,13 @@ def move_step(delta: int) -> None:
 
 
 def reset_switches() -> None:
-    """Button callback: the model's own attention again (mask on, √d_head, τ = 1, no edits)."""
+    """Button callback: the model's own attention again (mask on, √d_head, τ = 1, no edits, every
+    head on, no uniform attention)."""
     st.session_state[K_MASK] = True
     st.session_state[K_SCALING] = "sqrt"
     st.session_state[K_TAU] = 1.0
+    st.session_state[K_HEADS_OFF] = []
+    st.session_state[K_UNIFORM] = "none"
     st.session_state[K_EDITING] = False
     for key in [k for k in st.session_state if str(k).startswith("attn_edit_")]:
         del st.session_state[key]
@@ -281,16 +331,22 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
 
     A :class:`ScoreCell` gives q_i·k_j (the first ``shown`` products, "⋯", the sum over d_head),
     the division by the divisor, the mask, and the softmax of row i (the row maximum, exp of up to
-    ``row_shown`` entries, their sum, the division); a :class:`DotProduct` its products and sum; a
-    :class:`Copy` where the number was copied from.
+    ``row_shown`` entries, their sum, the division) — or, for a head made uniform, 1/(number of
+    keys the mask allows); a :class:`DotProduct` its products and sum, then 0 when the step set
+    the entry to 0 (a head switched off); a :class:`Copy` where the number was copied from.
     """
     if isinstance(expl, Copy):
         index = ", ".join(str(k) for k in expl.index)
         return [("attn.cell_copy", {}, rf"\mathrm{{{name}}}[{i}, {j}] = \mathrm{{{expl.source}}}[{index}] = {_num(expl.value)}")]
     if isinstance(expl, DotProduct):
-        return [("attn.cell_dot", {"shown": min(shown, len(expl.a)), "n": len(expl.a)},
-                 rf"\mathrm{{{name}}}[{i}, {j}] = {expl.a_name} \cdot {expl.b_name} = "
-                 rf"{_terms(expl.a, expl.b, shown)} = {_num(expl.total)}")]
+        lines = [("attn.cell_dot", {"shown": min(shown, len(expl.a)), "n": len(expl.a)},
+                  rf"\mathrm{{{name}}}[{i}, {j}] = {expl.a_name} \cdot {expl.b_name} = "
+                  rf"{_terms(expl.a, expl.b, shown)} = {_num(expl.total)}")]
+        # The entry the trace holds is 0 although the product is not: the step zeroed it
+        # afterwards (weighted_sum with the head in Switches.heads_off).
+        if expl.value == 0.0 and not math.isclose(expl.total, 0.0, abs_tol=1e-12):
+            lines.append(("attn.cell_head_off", {}, rf"\mathrm{{{name}}}[{i}, {j}] := 0"))
+        return lines
     c = expl
     d = len(c.dot.a)
     lines = [("attn.cell_dot", {"shown": min(shown, d), "n": d},
@@ -302,6 +358,12 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
     if c.masked:
         lines.append(("attn.cell_masked", {}, rf"{j} > {i} \Rightarrow \tilde S_{{{i},{j}}} = -\infty"))
     T = len(c.row)
+    if c.uniform:  # Switches.uniform_heads: α ignores the scores, 1/n over the n keys the mask allows
+        n = sum(1 for v in c.row if not (math.isinf(v) and v < 0))
+        value = rf"\dfrac{{1}}{{{n}}} = {_num(c.alpha[j])}" if not c.masked else _num(c.alpha[j])
+        lines.append(("attn.cell_uniform_masked" if c.masked else "attn.cell_uniform", {"n": n},
+                      rf"\alpha_{{{i},{j}}} = {value}"))
+        return lines
     tau = "" if c.temperature == 1.0 else rf"/{_num(c.temperature)}"
     ks = list(range(min(T, row_shown)))
     if j not in ks:
@@ -345,7 +407,8 @@ def snapshot_text(text: str, T: int) -> str:
 def set_defaults(text: str, sqrt_d_head: float) -> None:
     """Default widget values (set in session state, so widgets never get a second default)."""
     for key, value in ((K_TEXT, text), (K_LAYER, 0), (K_HEAD, 0), (K_STEP, STEP_IDS[0]), (K_MASK, True),
-                       (K_SCALING, "sqrt"), (K_DIVISOR, float(sqrt_d_head)), (K_TAU, 1.0)):
+                       (K_SCALING, "sqrt"), (K_DIVISOR, float(sqrt_d_head)), (K_TAU, 1.0), (K_HEADS_OFF, []),
+                       (K_UNIFORM, "none")):
         st.session_state.setdefault(key, value)
 
 
@@ -492,7 +555,9 @@ def show_checks(tm: TrainedModel, text: str, base: AttentionTrace, trace: Attent
 
 
 def show_prediction(tm: TrainedModel, text: str, layer: int, switches: Switches) -> None:
-    """The whole model's next character after ``text``, its own and under the switches (in ``layer``)."""
+    """The whole model's next character after ``text``, its own and under the switches (in
+    ``layer``), with the distribution over every character; the other positions are
+    ``experiments_view.show_effects``'s."""
     effects = whatif_effects(tm, text, layer, switches)
     own, new = effects.own_probs, effects.new_probs  # (T, V)
     chars = list(tm.vocab.chars)
@@ -503,19 +568,10 @@ def show_prediction(tm: TrainedModel, text: str, layer: int, switches: Switches)
     else:
         st.markdown(tr("attn.pred_changed", text=shown, own=chars[a], p=float(own[-1, a]), new=chars[b],
                        q=float(new[-1, b]), layer=layer))
-    left, right = st.columns([3, 2])  # four columns of numbers: the wider side
-    left.dataframe(pd.DataFrame({
+    st.dataframe(pd.DataFrame({
         tr("attn.pred_char"): chars, tr("attn.pred_own"): to_numpy(own[-1]), tr("attn.pred_new"): to_numpy(new[-1]),
         tr("attn.pred_diff"): to_numpy(new[-1] - own[-1]),
-    }), hide_index=True, width="stretch")
-    T = own.shape[0]
-    with right.expander(tr("attn.pred_positions")):
-        own_top, new_top = effects.own_ids, effects.new_ids  # (T,)
-        st.dataframe(pd.DataFrame({
-            tr("attn.pred_pos"): range(T), tr("attn.pred_input"): list(text),
-            tr("attn.pred_own_next"): [f"{chars[k]} ({own[t, k]:.3f})" for t, k in enumerate(own_top.tolist())],
-            tr("attn.pred_new_next"): [f"{chars[k]} ({new[t, k]:.3f})" for t, k in enumerate(new_top.tolist())],
-        }), hide_index=True, width="stretch")
+    }), hide_index=True, width="content")
 
 
 def zero_future(alpha: torch.Tensor) -> np.ndarray:
