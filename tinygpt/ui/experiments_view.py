@@ -134,13 +134,13 @@ def show_experiments(tm: TrainedModel, text: str, layer: int, switches: Switches
 def effects_frame(fx: PositionEffects, chars: Sequence[str], labels: Sequence[str]) -> pd.DataFrame:
     """The table of :func:`show_effects`: one row per position, in the session's language."""
     own_ids, new_ids = fx.own_ids.tolist(), fx.new_ids.tolist()
-    return pd.DataFrame({
+    return pd.DataFrame({  # the mark beside the position: on a narrow screen the last columns scroll away
         tr("attn.pred_pos"): list(labels),
+        tr("attn.exp.changed"): [f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}" if c else "" for c in fx.changed.tolist()],
         tr("attn.pred_own_next"): [chars[k] for k in own_ids],
         tr("attn.exp.p_own"): to_numpy(fx.own_p),
         tr("attn.pred_new_next"): [chars[k] for k in new_ids],
         tr("attn.exp.p_new"): to_numpy(fx.new_p),
-        tr("attn.exp.changed"): [f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}" if c else "" for c in fx.changed.tolist()],
         tr("attn.exp.dp"): to_numpy(fx.delta_own),
     })
 
