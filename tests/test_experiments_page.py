@@ -73,6 +73,7 @@ def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experi
     assert t("attn.exp.headline", "en", n=8, T=15, layer=0) in markdown(at)
     assert at.query_params["uniform"] == "layer"
     assert any(c.value == t("attn.whatif_note", "en", step=6) for c in at.caption)  # softmax reads uniform_heads
+    assert t("attn.check_sdpa_uniform", "en") in markdown(at)
     # "this head" follows the chosen head
     rerun(at, **{view.K_UNIFORM: "head", view.K_HEAD: 1})
     fx = position_effects(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None], {0: Switches(uniform_heads=(1,))})
@@ -148,6 +149,16 @@ def test_the_heads_table_is_head_importance_and_the_sentence_names_head_1_of_lay
     assert frame[t("attn.exp.col_layer", "en")].tolist() == [0, 0, 1, 1]
     assert frame[t("attn.exp.col_head", "en")].tolist() == [0, 1, 0, 1]
     assert t("attn.exp.heads_top", "en", head=1, layer=0, n=5, T=15, dp=float(hi.max_delta[0, 1])) in markdown(at)
+
+
+def test_which_heads_matter_starts_closed_when_its_walks_would_be_slow():
+    quick = open_attention()  # the seed model on 4 characters: 48 walks, open
+    assert t("attn.exp.heads_none", "en", dp=0.0, head=0, layer=0).split(";")[0] in markdown(quick)
+    slow = open_attention(text="你好世界" * 32)  # on 128 characters: closed, nothing computed
+    assert any(e.label == t("attn.exp.heads_header", "en") for e in slow.expander)
+    assert t("attn.exp.heads_caption", "en") not in [c.value for c in slow.caption]
+    rerun(slow, **{xv.K_HEADS: True})
+    assert t("attn.exp.heads_caption", "en") in [c.value for c in slow.caption]
 
 
 def test_the_logit_lens_is_drawn_when_opened_and_its_last_row_is_the_models_own_prediction(context_tm):

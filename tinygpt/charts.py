@@ -541,8 +541,9 @@ def effects_chart(
     marks = alt.Chart().transform_filter("datum.mark != ''").mark_text(
         baseline="bottom", fontSize=14, fontWeight="bold", color="#262730",
     ).encode(x=x, y=alt.Y("top:Q", scale=y_scale), text="mark:N", tooltip=tooltip)
+    # fit-x: drawn with the container's width (st.vega_lite_chart(width="stretch")), axes and legend included
     return alt.layer(bars, marks, data=df).properties(
-        width=max(200, min(36 * T, 640)), height=160, autosize=alt.AutoSizeParams(type="pad", contains="content"),
+        width=max(200, min(36 * T, 640)), height=160, autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )
 
 
@@ -550,6 +551,7 @@ def labelled_heatmap(
     values: ArrayLike, texts: Sequence[Sequence[str]], row_labels: Sequence[str], col_labels: Sequence[str], *,
     domain: tuple[float, float] = (0.0, 1.0), row_title: str = "", col_title: str = "", value_title: str = "value",
     text_title: str = "", extra: ArrayLike | None = None, extra_title: str = "", cell: int = 0,
+    fit_width: bool = False, text_marks: bool = True,
 ) -> alt.LayerChart:
     """A heatmap whose cells also carry a short text (a count, a character), on a fixed viridis scale.
 
@@ -560,6 +562,11 @@ def labelled_heatmap(
         row_labels, col_labels: unique labels, kept in order ("layer 0", "0 你").
         extra: optional (R, C) numbers shown in the tooltip as ``extra_title``.
         cell: cell size in pixels (0 = choose from the matrix size).
+        fit_width: size the whole chart, axes and legend included, to the width it is drawn in
+            (``st.vega_lite_chart(width="stretch")``), with the legend below, so long rows fit a
+            phone; otherwise the cells are ``cell`` pixels wide.
+        text_marks: write the texts in the cells (False: only in the tooltip, for cells too
+            narrow to hold them).
     Raises:
         ValueError if the labels or texts do not match the matrix shape.
     """
@@ -580,11 +587,12 @@ def labelled_heatmap(
     if extra is not None:
         df["extra"] = np.nan_to_num(to_numpy(extra, floats=True).reshape(-1), nan=0.0, posinf=0.0, neginf=0.0)
         tooltip.append(alt.Tooltip("extra:Q", format=".4f", title=extra_title or " "))
-    size = cell or max(28, min(56, 420 // max(R, C, 1)))
+    size = cell or max(24, min(56, 420 // max(R, C, 1)))
     x = alt.X("col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90, orient="top"))
-    y = alt.Y("row:N", sort=list(row_labels), title=row_title)
+    y = alt.Y("row:N", sort=list(row_labels), title=row_title, axis=alt.Axis(labelLimit=320))
     rect = alt.Chart().mark_rect(stroke="white").encode(
-        x=x, y=y, color=alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[lo, hi]), title=value_title),
+        x=x, y=y, color=alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[lo, hi]), title=value_title,
+                                  legend=alt.Legend(orient="bottom") if fit_width else alt.Legend()),
         tooltip=tooltip,
     )
     middle = (lo + hi) / 2
@@ -592,6 +600,6 @@ def labelled_heatmap(
         x=x, y=y, text="text:N", tooltip=tooltip,
         color=alt.condition(f"datum.value < {middle}", alt.value("white"), alt.value("#262730")),
     )
-    return alt.layer(rect, words, data=df).properties(
-        width=size * C, height=size * R, autosize=alt.AutoSizeParams(type="pad", contains="content"),
-    )
+    autosize = alt.AutoSizeParams(type="fit-x", contains="padding") if fit_width else alt.AutoSizeParams(type="pad", contains="content")
+    return alt.layer(*((rect, words) if text_marks else (rect,)), data=df).properties(
+        width=size * C, height=size * R, autosize=autosize)

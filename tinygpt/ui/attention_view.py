@@ -545,7 +545,7 @@ def show_checks(tm: TrainedModel, text: str, base: AttentionTrace, trace: Attent
         st.markdown(":material/info: " + tr("attn.check_changed", diff=change))
     sdpa = sdpa_switch_difference(trace)
     if sdpa is None:
-        st.markdown(":material/info: " + tr("attn.check_sdpa_edits"))
+        st.markdown(":material/info: " + tr("attn.check_sdpa_edits" if trace.switches.edits else "attn.check_sdpa_uniform"))
     else:
         sw = trace.switches
         scale = 1.0 / (sw.divisor_for(trace.state["Q_h"].shape[-1]) * sw.temperature)
@@ -571,7 +571,7 @@ def show_prediction(tm: TrainedModel, text: str, layer: int, switches: Switches)
     st.dataframe(pd.DataFrame({
         tr("attn.pred_char"): chars, tr("attn.pred_own"): to_numpy(own[-1]), tr("attn.pred_new"): to_numpy(new[-1]),
         tr("attn.pred_diff"): to_numpy(new[-1] - own[-1]),
-    }), hide_index=True, width="content")
+    }), hide_index=True, width="stretch")
 
 
 def zero_future(alpha: torch.Tensor) -> np.ndarray:

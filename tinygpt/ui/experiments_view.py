@@ -37,7 +37,14 @@ TINY_DELTA = 0.01
 ONE_HOT_SHARE = 0.9
 #: The session key the model choice reads; the context example's button sets it.
 K_MODEL_CHOICE = "attn_model_choice"
-K_LENS = "attn_lens"
+K_LENS, K_HEADS = "attn_lens", "attn_heads"
+#: Parameters × positions × heads above which "which heads matter" starts closed: its L·h walks
+#: of the whole model take about 0.7 s at 5e9 on this host (the seed model on 4 characters:
+#: 3.6e9; on 128 characters: 1.2e11, about 4 s).
+HEADS_OPEN_WORK = 5e9
+#: Up to this many positions the logit lens writes the character in each cell; beyond, cells are
+#: too narrow for it and the character is in the tooltip and the table.
+LENS_TEXT_MAX_T = 32
 
 _BY_UID = {TrainedModel: lambda tm: tm.uid}
 
@@ -172,20 +179,18 @@ def show_effects(tm: TrainedModel, text: str, layer: int, switches: Switches, la
     changed = fx.changed.tolist()
     styled = frame.style.apply(
         lambda row: [f"background-color: {CHANGED_ROW}" if changed[row.name] else ""] * len(row), axis=1)
-    left, right = st.columns([1, 1])
     p_format = st.column_config.NumberColumn(format="%.3f")
-    left.dataframe(styled, hide_index=True, width="stretch", height=min(560, 38 + 35 * T), column_config={
+    st.dataframe(styled, hide_index=True, width="stretch", height=min(560, 38 + 35 * T), column_config={
         tr("attn.exp.p_own"): p_format, tr("attn.exp.p_new"): p_format,
         tr("attn.exp.dp"): st.column_config.NumberColumn(format="%.4f")})
     own_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.own_ids.tolist(), fx.own_p.tolist())]
     new_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.new_ids.tolist(), fx.new_p.tolist())]
-    with right:
-        st.vega_lite_chart(vega_spec(effects_chart(
-            labels, own_text, new_text, fx.delta_own, fx.changed, changed_label=f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}",
-            same_label=tr("attn.exp.same"), mark=CHANGED_MARK, x_title=tr("attn.axis_pos"), y_title=tr("attn.exp.dp"),
-            own_title=tr("attn.pred_own_next"), new_title=tr("attn.pred_new_next"),
-        )), width="content")
-        st.caption(tr("attn.exp.chart_caption", mark=CHANGED_MARK))
+    st.vega_lite_chart(vega_spec(effects_chart(
+        labels, own_text, new_text, fx.delta_own, fx.changed, changed_label=f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}",
+        same_label=tr("attn.exp.same"), mark=CHANGED_MARK, x_title=tr("attn.axis_pos"), y_title=tr("attn.exp.dp"),
+        own_title=tr("attn.pred_own_next"), new_title=tr("attn.pred_new_next"),
+    )), width="stretch")  # the page's width, so a phone shows every position
+    st.caption(tr("attn.exp.chart_caption", mark=CHANGED_MARK))
 
 
 def heads_frame(changed: np.ndarray, max_delta: np.ndarray, T: int) -> pd.DataFrame:
@@ -200,11 +205,26 @@ def heads_frame(changed: np.ndarray, max_delta: np.ndarray, T: int) -> pd.DataFr
 
 
 def show_head_importance(tm: TrainedModel, text: str, labels: Sequence[str]) -> None:
-    """Layers × heads: how many positions change their prediction when that head alone is off."""
+    """Layers × heads: how many positions change their prediction when that head alone is off.
+
+    In an expander, computed and drawn only while it is open; it starts open when the L·h walks
+    are quick (:data:`HEADS_OPEN_WORK`), closed for a large model on a long text.
+    """
+    cfg = tm.gpt_cfg
+    work = cfg.n_parameters() * len(labels) * cfg.n_layers * cfg.n_heads
+    box = st.expander(tr("attn.exp.heads_header"), expanded=work <= HEADS_OPEN_WORK, icon=":material/group_work:",
+                      key=K_HEADS, on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        _draw_head_importance(tm, text, labels)
+
+
+def _draw_head_importance(tm: TrainedModel, text: str, labels: Sequence[str]) -> None:
+    """The sentence naming the head that matters most, the layers × heads heatmap and its table."""
     changed, max_delta = head_effects(tm, text)  # (L, h) each
     L, h = changed.shape
     T = len(labels)
-    st.subheader(tr("attn.exp.heads_header"))
     # the head that changes most positions; among equals, the one that moves p most
     layer, head = divmod(int(np.lexsort((max_delta.reshape(-1), changed.reshape(-1)))[-1]), h)
     n, dp = int(changed[layer, head]), float(max_delta[layer, head])
@@ -249,9 +269,11 @@ def show_logit_lens(tm: TrainedModel, text: str, labels: Sequence[str]) -> None:
         probs = lens_probs(tm, text)  # (L, T, V)
         chars = list(tm.vocab.chars)
         top = probs.argmax(axis=-1)  # (L, T)
-        rows = lens_rows(probs.shape[0])
+        L = probs.shape[0]
+        rows = [tr("attn.exp.lens_axis_last", l=k) if k == L - 1 else str(k) for k in range(L)]  # short: phones
         st.vega_lite_chart(vega_spec(labelled_heatmap(
             probs.max(axis=-1), [[chars[k] for k in row] for row in top.tolist()], rows, labels,
-            row_title=tr("attn.layer"), col_title=tr("attn.axis_pos"), value_title="p", text_title=tr("attn.exp.lens_char"),
-        )), width="content")
+            row_title=tr("attn.exp.lens_axis"), col_title=tr("attn.axis_pos"), value_title="p",
+            text_title=tr("attn.exp.lens_char"), fit_width=True, text_marks=len(labels) <= LENS_TEXT_MAX_T,
+        )), width="stretch")  # the page's width, so a phone shows every position
         st.dataframe(lens_frame(probs, chars, labels), width="stretch")
