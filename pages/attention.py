@@ -8,6 +8,7 @@ from tinygpt.attention import STEPS, Switches, first_affected_step, future_mask,
 from tinygpt.charts import position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui import attention_view as view
+from tinygpt.ui import experiments_view
 from tinygpt.ui.common import model_banner, show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import attention_trace
@@ -32,9 +33,9 @@ head = c3.selectbox(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD)
 
 step_labels = {view.INPUT: tr("attn.input_nav")} | {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
 chosen = view.step_nav(step_labels)  # view.INPUT or a step id
-mask_on, scaling, divisor, temperature = view.switch_panel(cfg)
+mask_on, scaling, divisor, temperature, heads_off, uniform = view.switch_panel(cfg, layer, head)
 view.write_url(view.url_values(text_in, layer, head, chosen, mask_on, scaling,
-                               st.session_state.get(view.K_DIVISOR, 1.0), temperature))
+                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform))
 
 if not text_in:
     st.warning(tr("err.empty_text"))
@@ -55,7 +56,8 @@ T = len(text)
 step_box, checks_box = st.container(), st.container(border=True)
 with st.container(border=True):
     edits = view.score_editor(base, layer, head, labels)
-switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits)
+switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits,
+                    uniform_heads=view.uniform_heads(uniform, head, cfg.n_heads), heads_off=tuple(sorted(heads_off)))
 trace = view.what_if(base, switches)
 own = view.cached_walk(tm, text)
 causal = future_mask(T)  # (T, T)
@@ -74,6 +76,7 @@ with checks_box:
 
 st.subheader(tr("attn.pred_header"))
 view.show_prediction(tm, text, layer, switches)
+experiments_view.show_experiments(tm, text, layer, switches, labels)
 
 st.subheader(tr("attn.heads_header", layer=layer))
 view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)], labels, future)

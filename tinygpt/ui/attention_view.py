@@ -6,10 +6,11 @@ blocks, the checks, the arithmetic of a cell) and the charts from ``tinygpt.char
 
 URL query parameters (DEVELOPERS.md, "Links between pages"): ``text``, ``layer``, ``head``,
 ``step`` (a step id, or ``input`` for the input X before step 1), ``mask`` (1/0), ``scale``
-(``sqrt``, ``1`` or a number), ``tau`` and ``edits`` (the edited scores, ``head:i:j:value,…``,
-``tinygpt.links``). They are read into the widgets when the page opens (or the link changes) and
-written back on every run, so the address bar always reproduces the view; the model is in
-``model=``/``train=`` (``tinygpt.ui.model_choice``).
+(``sqrt``, ``1`` or a number), ``tau``, ``edits`` (the edited scores, ``head:i:j:value,…``,
+``tinygpt.links``) and the ablation switches ``off`` (heads switched off, e.g. ``0,1``) and
+``uniform`` (``head`` or ``layer``), written only when set. They are read into the widgets when
+the page opens (or the link changes) and written back on every run, so the address bar always
+reproduces the view; the model is in ``model=``/``train=`` (``tinygpt.ui.model_choice``).
 
 Shapes: T sequence length, h n_heads, d_head, D d_model, V vocab_size.
 """
@@ -54,12 +55,19 @@ MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
 MAX_EDIT = 10_000.0
 SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
 URL_KEYS: tuple[str, ...] = ("text", "layer", "head", "step", "mask", "scale", "tau")
+#: Parameters of the ablation switches: in the URL only while the switch is set.
+ABLATION_URL_KEYS: tuple[str, ...] = ("off", "uniform")
+#: Uniform attention: none, the chosen head, or every head of the chosen layer.
+UNIFORM_MODES: tuple[str, ...] = ("none", "head", "layer")
+_UNIFORM_WORDS = {"none": "none", "0": "none", "off": "none", "head": "head", "1": "head", "layer": "layer",
+                  "all": "layer"}
 _WRITTEN = "_attn_url_written"
 
 K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
 K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
 K_CELL_I, K_CELL_J, K_OUTPUT, K_EDITING = "attn_cell_i", "attn_cell_j", "attn_output", "attn_editing"
 K_SNAPSHOT = "attn_snapshot"
+K_HEADS_OFF, K_UNIFORM = "attn_heads_off", "attn_uniform"
 K_ALL_COLUMNS = "attn_all_columns"
 #: (layer, edits) from the URL's ``edits=``: the starting values of that layer's score editors
 #: (its name starts with "attn_edit_", so reset_switches forgets it with the editors).
@@ -146,7 +154,28 @@ def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[d
             values[K_TAU] = nearest
             if abs(nearest - number) > 0.01 * number:
                 problems.append(("snap_tau", params["tau"]))
+    if "off" in params:
+        heads = _heads(params["off"], n_heads)
+        values[K_HEADS_OFF] = [] if heads is None else heads
+        if heads is None:
+            problems.append(("off", params["off"]))
+    if "uniform" in params:
+        mode = _UNIFORM_WORDS.get(params["uniform"].strip().lower())
+        values[K_UNIFORM] = mode or "none"
+        if mode is None:
+            problems.append(("uniform", params["uniform"]))
     return values, problems
+
+
+def _heads(raw: str, n_heads: int) -> list[int] | None:
+    """Head numbers from "0,1" (sorted, without repeats; "" or "none" is no head), or None when a
+    part is not a head of the layer (0..n_heads-1)."""
+    parts = [p.strip() for p in raw.split(",") if p.strip()]
+    if parts == ["none"]:
+        return []
+    if not all(p.isdigit() and int(p) < n_heads for p in parts):
+        return None
+    return sorted({int(p) for p in parts})
 
 
 def _number(raw: str) -> float | None:
@@ -158,11 +187,22 @@ def _number(raw: str) -> float | None:
 
 
 def url_values(text: str, layer: int, head: int, step: str, mask: bool, scaling: str, divisor: float,
-               temperature: float) -> dict[str, str]:
-    """The query parameters that reproduce a view (the inverse of :func:`parse_url`)."""
+               temperature: float, heads_off: Sequence[int] = (), uniform: str = "none") -> dict[str, str]:
+    """The query parameters that reproduce a view (the inverse of :func:`parse_url`); ``off`` and
+    ``uniform`` only when they are set."""
     scale = {"sqrt": "sqrt", "one": "1"}.get(scaling, f"{divisor:g}")
-    return {"text": text, "layer": str(layer), "head": str(head), "step": step, "mask": "1" if mask else "0",
-            "scale": scale, "tau": f"{temperature:g}"}
+    values = {"text": text, "layer": str(layer), "head": str(head), "step": step, "mask": "1" if mask else "0",
+              "scale": scale, "tau": f"{temperature:g}"}
+    if heads_off:
+        values["off"] = ",".join(str(h) for h in sorted(heads_off))
+    if uniform != "none":
+        values["uniform"] = uniform
+    return values
+
+
+def uniform_heads(mode: str, head: int, n_heads: int) -> tuple[int, ...]:
+    """The heads whose attention is made uniform: none, the chosen ``head`` or all ``n_heads``."""
+    return {"none": (), "head": (head,), "layer": tuple(range(n_heads))}[mode]
 
 
 def load_url(n_layers: int, n_heads: int) -> list[str]:
@@ -172,7 +212,7 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
     Also repairs a remembered layer or head that the current model does not have (e.g. after
     training a smaller model), with a message.
     """
-    params = {k: st.query_params[k] for k in URL_KEYS if k in st.query_params}
+    params = {k: st.query_params[k] for k in URL_KEYS + ABLATION_URL_KEYS if k in st.query_params}
     fresh = K_TEXT not in st.session_state  # the page was just opened: its widgets have no state
     messages: list[str] = load_edits(n_heads, fresh)
     if params and (fresh or params != st.session_state.get(_WRITTEN)):
@@ -180,7 +220,7 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
         for key, value in values.items():
             st.session_state[key] = value
         for name, given in problems:
-            last = {"layer": n_layers - 1, "head": n_heads - 1}.get(name, 0)
+            last = {"layer": n_layers - 1, "head": n_heads - 1, "off": n_heads - 1}.get(name, 0)
             key = "attn.url_snap_tau" if name == "snap_tau" else f"attn.url_bad_{name}"
             messages.append(tr(key, value=given, last=last,
                                steps=", ".join(NAV_IDS), lo=TEMPERATURES[0], hi=TEMPERATURES[-1],
@@ -190,6 +230,10 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
         if value is not None and not (isinstance(value, int) and 0 <= value < count):
             st.session_state[key] = 0
             messages.append(tr(f"attn.stale_{name}", value=value, last=count - 1))
+    off = st.session_state.get(K_HEADS_OFF) or []
+    if stale := [h for h in off if not (isinstance(h, int) and 0 <= h < n_heads)]:
+        st.session_state[K_HEADS_OFF] = [h for h in off if h not in stale]
+        messages.append(tr("attn.stale_off", value=", ".join(map(str, stale)), last=n_heads - 1))
     return messages
 
 
@@ -250,6 +294,9 @@ def write_url(values: Mapping[str, str]) -> None:
     for key, value in values.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
+    for key in ABLATION_URL_KEYS:  # a switch set back to off leaves the URL
+        if key not in values and key in st.query_params:
+            del st.query_params[key]
     st.session_state[_WRITTEN] = dict(values)
 
 
@@ -269,10 +316,12 @@ def move_step(delta: int) -> None:
 
 def reset_switches() -> None:
     """Button callback: the model's own attention again (the mask as in its training, √d_head,
-    τ = 1, no edits)."""
+    τ = 1, no edits, every head on, no uniform attention)."""
     st.session_state[K_MASK] = st.session_state.get(K_TRAINED_MASK, True)
     st.session_state[K_SCALING] = "sqrt"
     st.session_state[K_TAU] = 1.0
+    st.session_state[K_HEADS_OFF] = []
+    st.session_state[K_UNIFORM] = "none"
     st.session_state[K_EDITING] = False
     for key in [k for k in st.session_state if str(k).startswith("attn_edit_")]:
         del st.session_state[key]
@@ -361,16 +410,22 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
 
     A :class:`ScoreCell` gives q_i·k_j (the first ``shown`` products, "⋯", the sum over d_head),
     the division by the divisor, the mask, and the softmax of row i (the row maximum, exp of up to
-    ``row_shown`` entries, their sum, the division); a :class:`DotProduct` its products and sum; a
-    :class:`Copy` where the number was copied from.
+    ``row_shown`` entries, their sum, the division) — or, for a head made uniform, 1/(number of
+    keys the mask allows); a :class:`DotProduct` its products and sum, then 0 when the step set
+    the entry to 0 (a head switched off); a :class:`Copy` where the number was copied from.
     """
     if isinstance(expl, Copy):
         index = ", ".join(str(k) for k in expl.index)
         return [("attn.cell_copy", {}, rf"\mathrm{{{name}}}[{i}, {j}] = \mathrm{{{expl.source}}}[{index}] = {_num(expl.value)}")]
     if isinstance(expl, DotProduct):
-        return [("attn.cell_dot", {"shown": min(shown, len(expl.a)), "n": len(expl.a)},
-                 rf"\mathrm{{{name}}}[{i}, {j}] = {expl.a_name} \cdot {expl.b_name} = "
-                 rf"{_terms(expl.a, expl.b, shown)} = {_num(expl.total)}")]
+        lines = [("attn.cell_dot", {"shown": min(shown, len(expl.a)), "n": len(expl.a)},
+                  rf"\mathrm{{{name}}}[{i}, {j}] = {expl.a_name} \cdot {expl.b_name} = "
+                  rf"{_terms(expl.a, expl.b, shown)} = {_num(expl.total)}")]
+        # The entry the trace holds is 0 although the product is not: the step zeroed it
+        # afterwards (weighted_sum with the head in Switches.heads_off).
+        if expl.value == 0.0 and not math.isclose(expl.total, 0.0, abs_tol=1e-12):
+            lines.append(("attn.cell_head_off", {}, rf"\mathrm{{{name}}}[{i}, {j}] := 0"))
+        return lines
     c = expl
     d = len(c.dot.a)
     lines = [("attn.cell_dot", {"shown": min(shown, d), "n": d},
@@ -382,6 +437,12 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
     if c.masked:
         lines.append(("attn.cell_masked", {}, rf"{j} > {i} \Rightarrow \tilde S_{{{i},{j}}} = -\infty"))
     T = len(c.row)
+    if c.uniform:  # Switches.uniform_heads: α ignores the scores, 1/n over the n keys the mask allows
+        n = sum(1 for v in c.row if not (math.isinf(v) and v < 0))
+        value = rf"\dfrac{{1}}{{{n}}} = {_num(c.alpha[j])}" if not c.masked else _num(c.alpha[j])
+        lines.append(("attn.cell_uniform_masked" if c.masked else "attn.cell_uniform", {"n": n},
+                      rf"\alpha_{{{i},{j}}} = {value}"))
+        return lines
     tau = "" if c.temperature == 1.0 else rf"/{_num(c.temperature)}"
     ks = list(range(min(T, row_shown)))
     if j not in ks:
@@ -425,7 +486,8 @@ def snapshot_text(text: str, T: int) -> str:
 def set_defaults(text: str, sqrt_d_head: float) -> None:
     """Default widget values (set in session state, so widgets never get a second default)."""
     for key, value in ((K_TEXT, text), (K_LAYER, 0), (K_HEAD, 0), (K_STEP, STEP_IDS[0]), (K_MASK, True),
-                       (K_SCALING, "sqrt"), (K_DIVISOR, float(sqrt_d_head)), (K_TAU, 1.0)):
+                       (K_SCALING, "sqrt"), (K_DIVISOR, float(sqrt_d_head)), (K_TAU, 1.0), (K_HEADS_OFF, []),
+                       (K_UNIFORM, "none")):
         st.session_state.setdefault(key, value)
 
 
@@ -451,9 +513,11 @@ class SwitchPanel(NamedTuple):
     scaling: str  # one of SCALINGS
     divisor: float | None  # None: √d_head
     temperature: float
+    heads_off: list[int]  # heads of the chosen layer whose output is zero before W_O
+    uniform: str  # one of UNIFORM_MODES: none, head (the chosen head), layer (every head)
 
 
-def switch_panel(cfg: GPTConfig) -> SwitchPanel:
+def switch_panel(cfg: GPTConfig, layer: int, head: int) -> SwitchPanel:
     """All what-if switches in one block of the main area, above the step they change.
 
     An expander (open at first) whose columns stack on a narrow screen, so on a phone the switches
@@ -474,7 +538,19 @@ def switch_panel(cfg: GPTConfig) -> SwitchPanel:
                 divisor = st.number_input(tr("attn.scale_value"), MIN_DIVISOR, MAX_DIVISOR, key=K_DIVISOR)
         temperature = tau_col.select_slider(tr("attn.temperature"), TEMPERATURES, format_func="{:g}".format,
                                             help=tr("attn.temperature_help"), key=K_TAU)
-    return SwitchPanel(mask_on, scaling, divisor, temperature)
+        off_col, uniform_col = st.columns(2)  # ablation: applies to the chosen layer, like the others
+        head_labels = {h: tr("attn.panel_head", h=h) for h in range(cfg.n_heads)}
+        with off_col:
+            keep_radio_choice(K_HEADS_OFF)  # the browser keeps a multiselect's choices by their labels too
+            heads_off = st.multiselect(tr("attn.heads_off", layer=layer), range(cfg.n_heads), format_func=head_labels.get,
+                                       help=tr("attn.heads_off_help"), placeholder=tr("attn.heads_off_none"), key=K_HEADS_OFF)
+        uniform_labels = {"none": tr("attn.uniform_none"), "head": tr("attn.uniform_head", head=head),
+                          "layer": tr("attn.uniform_layer", layer=layer)}
+        with uniform_col:
+            keep_radio_choice(K_UNIFORM)
+            uniform = st.radio(tr("attn.uniform"), UNIFORM_MODES, format_func=uniform_labels.get,
+                               help=tr("attn.uniform_help"), key=K_UNIFORM, horizontal=True)
+    return SwitchPanel(mask_on, scaling, divisor, temperature, heads_off, uniform)
 
 
 def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[str]) -> tuple[tuple[int, int, int, float], ...]:
@@ -711,7 +787,7 @@ def show_checks(tm: TrainedModel, text: str, base: AttentionTrace, trace: Attent
         st.markdown(":material/info: " + tr("attn.check_changed", diff=change))
     sdpa = sdpa_switch_difference(trace)
     if sdpa is None:
-        st.markdown(":material/info: " + tr("attn.check_sdpa_edits"))
+        st.markdown(":material/info: " + tr("attn.check_sdpa_edits" if trace.switches.edits else "attn.check_sdpa_uniform"))
     else:
         sw = trace.switches
         scale = 1.0 / (sw.divisor_for(trace.state["Q_h"].shape[-1]) * sw.temperature)
@@ -721,7 +797,9 @@ def show_checks(tm: TrainedModel, text: str, base: AttentionTrace, trace: Attent
 
 
 def show_prediction(tm: TrainedModel, text: str, layer: int, switches: Switches) -> None:
-    """The whole model's next character after ``text``, its own and under the switches (in ``layer``)."""
+    """The whole model's next character after ``text``, its own and under the switches (in
+    ``layer``), with the distribution over every character; the other positions are
+    ``experiments_view.show_effects``'s."""
     effects = whatif_effects(tm, text, layer, switches)
     own, new = effects.own_probs, effects.new_probs  # (T, V)
     chars = list(tm.vocab.chars)
@@ -732,19 +810,10 @@ def show_prediction(tm: TrainedModel, text: str, layer: int, switches: Switches)
     else:
         st.markdown(tr("attn.pred_changed", text=shown, own=chars[a], p=float(own[-1, a]), new=chars[b],
                        q=float(new[-1, b]), layer=layer))
-    left, right = st.columns([3, 2])  # four columns of numbers: the wider side
-    left.dataframe(pd.DataFrame({
+    st.dataframe(pd.DataFrame({
         tr("attn.pred_char"): chars, tr("attn.pred_own"): to_numpy(own[-1]), tr("attn.pred_new"): to_numpy(new[-1]),
         tr("attn.pred_diff"): to_numpy(new[-1] - own[-1]),
     }), hide_index=True, width="stretch")
-    T = own.shape[0]
-    with right.expander(tr("attn.pred_positions")):
-        own_top, new_top = effects.own_ids, effects.new_ids  # (T,)
-        st.dataframe(pd.DataFrame({
-            tr("attn.pred_pos"): range(T), tr("attn.pred_input"): list(text),
-            tr("attn.pred_own_next"): [f"{chars[k]} ({own[t, k]:.3f})" for t, k in enumerate(own_top.tolist())],
-            tr("attn.pred_new_next"): [f"{chars[k]} ({new[t, k]:.3f})" for t, k in enumerate(new_top.tolist())],
-        }), hide_index=True, width="stretch")
 
 
 def zero_future(alpha: torch.Tensor) -> np.ndarray:

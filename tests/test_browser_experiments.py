@@ -1,0 +1,64 @@
+"""Browser test of the Attention page's experiments on the context example: uniform attention in
+layer 0 marks the positions whose prediction changes.
+
+The context model reaches the browser session as a checkpoint uploaded on the Train page (the
+session's own model), trained here with the example's own settings.
+"""
+
+import pytest
+
+from conftest import assert_no_exception, wait_for_app
+from tinygpt.examples import EXAMPLES
+from tinygpt.i18n import t
+
+pytestmark = pytest.mark.browser
+
+CONTEXT = EXAMPLES["context"]
+#: Positions whose prediction uniform attention in layer 0 changes (python -m bench.experiments).
+UNIFORM_LAYER0_CHANGES = [3, 5, 6, 7, 10, 12, 13, 14]
+
+# glide-data-grid keeps an accessible copy of its cells as <td> while the grid is on screen:
+# [position label, "changed" cell] of every row of the effects table.
+ROWS_JS = """(grid) => Array.from(grid.querySelectorAll('tr')).filter(tr => tr.querySelector('td'))
+    .map(tr => Array.from(tr.querySelectorAll('td')).map(td => td.innerText))"""
+
+
+def marked_rows(grid, mark: str) -> list[str]:
+    """Position labels of the rows whose cells include ``mark``."""
+    return [cells[0] for cells in grid.evaluate(ROWS_JS) if any(c.startswith(mark) for c in cells)]
+
+
+def test_uniform_attention_in_layer_0_marks_the_changed_positions(app_server, page, tmp_path):
+    from tinygpt.checkpoint import to_bytes
+    from tinygpt.train import train
+    from tinygpt.ui.experiments_view import CHANGED_MARK
+
+    tm = train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
+    checkpoint = tmp_path / "context.safetensors"
+    checkpoint.write_bytes(to_bytes(tm))
+
+    page.goto(f"{app_server}/?lang=en")
+    wait_for_app(page, 240_000)
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(checkpoint))
+    page.get_by_text(t("train.upload_ok", "en", text=CONTEXT.text, params=tm.gpt_cfg.n_parameters(),
+                       steps=len(tm.losses))).wait_for(timeout=60_000)
+
+    page.get_by_role("link", name=t("nav.attention", "en")).click()
+    header = page.get_by_role("heading", name=t("attn.exp.header", "en"))
+    header.wait_for(timeout=60_000)
+    wait_for_app(page)
+    grid = header.locator("xpath=following::*[@data-testid='stDataFrame'][1]")
+    grid.scroll_into_view_if_needed(timeout=30_000)
+    grid.locator("td").first.wait_for(state="attached", timeout=30_000)
+    assert len(grid.evaluate(ROWS_JS)) == 15 and marked_rows(grid, CHANGED_MARK) == []
+
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_text(t("attn.uniform_layer", "en", layer=0), exact=True).click()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('uniform') === 'layer'", timeout=60_000)
+    page.get_by_text("8 of 15 positions").first.wait_for(timeout=60_000)
+    wait_for_app(page)
+    grid.scroll_into_view_if_needed(timeout=30_000)
+    page.wait_for_function(f"(grid) => ({ROWS_JS})(grid).filter(r => r.some(c => c.startsWith('{CHANGED_MARK}'))).length > 0",
+                           arg=grid.element_handle(), timeout=60_000, polling=200)
+    assert marked_rows(grid, CHANGED_MARK) == [f"{i} {CONTEXT.display[i]}" for i in UNIFORM_LAYER0_CHANGES]
+    assert_no_exception(page)
