@@ -1,8 +1,8 @@
 """Browser test of the Attention page's experiments on the context example: uniform attention in
 layer 0 marks the positions whose prediction changes.
 
-The context model reaches the browser session as a checkpoint uploaded on the Train page (the
-session's own model), trained here with the example's own settings.
+The student opens the Attention page (the textbook example), picks the context example in the
+model choice and switches attention to uniform in layer 0 in the switch panel.
 """
 
 import pytest
@@ -28,22 +28,15 @@ def marked_rows(grid, mark: str) -> list[str]:
     return [cells[0] for cells in grid.evaluate(ROWS_JS) if any(c.startswith(mark) for c in cells)]
 
 
-def test_uniform_attention_in_layer_0_marks_the_changed_positions(app_server, page, tmp_path):
-    from tinygpt.checkpoint import to_bytes
-    from tinygpt.train import train
+def test_uniform_attention_in_layer_0_marks_the_changed_positions(app_server, page):
     from tinygpt.ui.experiments_view import CHANGED_MARK
 
-    tm = train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
-    checkpoint = tmp_path / "context.safetensors"
-    checkpoint.write_bytes(to_bytes(tm))
-
-    page.goto(f"{app_server}/?lang=en")
+    page.goto(f"{app_server}/attention?lang=en")
     wait_for_app(page, 240_000)
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(checkpoint))
-    page.get_by_text(t("train.upload_ok", "en", text=CONTEXT.text, params=tm.gpt_cfg.n_parameters(),
-                       steps=len(tm.losses))).wait_for(timeout=60_000)
-
-    page.get_by_role("link", name=t("nav.attention", "en")).click()
+    page.get_by_role("heading", name=t("attn.title", "en")).wait_for(timeout=240_000)
+    page.get_by_text(t("model.choice.context", "en"), exact=True).first.click()
+    page.wait_for_function("() => new URL(location.href).searchParams.get('model') === 'context'", timeout=60_000)
+    wait_for_app(page, 240_000)
     header = page.get_by_role("heading", name=t("attn.exp.header", "en"))
     header.wait_for(timeout=60_000)
     wait_for_app(page)
@@ -52,8 +45,7 @@ def test_uniform_attention_in_layer_0_marks_the_changed_positions(app_server, pa
     grid.locator("td").first.wait_for(state="attached", timeout=30_000)
     assert len(grid.evaluate(ROWS_JS)) == 15 and marked_rows(grid, CHANGED_MARK) == []
 
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_text(t("attn.uniform_layer", "en", layer=0), exact=True).click()
+    page.get_by_test_id("stMain").get_by_text(t("attn.uniform_layer", "en", layer=0), exact=True).click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('uniform') === 'layer'", timeout=60_000)
     page.get_by_text("8 of 15 positions").first.wait_for(timeout=60_000)
     wait_for_app(page)

@@ -21,6 +21,7 @@ from tinygpt.i18n import t
 from tinygpt.train import train
 from tinygpt.ui import attention_view as view
 from tinygpt.ui import experiments_view as xv
+from tinygpt.ui.models import K_CHOICE
 
 CONTEXT = EXAMPLES["context"]
 #: bench.experiments on the context example: uniform attention (every head) in layer 0.
@@ -117,9 +118,10 @@ def test_on_the_textbook_model_nothing_changes_and_the_page_says_why(lang):
     assert t("attn.exp.why_one_char", lang, T=4) in text  # 你→好, 好→世, 世→界, 界→你 from one character
     assert t("attn.exp.why_mask_last", lang, last="3 界", layer=5) in text
     button = at.button(key="attn_try_context")
-    assert button.label == t("attn.exp.try_context", lang)
+    assert button.label == t("model.offer_context", lang)
     button.click().run()
-    assert at.session_state[xv.K_MODEL_CHOICE] == "context" and not at.exception
+    assert at.session_state[K_CHOICE] == "context" and not at.exception
+    assert at.text_input(key=view.K_TEXT).value == EXAMPLES["context"].display  # the context model's own text
 
 
 def test_unchanged_reasons_come_from_the_models_numbers():

@@ -40,7 +40,6 @@ from tinygpt.explain import (
 from tinygpt.links import decode_edits, encode_edits
 from tinygpt.record import TrainedModel
 from tinygpt.theory import STEP_CONCEPT
-from tinygpt.ui import model_choice
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import error_text, tr
@@ -282,11 +281,6 @@ def follow_model(tm: TrainedModel) -> None:
         reset_switches()
         ss[K_TEXT] = tm.text[: tm.gpt_cfg.max_len]
     ss.setdefault(K_MASK, tm.train_cfg.causal_mask)
-
-
-def offer_context_example() -> None:
-    """A button that switches the pages to the context example (where attention matters) and reruns."""
-    model_choice.offer_context_example()
 
 
 def write_url(values: Mapping[str, str]) -> None:

@@ -24,6 +24,7 @@ from tinygpt.charts import effects_chart, labelled_heatmap, vega_spec
 from tinygpt.examples import EXAMPLES
 from tinygpt.explain import PositionEffects, head_importance, logit_lens, walk
 from tinygpt.train import TrainedModel
+from tinygpt.ui import model_choice
 from tinygpt.ui.attention_view import cached_walk, whatif_effects
 from tinygpt.ui.i18n import tr
 
@@ -36,7 +37,6 @@ TINY_DELTA = 0.01
 #: Attention whose rows put on average at least this share on one key counts as (almost) one-hot.
 ONE_HOT_SHARE = 0.9
 #: The session key the model choice reads; the context example's button sets it.
-K_MODEL_CHOICE = "attn_model_choice"
 K_LENS, K_HEADS = "attn_lens", "attn_heads"
 #: Parameters × positions × heads above which "which heads matter" starts closed: its L·h walks
 #: of the whole model take about 0.7 s at 5e9 on this host (the seed model on 4 characters:
@@ -117,15 +117,10 @@ def unchanged_reasons(fx: PositionEffects, switches: Switches, layer: int, n_lay
 
 
 def offer_context_example() -> None:
-    """A button that asks for the context example (我爱你，你爱我。…), where attention matters.
-
-    It sets ``st.session_state["attn_model_choice"] = "context"``, which the model choice reads.
-    """
-    def choose() -> None:
-        st.session_state[K_MODEL_CHOICE] = "context"
-
+    """Why to try the context example (我爱你，你爱我。…), where attention matters, and the button
+    that switches the model choice to it (``tinygpt.ui.model_choice.offer_context_example``)."""
     st.caption(tr("attn.exp.try_context_help", text=EXAMPLES["context"].text))
-    st.button(tr("attn.exp.try_context"), on_click=choose, icon=":material/swap_horiz:", key="attn_try_context")
+    model_choice.offer_context_example(key="attn_try_context")
 
 
 # ---------------------------------------------------------------- drawing

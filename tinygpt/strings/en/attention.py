@@ -116,7 +116,6 @@ STRINGS: dict[str, str] = {
     "attn.exp.why_sharp": "τ = {tau:g} < 1 puts each row's weight on its highest score, the key the row already favours (a row's largest weight is {share:.0%} on average in layer {layer}); the predictions here rest on those keys, so they keep their characters.",
     "attn.exp.why_tiny": "The largest change of the model's own choice is |Δp| = {dp:.2g} (at {pos}): tiny.",
     "attn.exp.why_small": "The probability of the model's own choice moves by up to |Δp| = {dp:.3f} (at {pos}), but at no position does another character overtake it.",
-    "attn.exp.try_context": "Try the context example",
     "attn.exp.try_context_help": "In the context example {text} the same character is followed by different characters depending on the one before it, so the model must attend to earlier positions: there the switches change predictions.",
     "attn.exp.p_own": "p (own)",
     "attn.exp.p_new": "p (switches)",

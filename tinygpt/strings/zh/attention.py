@@ -116,7 +116,6 @@ STRINGS: dict[str, str] = {
     "attn.exp.why_sharp": "τ = {tau:g} < 1 把每一行的权重集中到得分最高的键上，也就是这一行本来就最看重的键（第 {layer} 层每行最大的权重平均为 {share:.0%}）；这里的预测就靠这些键，所以预测的字不变。",
     "attn.exp.why_tiny": "模型自己所选的字的概率最多变化 |Δp| = {dp:.2g}（在 {pos}）：微乎其微。",
     "attn.exp.why_small": "模型自己所选的字的概率最多变化 |Δp| = {dp:.3f}（在 {pos}），但没有任何位置被别的字超过。",
-    "attn.exp.try_context": "试试上下文例子",
     "attn.exp.try_context_help": "在上下文例子 {text} 里，同一个字后面跟什么字取决于它前面的那个字，所以模型必须关注前面的位置：在那里开关会改变预测。",
     "attn.exp.p_own": "p（模型自己）",
     "attn.exp.p_new": "p（用开关后）",
