@@ -1,9 +1,9 @@
 """Load: concurrent browser-less sessions rerunning the Attention page of one server.
 
-Each session is a websocket client speaking Streamlit's own protocol (the protobuf BackMsg /
-ForwardMsg messages the browser sends and receives on ``/_stcore/stream``), so the server under
-test is an ordinary ``streamlit run`` process doing all the work it does for a browser: running
-the page script, computing the attention trace, building the Altair specs and tables, and
+Each session is a websocket client speaking Streamlit's own protocol (``bench.st_client``: the
+protobuf BackMsg / ForwardMsg messages the browser sends and receives on ``/_stcore/stream``), so
+the server under test is an ordinary ``streamlit run`` process doing all the work it does for a
+browser: running the page script, computing the attention trace, building the Altair specs and tables, and
 serialising every element. The clients only parse the replies.
 
 A rerun is timed from sending ``rerun_script`` to the server's ``script_finished``: the first run
@@ -32,15 +32,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-import websockets
-from streamlit.proto.Alert_pb2 import Alert
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
 from bench.cold_start import load_note, start_server, stop_server, wait_healthy
+from bench.st_client import Run, Session, connect
 
 TARGET_RATIO = 3.0
-RUN_TIMEOUT_S = 300.0
 
 
 @dataclass
@@ -53,72 +48,35 @@ class Stats:
     bytes_received: int = 0
 
 
-async def run_once(ws, page: str, query: str, stats: Stats, current: dict[str, str]) -> float:
-    """Ask for one run of ``page`` and read the replies until the script finishes; returns seconds.
-
-    The first run names the page by its URL path, as loading the URL does; later runs name the
-    page by the script hash the server sent (``current``), as the browser's rerun does.
-    """
-    msg = BackMsg()
-    if "hash" in current:
-        msg.rerun_script.page_script_hash = current["hash"]
-    else:
-        msg.rerun_script.page_name = page
-    msg.rerun_script.query_string = query
-    msg.rerun_script.widget_states.SetInParent()
-    start = time.perf_counter()
-    await ws.send(msg.SerializeToString())
-    while True:
-        data = await asyncio.wait_for(ws.recv(), timeout=RUN_TIMEOUT_S)
-        stats.bytes_received += len(data)
-        fwd = ForwardMsg()
-        fwd.ParseFromString(data)
-        kind = fwd.WhichOneof("type")
-        if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-            element = fwd.delta.new_element
-            element_type = element.WhichOneof("type")
-            if element_type == "exception":
-                stats.errors.append(f"exception: {element.exception.type} {element.exception.message[:200]}")
-            elif element_type == "alert" and element.alert.format == Alert.ERROR:
-                stats.errors.append(f"error message: {element.alert.body[:200]}")
-        elif kind == "navigation" and fwd.navigation.page_script_hash:
-            current["hash"] = fwd.navigation.page_script_hash
-        elif kind == "page_not_found":
-            stats.errors.append(f"page not found: {page}")
-        elif kind == "script_finished":
-            status = fwd.script_finished
-            if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                continue  # interrupted by a newer run; wait for that one to finish
-            if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
-                stats.errors.append("script compile error")
-            return time.perf_counter() - start
-
-
-async def session(ws_url: str, page: str, query: str, seconds: float, think: float, stats: Stats,
+async def session(url: str, page: str, query: str, seconds: float, think: float, stats: Stats,
                   rng: random.Random | None = None) -> None:
     """One client: load the page once, then rerun it until ``seconds`` have passed.
 
     With ``rng`` each pause is drawn uniformly from 0.5–1.5 × ``think`` (students do not move their
     sliders in step); without it every pause is ``think``.
     """
+    def record(run: Run) -> float:
+        stats.errors.extend(run.errors)
+        stats.bytes_received += run.bytes_received
+        return run.seconds
+
     try:
-        async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
-                                      ping_interval=None) as ws:
-            current: dict[str, str] = {}
-            stats.first_loads.append(await run_once(ws, page, query, stats, current))
+        async with connect(url) as ws:
+            client = Session(ws)
+            stats.first_loads.append(record(await client.run(page, query)))
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline:
-                stats.reruns.append(await run_once(ws, page, query, stats, current))
+                stats.reruns.append(record(await client.run(query=query)))
                 if think:
                     await asyncio.sleep(think * (rng.uniform(0.5, 1.5) if rng is not None else 1.0))
     except Exception as exc:  # a broken connection or a timeout is an error of the run, not of the bench
         stats.errors.append(f"session failed: {exc!r}")
 
 
-async def measure(ws_url: str, sessions: int, seconds: float, think: float, page: str, query: str) -> Stats:
+async def measure(url: str, sessions: int, seconds: float, think: float, page: str, query: str) -> Stats:
     """Run ``sessions`` clients at once for ``seconds``; all their reruns in one Stats."""
     stats = Stats()
-    await asyncio.gather(*(session(ws_url, page, query, seconds, think, stats, random.Random(i)) for i in range(sessions)))
+    await asyncio.gather(*(session(url, page, query, seconds, think, stats, random.Random(i)) for i in range(sessions)))
     return stats
 
 
@@ -151,13 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if proc is not None:
             wait_healthy(proc, url)
-        ws_url = url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
         query = "lang=en"
-        warm = asyncio.run(measure(ws_url, 1, 0.0, 0.0, args.page, query))  # trains the default model, fills caches
+        warm = asyncio.run(measure(url, 1, 0.0, 0.0, args.page, query))  # trains the default model, fills caches
         print(f"warm-up: first load of /{args.page} on this server took {warm.first_loads[0]:.1f} s")
-        single = asyncio.run(measure(ws_url, 1, args.single, args.think, args.page, query))
+        single = asyncio.run(measure(url, 1, args.single, args.think, args.page, query))
         print(describe("1 session", single))
-        many = asyncio.run(measure(ws_url, args.sessions, args.seconds, args.think, args.page, query))
+        many = asyncio.run(measure(url, args.sessions, args.seconds, args.think, args.page, query))
         print(describe(f"{args.sessions} sessions", many))
     finally:
         if proc is not None:

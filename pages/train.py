@@ -12,7 +12,7 @@ from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.vocab import causal_loss_floor, pair_texts
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, controls_job, run_labels, show_progress, start_job
+from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, controls_job, run_labels, show_progress, start_or_refuse
 from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.train_view import form_values, loaded_run, options_with
 from tinygpt.ui.navigation import ensure_entry_script
@@ -133,9 +133,10 @@ job = ss.get("job")
 status = job.status if job is not None else None
 c = st.columns(5)
 if c[0].button(tr("train.start"), type="primary", disabled=configs is None or status in ACTIVE, key="train_start", width="stretch"):
-    ss["job"] = start_job(text, *configs)
-    ss["job"].wait_first_step(FIRST_POINT_WAIT)  # the redraw below then shows the first loss point
-    st.rerun()
+    if (started := start_or_refuse(text, *configs)) is not None:  # None: refused, the message is shown
+        ss["job"] = started
+        started.wait_first_step(FIRST_POINT_WAIT)  # the redraw below then shows the first loss point
+        st.rerun()
 paused = status == JobStatus.PAUSED
 mine = controls_job(job)  # a run shared with the session that started it: only that session controls it
 if c[1].button(tr("train.resume" if paused else "train.pause"), disabled=status not in ACTIVE or not mine, key="train_pause", width="stretch"):
@@ -147,9 +148,10 @@ if c[1].button(tr("train.resume" if paused else "train.pause"), disabled=status 
 if c[2].button(tr("train.step"), help=tr("train.step_help"), disabled=status in (JobStatus.WAITING, JobStatus.RUNNING) or (not paused and configs is None) or (paused and not mine), key="train_step", width="stretch"):
     if paused:
         job.step_once()
-    else:
-        ss["job"] = start_job(text, *configs, paused=True, steps=1)
-    st.rerun()
+        st.rerun()
+    elif (started := start_or_refuse(text, *configs, paused=True, steps=1)) is not None:
+        ss["job"] = started
+        st.rerun()
 if c[3].button(tr("train.stop"), disabled=status not in ACTIVE, key="train_stop", width="stretch"):
     if mine:
         job.stop()
@@ -182,9 +184,10 @@ st.markdown(tr("train.loss_formula"))
 live_progress()
 if job is not None and job.from_cache:
     if st.button(tr("train.train_again"), help=tr("train.train_again_help"), icon=":material/replay:", key="train_again"):
-        ss["job"] = start_job(job.text, job.gpt_cfg, job.train_cfg, fresh=True)
-        ss["job"].wait_first_step(FIRST_POINT_WAIT)
-        st.rerun()
+        if (started := start_or_refuse(job.text, job.gpt_cfg, job.train_cfg, fresh=True)) is not None:
+            ss["job"] = started
+            started.wait_first_step(FIRST_POINT_WAIT)
+            st.rerun()
 
 # ---------------------------------------------------------------- the session's runs, side by side
 if runs:

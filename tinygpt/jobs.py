@@ -18,6 +18,11 @@
   the same settings cause one training and all watch its progress. The job's ``owner`` is the
   session that started it: only it may pause, step or stop the run; the others only follow it
   (their Stop detaches them, the run goes on for the rest).
+- Memory guard: :func:`start_job` refuses to start a new training (:class:`MemoryLimitError`)
+  when the process's RSS plus what the run would need (:func:`job_memory_mb`) would pass
+  ``MEMORY_LIMIT_MB``, so the host's own limit, which restarts the app for everyone, is not
+  reached by one more training. Models already trained (the shelf) and running jobs are still
+  handed out: they cost no new memory.
 - :class:`RunRecord`: what a session keeps of its earlier runs, labelled by the settings that
   differ (:func:`run_labels`).
 
@@ -55,6 +60,14 @@ RATE_WINDOW = 20
 #: The shelf keeps finished models up to this many parameters in all (float32: × 4 bytes),
 #: dropping the least recently used; sessions still holding a dropped model keep it.
 MAX_SHELF_PARAMETERS = 60_000_000
+#: A new training is refused when the server's RSS plus the run's estimate would pass this many MB
+#: (10⁶ bytes; env TINYGPT_MEMORY_LIMIT_MB, 0 = no limit). Community Cloud gives an app roughly
+#: 0.7–2.7 GB and restarts it beyond its limit; 2000 MB leaves room for the pages' own peaks.
+MEMORY_LIMIT_MB = max(0, int(os.environ.get("TINYGPT_MEMORY_LIMIT_MB", "2000") or 0))
+#: Bytes a training run holds per parameter: weights, gradients and Adam's two moments (float32).
+JOB_BYTES_PER_PARAMETER = 16
+#: MB a training run holds beyond that (activations, the allocator's slack), whatever its size.
+JOB_BASE_MB = 50.0
 
 
 class JobStatus(enum.StrEnum):
@@ -106,6 +119,48 @@ class JobQueue:
         """1-based place of a waiting job in the line (0 when it is not waiting)."""
         with self._cond:
             return self.waiting.index(job_id) + 1 if job_id in self.waiting else 0
+
+
+class MemoryLimitError(RuntimeError):
+    """A new training would take the server past ``MEMORY_LIMIT_MB``; nothing was started.
+
+    ``key`` is the i18n message (``train.memory_full``), ``params`` fill it (MB figures).
+    """
+
+    key = "train.memory_full"
+
+    def __init__(self, rss_mb: float, need_mb: float, limit_mb: float) -> None:
+        self.params = {"rss": round(rss_mb), "need": round(need_mb), "limit": round(limit_mb)}
+        super().__init__(f"the server holds {rss_mb:.0f} MB and this training needs about {need_mb:.0f} MB more; "
+                         f"the limit is {limit_mb:.0f} MB")
+
+
+def process_rss_mb() -> float | None:
+    """This process's resident memory in MB (10⁶ bytes), from /proc; None where there is none."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            pages = int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def job_memory_mb(gpt_cfg: GPTConfig) -> float:
+    """What a training run of this model adds to the process, estimated (MB)."""
+    return gpt_cfg.n_parameters() * JOB_BYTES_PER_PARAMETER / 1e6 + JOB_BASE_MB
+
+
+def check_memory(gpt_cfg: GPTConfig, limit_mb: float | None = None) -> None:
+    """Raise :class:`MemoryLimitError` when a training of ``gpt_cfg`` would pass the limit
+    (``MEMORY_LIMIT_MB`` unless given; 0 = none). Jobs waiting in line are not counted: the
+    queue lets at most ``MAX_CONCURRENT_JOBS`` hold their memory at once."""
+    limit = MEMORY_LIMIT_MB if limit_mb is None else limit_mb
+    rss = process_rss_mb() if limit else None
+    if rss is None:
+        return
+    need = job_memory_mb(gpt_cfg)
+    if rss + need > limit:
+        raise MemoryLimitError(rss, need, limit)
 
 
 def greedy_continuation(tm: TrainedModel) -> tuple[str, str]:
@@ -372,6 +427,10 @@ def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, queue: JobQ
     started it (the caller compares it with its own ``owner`` to know whether it may control the
     run). Otherwise a thread starts training, owned by ``owner``. A job started ``paused`` (to
     take ``steps`` single steps) is the starter's alone: it neither joins nor is joined.
+
+    Raises:
+        MemoryLimitError: a new training would pass the memory limit (:func:`check_memory`);
+        a model on the shelf and a running job are handed out all the same.
     """
     key = model_key(text, gpt_cfg, train_cfg)
     with _running_lock:  # one check-and-start at a time: two equal requests cannot both start
@@ -386,6 +445,7 @@ def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, queue: JobQ
             shared = _running.get(key)
             if shared is not None and shared.status in (JobStatus.WAITING, JobStatus.RUNNING):
                 return shared
+        check_memory(gpt_cfg)
         job = TrainingJob(text, gpt_cfg, train_cfg, owner=owner)
         if not paused:
             _running[key] = job

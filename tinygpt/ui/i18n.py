@@ -9,6 +9,7 @@ import streamlit as st
 from tinygpt.checkpoint import CheckpointError
 from tinygpt.config import ConfigError
 from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, t
+from tinygpt.jobs import MemoryLimitError
 from tinygpt.vocab import UnknownCharError
 
 _KEY = "lang"
@@ -73,6 +74,8 @@ def error_text(exc: Exception) -> str:
         if exc.cause is not None:  # the file's configuration: its reason in this language too
             return tr("ckpt.err.config", error=error_text(exc.cause))
         return tr(f"ckpt.err.{exc.key}", **exc.params)
+    if isinstance(exc, MemoryLimitError):
+        return tr(exc.key, **exc.params)
     if isinstance(exc, ConfigError):
         key = f"accepted.{exc.key}"
         accepted = tr(key, **exc.params) if key in CATALOGUE else exc.accepted

@@ -15,7 +15,8 @@ import streamlit as st
 from tinygpt.charts import loss_chart
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import (
-    MAX_CONCURRENT_JOBS, MAX_PAUSE_SECONDS, JobQueue, JobStatus, Progress, RunRecord, TrainingJob, settings_of,
+    MAX_CONCURRENT_JOBS, MAX_PAUSE_SECONDS, JobQueue, JobStatus, MemoryLimitError, Progress, RunRecord, TrainingJob,
+    settings_of,
 )
 from tinygpt.jobs import run_labels as _run_labels
 from tinygpt.jobs import start_job as _start_job
@@ -57,6 +58,16 @@ def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, paused: boo
     running for the same settings is shared, and only :func:`controls_job` may control it."""
     return _start_job(text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps, owner=session_token(),
                       fresh=fresh)
+
+
+def start_or_refuse(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, **options: object) -> TrainingJob | None:
+    """:func:`start_job`, or None after showing (in the session's language) why the server
+    refused to start a training: it would pass the memory limit (``tinygpt.jobs.MemoryLimitError``)."""
+    try:
+        return start_job(text, gpt_cfg, train_cfg, **options)
+    except MemoryLimitError as exc:
+        show_error(exc)
+        return None
 
 
 def controls_job(job: TrainingJob | None) -> bool:

@@ -27,7 +27,7 @@ import streamlit as st
 
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.jobs import JobStatus, model_key
+from tinygpt.jobs import JobStatus, MemoryLimitError, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.record import StopReason, TrainedModel
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state
@@ -94,7 +94,12 @@ def _open_train_link(spec: str) -> None:
     if job is not None and job.active and model_key(job.text, job.gpt_cfg, job.train_cfg) != key:
         _say(tr("link.busy"))
         return
-    job = start_job(text, gpt_cfg, train_cfg)
+    try:
+        job = start_job(text, gpt_cfg, train_cfg)
+    except MemoryLimitError as exc:  # the server is too full to train it: the textbook example meanwhile
+        _say(tr("link.failed", reason=error_text(exc)))
+        set_choice("textbook")
+        return
     ss["job"], ss[_LINK_JOB] = job, job.job_id
     set_choice("own")
 

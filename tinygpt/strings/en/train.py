@@ -64,6 +64,7 @@ STRINGS: dict[str, str] = {
     "train.reason.early_stop": "loss fell below the early-stop threshold",
     "train.reason.stopped": "stopped",
     "train.reason.non_finite": "non-finite loss",
+    "train.memory_full": "The server is short of memory: it holds {rss} MB and this training would need about {need} MB more, over its limit of {limit} MB. Nothing was started. Try a smaller model, train again when other trainings have finished, or use a model that is already trained (an example, or your teacher's link).",
     "train.stopped": "Stopped at step {steps}; the model you had before is kept.",
     "train.stopped_timeout": "Paused for more than {minutes} minutes, so the run stopped by itself to free its training slot for others.",
     "train.stopped_in_use": "Stopped; every page now uses this stopped model ({steps} {steps:step|steps}).",

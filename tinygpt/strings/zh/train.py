@@ -64,6 +64,7 @@ STRINGS: dict[str, str] = {
     "train.reason.early_stop": "损失已低于提前停止阈值",
     "train.reason.stopped": "已停止",
     "train.reason.non_finite": "损失非有限",
+    "train.memory_full": "服务器内存不足：已占用 {rss} MB，这次训练还需约 {need} MB，超过上限 {limit} MB。训练没有开始。请换一个更小的模型，等其他训练结束后再试，或使用已训练好的模型（示例模型或老师的链接）。",
     "train.stopped": "已停止于第 {steps} 步；之前训练好的模型保持不变。",
     "train.stopped_timeout": "暂停超过 {minutes} 分钟，训练已自动停止，以便别人使用训练名额。",
     "train.stopped_in_use": "已停止；各页面现在使用这个停止时的模型（{steps} 步）。",

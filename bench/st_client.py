@@ -1,0 +1,168 @@
+"""A browser-less Streamlit session: a websocket client speaking Streamlit's own protocol.
+
+The client sends the protobuf ``BackMsg`` a browser sends on ``/_stcore/stream`` (``rerun_script``
+with a page, a query string and widget states) and reads the ``ForwardMsg`` replies until the
+server's ``script_finished``, so the server does all the work it does for a browser. From the
+replies it keeps what a browser would: the pages of the navigation (URL path -> script hash), the
+query string the script wrote (``page_info_changed``), and the widgets drawn, by their ``key=``
+(their element ids end with the key), so a later run can send a widget's new value under its id.
+
+Used by ``bench.load`` and ``bench.classroom``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import websockets
+from streamlit.proto.Alert_pb2 import Alert
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+RUN_TIMEOUT_S = 300.0
+#: Elements whose text a run keeps (``Run.texts``): markdown (captions too), headings, alerts, progress.
+_TEXT_FIELDS = {"markdown": "body", "heading": "body", "alert": "body", "progress": "text"}
+
+
+def stream_url(url: str) -> str:
+    """The websocket address of the app at ``url`` (http://host:port)."""
+    return url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
+
+
+@dataclass
+class Run:
+    """What one script run sent back."""
+
+    seconds: float = 0.0
+    texts: list[str] = field(default_factory=list)
+    successes: list[str] = field(default_factory=list)  # bodies of success alerts
+    errors: list[str] = field(default_factory=list)  # exception elements, error alerts, page not found, compile error
+    widgets: dict[str, object] = field(default_factory=dict)  # key= -> the widget's proto (id, options, value)
+    bytes_received: int = 0
+
+    def has(self, fragment: str) -> bool:
+        """True when some text of the run contains ``fragment``."""
+        return any(fragment in t for t in self.texts)
+
+
+def widget_key(element_id: str) -> str | None:
+    """The ``key=`` of a widget from its element id (``$$ID-<hash>-<key>``), None for unkeyed ones."""
+    parts = element_id.split("-", 2)
+    return parts[2] if len(parts) == 3 and parts[0] == "$$ID" and parts[2] != "None" else None
+
+
+class Session:
+    """One browser-less session on an open websocket (``async with connect(url) as session``)."""
+
+    def __init__(self, ws) -> None:
+        self.ws = ws
+        self.page_hash: str | None = None  # the page shown now
+        self.pages: dict[str, str] = {}  # URL path -> page script hash
+        self.query = ""  # the query string as the script last wrote it
+
+    async def run(self, page: str | None = None, query: str | None = None, widgets: list | None = None) -> Run:
+        """Ask for one run and read the replies until the script finishes.
+
+        ``page``: a URL path to open (by its script hash once the navigation named it, else by
+        name, as loading the URL does); None reruns the page shown. ``query``: the query string
+        to send (None: the one the script last wrote, as the browser keeps it). ``widgets``:
+        ``WidgetState`` messages to send (widgets not sent keep their values on the server).
+        """
+        msg = BackMsg()
+        if page is None and self.page_hash is not None:
+            msg.rerun_script.page_script_hash = self.page_hash
+        elif page is not None and page in self.pages:
+            msg.rerun_script.page_script_hash = self.pages[page]
+        else:
+            msg.rerun_script.page_name = page or ""
+        msg.rerun_script.query_string = self.query if query is None else query
+        msg.rerun_script.widget_states.SetInParent()
+        for state in widgets or ():
+            msg.rerun_script.widget_states.widgets.append(state)
+        run = Run()
+        start = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        while True:
+            data = await asyncio.wait_for(self.ws.recv(), timeout=RUN_TIMEOUT_S)
+            run.bytes_received += len(data)
+            fwd = ForwardMsg()
+            fwd.ParseFromString(data)
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                self._read_element(fwd.delta.new_element, run)
+            elif kind == "navigation":
+                self.pages.update({p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages})
+                if fwd.navigation.page_script_hash:
+                    self.page_hash = fwd.navigation.page_script_hash
+            elif kind == "page_info_changed":
+                self.query = fwd.page_info_changed.query_string
+            elif kind == "page_not_found":
+                run.errors.append(f"page not found: {page}")
+            elif kind == "script_finished":
+                status = fwd.script_finished
+                if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue  # interrupted by a newer run (st.rerun): wait for that one to finish
+                if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
+                    run.errors.append("script compile error")
+                run.seconds = time.perf_counter() - start
+                return run
+
+    @staticmethod
+    def _read_element(element, run: Run) -> None:
+        element_type = element.WhichOneof("type")
+        if element_type == "exception":
+            run.errors.append(f"exception: {element.exception.type} {element.exception.message[:200]}")
+            return
+        if element_type == "alert":
+            if element.alert.format == Alert.ERROR:
+                run.errors.append(f"error message: {element.alert.body[:200]}")
+            elif element.alert.format == Alert.SUCCESS:
+                run.successes.append(element.alert.body)
+        if element_type in _TEXT_FIELDS:
+            run.texts.append(getattr(getattr(element, element_type), _TEXT_FIELDS[element_type]))
+            return
+        proto = getattr(element, element_type) if element_type else None
+        key = widget_key(getattr(proto, "id", "") or "")
+        if key is not None:
+            run.widgets[key] = proto
+
+
+def connect(url: str):
+    """A websocket to the app's stream at ``url`` (http://host:port): ``async with connect(url) as ws``."""
+    return websockets.connect(stream_url(url), subprotocols=["streamlit"], max_size=None, open_timeout=120,
+                                    ping_interval=None)
+
+
+def text_state(widget, value: str):
+    """The state of a text input (or a text area) holding ``value``."""
+    return _state(widget, string_value=value)
+
+
+def click(widget):
+    """A button press."""
+    return _state(widget, trigger_value=True)
+
+
+def toggle_state(widget, on: bool):
+    """The state of a toggle or checkbox."""
+    return _state(widget, bool_value=on)
+
+
+def choice_state(widget, label: str):
+    """A radio's choice, by the option's label as shown (``widget.options``)."""
+    return _state(widget, string_value=label)
+
+
+def select_slider_state(widget, label: str):
+    """A select slider's value, by the option's label as shown (``widget.options``)."""
+    state = _state(widget)
+    state.string_array_value.data.append(label)
+    return state
+
+
+def _state(widget, **value):
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    return WidgetState(id=widget.id, **value)
