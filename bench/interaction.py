@@ -107,12 +107,14 @@ INSTRUMENT_JS = """(() => {
       if (b.t0 === null) return;
       const t = now();
       b.lastMut = t;
-      if (records.some(r => r.type === 'attributes' && r.attributeName === 'data-test-script-state')) {
-        const app = document.querySelector("[data-testid='stApp']");
-        const state = app ? app.getAttribute('data-test-script-state') : null;
+      // the script state on stApp (read on every change: stApp may also be mounted anew)
+      const app = document.querySelector("[data-testid='stApp']");
+      const state = app ? app.getAttribute('data-test-script-state') : null;
+      if (app !== b.app || state !== b.state) {
+        b.app = app; b.state = state;
         if (b.runStart === null) b.runStart = t;  // the state changed after the input: a run
-        b.states.push([Math.round(t - b.t0), state]);
         b.runEnd = (state === null || state === 'notRunning') ? t : null;
+        b.states.push([Math.round(t - b.t0), state]);
       }
     }).observe(document.documentElement, {subtree: true, childList: true, characterData: true, attributes: true});
   };
@@ -140,6 +142,8 @@ ARM_JS = f"""() => {{
   const b = window.__bench;
   Object.assign(b, {{armed: true, t0: null, lastMut: null, runStart: null, runEnd: null, sent: null, lastRecv: null, states: []}});
   b.before = ({CONTENT_JS})();
+  b.app = document.querySelector("[data-testid='stApp']");
+  b.state = b.app ? b.app.getAttribute('data-test-script-state') : null;
   return true;
 }}"""
 
