@@ -233,7 +233,8 @@ def _draw_head_importance(tm: TrainedModel, text: str, labels: Sequence[str]) ->
             changed, [[str(v) for v in row] for row in changed.tolist()], rows, cols, domain=(0, T),
             row_title=tr("attn.layer"), col_title=tr("attn.head"), value_title=tr("attn.exp.col_changed", T=T),
             text_title=tr("attn.exp.col_changed", T=T), extra=max_delta, extra_title=tr("attn.exp.col_dp"),
-        )), width="content")
+            fit_width=True,
+        )), width="stretch")  # the column's width: on a phone the 8 heads fit the screen
     right.dataframe(heads_frame(changed, max_delta, T), hide_index=True, width="stretch", height=min(400, 38 + 35 * L * h),
                     column_config={tr("attn.exp.col_dp"): st.column_config.NumberColumn(format="%.4f")})
 
