@@ -11,6 +11,7 @@ from tinygpt.ui import attention_view as view
 from tinygpt.ui import experiments_view
 from tinygpt.ui.common import model_banner, show_error
 from tinygpt.ui.i18n import tr
+from tinygpt.ui.lesson import control
 from tinygpt.ui.models import attention_trace
 from tinygpt.vocab import UnknownCharError
 from tinygpt.ui.navigation import ensure_entry_script
@@ -26,13 +27,19 @@ for message in view.load_url(cfg.n_layers, cfg.n_heads):
     st.warning(message)
 view.set_defaults(tm.text[: cfg.max_len], math.sqrt(cfg.d_head))
 
+# Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one
+# keeps its session value, which load_url set from the link's own parameters.
+ss = st.session_state
 c1, c2, c3 = st.columns([4, 1, 1])
-text_in = c1.text_input(tr("attn.text"), help=tr("attn.text_help", max_len=cfg.max_len), key=view.K_TEXT)
-layer = c2.selectbox(tr("attn.layer"), range(cfg.n_layers), key=view.K_LAYER)
-head = c3.selectbox(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD)
+text_in = control(view.K_TEXT, lambda: c1.text_input(
+    tr("attn.text"), help=tr("attn.text_help", max_len=cfg.max_len), key=view.K_TEXT), ss[view.K_TEXT])
+layer = control(view.K_LAYER, lambda: c2.selectbox(tr("attn.layer"), range(cfg.n_layers), key=view.K_LAYER),
+                ss[view.K_LAYER])
+head = control(view.K_HEAD, lambda: c3.selectbox(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD), ss[view.K_HEAD])
 
 step_labels = {view.INPUT: tr("attn.input_nav")} | {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
 chosen = view.step_nav(step_labels)  # view.INPUT or a step id
+guess = control(view.K_GUESS, lambda: st.toggle(tr("attn.guess"), help=tr("attn.guess_help"), key=view.K_GUESS), False)
 mask_on, scaling, divisor, temperature, heads_off, uniform = view.switch_panel(cfg, layer, head)
 view.write_url(view.url_values(text_in, layer, head, chosen, mask_on, scaling,
                                st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform))
@@ -53,9 +60,8 @@ except UnknownCharError as exc:
 
 labels = position_labels(text)
 T = len(text)
-step_box, checks_box = st.container(), st.container(border=True)
-with st.container(border=True):
-    edits = view.score_editor(base, layer, head, labels)
+step_box, checks_box = st.container(), st.container()
+edits = view.score_editor(base, layer, head, labels)
 switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits,
                     uniform_heads=view.uniform_heads(uniform, head, cfg.n_heads), heads_off=tuple(sorted(heads_off)))
 trace = view.what_if(base, switches)
@@ -68,20 +74,29 @@ with step_box:
         st.caption(tr("attn.whatif_note", step=first_affected_step(base.switches, switches) + 1))
     if chosen == view.INPUT:
         view.show_input(trace, labels, cfg)
+        revealed = True
     else:
-        view.show_step(trace, step_by_id(chosen), head, labels, cfg, future)
+        step = step_by_id(chosen)
+        # With the guess on, the step's question comes before its numbers; until it is answered the
+        # numbers, the checks and the α charts (which give the answer away) are not drawn.
+        exercise = (lambda: view.guess_step(tm, text, trace, step, head)) if guess else None
+        revealed = view.show_step(trace, step, head, labels, cfg, future, exercise)
 
-with checks_box:
-    view.show_checks(tm, text, base, trace, head)
+if revealed:
+    with checks_box, st.container(border=True):
+        view.show_checks(tm, text, base, trace, head)
 
 st.subheader(tr("attn.pred_header"))
 view.show_prediction(tm, text, layer, switches)
 experiments_view.show_experiments(tm, text, layer, switches, labels)
 
-st.subheader(tr("attn.heads_header", layer=layer))
-view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)], labels, future)
-st.subheader(tr("attn.layers_header", head=head))
-st.caption(tr("attn.layers_caption"))
-view.show_alpha_grid(own.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, causal)
+if revealed:
+    st.subheader(tr("attn.heads_header", layer=layer))
+    view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)], labels,
+                         future)
+    st.subheader(tr("attn.layers_header", head=head))
+    st.caption(tr("attn.layers_caption"))
+    view.show_alpha_grid(own.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels,
+                         causal)
 
 view.show_snapshots(tm, layer, head)

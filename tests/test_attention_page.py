@@ -508,3 +508,46 @@ def test_a_link_tau_between_slider_stops_snaps_to_the_nearest_and_says_so(lang):
     assert [w.value for w in at.warning] == [t("attn.url_snap_tau", lang, value="0.4", used=0.5)]
     values, problems = view.parse_url({"tau": "0.04"}, 2, 4)
     assert values[view.K_TAU] == 0.03 and problems == [("snap_tau", "0.04")]
+
+
+# ---------------------------------------------------------------- guess, then reveal
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the_traces_reasons(lang):
+    at = open_attention(lang, step="softmax")
+    at.toggle(key=view.K_GUESS).set_value(True).run()
+    positions = ["0 你", "1 好", "2 世", "3 界"]
+
+    def step_table_shown() -> bool:
+        return any(list(d.value.columns) == positions for d in at.dataframe)
+
+    captions = [c.value for c in at.caption]
+    assert not step_table_shown() and t("attn.guess_hidden", lang) in captions
+    assert t("ex.score_none", lang) in captions
+    assert f"**{t('attn.checks', lang)}**" not in markdown(at)  # the checks say every row sums to 1
+    assert t("attn.heads_header", lang, layer=0) not in [s.value for s in at.subheader]  # nor the α charts
+    argmax = at.button_group(key="attn_ex_argmax_key_pick")  # about the last row until a cell is picked
+    assert argmax.label == t("ex.argmax_key.prompt", lang, i=3, token="界") and argmax.options == positions
+
+    tm = seed_tm()
+    row = trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0, 3]  # (T,)
+    j = int(row.argmax())
+    argmax.set_value(str(j)).run()
+    assert not at.exception
+    assert at.success[0].value == t("ex.right", lang, reason=t("ex.argmax_key.reason", lang, i=3, j=j,
+                                                                 value=float(row[j])))
+    assert not step_table_shown()  # the row-sum question is still open
+    assert t("ex.score", lang, right=1, asked=1) in [c.value for c in at.caption]
+
+    at.button_group(key="attn_ex_row_sum_pick").set_value("4").run()  # wrong: the row sums to 1
+    assert not at.exception
+    reason = t("ex.row_sum.reason", lang, i=3, total=float(row.double().sum()))
+    assert at.error[0].value == t("ex.wrong", lang, answer="1", reason=reason)
+    assert t("ex.score", lang, right=1, asked=2) in [c.value for c in at.caption]
+    assert step_table_shown() and np.allclose(alpha(at)[3], row.numpy(), atol=1e-6)
+    assert f"**{t('attn.checks', lang)}**" in markdown(at) and at.selectbox(key=view.K_CELL_I).value == 3
+
+    rerun(at, **{view.K_STEP: "projection"})  # a step without a question shows its numbers
+    assert t("attn.guess_no_question", lang) in [c.value for c in at.caption]
+    assert at.dataframe[0].value.shape == (4, 512)

@@ -1,4 +1,5 @@
-"""Browser test of a teacher's locked link on Predict: only its pages and controls, the guess, the note."""
+"""Browser tests of a teacher's locked links: on Predict only its pages and controls, the guess, the
+note; on Attention only the named switches, and a guess at step 6 reveals the step's table."""
 
 import re
 
@@ -12,12 +13,18 @@ pytestmark = pytest.mark.browser
 
 TIMEOUT = 90_000
 LINK = "predict?lang=en&lesson=1&pages=predict,theory&show=predict_prefix,predict_guess"
+ATTENTION_LINK = "attention?lang=en&lesson=1&pages=attention&show=attn_mask,attn_temperature,attn_guess&step=softmax"
+
+
+def open_link(page, app_server: str, link: str, title_key: str) -> None:
+    """Open ``link`` and wait until the page titled ``title_key`` has finished running."""
+    page.goto(f"{app_server}/{link}")
+    page.get_by_role("heading", name=t(title_key, "en")).wait_for(timeout=TIMEOUT)
+    wait_for_app(page, TIMEOUT)
 
 
 def test_a_locked_predict_link_shows_only_its_pages_and_controls_and_the_guess_reveals(app_server, page):
-    page.goto(f"{app_server}/{LINK}")
-    page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=TIMEOUT)
-    wait_for_app(page, TIMEOUT)
+    open_link(page, app_server, LINK, "predict.title")
     nav = page.locator("[data-testid='stSidebar'] [data-testid='stPageLink'] a")
     expect(nav).to_have_count(2)
     for key in ("nav.predict", "nav.theory"):
@@ -46,4 +53,31 @@ def test_a_locked_predict_link_shows_only_its_pages_and_controls_and_the_guess_r
     expect(page.locator("[data-testid='stAlert']", has_text="Lesson view")).to_be_visible()
     expect(page.locator("[data-testid='stMain'] [data-testid='stSlider']")).to_have_count(0)
     assert "lesson=1" in page.url
+    assert_no_exception(page)
+
+
+def test_a_locked_attention_link_shows_only_its_switches_and_a_guess_reveals_the_table(app_server, page):
+    open_link(page, app_server, ATTENTION_LINK, "attn.title")
+    main = page.locator("[data-testid='stMain']")
+    expect(page.locator("[data-testid='stAlert']", has_text="Lesson view")).to_be_visible()
+    expect(main.get_by_text(t("attn.mask", "en"), exact=True)).to_be_visible()
+    expect(main.locator("[data-testid='stSlider']")).to_have_count(1)  # τ
+    expect(main.get_by_role("radiogroup")).to_have_count(0)  # step, scaling, uniform: hidden
+    expect(main.get_by_role("textbox")).to_have_count(0)  # the text
+    expect(main.locator("[data-testid='stPageLink']")).to_have_count(0)  # no Theory page in the lesson
+    table_label = main.get_by_text(t("attn.table", "en", name="alpha · " + t("attn.panel_head", "en", h=0)))
+    expect(table_label).to_be_visible()  # step 6 from the link
+
+    main.get_by_text(t("attn.guess", "en")).click()
+    wait_for_app(page, TIMEOUT)
+    expect(main.get_by_text(t("attn.guess_hidden", "en"))).to_be_visible(timeout=TIMEOUT)
+    expect(table_label).to_have_count(0)  # nothing of the step's numbers before the guess
+    main.locator("button", has_text=re.compile("^0 你$")).click()  # which key query 3 attends to most
+    wait_for_app(page, TIMEOUT)
+    main.locator("button", has_text=re.compile("^1$")).click()  # what its row sums to
+    wait_for_app(page, TIMEOUT)
+    expect(table_label).to_be_visible(timeout=TIMEOUT)
+    expect(main.get_by_text(t("ex.score", "en", right=1, asked=2)).or_(
+        main.get_by_text(t("ex.score", "en", right=2, asked=2)))).to_be_visible()
+    assert "lesson=1" in page.url and "step=softmax" in page.url
     assert_no_exception(page)

@@ -6,6 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.i18n import t
+from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
 
 PAGE_NAMES = ("train", "predict", "attention", "theory")
@@ -33,9 +34,11 @@ def listed_pages(at: AppTest, lang: str = "en") -> set[str]:
 
 
 def keyed_widgets(at: AppTest) -> set[str]:
-    """Keys of the widgets drawn in the main area (the sidebar holds only the language switch)."""
-    kinds = ("text_input", "slider", "toggle", "radio", "selectbox", "number_input", "text_area", "button_group")
-    return {w.key for kind in kinds for w in at.main.get(kind) if w.key}
+    """Keys of the widgets drawn in the main area (the sidebar holds only the language switch);
+    download buttons are left out: they save what is shown and change nothing."""
+    kinds = ("text_input", "slider", "select_slider", "toggle", "radio", "selectbox", "multiselect", "number_input",
+             "text_area", "button_group", "button", "expander")
+    return {w.key for kind in kinds for w in at.main.get(kind) if getattr(w, "key", None)}
 
 
 # ---------------------------------------------------------------- parsing the link
@@ -198,3 +201,44 @@ def test_attention_exercise_draws_nothing_for_a_step_without_questions():
     at = AppTest.from_function(_attention_exercise_script, args=("projection", 2), default_timeout=180)
     at.run()
     assert not at.exception and not at.button_group and any(m.value == "REVEALED" for m in at.markdown)
+
+
+# ---------------------------------------------------------------- the Attention page, locked
+
+#: Keyed widgets the Attention page draws that are parts of a registered control: the step's
+#: Previous/Next buttons (``attn_step``), the context example's button (``model_choice``).
+PARTS_OF_CONTROLS = {"attn_prev", "attn_next", "attn_try_context"}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_locked_attention_link_draws_only_its_switches_and_keeps_the_links_view(lang):
+    at = open_app(lang, lesson="1", pages="attention", show="attn_mask,attn_temperature", step="softmax",
+                  mask="0", tau="0.5")
+    assert listed_pages(at, lang) == {"attention"} and at.title[0].value == t("attn.title", lang)
+    assert keyed_widgets(at) == {"attn_mask", "attn_temperature"}
+    assert [e.label for e in at.expander] == [t("attn.switches", lang)]  # the heads and lens sections, the code: hidden
+    assert not at.main.get("page_link")  # no link to the Theory page, which the lesson leaves out
+    assert at.toggle(key="attn_mask").value is False and at.select_slider(key="attn_temperature").value == 0.5
+    step = t("attn.step_header", lang, number=6, n=9, name=t("step.softmax.name", lang))
+    assert step in [s.value for s in at.subheader]  # the hidden step control keeps the link's step=softmax
+    alpha = at.dataframe[0].value.to_numpy()
+    assert alpha.shape == (4, 4) and (alpha[0, 1:] > 0).all()  # mask off, from the link
+    assert {k: at.query_params[k] for k in ("step", "mask", "tau", "lesson", "show")} == {
+        "step": "softmax", "mask": "0", "tau": "0.5", "lesson": "1", "show": "attn_mask,attn_temperature"}
+
+
+def test_every_widget_of_the_attention_page_is_a_lesson_control_and_a_lesson_with_theory_links_to_it():
+    at = open_app(lesson="1", pages="attention,theory", step="projection")  # a lesson that hides nothing
+    drawn = keyed_widgets(at)
+    assert {"attn_text", "attn_step", "attn_guess", "attn_mask", "attn_reset", "attn_scaling", "attn_temperature",
+            "attn_heads_off", "attn_uniform", "attn_editing", "attn_cell_i", "attn_all_columns", "attn_source",
+            "attn_heads", "attn_lens"} <= drawn
+    assert drawn - PARTS_OF_CONTROLS <= set(LESSON_CONTROLS)
+    assert [link.label for link in at.main.get("page_link")] == [
+        t("attn.theory_link", "en", title=t(f"theory.{STEP_CONCEPT['projection']}.title", "en"))]
+
+
+def test_a_lesson_hiding_every_switch_draws_no_empty_switch_panel():
+    at = open_app(lesson="1", pages="attention", show="attn_step", mask="0")
+    assert keyed_widgets(at) == {"attn_step", "attn_prev", "attn_next"}
+    assert not at.expander and at.query_params["mask"] == "0"

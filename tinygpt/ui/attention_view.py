@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -39,10 +39,13 @@ from tinygpt.explain import (
 )
 from tinygpt.links import decode_edits, encode_edits
 from tinygpt.record import TrainedModel
+from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.theory import STEP_CONCEPT
+from tinygpt.ui import exercise_view
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.models import attention_trace
 
 #: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
@@ -68,6 +71,11 @@ K_CELL_I, K_CELL_J, K_OUTPUT, K_EDITING = "attn_cell_i", "attn_cell_j", "attn_ou
 K_SNAPSHOT = "attn_snapshot"
 K_HEADS_OFF, K_UNIFORM = "attn_heads_off", "attn_uniform"
 K_ALL_COLUMNS = "attn_all_columns"
+K_RESET, K_GUESS, K_SOURCE = "attn_reset", "attn_guess", "attn_source"
+#: The switch panel's controls, in rows of columns (a column per group with a control drawn).
+SWITCH_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    ((K_MASK, K_RESET), (K_SCALING, K_DIVISOR), (K_TAU,)), ((K_HEADS_OFF,), (K_UNIFORM,)),
+)
 #: (layer, edits) from the URL's ``edits=``: the starting values of that layer's score editors
 #: (its name starts with "attn_edit_", so reset_switches forgets it with the editors).
 K_URL_EDITS = "attn_edit_url"
@@ -489,6 +497,8 @@ def step_nav(step_labels: Mapping[str, str]) -> str:
     """Previous / next buttons around a direct choice of the input X and the steps; returns the
     chosen id (:data:`INPUT` or a step id). ``step_labels`` labels every id of :data:`NAV_IDS`."""
     drop_invalid_choice(K_STEP, NAV_IDS)
+    if not visible(K_STEP):  # the radio and its Previous/Next buttons are one lesson control
+        return st.session_state.get(K_STEP, STEP_IDS[0])
     index = NAV_IDS.index(st.session_state.get(K_STEP, STEP_IDS[0]))
     keep_radio_choice(K_STEP)
     chosen = st.radio(tr("attn.step"), NAV_IDS, format_func=step_labels.get, horizontal=True, key=K_STEP)
@@ -511,50 +521,90 @@ class SwitchPanel(NamedTuple):
     uniform: str  # one of UNIFORM_MODES: none, head (the chosen head), layer (every head)
 
 
+def _columns(groups: Sequence[Sequence[str]]) -> dict[str, object]:
+    """One column per group of controls with a control drawn: {control key: its column}; the
+    groups a lesson hides entirely get no column, so the drawn ones share the row."""
+    shown = [g for g in groups if any(visible(k) for k in g)]
+    return {k: col for g, col in zip(shown, st.columns(len(shown))) for k in g} if shown else {}
+
+
 def switch_panel(cfg: GPTConfig, layer: int, head: int) -> SwitchPanel:
     """All what-if switches in one block of the main area, above the step they change.
 
     An expander (open at first) whose columns stack on a narrow screen, so on a phone the switches
     sit just above the heatmap instead of in the sidebar, which would cover most of the screen.
+    Each switch is a lesson control: a hidden one is not drawn and keeps its session value (the
+    URL's, read by :func:`load_url`); when a lesson hides them all, the expander is not drawn.
     """
+    ss = st.session_state
+    if not any(visible(k) for row in SWITCH_ROWS for group in row for k in group):
+        scaling = ss.get(K_SCALING, "sqrt")
+        divisor = {"sqrt": None, "one": 1.0}.get(scaling, ss.get(K_DIVISOR, math.sqrt(cfg.d_head)))
+        return SwitchPanel(ss.get(K_MASK, True), scaling, divisor, ss.get(K_TAU, 1.0), list(ss.get(K_HEADS_OFF, [])),
+                           ss.get(K_UNIFORM, "none"))
     with st.expander(tr("attn.switches"), expanded=True, icon=":material/tune:"):
         st.caption(tr("attn.switches_help"))
-        mask_col, scale_col, tau_col = st.columns(3)
-        mask_on = mask_col.toggle(tr("attn.mask"), help=tr("attn.mask_help"), key=K_MASK)
-        mask_col.button(tr("attn.reset"), on_click=reset_switches, key="attn_reset")
+        col = _columns(SWITCH_ROWS[0])
+        mask_on = control(K_MASK, lambda: col[K_MASK].toggle(tr("attn.mask"), help=tr("attn.mask_help"), key=K_MASK),
+                          ss.get(K_MASK, True))
+        if visible(K_RESET):
+            col[K_RESET].button(tr("attn.reset"), on_click=reset_switches, key=K_RESET)
         scale_labels = {"sqrt": tr("attn.scale_sqrt", value=math.sqrt(cfg.d_head)), "one": tr("attn.scale_one"),
                         "custom": tr("attn.scale_custom")}  # format_func must not read the session
-        with scale_col:
+        if visible(K_SCALING):
             keep_radio_choice(K_SCALING)
-            scaling = st.radio(tr("attn.scaling"), SCALINGS, format_func=scale_labels.get, key=K_SCALING)
-            divisor = {"sqrt": None, "one": 1.0}.get(scaling)
-            if scaling == "custom":
-                divisor = st.number_input(tr("attn.scale_value"), MIN_DIVISOR, MAX_DIVISOR, key=K_DIVISOR)
-        temperature = tau_col.select_slider(tr("attn.temperature"), TEMPERATURES, format_func="{:g}".format,
-                                            help=tr("attn.temperature_help"), key=K_TAU)
-        off_col, uniform_col = st.columns(2)  # ablation: applies to the chosen layer, like the others
+        scaling = control(K_SCALING, lambda: col[K_SCALING].radio(
+            tr("attn.scaling"), SCALINGS, format_func=scale_labels.get, key=K_SCALING), ss.get(K_SCALING, "sqrt"))
+        divisor = {"sqrt": None, "one": 1.0}.get(scaling)
+        if scaling == "custom":
+            divisor = control(K_DIVISOR, lambda: col[K_DIVISOR].number_input(
+                tr("attn.scale_value"), MIN_DIVISOR, MAX_DIVISOR, key=K_DIVISOR),
+                ss.get(K_DIVISOR, math.sqrt(cfg.d_head)))
+        temperature = control(K_TAU, lambda: col[K_TAU].select_slider(
+            tr("attn.temperature"), TEMPERATURES, format_func="{:g}".format, help=tr("attn.temperature_help"),
+            key=K_TAU),
+            ss.get(K_TAU, 1.0))
+        col = _columns(SWITCH_ROWS[1])  # ablation: applies to the chosen layer, like the others
         head_labels = {h: tr("attn.panel_head", h=h) for h in range(cfg.n_heads)}
-        with off_col:
+        if visible(K_HEADS_OFF):
             keep_radio_choice(K_HEADS_OFF)  # the browser keeps a multiselect's choices by their labels too
-            heads_off = st.multiselect(tr("attn.heads_off", layer=layer), range(cfg.n_heads), format_func=head_labels.get,
-                                       help=tr("attn.heads_off_help"), placeholder=tr("attn.heads_off_none"), key=K_HEADS_OFF)
+        heads_off = control(K_HEADS_OFF, lambda: col[K_HEADS_OFF].multiselect(
+            tr("attn.heads_off", layer=layer), range(cfg.n_heads), format_func=head_labels.get,
+            help=tr("attn.heads_off_help"), placeholder=tr("attn.heads_off_none"), key=K_HEADS_OFF),
+            ss.get(K_HEADS_OFF, []))
         uniform_labels = {"none": tr("attn.uniform_none"), "head": tr("attn.uniform_head", head=head),
                           "layer": tr("attn.uniform_layer", layer=layer)}
-        with uniform_col:
+        if visible(K_UNIFORM):
             keep_radio_choice(K_UNIFORM)
-            uniform = st.radio(tr("attn.uniform"), UNIFORM_MODES, format_func=uniform_labels.get,
-                               help=tr("attn.uniform_help"), key=K_UNIFORM, horizontal=True)
-    return SwitchPanel(mask_on, scaling, divisor, temperature, heads_off, uniform)
+        uniform = control(K_UNIFORM, lambda: col[K_UNIFORM].radio(
+            tr("attn.uniform"), UNIFORM_MODES, format_func=uniform_labels.get, help=tr("attn.uniform_help"),
+            key=K_UNIFORM, horizontal=True), ss.get(K_UNIFORM, "none"))
+    return SwitchPanel(mask_on, scaling, divisor, temperature, list(heads_off), uniform)
 
 
 def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[str]) -> tuple[tuple[int, int, int, float], ...]:
-    """A toggle, and when it is on a data editor over the raw scores S of one head (the model's
-    own, layer ``layer``); returns the edits (none while the toggle is off)."""
+    """In a bordered box, a toggle, and when it is on a data editor over the raw scores S of one
+    head (the model's own, layer ``layer``); returns the edits (none while the toggle is off).
+
+    When a lesson hides the editor nothing is drawn, and the link's edits of this head (``edits=``,
+    which turned the toggle's value on) still apply: the student sees the teacher's scores.
+    """
+    frame = pd.DataFrame(to_numpy(base.state["S"][0, head]), index=list(labels), columns=list(labels))
+    if not visible(K_EDITING):
+        on = st.session_state.get(K_EDITING, False)
+        edits = edits_from_editor(frame, linked_edits(frame, layer, head), head)[0] if on else ()
+        write_edits(edits)
+        return edits
+    with st.container(border=True):
+        return _draw_score_editor(frame, layer, head)
+
+
+def _draw_score_editor(frame: pd.DataFrame, layer: int, head: int) -> tuple[tuple[int, int, int, float], ...]:
+    """The editor's toggle and, when on, the data editor over ``frame`` (the scores of ``head``)."""
     if not st.toggle(tr("attn.edit_header", layer=layer, head=head), help=tr("attn.edit_help"), key=K_EDITING):
         write_edits(())
         return ()
     st.caption(tr("attn.edit_help"))
-    frame = pd.DataFrame(to_numpy(base.state["S"][0, head]), index=list(labels), columns=list(labels))
     number = st.column_config.NumberColumn(min_value=-MAX_EDIT, max_value=MAX_EDIT, format="%.4f")
     edited = st.data_editor(linked_edits(frame, layer, head), key=f"attn_edit_l{layer}_h{head}", num_rows="fixed",
                             column_config={c: number for c in frame.columns})
@@ -585,29 +635,36 @@ def linked_edits(frame: pd.DataFrame, layer: int, head: int) -> pd.DataFrame:
 
 
 def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str], cfg: GPTConfig,
-              future: torch.Tensor | None) -> None:
+              future: torch.Tensor | None, exercise: Callable[[], bool] | None = None) -> bool:
     """One step: what it does and why (with a link to the Theory page), formula, shapes, table +
     heatmap + CSV, the arithmetic of a picked cell, its code.
 
     ``future``: the (T, T) causal triangle while the mask is on (drawn as masked on the softmax
     step, left out of the shared colour scale of steps 3 and 4), or None.
+    ``exercise``: drawn after the step's formula and shape (e.g. :func:`guess_step`); the step's
+    numbers follow only when it returns True. Returns whether the numbers were drawn.
     """
     T = len(labels)
     st.subheader(tr("attn.step_header", number=step.number, n=len(STEPS), name=tr(f"step.{step.id}.name")))
     st.markdown(tr(f"step.{step.id}.meaning"))
     concept = STEP_CONCEPT[step.id]
-    st.page_link("pages/theory.py", label=tr("attn.theory_link", title=tr(f"theory.{concept}.title")),
-                 icon=":material/menu_book:", query_params={"concept": concept, "step": step.id})
+    if page_shown("theory"):  # a lesson without the Theory page has no link to it
+        st.page_link("pages/theory.py", label=tr("attn.theory_link", title=tr(f"theory.{concept}.title")),
+                     icon=":material/menu_book:", query_params={"concept": concept, "step": step.id})
     st.latex(step.formula)
     if step.id == "mask" and not trace.switches.causal_mask:
         st.info(tr("attn.mask_off_note"))
     sizes = {"B": 1, "T": T, "h": cfg.n_heads, "d_head": cfg.d_head, "d_model": cfg.d_model}
     concrete = f"({', '.join(str(n) for n in step.sized(sizes))})"
     st.markdown(tr("attn.shape", symbolic=step.shape_text, concrete=concrete))
+    if exercise is not None and not exercise():
+        return False
     output = 0
     if len(step.outputs) > 1:
         drop_invalid_choice(K_OUTPUT, step.outputs)
-        name = st.segmented_control(tr("attn.output"), step.outputs, key=K_OUTPUT, default=step.outputs[0])
+        name = control(K_OUTPUT, lambda: st.segmented_control(
+            tr("attn.output"), step.outputs, key=K_OUTPUT, default=step.outputs[0]),
+            st.session_state.get(K_OUTPUT, step.outputs[0]))
         output = step.outputs.index(name) if name in step.outputs else 0
     name = step.outputs[output]
     m = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)
@@ -636,11 +693,33 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
                 bound=bound, columns=columns,
                 file_name=f"attention_{step.number}_{step.id}_{name}_layer{trace.layer}_head{head}.csv")
     show_cell(trace, step, head, output, labels, cols)
+    if not visible(K_SOURCE):
+        return True
     path, first, last = step_source_location(step)
-    source = st.expander(tr("attn.source", path=path, first=first, last=last), key="attn_source", on_change="rerun")
+    source = st.expander(tr("attn.source", path=path, first=first, last=last), key=K_SOURCE, on_change="rerun")
     if source.open:  # drawn only when opened: highlighting the code is a large part of the page's drawing
         with source:
             st.code(step.source(), language="python")
+    return True
+
+
+def guess_step(tm: TrainedModel, text: str, trace: AttentionTrace, step: Step, head: int) -> bool:
+    """Guess, then reveal: the questions of ``step`` (``exercise_view.attention_exercise``) about
+    the query row of the cell picker (the last position until one is picked) and the score; True
+    once answered, and for a step that asks nothing (said in a caption)."""
+    if not STEP_QUESTIONS[step.id]:
+        st.caption(tr("attn.guess_no_question"))
+        exercise_view.show_score()
+        return True
+    T = len(text)
+    query = st.session_state.get(K_CELL_I, T - 1)
+    if not (isinstance(query, int) and 0 <= query < T):  # a row of a longer text picked before
+        query = T - 1
+    revealed = exercise_view.attention_exercise(trace, step, head, trace.layer, query=query, model=tm.model,
+                                                idx=tm.vocab.encode(text)[None])
+    if not revealed:
+        st.caption(tr("attn.guess_hidden"))
+    return revealed
 
 
 def show_input(trace: AttentionTrace, labels: Sequence[str], cfg: GPTConfig) -> None:
@@ -702,7 +781,8 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
         heat, heat_cols, heat_title = m, cols, title
         if columns is not None and C > 16:
             first, n, help_text, part_title = columns
-            if not st.toggle(tr("attn.all_columns", D=C), help=help_text, key=K_ALL_COLUMNS):
+            if not control(K_ALL_COLUMNS, lambda: st.toggle(tr("attn.all_columns", D=C), help=help_text,
+                                                            key=K_ALL_COLUMNS), False):
                 heat, heat_cols, heat_title = m[:, first:first + n], cols[first:first + n], part_title
         st.vega_lite_chart(heat_spec := heatmap_spec(
             heat, labels, heat_cols, kind=kind, title=heat_title, masked=masked, bound=bound,
@@ -747,13 +827,16 @@ def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels:
     st.session_state.setdefault(K_CELL_J, 0)
     row_names = dict(enumerate(labels))
     col_names = dict(enumerate(cols))
-    a, b, _ = st.columns([1, 1, 4])
+    a, b, _ = st.columns([1, 1, 4]) if visible(K_CELL_I) or visible(K_CELL_J) else (None, None, None)
     # The browser keeps a selectbox's choice as its label; the column labels change with the step
     # ("0 你" on a T × T step, "0" on a d_head one), so the choice is sent again with this step's.
-    keep_radio_choice(K_CELL_I)
-    i = a.selectbox(tr("attn.cell_row"), rows, format_func=row_names.get, key=K_CELL_I)
-    keep_radio_choice(K_CELL_J)
-    j = b.selectbox(tr("attn.cell_col"), columns, format_func=col_names.get, key=K_CELL_J)
+    for key in (K_CELL_I, K_CELL_J):
+        if visible(key):
+            keep_radio_choice(key)
+    i = control(K_CELL_I, lambda: a.selectbox(tr("attn.cell_row"), rows, format_func=row_names.get, key=K_CELL_I),
+                rows[-1])
+    j = control(K_CELL_J, lambda: b.selectbox(tr("attn.cell_col"), columns, format_func=col_names.get, key=K_CELL_J),
+                0)
     expl = explain_cell(trace, step, head, i, j, output)
     name = step.outputs[output]
     st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in cell_latex(expl, name, i, j)))
@@ -846,7 +929,8 @@ def show_snapshots(tm: TrainedModel, layer: int, head: int) -> None:
     steps = sorted(tm.snapshots)
     drop_invalid_choice(K_SNAPSHOT, steps)
     st.session_state.setdefault(K_SNAPSHOT, steps[-1])
-    chosen = st.select_slider(tr("attn.snap_step"), steps, key=K_SNAPSHOT) if len(steps) > 1 else steps[0]
+    chosen = control(K_SNAPSHOT, lambda: st.select_slider(tr("attn.snap_step"), steps, key=K_SNAPSHOT),
+                     steps[-1]) if len(steps) > 1 else steps[0]
     alpha = tm.snapshots[chosen][layer, head]  # (T, T)
     text = snapshot_text(tm.text, alpha.shape[-1])
     labels = [f"{i} {c}" for i, c in enumerate(text)]

@@ -27,6 +27,7 @@ from tinygpt.train import TrainedModel
 from tinygpt.ui import model_choice
 from tinygpt.ui.attention_view import cached_walk, whatif_effects
 from tinygpt.ui.i18n import tr
+from tinygpt.ui.lesson import visible
 
 #: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
 CHANGED_MARK = "▲"
@@ -118,7 +119,10 @@ def unchanged_reasons(fx: PositionEffects, switches: Switches, layer: int, n_lay
 
 def offer_context_example() -> None:
     """Why to try the context example (我爱你，你爱我。…), where attention matters, and the button
-    that switches the model choice to it (``tinygpt.ui.model_choice.offer_context_example``)."""
+    that switches the model choice to it (``tinygpt.ui.model_choice.offer_context_example``); not
+    offered when a lesson hides the model choice, which the button would change."""
+    if not visible(model_choice.K_CHOICE):
+        return
     st.caption(tr("attn.exp.try_context_help", text=EXAMPLES["context"].text))
     model_choice.offer_context_example(key="attn_try_context")
 
@@ -203,8 +207,11 @@ def show_head_importance(tm: TrainedModel, text: str, labels: Sequence[str]) -> 
     """Layers × heads: how many positions change their prediction when that head alone is off.
 
     In an expander, computed and drawn only while it is open; it starts open when the L·h walks
-    are quick (:data:`HEADS_OPEN_WORK`), closed for a large model on a long text.
+    are quick (:data:`HEADS_OPEN_WORK`), closed for a large model on a long text. A lesson control:
+    a lesson that hides it leaves the section out.
     """
+    if not visible(K_HEADS):
+        return
     cfg = tm.gpt_cfg
     work = cfg.n_parameters() * len(labels) * cfg.n_layers * cfg.n_heads
     box = st.expander(tr("attn.exp.heads_header"), expanded=work <= HEADS_OPEN_WORK, icon=":material/group_work:",
@@ -256,7 +263,10 @@ def lens_rows(L: int) -> list[str]:
 
 def show_logit_lens(tm: TrainedModel, text: str, labels: Sequence[str]) -> None:
     """In an expander (computed and drawn only when open): the prediction read after each block,
-    layers × positions, cells showing the top character coloured by its p, with its table."""
+    layers × positions, cells showing the top character coloured by its p, with its table. A lesson
+    control: a lesson that hides it leaves the section out."""
+    if not visible(K_LENS):
+        return
     box = st.expander(tr("attn.exp.lens_header"), icon=":material/visibility:", key=K_LENS, on_change="rerun")
     if not box.open:
         return

@@ -70,6 +70,13 @@ LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = {
     "attn_cell_j": _label("attn.cell_col"),
     "attn_all_columns": _label("attn.all_columns", D="d_model"),
     "attn_snapshot": _label("attn.snap_step"),
+    "attn_heads_off": _label("attn.heads_off", layer="ℓ"),
+    "attn_uniform": _label("attn.uniform"),
+    "attn_reset": _label("attn.reset"),
+    "attn_guess": _label("attn.guess"),
+    "attn_source": _label("attn.source", path="tinygpt/attention.py", first="…", last="…"),
+    "attn_heads": _label("attn.exp.heads_header"),
+    "attn_lens": _label("attn.exp.lens_header"),
     # Theory
     "theory_a1": _label("theory.ops.x", name="a"),
     "theory_a2": _label("theory.ops.y", name="a"),

@@ -47,8 +47,9 @@ def _listed() -> list[tuple[str, str, str, str]]:
 
 
 def _lesson_start() -> None:
-    """The root URL of a lesson: open the first page the lesson lists."""
-    st.switch_page(_listed()[0][0])
+    """The root URL of a lesson: open the first page the lesson lists, with the link's query
+    parameters (the view a teacher's link sets, e.g. the Attention page's ``step=``, ``tau=``)."""
+    st.switch_page(_listed()[0][0], query_params=st.query_params.to_dict())
 
 
 def app_pages() -> list[st.Page]:
