@@ -42,7 +42,7 @@ chosen = view.step_nav(step_labels)  # view.INPUT or a step id
 guess = control(view.K_GUESS, lambda: st.toggle(tr("attn.guess"), help=tr("attn.guess_help"), key=view.K_GUESS), False)
 mask_on, scaling, divisor, temperature, heads_off, uniform = view.switch_panel(cfg, layer, head)
 view.write_url(view.url_values(text_in, layer, head, chosen, mask_on, scaling,
-                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform))
+                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform, guess))
 
 if not text_in:
     st.warning(tr("err.empty_text"))

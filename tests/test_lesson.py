@@ -242,3 +242,21 @@ def test_a_lesson_hiding_every_switch_draws_no_empty_switch_panel():
     at = open_app(lesson="1", pages="attention", show="attn_step", mask="0")
     assert keyed_widgets(at) == {"attn_step", "attn_prev", "attn_next"}
     assert not at.expander and at.query_params["mask"] == "0"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_one_link_opens_a_locked_guess_then_reveal_lesson_on_a_chosen_step(lang):
+    at = open_app(lang, lesson="1", pages="attention", show="attn_mask", step="softmax", guess="1")
+    assert keyed_widgets(at) - {"attn_ex_argmax_key_pick", "attn_ex_row_sum_pick"} == {"attn_mask"}
+    assert t("step.softmax.name", lang) in at.subheader[0].value  # the link's step
+    positions = ["0 你", "1 好", "2 世", "3 界"]
+    assert not any(list(d.value.columns) == positions for d in at.dataframe)  # the numbers wait for the guess
+    assert at.button_group(key="attn_ex_argmax_key_pick").label == t("ex.argmax_key.prompt", lang, i=3, token="界")
+    assert at.query_params["guess"] == "1"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_bad_guess_value_in_a_link_is_named(lang):
+    at = open_app(lang, page="pages/attention.py", guess="maybe")
+    assert t("attn.url_bad_guess", lang, value="maybe") in [w.value for w in at.warning]
+    assert at.toggle(key="attn_guess").value is False

@@ -57,8 +57,8 @@ MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
 MAX_EDIT = 10_000.0
 SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
 URL_KEYS: tuple[str, ...] = ("text", "layer", "head", "step", "mask", "scale", "tau")
-#: Parameters of the ablation switches: in the URL only while the switch is set.
-ABLATION_URL_KEYS: tuple[str, ...] = ("off", "uniform")
+#: Parameters in the URL only while set: the ablation switches and the exercise mode.
+OPTIONAL_URL_KEYS: tuple[str, ...] = ("off", "uniform", "guess")
 #: Uniform attention: none, the chosen head, or every head of the chosen layer.
 UNIFORM_MODES: tuple[str, ...] = ("none", "head", "layer")
 _UNIFORM_WORDS = {"none": "none", "0": "none", "off": "none", "head": "head", "1": "head", "layer": "layer",
@@ -171,6 +171,11 @@ def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[d
         values[K_UNIFORM] = mode or "none"
         if mode is None:
             problems.append(("uniform", params["uniform"]))
+    if "guess" in params:  # a teacher's link may open the exercise mode (and a lesson may hide its toggle)
+        raw = params["guess"].strip().lower()
+        values[K_GUESS] = raw in ("1", "true", "on", "yes")
+        if raw not in ("0", "1", "true", "false", "on", "off", "yes", "no"):
+            problems.append(("guess", params["guess"]))
     return values, problems
 
 
@@ -194,9 +199,10 @@ def _number(raw: str) -> float | None:
 
 
 def url_values(text: str, layer: int, head: int, step: str, mask: bool, scaling: str, divisor: float,
-               temperature: float, heads_off: Sequence[int] = (), uniform: str = "none") -> dict[str, str]:
-    """The query parameters that reproduce a view (the inverse of :func:`parse_url`); ``off`` and
-    ``uniform`` only when they are set."""
+               temperature: float, heads_off: Sequence[int] = (), uniform: str = "none",
+               guess: bool = False) -> dict[str, str]:
+    """The query parameters that reproduce a view (the inverse of :func:`parse_url`); ``off``,
+    ``uniform`` and ``guess`` only when they are set."""
     scale = {"sqrt": "sqrt", "one": "1"}.get(scaling, f"{divisor:g}")
     values = {"text": text, "layer": str(layer), "head": str(head), "step": step, "mask": "1" if mask else "0",
               "scale": scale, "tau": f"{temperature:g}"}
@@ -204,6 +210,8 @@ def url_values(text: str, layer: int, head: int, step: str, mask: bool, scaling:
         values["off"] = ",".join(str(h) for h in sorted(heads_off))
     if uniform != "none":
         values["uniform"] = uniform
+    if guess:
+        values["guess"] = "1"
     return values
 
 
@@ -219,7 +227,7 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
     Also repairs a remembered layer or head that the current model does not have (e.g. after
     training a smaller model), with a message.
     """
-    params = {k: st.query_params[k] for k in URL_KEYS + ABLATION_URL_KEYS if k in st.query_params}
+    params = {k: st.query_params[k] for k in URL_KEYS + OPTIONAL_URL_KEYS if k in st.query_params}
     fresh = K_TEXT not in st.session_state  # the page was just opened: its widgets have no state
     messages: list[str] = load_edits(n_heads, fresh)
     if params and (fresh or params != st.session_state.get(_WRITTEN)):
@@ -296,7 +304,7 @@ def write_url(values: Mapping[str, str]) -> None:
     for key, value in values.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
-    for key in ABLATION_URL_KEYS:  # a switch set back to off leaves the URL
+    for key in OPTIONAL_URL_KEYS:  # a switch set back to off leaves the URL
         if key not in values and key in st.query_params:
             del st.query_params[key]
     st.session_state[_WRITTEN] = dict(values)

@@ -186,6 +186,7 @@ STRINGS: dict[str, str] = {
     "attn.beyond_window": "The text has {n} characters, but the model was trained on windows of {window}: positions {window}–{last} never occurred in training, so what the model does there is extrapolation.",
     "attn.url_snap_tau": "The link's tau={value} lies between the slider's stops; using the nearest stop, τ = {used:g}.",
     "attn.url_bad_off": "The link's off={value} is not accepted; list heads from 0 to {last} separated by commas (e.g. off=0,1). Every head is on.",
+    "attn.url_bad_guess": "The link's guess={value} is not accepted; use 1 (guess before the numbers are shown) or 0. The exercise is off.",
     "attn.url_bad_uniform": "The link's uniform={value} is not accepted; use head (the chosen head), layer (every head of the layer) or none. Attention is not made uniform.",
     "attn.stale_off": "The current model has no head {value} (it has heads 0–{last}); that head is no longer switched off.",
 }

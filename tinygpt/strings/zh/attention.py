@@ -186,6 +186,7 @@ STRINGS: dict[str, str] = {
     "attn.beyond_window": "文本有 {n} 个字符，但模型训练时的窗口只有 {window} 个：位置 {window}–{last} 在训练中从未出现过，模型在那里的输出是外推。",
     "attn.url_snap_tau": "链接里的 tau={value} 落在滑块的两档之间；改用最近的一档，τ = {used:g}。",
     "attn.url_bad_off": "链接中的 off={value} 无效；请列出 0 到 {last} 之间的头，用逗号分隔（例如 off=0,1）。现在所有头都开着。",
+    "attn.url_bad_guess": "链接中的 guess={value} 无效；可用 1（先猜再看数字）或 0。现在练习模式关闭。",
     "attn.url_bad_uniform": "链接中的 uniform={value} 无效；可用 head（所选的头）、layer（这一层所有头）或 none。现在注意力不是均匀的。",
     "attn.stale_off": "当前模型没有头 {value}（只有头 0–{last}），这个头不再被关闭。",
 }
