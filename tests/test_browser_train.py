@@ -100,6 +100,6 @@ def test_a_typed_epoch_count_out_of_range_is_named_and_train_is_disabled(app_ser
     wait_for_app(page)
     expect(epochs).to_have_value(typed)  # the box keeps what was typed, and that is what is checked
     alert = page.locator("[data-testid='stAlertContentError']").first
-    expect(alert).to_contain_text(f"epochs = {typed} ", timeout=30_000)
+    expect(alert).to_contain_text(f"{t('field.epochs', 'zh')} = {typed} ", timeout=30_000)
     expect(page.get_by_role("button", name=t("train.start", "zh"), exact=True)).to_be_disabled()
     assert_no_exception(page)

@@ -206,7 +206,7 @@ def test_a_bad_link_gets_its_message_and_the_page_works_on(lang):
     assert at.button_group(key="model_choice").value == "textbook"
     at = app("attention", lang=lang, train=f"v1;epochs={MAX_EPOCHS + 5};text=你好", edits="0:0:0:nan")
     warnings = [w.value for w in at.warning]
-    assert any(f"epochs = {MAX_EPOCHS + 5}" in w and str(MAX_EPOCHS) in w for w in warnings)
+    assert any(f"{t('field.epochs', lang)} = {MAX_EPOCHS + 5}" in w and str(MAX_EPOCHS) in w for w in warnings)
     assert any(w.startswith(t("link.bad_edits", lang, error="")[:6]) for w in warnings)
 
 

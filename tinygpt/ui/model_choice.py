@@ -78,7 +78,7 @@ def _open_train_link(spec: str) -> None:
     try:
         text, gpt_cfg, train_cfg = decode_train(spec)
     except ConfigError as exc:
-        _say(tr("link.bad", error=error_text(exc)))
+        _say(tr("link.bad", error=error_text(exc).rstrip(".。")))
         set_choice("textbook")
         return
     key = model_key(text, gpt_cfg, train_cfg)

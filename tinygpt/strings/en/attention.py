@@ -109,7 +109,7 @@ STRINGS: dict[str, str] = {
     "attn.pred_new_next": "next with your switches",
     "attn.exp.header": "What your switches change at every position",
     "attn.exp.headline": "**{n} of {T} positions** change their predicted next character (your switches in layer {layer}).",
-    "attn.exp.headline_default": "These are the model's own switches, so every prediction below is the model's own. Flip a switch in the sidebar (What if…) to compare.",
+    "attn.exp.headline_default": "These are the model's own switches, so every prediction below is the model's own. Flip a switch in “What if… (switches)” above to compare.",
     "attn.exp.mask_last_note": "The last position ({last}) already sees every key, so switching the mask off does not change what it sees in this layer: the changes are at earlier positions.",
     "attn.exp.why_header": "Why nothing changes here",
     "attn.exp.why_default": "The switches are the model's own: there is nothing to compare yet.",

@@ -29,7 +29,7 @@ STRINGS: dict[str, str] = {
                          "is no link for it. Share the file (Train page, Download) or link an example.",
     "link.no_link_run": "Your model's training ended at a non-finite loss: training it again does not end at these "
                         "weights, so there is no link for it. Train it with a smaller learning rate, or link an example.",
-    "link.bad": "The link's training settings are not accepted: {error} Showing the textbook example instead.",
+    "link.bad": "The link's training settings are not accepted. {error}. Showing the textbook example instead.",
     "link.bad_model": "The link asks for model={value}, which is not a model of this app (accepted: {accepted}).",
     "link.busy": "Your own training is still running: stop it or let it end on the Train page, then open the link again.",
     "link.failed": "The link's model could not be trained ({reason}); showing the textbook example.",

@@ -109,7 +109,7 @@ STRINGS: dict[str, str] = {
     "attn.pred_new_next": "用开关后预测",
     "attn.exp.header": "你的开关在每个位置改变了什么",
     "attn.exp.headline": "**{T} 个位置中有 {n} 个**的下一个字预测变了（你的开关作用在第 {layer} 层）。",
-    "attn.exp.headline_default": "现在是模型自己的开关，下面每个预测都是模型自己的。在侧栏（假如……）里改变一个开关来比较。",
+    "attn.exp.headline_default": "现在是模型自己的开关，下面每个预测都是模型自己的。在上方“假如……（开关）”里改变一个开关来比较。",
     "attn.exp.mask_last_note": "最后一个位置（{last}）本来就能看到所有的键，所以关闭掩码不会改变它在这一层看到的内容：变化出现在前面的位置。",
     "attn.exp.why_header": "为什么这里什么都没变",
     "attn.exp.why_default": "开关是模型自己的设置：还没有可比较的。",
