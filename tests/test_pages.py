@@ -137,8 +137,9 @@ def test_train_page_refuses_an_out_of_range_number_in_the_students_language(lang
     at = set_state(open_page("train", lang), **{key: value})
     assert at.text_input(key=key).value == str(value)  # kept as typed, not silently replaced
     errors = [e.value for e in at.error]
-    assert len(errors) == 1 and field in errors[0] and str(value) in errors[0]
-    assert errors[0].startswith(t("err.config", lang, field=field, value=value, accepted="").split(field)[0])
+    label = t(f"field.{field}", lang)  # the form's own words for the setting
+    assert len(errors) == 1 and f"{label} = {value}" in errors[0]
+    assert errors[0].startswith(t("err.config", lang, field=label, value=value, accepted=""))
     assert at.button(key="train_start").disabled
 
 
@@ -147,7 +148,7 @@ def test_train_page_refuses_an_out_of_range_number_in_the_students_language(lang
 def test_a_window_out_of_range_is_told_that_0_means_the_whole_text(lang, window):
     at = set_state(open_page("train", lang), train_window=window)  # max_len 128
     accepted = t("accepted.window_or_whole", lang, hi=128)
-    assert [e.value for e in at.error] == [t("err.config", lang, field="window", value=window, accepted=accepted)]
+    assert [e.value for e in at.error] == [t("err.config", lang, field=t("field.window", lang), value=window, accepted=accepted)]
     assert "0" in accepted and at.button(key="train_start").disabled
 
 
@@ -161,7 +162,7 @@ def test_a_typed_number_is_used_as_typed_or_named_in_a_message_and_train_is_disa
     at.text_input(key=key).set_value(typed).run()
     assert at.text_input(key=key).value == typed  # the box shows what is checked
     errors = [e.value for e in at.error]
-    assert len(errors) == 1 and f"{field} = {typed} " in errors[0]  # names the value as typed
+    assert len(errors) == 1 and f"{t('field.' + field, lang)} = {typed} " in errors[0]  # names the value as typed
     assert at.button(key="train_start").disabled
     at.text_input(key=key).set_value(" 3 ").run()  # a whole number in range is the one used
     assert not at.error and not at.button(key="train_start").disabled

@@ -311,7 +311,7 @@ def test_the_page_refuses_too_many_epochs_with_the_limit_in_both_languages():
         at.run()
         assert at.button(key="train_start").disabled
         assert at.error and str(MAX_EPOCHS) in at.error[0].value and str(MAX_EPOCHS + 1) in at.error[0].value
-        assert at.error[0].value == t("err.config", lang, field="epochs", value=MAX_EPOCHS + 1,
+        assert at.error[0].value == t("err.config", lang, field=t("field.epochs", lang), value=MAX_EPOCHS + 1,
                                       accepted=t("accepted.max_epochs", lang, limit=MAX_EPOCHS))
 
 
