@@ -78,6 +78,180 @@ def restart_steps() -> None:
     st.session_state["predict_step"] = 1
 
 
+def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int]:
+    """The generation's controls and their notes: (N, strategy, decoding, context length)."""
+    n_new = control("predict_n_new", lambda: st.slider(
+        tr("predict.n_new"), 0, MAX_NEW_CHARS, DEFAULTS["predict_n_new"], key="predict_n_new"), DEFAULTS["predict_n_new"])
+    strategy_labels = {s: tr(f"predict.strategy.{s}") for s in STRATEGIES}  # format_func must not call tr()
+    d1, d2, d3, d4 = st.columns([2, 2, 2, 1])
+    if visible("predict_strategy"):
+        keep_radio_choice("predict_strategy")
+    strategy = control("predict_strategy", lambda: d1.radio(
+        tr("predict.decoding"), STRATEGIES, format_func=strategy_labels.get, key="predict_strategy", on_change=restart_steps),
+        DEFAULTS["predict_strategy"])
+    sampling = strategy != "greedy"
+    tau = control("predict_temperature", lambda: d2.slider(
+        tr("predict.temperature"), 0.0, MAX_TEMPERATURE, DEFAULTS["predict_temperature"], 0.05, help=tr("predict.temperature_help"),
+        disabled=not sampling, key="predict_temperature", on_change=restart_steps), DEFAULTS["predict_temperature"])
+    top_k = control("predict_top_k", lambda: d3.number_input(
+        tr("predict.top_k"), 0, 1000, min(2, V), 1, help=tr("predict.top_k_help"), disabled=strategy != "top_k",
+        key="predict_top_k", on_change=restart_steps), min(2, V))
+    seed = control("predict_seed", lambda: d4.number_input(
+        tr("predict.seed"), 0, 2**31 - 1, DEFAULTS["predict_seed"], 1, help=tr("predict.seed_help"), disabled=not sampling,
+        key="predict_seed", on_change=restart_steps), DEFAULTS["predict_seed"])
+    context_len = max_len
+    if max_len > 1 and visible("predict_context_len"):
+        with st.expander(tr("predict.context_len")):
+            context_len = st.slider(tr("predict.context_len"), 1, max_len, max_len, help=tr("predict.context_len_help", max_len=max_len),
+                                    key="predict_context_len", on_change=restart_steps)
+    if sampling and tau == 0:
+        st.info(tr("predict.tau_zero"))
+    elif sampling and tau >= MAX_TEMPERATURE:
+        st.info(tr("predict.tau_max", tau=MAX_TEMPERATURE))
+    if strategy == "top_k":
+        if top_k == 0:
+            st.info(tr("predict.k_zero", V=V))
+        elif top_k == 1:
+            st.info(tr("predict.k_one"))
+        elif top_k > V:
+            st.info(tr("predict.k_large", k=top_k, V=V))
+    decode = DecodeConfig(float(tau) if sampling else 0.0, int(top_k) if strategy == "top_k" else 0, int(seed))
+    return n_new, strategy, decode, context_len
+
+
+# The page's parts that answer their own controls are fragments: moving one of their controls
+# reruns that part only (the per-position panels are not redrawn when τ changes, the generation
+# is not recomputed when the step changes). A fragment rerun reuses the arguments of the page's
+# last full run; the prefix, the model and the guess toggle rerun the whole page.
+
+
+@st.fragment
+def position_panels(tm: TrainedModel, shown: str, probs, targets: list[str]) -> None:
+    """The bar panels of the next-character distribution, MAX_PANELS positions at a time."""
+    chars, T = tm.vocab.chars, len(shown)
+    first = 0
+    if T > MAX_PANELS and visible("predict_panel_start"):
+        first = st.slider(tr("predict.panels_range", n=MAX_PANELS), 0, T - MAX_PANELS, T - MAX_PANELS, key="predict_panel_start")
+    rows = range(first, min(T, first + MAX_PANELS))
+    panels = next_char_panels(
+        probs[first : first + MAX_PANELS], chars, [tr("predict.panel", pos=i, context=short(shown[: i + 1], 6)) for i in rows],
+        [targets[i] for i in rows], top_label=tr("predict.legend_top"), other_label=tr("predict.legend_other"),
+        expected_label=tr("predict.legend_target"), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
+        columns=panel_columns(len(chars), len(rows)),
+    )
+    st.altair_chart(panels, width="content")
+    figure_downloads(panels, "predict_panels_figure", tr("predict.per_position"), file_stem="tinygpt_next_char_by_position")
+
+
+@st.fragment
+def generation(tm: TrainedModel, prefix: str) -> None:
+    """Autoregressive generation: its controls, the generated text, the steps one at a time and all of them."""
+    chars, V = tm.vocab.chars, len(tm.vocab.chars)
+    st.subheader(tr("predict.generation"))
+    n_new, strategy, decode, context_len = decoding_controls(V, tm.gpt_cfg.max_len)
+    try:
+        steps = cached_generate(tm, tm.uid, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len)
+    except (UnknownCharError, ValueError) as exc:
+        show_error(exc)
+        return
+    if not steps:
+        st.info(tr("predict.n_zero"))
+        return
+    generated = "".join(s.chosen for s in steps)
+    st.markdown(tr("predict.result", prefix=md(prefix, spaces=True), generated=md(generated, spaces=True)))
+    generation_step(tm, prefix, steps, decode, strategy != "greedy")
+    with st.expander(tr("predict.all_steps")):
+        yes, no = tr("predict.yes"), tr("predict.no")
+        all_steps = pd.DataFrame({
+            tr("predict.col_step"): range(1, len(steps) + 1),
+            tr("predict.col_fed"): [x.context for x in steps],
+            tr("predict.col_cropped"): [yes if x.cropped else no for x in steps],
+            tr("predict.col_pos"): [x.position for x in steps],
+            tr("predict.col_chosen"): [x.chosen for x in steps],
+            tr("predict.col_p_chosen"): [float(x.probs[chars.index(x.chosen)]) for x in steps],
+            tr("predict.col_expected"): [training_targets(tm.text, tm.window, x.context)[-1] or tr("predict.no_target")
+                                         for x in steps],
+            tr("predict.col_beyond"): [yes if x.beyond_training else no for x in steps],
+        })
+        st.dataframe(all_steps.style.format(format_probability, subset=[tr("predict.col_p_chosen")]), hide_index=True,
+                     width="stretch")
+
+
+@st.fragment
+def generation_step(tm: TrainedModel, prefix: str, steps: list[GenerationStep], decode: DecodeConfig,
+                    sampling: bool) -> None:
+    """One generation step (the step slider and its buttons): what was fed, the distribution, the choice."""
+    chars, V, window = tm.vocab.chars, len(tm.vocab.chars), tm.window
+    generated = "".join(s.chosen for s in steps)
+    total = len(steps)
+    st.session_state["predict_step"] = min(max(st.session_state.get("predict_step", 1), 1), total)
+    if visible("predict_step"):  # the step slider and its two buttons are one control
+        b1, b2, b3 = st.columns([1, 1, 3])
+        b1.button(tr("predict.prev"), icon=":material/chevron_left:", on_click=go_to_step, args=(-1,),
+                  disabled=st.session_state["predict_step"] <= 1, key="predict_prev")
+        b2.button(tr("predict.next"), icon=":material/chevron_right:", on_click=go_to_step, args=(1,),
+                  disabled=st.session_state["predict_step"] >= total, key="predict_next")
+        if total > 1:
+            b3.slider(tr("predict.step_slider"), 1, total, key="predict_step", label_visibility="collapsed")
+    k = st.session_state["predict_step"]
+    s = steps[k - 1]
+    so_far = prefix + generated[: k - 1]
+    target = training_targets(tm.text, window, s.context)[-1]
+
+    st.markdown(f"#### {tr('predict.step_title', n=k, total=total)}")
+    st.markdown(tr("predict.so_far", text=md(so_far, spaces=True)))
+    st.markdown(tr("predict.fed", T=len(s.context), last=s.position, context=md(s.context, spaces=True)))
+    if s.cropped:
+        dropped = len(so_far) - len(s.context)
+        st.info(tr("predict.cropped", n=len(so_far), kept=len(s.context), dropped=dropped, gone=short(so_far[:dropped], 12)))
+    if s.beyond_training:
+        st.warning(tr("predict.beyond", pos=s.position, last=window - 1, window=window), icon=":material/warning:")
+    elif not target:
+        st.caption(tr("predict.unseen"))
+    else:
+        st.caption(tr("predict.target", target=" / ".join(target)))
+
+    chosen_idx = chars.index(s.chosen)
+    if decode.greedy:
+        series = tr("predict.series_greedy")
+        st.markdown(tr("predict.chose_greedy", chosen=md(s.chosen, spaces=True), p=format_probability(s.probs[chosen_idx])))
+    else:
+        series = tr("predict.series_tau_k", tau=f"{decode.temperature:g}", k=decode.top_k) if 0 < decode.top_k < V \
+            else tr("predict.series_tau", tau=f"{decode.temperature:g}")
+        st.markdown(tr("predict.chose_sampled", chosen=md(s.chosen, spaces=True), seed=decode.seed,
+                       q=format_probability(s.sampling_probs[chosen_idx]), p=format_probability(s.probs[chosen_idx])))
+    # Beside the table while the bars fit in half the page (80 px per character); below it after that.
+    left, right = st.columns([1, 1]) if V <= 5 else (st.container(), st.container())
+    bars_title = tr("predict.bars_title", context=short(s.context, 12))
+    bars = paired_probability_bars(
+        s.probs, s.sampling_probs, chars, labels=(tr("predict.series_p"), series), chosen=s.chosen, target=target,
+        chosen_label=tr("predict.legend_chosen"), target_label=tr("predict.legend_target"),
+        title=bars_title, x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
+    )
+    left.altair_chart(bars, width="content")
+    left.caption(tr("predict.marks_legend") if target else tr("predict.marks_legend_no_target"))
+    with left:
+        figure_downloads(bars, "predict_bars_figure", bars_title, file_stem="tinygpt_next_char")
+    detail = pd.DataFrame({
+        tr("predict.col_char"): list(chars),
+        tr("predict.col_chosen"): [CHOSEN_MARK if c == s.chosen else "" for c in chars],
+        tr("predict.col_target_short"): [TARGET_MARK if c in target else "" for c in chars],
+        "p": s.probs.numpy(),
+        tr("predict.col_sampled"): s.sampling_probs.numpy(),
+        tr("predict.col_logit"): s.logits.numpy(),
+    })
+    right.dataframe(detail.style.format(format_probability, subset=["p", tr("predict.col_sampled")])
+                    .format("{:.4f}", subset=[tr("predict.col_logit")]), hide_index=True, width="stretch",
+                    column_config={tr("predict.col_char"): st.column_config.TextColumn(pinned=True)}, key="predict_step_table")
+    if sampling:
+        right.caption(tr("predict.reshape_note"))
+    if page_shown("attention"):  # a lesson without the Attention page has no link to it
+        st.page_link(
+            "pages/attention.py", label=tr("predict.attn_link", context=short(s.context, 12)), icon=":material/grid_on:",
+            query_params={"text": s.context, "layer": "0", "head": "0", "step": "softmax", "lang": lang()},
+        )
+
+
 st.title(tr("predict.title"))
 st.markdown(tr("predict.intro"))
 tm = model_banner(choose="predict")  # with the model choice (textbook / context / own)
@@ -85,49 +259,12 @@ chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
 
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
-c1, c2 = st.columns([3, 2])
+c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
 prefix = control("predict_prefix", lambda: c1.text_input(
     tr("predict.prefix"), tm.text[:max_len], help=tr("predict.prefix_help", known=known), key="predict_prefix",
     on_change=restart_steps), tm.text[:max_len])
-n_new = control("predict_n_new", lambda: c2.slider(tr("predict.n_new"), 0, MAX_NEW_CHARS, DEFAULTS["predict_n_new"],
-                                                   key="predict_n_new"), DEFAULTS["predict_n_new"])
-guess = control("predict_guess", lambda: st.toggle(tr("predict.guess"), DEFAULTS["predict_guess"], help=tr("predict.guess_help"),
+guess = control("predict_guess", lambda: c2.toggle(tr("predict.guess"), DEFAULTS["predict_guess"], help=tr("predict.guess_help"),
                                                    key="predict_guess"), DEFAULTS["predict_guess"])
-
-strategy_labels = {s: tr(f"predict.strategy.{s}") for s in STRATEGIES}  # format_func must not call tr()
-d1, d2, d3, d4 = st.columns([2, 2, 2, 1])
-if visible("predict_strategy"):
-    keep_radio_choice("predict_strategy")
-strategy = control("predict_strategy", lambda: d1.radio(
-    tr("predict.decoding"), STRATEGIES, format_func=strategy_labels.get, key="predict_strategy", on_change=restart_steps),
-    DEFAULTS["predict_strategy"])
-sampling = strategy != "greedy"
-tau = control("predict_temperature", lambda: d2.slider(
-    tr("predict.temperature"), 0.0, MAX_TEMPERATURE, DEFAULTS["predict_temperature"], 0.05, help=tr("predict.temperature_help"),
-    disabled=not sampling, key="predict_temperature", on_change=restart_steps), DEFAULTS["predict_temperature"])
-top_k = control("predict_top_k", lambda: d3.number_input(
-    tr("predict.top_k"), 0, 1000, min(2, V), 1, help=tr("predict.top_k_help"), disabled=strategy != "top_k",
-    key="predict_top_k", on_change=restart_steps), min(2, V))
-seed = control("predict_seed", lambda: d4.number_input(
-    tr("predict.seed"), 0, 2**31 - 1, DEFAULTS["predict_seed"], 1, help=tr("predict.seed_help"), disabled=not sampling,
-    key="predict_seed", on_change=restart_steps), DEFAULTS["predict_seed"])
-context_len = max_len
-if max_len > 1 and visible("predict_context_len"):
-    with st.expander(tr("predict.context_len")):
-        context_len = st.slider(tr("predict.context_len"), 1, max_len, max_len, help=tr("predict.context_len_help", max_len=max_len),
-                                key="predict_context_len", on_change=restart_steps)
-decode = DecodeConfig(float(tau) if sampling else 0.0, int(top_k) if strategy == "top_k" else 0, int(seed))
-if sampling and tau == 0:
-    st.info(tr("predict.tau_zero"))
-elif sampling and tau >= MAX_TEMPERATURE:
-    st.info(tr("predict.tau_max", tau=MAX_TEMPERATURE))
-if strategy == "top_k":
-    if top_k == 0:
-        st.info(tr("predict.k_zero", V=V))
-    elif top_k == 1:
-        st.info(tr("predict.k_one"))
-    elif top_k > V:
-        st.info(tr("predict.k_large", k=top_k, V=V))
 
 if not prefix:
     st.warning(tr("predict.empty", known=known))
@@ -144,7 +281,6 @@ if cropped:
     st.info(tr("predict.too_long", n=len(prefix), max_len=max_len))
 try:
     probs = cached_probs(tm, tm.uid, shown)  # (T, V)
-    steps = cached_generate(tm, tm.uid, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len)
 except (UnknownCharError, ValueError) as exc:
     show_error(exc)
     st.stop()
@@ -187,105 +323,7 @@ key_columns = {
 }
 st.dataframe(table.style.format(format_probability, subset=p_columns), hide_index=True, width="stretch",
              column_config=key_columns, key="predict_positions_table")
-first = 0
-if T > MAX_PANELS and visible("predict_panel_start"):
-    first = st.slider(tr("predict.panels_range", n=MAX_PANELS), 0, T - MAX_PANELS, T - MAX_PANELS, key="predict_panel_start")
-rows = range(first, min(T, first + MAX_PANELS))
-panels = next_char_panels(
-    probs[first : first + MAX_PANELS], chars, [tr("predict.panel", pos=i, context=short(shown[: i + 1], 6)) for i in rows],
-    [targets[i] for i in rows], top_label=tr("predict.legend_top"), other_label=tr("predict.legend_other"),
-    expected_label=tr("predict.legend_target"), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
-    columns=panel_columns(V, len(rows)),
-)
-st.altair_chart(panels, width="content")
-figure_downloads(panels, "predict_panels_figure", tr("predict.per_position"), file_stem="tinygpt_next_char_by_position")
+position_panels(tm, shown, probs, targets)
 
 # ---- autoregressive generation, one step at a time ----
-st.subheader(tr("predict.generation"))
-if not steps:
-    st.info(tr("predict.n_zero"))
-    st.stop()
-generated = "".join(s.chosen for s in steps)
-st.markdown(tr("predict.result", prefix=md(prefix, spaces=True), generated=md(generated, spaces=True)))
-
-total = len(steps)
-st.session_state["predict_step"] = min(max(st.session_state.get("predict_step", 1), 1), total)
-if visible("predict_step"):  # the step slider and its two buttons are one control
-    b1, b2, b3 = st.columns([1, 1, 3])
-    b1.button(tr("predict.prev"), icon=":material/chevron_left:", on_click=go_to_step, args=(-1,),
-              disabled=st.session_state["predict_step"] <= 1, key="predict_prev")
-    b2.button(tr("predict.next"), icon=":material/chevron_right:", on_click=go_to_step, args=(1,),
-              disabled=st.session_state["predict_step"] >= total, key="predict_next")
-    if total > 1:
-        b3.slider(tr("predict.step_slider"), 1, total, key="predict_step", label_visibility="collapsed")
-k = st.session_state["predict_step"]
-s = steps[k - 1]
-so_far = prefix + generated[: k - 1]
-target = training_targets(tm.text, window, s.context)[-1]
-
-st.markdown(f"#### {tr('predict.step_title', n=k, total=total)}")
-st.markdown(tr("predict.so_far", text=md(so_far, spaces=True)))
-st.markdown(tr("predict.fed", T=len(s.context), last=s.position, context=md(s.context, spaces=True)))
-if s.cropped:
-    dropped = len(so_far) - len(s.context)
-    st.info(tr("predict.cropped", n=len(so_far), kept=len(s.context), dropped=dropped, gone=short(so_far[:dropped], 12)))
-if s.beyond_training:
-    st.warning(tr("predict.beyond", pos=s.position, last=window - 1, window=window), icon=":material/warning:")
-elif not target:
-    st.caption(tr("predict.unseen"))
-else:
-    st.caption(tr("predict.target", target=" / ".join(target)))
-
-chosen_idx = chars.index(s.chosen)
-if decode.greedy:
-    series = tr("predict.series_greedy")
-    st.markdown(tr("predict.chose_greedy", chosen=md(s.chosen, spaces=True), p=format_probability(s.probs[chosen_idx])))
-else:
-    series = tr("predict.series_tau_k", tau=f"{decode.temperature:g}", k=decode.top_k) if 0 < decode.top_k < V \
-        else tr("predict.series_tau", tau=f"{decode.temperature:g}")
-    st.markdown(tr("predict.chose_sampled", chosen=md(s.chosen, spaces=True), seed=decode.seed,
-                   q=format_probability(s.sampling_probs[chosen_idx]), p=format_probability(s.probs[chosen_idx])))
-# Beside the table while the bars fit in half the page (80 px per character); below it after that.
-left, right = st.columns([1, 1]) if V <= 5 else (st.container(), st.container())
-bars_title = tr("predict.bars_title", context=short(s.context, 12))
-bars = paired_probability_bars(
-    s.probs, s.sampling_probs, chars, labels=(tr("predict.series_p"), series), chosen=s.chosen, target=target,
-    chosen_label=tr("predict.legend_chosen"), target_label=tr("predict.legend_target"),
-    title=bars_title, x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
-)
-left.altair_chart(bars, width="content")
-left.caption(tr("predict.marks_legend") if target else tr("predict.marks_legend_no_target"))
-with left:
-    figure_downloads(bars, "predict_bars_figure", bars_title, file_stem="tinygpt_next_char")
-detail = pd.DataFrame({
-    tr("predict.col_char"): list(chars),
-    tr("predict.col_chosen"): [CHOSEN_MARK if c == s.chosen else "" for c in chars],
-    tr("predict.col_target_short"): [TARGET_MARK if c in target else "" for c in chars],
-    "p": s.probs.numpy(),
-    tr("predict.col_sampled"): s.sampling_probs.numpy(),
-    tr("predict.col_logit"): s.logits.numpy(),
-})
-right.dataframe(detail.style.format(format_probability, subset=["p", tr("predict.col_sampled")])
-                .format("{:.4f}", subset=[tr("predict.col_logit")]), hide_index=True, width="stretch",
-                column_config={tr("predict.col_char"): st.column_config.TextColumn(pinned=True)}, key="predict_step_table")
-if sampling:
-    right.caption(tr("predict.reshape_note"))
-if page_shown("attention"):  # a lesson without the Attention page has no link to it
-    st.page_link(
-        "pages/attention.py", label=tr("predict.attn_link", context=short(s.context, 12)), icon=":material/grid_on:",
-        query_params={"text": s.context, "layer": "0", "head": "0", "step": "softmax", "lang": lang()},
-    )
-
-with st.expander(tr("predict.all_steps")):
-    yes, no = tr("predict.yes"), tr("predict.no")
-    all_steps = pd.DataFrame({
-        tr("predict.col_step"): range(1, total + 1),
-        tr("predict.col_fed"): [x.context for x in steps],
-        tr("predict.col_cropped"): [yes if x.cropped else no for x in steps],
-        tr("predict.col_pos"): [x.position for x in steps],
-        tr("predict.col_chosen"): [x.chosen for x in steps],
-        tr("predict.col_p_chosen"): [float(x.probs[chars.index(x.chosen)]) for x in steps],
-        tr("predict.col_expected"): [training_targets(tm.text, window, x.context)[-1] or tr("predict.no_target") for x in steps],
-        tr("predict.col_beyond"): [yes if x.beyond_training else no for x in steps],
-    })
-    st.dataframe(all_steps.style.format(format_probability, subset=[tr("predict.col_p_chosen")]), hide_index=True, width="stretch")
+generation(tm, prefix)

@@ -97,43 +97,46 @@ def input_error(exc: TheoryInputError) -> None:
     st.error(tr(f"theory.err.{exc.reason}", value=exc.value))
 
 
-axes = {k: tr(v) for k, v in AXES.items()}
-st.title(tr("theory.title"))
-arrival()
-st.markdown(tr("theory.intro"))
+# Each concept's live example is a fragment: moving one of its controls reruns that example only,
+# not the page with its other charts and formulas. A fragment rerun reuses the arguments of the
+# page's last full run (the axis titles in the session's language).
 
-concept("definition")
-concept("vector")
-concept("operations")
-controls, picture = example_columns()
-with controls:
-    ca, cb = st.columns(2)
-    a = vector_sliders(ca, "a", ("theory_a1", "theory_a2"), -5.0, 5.0, 0.5)
-    b = vector_sliders(cb, "b", ("theory_b1", "theory_b2"), -5.0, 5.0, 0.5)
-    c = slider(st, "theory_c", tr("theory.ops.c"), -3.0, 3.0, 0.5)
-    total, multiple, product = theory.add(a, b), theory.scale(c, a), theory.dot(a, b)
-    m1, m2, m3 = st.columns(3)
-    m1.metric(tr("theory.ops.sum"), format_vector(total))
-    m2.metric(tr("theory.ops.scaled"), format_vector(multiple))
-    m3.metric(tr("theory.ops.dot"), format_number(product))
-    st.caption(tr("theory.ops.dot_detail", a1=format_number(a[0]), b1=format_number(b[0]), a2=format_number(a[1]),
-                  b2=format_number(b[1]), dot=format_number(product)))
-    st.caption(tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero"))
-with picture:
-    chart(vector_picture([("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"), **axes),
-          "theory_ops_figure")
 
-concept("weighted_sum")
-controls, picture = example_columns()
-raw = [slider(controls, f"theory_r{i}", tr("theory.ws.raw", i=i), 0.0, 5.0, 0.5, help=tr("theory.ws.raw_help"))
-       for i in (1, 2, 3)]
-try:
-    alpha = theory.normalize_weights(raw)
-    mixed = theory.weighted_sum(alpha, EXAMPLE_VALUES)
-except TheoryInputError as exc:
+@st.fragment
+def operations_example(axes: dict[str, str]) -> None:
+    """Sum, multiple and dot product of two 2-vectors, with their picture."""
+    controls, picture = example_columns()
     with controls:
-        input_error(exc)
-else:
+        ca, cb = st.columns(2)
+        a = vector_sliders(ca, "a", ("theory_a1", "theory_a2"), -5.0, 5.0, 0.5)
+        b = vector_sliders(cb, "b", ("theory_b1", "theory_b2"), -5.0, 5.0, 0.5)
+        c = slider(st, "theory_c", tr("theory.ops.c"), -3.0, 3.0, 0.5)
+        total, multiple, product = theory.add(a, b), theory.scale(c, a), theory.dot(a, b)
+        m1, m2, m3 = st.columns(3)
+        m1.metric(tr("theory.ops.sum"), format_vector(total))
+        m2.metric(tr("theory.ops.scaled"), format_vector(multiple))
+        m3.metric(tr("theory.ops.dot"), format_number(product))
+        st.caption(tr("theory.ops.dot_detail", a1=format_number(a[0]), b1=format_number(b[0]), a2=format_number(a[1]),
+                      b2=format_number(b[1]), dot=format_number(product)))
+        st.caption(tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero"))
+    with picture:
+        chart(vector_picture([("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"),
+                             **axes), "theory_ops_figure")
+
+
+@st.fragment
+def weighted_sum_example(axes: dict[str, str]) -> None:
+    """Raw weights normalised to α, and the α-weighted sum of three fixed vectors."""
+    controls, picture = example_columns()
+    raw = [slider(controls, f"theory_r{i}", tr("theory.ws.raw", i=i), 0.0, 5.0, 0.5, help=tr("theory.ws.raw_help"))
+           for i in (1, 2, 3)]
+    try:
+        alpha = theory.normalize_weights(raw)
+        mixed = theory.weighted_sum(alpha, EXAMPLE_VALUES)
+    except TheoryInputError as exc:
+        with controls:
+            input_error(exc)
+        return
     controls.dataframe(pd.DataFrame({
         tr("theory.ws.col_vector"): [f"v{i + 1}" for i in range(3)],
         tr("theory.ws.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
@@ -146,69 +149,104 @@ else:
         chart(vector_picture([(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
                              title=tr("theory.ws.chart_title"), **axes), "theory_ws_figure")
 
-concept("qkv")
-concept("softmax")
-controls, picture = example_columns()
-with controls:
-    q1, q2 = st.columns(2)
-    q = (slider(q1, "theory_q1", tr("theory.sm.query", i=1), -3.0, 3.0, 0.25),
-         slider(q2, "theory_q2", tr("theory.sm.query", i=2), -3.0, 3.0, 0.25))
-    tau = slider(st, "theory_tau", tr("theory.sm.temperature"), 0.05, 5.0, 0.05, help=tr("theory.sm.temperature_help"))
-    scaled = toggle("theory_scaled", tr("theory.sm.scaled"), tr("theory.sm.scaled_help"))
-    st.latex(theory.TEMPERATURE_FORMULA)
-    att = theory.attend(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=scaled)
-    keys = [f"k{i + 1}" for i in range(len(EXAMPLE_KEYS))]
-    st.dataframe(pd.DataFrame({
-        tr("theory.sm.col_key"): keys,
-        tr("theory.sm.col_key_vector"): [format_vector(k) for k in EXAMPLE_KEYS],
-        tr("theory.sm.col_score"): [round(s, 3) for s in att.scores],
-        tr("theory.sm.col_alpha"): [round(x, 3) for x in att.weights],
-        tr("theory.sm.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
-    }), hide_index=True, width="stretch")
-    st.metric(tr("theory.sm.output"), format_vector(att.output))
-    st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
-with picture:
-    chart(probability_bars(att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
-                           y_title=tr("theory.sm.axis_alpha")), "theory_sm_bars_figure", width="stretch")
-    chart(vector_picture([("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)], title=tr("theory.sm.vectors_title"),
-                         size=260, **axes), "theory_sm_vectors_figure")
 
-concept("matrix")
-st.markdown(f"**{tr('theory.example')}**")
-st.markdown(tr("theory.mx.setup"))
-masked = toggle("theory_mask", tr("theory.mx.mask"), tr("theory.mx.mask_help"))
-mx = theory.attention_matrix(EXAMPLE_KEYS, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, causal_mask=masked)
-tokens = [tr("theory.mx.token", i=i) for i in range(len(EXAMPLE_KEYS))]
-left, right = st.columns([1, 1])
-left.markdown(f"**{tr('theory.mx.weights')}**")
-left.dataframe(matrix_frame(mx.weights, tokens, tokens).round(3), width="stretch")
-left.markdown(f"**{tr('theory.mx.output')}**")
-left.dataframe(matrix_frame(mx.output, tokens, [axes["x_title"], axes["y_title"]]).round(3), width="stretch")
-single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
-left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
-with right:
-    chart(heatmap(mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
-                  masked=future_mask(len(tokens)) if masked else None,
-                  row_title=tr("theory.mx.axis_query"), col_title=tr("theory.mx.axis_key"),
-                  value_title=tr("theory.mx.value"), masked_label=tr("theory.mx.masked"), cell=60),
-          "theory_mx_figure")
+@st.fragment
+def softmax_and_matrix(axes: dict[str, str]) -> None:
+    """The softmax example, then the matrix section, whose example uses the same τ: one fragment,
+    so τ reaches the matrix; the matrix example is a fragment of its own inside it."""
+    controls, picture = example_columns()
+    with controls:
+        q1, q2 = st.columns(2)
+        q = (slider(q1, "theory_q1", tr("theory.sm.query", i=1), -3.0, 3.0, 0.25),
+             slider(q2, "theory_q2", tr("theory.sm.query", i=2), -3.0, 3.0, 0.25))
+        tau = slider(st, "theory_tau", tr("theory.sm.temperature"), 0.05, 5.0, 0.05, help=tr("theory.sm.temperature_help"))
+        scaled = toggle("theory_scaled", tr("theory.sm.scaled"), tr("theory.sm.scaled_help"))
+        st.latex(theory.TEMPERATURE_FORMULA)
+        att = theory.attend(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=scaled)
+        keys = [f"k{i + 1}" for i in range(len(EXAMPLE_KEYS))]
+        st.dataframe(pd.DataFrame({
+            tr("theory.sm.col_key"): keys,
+            tr("theory.sm.col_key_vector"): [format_vector(k) for k in EXAMPLE_KEYS],
+            tr("theory.sm.col_score"): [round(s, 3) for s in att.scores],
+            tr("theory.sm.col_alpha"): [round(x, 3) for x in att.weights],
+            tr("theory.sm.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
+        }), hide_index=True, width="stretch")
+        st.metric(tr("theory.sm.output"), format_vector(att.output))
+        st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
+    with picture:
+        chart(probability_bars(att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
+                               y_title=tr("theory.sm.axis_alpha")), "theory_sm_bars_figure", width="stretch")
+        chart(vector_picture([("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)], title=tr("theory.sm.vectors_title"),
+                             size=260, **axes), "theory_sm_vectors_figure")
+    concept("matrix")
+    matrix_example(tau, axes)
 
-st.divider()
-st.subheader(tr("theory.exercise.title"))
-st.markdown(tr("theory.exercise.question"))
-if visible("theory_answer"):
-    st.text_area(tr("theory.exercise.yours"), key="theory_answer")
-if toggle("theory_show_answer", tr("theory.exercise.show")):
-    st.info(tr("theory.exercise.answer"))
 
-st.subheader(tr("theory.quiz.title"))
-st.caption(tr("theory.quiz.intro"))
-for qid, right_answer in QUIZ.items():
-    if not visible(f"theory_quiz_{qid}"):
-        continue
+@st.fragment
+def matrix_example(tau: float, axes: dict[str, str]) -> None:
+    """Attention of three tokens as one matrix product, with the causal mask switch."""
+    st.markdown(f"**{tr('theory.example')}**")
+    st.markdown(tr("theory.mx.setup"))
+    masked = toggle("theory_mask", tr("theory.mx.mask"), tr("theory.mx.mask_help"))
+    mx = theory.attention_matrix(EXAMPLE_KEYS, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, causal_mask=masked)
+    tokens = [tr("theory.mx.token", i=i) for i in range(len(EXAMPLE_KEYS))]
+    left, right = st.columns([1, 1])
+    left.markdown(f"**{tr('theory.mx.weights')}**")
+    left.dataframe(matrix_frame(mx.weights, tokens, tokens).round(3), width="stretch")
+    left.markdown(f"**{tr('theory.mx.output')}**")
+    left.dataframe(matrix_frame(mx.output, tokens, [axes["x_title"], axes["y_title"]]).round(3), width="stretch")
+    single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
+    left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
+    with right:
+        chart(heatmap(mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
+                      masked=future_mask(len(tokens)) if masked else None,
+                      row_title=tr("theory.mx.axis_query"), col_title=tr("theory.mx.axis_key"),
+                      value_title=tr("theory.mx.value"), masked_label=tr("theory.mx.masked"), cell=60),
+              "theory_mx_figure")
+
+
+@st.fragment
+def own_answer() -> None:
+    """The open question: the student's answer and the model answer."""
+    if visible("theory_answer"):
+        st.text_area(tr("theory.exercise.yours"), key="theory_answer")
+    if toggle("theory_show_answer", tr("theory.exercise.show")):
+        st.info(tr("theory.exercise.answer"))
+
+
+@st.fragment
+def quiz_question(qid: str, right_answer: str) -> None:
+    """One quiz question; its verdict and reason appear under it once answered."""
     labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
     keep_radio_choice(f"theory_quiz_{qid}")
     choice = st.radio(tr(f"theory.quiz.{qid}.q"), list(labels), index=None, format_func=labels.get, key=f"theory_quiz_{qid}")
     if choice is not None:
         why = tr(f"theory.quiz.{qid}.why")
         (st.success if choice == right_answer else st.warning)(tr("theory.quiz.right" if choice == right_answer else "theory.quiz.wrong", why=why))
+
+
+axes = {k: tr(v) for k, v in AXES.items()}
+st.title(tr("theory.title"))
+arrival()
+st.markdown(tr("theory.intro"))
+
+concept("definition")
+concept("vector")
+concept("operations")
+operations_example(axes)
+concept("weighted_sum")
+weighted_sum_example(axes)
+concept("qkv")
+concept("softmax")
+softmax_and_matrix(axes)
+
+st.divider()
+st.subheader(tr("theory.exercise.title"))
+st.markdown(tr("theory.exercise.question"))
+own_answer()
+
+st.subheader(tr("theory.quiz.title"))
+st.caption(tr("theory.quiz.intro"))
+for qid, right_answer in QUIZ.items():
+    if visible(f"theory_quiz_{qid}"):
+        quiz_question(qid, right_answer)
