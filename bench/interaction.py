@@ -67,7 +67,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bench.cold_start import (
-    APP_IDLE_JS, ARTIFACTS, CHROMIUM_ARGS, TIMEOUT_MS, ROOT, exceptions_on, launch_browser, load_note,
+    APP_IDLE_JS, ARTIFACTS, TIMEOUT_MS, ROOT, exceptions_on, launch_browser, load_note,
     ratio_line, start_server, stop_server, wait_healthy, wait_idle,
 )
 
@@ -327,26 +327,12 @@ def attention_part(context, url: str, repeats: int, rows: list[Row]) -> None:
         page.evaluate(ARM_JS)  # re-arm: t0 is the Enter that commits the edit
         page.keyboard.press("Enter")
 
-    def edit_row() -> None:
-        row = Row("attention: score edit", TARGET_CONTROL_S)
-        rows.append(row)
-        try:
-            editor_prepare()
-            for k in range(repeats):
-                row.samples.append(measure(page, lambda: edit(k)))
-                page.wait_for_timeout(150)
-            row.counts = page.evaluate(COUNTS_JS)
-        except NotFound as exc:
-            row.skipped = f"skipped (control not found: {exc})"
-        except Exception as exc:
-            row.skipped = f"skipped (the editor's cell could not be edited: {type(exc).__name__}: {str(exc).splitlines()[0][:100]})"
-        print_row(row)
-        try:
-            toggle("attn_editing")(0)
-            wait_idle(page)
-        except Exception:
-            pass
-    edit_row()
+    run_row(rows, "attention: score edit", TARGET_CONTROL_S, repeats, page, editor_prepare, edit)
+    try:
+        toggle("attn_editing")(0)
+        wait_idle(page)
+    except Exception:  # the editor stays open: the next row opens a page of its own
+        pass
     page.close()
 
     page = open_page(context, f"{url}/attention?lang=en&step=input")
