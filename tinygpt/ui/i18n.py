@@ -6,11 +6,8 @@ import re
 
 import streamlit as st
 
-from tinygpt.checkpoint import CheckpointError
 from tinygpt.config import ConfigError
 from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, t
-from tinygpt.jobs import MemoryLimitError
-from tinygpt.vocab import UnknownCharError
 
 _KEY = "lang"
 
@@ -65,6 +62,12 @@ def md_escape(text: str) -> str:
 
 def error_text(exc: Exception) -> str:
     """A message for ``exc`` in the session's language, naming the value and what is accepted."""
+    # Imported here: this module is among the first a script run imports, before torch is needed
+    # (tinygpt.ui.navigation sets the page list first), and these modules import torch.
+    from tinygpt.checkpoint import CheckpointError
+    from tinygpt.jobs import MemoryLimitError
+    from tinygpt.vocab import UnknownCharError
+
     if isinstance(exc, UnknownCharError):
         def shown(c: str) -> str:
             return "“ ”" if c == " " else md_escape(c)

@@ -18,9 +18,7 @@ from pathlib import Path
 import streamlit as st
 
 from tinygpt.ui.i18n import language_switch, tr
-from tinygpt.ui.model_choice import class_link, resolve_link
 from tinygpt.ui.lesson import lesson, lesson_note
-from tinygpt.ui.models import start_default_model
 
 _ENTRY_MARK = "_entry_script_ran"
 
@@ -79,22 +77,29 @@ def run_app() -> None:
     lesson note (above every page), the model a link asks for, navigation, and the "link for my
     class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
-    start_default_model()  # trains the examples' models in background threads, once per process
     in_lesson = lesson() is not None
+    # The page list first, before anything imports torch: on a fresh server's first request
+    # Streamlit's legacy mode has already sent its own menu of file names, which this replaces.
+    page = st.navigation(app_pages(), position="hidden" if in_lesson else "sidebar")
+    from tinygpt.ui.model_choice import class_link, resolve_link
+    from tinygpt.ui.models import start_default_model
+
+    start_default_model()  # trains the examples' models in background threads, once per process
     nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own
     language_switch()
     lesson_note()
     resolve_link()  # ?model= / ?train= of a link just opened (before the page reads the model)
     st.session_state[_ENTRY_MARK] = True
-    page = st.navigation(app_pages(), position="hidden" if in_lesson else "sidebar")
     if nav_box is not None:
         with nav_box:
             _lesson_navigation()
             st.divider()
-    slot = st.sidebar.container()  # above whatever the page puts in the sidebar
+    slot = st.sidebar.empty()  # above whatever the page puts in the sidebar
+    with slot.container():  # the link as the URL stands, kept if the page stops itself (st.stop)
+        class_link(page.url_path, [p[3] for p in PAGES])
     page.run()
-    with slot:  # after the page: the link holds the view it wrote into the URL in this run
-        class_link(page.url_path, [p[3] for p in PAGES])  # (a run the page stops with st.stop() draws none)
+    with slot.container():  # after the page: the link holds the view it wrote into the URL in this run
+        class_link(page.url_path, [p[3] for p in PAGES])
 
 
 def ensure_entry_script() -> None:
