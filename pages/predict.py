@@ -6,8 +6,7 @@ import streamlit as st
 from tinygpt.charts import next_char_panels, paired_probability_bars, panel_columns, probability_bars
 from tinygpt.exercises import next_char_question
 from tinygpt.generate import (
-    MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, crop_context, generate, next_char_probs,
-    training_targets,
+    MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, crop_context, training_targets,
 )
 from tinygpt.formatting import format_probability
 from tinygpt.record import TrainedModel
@@ -17,6 +16,7 @@ from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.vocab import UnknownCharError
 from tinygpt.ui.lesson import control, page_shown, visible
+from tinygpt.ui.predict_view import cached_generate, cached_probs
 from tinygpt.ui.navigation import ensure_entry_script
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
@@ -28,19 +28,8 @@ DEFAULTS = {"predict_n_new": 4, "predict_strategy": "greedy", "predict_temperatu
             "predict_guess": False}
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def cached_probs(_tm: TrainedModel, model_uid: str, text: str):
-    """next_char_probs of ``text`` (T ≤ max_len), (T, V), cached per model and text."""
-    return next_char_probs(_tm.model, _tm.vocab, text)
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def cached_generate(_tm: TrainedModel, model_uid: str, prefix: str, n_new: int, temperature: float, top_k: int,
-                    seed: int, context_len: int) -> list[GenerationStep]:
-    """generate() for these settings, cached (read-only steps shared by sessions)."""
-    return generate(_tm.model, _tm.vocab, prefix, n_new, DecodeConfig(temperature, top_k, seed), _tm.window, context_len)
-
-
+#: Longest prefix a link may carry (the page crops to max_len anyway; this bounds what is read).
+MAX_PREFIX_CHARS = 1024
 SPACE_MARK = "␣"
 TARGET_MARK = "▼"  # the training target, in every table and chart of this page, and nothing else
 CHOSEN_MARK = "◆"  # the character a generation step chose (greedy or sampled)
@@ -150,7 +139,7 @@ def generation(tm: TrainedModel, prefix: str) -> None:
     st.subheader(tr("predict.generation"))
     n_new, strategy, decode, context_len = decoding_controls(V, tm.gpt_cfg.max_len)
     try:
-        steps = cached_generate(tm, tm.uid, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len)
+        steps = cached_generate(tm, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len)
     except (UnknownCharError, ValueError) as exc:
         show_error(exc)
         return
@@ -201,7 +190,7 @@ def generation_step(tm: TrainedModel, prefix: str, steps: list[GenerationStep], 
     st.markdown(f"#### {tr('predict.step_title', n=k, total=total)}")
     st.markdown(tr("predict.so_far", text=md(so_far, spaces=True)))
     st.markdown(tr("predict.fed", T=len(s.context), last=s.position, context=md(s.context, spaces=True)))
-    if s.cropped:
+    if s.cropped and not (k == 1 and len(prefix) > tm.gpt_cfg.max_len):  # step 1: the prefix's crop is said above
         dropped = len(so_far) - len(s.context)
         st.info(tr("predict.cropped", n=len(so_far), kept=len(s.context), dropped=dropped, gone=short(so_far[:dropped], 12)))
     if s.beyond_training:
@@ -258,11 +247,17 @@ tm = model_banner(choose="predict")  # with the model choice (textbook / context
 chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
 
+# The prefix travels in the URL (?prefix=), so a class link opens the same prediction.
+url_prefix = st.query_params.get("prefix")
+if url_prefix is not None and url_prefix != st.session_state.get("_predict_prefix_written"):
+    st.session_state["predict_prefix"] = url_prefix[:MAX_PREFIX_CHARS]
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
 c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+st.session_state.setdefault("predict_prefix", tm.text[:max_len])  # the model's own text until changed
 prefix = control("predict_prefix", lambda: c1.text_input(
-    tr("predict.prefix"), tm.text[:max_len], help=tr("predict.prefix_help", known=known), key="predict_prefix",
-    on_change=restart_steps), tm.text[:max_len])
+    tr("predict.prefix"), help=tr("predict.prefix_help", known=known), key="predict_prefix",
+    on_change=restart_steps), st.session_state["predict_prefix"])
+st.query_params["prefix"] = st.session_state["_predict_prefix_written"] = prefix
 guess = control("predict_guess", lambda: c2.toggle(tr("predict.guess"), DEFAULTS["predict_guess"], help=tr("predict.guess_help"),
                                                    key="predict_guess"), DEFAULTS["predict_guess"])
 
@@ -280,7 +275,7 @@ shown, cropped = crop_context(prefix, max_len)
 if cropped:
     st.info(tr("predict.too_long", n=len(prefix), max_len=max_len))
 try:
-    probs = cached_probs(tm, tm.uid, shown)  # (T, V)
+    probs = cached_probs(tm, shown)  # (T, V)
 except (UnknownCharError, ValueError) as exc:
     show_error(exc)
     st.stop()
