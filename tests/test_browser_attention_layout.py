@@ -58,3 +58,4 @@ def test_on_a_desktop_the_whole_alpha_table_of_ten_positions_is_visible(browser,
         assert_no_exception(page)
     finally:
         context.close()
+

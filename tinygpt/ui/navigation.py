@@ -28,6 +28,13 @@ _ENTRY_MARK = "_entry_script_ran"
 #: browser fetch an SVG from fonts.gstatic.com, which some school networks block.
 PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
 
+#: A display formula wider than a phone scrolls sideways (and is drawn a little smaller there)
+#: instead of being cut off at the screen's edge.
+NARROW_SCREEN_CSS = """<style>
+.katex-display { overflow-x: auto; overflow-y: hidden; }
+@media (max-width: 640px) { .katex-display { font-size: 0.85em; } }
+</style>"""
+
 #: (file, i18n key of the title, icon, url path); the first page is the default one. The sidebar
 #: draws ``:material/…:`` icons with the Material Symbols font served from Streamlit's own static files.
 PAGES: tuple[tuple[str, str, str, str], ...] = (
@@ -77,6 +84,7 @@ def run_app() -> None:
     lesson note (above every page), the model a link asks for, navigation, and the "link for my
     class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
+    st.html(NARROW_SCREEN_CSS)
     in_lesson = lesson() is not None
     # The page list first, before anything imports torch: on a fresh server's first request
     # Streamlit's legacy mode has already sent its own menu of file names, which this replaces.
