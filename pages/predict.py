@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from tinygpt.arrays import to_numpy
 from tinygpt.charts import next_char_panels, paired_probability_bars, panel_columns, probability_bars
 from tinygpt.exercises import next_char_question
 from tinygpt.generate import (
@@ -225,9 +226,9 @@ def generation_step(tm: TrainedModel, prefix: str, steps: list[GenerationStep], 
         tr("predict.col_char"): list(chars),
         tr("predict.col_chosen"): [CHOSEN_MARK if c == s.chosen else "" for c in chars],
         tr("predict.col_target_short"): [TARGET_MARK if c in target else "" for c in chars],
-        "p": s.probs.numpy(),
-        tr("predict.col_sampled"): s.sampling_probs.numpy(),
-        tr("predict.col_logit"): s.logits.numpy(),
+        "p": to_numpy(s.probs),
+        tr("predict.col_sampled"): to_numpy(s.sampling_probs),
+        tr("predict.col_logit"): to_numpy(s.logits),
     })
     right.dataframe(detail.style.format(format_probability, subset=["p", tr("predict.col_sampled")])
                     .format("{:.4f}", subset=[tr("predict.col_logit")]), hide_index=True, width="stretch",
@@ -308,7 +309,7 @@ table = pd.DataFrame({col_pos: range(T), col_context: [shown[: i + 1] for i in r
                       col_match: ["" if not t else ("✓" if top[i] in t else "✗") for i, t in enumerate(targets)]})
 p_columns = [f"p({c})" for c in chars]
 for j, name in enumerate(p_columns):
-    table[name] = probs[:, j].numpy()
+    table[name] = to_numpy(probs[:, j])
 key_columns = {
     col_pos: st.column_config.NumberColumn(width=40, pinned=True),
     col_context: st.column_config.TextColumn(width=90, pinned=True),

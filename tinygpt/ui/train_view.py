@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tinygpt.record import TrainedModel
-from tinygpt.jobs import RunRecord, greedy_continuation, settings_of
+from tinygpt.jobs import JobStatus, RunRecord, greedy_continuation, settings_of
 
 
 def options_with(options: list, value: object) -> list:
@@ -25,5 +25,5 @@ def form_values(tm: TrainedModel) -> dict[str, object]:
 def loaded_run(tm: TrainedModel, number: int) -> RunRecord:
     """A loaded checkpoint as one of the session's runs: its settings, its loss curve and greedy check."""
     generation, expected = greedy_continuation(tm)
-    return RunRecord(number, f"file:{tm.uid}", settings_of(tm.text, tm.gpt_cfg, tm.train_cfg), tuple(tm.losses), "done",
+    return RunRecord(number, f"file:{tm.uid}", settings_of(tm.text, tm.gpt_cfg, tm.train_cfg), tuple(tm.losses), JobStatus.DONE,
                      tm.stop_reason, generation, expected, tm.seconds)
