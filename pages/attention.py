@@ -78,10 +78,10 @@ st.subheader(tr("attn.pred_header"))
 view.show_prediction(tm, text, layer, switches)
 experiments_view.show_experiments(tm, text, layer, switches, labels)
 
-st.subheader(tr("attn.heads_header", layer=layer))
-view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)], labels, future)
-st.subheader(tr("attn.layers_header", head=head))
-st.caption(tr("attn.layers_caption"))
-view.show_alpha_grid(own.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, causal)
+view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)], labels, future,
+                     header=tr("attn.heads_header", layer=layer), key=view.K_HEADS_GRID)
+view.show_alpha_grid(own.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, causal,
+                     header=tr("attn.layers_header", head=head), key=view.K_LAYERS_GRID,
+                     caption=tr("attn.layers_caption"))
 
 view.show_snapshots(tm, layer, head)

@@ -135,6 +135,19 @@ def _finite_values(arr: np.ndarray, mask: np.ndarray) -> np.ndarray:
 # with ``st.vega_lite_chart(spec)``.
 
 _DATA_NAME = "cells"
+#: A heatmap with more cells than this is drawn on a canvas instead of as SVG: one SVG element per
+#: cell makes a 128 × 128 heatmap 16,384 elements, slow to lay out and to redraw. (Streamlit picks
+#: a canvas by itself past 2,000 rows, but only for views without transforms, and the heatmaps
+#: filter the masked cells out.) Smaller heatmaps stay SVG, whose marks screen readers can read.
+CANVAS_CELLS = 1024
+
+
+def use_canvas(spec: dict, cells: int) -> dict:
+    """``spec`` drawn on a canvas (Vega-Embed's renderer, ``usermeta.embedOptions``) when it
+    draws more than :data:`CANVAS_CELLS` cells; returns ``spec``."""
+    if cells > CANVAS_CELLS:
+        spec["usermeta"] = {"embedOptions": {"renderer": "canvas"}}
+    return spec
 
 
 def vega_spec(chart: alt.TopLevelMixin, name: str = _DATA_NAME) -> dict:
@@ -197,7 +210,7 @@ def heatmap_spec(
             bound = float(np.abs(finite).max()) if finite.size else 1.0
         _set_signed_domain(spec, bound or 1.0)
     spec["datasets"] = {_DATA_NAME: df}
-    return spec
+    return use_canvas(spec, R * C)
 
 
 def _grid_frame(
@@ -301,7 +314,7 @@ def alpha_grid_spec(
     spec = json.loads(_grid_template((P, R, C), tuple(panel_labels), tuple(row_labels), tuple(col_labels),
                                      tuple(sorted(options.items()))))
     spec["datasets"] = {_DATA_NAME: _grid_frame(arr, panel_labels, row_labels, col_labels, masked)}
-    return spec
+    return use_canvas(spec, P * R * C)
 
 
 def loss_chart(
