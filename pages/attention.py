@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from tinygpt.attention import STEPS, Switches, first_affected_step, future_mask, step_by_id
+from tinygpt.attention import STEP_IDS, STEPS, Switches, first_affected_step, future_mask, step_by_id
 from tinygpt.charts import position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui import attention_view as view
@@ -32,10 +32,16 @@ layer = c2.selectbox(tr("attn.layer"), range(cfg.n_layers), key=view.K_LAYER)
 head = c3.selectbox(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD)
 
 step_labels = {view.INPUT: tr("attn.input_nav")} | {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
-chosen = view.step_nav(step_labels)  # view.INPUT or a step id
 mask_on, scaling, divisor, temperature, heads_off, uniform = view.switch_panel(cfg, layer, head)
-view.write_url(view.url_values(text_in, layer, head, chosen, mask_on, scaling,
-                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform))
+
+
+def url_for(step: str) -> dict[str, str]:
+    """The query parameters of this view showing ``step``."""
+    return view.url_values(text_in, layer, head, step, mask_on, scaling, st.session_state.get(view.K_DIVISOR, 1.0),
+                           temperature, heads_off, uniform)
+
+
+view.write_url(url_for(st.session_state.get(view.K_STEP, STEP_IDS[0])))
 
 if not text_in:
     st.warning(tr("err.empty_text"))
@@ -63,13 +69,24 @@ own = view.cached_walk(tm, text)
 causal = future_mask(T)  # (T, T)
 future = causal if mask_on else None
 
-with step_box:
+
+
+@st.fragment
+def step_part() -> None:
+    """The step navigation and the chosen step. A fragment: a move to another step (and the
+    step's own controls) reruns only this part, not the model's whole prediction below."""
+    chosen = view.step_nav(step_labels)  # view.INPUT or a step id
+    view.write_url(url_for(chosen))
     if not switches.is_default:
         st.caption(tr("attn.whatif_note", step=first_affected_step(base.switches, switches) + 1))
     if chosen == view.INPUT:
         view.show_input(trace, labels, cfg)
     else:
         view.show_step(trace, step_by_id(chosen), head, labels, cfg, future)
+
+
+with step_box:
+    step_part()
 
 with checks_box:
     view.show_checks(tm, text, base, trace, head)
