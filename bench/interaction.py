@@ -110,7 +110,10 @@ INSTRUMENT_JS = """(() => {
       // the script state on stApp (read on every change: stApp may also be mounted anew)
       const app = document.querySelector("[data-testid='stApp']");
       const state = app ? app.getAttribute('data-test-script-state') : null;
-      if (app !== b.app || state !== b.state) {
+      // a run that started and ended between two callbacks leaves the state as it was: its
+      // records on the attribute still say that it ran
+      const ran = records.some(r => r.attributeName === 'data-test-script-state');
+      if (app !== b.app || state !== b.state || ran) {
         b.app = app; b.state = state;
         if (b.runStart === null) b.runStart = t;  // the state changed after the input: a run
         b.runEnd = (state === null || state === 'notRunning') ? t : null;

@@ -4,7 +4,7 @@ import math
 
 import streamlit as st
 
-from tinygpt.attention import STEPS, Switches, first_affected_step, future_mask, step_by_id
+from tinygpt.attention import STEP_IDS, STEPS, Switches, first_affected_step, future_mask, step_by_id
 from tinygpt.charts import position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui import attention_view as view
@@ -38,11 +38,17 @@ layer = control(view.K_LAYER, lambda: c2.selectbox(tr("attn.layer"), range(cfg.n
 head = control(view.K_HEAD, lambda: c3.selectbox(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD), ss[view.K_HEAD])
 
 step_labels = {view.INPUT: tr("attn.input_nav")} | {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
-chosen = view.step_nav(step_labels)  # view.INPUT or a step id
 guess = control(view.K_GUESS, lambda: st.toggle(tr("attn.guess"), help=tr("attn.guess_help"), key=view.K_GUESS), False)
 mask_on, scaling, divisor, temperature, heads_off, uniform = view.switch_panel(cfg, layer, head)
-view.write_url(view.url_values(text_in, layer, head, chosen, mask_on, scaling,
-                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform, guess))
+
+
+def url_for(step: str) -> dict[str, str]:
+    """The query parameters of this view showing ``step``."""
+    return view.url_values(text_in, layer, head, step, mask_on, scaling, st.session_state.get(view.K_DIVISOR, 1.0),
+                           temperature, heads_off, uniform, guess)
+
+
+view.write_url(url_for(st.session_state.get(view.K_STEP, STEP_IDS[0])))
 
 if not text_in:
     st.warning(tr("err.empty_text"))
@@ -60,7 +66,7 @@ except UnknownCharError as exc:
 
 labels = position_labels(text)
 T = len(text)
-step_box, checks_box = st.container(), st.container()
+step_box = st.container()
 edits = view.score_editor(base, layer, head, labels)
 switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits,
                     uniform_heads=view.uniform_heads(uniform, head, cfg.n_heads), heads_off=tuple(sorted(heads_off)))
@@ -69,7 +75,14 @@ own = view.cached_walk(tm, text)
 causal = future_mask(T)  # (T, T)
 future = causal if mask_on else None
 
-with step_box:
+
+
+@st.fragment
+def step_part() -> None:
+    """The step navigation and the chosen step. A fragment: a move to another step (and the
+    step's own controls) reruns only this part, not the model's whole prediction below."""
+    chosen = view.step_nav(step_labels)  # view.INPUT or a step id
+    view.write_url(url_for(chosen))
     if not switches.is_default:
         st.caption(tr("attn.whatif_note", step=first_affected_step(base.switches, switches) + 1))
     if chosen == view.INPUT:
@@ -82,21 +95,23 @@ with step_box:
         exercise = (lambda: view.guess_step(tm, text, trace, step, head)) if guess else None
         revealed = view.show_step(trace, step, head, labels, cfg, future, exercise)
 
-if revealed:
-    with checks_box, st.container(border=True):
-        view.show_checks(tm, text, base, trace, head)
+    if revealed:  # the checks say every row of α sums to 1: after the guess
+        with st.container(border=True):
+            view.show_checks(tm, text, base, trace, head)
+
+
+with step_box:
+    step_part()
 
 st.subheader(tr("attn.pred_header"))
 view.show_prediction(tm, text, layer, switches)
 experiments_view.show_experiments(tm, text, layer, switches, labels)
 
-if revealed:
-    st.subheader(tr("attn.heads_header", layer=layer))
+if not guess:  # with the guess on, the α grids would give the answers away
     view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)], labels,
-                         future)
-    st.subheader(tr("attn.layers_header", head=head))
-    st.caption(tr("attn.layers_caption"))
+                         future, header=tr("attn.heads_header", layer=layer), key=view.K_HEADS_GRID)
     view.show_alpha_grid(own.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels,
-                         causal)
+                         causal, header=tr("attn.layers_header", head=head), key=view.K_LAYERS_GRID,
+                         caption=tr("attn.layers_caption"))
 
 view.show_snapshots(tm, layer, head)

@@ -39,6 +39,10 @@ def test_on_a_phone_the_switches_sit_in_the_page_and_the_alpha_grids_fit_the_scr
         page.wait_for_function("() => new URL(location.href).searchParams.get('mask') === '0'", timeout=60_000)
         wait_for_app(page)
         assert parse_qs(urlparse(page.url).query)["mask"] == ["0"]
+        for header in (t("attn.heads_header", lang, layer=0), t("attn.layers_header", lang, head=0)):
+            grid = main.get_by_test_id("stExpander").filter(has_text=header)  # drawn only while open
+            grid.locator("summary").click()
+            wait_for_app(page)
         page.wait_for_function(f"() => ({CHART_RIGHTS_JS})().length >= 15", timeout=60_000)  # 1 + 8 heads + 6 layers
         rights = page.evaluate(CHART_RIGHTS_JS)
         assert max(rights) <= 390, rights  # every panel of the head and layer grids is on the screen
@@ -59,3 +63,19 @@ def test_on_a_desktop_the_whole_alpha_table_of_ten_positions_is_visible(browser,
     finally:
         context.close()
 
+
+def test_the_longest_text_draws_a_bounded_number_of_elements(browser, app_server):
+    from tinygpt.config import GPTConfig
+
+    T = GPTConfig().max_len  # the default model's longest context: the page crops to it
+    text = ("你好世界" * T)[:T]
+    context, page = open_page(browser, app_server, 1400, 1000, f"lang=en&step=softmax&text={text}")
+    try:
+        page.locator("[data-testid='stVegaLiteChart'] canvas").first.wait_for(timeout=60_000)  # the T × T heatmap
+        page.wait_for_timeout(500)
+        wait_for_app(page)
+        elements = page.evaluate("() => document.querySelectorAll('*').length")
+        assert elements < 20_000, elements  # one SVG element per cell would be 16,384 per T × T chart
+        assert_no_exception(page)
+    finally:
+        context.close()

@@ -14,7 +14,7 @@ from bench.experiments import changes
 from helpers import SMALL, small_model
 from test_attention_page import markdown, open_attention, rerun
 from tinygpt.attention import Switches
-from tinygpt.charts import effects_chart, labelled_heatmap, position_labels, vega_spec
+from tinygpt.charts import effects_chart, effects_spec, labelled_heatmap, labelled_heatmap_spec, position_labels, vega_spec
 from tinygpt.examples import EXAMPLES
 from tinygpt.explain import explain_cell, head_importance, position_effects, trace_of, walk
 from tinygpt.i18n import t
@@ -239,3 +239,25 @@ def test_experiment_charts_keep_their_data_finite_and_mark_changes_with_a_symbol
     assert heat["value"].tolist() == [1.0, 0.0] and heat["extra"].tolist() == [0.5, 0.0] and heat["text"].tolist() == ["a", "b"]
     with pytest.raises(ValueError):
         effects_chart(labels, ["a"], ["b"], [0.0], [False])
+
+
+def _same_spec(a: dict, b: dict) -> bool:
+    """Two Vega-Lite dicts with equal layouts and equal rows."""
+    return ({k: v for k, v in a.items() if k != "datasets"} == {k: v for k, v in b.items() if k != "datasets"}
+            and a["datasets"]["cells"].equals(b["datasets"]["cells"]))
+
+
+def test_the_fast_experiment_specs_draw_what_the_altair_charts_draw():
+    labels = position_labels("你好你好")
+    args = (labels, ["好 0.9"] * 4, ["世 0.5"] * 4, [0.1, np.nan, 0.9, 0.2], [False, False, True, False])
+    options = {"changed_label": "▲ changed", "same_label": "same", "x_title": "position", "y_title": "|Δp|"}
+    for _ in range(2):  # the second from the cached layout
+        assert _same_spec(effects_spec(*args, **options), vega_spec(effects_chart(*args, **options)))
+    values, texts = np.array([[1.0, 3.0]]), [["1", "3"]]
+    options = {"domain": (0, 4), "row_title": "layer", "fit_width": True}
+    for extra in (None, np.array([[0.5, 0.1]])):
+        for _ in range(2):
+            assert _same_spec(labelled_heatmap_spec(values, texts, ["layer 0"], ["head 0", "head 1"], extra=extra, **options),
+                              vega_spec(labelled_heatmap(values, texts, ["layer 0"], ["head 0", "head 1"], extra=extra, **options)))
+    with pytest.raises(ValueError):
+        effects_spec(labels, ["a"], ["b"], [0.0], [False])

@@ -135,6 +135,19 @@ def _finite_values(arr: np.ndarray, mask: np.ndarray) -> np.ndarray:
 # with ``st.vega_lite_chart(spec)``.
 
 _DATA_NAME = "cells"
+#: A heatmap with more cells than this is drawn on a canvas instead of as SVG: one SVG element per
+#: cell makes a 128 × 128 heatmap 16,384 elements, slow to lay out and to redraw. (Streamlit picks
+#: a canvas by itself past 2,000 rows, but only for views without transforms, and the heatmaps
+#: filter the masked cells out.) Smaller heatmaps stay SVG, whose marks screen readers can read.
+CANVAS_CELLS = 1024
+
+
+def use_canvas(spec: dict, cells: int) -> dict:
+    """``spec`` drawn on a canvas (Vega-Embed's renderer, ``usermeta.embedOptions``) when it
+    draws more than :data:`CANVAS_CELLS` cells; returns ``spec``."""
+    if cells > CANVAS_CELLS:
+        spec["usermeta"] = {"embedOptions": {"renderer": "canvas"}}
+    return spec
 
 
 def vega_spec(chart: alt.TopLevelMixin, name: str = _DATA_NAME) -> dict:
@@ -197,7 +210,7 @@ def heatmap_spec(
             bound = float(np.abs(finite).max()) if finite.size else 1.0
         _set_signed_domain(spec, bound or 1.0)
     spec["datasets"] = {_DATA_NAME: df}
-    return spec
+    return use_canvas(spec, R * C)
 
 
 def _grid_frame(
@@ -301,7 +314,7 @@ def alpha_grid_spec(
     spec = json.loads(_grid_template((P, R, C), tuple(panel_labels), tuple(row_labels), tuple(col_labels),
                                      tuple(sorted(options.items()))))
     spec["datasets"] = {_DATA_NAME: _grid_frame(arr, panel_labels, row_labels, col_labels, masked)}
-    return spec
+    return use_canvas(spec, P * R * C)
 
 
 def loss_chart(
@@ -532,6 +545,20 @@ def vector_picture(
 CHANGED_COLOR, SAME_COLOR = "#e69f00", "#0072b2"
 
 
+def _effects_frame(labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike,
+                   changed: ArrayLike, *, changed_label: str = "changed", same_label: str = "same",
+                   mark: str = "▲") -> pd.DataFrame:
+    """The rows of :func:`effects_chart` (one per position). Raises ValueError if the lengths differ."""
+    d = np.nan_to_num(to_numpy(delta, floats=True).reshape(-1), nan=0.0, posinf=1.0, neginf=0.0)
+    c = to_numpy(changed).reshape(-1).astype(bool)
+    T = len(labels)
+    if not (len(own) == len(new) == d.size == c.size == T):
+        raise ValueError(f"{T} labels, {len(own)}/{len(new)} predictions, {d.size} deltas, {c.size} marks do not match")
+    status = np.where(c, changed_label, same_label)
+    return pd.DataFrame({"pos": list(labels), "own": list(own), "new": list(new), "delta": d, "status": status,
+                         "mark": np.where(c, mark, ""), "top": np.minimum(d + 0.04, 1.0)})
+
+
 def effects_chart(
     labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike, changed: ArrayLike, *,
     changed_label: str = "changed", same_label: str = "same", mark: str = "▲", x_title: str = "position",
@@ -549,14 +576,8 @@ def effects_chart(
     Raises:
         ValueError if the lengths differ.
     """
-    d = np.nan_to_num(to_numpy(delta, floats=True).reshape(-1), nan=0.0, posinf=1.0, neginf=0.0)
-    c = to_numpy(changed).reshape(-1).astype(bool)
+    df = _effects_frame(labels, own, new, delta, changed, changed_label=changed_label, same_label=same_label, mark=mark)
     T = len(labels)
-    if not (len(own) == len(new) == d.size == c.size == T):
-        raise ValueError(f"{T} labels, {len(own)}/{len(new)} predictions, {d.size} deltas, {c.size} marks do not match")
-    status = np.where(c, changed_label, same_label)
-    df = pd.DataFrame({"pos": list(labels), "own": list(own), "new": list(new), "delta": d, "status": status,
-                       "mark": np.where(c, mark, ""), "top": np.minimum(d + 0.04, 1.0)})
     x = alt.X("pos:N", sort=list(labels), title=x_title, axis=alt.Axis(labelAngle=0 if T <= 16 else -90))
     tooltip = [alt.Tooltip("pos:N", title=x_title), alt.Tooltip("own:N", title=own_title),
                alt.Tooltip("new:N", title=new_title), alt.Tooltip("delta:Q", format=".4f", title=y_title),
@@ -575,6 +596,28 @@ def effects_chart(
     return alt.layer(bars, marks, data=df).properties(
         width=max(200, min(36 * T, 640)), height=160, autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )
+
+
+def _labelled_frame(values: ArrayLike, texts: Sequence[Sequence[str]], row_labels: Sequence[str],
+                    col_labels: Sequence[str], domain: tuple[float, float] = (0.0, 1.0),
+                    extra: ArrayLike | None = None) -> pd.DataFrame:
+    """The cells of :func:`labelled_heatmap`: row, col, value, text (and extra). Raises ValueError
+    if the labels or texts do not match the matrix shape."""
+    arr = to_numpy(values, floats=True)
+    R, C = arr.shape
+    if len(row_labels) != R or len(col_labels) != C or len(texts) != R or any(len(t) != C for t in texts):
+        raise ValueError(f"labels {len(row_labels)}×{len(col_labels)} or texts do not match matrix {R}×{C}")
+    lo, hi = float(domain[0]), float(domain[1])
+    arr = np.nan_to_num(arr, nan=lo, posinf=hi, neginf=lo)
+    df = pd.DataFrame({
+        "row": np.repeat(np.asarray(row_labels, dtype=object), C),
+        "col": np.tile(np.asarray(col_labels, dtype=object), R),
+        "value": arr.reshape(-1),
+        "text": [str(t) for row in texts for t in row],
+    })
+    if extra is not None:
+        df["extra"] = np.nan_to_num(to_numpy(extra, floats=True).reshape(-1), nan=0.0, posinf=0.0, neginf=0.0)
+    return df
 
 
 def labelled_heatmap(
@@ -600,22 +643,12 @@ def labelled_heatmap(
     Raises:
         ValueError if the labels or texts do not match the matrix shape.
     """
-    arr = to_numpy(values, floats=True)
-    R, C = arr.shape
-    if len(row_labels) != R or len(col_labels) != C or len(texts) != R or any(len(t) != C for t in texts):
-        raise ValueError(f"labels {len(row_labels)}×{len(col_labels)} or texts do not match matrix {R}×{C}")
+    df = _labelled_frame(values, texts, row_labels, col_labels, domain, extra)
+    R, C = len(row_labels), len(col_labels)
     lo, hi = float(domain[0]), float(domain[1])
-    arr = np.nan_to_num(arr, nan=lo, posinf=hi, neginf=lo)
-    df = pd.DataFrame({
-        "row": np.repeat(np.asarray(row_labels, dtype=object), C),
-        "col": np.tile(np.asarray(col_labels, dtype=object), R),
-        "value": arr.reshape(-1),
-        "text": [str(t) for row in texts for t in row],
-    })
     tooltip = [alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col"),
                alt.Tooltip("text:N", title=text_title or " "), alt.Tooltip("value:Q", format=".4g", title=value_title)]
     if extra is not None:
-        df["extra"] = np.nan_to_num(to_numpy(extra, floats=True).reshape(-1), nan=0.0, posinf=0.0, neginf=0.0)
         tooltip.append(alt.Tooltip("extra:Q", format=".4f", title=extra_title or " "))
     size = cell or max(24, min(56, 420 // max(R, C, 1)))
     x = alt.X("col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90, orient="top"))
@@ -633,3 +666,45 @@ def labelled_heatmap(
     autosize = alt.AutoSizeParams(type="fit-x", contains="padding") if fit_width else alt.AutoSizeParams(type="pad", contains="content")
     return alt.layer(*((rect, words) if text_marks else (rect,)), data=df).properties(
         width=size * C, height=size * R, autosize=autosize)
+
+
+# The experiments' charts are redrawn on every switch: their layouts are built with Altair once
+# per labels and options (cached, as for heatmap_spec) and each call puts in only the rows.
+
+
+@functools.lru_cache(maxsize=32)
+def _effects_template(labels: tuple[str, ...], options: tuple[tuple[str, object], ...]) -> str:
+    T = len(labels)
+    spec = vega_spec(effects_chart(labels, [""] * T, [""] * T, np.zeros(T), np.zeros(T, dtype=bool), **dict(options)))
+    spec.pop("datasets", None)
+    return json.dumps(spec)
+
+
+def effects_spec(labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike, changed: ArrayLike,
+                 **options: str) -> dict:
+    """The Vega-Lite dict of :func:`effects_chart` (same arguments, same picture), built fast."""
+    spec = json.loads(_effects_template(tuple(labels), tuple(sorted(options.items()))))
+    marks = {k: v for k, v in options.items() if k in ("changed_label", "same_label", "mark")}
+    spec["datasets"] = {_DATA_NAME: _effects_frame(labels, own, new, delta, changed, **marks)}
+    return spec
+
+
+@functools.lru_cache(maxsize=32)
+def _labelled_template(row_labels: tuple[str, ...], col_labels: tuple[str, ...], has_extra: bool,
+                       options: tuple[tuple[str, object], ...]) -> str:
+    R, C = len(row_labels), len(col_labels)
+    extra = np.zeros((R, C)) if has_extra else None
+    spec = vega_spec(labelled_heatmap(np.zeros((R, C)), [[""] * C] * R, row_labels, col_labels, extra=extra,
+                                      **dict(options)))
+    spec.pop("datasets", None)
+    return json.dumps(spec)
+
+
+def labelled_heatmap_spec(values: ArrayLike, texts: Sequence[Sequence[str]], row_labels: Sequence[str],
+                          col_labels: Sequence[str], *, extra: ArrayLike | None = None, **options: object) -> dict:
+    """The Vega-Lite dict of :func:`labelled_heatmap` (same arguments, same picture), built fast."""
+    spec = json.loads(_labelled_template(tuple(row_labels), tuple(col_labels), extra is not None,
+                                         tuple(sorted(options.items()))))
+    domain = options.get("domain", (0.0, 1.0))
+    spec["datasets"] = {_DATA_NAME: _labelled_frame(values, texts, row_labels, col_labels, domain, extra)}
+    return spec

@@ -76,6 +76,8 @@ K_RESET, K_GUESS, K_SOURCE = "attn_reset", "attn_guess", "attn_source"
 SWITCH_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
     ((K_MASK, K_RESET), (K_SCALING, K_DIVISOR), (K_TAU,)), ((K_HEADS_OFF,), (K_UNIFORM,)),
 )
+#: The expanders of the α grids (all heads of the layer, the head in every layer).
+K_HEADS_GRID, K_LAYERS_GRID = "attn_heads_grid", "attn_layers_grid"
 #: (layer, edits) from the URL's ``edits=``: the starting values of that layer's score editors
 #: (its name starts with "attn_edit_", so reset_switches forgets it with the editors).
 K_URL_EDITS = "attn_edit_url"
@@ -913,18 +915,32 @@ def what_if(base: AttentionTrace, switches: Switches) -> AttentionTrace:
 
 
 def show_alpha_grid(alphas: torch.Tensor, panel_labels: Sequence[str], labels: Sequence[str],
-                    masked: torch.Tensor | None) -> None:
-    """Small multiples of α, (P, T, T): one chart per panel in a row that wraps, so a row holds as
-    many panels as the screen is wide (a phone shows two, a desktop a whole layer's heads).
-    The colour legend is drawn once, with the last panel."""
-    panel = min(160, max(72, 24 * len(labels)))  # pixels per panel
-    with st.container(horizontal=True, gap="small"):
-        for p, label in enumerate(panel_labels):
-            st.vega_lite_chart(alpha_grid_spec(
-                alphas[p:p + 1], [label], labels, labels, masked=masked, row_title=tr("attn.axis_query"),
-                col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"), columns=1, panel_size=panel,
-                legend=p == len(panel_labels) - 1,
-            ), width="content")
+                    masked: torch.Tensor | None, *, header: str, key: str, caption: str = "") -> None:
+    """Small multiples of α, (P, T, T), in an expander titled ``header`` (widget key ``key``),
+    drawn only while it is open: one chart per panel in a row that wraps, so a row holds as many
+    panels as the screen is wide (a phone shows two, a desktop a whole layer's heads). The colour
+    legend is drawn once, with the last panel.
+
+    Closed, the grid costs nothing: its P charts (P·T² cells: 131,072 for 8 heads of a
+    128-character text) are most of what the page would draw, and the head grid would be redrawn
+    on every move of a switch.
+    """
+    if not visible(key):  # a lesson link may leave the grid out
+        return
+    box = st.expander(header, key=key, on_change="rerun", icon=":material/grid_view:")
+    if not box.open:
+        return
+    with box:
+        if caption:
+            st.caption(caption)
+        panel = min(160, max(72, 24 * len(labels)))  # pixels per panel
+        with st.container(horizontal=True, gap="small"):
+            for p, label in enumerate(panel_labels):
+                st.vega_lite_chart(alpha_grid_spec(
+                    alphas[p:p + 1], [label], labels, labels, masked=masked, row_title=tr("attn.axis_query"),
+                    col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"), columns=1, panel_size=panel,
+                    legend=p == len(panel_labels) - 1,
+                ), width="content")
 
 
 def show_snapshots(tm: TrainedModel, layer: int, head: int) -> None:

@@ -69,6 +69,8 @@ LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = {
     "attn_cell_i": _label("attn.cell_row"),
     "attn_cell_j": _label("attn.cell_col"),
     "attn_all_columns": _label("attn.all_columns", D="d_model"),
+    "attn_heads_grid": _label("attn.heads_header", layer="ℓ"),
+    "attn_layers_grid": _label("attn.layers_header", head="h"),
     "attn_snapshot": _label("attn.snap_step"),
     "attn_heads_off": _label("attn.heads_off", layer="ℓ"),
     "attn_uniform": _label("attn.uniform"),
