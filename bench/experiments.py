@@ -29,11 +29,11 @@ import torch
 from tinygpt.attention import Switches
 from tinygpt.examples import EXAMPLES, Example
 from tinygpt.explain import position_effects
-from tinygpt.train import TrainedModel, train
+from tinygpt.train import ModelRecord, train
 from tinygpt.vocab import training_pairs
 
 
-def accuracy(tm: TrainedModel) -> tuple[int, int]:
+def accuracy(tm: ModelRecord) -> tuple[int, int]:
     """(positions whose argmax is the target, all positions) over every training window."""
     inputs, targets = training_pairs(tm.vocab, tm.text, tm.window)  # (N, W) each
     with torch.no_grad():
@@ -41,7 +41,7 @@ def accuracy(tm: TrainedModel) -> tuple[int, int]:
     return int((pred == targets).sum()), targets.numel()
 
 
-def changes(tm: TrainedModel, text: str, switches: Mapping[int, Switches] | Switches) -> tuple[list[int], float]:
+def changes(tm: ModelRecord, text: str, switches: Mapping[int, Switches] | Switches) -> tuple[list[int], float]:
     """Positions of ``text`` whose argmax the switches change, and max |Δp| over positions and characters."""
     fx = position_effects(tm.model.eval(), tm.vocab.encode(text)[None], switches)
     return fx.changed.nonzero().flatten().tolist(), float(fx.max_delta.max())
@@ -59,7 +59,7 @@ def switch_rows(n_heads: int) -> list[tuple[str, Switches]]:
     return rows + [(f"head {h} off", Switches(heads_off=(h,))) for h in range(n_heads)]
 
 
-def effect_table(tm: TrainedModel, text: str) -> list[tuple[str, list[tuple[list[int], float]]]]:
+def effect_table(tm: ModelRecord, text: str) -> list[tuple[str, list[tuple[list[int], float]]]]:
     """For each row of :func:`switch_rows`: (label, [(changed positions, max |Δp|) per layer, then all layers])."""
     layers = list(range(tm.gpt_cfg.n_layers))
     return [(label, [changes(tm, text, {layer: sw for layer in where}) for where in [[layer] for layer in layers] + [layers]])

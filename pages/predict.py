@@ -10,7 +10,7 @@ from tinygpt.generate import (
     MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, crop_context, training_targets,
 )
 from tinygpt.formatting import format_probability
-from tinygpt.record import TrainedModel
+from tinygpt.record import ModelRecord
 from tinygpt.ui import exercise_view
 from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
 from tinygpt.ui.figures import figure_downloads
@@ -116,7 +116,7 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
 
 
 @st.fragment
-def position_panels(tm: TrainedModel, shown: str, probs, targets: list[str]) -> None:
+def position_panels(tm: ModelRecord, shown: str, probs, targets: list[str]) -> None:
     """The bar panels of the next-character distribution, MAX_PANELS positions at a time."""
     chars, T = tm.vocab.chars, len(shown)
     first = 0
@@ -134,7 +134,7 @@ def position_panels(tm: TrainedModel, shown: str, probs, targets: list[str]) -> 
 
 
 @st.fragment
-def generation(tm: TrainedModel, prefix: str) -> None:
+def generation(tm: ModelRecord, prefix: str) -> None:
     """Autoregressive generation: its controls, the generated text, the steps one at a time and all of them."""
     chars, V = tm.vocab.chars, len(tm.vocab.chars)
     st.subheader(tr("predict.generation"))
@@ -168,7 +168,7 @@ def generation(tm: TrainedModel, prefix: str) -> None:
 
 
 @st.fragment
-def generation_step(tm: TrainedModel, prefix: str, steps: list[GenerationStep], decode: DecodeConfig,
+def generation_step(tm: ModelRecord, prefix: str, steps: list[GenerationStep], decode: DecodeConfig,
                     sampling: bool) -> None:
     """One generation step (the step slider and its buttons): what was fed, the distribution, the choice."""
     chars, V, window = tm.vocab.chars, len(tm.vocab.chars), tm.window

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
-from tinygpt.record import TrainedModel
+from tinygpt.record import ModelRecord
 from tinygpt.train import train
 
 #: The Train page's whole-number settings, text boxes whose session values are the typed text.
@@ -15,18 +15,18 @@ SMALL = GPTConfig(vocab_size=4, max_len=16, d_model=32, n_heads=4, n_layers=2, d
 
 
 @functools.cache
-def seed_model() -> TrainedModel:
+def seed_model() -> ModelRecord:
     """The seed configuration trained on 你好世界 with the default early stop (about 3 s, once)."""
     return train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
 
 
 @functools.cache
-def small_model(text: str = SEED_TEXT, epochs: int = 300, lr: float = 3e-3) -> TrainedModel:
+def small_model(text: str = SEED_TEXT, epochs: int = 300, lr: float = 3e-3) -> ModelRecord:
     """A small model trained quickly on ``text``."""
     return train(text, SMALL, TrainConfig(lr=lr, epochs=epochs, early_stop_loss=1e-4))
 
 
-def open_page(page: str, lang: str = "en", own_model: TrainedModel | None = None, **params: str):
+def open_page(page: str, lang: str = "en", own_model: ModelRecord | None = None, **params: str):
     """An AppTest session on ``pages/<page>.py`` with ?lang= and then ``params`` in the URL (as a
     link opens it); ``own_model`` is the session's own model."""
     from streamlit.testing.v1 import AppTest

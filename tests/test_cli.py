@@ -37,7 +37,7 @@ def parse_matrix(body: str) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def small_session():
-    """(printed text, TrainedModel) of a 300-epoch run of the small config on 你好世界."""
+    """(printed text, ModelRecord) of a 300-epoch run of the small config on 你好世界."""
     out = io.StringIO()
     tm = run(SEED_TEXT, SMALL_GPT, TrainConfig(lr=3e-3, epochs=300, seed=0, early_stop_loss=0.0), out)
     return out.getvalue(), tm

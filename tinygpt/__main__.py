@@ -147,7 +147,7 @@ def run(
     layer: int = 0,
     head: int = 0,
 ):
-    """Train on ``text`` and print the seed's session to ``out``; returns the TrainedModel.
+    """Train on ``text`` and print the seed's session to ``out``; returns the ModelRecord.
 
     Prints "Epoch k, loss=…" for every k (0-based) divisible by ``log_every`` while training,
     then the sections of :data:`SECTIONS`: the input (the first training window of ``text``),

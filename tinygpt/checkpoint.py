@@ -3,7 +3,7 @@
 A checkpoint is one safetensors file: the model's ``state_dict`` (float32 tensors) plus, as
 safetensors metadata (string → string), the GPTConfig and TrainConfig as JSON, the vocabulary
 as a JSON list of characters, the training text, the loss curve and the stop reason. Training
-snapshots (α over training, see ``TrainedModel.snapshots``) are stored as tensors
+snapshots (α over training, see ``ModelRecord.snapshots``) are stored as tensors
 ``snapshots.<step>``.
 
 Loading trusts nothing in the file. The header is parsed by hand and checked against the
@@ -31,7 +31,7 @@ from safetensors.torch import save as st_save
 
 from tinygpt.config import MAX_EPOCHS, MAX_PARAMETERS, MAX_TEXT_LEN, ConfigError, GPTConfig, TrainConfig
 from tinygpt.limits import check_host_limits
-from tinygpt.record import SNAPSHOT_MAX_T, StopReason, TrainedModel
+from tinygpt.record import SNAPSHOT_MAX_T, StopReason, ModelRecord
 from tinygpt.train import new_model
 from tinygpt.vocab import CharVocab
 
@@ -58,7 +58,7 @@ class CheckpointError(ValueError):
         super().__init__(message)
 
 
-def to_bytes(tm: TrainedModel) -> bytes:
+def to_bytes(tm: ModelRecord) -> bytes:
     """The safetensors bytes of ``tm`` (weights, configs, vocabulary, text, losses, snapshots)."""
     tensors = {name: t.detach().contiguous() for name, t in tm.model.state_dict().items()}
     for step, alpha in tm.snapshots.items():
@@ -205,8 +205,8 @@ def _check_tensors(header: dict[str, Any], gpt_cfg: GPTConfig, T: int, data_len:
                               size=f"{file_size:,}")  # the message names the file's size, which the student sees
 
 
-def from_bytes(data: bytes) -> TrainedModel:
-    """A TrainedModel from checkpoint bytes written by :func:`to_bytes`; nothing runs from the file.
+def from_bytes(data: bytes) -> ModelRecord:
+    """A ModelRecord from checkpoint bytes written by :func:`to_bytes`; nothing runs from the file.
 
     The model is returned frozen (read-only, eval mode), ``init_seed`` None.
 
@@ -230,6 +230,6 @@ def from_bytes(data: bytes) -> TrainedModel:
     snapshots = {int(_SNAPSHOT_KEY.match(k).group(1)): tensors.pop(k) for k in list(tensors) if _SNAPSHOT_KEY.match(k)}
     model = new_model(gpt_cfg)
     model.load_state_dict(tensors, strict=True)
-    tm = TrainedModel(model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg, losses=losses,
+    tm = ModelRecord(model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg, losses=losses,
                       stop_reason=stop_reason, snapshots=dict(sorted(snapshots.items())))
     return tm.freeze()

@@ -51,7 +51,7 @@ class Example:
 
     @property
     def window(self) -> int:
-        """Characters per training sequence (``TrainedModel.window`` of the trained model)."""
+        """Characters per training sequence (``ModelRecord.window`` of the trained model)."""
         return self.train.window_for(len(self.text), self.gpt.max_len)
 
     @property

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.examples import EXAMPLES
 from tinygpt.generate import MAX_NEW_CHARS, generate
-from tinygpt.record import StopReason, TrainedModel
+from tinygpt.record import StopReason, ModelRecord
 from tinygpt.train import NonFiniteLossError, Trainer, build, release_free_memory, train
 from tinygpt.vocab import cyclic, vocab_size_of
 
@@ -163,7 +163,7 @@ def check_memory(gpt_cfg: GPTConfig, limit_mb: float | None = None) -> None:
         raise MemoryLimitError(rss, need, limit)
 
 
-def greedy_continuation(tm: TrainedModel) -> tuple[str, str]:
+def greedy_continuation(tm: ModelRecord) -> tuple[str, str]:
     """(greedy continuation of the text's first character, what the text says comes next).
 
     Generation runs with the causal mask, as it must (the future is not there yet), whatever
@@ -178,11 +178,11 @@ def greedy_continuation(tm: TrainedModel) -> tuple[str, str]:
 class ModelShelf:
     """Process-wide store of finished, frozen models, keyed by (text, GPTConfig, TrainConfig), LRU."""
 
-    models: OrderedDict[ModelKey, TrainedModel] = field(default_factory=OrderedDict)
+    models: OrderedDict[ModelKey, ModelRecord] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     max_parameters: int = MAX_SHELF_PARAMETERS
 
-    def get(self, key: ModelKey) -> TrainedModel | None:
+    def get(self, key: ModelKey) -> ModelRecord | None:
         """The model trained with these settings, or None."""
         with self.lock:
             tm = self.models.get(key)
@@ -190,7 +190,7 @@ class ModelShelf:
                 self.models.move_to_end(key)
             return tm
 
-    def put(self, key: ModelKey, tm: TrainedModel) -> TrainedModel:
+    def put(self, key: ModelKey, tm: ModelRecord) -> ModelRecord:
         """Store ``tm`` (frozen) unless the key is there; return the stored model for the key."""
         with self.lock:
             if key in self.models:
@@ -238,7 +238,7 @@ class TrainingJob:
     train_cfg: TrainConfig
     status: JobStatus = JobStatus.WAITING
     losses: list[float] = field(default_factory=list)
-    result: TrainedModel | None = None
+    result: ModelRecord | None = None
     error: Exception | None = None
     from_cache: bool = False
     timed_out: bool = False
@@ -323,7 +323,7 @@ class TrainingJob:
         losses = self.result.losses if self.result is not None else []
         return len(losses) >= 2 and losses[-1] > losses[0]
 
-    def finished_model(self) -> TrainedModel | None:
+    def finished_model(self) -> ModelRecord | None:
         """The model to use on every page once the job is done (epochs or early stop), else None.
 
         A run that diverged is not taken up by itself: the model the student had is kept, and
@@ -352,7 +352,7 @@ class TrainingJob:
         finally:  # after the shelf has the model: an equal request finds one or the other
             _unregister(self)
 
-    def _wait_for_go(self, tm: TrainedModel) -> bool:
+    def _wait_for_go(self, tm: ModelRecord) -> bool:
         """Block while paused; True to take one more step, False to stop."""
         with self._cond:
             paused_at = time.monotonic()
@@ -505,7 +505,7 @@ def run_labels(settings: list[dict[str, object]], numbers: list[int],
     return [" · ".join([f"#{n}"] + [name(k, s[k]) for k in keys]) for s, n in zip(settings, numbers)]
 
 
-def _train_example(name: str, models: ModelShelf, future: Future[TrainedModel]) -> None:
+def _train_example(name: str, models: ModelShelf, future: Future[ModelRecord]) -> None:
     """Train an example's model and put it on ``models`` (runs in the warm-up thread)."""
     ex = EXAMPLES[name]
     try:
@@ -516,10 +516,10 @@ def _train_example(name: str, models: ModelShelf, future: Future[TrainedModel]) 
 
 
 _examples_lock = threading.Lock()
-_example_futures: dict[str, Future[TrainedModel]] = {}
+_example_futures: dict[str, Future[ModelRecord]] = {}
 
 
-def example_training(name: str, models: ModelShelf) -> Future[TrainedModel]:
+def example_training(name: str, models: ModelShelf) -> Future[ModelRecord]:
     """The Future of the model of ``tinygpt.examples.EXAMPLES[name]``, trained once per process.
 
     The first call for a name starts training it in a background thread, which puts it on
@@ -533,7 +533,7 @@ def example_training(name: str, models: ModelShelf) -> Future[TrainedModel]:
         raise KeyError(name)
     with _examples_lock:
         if name not in _example_futures:
-            future: Future[TrainedModel] = Future()
+            future: Future[ModelRecord] = Future()
             future.set_running_or_notify_cancel()
             threading.Thread(target=_train_example, args=(name, models, future), name=f"tinygpt-example-{name}",
                              daemon=True).start()
@@ -541,7 +541,7 @@ def example_training(name: str, models: ModelShelf) -> Future[TrainedModel]:
         return _example_futures[name]
 
 
-def default_training(models: ModelShelf) -> Future[TrainedModel]:
+def default_training(models: ModelShelf) -> Future[ModelRecord]:
     """The Future of the default model: the textbook example, the seed settings (你好世界,
     512/8/6/2048, Adam 1e-4, early stop); :func:`example_training` of ``"textbook"``."""
     return example_training("textbook", models)

@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from tinygpt.config import ConfigError, GPTConfig, TrainConfig
 from tinygpt.limits import host_configs
-from tinygpt.record import StopReason, TrainedModel
+from tinygpt.record import StopReason, ModelRecord
 
 TRAIN_VERSION = "v1"
 #: What a ``train=`` link of version 1 means by a setting it leaves out (the seed program's settings).
@@ -112,7 +112,7 @@ def _parse_value(name: str, raw: str) -> object:
     return raw  # norm, positions: GPTConfig names the choices
 
 
-def reproducible_settings(tm: TrainedModel) -> tuple[str, GPTConfig, TrainConfig] | None:
+def reproducible_settings(tm: ModelRecord) -> tuple[str, GPTConfig, TrainConfig] | None:
     """Settings whose training gives exactly ``tm``'s weights, or None when there are none.
 
     A finished run (all epochs or the early stop) is its own settings; a run stopped after k

@@ -1,7 +1,8 @@
-"""What a training run leaves behind: the model with its text, settings, loss curve and snapshots.
+"""A model with its record: the text and settings it was built for, its loss curve and snapshots.
 
-:class:`TrainedModel` is what the pages use, the checkpoint stores and the training loop fills;
-``stop_reason`` says why its training ended (:class:`StopReason`).
+:class:`ModelRecord` is what the pages use, the checkpoint stores and the training loop fills. It
+names a model whatever its state: just built (untrained), being trained, trained, or loaded from
+a checkpoint; ``stop_reason`` says why its training ended (:class:`StopReason`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class StopReason(enum.StrEnum):
 
 
 @dataclass
-class TrainedModel:
+class ModelRecord:
     """A model with everything needed to use and describe it.
 
     ``losses[k]`` is the loss of optimizer step k+1 (before that step's update), as the seed prints.
@@ -66,7 +67,7 @@ class TrainedModel:
         """Length of the training sequences (positions 0..window-1 were trained)."""
         return self.train_cfg.window_for(len(self.text), self.gpt_cfg.max_len)
 
-    def freeze(self) -> TrainedModel:
+    def freeze(self) -> ModelRecord:
         """Make the model read-only for sharing: eval mode, no gradients, ``frozen``; returns self."""
         self.model.eval()
         for p in self.model.parameters():

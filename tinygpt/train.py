@@ -41,7 +41,7 @@ from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explain import walk
 from tinygpt.model import GPT
 from tinygpt.optim import OVERLAP_MIN_PARAMETERS, FusedAdam, handoff_weight_grads
-from tinygpt.record import SNAPSHOT_MAX_T, StopReason, TrainedModel
+from tinygpt.record import SNAPSHOT_MAX_T, StopReason, ModelRecord
 from tinygpt.vocab import CharVocab, training_pairs
 
 _NO_MASK = Switches(causal_mask=False)
@@ -61,7 +61,7 @@ class NonFiniteLossError(RuntimeError):
     """The loss became NaN or ±∞ at ``step`` (1-based) with learning rate ``lr``.
 
     The model's weights were put back to the last ones that gave a finite loss (those of step
-    ``step - 1``, whose loss is the last entry of ``TrainedModel.losses``).
+    ``step - 1``, whose loss is the last entry of ``ModelRecord.losses``).
     """
 
     def __init__(self, step: int, loss: float, lr: float) -> None:
@@ -88,7 +88,7 @@ def new_model(cfg: GPTConfig, seed: int | None = None) -> GPT:
         return GPT(cfg)
 
 
-def build(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> TrainedModel:
+def build(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelRecord:
     """An untrained model for ``text``: vocabulary from the text, weights from ``train_cfg.seed``.
 
     ``gpt_cfg.vocab_size`` is replaced by the text's vocabulary size. Raises ValueError (a
@@ -98,7 +98,7 @@ def build(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> TrainedModel
     if gpt_cfg.vocab_size != len(vocab):
         gpt_cfg = GPTConfig(**{**gpt_cfg.to_dict(), "vocab_size": len(vocab)})
     model = new_model(gpt_cfg, train_cfg.seed)
-    return TrainedModel(model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg,
+    return ModelRecord(model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg,
                         init_seed=train_cfg.seed)
 
 
@@ -144,7 +144,7 @@ def _fingerprint(model: GPT) -> list[float]:
 
 
 class Trainer:
-    """Steps the optimizer on a TrainedModel's text; one call of :meth:`step` is one epoch.
+    """Steps the optimizer on a ModelRecord's text; one call of :meth:`step` is one epoch.
 
     The seed's batch is the whole text, so an epoch is one optimizer step. ``threads``: intra-op
     threads of the step; ``overlap``: Adam overlaps the backward pass (None: for models of
@@ -152,7 +152,7 @@ class Trainer:
     ValueError for a frozen (shared) model.
     """
 
-    def __init__(self, tm: TrainedModel, threads: int = TRAIN_THREADS, overlap: bool | None = None) -> None:
+    def __init__(self, tm: ModelRecord, threads: int = TRAIN_THREADS, overlap: bool | None = None) -> None:
         if tm.frozen:
             raise ValueError("this model is shared read-only (frozen); build a new one to train")
         self.tm = tm
@@ -274,8 +274,8 @@ class Trainer:
         self.replay_progress = None
         return self.steps - 1
 
-    def finish(self) -> TrainedModel:
-        """End the run: save the final snapshot, switch to eval mode; returns the TrainedModel."""
+    def finish(self) -> ModelRecord:
+        """End the run: save the final snapshot, switch to eval mode; returns the ModelRecord."""
         if self.weights_step not in self.tm.snapshots:
             self._use_threads()
             self.snapshot()
@@ -290,10 +290,10 @@ class Trainer:
         self,
         on_step: Callable[[int, float], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
-    ) -> TrainedModel:
+    ) -> ModelRecord:
         """Step until done or ``should_stop()`` is true; ``on_step(step, loss)`` after each step.
 
-        Returns the TrainedModel (its ``stop_reason`` says why it ended). Raises
+        Returns the ModelRecord (its ``stop_reason`` says why it ended). Raises
         NonFiniteLossError as :meth:`step` does.
         """
         try:
@@ -315,7 +315,7 @@ def train(
     train_cfg: TrainConfig,
     on_step: Callable[[int, float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-) -> TrainedModel:
+) -> ModelRecord:
     """Build and train a model on ``text`` (the seed: 你好世界 with the default configs).
 
     Deterministic on CPU for the same arguments. Raises ValueError for bad settings or text and

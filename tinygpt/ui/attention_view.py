@@ -38,7 +38,7 @@ from tinygpt.explain import (
     position_effects, row_sums, sdpa_switch_difference, step_source_location, walk,
 )
 from tinygpt.links import decode_edits, encode_edits
-from tinygpt.record import TrainedModel
+from tinygpt.record import ModelRecord
 from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui import exercise_view
@@ -284,7 +284,7 @@ def write_edits(edits: tuple[tuple[int, int, int, float], ...]) -> None:
     st.session_state[_EDITS_WRITTEN] = value or None
 
 
-def follow_model(tm: TrainedModel) -> None:
+def follow_model(tm: ModelRecord) -> None:
     """Before :func:`load_url`: the model's own attention is the one it was trained with.
 
     The mask switch starts as the model's training had it (``TrainConfig.causal_mask``) and
@@ -340,19 +340,19 @@ def reset_switches() -> None:
 
 
 # ---------------------------------------------------------------- cached walks
-# Each takes the model once: Streamlit hashes a TrainedModel by its uid.
+# Each takes the model once: Streamlit hashes a ModelRecord by its uid.
 
-_BY_UID = {TrainedModel: lambda tm: tm.uid}
+_BY_UID = {ModelRecord: lambda tm: tm.uid}
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_BY_UID)
-def cached_walk(tm: TrainedModel, text: str) -> Walk:
+def cached_walk(tm: ModelRecord, text: str) -> Walk:
     """The model's own walk over ``text`` (α of every layer, logits), cached per model and text."""
     return walk(tm.model, tm.vocab.encode(text)[None])
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def whatif_effects(tm: TrainedModel, text: str, layer: int, switches: Switches) -> PositionEffects:
+def whatif_effects(tm: ModelRecord, text: str, layer: int, switches: Switches) -> PositionEffects:
     """The prediction at every position with ``switches`` in ``layer`` only, against the model's own.
 
     The whole model runs (later layers see the changed layer's output). Cached per model, text,
@@ -362,7 +362,7 @@ def whatif_effects(tm: TrainedModel, text: str, layer: int, switches: Switches) 
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def own_module_difference(tm: TrainedModel, text: str, layer: int) -> float:
+def own_module_difference(tm: ModelRecord, text: str, layer: int) -> float:
     """:func:`tinygpt.explain.module_difference` of the model's own trace of ``text`` at ``layer``,
     cached per model, text and layer."""
     return module_difference(tm.model, cached_walk(tm, text), attention_trace(tm, text, layer))
@@ -713,7 +713,7 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
     return True
 
 
-def guess_step(tm: TrainedModel, text: str, trace: AttentionTrace, step: Step, head: int) -> bool:
+def guess_step(tm: ModelRecord, text: str, trace: AttentionTrace, step: Step, head: int) -> bool:
     """Guess, then reveal: the questions of ``step`` (``exercise_view.attention_exercise``) about
     the query row of the cell picker (the last position until one is picked) and the score; True
     once answered, and for a step that asks nothing (said in a caption)."""
@@ -854,7 +854,7 @@ def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels:
         st.caption(tr("attn.weights_layout", w=step.cell.b.format(o=name)))
 
 
-def show_checks(tm: TrainedModel, text: str, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:
+def show_checks(tm: ModelRecord, text: str, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:
     """The on-screen checks: row sums, exact zeros under the mask, the model's own output, SDPA, NaN."""
     st.markdown(f"**{tr('attn.checks')}**")
     ok, warn = ":material/check_circle:", ":material/warning:"
@@ -883,7 +883,7 @@ def show_checks(tm: TrainedModel, text: str, base: AttentionTrace, trace: Attent
     st.markdown(f"{warn} " + tr("attn.check_not_finite", names=", ".join(bad)) if bad else f"{ok} " + tr("attn.check_finite"))
 
 
-def show_prediction(tm: TrainedModel, text: str, layer: int, switches: Switches) -> None:
+def show_prediction(tm: ModelRecord, text: str, layer: int, switches: Switches) -> None:
     """The whole model's next character after ``text``, its own and under the switches (in
     ``layer``), with the distribution over every character; the other positions are
     ``experiments_view.show_effects``'s."""
@@ -943,9 +943,9 @@ def show_alpha_grid(alphas: torch.Tensor, panel_labels: Sequence[str], labels: S
                 ), width="content")
 
 
-def show_snapshots(tm: TrainedModel, layer: int, head: int) -> None:
+def show_snapshots(tm: ModelRecord, layer: int, head: int) -> None:
     """"How attention formed during training": α of the training text at the saved training steps
-    (``TrainedModel.snapshots``: step -> (n_layers, h, T, T)), one step at a time over a slider.
+    (``ModelRecord.snapshots``: step -> (n_layers, h, T, T)), one step at a time over a slider.
     Draws nothing when the model has no snapshots."""
     if not tm.snapshots:
         return

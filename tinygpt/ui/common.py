@@ -5,12 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from tinygpt.jobs import JobStatus
-from tinygpt.record import TrainedModel
+from tinygpt.record import ModelRecord
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.models import current_model
 
 
-def model_banner(job_notice: bool = True, wait: bool = True, choose: str = "") -> TrainedModel | None:
+def model_banner(job_notice: bool = True, wait: bool = True, choose: str = "") -> ModelRecord | None:
     """Show which model the page uses, its text and how it was trained (the causal mask included),
     and any running job; return the model.
 

@@ -23,7 +23,7 @@ from tinygpt.attention import Switches
 from tinygpt.charts import effects_spec, labelled_heatmap_spec
 from tinygpt.examples import EXAMPLES
 from tinygpt.explain import PositionEffects, head_importance, logit_lens, walk
-from tinygpt.train import TrainedModel
+from tinygpt.train import ModelRecord
 from tinygpt.ui import model_choice
 from tinygpt.ui.attention_view import cached_walk, whatif_effects
 from tinygpt.ui.i18n import tr
@@ -47,14 +47,14 @@ HEADS_OPEN_WORK = 5e9
 #: too narrow for it and the character is in the tooltip and the table.
 LENS_TEXT_MAX_T = 32
 
-_BY_UID = {TrainedModel: lambda tm: tm.uid}
+_BY_UID = {ModelRecord: lambda tm: tm.uid}
 
 
 # ---------------------------------------------------------------- cached numbers
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
-def head_effects(tm: TrainedModel, text: str) -> tuple[np.ndarray, np.ndarray]:
+def head_effects(tm: ModelRecord, text: str) -> tuple[np.ndarray, np.ndarray]:
     """:func:`tinygpt.explain.head_importance` of ``text``: (positions changed (L, h) int, largest
     |Δp| of the model's own choice (L, h) float), cached per model and text (L·h walks)."""
     hi = head_importance(tm.model, tm.vocab.encode(text)[None])
@@ -62,13 +62,13 @@ def head_effects(tm: TrainedModel, text: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
-def lens_probs(tm: TrainedModel, text: str) -> np.ndarray:
+def lens_probs(tm: ModelRecord, text: str) -> np.ndarray:
     """:func:`tinygpt.explain.logit_lens` of ``text``: P(next character) after each block, (L, T, V)."""
     return to_numpy(logit_lens(tm.model, tm.vocab.encode(text)[None]))
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
-def one_char_ids(tm: TrainedModel, text: str) -> np.ndarray:
+def one_char_ids(tm: ModelRecord, text: str) -> np.ndarray:
     """The character the model predicts after each character of ``text`` read alone (a text of one
     character, nothing before it to attend to), (T,)."""
     idx = tm.vocab.encode(text)[:, None]  # (T, 1): T texts of one character, one walk
@@ -130,7 +130,7 @@ def offer_context_example() -> None:
 # ---------------------------------------------------------------- drawing
 
 
-def show_experiments(tm: TrainedModel, text: str, layer: int, switches: Switches, labels: Sequence[str]) -> None:
+def show_experiments(tm: ModelRecord, text: str, layer: int, switches: Switches, labels: Sequence[str]) -> None:
     """The three experiment sections for ``text`` with ``switches`` in ``layer``."""
     show_effects(tm, text, layer, switches, labels)
     show_head_importance(tm, text, labels)
@@ -151,7 +151,7 @@ def effects_frame(fx: PositionEffects, chars: Sequence[str], labels: Sequence[st
     })
 
 
-def show_effects(tm: TrainedModel, text: str, layer: int, switches: Switches, labels: Sequence[str]) -> None:
+def show_effects(tm: ModelRecord, text: str, layer: int, switches: Switches, labels: Sequence[str]) -> None:
     """The whole model's prediction at every position, its own and under the switches: a headline
     counting the changed positions, a table and a chart marking them, and, when none changes, why."""
     fx = whatif_effects(tm, text, layer, switches)
@@ -203,7 +203,7 @@ def heads_frame(changed: np.ndarray, max_delta: np.ndarray, T: int) -> pd.DataFr
     })
 
 
-def show_head_importance(tm: TrainedModel, text: str, labels: Sequence[str]) -> None:
+def show_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
     """Layers × heads: how many positions change their prediction when that head alone is off.
 
     In an expander, computed and drawn only while it is open; it starts open when the L·h walks
@@ -222,7 +222,7 @@ def show_head_importance(tm: TrainedModel, text: str, labels: Sequence[str]) -> 
         _draw_head_importance(tm, text, labels)
 
 
-def _draw_head_importance(tm: TrainedModel, text: str, labels: Sequence[str]) -> None:
+def _draw_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
     """The sentence naming the head that matters most, the layers × heads heatmap and its table."""
     changed, max_delta = head_effects(tm, text)  # (L, h) each
     L, h = changed.shape
@@ -261,7 +261,7 @@ def lens_rows(L: int) -> list[str]:
     return [tr("attn.exp.lens_row_last" if k == L - 1 else "attn.exp.lens_row", l=k) for k in range(L)]
 
 
-def show_logit_lens(tm: TrainedModel, text: str, labels: Sequence[str]) -> None:
+def show_logit_lens(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
     """In an expander (computed and drawn only when open): the prediction read after each block,
     layers × positions, cells showing the top character coloured by its p, with its table. A lesson
     control: a lesson that hides it leaves the section out."""

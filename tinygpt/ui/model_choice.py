@@ -29,7 +29,7 @@ from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import JobStatus, MemoryLimitError, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
-from tinygpt.record import StopReason, TrainedModel
+from tinygpt.record import StopReason, ModelRecord
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state
 from tinygpt.ui.i18n import error_text, md_escape, tr
 from tinygpt.ui.lesson import visible
@@ -104,7 +104,7 @@ def _open_train_link(spec: str) -> None:
     set_choice("own")
 
 
-def _key_of(tm: TrainedModel):
+def _key_of(tm: ModelRecord):
     settings = reproducible_settings(tm)
     return model_key(*settings) if settings is not None else None
 
@@ -136,7 +136,7 @@ def pending_link_job():
 # ---------------------------------------------------------------- the control and the model it chooses
 
 
-def choose_model(page: str) -> tuple[TrainedModel, str]:
+def choose_model(page: str) -> tuple[ModelRecord, str]:
     """Draw the model choice and return (the chosen model, its choice: textbook / context / own).
 
     While an opened link's model trains, draws its progress instead and stops the page (it
@@ -182,7 +182,7 @@ def show_messages() -> None:
         st.warning(message)
 
 
-def _write_url(choice: str, tm: TrainedModel) -> None:
+def _write_url(choice: str, tm: ModelRecord) -> None:
     """``model=`` (and ``train=`` for an own model that training reproduces) in the address bar."""
     ss, params = st.session_state, st.query_params
     values = {"model": choice}
@@ -218,7 +218,7 @@ def _link_progress() -> None:
         st.caption(tr("link.shared"))
 
 
-def describe(tm: TrainedModel, choice: str) -> str:
+def describe(tm: ModelRecord, choice: str) -> str:
     """The banner's line: which model, its text and how it was trained (the causal mask included)."""
     g, t = tm.gpt_cfg, tm.train_cfg
     loss = tm.losses[-1] if tm.losses else float("nan")

@@ -20,7 +20,7 @@ from tinygpt.attention import AttentionTrace
 from tinygpt.explain import trace_of
 from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import ModelShelf, default_training, example_training
-from tinygpt.record import TrainedModel
+from tinygpt.record import ModelRecord
 
 
 @st.cache_resource(show_spinner=False)
@@ -40,7 +40,7 @@ def start_default_model() -> None:
         example_training(name, shelf())
 
 
-def example_model(name: str, wait: bool = True) -> TrainedModel | None:
+def example_model(name: str, wait: bool = True) -> ModelRecord | None:
     """The model of ``EXAMPLES[name]``, trained once per process; None while it trains if not ``wait``."""
     future = example_training(name, shelf())
     if not wait and not future.done():
@@ -73,7 +73,7 @@ def default_model_ready() -> bool:
     return default_training(shelf()).done()
 
 
-def default_model() -> TrainedModel:
+def default_model() -> ModelRecord:
     """The seed settings' model (你好世界, 512/8/6/2048, Adam 1e-4, early stop), trained once per process.
 
     Waits for the warm-up thread started by ``start_default_model`` (starting it if needed).
@@ -81,7 +81,7 @@ def default_model() -> TrainedModel:
     return default_training(shelf()).result()
 
 
-def current_model(wait: bool = True) -> tuple[TrainedModel | None, bool]:
+def current_model(wait: bool = True) -> tuple[ModelRecord | None, bool]:
     """(the model this session's pages use, True if it is the session's own).
 
     A training job that finished while the student was on another page is adopted here, so
@@ -106,15 +106,15 @@ def current_model(wait: bool = True) -> tuple[TrainedModel | None, bool]:
         return default_model(), False
 
 
-def set_own_model(tm: TrainedModel) -> None:
+def set_own_model(tm: ModelRecord) -> None:
     """Make ``tm`` this session's model (it is finished and never trained further) and the one
     the Predict and Attention pages show."""
     st.session_state["own_model"] = tm
     set_choice("own")
 
 
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={TrainedModel: lambda tm: tm.uid})
-def attention_trace(tm: TrainedModel, text: str, layer: int) -> AttentionTrace:
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={ModelRecord: lambda tm: tm.uid})
+def attention_trace(tm: ModelRecord, text: str, layer: int) -> AttentionTrace:
     """The model's own attention trace of ``text`` at ``layer`` (default switches), cached.
 
     The cache knows a model by its ``uid``. Pages derive what-if traces from it with

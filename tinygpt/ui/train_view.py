@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tinygpt.record import TrainedModel
+from tinygpt.record import ModelRecord
 from tinygpt.jobs import JobStatus, RunRecord, greedy_continuation, settings_of
 
 
@@ -11,7 +11,7 @@ def options_with(options: list, value: object) -> list:
     return options if value in options else sorted([*options, value])
 
 
-def form_values(tm: TrainedModel) -> dict[str, object]:
+def form_values(tm: ModelRecord) -> dict[str, object]:
     """The Train form's widget values (session keys) that reproduce ``tm``'s settings."""
     g, c = tm.gpt_cfg, tm.train_cfg
     return {
@@ -22,7 +22,7 @@ def form_values(tm: TrainedModel) -> dict[str, object]:
     }
 
 
-def loaded_run(tm: TrainedModel, number: int) -> RunRecord:
+def loaded_run(tm: ModelRecord, number: int) -> RunRecord:
     """A loaded checkpoint as one of the session's runs: its settings, its loss curve and greedy check."""
     generation, expected = greedy_continuation(tm)
     return RunRecord(number, f"file:{tm.uid}", settings_of(tm.text, tm.gpt_cfg, tm.train_cfg), tuple(tm.losses), JobStatus.DONE,
