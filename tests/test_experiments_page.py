@@ -16,6 +16,7 @@ from test_attention_page import markdown, open_attention, rerun
 from tinygpt.attention import Switches
 from tinygpt.charts import effects_chart, effects_spec, labelled_heatmap, labelled_heatmap_spec, position_labels, vega_spec
 from tinygpt.examples import EXAMPLES
+from tinygpt.formatting import format_probability
 from tinygpt.explain import explain_cell, head_importance, position_effects, trace_of, walk
 from tinygpt.i18n import t
 from tinygpt.train import train
@@ -261,3 +262,27 @@ def test_the_fast_experiment_specs_draw_what_the_altair_charts_draw():
                               vega_spec(labelled_heatmap(values, texts, ["layer 0"], ["head 0", "head 1"], extra=extra, **options)))
     with pytest.raises(ValueError):
         effects_spec(labels, ["a"], ["b"], [0.0], [False])
+
+
+def test_every_probability_in_the_effects_and_prediction_tables_is_written_one_way(context_tm):
+    import pyarrow as pa
+
+    at = open_attention(own_model=context_tm, mask="0")
+
+    def shown(column: str) -> list[str]:
+        element = next(d for d in at.dataframe if column in d.value.columns)
+        display = pa.ipc.open_stream(element.proto.arrow_data.styler.display_values).read_all().to_pandas()
+        return list(display[column])
+
+    for column in (t("attn.exp.p_own", "en"), t("attn.exp.p_new", "en"), t("attn.pred_own", "en"), t("attn.pred_new", "en")):
+        values = table_with(at, column)[column]
+        assert shown(column) == [format_probability(p) for p in values]  # 1.0000 beside 0.9999, 7.97e-06 not 0.0000
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_uniform_head_says_that_scores_scaling_and_tau_do_not_act_on_it(lang, context_tm):
+    at = open_attention(lang, own_model=context_tm, step="softmax", tau="0.1")
+    note = t("attn.uniform_ignores_scores", lang, head=0)
+    assert note not in [i.value for i in at.info]
+    rerun(at, **{view.K_UNIFORM: "head"})
+    assert note in [i.value for i in at.info]

@@ -33,6 +33,7 @@ from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, DotSpec, Step, Sw
 from tinygpt.charts import alpha_grid_spec, heatmap_spec
 from tinygpt.config import ConfigError, GPTConfig
 from tinygpt.vocab import cyclic
+from tinygpt.formatting import format_probability
 from tinygpt.explain import (
     Copy, DotProduct, PositionEffects, ScoreCell, Walk, explain_cell, masked_weights, module_difference, non_finite,
     position_effects, row_sums, sdpa_switch_difference, step_source_location, walk,
@@ -686,6 +687,8 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
         st.caption(tr("attn.divisor_now", divisor=divisor))
     if step.id == "softmax":
         st.caption(tr("attn.tau_now", tau=trace.switches.temperature))
+        if head in trace.switches.uniform_heads:  # the softmax of this head is replaced, scores unused
+            st.info(tr("attn.uniform_ignores_scores", head=head))
     bound = None
     if step.id in SHARED_SCALE_STEPS:
         bound = shared_score_bound(trace, head, future)
@@ -897,10 +900,12 @@ def show_prediction(tm: ModelRecord, text: str, layer: int, switches: Switches) 
     else:
         st.markdown(tr("attn.pred_changed", text=shown, own=chars[a], p=float(own[-1, a]), new=chars[b],
                        q=float(new[-1, b]), layer=layer))
+    p_columns = [tr("attn.pred_own"), tr("attn.pred_new")]
     st.dataframe(pd.DataFrame({
-        tr("attn.pred_char"): chars, tr("attn.pred_own"): to_numpy(own[-1]), tr("attn.pred_new"): to_numpy(new[-1]),
+        tr("attn.pred_char"): chars, p_columns[0]: to_numpy(own[-1]), p_columns[1]: to_numpy(new[-1]),
         tr("attn.pred_diff"): to_numpy(new[-1] - own[-1]),
-    }), hide_index=True, width="stretch")
+    }).style.format(format_probability, subset=p_columns).format("{:+.4f}", subset=[tr("attn.pred_diff")]),
+        hide_index=True, width="stretch")
 
 
 def zero_future(alpha: torch.Tensor) -> np.ndarray:

@@ -22,6 +22,7 @@ from tinygpt.arrays import to_numpy
 from tinygpt.attention import Switches
 from tinygpt.charts import effects_spec, labelled_heatmap_spec
 from tinygpt.examples import EXAMPLES
+from tinygpt.formatting import format_probability
 from tinygpt.explain import PositionEffects, head_importance, logit_lens, walk
 from tinygpt.train import ModelRecord
 from tinygpt.ui import model_choice
@@ -177,11 +178,9 @@ def show_effects(tm: ModelRecord, text: str, layer: int, switches: Switches, lab
     frame = effects_frame(fx, chars, labels)
     changed = fx.changed.tolist()
     styled = frame.style.apply(
-        lambda row: [f"background-color: {CHANGED_ROW}" if changed[row.name] else ""] * len(row), axis=1)
-    p_format = st.column_config.NumberColumn(format="%.3f")
-    st.dataframe(styled, hide_index=True, width="stretch", height=min(560, 38 + 35 * T), column_config={
-        tr("attn.exp.p_own"): p_format, tr("attn.exp.p_new"): p_format,
-        tr("attn.exp.dp"): st.column_config.NumberColumn(format="%.4f")})
+        lambda row: [f"background-color: {CHANGED_ROW}" if changed[row.name] else ""] * len(row), axis=1,
+    ).format(format_probability, subset=[tr("attn.exp.p_own"), tr("attn.exp.p_new"), tr("attn.exp.dp")])
+    st.dataframe(styled, hide_index=True, width="stretch", height=min(560, 38 + 35 * T))
     own_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.own_ids.tolist(), fx.own_p.tolist())]
     new_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.new_ids.tolist(), fx.new_p.tolist())]
     st.vega_lite_chart(effects_spec(

@@ -49,6 +49,7 @@ STRINGS: dict[str, str] = {
     "attn.head_part": ", head {head}",
     "attn.divisor_now": "Divisor used here: {divisor}",
     "attn.tau_now": "Temperature used here: τ = {tau:g}",
+    "attn.uniform_ignores_scores": "Head {head}'s attention is made uniform here: every allowed key gets the same weight, so the scores, their scaling and τ do not act on this head.",
     "attn.output": "Show",
     "attn.all_columns": "Heatmap of all {D} columns",
     "attn.all_columns_help": "When off, the heatmap draws only the d_head columns head {h} uses (step 2 cuts them out); the table always lists every value.",

@@ -49,6 +49,7 @@ STRINGS: dict[str, str] = {
     "attn.head_part": "、头 {head}",
     "attn.divisor_now": "这里的除数：{divisor}",
     "attn.tau_now": "这里的温度：τ = {tau:g}",
+    "attn.uniform_ignores_scores": "这里头 {head} 的注意力被设为均匀：每个允许的键权重相同，所以得分、缩放和 τ 对这个头不起作用。",
     "attn.output": "显示",
     "attn.all_columns": "热图显示全部 {D} 列",
     "attn.all_columns_help": "关闭时，热图只画第 {h} 个头使用的那 d_head 列（第 2 步会把它们切出来）；表格始终列出全部数值。",
