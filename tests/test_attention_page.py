@@ -551,3 +551,13 @@ def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the
     rerun(at, **{view.K_STEP: "projection"})  # a step without a question shows its numbers
     assert t("attn.guess_no_question", lang) in [c.value for c in at.caption]
     assert at.dataframe[0].value.shape == (4, 512)
+
+
+def test_no_widget_shows_streamlits_english_placeholder_on_the_chinese_page():
+    at = open_attention("zh", step="softmax")
+    widgets = list(at.get("multiselect")) + list(at.get("selectbox"))
+    assert widgets
+    for widget in widgets:
+        placeholder = widget.proto.placeholder
+        assert "Choose" not in placeholder and "option" not in placeholder, (widget.key, placeholder)
+    assert at.multiselect(key=view.K_HEADS_OFF).proto.placeholder == t("attn.heads_off_none", "zh")
