@@ -134,7 +134,7 @@ PAGE_BUTTONS = {
     "theory": ["theory_ops_figure", "theory_ws_figure", "theory_sm_bars_figure", "theory_sm_vectors_figure",
                "theory_mx_figure"],
     "predict": ["predict_panels_figure", "predict_bars_figure"],
-    "attention": ["attn_figure"],
+    "attention": ["attn_figure", "attn_effects_figure", "attn_heads_figure", "attn_snapshot_figure"],
     "train": ["train_loss_figure"],
 }
 
@@ -181,6 +181,23 @@ def test_every_chart_has_png_and_svg_downloads_in_the_pages_language(page, lang,
         assert t("theory.mx.chart_title", lang) in svg_texts(svg) and t("theory.mx.axis_query", lang) in svg_texts(svg)
         w, h = svg_size(svg)
         assert png_size(png) == (2 * w, 2 * h)
+    if page == "attention":
+        svg = downloads["attention_effects_layer0.svg"]()
+        assert t("attn.exp.header", lang) in svg_texts(svg) and t("attn.exp.dp", lang) in svg_texts(svg)
     if page == "train":
         svg = downloads["tinygpt_loss.svg"]()
         assert t("train.chart_title", lang) in svg_texts(svg) and svg_size(svg)[0] > figures.FIGURE_WIDTH
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_attention_pages_grids_and_lens_download_when_open(lang, downloads):
+    at = open_page("attention", lang)
+    for key in ("attn_heads_grid", "attn_layers_grid", "attn_lens"):
+        at.session_state[key] = True  # the expanders drawn only while open
+    at.run()
+    assert not at.exception
+    keys = {b.key for b in at.get("download_button")}
+    assert {"attn_heads_grid_figure_png", "attn_layers_grid_figure_svg", "attn_lens_figure_png"} <= keys
+    svg = downloads["heads_grid.svg"]()
+    assert t("attn.heads_header", lang, layer=0) in svg_texts(svg)
+    assert all(t("attn.panel_head", lang, h=h) in svg_texts(svg) for h in range(8))  # every head in one figure

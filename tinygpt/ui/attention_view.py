@@ -946,6 +946,12 @@ def show_alpha_grid(alphas: torch.Tensor, panel_labels: Sequence[str], labels: S
                     col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"), columns=1, panel_size=panel,
                     legend=p == len(panel_labels) - 1,
                 ), width="content")
+        # for slides: the whole grid as one figure (four panels a row)
+        figure_downloads(alpha_grid_spec(
+            alphas, list(panel_labels), labels, labels, masked=masked, row_title=tr("attn.axis_query"),
+            col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"), columns=min(4, len(panel_labels)),
+            panel_size=panel,
+        ), f"{key}_figure", header, file_stem=key.removeprefix("attn_"))
 
 
 def show_snapshots(tm: ModelRecord, layer: int, head: int) -> None:
@@ -964,7 +970,10 @@ def show_snapshots(tm: ModelRecord, layer: int, head: int) -> None:
     text = snapshot_text(tm.text, alpha.shape[-1])
     labels = [f"{i} {c}" for i, c in enumerate(text)]
     st.caption(tr("attn.snap_caption", text=text, step=chosen, layer=layer, head=head))
-    st.vega_lite_chart(heatmap_spec(
+    spec = heatmap_spec(
         alpha, labels, labels, kind="prob", masked=zero_future(alpha), row_title=tr("attn.axis_query"),
         col_title=tr("attn.axis_key"), value_title="α", masked_label=tr("attn.masked"),
-    ), width="content")
+    )
+    st.vega_lite_chart(spec, width="content")
+    figure_downloads(spec, "attn_snapshot_figure", tr("attn.snap_caption", text=text, step=chosen, layer=layer, head=head),
+                     file_stem=f"attention_training_step{chosen}_layer{layer}_head{head}")

@@ -27,6 +27,7 @@ from tinygpt.explain import PositionEffects, head_importance, logit_lens, walk
 from tinygpt.train import ModelRecord
 from tinygpt.ui import model_choice
 from tinygpt.ui.attention_view import cached_walk, whatif_effects
+from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import visible
 
@@ -183,11 +184,13 @@ def show_effects(tm: ModelRecord, text: str, layer: int, switches: Switches, lab
     st.dataframe(styled, hide_index=True, width="stretch", height=min(560, 38 + 35 * T))
     own_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.own_ids.tolist(), fx.own_p.tolist())]
     new_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.new_ids.tolist(), fx.new_p.tolist())]
-    st.vega_lite_chart(effects_spec(
+    spec = effects_spec(
         labels, own_text, new_text, fx.delta_own, fx.changed, changed_label=f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}",
         same_label=tr("attn.exp.same"), mark=CHANGED_MARK, x_title=tr("attn.axis_pos"), y_title=tr("attn.exp.dp"),
         own_title=tr("attn.pred_own_next"), new_title=tr("attn.pred_new_next"),
-    ), width="stretch")  # the page's width, so a phone shows every position
+    )
+    st.vega_lite_chart(spec, width="stretch")  # the page's width, so a phone shows every position
+    figure_downloads(spec, "attn_effects_figure", tr("attn.exp.header"), file_stem=f"attention_effects_layer{layer}")
     st.caption(tr("attn.exp.chart_caption", mark=CHANGED_MARK))
 
 
@@ -235,12 +238,14 @@ def _draw_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> 
     cols = [tr("attn.panel_head", h=k) for k in range(h)]
     left, right = st.columns([1, 1])
     with left:
-        st.vega_lite_chart(labelled_heatmap_spec(
+        spec = labelled_heatmap_spec(
             changed, [[str(v) for v in row] for row in changed.tolist()], rows, cols, domain=(0, T),
             row_title=tr("attn.layer"), col_title=tr("attn.head"), value_title=tr("attn.exp.col_changed", T=T),
             text_title=tr("attn.exp.col_changed", T=T), extra=max_delta, extra_title=tr("attn.exp.col_dp"),
             fit_width=True,
-        ), width="stretch")  # the column's width: on a phone the 8 heads fit the screen
+        )
+        st.vega_lite_chart(spec, width="stretch")  # the column's width: on a phone the 8 heads fit the screen
+        figure_downloads(spec, "attn_heads_figure", tr("attn.exp.heads_header"), file_stem="attention_heads_that_matter")
     right.dataframe(heads_frame(changed, max_delta, T), hide_index=True, width="stretch", height=min(400, 38 + 35 * L * h),
                     column_config={tr("attn.exp.col_dp"): st.column_config.NumberColumn(format="%.4f")})
 
@@ -276,9 +281,11 @@ def show_logit_lens(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
         top = probs.argmax(axis=-1)  # (L, T)
         L = probs.shape[0]
         rows = [tr("attn.exp.lens_axis_last", l=k) if k == L - 1 else str(k) for k in range(L)]  # short: phones
-        st.vega_lite_chart(labelled_heatmap_spec(
+        spec = labelled_heatmap_spec(
             probs.max(axis=-1), [[chars[k] for k in row] for row in top.tolist()], rows, labels,
             row_title=tr("attn.exp.lens_axis"), col_title=tr("attn.axis_pos"), value_title="p",
             text_title=tr("attn.exp.lens_char"), fit_width=True, text_marks=len(labels) <= LENS_TEXT_MAX_T,
-        ), width="stretch")  # the page's width, so a phone shows every position
+        )
+        st.vega_lite_chart(spec, width="stretch")  # the page's width, so a phone shows every position
+        figure_downloads(spec, "attn_lens_figure", tr("attn.exp.lens_header"), file_stem="attention_logit_lens")
         st.dataframe(lens_frame(probs, chars, labels), width="stretch")
