@@ -1,6 +1,6 @@
 """PNG and SVG downloads of a chart, for slides: two small buttons beside the chart.
 
-The conversion (``tinygpt.figures``, ~100 ms or more) runs only when a button is clicked:
+The conversion (``tinygpt.figures``, too slow to run on every rerun) runs only when a button is clicked:
 ``st.download_button`` calls its ``data`` callable then, in a thread of its own. Conversions are
 cached by the figure's JSON, so the same chart downloaded again (or by another session) is free.
 """
