@@ -153,9 +153,15 @@ ARM_JS = f"""() => {{
 # Polled until true; returns [done, now] in the page's clock (done = when the screen settled).
 DONE_JS = f"""([quiet, needBefore]) => {{
   const b = window.__bench;
-  if (!b || b.t0 === null || b.runStart === null || b.runEnd === null) return false;
+  if (!b || b.t0 === null) return false;
+  // A whole-script run changes stApp's script state; a fragment's rerun may not, but its
+  // messages still arrive over the websocket: then the last message received ends it.
+  const ran = b.runStart !== null && b.runEnd !== null;
+  const fragment = b.runStart === null && b.lastRecv !== null;
+  if (!ran && !fragment) return false;
   if (!({APP_IDLE_JS})()) return false;
-  const t = performance.now(), done = Math.max(b.lastMut ?? b.runEnd, b.runEnd);
+  const end = ran ? b.runEnd : b.lastRecv;
+  const t = performance.now(), done = Math.max(b.lastMut ?? end, end);
   if (t - done < quiet) return false;
   if (needBefore) {{
     const now = ({CONTENT_JS})(), before = b.before;
