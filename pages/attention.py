@@ -39,79 +39,92 @@ head = control(view.K_HEAD, lambda: c3.selectbox(tr("attn.head"), range(cfg.n_he
 
 step_labels = {view.INPUT: tr("attn.input_nav")} | {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
 guess = control(view.K_GUESS, lambda: st.toggle(tr("attn.guess"), help=tr("attn.guess_help"), key=view.K_GUESS), False)
-mask_on, scaling, divisor, temperature, heads_off, uniform = view.switch_panel(cfg, layer, head)
 
-
-def url_for(step: str) -> dict[str, str]:
-    """The query parameters of this view showing ``step``."""
-    return view.url_values(text_in, layer, head, step, mask_on, scaling, st.session_state.get(view.K_DIVISOR, 1.0),
-                           temperature, heads_off, uniform, guess)
-
-
-view.write_url(url_for(st.session_state.get(view.K_STEP, STEP_IDS[0])))
-
-if not text_in:
-    st.warning(tr("err.empty_text"))
-    st.stop()
 text, cropped = crop_context(text_in, cfg.max_len)
-if cropped:
-    st.info(tr("attn.cropped", n=len(text_in), max_len=cfg.max_len))
-if len(text) > tm.window:
-    st.info(tr("attn.beyond_window", n=len(text), window=tm.window, last=len(text) - 1))
-try:
-    base = attention_trace(tm, text, layer)
-except UnknownCharError as exc:
-    show_error(exc)
-    st.stop()
-
+base, unknown = None, None
+if text:
+    try:
+        base = attention_trace(tm, text, layer)
+    except UnknownCharError as exc:
+        unknown = exc
 labels = position_labels(text)
-T = len(text)
-step_box = st.container()
-edits = view.score_editor(base, layer, head, labels)
-switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits,
-                    uniform_heads=view.uniform_heads(uniform, head, cfg.n_heads), heads_off=tuple(sorted(heads_off)))
-trace = view.what_if(base, switches)
-own = view.cached_walk(tm, text)
-causal = future_mask(T)  # (T, T)
-future = causal if mask_on else None
-
+causal = future_mask(len(text))  # (T, T)
 
 
 @st.fragment
-def step_part() -> None:
-    """The step navigation and the chosen step. A fragment: a move to another step (and the
-    step's own controls) reruns only this part, not the model's whole prediction below."""
-    chosen = view.step_nav(step_labels)  # view.INPUT or a step id
-    view.write_url(url_for(chosen))
-    if not switches.is_default:
-        st.caption(tr("attn.whatif_note", step=first_affected_step(base.switches, switches) + 1))
-    if chosen == view.INPUT:
-        view.show_input(trace, labels, cfg)
-        revealed = True
-    else:
-        step = step_by_id(chosen)
-        # With the guess on, the step's question comes before its numbers; until it is answered the
-        # numbers, the checks and the α charts (which give the answer away) are not drawn.
-        exercise = (lambda: view.guess_step(tm, text, trace, step, head)) if guess else None
-        revealed = view.show_step(trace, step, head, labels, cfg, future, exercise)
+def what_if_part() -> None:
+    """The switches and everything they change: the steps, the prediction at every position, and
+    this layer's heads. A fragment: a switch (τ, the mask, the scaling, a score edit, …) reruns
+    this part only, not the page's model choice, text and layer widgets, nor the sections below
+    it (which heads matter, the logit lens, the layers' α grid, the training snapshots), which no
+    switch changes."""
+    mask_on, scaling, divisor, temperature, heads_off, uniform = view.switch_panel(cfg, layer, head)
 
-    if revealed:  # the checks say every row of α sums to 1: after the guess
-        with st.container(border=True):
-            view.show_checks(tm, text, base, trace, head)
+    def url_for(step: str) -> dict[str, str]:
+        """The query parameters of this view showing ``step``."""
+        return view.url_values(text_in, layer, head, step, mask_on, scaling,
+                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform, guess)
+
+    view.write_url(url_for(st.session_state.get(view.K_STEP, STEP_IDS[0])))
+    if not text_in:
+        st.warning(tr("err.empty_text"))
+        return
+    if cropped:
+        st.info(tr("attn.cropped", n=len(text_in), max_len=cfg.max_len))
+    if len(text) > tm.window:
+        st.info(tr("attn.beyond_window", n=len(text), window=tm.window, last=len(text) - 1))
+    if base is None:
+        show_error(unknown)
+        return
+
+    step_box = st.container()
+    edits = view.score_editor(base, layer, head, labels)
+    switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits,
+                        uniform_heads=view.uniform_heads(uniform, head, cfg.n_heads),
+                        heads_off=tuple(sorted(heads_off)))
+    trace = view.what_if(base, switches)
+    future = causal if mask_on else None
+
+    @st.fragment
+    def step_part() -> None:
+        """The step navigation and the chosen step. A fragment: a move to another step (and the
+        step's own controls) reruns only this part, not the model's whole prediction below."""
+        chosen = view.step_nav(step_labels)  # view.INPUT or a step id
+        view.write_url(url_for(chosen))
+        if not switches.is_default:
+            st.caption(tr("attn.whatif_note", step=first_affected_step(base.switches, switches) + 1))
+        if chosen == view.INPUT:
+            view.show_input(trace, labels, cfg)
+            revealed = True
+        else:
+            step = step_by_id(chosen)
+            # With the guess on, the step's question comes before its numbers; until it is answered the
+            # numbers, the checks and the α charts (which give the answer away) are not drawn.
+            exercise = (lambda: view.guess_step(tm, text, trace, step, head)) if guess else None
+            revealed = view.show_step(trace, step, head, labels, cfg, future, exercise)
+
+        if revealed:  # the checks say every row of α sums to 1: after the guess
+            with st.container(border=True):
+                view.show_checks(tm, text, base, trace, head)
+
+    with step_box:
+        step_part()
+
+    st.subheader(tr("attn.pred_header"))
+    view.show_prediction(tm, text, layer, switches)
+    experiments_view.show_effects(tm, text, layer, switches, labels)
+    if not guess:  # with the guess on, the α grids would give the answers away
+        view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)],
+                             labels, future, header=tr("attn.heads_header", layer=layer), key=view.K_HEADS_GRID)
 
 
-with step_box:
-    step_part()
-
-st.subheader(tr("attn.pred_header"))
-view.show_prediction(tm, text, layer, switches)
-experiments_view.show_experiments(tm, text, layer, switches, labels)
-
-if not guess:  # with the guess on, the α grids would give the answers away
-    view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)], labels,
-                         future, header=tr("attn.heads_header", layer=layer), key=view.K_HEADS_GRID)
-    view.show_alpha_grid(own.alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels,
-                         causal, header=tr("attn.layers_header", head=head), key=view.K_LAYERS_GRID,
+what_if_part()
+if base is None:
+    st.stop()
+experiments_view.show_model_experiments(tm, text, labels)
+if not guess:
+    view.show_alpha_grid(view.cached_walk(tm, text).alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)],
+                         labels, causal, header=tr("attn.layers_header", head=head), key=view.K_LAYERS_GRID,
                          caption=tr("attn.layers_caption"))
 
 view.show_snapshots(tm, layer, head)

@@ -19,6 +19,7 @@ from tinygpt.vocab import UnknownCharError
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.predict_view import cached_generate, cached_probs
 from tinygpt.ui.navigation import ensure_entry_script
+from tinygpt.ui.tables import show_table
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
@@ -163,8 +164,7 @@ def generation(tm: ModelRecord, prefix: str) -> None:
                                          for x in steps],
             tr("predict.col_beyond"): [yes if x.beyond_training else no for x in steps],
         })
-        st.dataframe(all_steps.style.format(format_probability, subset=[tr("predict.col_p_chosen")]), hide_index=True,
-                     width="stretch")
+        show_table(all_steps.style.format(format_probability, subset=[tr("predict.col_p_chosen")]), hide_index=True)
 
 
 @st.fragment

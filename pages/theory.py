@@ -15,6 +15,7 @@ from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
+from tinygpt.ui.tables import show_table
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
@@ -164,13 +165,13 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
         st.latex(theory.TEMPERATURE_FORMULA)
         att = theory.attend(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=scaled)
         keys = [f"k{i + 1}" for i in range(len(EXAMPLE_KEYS))]
-        st.dataframe(pd.DataFrame({
+        show_table(pd.DataFrame({
             tr("theory.sm.col_key"): keys,
             tr("theory.sm.col_key_vector"): [format_vector(k) for k in EXAMPLE_KEYS],
             tr("theory.sm.col_score"): [round(s, 3) for s in att.scores],
             tr("theory.sm.col_alpha"): [round(x, 3) for x in att.weights],
             tr("theory.sm.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
-        }), hide_index=True, width="stretch")
+        }), hide_index=True)
         st.metric(tr("theory.sm.output"), format_vector(att.output))
         st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
     with picture:

@@ -16,6 +16,7 @@ from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, controls_j
 from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.train_view import form_values, loaded_run, options_with
 from tinygpt.ui.navigation import ensure_entry_script
+from tinygpt.ui.tables import show_table
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
@@ -117,8 +118,8 @@ try:
     inputs, targets = pair_texts(text, window)
     shown_part = tr("train.pairs_shown", shown=MAX_PAIRS_SHOWN) if len(inputs) > MAX_PAIRS_SHOWN else ""
     st.markdown(tr("train.pairs", n=len(inputs), shown_part=shown_part))
-    st.dataframe(pd.DataFrame({tr("train.col.input"): inputs[:MAX_PAIRS_SHOWN], tr("train.col.target"): targets[:MAX_PAIRS_SHOWN]}),
-                 hide_index=True, key="train_pairs_table")
+    show_table(pd.DataFrame({tr("train.col.input"): inputs[:MAX_PAIRS_SHOWN], tr("train.col.target"): targets[:MAX_PAIRS_SHOWN]}),
+               hide_index=True, max_height=400, key="train_pairs_table")
     floor = causal_loss_floor(text, window)
     if floor > 0 and configs[1].causal_mask:
         st.info(tr("train.loss_floor", floor=floor), icon=":material/info:")

@@ -41,3 +41,10 @@ def open_page(page: str, lang: str = "en", own_model: ModelRecord | None = None,
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def tables(at) -> list:
+    """Every table of the page's main area in page order: static ones (``st.table``) and grids
+    (``st.dataframe``, ``st.data_editor``) alike, as ``tinygpt.ui.tables.show_table`` picks one
+    kind or the other by size. Each has ``.value``, the DataFrame of its values."""
+    return [node for node in at.main if getattr(node, "type", None) in ("dataframe", "table")]

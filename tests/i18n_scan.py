@@ -66,7 +66,7 @@ def visible_texts(at) -> list[str]:
             texts.append(str(node.value))
         elif kind == "vega_lite_chart" and proto is not None:
             texts.extend(_chart_titles(json.loads(proto.spec)))
-        elif kind == "dataframe":
+        elif kind in ("dataframe", "table"):
             texts.extend(str(c) for c in node.value.columns)
         elif kind == "page_link" and proto is not None:
             texts.append(proto.label)

@@ -18,7 +18,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, open_page, small_model
+from helpers import SMALL, open_page, small_model, tables
 from tinygpt.attention import STEP_IDS, Switches, future_mask
 from tinygpt.explain import (
     Copy, DotProduct, ScoreCell, explain_cell, masked_weights, module_difference, non_finite, sdpa_switch_difference,
@@ -49,7 +49,7 @@ def rerun(at: AppTest, **state) -> AppTest:
 
 def table(at: AppTest) -> pd.DataFrame:
     """The current step's table (the first dataframe on the page)."""
-    return at.dataframe[0].value
+    return tables(at)[0].value
 
 
 def alpha(at: AppTest) -> np.ndarray:
@@ -62,7 +62,7 @@ def markdown(at: AppTest) -> str:
 
 def prediction(at: AppTest) -> pd.DataFrame:
     """The next-character table: character | model's own p | p with the switches | change."""
-    return next(d.value for d in at.dataframe if t("attn.pred_new", "en") in d.value.columns)
+    return next(d.value for d in tables(at) if t("attn.pred_new", "en") in d.value.columns)
 
 
 def seed_tm():
@@ -452,16 +452,13 @@ def test_the_masked_table_writes_minus_infinity_and_chart_data_stay_finite():
     at = open_attention(step="mask")
     frame = table(at)
     assert np.isneginf(frame.to_numpy()[np.triu_indices(4, 1)]).all()  # the values are still −∞
-    styler = at.dataframe[0].proto.arrow_data.styler
+    element = tables(at)[0]
+    assert element.type == "table"  # a 4 × 4 table is static: the Styler's text is what is drawn
     import pyarrow as pa
 
-    shown = pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+    shown = pa.ipc.open_stream(element.proto.arrow_data.styler.display_values).read_all().to_pandas()
     assert shown.iloc[0, 1] == "−∞" and shown.iloc[1, 0] == f"{frame.iloc[1, 0]:.2f}"
     assert "Infinity" not in shown.to_string()
-    import json
-
-    formats = [c.get("format") for c in json.loads(at.dataframe[0].proto.columns).values()]
-    assert formats and not any(formats)  # a column format would override the Styler's −∞ in the browser
     m = torch.tensor([[1.0, float("-inf")], [float("nan"), 2.0]])
     cells = heatmap_spec(m, ["0 你", "1 好"], ["0 你", "1 好"], kind="signed")["datasets"]["cells"]
     assert np.isfinite(cells["value"]).all() and list(cells["masked"]) == [False, True, False, False]
@@ -520,7 +517,7 @@ def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the
     positions = ["0 你", "1 好", "2 世", "3 界"]
 
     def step_table_shown() -> bool:
-        return any(list(d.value.columns) == positions for d in at.dataframe)
+        return any(list(d.value.columns) == positions for d in tables(at))
 
     captions = [c.value for c in at.caption]
     assert not step_table_shown() and t("attn.guess_hidden", lang) in captions
@@ -550,7 +547,7 @@ def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the
 
     rerun(at, **{view.K_STEP: "projection"})  # a step without a question shows its numbers
     assert t("attn.guess_no_question", lang) in [c.value for c in at.caption]
-    assert at.dataframe[0].value.shape == (4, 512)
+    assert tables(at)[0].value.shape == (4, 512)
 
 
 def test_no_widget_shows_streamlits_english_placeholder_on_the_chinese_page():

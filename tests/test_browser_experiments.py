@@ -17,10 +17,10 @@ CONTEXT = EXAMPLES["context"]
 #: Positions whose prediction uniform attention in layer 0 changes (python -m bench.experiments).
 UNIFORM_LAYER0_CHANGES = [3, 5, 6, 7, 10, 12, 13, 14]
 
-# glide-data-grid keeps an accessible copy of its cells as <td> while the grid is on screen:
-# [position label, "changed" cell] of every row of the effects table.
-ROWS_JS = """(grid) => Array.from(grid.querySelectorAll('tr')).filter(tr => tr.querySelector('td'))
-    .map(tr => Array.from(tr.querySelectorAll('td')).map(td => td.innerText))"""
+# The cells of every row of the effects table (static HTML at this size, tinygpt.ui.tables):
+# [position label, "changed" cell, …].
+ROWS_JS = """(grid) => Array.from(grid.querySelectorAll('tbody tr'))
+    .map(tr => Array.from(tr.querySelectorAll('th, td')).map(cell => cell.innerText))"""
 
 
 def marked_rows(grid, mark: str) -> list[str]:
@@ -40,7 +40,7 @@ def test_uniform_attention_in_layer_0_marks_the_changed_positions(app_server, pa
     header = page.get_by_role("heading", name=t("attn.exp.header", "en"))
     header.wait_for(timeout=60_000)
     wait_for_app(page)
-    grid = header.locator("xpath=following::*[@data-testid='stDataFrame'][1]")
+    grid = header.locator("xpath=following::*[@data-testid='stTable'][1]")
     grid.scroll_into_view_if_needed(timeout=30_000)
     grid.locator("td").first.wait_for(state="attached", timeout=30_000)
     assert len(grid.evaluate(ROWS_JS)) == 15 and marked_rows(grid, CHANGED_MARK) == []

@@ -11,7 +11,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from bench.experiments import changes
-from helpers import SMALL, small_model
+from helpers import SMALL, small_model, tables
 from test_attention_page import markdown, open_attention, rerun
 from tinygpt.attention import Switches
 from tinygpt.charts import effects_chart, effects_spec, labelled_heatmap, labelled_heatmap_spec, position_labels, vega_spec
@@ -38,7 +38,7 @@ def context_tm():
 
 def table_with(at: AppTest, column: str) -> pd.DataFrame:
     """The first dataframe on the page that has ``column``."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    return next(d.value for d in tables(at) if column in d.value.columns)
 
 
 def marked(at: AppTest, lang: str = "en") -> list[int]:
@@ -171,7 +171,7 @@ def test_the_logit_lens_is_drawn_when_opened_and_its_last_row_is_the_models_own_
     assert t("attn.exp.lens_intro", "zh") not in markdown(at)  # closed: nothing computed or drawn
     rerun(at, **{xv.K_LENS: True})
     assert t("attn.exp.lens_intro", "zh") in markdown(at)
-    frame = next(d.value for d in at.dataframe if t("attn.exp.lens_row_last", "zh", l=1) in list(d.value.index))
+    frame = next(d.value for d in tables(at) if t("attn.exp.lens_row_last", "zh", l=1) in list(d.value.index))
     idx = context_tm.vocab.encode(CONTEXT.display)[None]
     own = walk(context_tm.model, idx).logits[0].argmax(-1)  # (T,)
     assert list(frame.index) == [t("attn.exp.lens_row", "zh", l=0), t("attn.exp.lens_row_last", "zh", l=1)]
@@ -270,7 +270,7 @@ def test_every_probability_in_the_effects_and_prediction_tables_is_written_one_w
     at = open_attention(own_model=context_tm, mask="0")
 
     def shown(column: str) -> list[str]:
-        element = next(d for d in at.dataframe if column in d.value.columns)
+        element = next(d for d in tables(at) if column in d.value.columns)
         display = pa.ipc.open_stream(element.proto.arrow_data.styler.display_values).read_all().to_pandas()
         return list(display[column])
 

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 from tinygpt.i18n import t
 from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
+from helpers import tables
 
 PAGE_NAMES = ("train", "predict", "attention", "theory")
 
@@ -83,7 +84,7 @@ def test_a_locked_link_lists_only_its_pages_and_draws_only_its_controls_on_predi
     assert keyed_widgets(at) == {"predict_prefix", "predict_temperature"}
     assert at.info[0].value.startswith("**Lesson view:**") and "](?lang=en)" in at.info[0].value
     assert not at.warning and not at.main.get("page_link")  # no link to the Attention page, which the lesson leaves out
-    assert at.dataframe[0].value.shape[0] == 4  # hidden controls keep their defaults: the page still computes
+    assert tables(at)[0].value.shape[0] == 4  # hidden controls keep their defaults: the page still computes
     assert any("你好世界**你好世界**" in m.value for m in at.markdown)  # greedy, N = 4
     with pytest.raises(ValueError):
         at.switch_page("pages/train.py")
@@ -139,7 +140,7 @@ def test_predict_guess_reveals_after_a_pick_and_keeps_the_score(lang):
     at.toggle(key="predict_guess").set_value(True).run()
     pick = at.button_group(key="predict_quiz_pick")
     assert pick.label == t("ex.next_char.prompt", lang, context="你好世界") and pick.options == list("你好世界")
-    assert not at.dataframe and not at.get("vega_lite_chart")  # nothing revealed before the guess
+    assert not tables(at) and not at.get("vega_lite_chart")  # nothing revealed before the guess
     assert at.main.caption[-1].value == t("ex.score_none", lang)
 
     at.button_group(key="predict_quiz_pick").set_value("你").run()  # the model's argmax after 你好世界
@@ -147,11 +148,11 @@ def test_predict_guess_reveals_after_a_pick_and_keeps_the_score(lang):
     reason = at.success[0].value
     assert reason.startswith(t("ex.right", lang, reason="")) and "p(你 | 你好世界) = 0.999" in reason
     assert t("ex.score", lang, right=1, asked=1) in [c.value for c in at.caption]
-    assert at.dataframe and at.get("vega_lite_chart")  # the distributions are shown now
+    assert tables(at) and at.get("vega_lite_chart")  # the distributions are shown now
     assert at.button_group(key="predict_quiz_pick").disabled  # one guess per question
 
     at.text_input(key="predict_prefix").set_value("你好").run()  # a new question: unanswered again
-    assert not at.button_group(key="predict_quiz_pick").value and not at.dataframe
+    assert not at.button_group(key="predict_quiz_pick").value and not tables(at)
     at.button_group(key="predict_quiz_pick").set_value("界").run()
     assert at.error[0].value.startswith(t("ex.wrong", lang, answer="世", reason=""))
     assert t("ex.score", lang, right=1, asked=2) in [c.value for c in at.caption]
@@ -221,7 +222,7 @@ def test_a_locked_attention_link_draws_only_its_switches_and_keeps_the_links_vie
     assert at.toggle(key="attn_mask").value is False and at.select_slider(key="attn_temperature").value == 0.5
     step = t("attn.step_header", lang, number=6, n=9, name=t("step.softmax.name", lang))
     assert step in [s.value for s in at.subheader]  # the hidden step control keeps the link's step=softmax
-    alpha = at.dataframe[0].value.to_numpy()
+    alpha = tables(at)[0].value.to_numpy()
     assert alpha.shape == (4, 4) and (alpha[0, 1:] > 0).all()  # mask off, from the link
     assert {k: at.query_params[k] for k in ("step", "mask", "tau", "lesson", "show")} == {
         "step": "softmax", "mask": "0", "tau": "0.5", "lesson": "1", "show": "attn_mask,attn_temperature"}
@@ -250,7 +251,7 @@ def test_one_link_opens_a_locked_guess_then_reveal_lesson_on_a_chosen_step(lang)
     assert keyed_widgets(at) - {"attn_ex_argmax_key_pick", "attn_ex_row_sum_pick"} == {"attn_mask"}
     assert t("step.softmax.name", lang) in at.subheader[0].value  # the link's step
     positions = ["0 你", "1 好", "2 世", "3 界"]
-    assert not any(list(d.value.columns) == positions for d in at.dataframe)  # the numbers wait for the guess
+    assert not any(list(d.value.columns) == positions for d in tables(at))  # the numbers wait for the guess
     assert at.button_group(key="attn_ex_argmax_key_pick").label == t("ex.argmax_key.prompt", lang, i=3, token="界")
     assert at.query_params["guess"] == "1"
 

@@ -5,7 +5,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from helpers import TEXT_NUMBER_KEYS
+from helpers import TEXT_NUMBER_KEYS, tables
 from tinygpt.i18n import CATALOGUE, t
 
 PAGES = {"train": "pages/train.py", "predict": "pages/predict.py", "attention": "pages/attention.py"}
@@ -44,7 +44,7 @@ def test_every_page_renders_in_both_languages(page, lang):
 
 def test_predict_page_continues_the_seed_text():
     at = open_page("predict")
-    frame = at.dataframe[0].value
+    frame = tables(at)[0].value
     assert list(frame[t("predict.col_top", "en")]) == list("好世界你")
     at.text_input(key="predict_prefix").set_value("你").run()
     at.slider(key="predict_n_new").set_value(3).run()
@@ -62,10 +62,10 @@ def test_predict_page_names_unknown_characters_in_both_languages():
 def test_attention_page_mask_switch_turns_upper_triangle_positive():
     at = open_page("attention")
     set_state(at, attn_step="softmax")
-    alpha = at.dataframe[0].value.to_numpy()
+    alpha = tables(at)[0].value.to_numpy()
     assert alpha.shape == (4, 4) and alpha[0, 1] == 0 and abs(alpha.sum(1) - 1).max() < 1e-3
     at.toggle(key="attn_mask").set_value(False).run()
-    alpha = at.dataframe[0].value.to_numpy()
+    alpha = tables(at)[0].value.to_numpy()
     assert alpha[0, 1] > 0 and alpha[0, 3] > 0
 
 
@@ -74,7 +74,7 @@ def test_attention_page_shows_each_step(step):
     at = open_page("attention")
     set_state(at, attn_step=step)
     assert not at.exception
-    frame = at.dataframe[0].value
+    frame = tables(at)[0].value
     expected_cols = {"projection": 512, "merge_heads": 512, "output_projection": 512, "split_heads": 64, "weighted_sum": 64}
     assert frame.shape == (4, expected_cols.get(step, 4))
     assert len(at.get("vega_lite_chart")) >= 1
@@ -100,7 +100,7 @@ def test_train_page_trains_a_small_model_and_the_other_pages_use_it():
     assert at.session_state["own_model"] is job.result
     assert any(CATALOGUE["train.done"]["en"].split("{")[0] in s.value for s in at.success)
     at.switch_page("pages/predict.py").run()
-    assert list(at.dataframe[0].value[t("predict.col_top", "en")]) == list("好世界你")
+    assert list(tables(at)[0].value[t("predict.col_top", "en")]) == list("好世界你")
 
 
 def test_train_page_rejects_text_with_nothing_in_it():
@@ -123,10 +123,10 @@ def test_train_page_warns_about_a_large_learning_rate_only_when_it_is_large(lang
 
 def test_train_page_lists_the_training_pairs_of_the_text():
     at = open_page("train")
-    table = at.dataframe[0].value  # no run yet: the only table on the page
+    table = tables(at)[0].value  # no run yet: the only table on the page
     assert table.values.tolist() == [["你好世界", "好世界你"]]  # the seed's single pair
     set_state(at, train_text="白日依山尽", train_window=3)
-    table = at.dataframe[0].value  # no run yet: the only table on the page
+    table = tables(at)[0].value  # no run yet: the only table on the page
     assert table.values.tolist() == [["白日依", "日依山"], ["日依山", "依山尽"], ["依山尽", "山尽白"], ["山尽白", "尽白日"], ["尽白日", "白日依"]]
 
 

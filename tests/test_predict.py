@@ -9,7 +9,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, seed_model
+from helpers import SMALL, seed_model, tables
 from tinygpt.config import GPTConfig
 from tinygpt.generate import (
     MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, crop_context, generate, next_char_probs, sampling_distribution,
@@ -186,16 +186,16 @@ def test_page_names_unknown_characters_and_shows_the_known_ones(lang):
     assert len(at.error) == 1
     space = t("predict.space", lang)
     assert at.error[0].value == t("err.unknown_chars", lang, unknown=f"们 “ ” \\({space}\\)", known=KNOWN)  # Markdown-escaped
-    assert not at.dataframe and not at.page_link
+    assert not tables(at) and not at.page_link
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_asks_for_a_prefix_when_it_is_empty_or_blank(lang):
     at = open_predict(lang, predict_prefix="")
-    assert texts(at.warning) == [t("predict.empty", lang, known=KNOWN)] and not at.dataframe
+    assert texts(at.warning) == [t("predict.empty", lang, known=KNOWN)] and not tables(at)
     at.session_state["predict_prefix"] = "   "
     at.run()
-    assert texts(at.warning) == [t("predict.blank", lang, known=KNOWN)] and not at.dataframe and not at.exception
+    assert texts(at.warning) == [t("predict.blank", lang, known=KNOWN)] and not tables(at) and not at.exception
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -203,7 +203,7 @@ def test_page_crops_a_prefix_longer_than_max_len(lang):
     prefix = "你好世界" * 33  # 132 > max_len 128
     at = open_predict(lang, predict_prefix=prefix, predict_n_new=2)
     assert t("predict.too_long", lang, n=132, max_len=128) in texts(at.info)
-    frame = at.dataframe[0].value
+    frame = tables(at)[0].value
     assert len(frame) == 128 and frame.iloc[-1][t("predict.col_context", lang)] == prefix[-128:]
     # one message for one crop: step 1 feeds the cropped prefix, which the message above already says
     assert t("predict.cropped", lang, n=132, kept=128, dropped=4, gone="你好世界") not in texts(at.info)
@@ -215,7 +215,7 @@ def test_page_crops_a_prefix_longer_than_max_len(lang):
 def test_page_with_n_zero_generates_nothing_and_says_so(lang):
     at = open_predict(lang, predict_n_new=0)
     assert texts(at.info) == [t("predict.n_zero", lang)]
-    assert len(at.dataframe) == 1 and not at.page_link and not at.button
+    assert len(tables(at)) == 1 and not at.page_link and not at.button
 
 
 def test_page_generates_the_maximum_number_of_characters():
@@ -236,7 +236,7 @@ def test_page_temperature_zero_and_maximum(lang):
     at.session_state["predict_temperature"] = MAX_TEMPERATURE
     at.run()
     assert texts(at.info) == [t("predict.tau_max", lang, tau=MAX_TEMPERATURE)]
-    detail = at.dataframe[1].value
+    detail = tables(at)[1].value
     sampled = detail[t("predict.col_sampled", lang)]
     assert sampled.notna().all() and abs(sampled.sum() - 1) < 1e-3 and sampled.min() > 0.05  # flattened, no NaN
 
@@ -253,7 +253,7 @@ def test_page_top_k_zero_one_and_larger_than_the_vocabulary(lang):
     assert t("predict.k_large", lang, k=7, V=4) in texts(at.info) and not at.exception
     at.session_state["predict_top_k"] = 2
     at.run()
-    sampled = at.dataframe[1].value[t("predict.col_sampled", lang)]
+    sampled = tables(at)[1].value[t("predict.col_sampled", lang)]
     assert (sampled == 0).sum() == 2 and abs(sampled.sum() - 1) < 1e-3  # only two characters stay
 
 
@@ -270,7 +270,7 @@ def test_page_steps_through_generation_and_links_each_step_to_the_attention_page
     assert at.button(key="predict_next").disabled
     at.button(key="predict_prev").click().run()
     assert "#### " + t("predict.step_title", "en", n=3, total=4) in texts(at.markdown) and not at.warning
-    steps = at.dataframe[2].value
+    steps = tables(at)[2].value
     assert list(steps[t("predict.col_fed", "en")]) == ["你好", "你好世", "你好世界", "你好世界你"]
     assert list(steps[t("predict.col_beyond", "en")]) == ["no", "no", "no", "yes"]
 
@@ -333,7 +333,7 @@ def test_page_marks_target_and_sampled_choice_apart_and_writes_small_p_in_scient
     at = open_predict(lang, predict_prefix="你", predict_n_new=1, predict_strategy="temperature",
                       predict_temperature=MAX_TEMPERATURE, predict_seed=9)
     assert MAX_TEMPERATURE == 5.0 and result_of(at) == "界"
-    detail = at.dataframe[1].value
+    detail = tables(at)[1].value
     char, chosen, target = (t(f"predict.col_{c}", lang) for c in ("char", "chosen", "target_short"))
     assert detail.set_index(char)[chosen].to_dict() == {"你": "", "好": "", "世": "", "界": "◆"}
     assert detail.set_index(char)[target].to_dict() == {"你": "", "好": "▼", "世": "", "界": ""}
@@ -341,7 +341,7 @@ def test_page_marks_target_and_sampled_choice_apart_and_writes_small_p_in_scient
     chose = next(m.value for m in at.markdown if m.value.startswith(t("predict.chose_sampled", lang, chosen="", seed=0, q="", p="")[:4]))
     p_text = chose.rsplit("p = ", 1)[1].rstrip(")）.。")
     assert "e-0" in p_text and 1e-6 < float(p_text) < 1e-4 and "0.0000" not in chose
-    positions = at.dataframe[0].value
+    positions = tables(at)[0].value
     assert list(positions.columns[:5]) == [t(f"predict.col_{c}", lang) for c in ("pos", "context", "top", "expected", "match")]
 
 
@@ -350,7 +350,7 @@ def test_page_shows_no_target_mark_where_there_is_no_target(lang):
     at = open_predict(lang, predict_prefix="好世", predict_n_new=1)  # 好世 never starts a training window
     assert t("predict.unseen", lang) in texts(at.caption)
     assert t("predict.marks_legend_no_target", lang) in texts(at.caption)
-    assert "▼" not in at.dataframe[1].value[t("predict.col_target_short", lang)].tolist()
+    assert "▼" not in tables(at)[1].value[t("predict.col_target_short", lang)].tolist()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -363,4 +363,4 @@ def test_the_prefix_travels_in_the_url_so_a_class_link_opens_the_same_prediction
     fresh.switch_page("pages/predict.py").run()
     assert not fresh.exception and not fresh.warning
     assert fresh.text_input(key="predict_prefix").value == "世界你"
-    assert fresh.dataframe[0].value.shape[0] == 3  # one row per position of the link's prefix
+    assert tables(fresh)[0].value.shape[0] == 3  # one row per position of the link's prefix

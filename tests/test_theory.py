@@ -14,6 +14,7 @@ from tinygpt.attention import STEP_IDS
 from tinygpt.charts import vector_picture
 from tinygpt.i18n import CATALOGUE, t
 from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError
+from helpers import tables
 
 SOFTMAX_123 = [0.090, 0.245, 0.665]  # softmax([1, 2, 3]) at τ = 1, to 3 decimals
 
@@ -141,7 +142,7 @@ def metric(at: AppTest, key: str, lang: str = "en") -> str:
 
 
 def softmax_table(at: AppTest, lang: str = "en"):
-    return next(d.value for d in at.dataframe if t("theory.sm.col_alpha", lang) in d.value.columns)
+    return next(d.value for d in tables(at) if t("theory.sm.col_alpha", lang) in d.value.columns)
 
 
 def test_page_computes_dot_product_and_softmax_live():
@@ -174,7 +175,7 @@ def test_page_normalises_weights_and_explains_all_zero_weights_in_chinese():
     for i, value in enumerate((1.0, 1.0, 2.0), 1):
         at.slider(key=f"theory_r{i}").set_value(value)
     at.run()
-    table = next(d.value for d in at.dataframe if t("theory.ws.col_alpha", "zh") in d.value.columns)
+    table = next(d.value for d in tables(at) if t("theory.ws.col_alpha", "zh") in d.value.columns)
     assert list(table[t("theory.ws.col_alpha", "zh")]) == [0.25, 0.25, 0.5]
     assert metric(at, "theory.ws.output", "zh") == "(−0.5, 0)"
     for i in (1, 2, 3):
@@ -186,11 +187,11 @@ def test_page_normalises_weights_and_explains_all_zero_weights_in_chinese():
 
 def test_page_matrix_form_mask_zeroes_the_future():
     at = theory_page()
-    weights = next(d.value for d in at.dataframe if list(d.value.index) == [t("theory.mx.token", "en", i=i) for i in range(3)])
+    weights = next(d.value for d in tables(at) if list(d.value.index) == [t("theory.mx.token", "en", i=i) for i in range(3)])
     w = weights.to_numpy()
     assert w[0, 1] == 0 and w[0, 2] == 0 and w[1, 2] == 0 and abs(w.sum(1) - 1).max() < 2e-3
     at.toggle(key="theory_mask").set_value(False).run()
-    w = at.dataframe[-2].value.to_numpy()
+    w = tables(at)[-2].value.to_numpy()
     assert w[0, 1] > 0 and w[1, 2] > 0 and abs(w.sum(1) - 1).max() < 2e-3
     assert any("0.0e+00" in c.value for c in at.caption)  # the matrix row equals the single-query result
 

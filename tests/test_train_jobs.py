@@ -16,7 +16,7 @@ from tinygpt.ui.jobs import run_labels
 from tinygpt.limits import host_configs
 from tinygpt.train import NonFiniteLossError, Trainer, attention_maps, build, train
 
-from helpers import SMALL, TEXT_NUMBER_KEYS
+from helpers import SMALL, TEXT_NUMBER_KEYS, tables
 
 CFG = TrainConfig(lr=3e-3, epochs=60, early_stop_loss=0.0)
 
@@ -242,7 +242,7 @@ def test_runs_are_kept_and_labelled_by_the_settings_that_differ():
     at.run()
     runs = at.session_state["train_runs"]
     assert [r.settings["causal_mask"] for r in runs] == [True, False]
-    table = next(d.value for d in at.dataframe if t("train.col.run", "en") in d.value.columns)
+    table = next(d.value for d in tables(at) if t("train.col.run", "en") in d.value.columns)
     assert list(table[t("train.col.run", "en")]) == ["#1 · causal mask on", "#2 · causal mask off"]  # the form's words
     assert list(table[t("train.col.expected", "en")]) == ["好你世", "好你世"]
     chart = chart_data(at)

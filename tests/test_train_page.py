@@ -8,7 +8,7 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, small_model
+from helpers import SMALL, small_model, tables
 from tinygpt.checkpoint import to_bytes
 from tinygpt.config import TrainConfig
 from tinygpt.i18n import t
@@ -106,7 +106,7 @@ def test_runs_table_puts_the_key_columns_first_and_pins_them():
     at.button(key="train_start").click().run()
     at.session_state["job"].join(60)
     at.run()
-    table = next(d for d in at.dataframe if t("train.col.match", "en") in d.value.columns)
+    table = next(d for d in tables(at) if t("train.col.match", "en") in d.value.columns)
     names = [t(f"train.col.{c}", "en") for c in ("number", "match", "generation", "expected")]
     assert list(table.value.columns[:4]) == names
     config = column_configs(table)

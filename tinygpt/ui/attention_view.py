@@ -46,6 +46,7 @@ from tinygpt.ui import exercise_view
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.tables import STATIC_MAX_CELLS, show_table, table_size
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.models import attention_trace
 
@@ -769,7 +770,6 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
             columns, the heatmap draws columns first..first+n-1 (drawing cost) under ``title``,
             ``help`` saying which.
     """
-    T = len(labels)
     beside = (C := m.shape[1]) <= 16 and (not square or 80 + TABLE_COLUMN_PX * C <= BESIDE_PX)
     left, right = st.columns([1, 1]) if beside else (st.container(), st.container())
     with left:
@@ -780,12 +780,14 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
             if bool(torch.isneginf(m).any()):
                 # a number column writes −∞ as "-Infinity", and its format would override the
                 # Styler's text: the Styler writes every number, the column only sets the width
-                table = table.to_pandas().style.format(_table_number)
                 number = st.column_config.NumberColumn(width=TABLE_COLUMN_PX)
             else:
                 number = st.column_config.NumberColumn(format="%.2f", width=TABLE_COLUMN_PX)
             config = {c: number for c in cols}
-        st.dataframe(table, column_config=config, width="stretch", height=min(600, 38 + 35 * T))
+        rows, n_cols = table_size(table)
+        if square or (rows + 1) * (n_cols + 1) <= STATIC_MAX_CELLS:
+            table = table.to_pandas().style.format(_table_number if square else _cell_number)
+        show_table(table, column_config=config, max_height=600)
         if square:
             st.caption(tr("attn.table_rounded"))
         st.download_button(tr("attn.download"), lambda: matrix_csv(m, labels, cols), icon=":material/download:",
@@ -805,6 +807,11 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
         ), width="content")
     with left:  # beside the CSV: the heatmap as drawn, for slides
         figure_downloads(heat_spec, "attn_figure", heat_title, file_stem=file_name.removesuffix(".csv"))
+
+
+def _cell_number(value: float) -> str:
+    """A table's number as shown: 4 decimals, −∞ for a masked score."""
+    return "−∞" if value == -math.inf else f"{value:.4f}"
 
 
 def _table_number(value: float) -> str:
@@ -901,11 +908,11 @@ def show_prediction(tm: ModelRecord, text: str, layer: int, switches: Switches) 
         st.markdown(tr("attn.pred_changed", text=shown, own=chars[a], p=float(own[-1, a]), new=chars[b],
                        q=float(new[-1, b]), layer=layer))
     p_columns = [tr("attn.pred_own"), tr("attn.pred_new")]
-    st.dataframe(pd.DataFrame({
+    show_table(pd.DataFrame({
         tr("attn.pred_char"): chars, p_columns[0]: to_numpy(own[-1]), p_columns[1]: to_numpy(new[-1]),
         tr("attn.pred_diff"): to_numpy(new[-1] - own[-1]),
     }).style.format(format_probability, subset=p_columns).format("{:+.4f}", subset=[tr("attn.pred_diff")]),
-        hide_index=True, width="stretch")
+        hide_index=True)
 
 
 def zero_future(alpha: torch.Tensor) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The Attention page's experiments: what the switches change at every position (and why nothing
 does when nothing does), which heads matter, and the logit lens.
 
-The page (``pages/attention.py``) reads the switches and calls :func:`show_experiments`. The
+The page (``pages/attention.py``) reads the switches and calls :func:`show_effects` in the part
+the switches rerun, :func:`show_model_experiments` below it. The
 numbers come from ``tinygpt.explain`` (``position_effects`` through the page's cached
 ``whatif_effects``, ``head_importance``, ``logit_lens``, ``walk``), cached per model (its uid) and
 text; the charts from ``tinygpt.charts``.
@@ -29,6 +30,7 @@ from tinygpt.ui import model_choice
 from tinygpt.ui.attention_view import cached_walk, whatif_effects
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
+from tinygpt.ui.tables import show_table
 from tinygpt.ui.lesson import visible
 
 #: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
@@ -132,9 +134,9 @@ def offer_context_example() -> None:
 # ---------------------------------------------------------------- drawing
 
 
-def show_experiments(tm: ModelRecord, text: str, layer: int, switches: Switches, labels: Sequence[str]) -> None:
-    """The three experiment sections for ``text`` with ``switches`` in ``layer``."""
-    show_effects(tm, text, layer, switches, labels)
+def show_model_experiments(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
+    """The two experiment sections that no switch changes: which heads matter, and the logit lens.
+    The switches' own experiment is :func:`show_effects`."""
     show_head_importance(tm, text, labels)
     show_logit_lens(tm, text, labels)
 
@@ -181,7 +183,7 @@ def show_effects(tm: ModelRecord, text: str, layer: int, switches: Switches, lab
     styled = frame.style.apply(
         lambda row: [f"background-color: {CHANGED_ROW}" if changed[row.name] else ""] * len(row), axis=1,
     ).format(format_probability, subset=[tr("attn.exp.p_own"), tr("attn.exp.p_new"), tr("attn.exp.dp")])
-    st.dataframe(styled, hide_index=True, width="stretch", height=min(560, 38 + 35 * T))
+    show_table(styled, hide_index=True, max_height=560)
     own_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.own_ids.tolist(), fx.own_p.tolist())]
     new_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.new_ids.tolist(), fx.new_p.tolist())]
     spec = effects_spec(
@@ -246,8 +248,9 @@ def _draw_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> 
         )
         st.vega_lite_chart(spec, width="stretch")  # the column's width: on a phone the 8 heads fit the screen
         figure_downloads(spec, "attn_heads_figure", tr("attn.exp.heads_header"), file_stem="attention_heads_that_matter")
-    right.dataframe(heads_frame(changed, max_delta, T), hide_index=True, width="stretch", height=min(400, 38 + 35 * L * h),
-                    column_config={tr("attn.exp.col_dp"): st.column_config.NumberColumn(format="%.4f")})
+    with right:
+        show_table(heads_frame(changed, max_delta, T).style.format("{:.4f}", subset=[tr("attn.exp.col_dp")]),
+                   hide_index=True, max_height=400)
 
 
 def lens_frame(probs: np.ndarray, chars: Sequence[str], labels: Sequence[str]) -> pd.DataFrame:
@@ -288,4 +291,4 @@ def show_logit_lens(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
         )
         st.vega_lite_chart(spec, width="stretch")  # the page's width, so a phone shows every position
         figure_downloads(spec, "attn_lens_figure", tr("attn.exp.lens_header"), file_stem="attention_logit_lens")
-        st.dataframe(lens_frame(probs, chars, labels), width="stretch")
+        show_table(lens_frame(probs, chars, labels))
