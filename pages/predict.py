@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from tinygpt.arrays import to_numpy
-from tinygpt.charts import next_char_panels, paired_probability_bars, panel_columns, probability_bars
+from tinygpt.charts import panel_columns
 from tinygpt.exercises import next_char_question
 from tinygpt.generate import (
     MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, crop_context, training_targets,
@@ -13,7 +13,7 @@ from tinygpt.formatting import format_probability
 from tinygpt.record import ModelRecord
 from tinygpt.ui import exercise_view
 from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
-from tinygpt.ui.figures import figure_downloads
+from tinygpt.ui.figures import figure_downloads, figure_spec
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.vocab import UnknownCharError
 from tinygpt.ui.lesson import control, page_shown, visible
@@ -124,13 +124,13 @@ def position_panels(tm: ModelRecord, shown: str, probs, targets: list[str]) -> N
     if T > MAX_PANELS and visible("predict_panel_start"):
         first = st.slider(tr("predict.panels_range", n=MAX_PANELS), 0, T - MAX_PANELS, T - MAX_PANELS, key="predict_panel_start")
     rows = range(first, min(T, first + MAX_PANELS))
-    panels = next_char_panels(
-        probs[first : first + MAX_PANELS], chars, [tr("predict.panel", pos=i, context=short(shown[: i + 1], 6)) for i in rows],
+    panels = figure_spec(
+        "next_char_panels", probs[first : first + MAX_PANELS], chars, [tr("predict.panel", pos=i, context=short(shown[: i + 1], 6)) for i in rows],
         [targets[i] for i in rows], top_label=tr("predict.legend_top"), other_label=tr("predict.legend_other"),
         expected_label=tr("predict.legend_target"), x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
         columns=panel_columns(len(chars), len(rows)),
     )
-    st.altair_chart(panels, width="content")
+    st.vega_lite_chart(panels, width="content")
     figure_downloads(panels, "predict_panels_figure", tr("predict.per_position"), file_stem="tinygpt_next_char_by_position")
 
 
@@ -213,12 +213,12 @@ def generation_step(tm: ModelRecord, prefix: str, steps: list[GenerationStep], d
     # Beside the table while the bars fit in half the page (80 px per character); below it after that.
     left, right = st.columns([1, 1]) if V <= 5 else (st.container(), st.container())
     bars_title = tr("predict.bars_title", context=short(s.context, 12))
-    bars = paired_probability_bars(
-        s.probs, s.sampling_probs, chars, labels=(tr("predict.series_p"), series), chosen=s.chosen, target=target,
+    bars = figure_spec(
+        "paired_probability_bars", s.probs, s.sampling_probs, chars, labels=(tr("predict.series_p"), series), chosen=s.chosen, target=target,
         chosen_label=tr("predict.legend_chosen"), target_label=tr("predict.legend_target"),
         title=bars_title, x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
     )
-    left.altair_chart(bars, width="content")
+    left.vega_lite_chart(bars, width="content")
     left.caption(tr("predict.marks_legend") if target else tr("predict.marks_legend_no_target"))
     with left:
         figure_downloads(bars, "predict_bars_figure", bars_title, file_stem="tinygpt_next_char")
@@ -230,9 +230,10 @@ def generation_step(tm: ModelRecord, prefix: str, steps: list[GenerationStep], d
         tr("predict.col_sampled"): to_numpy(s.sampling_probs),
         tr("predict.col_logit"): to_numpy(s.logits),
     })
-    right.dataframe(detail.style.format(format_probability, subset=["p", tr("predict.col_sampled")])
-                    .format("{:.4f}", subset=[tr("predict.col_logit")]), hide_index=True, width="stretch",
-                    column_config={tr("predict.col_char"): st.column_config.TextColumn(pinned=True)}, key="predict_step_table")
+    with right:
+        show_table(detail.style.format(format_probability, subset=["p", tr("predict.col_sampled")])
+                   .format("{:.4f}", subset=[tr("predict.col_logit")]), hide_index=True,
+                   column_config={tr("predict.col_char"): st.column_config.TextColumn(pinned=True)}, key="predict_step_table")
     if sampling:
         right.caption(tr("predict.reshape_note"))
     if page_shown("attention"):  # a lesson without the Attention page has no link to it
@@ -288,8 +289,8 @@ if guess:
     if not exercise_view.ask(question, "predict_quiz"):
         exercise_view.show_score()
         st.stop()
-    st.altair_chart(probability_bars(
-        probs[-1], chars, title=tr("predict.reveal_title", context=short(shown, 12)),
+    st.vega_lite_chart(figure_spec(
+        "probability_bars", probs[-1], chars, title=tr("predict.reveal_title", context=short(shown, 12)),
         highlight=question.answer_choices[0].id, x_title=tr("predict.axis_char"), y_title=tr("predict.axis_prob"),
     ), width="content")
     exercise_view.show_score()
@@ -300,8 +301,8 @@ targets = training_targets(tm.text, window, shown)
 st.caption(tr("predict.per_position_note", text=md(short(tm.text, 12)), shifted=md(short(tm.text[1:] + tm.text[:1], 12))))
 T = len(shown)
 top = [chars[int(i)] for i in probs.argmax(-1)]
-# The key columns come first and stay pinned, so they are visible without scrolling sideways
-# however many characters the vocabulary has; one probability column per character follows.
+# The key columns come first; one probability column per character follows. A large table (a
+# large vocabulary) is a grid whose key columns stay pinned while the probabilities scroll.
 col_pos, col_context, col_top, col_expected, col_match = (
     tr(f"predict.col_{name}") for name in ("pos", "context", "top", "expected", "match"))
 table = pd.DataFrame({col_pos: range(T), col_context: [shown[: i + 1] for i in range(T)], col_top: top,
@@ -317,8 +318,10 @@ key_columns = {
     col_expected: st.column_config.TextColumn(width=64, pinned=True, help=tr("predict.col_expected_help")),
     col_match: st.column_config.TextColumn(width=48, pinned=True, help=tr("predict.col_match_help")),
 }
-st.dataframe(table.style.format(format_probability, subset=p_columns), hide_index=True, width="stretch",
-             column_config=key_columns, key="predict_positions_table")
+if show_table(table.style.format(format_probability, subset=p_columns), hide_index=True,
+              column_config=key_columns, key="predict_positions_table"):
+    st.caption(" · ".join(f"**{name}** {tr(f'predict.col_{part}_help')}" for name, part in (
+        (col_top, "top"), (col_expected, "expected"), (col_match, "match"))))
 position_panels(tm, shown, probs, targets)
 
 # ---- autoregressive generation, one step at a time ----

@@ -1,17 +1,16 @@
 """Theory page: the vector mathematics of seed section 22.2.1, each idea with a live example."""
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from tinygpt import theory
 from tinygpt.attention import STEP_IDS, future_mask, step_by_id
-from tinygpt.charts import heatmap, matrix_frame, probability_bars, vector_picture
+from tinygpt.charts import matrix_frame
 from tinygpt.theory import (
     CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
 )
 from tinygpt.ui.common import keep_radio_choice
-from tinygpt.ui.figures import figure_downloads
+from tinygpt.ui.figures import figure_downloads, figure_spec
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
@@ -87,10 +86,11 @@ SCROLL_JS = """<script>
 </script>"""
 
 
-def chart(figure: alt.TopLevelMixin, key: str, width: str = "content") -> None:
-    """Draw a titled Altair chart with its PNG and SVG downloads (``key``: the buttons' key prefix)."""
-    st.altair_chart(figure, width=width)
-    figure_downloads(figure, key, file_stem=key.removesuffix("_figure"))
+def chart(spec: dict, key: str, width: str = "content") -> None:
+    """Draw a titled chart (a :func:`figure_spec`) with its PNG and SVG downloads (``key``: the
+    buttons' key prefix)."""
+    st.vega_lite_chart(spec, width=width)
+    figure_downloads(spec, key, file_stem=key.removesuffix("_figure"))
 
 
 def input_error(exc: TheoryInputError) -> None:
@@ -121,7 +121,7 @@ def operations_example(axes: dict[str, str]) -> None:
                       b2=format_number(b[1]), dot=format_number(product)))
         st.caption(tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero"))
     with picture:
-        chart(vector_picture([("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"),
+        chart(figure_spec("vector_picture", [("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"),
                              **axes), "theory_ops_figure")
 
 
@@ -138,16 +138,17 @@ def weighted_sum_example(axes: dict[str, str]) -> None:
         with controls:
             input_error(exc)
         return
-    controls.dataframe(pd.DataFrame({
-        tr("theory.ws.col_vector"): [f"v{i + 1}" for i in range(3)],
-        tr("theory.ws.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
-        tr("theory.ws.col_raw"): raw,
-        tr("theory.ws.col_alpha"): [round(x, 3) for x in alpha],
-    }), hide_index=True, width="stretch")
+    with controls:
+        show_table(pd.DataFrame({
+            tr("theory.ws.col_vector"): [f"v{i + 1}" for i in range(3)],
+            tr("theory.ws.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
+            tr("theory.ws.col_raw"): raw,
+            tr("theory.ws.col_alpha"): [round(x, 3) for x in alpha],
+        }), hide_index=True)
     controls.metric(tr("theory.ws.output"), format_vector(mixed))
     controls.caption(tr("theory.ws.alpha_sum", total=format_number(sum(alpha))))
     with picture:
-        chart(vector_picture([(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
+        chart(figure_spec("vector_picture", [(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
                              title=tr("theory.ws.chart_title"), **axes), "theory_ws_figure")
 
 
@@ -175,9 +176,9 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
         st.metric(tr("theory.sm.output"), format_vector(att.output))
         st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
     with picture:
-        chart(probability_bars(att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
+        chart(figure_spec("probability_bars", att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
                                y_title=tr("theory.sm.axis_alpha")), "theory_sm_bars_figure", width="stretch")
-        chart(vector_picture([("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)], title=tr("theory.sm.vectors_title"),
+        chart(figure_spec("vector_picture", [("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)], title=tr("theory.sm.vectors_title"),
                              size=260, **axes), "theory_sm_vectors_figure")
     concept("matrix")
     matrix_example(tau, axes)
@@ -193,13 +194,14 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
     tokens = [tr("theory.mx.token", i=i) for i in range(len(EXAMPLE_KEYS))]
     left, right = st.columns([1, 1])
     left.markdown(f"**{tr('theory.mx.weights')}**")
-    left.dataframe(matrix_frame(mx.weights, tokens, tokens).round(3), width="stretch")
-    left.markdown(f"**{tr('theory.mx.output')}**")
-    left.dataframe(matrix_frame(mx.output, tokens, [axes["x_title"], axes["y_title"]]).round(3), width="stretch")
+    with left:
+        show_table(matrix_frame(mx.weights, tokens, tokens).round(3).style.format("{:.3f}"))
+        st.markdown(f"**{tr('theory.mx.output')}**")
+        show_table(matrix_frame(mx.output, tokens, [axes["x_title"], axes["y_title"]]).round(3).style.format("{:.3f}"))
     single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
     left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
     with right:
-        chart(heatmap(mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
+        chart(figure_spec("heatmap", mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
                       masked=future_mask(len(tokens)) if masked else None,
                       row_title=tr("theory.mx.axis_query"), col_title=tr("theory.mx.axis_key"),
                       value_title=tr("theory.mx.value"), masked_label=tr("theory.mx.masked"), cell=60),

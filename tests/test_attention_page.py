@@ -415,12 +415,16 @@ def test_the_input_x_comes_before_step_1_with_its_table_and_what_it_is(lang):
         block0 = tm.model.blocks[0]
         x0 = block0.ln1(tm.model.embed(ids))[0]  # Pre-LN: LayerNorm(token + position embedding)
         x2 = tm.model.blocks[2].ln1(tm.model.blocks[1](block0(tm.model.embed(ids))))[0]
+    # the first d_head columns, written to 4 decimals; all d_model of them on request, every digit
+    assert np.allclose(alpha(at), x0[:, :64].numpy(), atol=5.1e-5) and table(at).shape == (4, 64)
+    rerun(at, **{view.K_ALL_COLUMNS: True})
     assert np.allclose(alpha(at), x0.numpy(), atol=1e-6) and table(at).shape == (4, 512)
+    rerun(at, **{view.K_ALL_COLUMNS: False})
     assert t("attn.input_header", lang) in [h.value for h in at.subheader]
     assert t("attn.input_pre_first", lang, positions=t("attn.positions_learned", lang)) in markdown(at)
     assert at.query_params["step"] == "input" and at.radio(key=view.K_STEP).options[0] == t("attn.input_nav", lang)
     rerun(at, **{view.K_LAYER: 2})
-    assert np.allclose(alpha(at), x2.numpy(), atol=1e-5)
+    assert np.allclose(alpha(at), x2[:, :64].numpy(), atol=6e-5)
     assert t("attn.input_pre_later", lang, layer=2, blocks="0–1") in markdown(at)
     assert len(at.radio(key=view.K_STEP).options) == 10  # X and the nine steps
 
@@ -481,7 +485,9 @@ def test_projection_cells_are_written_in_the_formulas_convention_and_say_how_pyt
     rerun(at, **{view.K_CELL_I: 3, view.K_CELL_J: 0})
     text = markdown(at)
     assert r"x_{3} \cdot W_{Q}[:,0]" in text and "[0,:]" not in text
-    assert f"= {table(at).iloc[3, 0]:.4g}$" in text
+    tm = seed_tm()
+    q = float(trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["Q"][0, 3, 0])
+    assert f"= {q:.4g}$" in text and table(at).iloc[3, 0] == f"{q:.4f}"  # the table writes 4 decimals
     assert t("attn.weights_layout", lang, w="W_Q") in [c.value for c in at.caption]
     rerun(at, **{view.K_STEP: "output_projection"})
     assert r"W_O[:,0]" in markdown(at) and t("attn.weights_layout", lang, w="W_O") in [c.value for c in at.caption]
@@ -547,7 +553,7 @@ def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the
 
     rerun(at, **{view.K_STEP: "projection"})  # a step without a question shows its numbers
     assert t("attn.guess_no_question", lang) in [c.value for c in at.caption]
-    assert tables(at)[0].value.shape == (4, 512)
+    assert tables(at)[0].value.shape == (4, 64)  # head 0's columns of Q
 
 
 def test_no_widget_shows_streamlits_english_placeholder_on_the_chinese_page():

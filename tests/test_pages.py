@@ -75,7 +75,8 @@ def test_attention_page_shows_each_step(step):
     set_state(at, attn_step=step)
     assert not at.exception
     frame = tables(at)[0].value
-    expected_cols = {"projection": 512, "merge_heads": 512, "output_projection": 512, "split_heads": 64, "weighted_sum": 64}
+    # the d_model-wide steps show d_head columns until the student asks for all of them
+    expected_cols = {"projection": 64, "merge_heads": 64, "output_projection": 64, "split_heads": 64, "weighted_sum": 64}
     assert frame.shape == (4, expected_cols.get(step, 4))
     assert len(at.get("vega_lite_chart")) >= 1
 

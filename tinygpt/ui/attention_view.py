@@ -702,6 +702,8 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
         first = head * cfg.d_head
         columns = (first, cfg.d_head, tr("attn.all_columns_help", h=head),
                    f"{name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}")
+    elif not step.square and m.shape[1] > cfg.d_head:  # the output projection's d_model columns
+        columns = (0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"{name}[:, 0:{cfg.d_head}]")
     matrix_view(m, labels, cols, name=name, title=title, square=step.square,
                 kind="prob" if name == "alpha" else "signed", masked=future if step.id == "softmax" else None,
                 bound=bound, columns=columns,
@@ -757,8 +759,8 @@ def show_input(trace: AttentionTrace, labels: Sequence[str], cfg: GPTConfig) -> 
 def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, name: str, title: str,
                 square: bool, kind: str, masked: torch.Tensor | None, bound: float | None,
                 columns: tuple[int, int, str, str] | None, file_name: str) -> None:
-    """A matrix as a table (with a CSV download) and a heatmap: beside each other when the table
-    is narrow, the table above the heatmap otherwise.
+    """A matrix as a table (with a CSV download of every value) and a heatmap: beside each other
+    when the table is narrow, the table above the heatmap otherwise.
 
     Args:
         m: (R, C) values; −∞ entries are written −∞ in the table and drawn as masked.
@@ -767,14 +769,21 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
         masked: (R, C) booleans drawn grey on the heatmap, or None.
         bound: the signed colour scale's [-bound, bound], or None for the matrix's own max |value|.
         columns: (first, n, help, title) for a wide matrix: unless the student asks for all C
-            columns, the heatmap draws columns first..first+n-1 (drawing cost) under ``title``,
-            ``help`` saying which.
+            columns, the table and the heatmap show columns first..first+n-1 under ``title``,
+            ``help`` saying which (a T × 512 table and heatmap are most of a step's drawing).
     """
-    beside = (C := m.shape[1]) <= 16 and (not square or 80 + TABLE_COLUMN_PX * C <= BESIDE_PX)
+    C = m.shape[1]
+    shown, shown_cols, shown_title = m, cols, title
+    if columns is not None and C > 16:
+        first, n, help_text, part_title = columns
+        if not control(K_ALL_COLUMNS, lambda: st.toggle(tr("attn.all_columns", D=C), help=help_text,
+                                                        key=K_ALL_COLUMNS), False):
+            shown, shown_cols, shown_title = m[:, first:first + n], cols[first:first + n], part_title
+    beside = C <= 16 and (not square or 80 + TABLE_COLUMN_PX * C <= BESIDE_PX)
     left, right = st.columns([1, 1]) if beside else (st.container(), st.container())
     with left:
-        st.markdown(f"**{tr('attn.table', name=title)}**")
-        table: object = matrix_table(m, labels, cols)
+        st.markdown(f"**{tr('attn.table', name=shown_title)}**")
+        table: object = matrix_table(shown, labels, shown_cols)
         config = None
         if square:
             if bool(torch.isneginf(m).any()):
@@ -785,28 +794,25 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
                 number = st.column_config.NumberColumn(format="%.2f", width=TABLE_COLUMN_PX)
             config = {c: number for c in cols}
         rows, n_cols = table_size(table)
-        if square or (rows + 1) * (n_cols + 1) <= STATIC_MAX_CELLS:
-            table = table.to_pandas().style.format(_table_number if square else _cell_number)
-        show_table(table, column_config=config, max_height=600)
+        if square:  # the values stay in the table (a test reads α to the last digit), 2 decimals shown
+            table = table.to_pandas().style.format(_table_number)
+        elif (rows + 1) * (n_cols + 1) <= STATIC_MAX_CELLS:  # the text as shown: no Styler to marshal
+            table = table.to_pandas().map(_cell_number)
+        with st.container(key="matrix_table"):  # numbers right-aligned (navigation.NARROW_SCREEN_CSS)
+            show_table(table, column_config=config, max_height=600)
         if square:
             st.caption(tr("attn.table_rounded"))
         st.download_button(tr("attn.download"), lambda: matrix_csv(m, labels, cols), icon=":material/download:",
                            file_name=file_name, mime="text/csv", on_click="ignore", key="attn_download")
     with right:
-        heat, heat_cols, heat_title = m, cols, title
-        if columns is not None and C > 16:
-            first, n, help_text, part_title = columns
-            if not control(K_ALL_COLUMNS, lambda: st.toggle(tr("attn.all_columns", D=C), help=help_text,
-                                                            key=K_ALL_COLUMNS), False):
-                heat, heat_cols, heat_title = m[:, first:first + n], cols[first:first + n], part_title
         st.vega_lite_chart(heat_spec := heatmap_spec(
-            heat, labels, heat_cols, kind=kind, title=heat_title, masked=masked, bound=bound,
+            shown, labels, shown_cols, kind=kind, title=shown_title, masked=masked, bound=bound,
             row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
             col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
             value_title="α" if kind == "prob" else tr("attn.value"), masked_label=tr("attn.masked"),
         ), width="content")
     with left:  # beside the CSV: the heatmap as drawn, for slides
-        figure_downloads(heat_spec, "attn_figure", heat_title, file_stem=file_name.removesuffix(".csv"))
+        figure_downloads(heat_spec, "attn_figure", shown_title, file_stem=file_name.removesuffix(".csv"))
 
 
 def _cell_number(value: float) -> str:

@@ -11,11 +11,20 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from tinygpt import figures
+from tinygpt import charts, figures
 from tinygpt.ui.i18n import tr
 
 #: PNG pixels per chart pixel: sharp on a projector and in a slide scaled up.
 PNG_SCALE = 2
+
+
+@st.cache_data(max_entries=512, show_spinner=False, hash_funcs={"torch.Tensor": lambda t: (t.shape, t.tolist())})
+def figure_spec(builder: str, *args: object, **kwargs: object) -> dict:
+    """The Vega-Lite spec of the chart ``tinygpt.charts.<builder>(*args, **kwargs)``, cached by the
+    arguments. Building and validating an Altair chart costs tens of milliseconds, most of a
+    Theory or Predict script run; a first visit draws the examples' default values, the same for
+    every session. Draw it with ``st.vega_lite_chart(spec)``."""
+    return getattr(charts, builder)(*args, **kwargs).to_dict()
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

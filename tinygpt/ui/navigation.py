@@ -32,6 +32,7 @@ PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
 #: instead of being cut off at the screen's edge.
 NARROW_SCREEN_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; }
+.st-key-matrix_table td { text-align: right; font-variant-numeric: tabular-nums; }
 @media (max-width: 640px) { .katex-display { font-size: 0.85em; } }
 </style>"""
 
