@@ -46,7 +46,7 @@ from tinygpt.ui import exercise_view
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.tables import STATIC_MAX_CELLS, show_table, table_size
+from tinygpt.ui.tables import STATIC_MAX_CELLS, show_table
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.models import attention_trace
 
@@ -100,6 +100,9 @@ SHARED_SCALE_STEPS = ("scores", "scale")
 TABLE_COLUMN_PX = 52
 #: A table this wide or less sits beside its heatmap; a wider one goes above it, the page's width.
 BESIDE_PX = 440
+#: Up to this many cells a T × T table keeps its values and a Styler writes their text (the
+#: Styler's marshalling cost grows with the number of cells); above, the table is the text itself.
+STYLED_MAX_CELLS = 300
 
 
 # ---------------------------------------------------------------- URL <-> widgets
@@ -785,19 +788,15 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
         st.markdown(f"**{tr('attn.table', name=shown_title)}**")
         table: object = matrix_table(shown, labels, shown_cols)
         config = None
-        if square:
-            if bool(torch.isneginf(m).any()):
-                # a number column writes −∞ as "-Infinity", and its format would override the
-                # Styler's text: the Styler writes every number, the column only sets the width
-                number = st.column_config.NumberColumn(width=TABLE_COLUMN_PX)
-            else:
-                number = st.column_config.NumberColumn(format="%.2f", width=TABLE_COLUMN_PX)
-            config = {c: number for c in cols}
-        rows, n_cols = table_size(table)
-        if square:  # the values stay in the table (a test reads α to the last digit), 2 decimals shown
+        n_cells = (shown.shape[0] + 1) * (len(shown_cols) + 1)
+        if square and n_cells <= STYLED_MAX_CELLS:
+            # the values stay in the table (tests read α to the last digit), the Styler writes the
+            # text: 2 decimals, −∞ for a masked score
             table = table.to_pandas().style.format(_table_number)
-        elif (rows + 1) * (n_cols + 1) <= STATIC_MAX_CELLS:  # the text as shown: no Styler to marshal
-            table = table.to_pandas().map(_cell_number)
+        elif square or n_cells <= STATIC_MAX_CELLS:  # the text as shown: no Styler to marshal
+            table = table.to_pandas().map(_table_number if square else _cell_number)
+            if square:  # a long text's T × T grid: narrow text columns
+                config = {c: st.column_config.TextColumn(width=TABLE_COLUMN_PX) for c in cols}
         with st.container(key="matrix_table"):  # numbers right-aligned (navigation.NARROW_SCREEN_CSS)
             show_table(table, column_config=config, max_height=600)
         if square:

@@ -14,7 +14,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 #: Up to this many cells (index and header included) a table is drawn static.
-STATIC_MAX_CELLS = 1200
+STATIC_MAX_CELLS = 400
 
 #: Pixels of one row of either kind of table, for a height in rows.
 ROW_PX = 35
