@@ -6,6 +6,8 @@ server's ``script_finished``, so the server does all the work it does for a brow
 replies it keeps what a browser would: the pages of the navigation (URL path -> script hash), the
 query string the script wrote (``page_info_changed``), and the widgets drawn, by their ``key=``
 (their element ids end with the key), so a later run can send a widget's new value under its id.
+A widget drawn by an ``st.fragment`` carries that fragment's id, and a change of it reruns only
+that fragment, as a browser asks: the page's other elements stay as they are.
 
 Used by ``bench.load`` and ``bench.classroom``.
 """
@@ -39,8 +41,9 @@ class Run:
     texts: list[str] = field(default_factory=list)
     successes: list[str] = field(default_factory=list)  # bodies of success alerts
     errors: list[str] = field(default_factory=list)  # exception elements, error alerts, page not found, compile error
-    widgets: dict[str, object] = field(default_factory=dict)  # key= -> the widget's proto (id, options, value)
+    widgets: dict[str, object] = field(default_factory=dict)  # key= -> the widget's proto (id, options, value), the page's
     bytes_received: int = 0
+    fragment: bool = False  # a fragment's rerun (a widget of that fragment changed), not the whole page
 
     def has(self, fragment: str) -> bool:
         """True when some text of the run contains ``fragment``."""
@@ -61,6 +64,8 @@ class Session:
         self.page_hash: str | None = None  # the page shown now
         self.pages: dict[str, str] = {}  # URL path -> page script hash
         self.query = ""  # the query string as the script last wrote it
+        self.fragment_of: dict[str, str] = {}  # widget id -> id of the fragment that draws it ("" for none)
+        self.widgets: dict[str, object] = {}  # the page's widgets as the browser shows them, by key=
 
     async def run(self, page: str | None = None, query: str | None = None, widgets: list | None = None) -> Run:
         """Ask for one run and read the replies until the script finishes.
@@ -68,7 +73,8 @@ class Session:
         ``page``: a URL path to open (by its script hash once the navigation named it, else by
         name, as loading the URL does); None reruns the page shown. ``query``: the query string
         to send (None: the one the script last wrote, as the browser keeps it). ``widgets``:
-        ``WidgetState`` messages to send (widgets not sent keep their values on the server).
+        ``WidgetState`` messages to send (widgets not sent keep their values on the server). When
+        every widget sent on the page shown was drawn by one fragment, only that fragment reruns.
         """
         msg = BackMsg()
         if page is None and self.page_hash is not None:
@@ -81,7 +87,11 @@ class Session:
         msg.rerun_script.widget_states.SetInParent()
         for state in widgets or ():
             msg.rerun_script.widget_states.widgets.append(state)
+        fragments = {self.fragment_of.get(state.id, "") for state in widgets or ()}
         run = Run()
+        if page is None and len(fragments) == 1 and "" not in fragments:
+            msg.rerun_script.fragment_id = fragments.pop()
+            run.fragment = True
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         while True:
@@ -91,7 +101,9 @@ class Session:
             fwd.ParseFromString(data)
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                self._read_element(fwd.delta.new_element, run)
+                widget_id = self._read_element(fwd.delta.new_element, run)
+                if widget_id:
+                    self.fragment_of[widget_id] = fwd.delta.fragment_id
             elif kind == "navigation":
                 self.pages.update({p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages})
                 if fwd.navigation.page_script_hash:
@@ -107,14 +119,20 @@ class Session:
                 if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
                     run.errors.append("script compile error")
                 run.seconds = time.perf_counter() - start
+                if run.fragment:  # the rest of the page stays as it was
+                    self.widgets.update(run.widgets)
+                    run.widgets = dict(self.widgets)
+                else:
+                    self.widgets = dict(run.widgets)
                 return run
 
     @staticmethod
-    def _read_element(element, run: Run) -> None:
+    def _read_element(element, run: Run) -> str | None:
+        """Keep what ``run`` reports of ``element``; return a widget's id (None for other elements)."""
         element_type = element.WhichOneof("type")
         if element_type == "exception":
             run.errors.append(f"exception: {element.exception.type} {element.exception.message[:200]}")
-            return
+            return None
         if element_type == "alert":
             if element.alert.format == Alert.ERROR:
                 run.errors.append(f"error message: {element.alert.body[:200]}")
@@ -122,11 +140,13 @@ class Session:
                 run.successes.append(element.alert.body)
         if element_type in _TEXT_FIELDS:
             run.texts.append(getattr(getattr(element, element_type), _TEXT_FIELDS[element_type]))
-            return
+            return None
         proto = getattr(element, element_type) if element_type else None
-        key = widget_key(getattr(proto, "id", "") or "")
+        widget_id = getattr(proto, "id", "") or ""
+        key = widget_key(widget_id)
         if key is not None:
             run.widgets[key] = proto
+        return widget_id or None
 
 
 def connect(url: str):
