@@ -33,6 +33,7 @@ PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
 NARROW_SCREEN_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; }
 .st-key-matrix_table td { text-align: right; font-variant-numeric: tabular-nums; }
+[data-testid="stTable"] td { white-space: nowrap; }
 @media (max-width: 640px) { .katex-display { font-size: 0.85em; } }
 </style>"""
 
