@@ -29,7 +29,8 @@ _ENTRY_MARK = "_entry_script_ran"
 PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
 
 #: A display formula wider than a phone scrolls sideways (and is drawn a little smaller there)
-#: instead of being cut off at the screen's edge.
+#: instead of being cut off at the screen's edge; a step's matrix table aligns its numbers on the
+#: right; a static table's cell stays on one line (a table wider than the screen scrolls sideways).
 NARROW_SCREEN_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; }
 .st-key-matrix_table td { text-align: right; font-variant-numeric: tabular-nums; }
