@@ -395,6 +395,25 @@ def matrix_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], c
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+@functools.lru_cache(maxsize=64)
+def _text_schema(col_labels: tuple[str, ...]) -> pa.Schema:
+    sample = pd.DataFrame([[""] * len(col_labels)], index=["0"], columns=list(col_labels))
+    return pa.Schema.from_pandas(sample)
+
+
+def matrix_text_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str],
+                      decimals: int) -> pa.Table:
+    """A (R, C) matrix written as text, ``decimals`` decimals and −∞ for a masked score, as an
+    Arrow table like :func:`matrix_table`: what a static table draws, with no Styler to marshal."""
+    arr = to_numpy(values, floats=True).astype(np.float64, copy=False)
+    text = np.char.mod(f"%.{decimals}f", arr)
+    text[np.isneginf(arr)] = "−∞"
+    schema = _text_schema(tuple(col_labels))
+    arrays = [pa.array(c.tolist(), type=schema.field(j).type) for j, c in enumerate(np.ascontiguousarray(text.T))]
+    arrays.append(pa.array(list(row_labels), type=schema.field(len(col_labels)).type))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
 def matrix_csv(values: torch.Tensor, row_labels: Sequence[str], col_labels: Sequence[str]) -> bytes:
     """CSV of a matrix with its labels, UTF-8 with a byte-order mark (spreadsheets then read 你好)."""
     frame = pd.DataFrame(to_numpy(values).astype(np.float64), index=list(row_labels), columns=list(col_labels))
@@ -794,7 +813,7 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
             # text: 2 decimals, −∞ for a masked score
             table = table.to_pandas().style.format(_table_number)
         elif square or n_cells <= STATIC_MAX_CELLS:  # the text as shown: no Styler to marshal
-            table = table.to_pandas().map(_table_number if square else _cell_number)
+            table = matrix_text_table(shown, labels, shown_cols, 2 if square else 4)
             if square:  # a long text's T × T grid: narrow text columns
                 config = {c: st.column_config.TextColumn(width=TABLE_COLUMN_PX) for c in cols}
         with st.container(key="matrix_table"):  # numbers right-aligned (navigation.NARROW_SCREEN_CSS)
@@ -812,11 +831,6 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
         ), width="content")
     with left:  # beside the CSV: the heatmap as drawn, for slides
         figure_downloads(heat_spec, "attn_figure", shown_title, file_stem=file_name.removesuffix(".csv"))
-
-
-def _cell_number(value: float) -> str:
-    """A table's number as shown: 4 decimals, −∞ for a masked score."""
-    return "−∞" if value == -math.inf else f"{value:.4f}"
 
 
 def _table_number(value: float) -> str:

@@ -249,8 +249,7 @@ def _draw_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> 
         st.vega_lite_chart(spec, width="stretch")  # the column's width: on a phone the 8 heads fit the screen
         figure_downloads(spec, "attn_heads_figure", tr("attn.exp.heads_header"), file_stem="attention_heads_that_matter")
     with right:
-        show_table(heads_frame(changed, max_delta, T).style.format("{:.4f}", subset=[tr("attn.exp.col_dp")]),
-                   hide_index=True, max_height=400)
+        show_table(heads_frame(changed, max_delta.round(4), T), hide_index=True, max_height=400)
 
 
 def lens_frame(probs: np.ndarray, chars: Sequence[str], labels: Sequence[str]) -> pd.DataFrame:
