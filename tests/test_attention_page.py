@@ -360,10 +360,18 @@ def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
     assert list(frame.index) == rows and list(frame.columns) == cols and np.array_equal(frame.to_numpy(), m.numpy())
     back = pd.read_csv(io.BytesIO(view.matrix_csv(m, rows, cols)), index_col=0, encoding="utf-8-sig")
     assert list(back.index) == rows and np.allclose(back.to_numpy(), m.numpy(), rtol=1e-7)
-    spec = heatmap_spec(m, rows, cols, kind="signed", title="Q")
-    ref = vega_spec(heatmap(m, rows, cols, kind="signed", title="Q"))
+    masked = np.zeros((4, 6), dtype=bool)
+    masked[0, 5] = True  # one grey cell: the same picture as Altair's, layer for layer
+    spec = heatmap_spec(m, rows, cols, kind="signed", title="Q", masked=masked)
+    ref = vega_spec(heatmap(m, rows, cols, kind="signed", title="Q", masked=masked))
     assert spec.pop("datasets")["cells"].equals(ref.pop("datasets")["cells"]) and spec == ref
-    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-float(m.abs().max()), float(m.abs().max())]
+    finite = m.masked_fill(torch.from_numpy(masked), 0)
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-float(finite.abs().max()), float(finite.abs().max())]
+    plain = heatmap_spec(m, rows, cols, kind="signed", title="Q")  # nothing masked: the grey layer is left out
+    assert len(plain["layer"]) == 1 and plain["layer"][0]["transform"] == []
+    encoding, masked_encoding = plain["layer"][0]["encoding"], spec["layer"][0]["encoding"]
+    assert encoding["color"]["scale"]["domain"] == [-float(m.abs().max()), float(m.abs().max())]
+    assert {k: v for k, v in encoding.items() if k != "color"} == {k: v for k, v in masked_encoding.items() if k != "color"}
     a = torch.softmax(torch.randn(3, 4, 4), -1)
     future = np.triu(np.ones((4, 4), dtype=bool), 1)
     cells = alpha_grid_spec(a, ["h0", "h1", "h2"], rows, rows, masked=future)["datasets"]["cells"]

@@ -209,6 +209,9 @@ def heatmap_spec(
             finite = arr[np.isfinite(arr)]
             bound = float(np.abs(finite).max()) if finite.size else 1.0
         _set_signed_domain(spec, bound or 1.0)
+    if not bool(df["masked"].any()):  # no grey layer, and no filter the browser evaluates per cell
+        spec["layer"] = [{**layer, "transform": [t for t in layer.get("transform", []) if t != {"filter": "!datum.masked"}]}
+                         for layer in spec["layer"] if {"filter": "datum.masked"} not in layer.get("transform", [])]
     spec["datasets"] = {_DATA_NAME: df}
     return use_canvas(spec, R * C)
 
