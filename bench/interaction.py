@@ -19,9 +19,9 @@ page's own clock (``performance.now()``):
 The measurement ends when (1) a script run started and ended after t0 and the app is idle
 (``APP_IDLE_JS``: no run, no skeleton, no status widget), (2) nothing in the document changed
 for ``QUIET_MS``, and (3) the content differs from its snapshot taken just before the input: the
-SVG (or canvas) of the Vega-Lite charts, the cells of the data frames (their accessible ``<td>``
-copies, as ``tests/test_browser_attention.py`` reads them), the texts of markdown, alerts and
-metrics. The figure is the later of the last mutation and the end of the run, minus t0: the
+SVG (or canvas) of the Vega-Lite charts, the cells of the tables (a static table's own cells, a
+grid's accessible ``<td>`` copies), the texts of markdown, alerts and metrics. The figure is the
+later of the last mutation and the end of the run, minus t0: the
 moment the screen stopped changing, so it includes every chart the input redraws, not only the
 script's end. The quiet window itself is not counted. Each row also says how many charts and
 tables changed and how many Vega-Lite charts, SVGs and canvases the page holds.
@@ -133,8 +133,8 @@ CONTENT_JS = """() => {
     const canvas = c.querySelector('canvas');
     try { return canvas ? canvas.toDataURL() : ''; } catch (e) { return ''; }
   });
-  const tables = Array.from(document.querySelectorAll("[data-testid='stDataFrame']"))
-    .map(t => Array.from(t.querySelectorAll('td')).map(td => td.innerText).join('|'));
+  const tables = Array.from(document.querySelectorAll("[data-testid='stDataFrame'], [data-testid='stTable']"))
+    .map(t => Array.from(t.querySelectorAll('th, td')).map(td => td.innerText).join('|'));
   const texts = Array.from(document.querySelectorAll(
       "[data-testid='stMain'] [data-testid='stMarkdownContainer'], [data-testid='stAlert'], [data-testid='stMetric']"))
     .map(e => e.innerText).join('\\n');
@@ -185,7 +185,7 @@ COUNTS_JS = """() => ({
   vega: document.querySelectorAll("[data-testid='stVegaLiteChart']").length,
   svg: document.querySelectorAll('svg').length,
   canvas: document.querySelectorAll('canvas').length,
-  tables: document.querySelectorAll("[data-testid='stDataFrame']").length,
+  tables: document.querySelectorAll("[data-testid='stDataFrame'], [data-testid='stTable']").length,
 })"""
 
 CHANGED_JS = f"""() => {{
