@@ -41,3 +41,25 @@ def test_types_a_prefix_and_steps_generation_in_a_real_browser(app_server, page)
     expect(next_step).to_be_disabled()
     wait_for_app(page)
     assert_no_exception(page)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_on_a_phone_the_page_never_scrolls_sideways_and_numbers_stay_on_one_line(browser, app_server, lang):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{app_server}/predict?lang={lang}")
+        wait_for_app(page)
+        page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=TIMEOUT)
+        wait_for_app(page)
+        # the per-position chart (four panels) and table are wider than a phone: they scroll in their own box
+        scroll, client = page.evaluate("""() => { const m = document.querySelector("[data-testid='stMain']");
+            return [m.scrollWidth, m.clientWidth]; }""")
+        assert scroll <= client, (scroll, client)
+        cell = page.locator("[data-testid='stTable'] td", has_text="e-").first  # a small p: 4.08e-05
+        height = cell.evaluate("td => td.querySelector('p').getBoundingClientRect().height")
+        line = cell.evaluate("td => parseFloat(getComputedStyle(td.querySelector('p')).lineHeight)")
+        assert height <= line * 1.5, (height, line)  # one line, not "4.08e-" over "05"
+        assert_no_exception(page)
+    finally:
+        context.close()

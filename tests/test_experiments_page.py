@@ -16,7 +16,7 @@ from test_attention_page import markdown, open_attention, rerun
 from tinygpt.attention import Switches
 from tinygpt.charts import effects_chart, effects_spec, labelled_heatmap, labelled_heatmap_spec, position_labels, vega_spec
 from tinygpt.examples import EXAMPLES
-from tinygpt.formatting import format_probability
+from tinygpt.formatting import format_change, format_probability
 from tinygpt.explain import explain_cell, head_importance, position_effects, trace_of, walk
 from tinygpt.i18n import t
 from tinygpt.train import train
@@ -277,6 +277,8 @@ def test_every_probability_in_the_effects_and_prediction_tables_is_written_one_w
     for column in (t("attn.exp.p_own", "en"), t("attn.exp.p_new", "en"), t("attn.pred_own", "en"), t("attn.pred_new", "en")):
         values = table_with(at, column)[column]
         assert shown(column) == [format_probability(p) for p in values]  # 1.0000 beside 0.9999, 7.97e-06 not 0.0000
+    column = t("attn.pred_diff", "en")  # the change: a small one keeps its digits and its sign
+    assert shown(column) == [format_change(d) for d in table_with(at, column)[column]]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -311,6 +311,13 @@ def test_format_probability_writes_small_values_in_scientific_notation():
     assert format_probability(0.0) == "0" and format_probability(1.0) == "1.0000"
 
 
+def test_format_change_keeps_a_small_change_visible_with_its_sign():
+    from tinygpt.formatting import format_change
+
+    assert format_change(-1.86e-06) == "-1.86e-06" and format_change(2.5e-04) == "+2.50e-04"
+    assert format_change(0.1234) == "+0.1234" and format_change(-0.5) == "-0.5000" and format_change(0.0) == "0"
+
+
 def test_generation_chart_marks_the_target_and_the_chosen_character_apart():
     from tinygpt.charts import paired_probability_bars
 

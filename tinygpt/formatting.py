@@ -21,3 +21,12 @@ def format_probability(p: float) -> str:
     if abs(p) < SCIENTIFIC_BELOW:
         return f"{p:.2e}"
     return f"{p:.4f}"
+
+
+def format_change(d: float) -> str:
+    """A change of probability ``d`` with its sign: ``+0.1234``, or ``-1.86e-06`` when
+    0 < |d| < 1e-3 (so a small but real change never reads as ±0.0000). Exactly 0 is ``0``."""
+    d = float(d)
+    if not math.isfinite(d) or d == 0:
+        return format_probability(d)
+    return f"{d:+.2e}" if abs(d) < SCIENTIFIC_BELOW else f"{d:+.4f}"

@@ -33,7 +33,7 @@ from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, DotSpec, Step, Sw
 from tinygpt.charts import alpha_grid_spec, heatmap_spec
 from tinygpt.config import ConfigError, GPTConfig
 from tinygpt.vocab import cyclic
-from tinygpt.formatting import format_probability
+from tinygpt.formatting import format_change, format_probability
 from tinygpt.explain import (
     Copy, DotProduct, PositionEffects, ScoreCell, Walk, explain_cell, masked_weights, module_difference, non_finite,
     position_effects, row_sums, sdpa_switch_difference, step_source_location, walk,
@@ -930,7 +930,7 @@ def show_prediction(tm: ModelRecord, text: str, layer: int, switches: Switches) 
     show_table(pd.DataFrame({
         tr("attn.pred_char"): chars, p_columns[0]: to_numpy(own[-1]), p_columns[1]: to_numpy(new[-1]),
         tr("attn.pred_diff"): to_numpy(new[-1] - own[-1]),
-    }).style.format(format_probability, subset=p_columns).format("{:+.4f}", subset=[tr("attn.pred_diff")]),
+    }).style.format(format_probability, subset=p_columns).format(format_change, subset=[tr("attn.pred_diff")]),
         hide_index=True)
 
 

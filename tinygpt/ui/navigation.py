@@ -30,11 +30,13 @@ PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
 
 #: A display formula wider than a phone scrolls sideways (and is drawn a little smaller there)
 #: instead of being cut off at the screen's edge; a step's matrix table aligns its numbers on the
-#: right; a static table's cell stays on one line (a table wider than the screen scrolls sideways).
+#: right; a static table's cell stays on one line (a table wider than the screen scrolls sideways);
+#: a chart wider than the screen scrolls inside its own box, not the whole page.
 NARROW_SCREEN_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; }
 .st-key-matrix_table td { text-align: right; font-variant-numeric: tabular-nums; }
-[data-testid="stTable"] td { white-space: nowrap; }
+[data-testid="stTable"] td, [data-testid="stTable"] td * { white-space: nowrap !important; overflow-wrap: normal !important; word-break: normal !important; }
+[data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
 @media (max-width: 640px) { .katex-display { font-size: 0.85em; } }
 </style>"""
 
