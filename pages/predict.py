@@ -1,9 +1,7 @@
 """Predict page: the next-character distribution at every position, then generation one step at a time."""
 
-import pandas as pd
 import streamlit as st
 
-from tinygpt.arrays import to_numpy
 from tinygpt.charts import panel_columns
 from tinygpt.exercises import next_char_question
 from tinygpt.generate import (
@@ -19,7 +17,7 @@ from tinygpt.vocab import UnknownCharError
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.predict_view import cached_generate, cached_probs
 from tinygpt.ui.navigation import ensure_entry_script
-from tinygpt.ui.tables import show_table
+from tinygpt.ui.tables import show_table, text_table
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
@@ -153,7 +151,7 @@ def generation(tm: ModelRecord, prefix: str) -> None:
     generation_step(tm, prefix, steps, decode, strategy != "greedy")
     with st.expander(tr("predict.all_steps")):
         yes, no = tr("predict.yes"), tr("predict.no")
-        all_steps = pd.DataFrame({
+        all_steps = {
             tr("predict.col_step"): range(1, len(steps) + 1),
             tr("predict.col_fed"): [x.context for x in steps],
             tr("predict.col_cropped"): [yes if x.cropped else no for x in steps],
@@ -163,8 +161,8 @@ def generation(tm: ModelRecord, prefix: str) -> None:
             tr("predict.col_expected"): [training_targets(tm.text, tm.window, x.context)[-1] or tr("predict.no_target")
                                          for x in steps],
             tr("predict.col_beyond"): [yes if x.beyond_training else no for x in steps],
-        })
-        show_table(all_steps.style.format(format_probability, subset=[tr("predict.col_p_chosen")]), hide_index=True)
+        }
+        show_table(text_table(all_steps, {tr("predict.col_p_chosen"): format_probability}), hide_index=True)
 
 
 @st.fragment
@@ -222,17 +220,18 @@ def generation_step(tm: ModelRecord, prefix: str, steps: list[GenerationStep], d
     left.caption(tr("predict.marks_legend") if target else tr("predict.marks_legend_no_target"))
     with left:
         figure_downloads(bars, "predict_bars_figure", bars_title, file_stem="tinygpt_next_char")
-    detail = pd.DataFrame({
+    detail = {
         tr("predict.col_char"): list(chars),
         tr("predict.col_chosen"): [CHOSEN_MARK if c == s.chosen else "" for c in chars],
         tr("predict.col_target_short"): [TARGET_MARK if c in target else "" for c in chars],
-        "p": to_numpy(s.probs),
-        tr("predict.col_sampled"): to_numpy(s.sampling_probs),
-        tr("predict.col_logit"): to_numpy(s.logits),
-    })
+        "p": s.probs.tolist(),
+        tr("predict.col_sampled"): s.sampling_probs.tolist(),
+        tr("predict.col_logit"): s.logits.tolist(),
+    }
+    formats = {"p": format_probability, tr("predict.col_sampled"): format_probability,
+               tr("predict.col_logit"): "{:.4f}".format}
     with right:
-        show_table(detail.style.format(format_probability, subset=["p", tr("predict.col_sampled")])
-                   .format("{:.4f}", subset=[tr("predict.col_logit")]), hide_index=True,
+        show_table(text_table(detail, formats), hide_index=True,
                    column_config={tr("predict.col_char"): st.column_config.TextColumn(pinned=True)}, key="predict_step_table")
     if sampling:
         right.caption(tr("predict.reshape_note"))
@@ -305,12 +304,12 @@ top = [chars[int(i)] for i in probs.argmax(-1)]
 # large vocabulary) is a grid whose key columns stay pinned while the probabilities scroll.
 col_pos, col_context, col_top, col_expected, col_match = (
     tr(f"predict.col_{name}") for name in ("pos", "context", "top", "expected", "match"))
-table = pd.DataFrame({col_pos: range(T), col_context: [shown[: i + 1] for i in range(T)], col_top: top,
-                      col_expected: [t or tr("predict.no_target") for t in targets],
-                      col_match: ["" if not t else ("✓" if top[i] in t else "✗") for i, t in enumerate(targets)]})
+table = {col_pos: list(range(T)), col_context: [shown[: i + 1] for i in range(T)], col_top: top,
+         col_expected: [t or tr("predict.no_target") for t in targets],
+         col_match: ["" if not t else ("✓" if top[i] in t else "✗") for i, t in enumerate(targets)]}
 p_columns = [f"p({c})" for c in chars]
-for j, name in enumerate(p_columns):
-    table[name] = to_numpy(probs[:, j])
+for name, column in zip(p_columns, probs.T.tolist()):
+    table[name] = column
 key_columns = {
     col_pos: st.column_config.NumberColumn(width=40, pinned=True),
     col_context: st.column_config.TextColumn(width=90, pinned=True),
@@ -318,7 +317,7 @@ key_columns = {
     col_expected: st.column_config.TextColumn(width=64, pinned=True, help=tr("predict.col_expected_help")),
     col_match: st.column_config.TextColumn(width=48, pinned=True, help=tr("predict.col_match_help")),
 }
-if show_table(table.style.format(format_probability, subset=p_columns), hide_index=True,
+if show_table(text_table(table, dict.fromkeys(p_columns, format_probability)), hide_index=True,
               column_config=key_columns, key="predict_positions_table"):
     st.caption(" · ".join(f"**{name}** {tr(f'predict.col_{part}_help')}" for name, part in (
         (col_top, "top"), (col_expected, "expected"), (col_match, "match"))))

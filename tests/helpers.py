@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import re
+
+import numpy as np
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
 from tinygpt.record import ModelRecord
@@ -48,3 +51,18 @@ def tables(at) -> list:
     (``st.dataframe``, ``st.data_editor``) alike, as ``tinygpt.ui.tables.show_table`` picks one
     kind or the other by size. Each has ``.value``, the DataFrame of its values."""
     return [node for node in at.main if getattr(node, "type", None) in ("dataframe", "table")]
+
+
+def plain(cell: object) -> str:
+    """A static table's cell as the student reads it: a highlighted cell's Markdown colour
+    directive (``:orange-background[…]``) and Markdown escapes removed."""
+    text = str(cell)
+    match = re.fullmatch(r":[a-z-]+\[(.*)\]", text)
+    if match:
+        text = match.group(1)
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def numbers(column) -> np.ndarray:
+    """A table column of numbers written as text (``0.1546``, ``7.97e-06``, ``+0.0123``) as floats."""
+    return np.array([float(plain(c)) for c in column], dtype=np.float64)

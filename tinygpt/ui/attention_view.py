@@ -46,7 +46,7 @@ from tinygpt.ui import exercise_view
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.tables import STATIC_MAX_CELLS, show_table
+from tinygpt.ui.tables import STATIC_MAX_CELLS, show_table, text_table
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.models import attention_trace
 
@@ -926,12 +926,11 @@ def show_prediction(tm: ModelRecord, text: str, layer: int, switches: Switches) 
     else:
         st.markdown(tr("attn.pred_changed", text=shown, own=chars[a], p=float(own[-1, a]), new=chars[b],
                        q=float(new[-1, b]), layer=layer))
-    p_columns = [tr("attn.pred_own"), tr("attn.pred_new")]
-    show_table(pd.DataFrame({
-        tr("attn.pred_char"): chars, p_columns[0]: to_numpy(own[-1]), p_columns[1]: to_numpy(new[-1]),
-        tr("attn.pred_diff"): to_numpy(new[-1] - own[-1]),
-    }).style.format(format_probability, subset=p_columns).format(format_change, subset=[tr("attn.pred_diff")]),
-        hide_index=True)
+    show_table(text_table({
+        tr("attn.pred_char"): chars, tr("attn.pred_own"): own[-1].tolist(), tr("attn.pred_new"): new[-1].tolist(),
+        tr("attn.pred_diff"): (new[-1] - own[-1]).tolist(),
+    }, {tr("attn.pred_own"): format_probability, tr("attn.pred_new"): format_probability,
+        tr("attn.pred_diff"): format_change}), hide_index=True)
 
 
 def zero_future(alpha: torch.Tensor) -> np.ndarray:

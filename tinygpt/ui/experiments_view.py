@@ -30,13 +30,11 @@ from tinygpt.ui import model_choice
 from tinygpt.ui.attention_view import cached_walk, whatif_effects
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.tables import show_table
+from tinygpt.ui.tables import show_table, text_table
 from tinygpt.ui.lesson import visible
 
 #: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
 CHANGED_MARK = "▲"
-#: Background of a changed row in the effects table: a light tint of ``charts.CHANGED_COLOR``.
-CHANGED_ROW = "#fbe3b3"
 #: A largest |Δp| below this is called tiny.
 TINY_DELTA = 0.01
 #: Attention whose rows put on average at least this share on one key counts as (almost) one-hot.
@@ -141,18 +139,19 @@ def show_model_experiments(tm: ModelRecord, text: str, labels: Sequence[str]) ->
     show_logit_lens(tm, text, labels)
 
 
-def effects_frame(fx: PositionEffects, chars: Sequence[str], labels: Sequence[str]) -> pd.DataFrame:
-    """The table of :func:`show_effects`: one row per position, in the session's language."""
+def effects_columns(fx: PositionEffects, chars: Sequence[str], labels: Sequence[str]) -> dict[str, list]:
+    """The columns of :func:`show_effects`'s table, one row per position, in the session's language:
+    the characters as text, the probabilities and their change as numbers."""
     own_ids, new_ids = fx.own_ids.tolist(), fx.new_ids.tolist()
-    return pd.DataFrame({  # the mark beside the position: on a narrow screen the last columns scroll away
+    return {  # the mark beside the position: on a narrow screen the last columns scroll away
         tr("attn.pred_pos"): list(labels),
         tr("attn.exp.changed"): [f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}" if c else "" for c in fx.changed.tolist()],
         tr("attn.pred_own_next"): [chars[k] for k in own_ids],
-        tr("attn.exp.p_own"): to_numpy(fx.own_p),
+        tr("attn.exp.p_own"): fx.own_p.tolist(),
         tr("attn.pred_new_next"): [chars[k] for k in new_ids],
-        tr("attn.exp.p_new"): to_numpy(fx.new_p),
-        tr("attn.exp.dp"): to_numpy(fx.delta_own),
-    })
+        tr("attn.exp.p_new"): fx.new_p.tolist(),
+        tr("attn.exp.dp"): fx.delta_own.tolist(),
+    }
 
 
 def show_effects(tm: ModelRecord, text: str, layer: int, switches: Switches, labels: Sequence[str]) -> None:
@@ -178,12 +177,9 @@ def show_effects(tm: ModelRecord, text: str, layer: int, switches: Switches, lab
                 st.markdown("\n".join(f"- {tr(key, **fields)}" for key, fields in reasons))
                 if tm.text != EXAMPLES["context"].text:
                     offer_context_example()
-    frame = effects_frame(fx, chars, labels)
-    changed = fx.changed.tolist()
-    styled = frame.style.apply(
-        lambda row: [f"background-color: {CHANGED_ROW}" if changed[row.name] else ""] * len(row), axis=1,
-    ).format(format_probability, subset=[tr("attn.exp.p_own"), tr("attn.exp.p_new"), tr("attn.exp.dp")])
-    show_table(styled, hide_index=True, max_height=560)
+    probabilities = (tr("attn.exp.p_own"), tr("attn.exp.p_new"), tr("attn.exp.dp"))
+    show_table(text_table(effects_columns(fx, chars, labels), dict.fromkeys(probabilities, format_probability),
+                          highlight=fx.changed.tolist()), hide_index=True, max_height=560)
     own_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.own_ids.tolist(), fx.own_p.tolist())]
     new_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.new_ids.tolist(), fx.new_p.tolist())]
     spec = effects_spec(
