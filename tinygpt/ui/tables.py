@@ -45,6 +45,8 @@ def show_table(data: pd.DataFrame | Styler | pa.Table, *, hide_index: bool | Non
     Returns True when the table was drawn static.
     """
     rows, cols = table_size(data)
+    if hide_index is None and isinstance(data, pa.Table):
+        hide_index = False  # an Arrow table's index is its labels (else it has none): Streamlit need not convert it to ask
     if is_static(rows, cols):
         tall = max_height is not None and ROW_PX * (rows + 1) > max_height
         st.table(data, hide_index=hide_index, height=max_height if tall else "content")
