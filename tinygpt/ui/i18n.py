@@ -20,12 +20,13 @@ def lang() -> str:
     The choice is then kept in session state, so it survives page switches (st.navigation clears
     the query string on a switch; :func:`language_switch` writes ``?lang=`` back on every run).
     """
-    if _KEY not in st.session_state:
+    chosen = st.session_state.get(_KEY)  # one look-up: every text of a page asks
+    if chosen is None:
         asked = st.query_params.get(_KEY)
-        st.session_state[_KEY] = choose_language(asked, st.context.locale)
+        chosen = st.session_state[_KEY] = choose_language(asked, st.context.locale)
         if asked and asked.strip().lower() not in LANGUAGES:
             st.session_state["_lang_refused"] = asked  # language_switch says so once
-    return st.session_state[_KEY]
+    return chosen
 
 
 def tr(key: str, **fields: object) -> str:
