@@ -137,15 +137,23 @@ def _probs(w: Walk) -> torch.Tensor:
     return torch.softmax(w.logits[0].double(), dim=-1)  # (T, V)
 
 
+def _all_default(switches: LayerSwitches) -> bool:
+    """True when ``switches`` (as :func:`walk` takes them) leave every layer's attention as it is."""
+    if switches is None or isinstance(switches, Switches):
+        return switches is None or switches.is_default
+    return all(sw.is_default for sw in switches.values())
+
+
 def position_effects(model: GPT, idx: torch.Tensor, switches_by_layer: LayerSwitches,
                      own: Walk | None = None) -> PositionEffects:
     """The switches' effect on the prediction at every position of ``idx`` (1, T).
 
-    Both passes are :func:`walk`; ``own`` (the model's own walk of ``idx``) is reused when given.
+    Both passes are :func:`walk`; ``own`` (the model's own walk of ``idx``) is reused when given,
+    and is the second pass too when every switch is the default (the model's own attention).
     Raises what :func:`walk` raises.
     """
     own_probs = _probs(own if own is not None else walk(model, idx))  # (T, V)
-    new_probs = _probs(walk(model, idx, switches_by_layer))  # (T, V)
+    new_probs = own_probs if own is not None and _all_default(switches_by_layer) else _probs(walk(model, idx, switches_by_layer))
     own_p, own_ids = own_probs.max(dim=-1)  # (T,)
     new_p, new_ids = new_probs.max(dim=-1)  # (T,)
     delta = (new_probs - own_probs).abs()  # (T, V)

@@ -73,8 +73,10 @@ def lens_probs(tm: ModelRecord, text: str) -> np.ndarray:
 def one_char_ids(tm: ModelRecord, text: str) -> np.ndarray:
     """The character the model predicts after each character of ``text`` read alone (a text of one
     character, nothing before it to attend to), (T,)."""
-    idx = tm.vocab.encode(text)[:, None]  # (T, 1): T texts of one character, one walk
-    return to_numpy(walk(tm.model, idx).logits[:, 0].argmax(dim=-1))
+    # A text of one character sits at position 0, so its prediction depends on the character
+    # only: one walk over the distinct characters, (U, 1), read back for each position.
+    distinct, position_of = torch.unique(tm.vocab.encode(text), return_inverse=True)  # (U,), (T,)
+    return to_numpy(walk(tm.model, distinct[:, None]).logits[:, 0].argmax(dim=-1)[position_of])
 
 
 def mean_row_max(alpha: torch.Tensor) -> float:
