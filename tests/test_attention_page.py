@@ -27,6 +27,7 @@ from tinygpt.explain import (
 from tinygpt.charts import alpha_grid_spec, heatmap, heatmap_spec, position_labels, vega_spec
 from tinygpt.i18n import t
 from tinygpt.ui import attention_view as view
+from tinygpt.ui import experiments_view as xv
 
 SEED_LAYERS, SEED_HEADS = 6, 8
 
@@ -266,7 +267,14 @@ def test_text_longer_than_max_len_is_cropped_with_a_notice_and_repeats_keep_thei
     at = open_attention(step="softmax")
     at.text_input(key=view.K_TEXT).set_value("你好世界" * 33).run()  # 132 > max_len 128
     assert at.info[0].value == t("attn.cropped", "en", n=132, max_len=128)
+    # the next character's table only: 128 × 128 scores and 128 positions' effects are grids drawn when opened
+    assert [list(d.value.columns) for d in tables(at)] == [list(prediction(at).columns)]
+    labels = [e.label for e in at.expander]
+    assert t("attn.exp.table_on_demand", "en", T=128) in labels
+    assert t("attn.table_on_demand", "en", rows=128, cols=128) in labels
+    rerun(at, **{view.K_TABLE_OPEN: True, xv.K_EFFECTS_TABLE: True})
     assert alpha(at).shape == (128, 128)
+    assert len(tables(at)[-1].value) == 128  # the effects of every position
     at.text_input(key=view.K_TEXT).set_value("你好你好").run()
     frame = table(at)
     assert list(frame.index) == ["0 你", "1 好", "2 你", "3 好"] and list(frame.columns) == list(frame.index)

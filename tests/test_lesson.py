@@ -207,8 +207,9 @@ def test_attention_exercise_draws_nothing_for_a_step_without_questions():
 # ---------------------------------------------------------------- the Attention page, locked
 
 #: Keyed widgets the Attention page draws that are parts of a registered control: the step's
-#: Previous/Next buttons (``attn_step``), the context example's button (``model_choice``).
-PARTS_OF_CONTROLS = {"attn_prev", "attn_next", "attn_try_context"}
+#: Previous/Next buttons (``attn_step``), the context example's button (``model_choice``), the
+#: expanders of a long text's step and effects tables (the step's, the effects').
+PARTS_OF_CONTROLS = {"attn_prev", "attn_next", "attn_try_context", "attn_table_open", "attn_effects_table"}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -73,6 +73,8 @@ K_CELL_I, K_CELL_J, K_OUTPUT, K_EDITING = "attn_cell_i", "attn_cell_j", "attn_ou
 K_SNAPSHOT = "attn_snapshot"
 K_HEADS_OFF, K_UNIFORM = "attn_heads_off", "attn_uniform"
 K_ALL_COLUMNS = "attn_all_columns"
+#: The expander of a step's table when it is a grid (a long text): drawn only while open.
+K_TABLE_OPEN = "attn_table_open"
 K_RESET, K_GUESS, K_SOURCE = "attn_reset", "attn_guess", "attn_source"
 #: The switch panel's controls, in rows of columns (a column per group with a control drawn).
 SWITCH_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
@@ -817,7 +819,10 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
             if square:  # a long text's T × T grid: narrow text columns
                 config = {c: st.column_config.TextColumn(width=TABLE_COLUMN_PX) for c in cols}
         with st.container(key="matrix_table"):  # numbers right-aligned (navigation.NARROW_SCREEN_CSS)
-            show_table(table, column_config=config, max_height=600)
+            # a grid (a long text) is drawn on demand, unless the student asked for every column
+            on_demand = None if shown is m and columns is not None and C > 16 else (tr(
+                "attn.table_on_demand", rows=shown.shape[0], cols=len(shown_cols)), K_TABLE_OPEN)
+            show_table(table, column_config=config, max_height=600, on_demand=on_demand)
         if square:
             st.caption(tr("attn.table_rounded"))
         st.download_button(tr("attn.download"), lambda: matrix_csv(m, labels, cols), icon=":material/download:",

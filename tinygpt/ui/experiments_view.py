@@ -41,6 +41,8 @@ TINY_DELTA = 0.01
 ONE_HOT_SHARE = 0.9
 #: The session key the model choice reads; the context example's button sets it.
 K_LENS, K_HEADS = "attn_lens", "attn_heads"
+#: The expander of the effects table when it is a grid (a long text): drawn only while open.
+K_EFFECTS_TABLE = "attn_effects_table"
 #: Parameters × positions × heads above which "which heads matter" starts closed: its L·h walks
 #: of the whole model take about 0.7 s at 5e9 on this host (the seed model on 4 characters:
 #: 3.6e9; on 128 characters: 1.2e11, about 4 s).
@@ -181,7 +183,8 @@ def show_effects(tm: ModelRecord, text: str, layer: int, switches: Switches, lab
                     offer_context_example()
     probabilities = (tr("attn.exp.p_own"), tr("attn.exp.p_new"), tr("attn.exp.dp"))
     show_table(text_table(effects_columns(fx, chars, labels), dict.fromkeys(probabilities, format_probability),
-                          highlight=fx.changed.tolist()), hide_index=True, max_height=560)
+                          highlight=fx.changed.tolist()), hide_index=True, max_height=560,
+               on_demand=(tr("attn.exp.table_on_demand", T=T), K_EFFECTS_TABLE))
     own_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.own_ids.tolist(), fx.own_p.tolist())]
     new_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.new_ids.tolist(), fx.new_p.tolist())]
     spec = effects_spec(

@@ -35,13 +35,17 @@ def table_size(data: pd.DataFrame | Styler | pa.Table) -> tuple[int, int]:
 
 
 def show_table(data: pd.DataFrame | Styler | pa.Table, *, hide_index: bool | None = None,
-               max_height: int | None = None, column_config: dict | None = None, key: str | None = None) -> bool:
+               max_height: int | None = None, column_config: dict | None = None, key: str | None = None,
+               on_demand: tuple[str, str] | None = None) -> bool:
     """Draw ``data``: static (``st.table``) when it has at most :data:`STATIC_MAX_CELLS` cells,
     else a scrolling ``st.dataframe`` (with ``column_config`` and ``key``).
 
     ``max_height`` (pixels): a taller table scrolls (a static table keeps its header in view).
     A Styler's formats and colours are drawn by both; ``column_config`` only by the grid, so give
     a static table its number formats through a Styler (and a column's help in a caption).
+    ``on_demand`` = (label, widget key): a grid goes in a closed expander with that label and is
+    drawn only while it is open (a long text's tables are thousands of cells that the page's
+    heatmap and chart already show; the grid's code is then not even loaded).
     Returns True when the table was drawn static.
     """
     rows, cols = table_size(data)
@@ -51,8 +55,14 @@ def show_table(data: pd.DataFrame | Styler | pa.Table, *, hide_index: bool | Non
         tall = max_height is not None and ROW_PX * (rows + 1) > max_height
         st.table(data, hide_index=hide_index, height=max_height if tall else "content")
         return True
-    st.dataframe(data, hide_index=hide_index, width="stretch", column_config=column_config, key=key,
-                 height=min(max_height, ROW_PX * (rows + 1) + 3) if max_height else "auto")
+    box = st.container()
+    if on_demand is not None:
+        label, box_key = on_demand
+        box = st.expander(label, key=box_key, on_change="rerun", icon=":material/table:")
+        if not box.open:
+            return False
+    box.dataframe(data, hide_index=hide_index, width="stretch", column_config=column_config, key=key,
+                  height=min(max_height, ROW_PX * (rows + 1) + 3) if max_height else "auto")
     return False
 
 
