@@ -133,7 +133,7 @@ CONTENT_JS = """() => {
     const canvas = c.querySelector('canvas');
     try { return canvas ? canvas.toDataURL() : ''; } catch (e) { return ''; }
   });
-  const tables = Array.from(document.querySelectorAll("[data-testid='stDataFrame'], [data-testid='stTable']"))
+  const tables = Array.from(document.querySelectorAll("[data-testid='stDataFrame'], .tg-table"))
     .map(t => Array.from(t.querySelectorAll('th, td')).map(td => td.innerText).join('|'));
   const texts = Array.from(document.querySelectorAll(
       "[data-testid='stMain'] [data-testid='stMarkdownContainer'], [data-testid='stAlert'], [data-testid='stMetric']"))
@@ -185,7 +185,7 @@ COUNTS_JS = """() => ({
   vega: document.querySelectorAll("[data-testid='stVegaLiteChart']").length,
   svg: document.querySelectorAll('svg').length,
   canvas: document.querySelectorAll('canvas').length,
-  tables: document.querySelectorAll("[data-testid='stDataFrame'], [data-testid='stTable']").length,
+  tables: document.querySelectorAll("[data-testid='stDataFrame'], .tg-table").length,
 })"""
 
 CHANGED_JS = f"""() => {{

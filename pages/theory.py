@@ -5,7 +5,6 @@ import streamlit as st
 
 from tinygpt import theory
 from tinygpt.attention import STEP_IDS, future_mask, step_by_id
-from tinygpt.charts import matrix_frame
 from tinygpt.theory import (
     CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
 )
@@ -14,7 +13,7 @@ from tinygpt.ui.figures import figure_downloads, figure_spec
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
-from tinygpt.ui.tables import show_table
+from tinygpt.ui.tables import matrix_text, show_table
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
@@ -195,9 +194,9 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
     left, right = st.columns([1, 1])
     left.markdown(f"**{tr('theory.mx.weights')}**")
     with left:
-        show_table(matrix_frame(mx.weights, tokens, tokens).round(3).style.format("{:.3f}"))
+        show_table(matrix_text(mx.weights, tokens, tokens, 3))
         st.markdown(f"**{tr('theory.mx.output')}**")
-        show_table(matrix_frame(mx.output, tokens, [axes["x_title"], axes["y_title"]]).round(3).style.format("{:.3f}"))
+        show_table(matrix_text(mx.output, tokens, [axes["x_title"], axes["y_title"]], 3))
     single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
     left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
     with right:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
-import re
+from html.parser import HTMLParser
 
-import numpy as np
+import pandas as pd
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
 from tinygpt.record import ModelRecord
 from tinygpt.train import train
+from tinygpt.ui.tables import TABLE_CLASS
 
 #: The Train page's whole-number settings, text boxes whose session values are the typed text.
 TEXT_NUMBER_KEYS = ("train_max_len", "train_window", "train_epochs", "train_seed")
@@ -46,23 +47,94 @@ def open_page(page: str, lang: str = "en", own_model: ModelRecord | None = None,
     return at
 
 
+class StaticTable:
+    """A static table of the page (``tinygpt.ui.tables.table_html``) read back from its HTML.
+
+    ``text``: the cells as the student reads them. ``value``: the same with each number's full
+    value (its tooltip) where it has one, and a column whose every cell is a number as numbers.
+    ``highlighted``: the rows drawn highlighted. Row labels, when the table has them, are the index.
+    """
+
+    type = "static_table"
+
+    def __init__(self, body: str) -> None:
+        parser = _TableParser()
+        parser.feed(body)
+        header, rows = parser.header, parser.rows
+        labelled = bool(rows) and rows[0][0][0] == "th"
+        columns = header[1:] if labelled else header
+        index = [row[0][1] for row in rows] if labelled else None
+        cells = [row[1:] if labelled else row for row in rows]
+        self.text = pd.DataFrame([[c[1] for c in row] for row in cells], columns=columns, index=index)
+        values = pd.DataFrame([[float(c[2].replace("−∞", "-inf")) if c[2] is not None else c[1] for c in row]
+                               for row in cells],
+                              columns=columns, index=index, dtype=object)
+        for name in values.columns:
+            values[name] = _numeric_or_text(values[name])
+        self.value = values
+        self.highlighted = parser.highlighted
+        self.body = body
+
+
+def _numeric_or_text(column: pd.Series) -> pd.Series:
+    """``column`` as numbers when every cell is one (ints stay ints), else as it is."""
+    def number(v: object) -> float | int:
+        if not isinstance(v, str):
+            return v
+        text = v.replace("−∞", "-inf")
+        return int(text) if text.lstrip("+-").isdigit() else float(text)
+
+    try:
+        return pd.Series([number(v) for v in column], index=column.index, name=column.name)
+    except ValueError:
+        return column
+
+
+class _TableParser(HTMLParser):
+    """Header texts, and per row the cells as (tag, text, title or None), from ``table_html``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.header: list[str] = []
+        self.rows: list[list[tuple[str, str, str | None]]] = []
+        self.highlighted: list[int] = []
+        self._section = ""
+        self._cell: list | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        attrs = dict(attrs)
+        if tag in ("thead", "tbody"):
+            self._section = tag
+        elif tag == "tr" and self._section == "tbody":
+            if "hl" in (attrs.get("class") or "").split():
+                self.highlighted.append(len(self.rows))
+            self.rows.append([])
+        elif tag in ("th", "td"):
+            self._cell = [tag, "", attrs.get("title")]
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell[1] += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("th", "td") and self._cell is not None:
+            if self._section == "thead":
+                self.header.append(self._cell[1])
+            else:
+                self.rows[-1].append(tuple(self._cell))
+            self._cell = None
+
+
 def tables(at) -> list:
-    """Every table of the page's main area in page order: static ones (``st.table``) and grids
-    (``st.dataframe``, ``st.data_editor``) alike, as ``tinygpt.ui.tables.show_table`` picks one
-    kind or the other by size. Each has ``.value``, the DataFrame of its values."""
-    return [node for node in at.main if getattr(node, "type", None) in ("dataframe", "table")]
-
-
-def plain(cell: object) -> str:
-    """A static table's cell as the student reads it: a highlighted cell's Markdown colour
-    directive (``:orange-background[…]``) and Markdown escapes removed."""
-    text = str(cell)
-    match = re.fullmatch(r":[a-z-]+\[(.*)\]", text)
-    if match:
-        text = match.group(1)
-    return re.sub(r"\\(.)", r"\1", text)
-
-
-def numbers(column) -> np.ndarray:
-    """A table column of numbers written as text (``0.1546``, ``7.97e-06``, ``+0.0123``) as floats."""
-    return np.array([float(plain(c)) for c in column], dtype=np.float64)
+    """Every table of the page's main area in page order: static ones (HTML tables, read back as
+    :class:`StaticTable`) and grids (``st.dataframe``, ``st.data_editor``) alike, as
+    ``tinygpt.ui.tables.show_table`` picks one kind or the other by size. Each has ``.value``, the
+    DataFrame of its values."""
+    found = []
+    for node in at.main:
+        kind = getattr(node, "type", None)
+        if kind in ("dataframe", "table"):
+            found.append(node)
+        elif kind == "html" and f'class="{TABLE_CLASS}"' in node.value:
+            found.append(StaticTable(node.value))
+    return found

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 
 # The first table on the page is the step's table, static HTML at this size (tinygpt.ui.tables):
 # its row labels are <th>, its numbers <td>; the first Vega-Lite chart is the step's heatmap (SVG).
-TABLE_CELLS_JS = """() => Array.from(document.querySelector("[data-testid='stTable']")?.querySelectorAll('tbody th, tbody td') || [])
+TABLE_CELLS_JS = """() => Array.from(document.querySelector(".tg-table")?.querySelectorAll('tbody th, tbody td') || [])
     .map(cell => cell.innerText)"""
 HEATMAP_JS = """() => (document.querySelector("[data-testid='stVegaLiteChart'] svg") || {outerHTML: ""}).outerHTML"""
 CHANGED_JS = """([cellsJs, heatJs, before]) => {
@@ -49,7 +49,7 @@ def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page)
     page.goto(f"{app_server}/attention?lang=en&step=softmax")
     wait_for_app(page, 240_000)  # a fresh server trains the default model first
     page.get_by_role("heading", name=t("attn.step_header", "en", number=6, n=len(STEPS), name="Softmax")).wait_for(timeout=60_000)
-    page.locator("[data-testid='stTable']").first.scroll_into_view_if_needed(timeout=60_000)
+    page.locator(".tg-table").first.scroll_into_view_if_needed(timeout=60_000)
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
     page.wait_for_function(f"() => ({TABLE_CELLS_JS})().length >= 20", timeout=60_000)
     start = snapshot(page)

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.browser
 
 CHART_RIGHTS_JS = """() => Array.from(document.querySelectorAll("[data-testid='stVegaLiteChart']"))
     .map(c => c.getBoundingClientRect().right)"""
-TABLE_SCROLL_JS = """() => { const t = document.querySelector("[data-testid='stTable']");
+TABLE_SCROLL_JS = """() => { const t = document.querySelector(".tg-table");
     return [t.querySelector('table').getBoundingClientRect().width, t.getBoundingClientRect().width]; }"""
 
 
@@ -54,7 +54,7 @@ def test_on_a_phone_the_switches_sit_in_the_page_and_the_alpha_grids_fit_the_scr
 def test_on_a_desktop_the_whole_alpha_table_of_ten_positions_is_visible(browser, app_server):
     context, page = open_page(browser, app_server, 1400, 1000, "lang=en&step=softmax&text=你好世界你好世界你好")
     try:
-        page.locator("[data-testid='stTable']").first.scroll_into_view_if_needed(timeout=60_000)
+        page.locator(".tg-table").first.scroll_into_view_if_needed(timeout=60_000)
         table_width, box_width = page.evaluate(TABLE_SCROLL_JS)
         assert table_width <= box_width, (table_width, box_width)  # no sideways scrolling: 10 of 10 columns
         assert_no_exception(page)

@@ -40,7 +40,7 @@ def test_uniform_attention_in_layer_0_marks_the_changed_positions(app_server, pa
     header = page.get_by_role("heading", name=t("attn.exp.header", "en"))
     header.wait_for(timeout=60_000)
     wait_for_app(page)
-    grid = header.locator("xpath=following::*[@data-testid='stTable'][1]")
+    grid = header.locator("xpath=following::*[contains(@class, 'tg-table')][1]")
     grid.scroll_into_view_if_needed(timeout=30_000)
     grid.locator("td").first.wait_for(state="attached", timeout=30_000)
     assert len(grid.evaluate(ROWS_JS)) == 15 and marked_rows(grid, CHANGED_MARK) == []

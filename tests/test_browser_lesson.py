@@ -38,12 +38,12 @@ def test_a_locked_predict_link_shows_only_its_pages_and_controls_and_the_guess_r
 
     page.get_by_text(t("predict.guess", "en")).click()
     wait_for_app(page, TIMEOUT)
-    expect(page.locator("[data-testid='stTable'], [data-testid='stDataFrame']")).to_have_count(0)  # nothing revealed before the guess
+    expect(page.locator(".tg-table, [data-testid='stDataFrame']")).to_have_count(0)  # nothing revealed before the guess
     page.locator("[data-testid='stMain'] button", has_text=re.compile("^你$")).click()
     wait_for_app(page, TIMEOUT)
     expect(page.locator("[data-testid='stAlert']", has_text="Right!")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text(t("ex.score", "en", right=1, asked=1))).to_be_visible()
-    expect(page.locator("[data-testid='stTable'], [data-testid='stDataFrame']").first).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator(".tg-table, [data-testid='stDataFrame']").first).to_be_visible(timeout=TIMEOUT)
     assert "lesson=1" in page.url and "pages=predict%2Ctheory" in page.url.replace(",", "%2C")
     assert_no_exception(page)
 

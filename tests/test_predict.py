@@ -10,7 +10,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, numbers, seed_model, tables
+from helpers import SMALL, seed_model, tables
 from tinygpt.config import GPTConfig
 from tinygpt.generate import (
     MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, crop_context, generate, next_char_probs, sampling_distribution,
@@ -238,7 +238,7 @@ def test_page_temperature_zero_and_maximum(lang):
     at.run()
     assert texts(at.info) == [t("predict.tau_max", lang, tau=MAX_TEMPERATURE)]
     detail = tables(at)[1].value
-    sampled = numbers(detail[t("predict.col_sampled", lang)])
+    sampled = detail[t("predict.col_sampled", lang)].to_numpy(dtype=float)
     assert not np.isnan(sampled).any() and abs(sampled.sum() - 1) < 1e-3 and sampled.min() > 0.05  # flattened, no NaN
 
 
@@ -254,7 +254,7 @@ def test_page_top_k_zero_one_and_larger_than_the_vocabulary(lang):
     assert t("predict.k_large", lang, k=7, V=4) in texts(at.info) and not at.exception
     at.session_state["predict_top_k"] = 2
     at.run()
-    sampled = numbers(tables(at)[1].value[t("predict.col_sampled", lang)])
+    sampled = tables(at)[1].value[t("predict.col_sampled", lang)].to_numpy(dtype=float)
     assert (sampled == 0).sum() == 2 and abs(sampled.sum() - 1) < 1e-3  # only two characters stay
 
 

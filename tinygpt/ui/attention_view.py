@@ -46,7 +46,7 @@ from tinygpt.ui import exercise_view
 from tinygpt.ui.common import keep_radio_choice
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.tables import STATIC_MAX_CELLS, show_table, text_table
+from tinygpt.ui.tables import is_static, matrix_text, show_table, text_table
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.models import attention_trace
 
@@ -102,9 +102,6 @@ SHARED_SCALE_STEPS = ("scores", "scale")
 TABLE_COLUMN_PX = 52
 #: A table this wide or less sits beside its heatmap; a wider one goes above it, the page's width.
 BESIDE_PX = 440
-#: Up to this many cells a T × T table keeps its values and a Styler writes their text (the
-#: Styler's marshalling cost grows with the number of cells); above, the table is the text itself.
-STYLED_MAX_CELLS = 300
 
 
 # ---------------------------------------------------------------- URL <-> widgets
@@ -406,7 +403,7 @@ def _text_schema(col_labels: tuple[str, ...]) -> pa.Schema:
 def matrix_text_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str],
                       decimals: int) -> pa.Table:
     """A (R, C) matrix written as text, ``decimals`` decimals and −∞ for a masked score, as an
-    Arrow table like :func:`matrix_table`: what a static table draws, with no Styler to marshal."""
+    Arrow table like :func:`matrix_table`: what a long text's T × T grid draws, in narrow columns."""
     arr = to_numpy(values, floats=True).astype(np.float64, copy=False)
     text = np.char.mod(f"%.{decimals}f", arr)
     text[np.isneginf(arr)] = "−∞"
@@ -807,22 +804,19 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
     left, right = st.columns([1, 1]) if beside else (st.container(), st.container())
     with left:
         st.markdown(f"**{tr('attn.table', name=shown_title)}**")
-        table: object = matrix_table(shown, labels, shown_cols)
         config = None
-        n_cells = (shown.shape[0] + 1) * (len(shown_cols) + 1)
-        if square and n_cells <= STYLED_MAX_CELLS:
-            # the values stay in the table (tests read α to the last digit), the Styler writes the
-            # text: 2 decimals, −∞ for a masked score
-            table = table.to_pandas().style.format(_table_number)
-        elif square or n_cells <= STATIC_MAX_CELLS:  # the text as shown: no Styler to marshal
-            table = matrix_text_table(shown, labels, shown_cols, 2 if square else 4)
-            if square:  # a long text's T × T grid: narrow text columns
-                config = {c: st.column_config.TextColumn(width=TABLE_COLUMN_PX) for c in cols}
-        with st.container(key="matrix_table"):  # numbers right-aligned (navigation.NARROW_SCREEN_CSS)
-            # a grid (a long text) is drawn on demand, unless the student asked for every column
-            on_demand = None if shown is m and columns is not None and C > 16 else (tr(
-                "attn.table_on_demand", rows=shown.shape[0], cols=len(shown_cols)), K_TABLE_OPEN)
-            show_table(table, column_config=config, max_height=600, on_demand=on_demand)
+        decimals = 2 if square else 4
+        if is_static(shown.shape[0], len(shown_cols)):  # the text as shown, each value in its tooltip
+            table: object = matrix_text(to_numpy(shown, floats=True), labels, shown_cols, decimals)
+        elif square:  # a long text's T × T grid: the text, in narrow columns
+            table = matrix_text_table(shown, labels, shown_cols, decimals)
+            config = {c: st.column_config.TextColumn(width=TABLE_COLUMN_PX) for c in cols}
+        else:
+            table = matrix_table(shown, labels, shown_cols)
+        # a grid (a long text) is drawn on demand, unless the student asked for every column
+        on_demand = None if shown is m and columns is not None and C > 16 else (tr(
+            "attn.table_on_demand", rows=shown.shape[0], cols=len(shown_cols)), K_TABLE_OPEN)
+        show_table(table, column_config=config, max_height=600, on_demand=on_demand)
         if square:
             st.caption(tr("attn.table_rounded"))
         st.download_button(tr("attn.download"), lambda: matrix_csv(m, labels, cols), icon=":material/download:",
@@ -837,10 +831,6 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
     with left:  # beside the CSV: the heatmap as drawn, for slides
         figure_downloads(heat_spec, "attn_figure", shown_title, file_stem=file_name.removesuffix(".csv"))
 
-
-def _table_number(value: float) -> str:
-    """A T × T table's number as shown: 2 decimals, −∞ for a masked score."""
-    return "−∞" if value == -math.inf else f"{value:.2f}"
 
 
 def divisor_text(switches: Switches, d_head: int) -> str:

@@ -29,13 +29,21 @@ _ENTRY_MARK = "_entry_script_ran"
 PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
 
 #: A display formula wider than a phone scrolls sideways (and is drawn a little smaller there)
-#: instead of being cut off at the screen's edge; a step's matrix table aligns its numbers on the
-#: right; a static table's cell stays on one line (a table wider than the screen scrolls sideways);
-#: a chart wider than the screen scrolls inside its own box, not the whole page.
+#: instead of being cut off at the screen's edge; a static table (``tables.table_html``) looks
+#: like Streamlit's own, aligns its numbers on the right, keeps each cell on one line and scrolls
+#: inside its box (sideways when wider than the screen, down under a header that stays in view);
+#: a highlighted row is a light tint of ``charts.CHANGED_COLOR``; a chart wider than the screen
+#: scrolls inside its own box, not the whole page.
 NARROW_SCREEN_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; }
-.st-key-matrix_table td { text-align: right; font-variant-numeric: tabular-nums; }
-[data-testid="stTable"] td, [data-testid="stTable"] td * { white-space: nowrap !important; overflow-wrap: normal !important; word-break: normal !important; }
+.tg-table { overflow: auto; max-width: 100%; border: 1px solid rgba(49, 51, 63, 0.1); border-radius: 0.5rem; }
+.tg-table table { width: 100%; border-collapse: separate; border-spacing: 0; font-size: 0.875rem; color: #262730; }
+.tg-table th, .tg-table td { padding: 0.25rem 0.6rem; border-bottom: 1px solid rgba(49, 51, 63, 0.1); white-space: nowrap; text-align: left; }
+.tg-table thead th { position: sticky; top: 0; z-index: 1; background: #ffffff; color: rgba(49, 51, 63, 0.6); font-weight: 400; }
+.tg-table tbody th { font-weight: 400; color: rgba(49, 51, 63, 0.6); }
+.tg-table tbody tr:last-child > * { border-bottom: none; }
+.tg-table .n { text-align: right; font-variant-numeric: tabular-nums; }
+.tg-table tr.hl > * { background: #fbe3b3; }
 [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
 @media (max-width: 640px) { .katex-display { font-size: 0.85em; } }
 </style>"""
