@@ -57,8 +57,9 @@ def test_on_a_phone_the_page_never_scrolls_sideways_and_numbers_stay_on_one_line
             return [m.scrollWidth, m.clientWidth]; }""")
         assert scroll <= client, (scroll, client)
         cell = page.locator(".tg-table td", has_text="e-").first  # a small p: 4.08e-05
-        height = cell.evaluate("td => td.querySelector('p').getBoundingClientRect().height")
-        line = cell.evaluate("td => parseFloat(getComputedStyle(td.querySelector('p')).lineHeight)")
+        height = cell.evaluate("td => td.getBoundingClientRect().height - parseFloat(getComputedStyle(td).paddingTop)"
+                               " - parseFloat(getComputedStyle(td).paddingBottom) - parseFloat(getComputedStyle(td).borderBottomWidth)")
+        line = cell.evaluate("td => parseFloat(getComputedStyle(td).lineHeight)")
         assert height <= line * 1.5, (height, line)  # one line, not "4.08e-" over "05"
         assert_no_exception(page)
     finally:
