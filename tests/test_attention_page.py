@@ -375,7 +375,7 @@ def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
     masked[0, 5] = True  # one grey cell: the same picture as Altair's, layer for layer
     spec = heatmap_spec(m, rows, cols, kind="signed", title="Q", masked=masked)
     ref = vega_spec(heatmap(m, rows, cols, kind="signed", title="Q", masked=masked))
-    assert spec.pop("datasets")["cells"].equals(ref.pop("datasets")["cells"]) and spec == ref
+    assert spec.pop("datasets")["cells"].to_pandas().equals(ref.pop("datasets")["cells"]) and spec == ref
     finite = m.masked_fill(torch.from_numpy(masked), 0)
     assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-float(finite.abs().max()), float(finite.abs().max())]
     plain = heatmap_spec(m, rows, cols, kind="signed", title="Q")  # nothing masked: the grey layer is left out
@@ -385,7 +385,7 @@ def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
     assert {k: v for k, v in encoding.items() if k != "color"} == {k: v for k, v in masked_encoding.items() if k != "color"}
     a = torch.softmax(torch.randn(3, 4, 4), -1)
     future = np.triu(np.ones((4, 4), dtype=bool), 1)
-    cells = alpha_grid_spec(a, ["h0", "h1", "h2"], rows, rows, masked=future)["datasets"]["cells"]
+    cells = alpha_grid_spec(a, ["h0", "h1", "h2"], rows, rows, masked=future)["datasets"]["cells"].to_pandas()
     assert len(cells) == 48 and cells["masked"].sum() == 18 and (cells.loc[cells["masked"], "value"] == 0).all()
     assert np.allclose(cells.loc[~cells["masked"], "value"].to_numpy(), a.numpy()[:, ~future].reshape(-1))
 
@@ -481,7 +481,7 @@ def test_the_masked_table_writes_minus_infinity_and_chart_data_stay_finite():
     assert shown.iloc[0, 1] == "−∞" and shown.iloc[1, 0] == f"{frame.iloc[1, 0]:.2f}"
     assert "Infinity" not in element.body and 'title="−∞"' in element.body
     m = torch.tensor([[1.0, float("-inf")], [float("nan"), 2.0]])
-    cells = heatmap_spec(m, ["0 你", "1 好"], ["0 你", "1 好"], kind="signed")["datasets"]["cells"]
+    cells = heatmap_spec(m, ["0 你", "1 好"], ["0 你", "1 好"], kind="signed")["datasets"]["cells"].to_pandas()
     assert np.isfinite(cells["value"]).all() and list(cells["masked"]) == [False, True, False, False]
     assert list(cells["value"]) == [1.0, 0.0, 0.0, 2.0]
 

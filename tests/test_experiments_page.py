@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
@@ -251,7 +252,12 @@ def test_experiment_charts_keep_their_data_finite_and_mark_changes_with_a_symbol
 def _same_spec(a: dict, b: dict) -> bool:
     """Two Vega-Lite dicts with equal layouts and equal rows."""
     return ({k: v for k, v in a.items() if k != "datasets"} == {k: v for k, v in b.items() if k != "datasets"}
-            and a["datasets"]["cells"].equals(b["datasets"]["cells"]))
+            and _frame(a["datasets"]["cells"]).equals(_frame(b["datasets"]["cells"])))
+
+
+def _frame(rows: "pd.DataFrame | pa.Table") -> pd.DataFrame:
+    """A chart's rows as a DataFrame: an Altair chart's own, or a fast spec's Arrow table."""
+    return rows if isinstance(rows, pd.DataFrame) else rows.to_pandas()
 
 
 def test_the_fast_experiment_specs_draw_what_the_altair_charts_draw():

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import altair as alt
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from tinygpt.arrays import ArrayLike, to_numpy
 from tinygpt.formatting import format_probability
 
@@ -100,6 +101,13 @@ def heatmap(
 def _cells_frame(
     arr: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], masked: ArrayLike | None = None
 ) -> pd.DataFrame:
+    """:func:`_cells_columns` as a DataFrame (what an Altair chart takes)."""
+    return pd.DataFrame(_cells_columns(arr, row_labels, col_labels, masked))
+
+
+def _cells_columns(
+    arr: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], masked: ArrayLike | None = None
+) -> dict[str, np.ndarray]:
     """Long table of a (R, C) matrix for a heatmap: columns row, col, value, masked.
 
     ``value`` is always finite: masked cells (−∞ or True in ``masked``) hold 0, and so do NaN or +∞
@@ -112,14 +120,12 @@ def _cells_frame(
     if masked is not None:
         m = to_numpy(masked)
         mask = mask | m.astype(bool)
-    return pd.DataFrame(
-        {
-            "row": np.repeat(np.asarray(row_labels, dtype=object), C),
-            "col": np.tile(np.asarray(col_labels, dtype=object), R),
-            "value": _finite_values(arr, mask).reshape(-1),
-            "masked": mask.reshape(-1),
-        }
-    )
+    return {
+        "row": np.repeat(np.asarray(row_labels, dtype=object), C),
+        "col": np.tile(np.asarray(col_labels, dtype=object), R),
+        "value": _finite_values(arr, mask).reshape(-1),
+        "masked": mask.reshape(-1),
+    }
 
 
 def _finite_values(arr: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -131,8 +137,9 @@ def _finite_values(arr: np.ndarray, mask: np.ndarray) -> np.ndarray:
 # A page that redraws on every slider move pays for Altair's JSON-schema validation, most of the
 # time a heatmap takes to build (more with 512 sorted labels). The builders below build the
 # chart once per layout with Altair, keep its Vega-Lite dict without validation, and on each call
-# only put in the new numbers as a named dataset (Streamlit sends it as Arrow). Draw the result
-# with ``st.vega_lite_chart(spec)``.
+# only put in the new numbers as a named dataset, an Arrow table built from the arrays (Streamlit
+# sends it as Arrow; a DataFrame would be built and then converted on every call). Draw the
+# result with ``st.vega_lite_chart(spec)``.
 
 _DATA_NAME = "cells"
 #: A heatmap with more cells than this is drawn on a canvas instead of as SVG: one SVG element per
@@ -201,7 +208,7 @@ def heatmap_spec(
     Raises ValueError if the labels do not match.
     """
     arr = to_numpy(values, floats=True)
-    df = _cells_frame(arr, row_labels, col_labels, masked)
+    cells = _cells_columns(arr, row_labels, col_labels, masked)
     R, C = arr.shape
     spec = json.loads(_heatmap_template(R, C, tuple(row_labels), tuple(col_labels), tuple(sorted(options.items()))))
     if options.get("kind", "signed") != "prob":
@@ -209,10 +216,10 @@ def heatmap_spec(
             finite = arr[np.isfinite(arr)]
             bound = float(np.abs(finite).max()) if finite.size else 1.0
         _set_signed_domain(spec, bound or 1.0)
-    if not bool(df["masked"].any()):  # no grey layer, and no filter the browser evaluates per cell
+    if not bool(cells["masked"].any()):  # no grey layer, and no filter the browser evaluates per cell
         spec["layer"] = [{**layer, "transform": [t for t in layer.get("transform", []) if t != {"filter": "!datum.masked"}]}
                          for layer in spec["layer"] if {"filter": "datum.masked"} not in layer.get("transform", [])]
-    spec["datasets"] = {_DATA_NAME: df}
+    spec["datasets"] = {_DATA_NAME: pa.table(cells)}
     return use_canvas(spec, R * C)
 
 
@@ -220,6 +227,14 @@ def _grid_frame(
     arr: np.ndarray, panel_labels: Sequence[str], row_labels: Sequence[str], col_labels: Sequence[str],
     masked: ArrayLike | None = None,
 ) -> pd.DataFrame:
+    """:func:`_grid_columns` as a DataFrame (what an Altair chart takes)."""
+    return pd.DataFrame(_grid_columns(arr, panel_labels, row_labels, col_labels, masked))
+
+
+def _grid_columns(
+    arr: np.ndarray, panel_labels: Sequence[str], row_labels: Sequence[str], col_labels: Sequence[str],
+    masked: ArrayLike | None = None,
+) -> dict[str, np.ndarray]:
     """Long table of (P, R, C) matrices: columns panel, row, col, value (finite; 0 if masked), masked."""
     P, R, C = arr.shape
     if len(panel_labels) != P or len(row_labels) != R or len(col_labels) != C:
@@ -228,15 +243,13 @@ def _grid_frame(
     if masked is not None:
         m = to_numpy(masked)
         mask = mask | m.astype(bool)[None]
-    return pd.DataFrame(
-        {
-            "panel": np.repeat(np.asarray(panel_labels, dtype=object), R * C),
-            "row": np.tile(np.repeat(np.asarray(row_labels, dtype=object), C), P),
-            "col": np.tile(np.asarray(col_labels, dtype=object), P * R),
-            "value": _finite_values(arr, mask).reshape(-1),
-            "masked": mask.reshape(-1),
-        }
-    )
+    return {
+        "panel": np.repeat(np.asarray(panel_labels, dtype=object), R * C),
+        "row": np.tile(np.repeat(np.asarray(row_labels, dtype=object), C), P),
+        "col": np.tile(np.asarray(col_labels, dtype=object), P * R),
+        "value": _finite_values(arr, mask).reshape(-1),
+        "masked": mask.reshape(-1),
+    }
 
 
 def alpha_grid(
@@ -316,7 +329,7 @@ def alpha_grid_spec(
     P, R, C = arr.shape
     spec = json.loads(_grid_template((P, R, C), tuple(panel_labels), tuple(row_labels), tuple(col_labels),
                                      tuple(sorted(options.items()))))
-    spec["datasets"] = {_DATA_NAME: _grid_frame(arr, panel_labels, row_labels, col_labels, masked)}
+    spec["datasets"] = {_DATA_NAME: pa.table(_grid_columns(arr, panel_labels, row_labels, col_labels, masked))}
     return use_canvas(spec, P * R * C)
 
 
@@ -549,8 +562,14 @@ CHANGED_COLOR, SAME_COLOR = "#e69f00", "#0072b2"
 
 
 def _effects_frame(labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike,
-                   changed: ArrayLike, *, changed_label: str = "changed", same_label: str = "same",
-                   mark: str = "▲") -> pd.DataFrame:
+                   changed: ArrayLike, **marks: str) -> pd.DataFrame:
+    """:func:`_effects_columns` as a DataFrame (what an Altair chart takes)."""
+    return pd.DataFrame(_effects_columns(labels, own, new, delta, changed, **marks))
+
+
+def _effects_columns(labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike,
+                     changed: ArrayLike, *, changed_label: str = "changed", same_label: str = "same",
+                     mark: str = "▲") -> dict[str, object]:
     """The rows of :func:`effects_chart` (one per position). Raises ValueError if the lengths differ."""
     d = np.nan_to_num(to_numpy(delta, floats=True).reshape(-1), nan=0.0, posinf=1.0, neginf=0.0)
     c = to_numpy(changed).reshape(-1).astype(bool)
@@ -558,8 +577,8 @@ def _effects_frame(labels: Sequence[str], own: Sequence[str], new: Sequence[str]
     if not (len(own) == len(new) == d.size == c.size == T):
         raise ValueError(f"{T} labels, {len(own)}/{len(new)} predictions, {d.size} deltas, {c.size} marks do not match")
     status = np.where(c, changed_label, same_label)
-    return pd.DataFrame({"pos": list(labels), "own": list(own), "new": list(new), "delta": d, "status": status,
-                         "mark": np.where(c, mark, ""), "top": np.minimum(d + 0.04, 1.0)})
+    return {"pos": list(labels), "own": list(own), "new": list(new), "delta": d, "status": status,
+            "mark": np.where(c, mark, ""), "top": np.minimum(d + 0.04, 1.0)}
 
 
 def effects_chart(
@@ -604,6 +623,13 @@ def effects_chart(
 def _labelled_frame(values: ArrayLike, texts: Sequence[Sequence[str]], row_labels: Sequence[str],
                     col_labels: Sequence[str], domain: tuple[float, float] = (0.0, 1.0),
                     extra: ArrayLike | None = None) -> pd.DataFrame:
+    """:func:`_labelled_columns` as a DataFrame (what an Altair chart takes)."""
+    return pd.DataFrame(_labelled_columns(values, texts, row_labels, col_labels, domain, extra))
+
+
+def _labelled_columns(values: ArrayLike, texts: Sequence[Sequence[str]], row_labels: Sequence[str],
+                      col_labels: Sequence[str], domain: tuple[float, float] = (0.0, 1.0),
+                      extra: ArrayLike | None = None) -> dict[str, object]:
     """The cells of :func:`labelled_heatmap`: row, col, value, text (and extra). Raises ValueError
     if the labels or texts do not match the matrix shape."""
     arr = to_numpy(values, floats=True)
@@ -612,15 +638,15 @@ def _labelled_frame(values: ArrayLike, texts: Sequence[Sequence[str]], row_label
         raise ValueError(f"labels {len(row_labels)}×{len(col_labels)} or texts do not match matrix {R}×{C}")
     lo, hi = float(domain[0]), float(domain[1])
     arr = np.nan_to_num(arr, nan=lo, posinf=hi, neginf=lo)
-    df = pd.DataFrame({
+    columns = {
         "row": np.repeat(np.asarray(row_labels, dtype=object), C),
         "col": np.tile(np.asarray(col_labels, dtype=object), R),
         "value": arr.reshape(-1),
         "text": [str(t) for row in texts for t in row],
-    })
+    }
     if extra is not None:
-        df["extra"] = np.nan_to_num(to_numpy(extra, floats=True).reshape(-1), nan=0.0, posinf=0.0, neginf=0.0)
-    return df
+        columns["extra"] = np.nan_to_num(to_numpy(extra, floats=True).reshape(-1), nan=0.0, posinf=0.0, neginf=0.0)
+    return columns
 
 
 def labelled_heatmap(
@@ -688,7 +714,7 @@ def effects_spec(labels: Sequence[str], own: Sequence[str], new: Sequence[str], 
     """The Vega-Lite dict of :func:`effects_chart` (same arguments, same picture), built fast."""
     spec = json.loads(_effects_template(tuple(labels), tuple(sorted(options.items()))))
     marks = {k: v for k, v in options.items() if k in ("changed_label", "same_label", "mark")}
-    spec["datasets"] = {_DATA_NAME: _effects_frame(labels, own, new, delta, changed, **marks)}
+    spec["datasets"] = {_DATA_NAME: pa.table(_effects_columns(labels, own, new, delta, changed, **marks))}
     return spec
 
 
@@ -709,5 +735,5 @@ def labelled_heatmap_spec(values: ArrayLike, texts: Sequence[Sequence[str]], row
     spec = json.loads(_labelled_template(tuple(row_labels), tuple(col_labels), extra is not None,
                                          tuple(sorted(options.items()))))
     domain = options.get("domain", (0.0, 1.0))
-    spec["datasets"] = {_DATA_NAME: _labelled_frame(values, texts, row_labels, col_labels, domain, extra)}
+    spec["datasets"] = {_DATA_NAME: pa.table(_labelled_columns(values, texts, row_labels, col_labels, domain, extra))}
     return spec

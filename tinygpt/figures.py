@@ -3,7 +3,7 @@ server by vl-convert (Vega-Lite compiled and drawn in Rust, no browser). No Stre
 ``tinygpt.ui.figures`` caches the conversions and offers them as downloads.
 
 A spec is what the page passes to ``st.altair_chart`` or ``st.vega_lite_chart``: an Altair chart,
-or a Vega-Lite dict whose named datasets (``spec["datasets"]``) may be DataFrames; ``data`` is the
+or a Vega-Lite dict whose named datasets (``spec["datasets"]``) may be DataFrames or Arrow tables; ``data`` is the
 DataFrame given to ``st.vega_lite_chart(data, spec)`` beside a spec without data of its own.
 
 Text in the figure is drawn with the fonts of this machine: vl-convert reads the system font
@@ -20,6 +20,7 @@ from typing import Any
 
 import altair as alt
 import pandas as pd
+import pyarrow as pa
 import vl_convert as vlc
 
 #: Width in pixels of a figure whose chart has none of its own (the page stretches it to its width).
@@ -86,7 +87,8 @@ def figure_spec(spec: dict | alt.TopLevelMixin, title: str, data: pd.DataFrame |
     if datasets is not None:
         if not isinstance(datasets, dict):
             raise FigureError(f"spec['datasets'] must map names to rows, not {type(datasets).__name__}")
-        out["datasets"] = {name: _rows(rows) if isinstance(rows, pd.DataFrame) else rows for name, rows in datasets.items()}
+        out["datasets"] = {name: _rows(rows.to_pandas() if isinstance(rows, pa.Table) else rows)
+                           if isinstance(rows, (pd.DataFrame, pa.Table)) else rows for name, rows in datasets.items()}
     if data is not None:
         if not isinstance(data, pd.DataFrame):
             raise FigureError(f"data must be a DataFrame, not {type(data).__name__}")
