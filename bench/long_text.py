@@ -12,7 +12,7 @@ from the navigation's start, in the page's own clock. Each length is opened ``--
 
 For each length it prints the time, its ratio to the 3 s target, and what the page holds:
 ``document.querySelectorAll('*')`` (every element), the elements inside SVGs, the Vega-Lite
-charts, SVGs, canvases, images and data frames. Then the last line ``worst ratio: X.XX``.
+charts, SVGs, canvases, images and tables (grids and static tables). Then the last line ``worst ratio: X.XX``.
 
 Run: python -m bench.long_text [--repeats N] [--lengths 4,16,64,128]
 The server's log goes to artifacts/bench-long-text-server.log.
@@ -43,7 +43,7 @@ ELEMENTS_JS = """() => ({
   svg: document.querySelectorAll('svg').length,
   canvas: document.querySelectorAll('canvas').length,
   images: document.querySelectorAll("[data-testid='stImage'] img, [data-testid='stImageContainer'] img").length,
-  tables: document.querySelectorAll("[data-testid='stDataFrame']").length,
+  tables: document.querySelectorAll("[data-testid='stDataFrame'], .tg-table").length,
 })"""
 
 
