@@ -10,6 +10,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import numpy as np
+from playwright.sync_api import expect
 import pytest
 
 from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
@@ -46,6 +47,31 @@ def test_a_class_link_for_a_poem_model_opens_that_model_and_view_in_a_fresh_brow
         assert np.allclose(shown, alpha, atol=1e-6)  # the link's model, its head 1
         assert np.allclose(shown.sum(axis=1), 1.0, atol=1e-6) and (shown[np.triu_indices(10, 1)] == 0).all()
         page.screenshot(path=str(SCREENSHOTS / f"class_link_poem_{lang}.png"), full_page=False)
+        assert_no_exception(page)
+    finally:
+        context.close()
+
+
+def test_the_class_link_holds_the_step_and_switches_set_after_the_last_full_run(browser, app_server):
+    """The step and the switches rerun only their fragments (the sidebar is not redrawn): opening
+    the popover reruns it, so its link is the view as it stands, not as the page last ran in full."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{app_server}/attention?lang=en&step=projection")
+        wait_for_app(page, 240_000)
+        for _ in range(5):  # projection → split heads → scores → scale → mask → softmax
+            page.locator(".st-key-attn_next button").click()
+            wait_for_app(page)
+        page.locator(".st-key-attn_mask label").first.click()  # the causal mask off
+        wait_for_app(page)
+        assert "step=softmax" in page.url and "mask=0" in page.url
+        expect(page.locator("[data-testid='stSidebar'] [data-testid='stPopover']")).to_have_count(1)
+        page.locator("[data-testid='stSidebar'] [data-testid='stPopover'] button").first.click()
+        wait_for_app(page)
+        link = page.locator("[data-testid='stPopoverBody'] code").first
+        expect(link).to_contain_text("step=softmax", timeout=10_000)
+        assert "mask=0" in link.inner_text() and "model=textbook" in link.inner_text()
         assert_no_exception(page)
     finally:
         context.close()

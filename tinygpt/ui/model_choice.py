@@ -286,9 +286,32 @@ def query_string(params: dict[str, str]) -> str:
     return "&".join(f"{escaped(k)}={escaped(v)}" for k, v in params.items())
 
 
-def class_link(url_path: str, page_paths: Iterable[str]) -> None:
-    """"Link for my class": a popover with the link (copy button) to this page, model and view."""
-    with st.popover(tr("link.button"), icon=":material/share:", width="stretch"):
+#: The key of the "link for my class" popover that reruns when it opens (:func:`class_link`).
+K_CLASS_LINK = "class_link"
+
+
+def class_link(url_path: str, page_paths: Iterable[str], fresh: bool = False) -> None:
+    """"Link for my class": a popover with the link (copy button) to this page, model and view.
+
+    ``fresh``: the popover is a fragment that reruns when it is opened, so its link holds the
+    view as the URL stands at that moment. The Attention page's step and switches rerun only
+    their own fragments, which write the URL but do not redraw the sidebar. Only one fresh
+    popover per script run (it has a widget key).
+    """
+    if fresh:
+        _fresh_class_link(url_path, tuple(page_paths))
+    else:
+        _class_link_popover(url_path, page_paths, None)
+
+
+@st.fragment
+def _fresh_class_link(url_path: str, page_paths: tuple[str, ...]) -> None:
+    _class_link_popover(url_path, page_paths, K_CLASS_LINK)
+
+
+def _class_link_popover(url_path: str, page_paths: Iterable[str], key: str | None) -> None:
+    with st.popover(tr("link.button"), icon=":material/share:", width="stretch", key=key,
+                    on_change="ignore" if key is None else "rerun"):
         st.caption(tr("link.intro"))
         url, note = class_link_url(url_path, page_paths)
         if url is None:

@@ -119,8 +119,8 @@ def run_app() -> None:
     with slot.container():  # the link as the URL stands, kept if the page stops itself (st.stop)
         class_link(page.url_path, [p[3] for p in PAGES])
     page.run()
-    with slot.container():  # after the page: the link holds the view it wrote into the URL in this run
-        class_link(page.url_path, [p[3] for p in PAGES])
+    with slot.container():  # after the page: the link holds the view it wrote into the URL, and reruns on opening
+        class_link(page.url_path, [p[3] for p in PAGES], fresh=True)
 
 
 def ensure_entry_script() -> None:
