@@ -1,6 +1,5 @@
 """Theory page: the vector mathematics of seed section 22.2.1, each idea with a live example."""
 
-import pandas as pd
 import streamlit as st
 
 from tinygpt import theory
@@ -13,7 +12,7 @@ from tinygpt.ui.figures import figure_downloads, figure_spec
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
-from tinygpt.ui.tables import matrix_text, show_table
+from tinygpt.ui.tables import matrix_text, show_table, text_table
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
@@ -138,12 +137,12 @@ def weighted_sum_example(axes: dict[str, str]) -> None:
             input_error(exc)
         return
     with controls:
-        show_table(pd.DataFrame({
+        show_table(text_table({
             tr("theory.ws.col_vector"): [f"v{i + 1}" for i in range(3)],
             tr("theory.ws.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
             tr("theory.ws.col_raw"): raw,
-            tr("theory.ws.col_alpha"): [round(x, 3) for x in alpha],
-        }), hide_index=True)
+            tr("theory.ws.col_alpha"): alpha,
+        }, {tr("theory.ws.col_raw"): format_number, tr("theory.ws.col_alpha"): "{:.3f}".format}), hide_index=True)
     controls.metric(tr("theory.ws.output"), format_vector(mixed))
     controls.caption(tr("theory.ws.alpha_sum", total=format_number(sum(alpha))))
     with picture:
@@ -165,13 +164,13 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
         st.latex(theory.TEMPERATURE_FORMULA)
         att = theory.attend(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=scaled)
         keys = [f"k{i + 1}" for i in range(len(EXAMPLE_KEYS))]
-        show_table(pd.DataFrame({
+        show_table(text_table({
             tr("theory.sm.col_key"): keys,
             tr("theory.sm.col_key_vector"): [format_vector(k) for k in EXAMPLE_KEYS],
-            tr("theory.sm.col_score"): [round(s, 3) for s in att.scores],
-            tr("theory.sm.col_alpha"): [round(x, 3) for x in att.weights],
+            tr("theory.sm.col_score"): att.scores,
+            tr("theory.sm.col_alpha"): att.weights,
             tr("theory.sm.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
-        }), hide_index=True)
+        }, {tr("theory.sm.col_score"): "{:.3f}".format, tr("theory.sm.col_alpha"): "{:.3f}".format}), hide_index=True)
         st.metric(tr("theory.sm.output"), format_vector(att.output))
         st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
     with picture:

@@ -155,7 +155,9 @@ def test_the_heads_table_is_head_importance_and_the_sentence_names_head_1_of_lay
     frame = table_with(at, t("attn.exp.col_dp", "en"))
     hi = head_importance(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None])
     assert frame[t("attn.exp.col_changed", "en", T=15)].tolist() == hi.changed.reshape(-1).tolist()
-    assert np.allclose(frame[t("attn.exp.col_dp", "en")].to_numpy(), hi.max_delta.reshape(-1).numpy(), rtol=0, atol=5e-5)  # 4 decimals
+    assert np.allclose(frame[t("attn.exp.col_dp", "en")].to_numpy(), hi.max_delta.reshape(-1).numpy(), rtol=1e-7, atol=0)  # every digit, in the tooltip
+    shown = next(d for d in tables(at) if t("attn.exp.col_dp", "en") in d.value.columns).text[t("attn.exp.col_dp", "en")]
+    assert list(shown) == [format_probability(v) for v in hi.max_delta.reshape(-1).tolist()]  # 1.40e-05, never 0.0
     assert frame[t("attn.exp.col_layer", "en")].tolist() == [0, 0, 1, 1]
     assert frame[t("attn.exp.col_head", "en")].tolist() == [0, 1, 0, 1]
     assert t("attn.exp.heads_top", "en", head=1, layer=0, n=5, T=15, dp=float(hi.max_delta[0, 1])) in markdown(at)

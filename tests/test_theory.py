@@ -160,14 +160,16 @@ def test_page_computes_dot_product_and_softmax_live():
 
     table = softmax_table(at)  # default query (1, 2) against keys (1,0), (0,1), (1,1)
     assert list(table[t("theory.sm.col_score", "en")]) == [1.0, 2.0, 3.0]
-    assert list(table[t("theory.sm.col_alpha", "en")]) == SOFTMAX_123
+    assert [round(x, 3) for x in table[t("theory.sm.col_alpha", "en")]] == SOFTMAX_123
+    shown = next(d.text for d in tables(at) if t("theory.sm.col_alpha", "en") in d.value.columns)
+    assert list(shown[t("theory.sm.col_alpha", "en")]) == ["0.090", "0.245", "0.665"]  # every α with 3 decimals
     at.slider(key="theory_tau").set_value(0.5).run()
-    assert list(softmax_table(at)[t("theory.sm.col_alpha", "en")]) == [0.016, 0.117, 0.867]  # softmax([2, 4, 6])
+    assert [round(x, 3) for x in softmax_table(at)[t("theory.sm.col_alpha", "en")]] == [0.016, 0.117, 0.867]  # softmax([2, 4, 6])
     out = theory.attend((1, 2), EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=0.5).output
     assert metric(at, "theory.sm.output") == theory.format_vector(out)
     at.slider(key="theory_tau").set_value(1.0)
     at.toggle(key="theory_scaled").set_value(True).run()
-    assert list(softmax_table(at)[t("theory.sm.col_score", "en")]) == [0.707, 1.414, 2.121]
+    assert [round(x, 3) for x in softmax_table(at)[t("theory.sm.col_score", "en")]] == [0.707, 1.414, 2.121]
 
 
 def test_page_normalises_weights_and_explains_all_zero_weights_in_chinese():
@@ -177,6 +179,9 @@ def test_page_normalises_weights_and_explains_all_zero_weights_in_chinese():
     at.run()
     table = next(d.value for d in tables(at) if t("theory.ws.col_alpha", "zh") in d.value.columns)
     assert list(table[t("theory.ws.col_alpha", "zh")]) == [0.25, 0.25, 0.5]
+    shown = next(d.text for d in tables(at) if t("theory.ws.col_alpha", "zh") in d.value.columns)
+    assert list(shown[t("theory.ws.col_alpha", "zh")]) == ["0.250", "0.250", "0.500"]
+    assert list(shown[t("theory.ws.col_raw", "zh")]) == ["1", "1", "2"]
     assert metric(at, "theory.ws.output", "zh") == "(−0.5, 0)"
     for i in (1, 2, 3):
         at.slider(key=f"theory_r{i}").set_value(0.0)

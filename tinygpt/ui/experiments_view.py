@@ -30,7 +30,7 @@ from tinygpt.ui import model_choice
 from tinygpt.ui.attention_view import cached_walk, whatif_effects
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.tables import show_table, text_table
+from tinygpt.ui.tables import TextTable, show_table, text_table
 from tinygpt.ui.lesson import visible
 
 #: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
@@ -197,15 +197,16 @@ def show_effects(tm: ModelRecord, text: str, layer: int, switches: Switches, lab
     st.caption(tr("attn.exp.chart_caption", mark=CHANGED_MARK))
 
 
-def heads_frame(changed: np.ndarray, max_delta: np.ndarray, T: int) -> pd.DataFrame:
-    """The table beside the heads heatmap: one row per (layer, head)."""
+def heads_table(changed: np.ndarray, max_delta: np.ndarray, T: int) -> TextTable:
+    """The table beside the heads heatmap: one row per (layer, head); the largest |Δp| written as
+    a probability (a tiny one as 1.40e-05, never 0.0)."""
     L, h = changed.shape
-    return pd.DataFrame({
-        tr("attn.exp.col_layer"): np.repeat(np.arange(L), h),
-        tr("attn.exp.col_head"): np.tile(np.arange(h), L),
-        tr("attn.exp.col_changed", T=T): changed.reshape(-1),
-        tr("attn.exp.col_dp"): max_delta.reshape(-1),
-    })
+    return text_table({
+        tr("attn.exp.col_layer"): np.repeat(np.arange(L), h).tolist(),
+        tr("attn.exp.col_head"): np.tile(np.arange(h), L).tolist(),
+        tr("attn.exp.col_changed", T=T): changed.reshape(-1).tolist(),
+        tr("attn.exp.col_dp"): max_delta.reshape(-1).tolist(),
+    }, {tr("attn.exp.col_dp"): format_probability})
 
 
 def show_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
@@ -250,7 +251,7 @@ def _draw_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> 
         st.vega_lite_chart(spec, width="stretch")  # the column's width: on a phone the 8 heads fit the screen
         figure_downloads(spec, "attn_heads_figure", tr("attn.exp.heads_header"), file_stem="attention_heads_that_matter")
     with right:
-        show_table(heads_frame(changed, max_delta.round(4), T), hide_index=True, max_height=400)
+        show_table(heads_table(changed, max_delta, T), hide_index=True, max_height=400)
 
 
 def lens_frame(probs: np.ndarray, chars: Sequence[str], labels: Sequence[str]) -> pd.DataFrame:
