@@ -810,7 +810,7 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
             table: object = matrix_text(to_numpy(shown, floats=True), labels, shown_cols, decimals)
         elif square:  # a long text's T × T grid: the text, in narrow columns
             table = matrix_text_table(shown, labels, shown_cols, decimals)
-            config = {c: st.column_config.TextColumn(width=TABLE_COLUMN_PX) for c in cols}
+            config = {c: st.column_config.TextColumn(width=TABLE_COLUMN_PX, alignment="right") for c in cols}
         else:
             table = matrix_table(shown, labels, shown_cols)
         # a grid (a long text) is drawn on demand, unless the student asked for every column

@@ -155,7 +155,8 @@ def show_table(data: TextTable | pd.DataFrame | pa.Table, *, hide_index: bool | 
         table = data if isinstance(data, TextTable) else frame_text(data, hide_index)
         st.html(table_html(table, max_height))
         return True
-    if isinstance(data, TextTable):
+    if isinstance(data, TextTable):  # its numbers right-aligned, as in a static table
+        column_config = {name: st.column_config.TextColumn(alignment="right") for name in data.values} | (column_config or {})
         data = data.to_arrow()
     if hide_index is None and isinstance(data, pa.Table):
         hide_index = False  # an Arrow table's index is its labels (else it has none): Streamlit need not convert it to ask
