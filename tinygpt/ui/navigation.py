@@ -58,6 +58,15 @@ PAGES: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
+#: Pages whose fragments change the view in the URL (Attention's step and switches, Predict's
+#: panels and generation, Theory's examples) without redrawing the sidebar: their "link for my
+#: class" popover reruns when it opens, so its link is the view as it stands. The Train page's
+#: only fragment (the training's progress) changes no view, and there a popover that reruns kept
+#: a checkpoint upload's rerun from finishing (tests/test_browser_train.py), so it keeps the link
+#: of its last run.
+FRAGMENT_VIEW_PAGES = frozenset({"attention", "predict", "theory"})
+
+
 def _listed() -> list[tuple[str, str, str, str]]:
     """The entries of PAGES the navigation lists: all, or those the session's lesson names."""
     current = lesson()
@@ -119,8 +128,8 @@ def run_app() -> None:
     with slot.container():  # the link as the URL stands, kept if the page stops itself (st.stop)
         class_link(page.url_path, [p[3] for p in PAGES])
     page.run()
-    with slot.container():  # after the page: the link holds the view it wrote into the URL, and reruns on opening
-        class_link(page.url_path, [p[3] for p in PAGES], fresh=True)
+    with slot.container():  # after the page: the link holds the view it wrote into the URL in this run
+        class_link(page.url_path, [p[3] for p in PAGES], fresh=page.url_path in FRAGMENT_VIEW_PAGES)
 
 
 def ensure_entry_script() -> None:
