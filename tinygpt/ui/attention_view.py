@@ -394,23 +394,11 @@ def matrix_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], c
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-@functools.lru_cache(maxsize=64)
-def _text_schema(col_labels: tuple[str, ...]) -> pa.Schema:
-    sample = pd.DataFrame([[""] * len(col_labels)], index=["0"], columns=list(col_labels))
-    return pa.Schema.from_pandas(sample)
-
-
 def matrix_text_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str],
                       decimals: int) -> pa.Table:
-    """A (R, C) matrix written as text, ``decimals`` decimals and −∞ for a masked score, as an
-    Arrow table like :func:`matrix_table`: what a long text's T × T grid draws, in narrow columns."""
-    arr = to_numpy(values, floats=True).astype(np.float64, copy=False)
-    text = np.char.mod(f"%.{decimals}f", arr)
-    text[np.isneginf(arr)] = "−∞"
-    schema = _text_schema(tuple(col_labels))
-    arrays = [pa.array(c.tolist(), type=schema.field(j).type) for j, c in enumerate(np.ascontiguousarray(text.T))]
-    arrays.append(pa.array(list(row_labels), type=schema.field(len(col_labels)).type))
-    return pa.Table.from_arrays(arrays, schema=schema)
+    """:func:`tinygpt.ui.tables.matrix_text` as an Arrow table with the row labels as its index:
+    what a long text's T × T grid draws, in narrow columns."""
+    return matrix_text(to_numpy(values, floats=True), row_labels, col_labels, decimals).to_arrow()
 
 
 def matrix_csv(values: torch.Tensor, row_labels: Sequence[str], col_labels: Sequence[str]) -> bytes:
