@@ -181,6 +181,15 @@ COLD_DONE_JS = f"""([quiet]) => {{
   return [done, t];
 }}"""
 
+# Why a measurement did not end: which of DONE_JS's conditions still fails.
+WHY_JS = f"""() => {{
+  const b = window.__bench, now = ({CONTENT_JS})();
+  return {{idle: ({APP_IDLE_JS})(), changed: JSON.stringify(now) !== JSON.stringify(b.before),
+          skeleton: !!document.querySelector("[data-testid='stSkeleton']"),
+          quietMs: b.lastMut === null ? null : Math.round(performance.now() - b.lastMut),
+          t0: b.t0, runStart: b.runStart, runEnd: b.runEnd, lastRecv: b.lastRecv, states: b.states, url: location.href}};
+}}"""
+
 COUNTS_JS = """() => ({
   vega: document.querySelectorAll("[data-testid='stVegaLiteChart']").length,
   svg: document.querySelectorAll('svg').length,
@@ -237,8 +246,7 @@ def measure(page, act: Callable[[], None], content_check: bool = True) -> Sample
     try:
         handle = page.wait_for_function(DONE_JS, arg=[QUIET_MS, content_check], timeout=MEASURE_TIMEOUT_MS, polling=20)
     except Exception as exc:
-        state = page.evaluate("() => { const b = window.__bench; return {t0: b.t0, runStart: b.runStart, runEnd: b.runEnd, "
-                              "lastMut: b.lastMut, now: performance.now(), states: b.states, url: location.href}; }")
+        state = page.evaluate(WHY_JS)
         raise TimeoutError(f"no settled change within {MEASURE_TIMEOUT_MS / 1000:g} s: {state}") from exc
     done, _ = handle.json_value()
     b = page.evaluate("() => { const b = window.__bench; b.armed = false; "
@@ -276,7 +284,7 @@ def run_row(rows: list[Row], name: str, target: float, repeats: int, page, prepa
     except NotFound as exc:
         row.skipped = f"skipped (control not found: {exc})"
     except Exception as exc:  # a wait that timed out: report it, go on with the next row
-        row.skipped = f"failed ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
+        row.skipped = f"failed ({type(exc).__name__}: {str(exc).splitlines()[0][:400]})"
     print_row(row)
 
 
@@ -388,11 +396,26 @@ def quiz_key_and_answers() -> tuple[str | None, int, int]:
     return None, 1, 0
 
 
+def open_tab_with(page, key: str) -> None:
+    """Open the tab (``st.tabs``, e.g. the Theory page's sections) that holds the control ``key``:
+    the tabs in turn until it is drawn; nothing when it is drawn already or no tab holds it."""
+    tabs = page.get_by_role("tab")
+    for i in range(tabs.count()):
+        if page.locator(f".st-key-{key}").count():
+            return
+        tabs.nth(i).click()
+        wait_idle(page)
+        page.wait_for_timeout(500)
+
+
 def theory_part(context, url: str, repeats: int, rows: list[Row]) -> None:
     page = open_page(context, f"{url}/theory?lang=en")
+    open_tab_with(page, "theory_tau")
     run_row(rows, "theory: τ slider one notch", TARGET_CONTROL_S, repeats, page, None,
             lambda k: press_slider(page, "theory_tau")(k))
     key, right, wrong = quiz_key_and_answers()
+    if key is not None:
+        open_tab_with(page, key)
     if key is None or not page.locator(f".st-key-{key}").count():
         found = page.evaluate("""() => { const e = document.querySelector("[class*='st-key-theory_quiz_']");
             return e ? Array.from(e.classList).find(c => c.startsWith('st-key-')).slice(7) : null; }""")
@@ -432,7 +455,7 @@ def switch_part(context_factory, url: str, repeats: int, rows: list[Row]) -> Non
                 row.samples.append(measure(page, link.click))
                 row.counts = page.evaluate(COUNTS_JS)
             except Exception as exc:
-                row.skipped = f"failed ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
+                row.skipped = f"failed ({type(exc).__name__}: {str(exc).splitlines()[0][:400]})"
             page.wait_for_timeout(300)
         report_exceptions(page, "page switches")
         context.close()

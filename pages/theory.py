@@ -7,10 +7,10 @@ from tinygpt.attention import STEP_IDS, future_mask, step_by_id
 from tinygpt.theory import (
     CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
 )
-from tinygpt.ui.common import keep_radio_choice
+from tinygpt.ui.common import keep_radio_choice, keep_widget_state
 from tinygpt.ui.figures import figure_downloads, figure_spec
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.lesson import control, page_shown, visible
+from tinygpt.ui.lesson import control, lesson, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import matrix_text, show_table, text_table
 
@@ -23,16 +23,39 @@ QUIZ = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": 
 DEFAULTS = {"theory_a1": 3.0, "theory_a2": 1.0, "theory_b1": 1.0, "theory_b2": 2.0, "theory_c": -1.0,
             "theory_r1": 3.0, "theory_r2": 2.0, "theory_r3": 1.0, "theory_q1": 1.0, "theory_q2": 2.0,
             "theory_tau": 1.0, "theory_scaled": False, "theory_mask": True, "theory_show_answer": False}
+#: The page's sections, drawn one at a time (the student picks one above them): section id -> the concepts it holds, in order.
+#: Only the open section's formulas, examples and charts are built and sent, so the page opens
+#: with one section's drawing instead of all seven concepts' (most of a first visit's time is the
+#: browser laying out formulas, sliders and charts).
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "vectors": ("definition", "vector", "operations"),
+    "weighted_sum": ("weighted_sum",),
+    "attention": ("qkv", "softmax", "matrix"),
+    "practice": (),  # the exercise and the quiz
+}
+SECTION_OF: dict[str, str] = {cid: sid for sid, cids in SECTIONS.items() for cid in cids}
+#: The controls of each section (a lesson link that shows some of them opens the first such section).
+SECTION_CONTROLS: dict[str, tuple[str, ...]] = {
+    "vectors": ("theory_a1", "theory_a2", "theory_b1", "theory_b2", "theory_c"),
+    "weighted_sum": ("theory_r1", "theory_r2", "theory_r3"),
+    "attention": ("theory_q1", "theory_q2", "theory_tau", "theory_scaled", "theory_mask"),
+    "practice": ("theory_answer", "theory_show_answer") + tuple(f"theory_quiz_{q}" for q in QUIZ),
+}
+K_SECTION = "theory_section"  # the section chooser: its value is the open section's id
+#: Every control's starting value, kept while its section is closed (tinygpt.ui.common.keep_widget_state).
+KEPT = DEFAULTS | {"theory_answer": ""} | {f"theory_quiz_{q}": None for q in QUIZ}
 
 
 def slider(where, key: str, label: str, lo: float, hi: float, step: float, **kwargs) -> float:
-    """A keyed slider starting at its DEFAULTS value, or that value when the lesson hides it."""
-    return control(key, lambda: where.slider(label, lo, hi, DEFAULTS[key], step, key=key, **kwargs), DEFAULTS[key])
+    """A keyed slider starting at its DEFAULTS value (through :data:`KEPT`), or that value when
+    the lesson hides it."""
+    return control(key, lambda: where.slider(label, lo, hi, step=step, key=key, **kwargs), DEFAULTS[key])
 
 
 def toggle(key: str, label: str, help_text: str | None = None) -> bool:
-    """A keyed toggle starting at its DEFAULTS value, or that value when the lesson hides it."""
-    return control(key, lambda: st.toggle(label, DEFAULTS[key], help=help_text, key=key), DEFAULTS[key])
+    """A keyed toggle starting at its DEFAULTS value (through :data:`KEPT`), or that value when
+    the lesson hides it."""
+    return control(key, lambda: st.toggle(label, help=help_text, key=key), DEFAULTS[key])
 
 
 def vector_sliders(where, name: str, keys: tuple[str, str], lo: float, hi: float, step: float) -> tuple[float, float]:
@@ -66,15 +89,18 @@ def arrival() -> None:
     if cid not in CONCEPT_IDS:
         return
     anchor = concept_anchor(cid)
+    first_time = st.session_state.get("_theory_scrolled_to") != (cid, sid)
+    if first_time:  # the link opens the concept's section (the student may open another later)
+        st.session_state[K_SECTION] = SECTION_OF[cid]
     if sid in STEP_IDS:
         step = step_by_id(sid)
         name = tr(f"step.{sid}.name")
         st.info(tr("theory.from_step", number=step.number, name=name, title=tr(f"theory.{cid}.title")))
         st.page_link("pages/attention.py", label=tr("theory.back_link", number=step.number, name=name),
                      icon=":material/arrow_back:", query_params={"step": sid})
-    if st.session_state.get("_theory_scrolled_to") != (cid, sid):  # not again on every slider move
+    if first_time:  # not again on every slider move
         st.session_state["_theory_scrolled_to"] = (cid, sid)
-        st.html(SCROLL_JS.replace("ANCHOR", anchor), unsafe_allow_javascript=True, width="content")
+        st.session_state["_theory_scroll"] = anchor
 
 
 # The section's element may be drawn after this script runs: try for a few seconds.
@@ -226,28 +252,65 @@ def quiz_question(qid: str, right_answer: str) -> None:
         (st.success if choice == right_answer else st.warning)(tr("theory.quiz.right" if choice == right_answer else "theory.quiz.wrong", why=why))
 
 
+def first_section() -> str:
+    """The section a session opens with: the first holding a control a teacher's lesson link
+    shows (``show=theory_tau`` opens the attention section), else the first section."""
+    shown = lesson().show if lesson() is not None else frozenset()
+    return next((sid for sid, keys in SECTION_CONTROLS.items() if shown & set(keys)), next(iter(SECTIONS)))
+
+
+def section_label(sid: str) -> str:
+    """A section's tab label in the session's language."""
+    return tr(f"theory.section.{sid}")
+
+
+def open_section(sid: str) -> None:
+    """Open section ``sid`` on the next run and scroll to the section chooser (the "next section"
+    button at the foot of a section)."""
+    st.session_state[K_SECTION] = sid
+    st.session_state["_theory_scroll"] = "theory-sections"
+
+
+def show_section(sid: str, axes: dict[str, str]) -> None:
+    """The concepts of section ``sid`` with their examples, then a button to the next section."""
+    if sid == "vectors":
+        concept("definition")
+        concept("vector")
+        concept("operations")
+        operations_example(axes)
+    elif sid == "weighted_sum":
+        concept("weighted_sum")
+        weighted_sum_example(axes)
+    elif sid == "attention":
+        concept("qkv")
+        concept("softmax")
+        softmax_and_matrix(axes)
+    else:
+        st.subheader(tr("theory.exercise.title"))
+        st.markdown(tr("theory.exercise.question"))
+        own_answer()
+        st.subheader(tr("theory.quiz.title"))
+        st.caption(tr("theory.quiz.intro"))
+        for qid, right_answer in QUIZ.items():
+            if visible(f"theory_quiz_{qid}"):
+                quiz_question(qid, right_answer)
+    order = list(SECTIONS)
+    if sid != order[-1]:
+        following = order[order.index(sid) + 1]
+        st.button(tr("theory.next_section", title=section_label(following)), key=f"theory_next_{sid}",
+                  icon=":material/arrow_forward:", on_click=open_section, args=(following,))
+
+
+keep_widget_state(KEPT)
+st.session_state.setdefault(K_SECTION, first_section())
 axes = {k: tr(v) for k, v in AXES.items()}
 st.title(tr("theory.title"))
 arrival()
 st.markdown(tr("theory.intro"))
-
-concept("definition")
-concept("vector")
-concept("operations")
-operations_example(axes)
-concept("weighted_sum")
-weighted_sum_example(axes)
-concept("qkv")
-concept("softmax")
-softmax_and_matrix(axes)
-
-st.divider()
-st.subheader(tr("theory.exercise.title"))
-st.markdown(tr("theory.exercise.question"))
-own_answer()
-
-st.subheader(tr("theory.quiz.title"))
-st.caption(tr("theory.quiz.intro"))
-for qid, right_answer in QUIZ.items():
-    if visible(f"theory_quiz_{qid}"):
-        quiz_question(qid, right_answer)
+labels = {sid: section_label(sid) for sid in SECTIONS}  # format_func must not read the session
+st.html('<div id="theory-sections"></div>', width="content")
+section = st.segmented_control(tr("theory.sections"), list(SECTIONS), format_func=labels.get, key=K_SECTION,
+                               required=True, width="stretch")
+show_section(section or first_section(), axes)  # only the open section is built and drawn
+if (anchor := st.session_state.pop("_theory_scroll", None)) is not None:
+    st.html(SCROLL_JS.replace("ANCHOR", anchor), unsafe_allow_javascript=True, width="content")

@@ -46,12 +46,19 @@ def test_switching_language_changes_navigation_and_chart_titles_and_survives_nav
     assert_no_exception(page)
 
     nav_link(page, "nav.theory", "zh").click()
+    chart_title(page, "theory.ops.chart_title", "zh").first.wait_for(timeout=TIMEOUT)  # the first section
+    section_button(page, "attention", "zh").click()  # the section chooser speaks Chinese too
     chart_title(page, "theory.sm.chart_title", "zh").first.wait_for(timeout=TIMEOUT)
     page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
     page.reload()  # a new session starts from ?lang= in the URL
     wait_for_app(page)
     page.get_by_role("heading", name=t("theory.title", "zh")).wait_for(timeout=TIMEOUT)
     assert_no_exception(page)
+
+
+def section_button(page, section: str, lang: str):
+    """The Theory page's button that opens ``section``."""
+    return page.locator(".st-key-theory_section button", has_text=t(f"theory.section.{section}", lang))
 
 
 def test_a_chinese_browser_opens_in_chinese_with_links_to_the_attention_steps(app_server, browser):
@@ -62,6 +69,7 @@ def test_a_chinese_browser_opens_in_chinese_with_links_to_the_attention_steps(ap
         wait_for_app(page)
         page.get_by_role("heading", name=t("theory.title", "zh")).wait_for(timeout=TIMEOUT)
         page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
+        section_button(page, "attention", "zh").click()  # step 3's section
         link = page.get_by_role("link", name=re.compile(re.escape(t("theory.link", "zh", number=3, name=t("step.scores.name", "zh")))))
         assert re.search(r"(^|/)attention\?step=scores$", link.first.get_attribute("href") or ""), link.first.get_attribute("href")
         assert_no_exception(page)

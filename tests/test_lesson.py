@@ -90,7 +90,10 @@ def test_a_locked_link_lists_only_its_pages_and_draws_only_its_controls_on_predi
         at.switch_page("pages/train.py")
     at.switch_page("pages/theory.py").run()
     assert not at.exception
-    assert keyed_widgets(at) == {"theory_tau", "theory_mask"}
+    # the page opens the section holding the lesson's controls; its section chooser and "next"
+    # button are navigation, like the page list, not lesson controls
+    assert at.button_group(key="theory_section").value == "attention"
+    assert keyed_widgets(at) == {"theory_tau", "theory_mask", "theory_section", "theory_next_attention"}
     assert at.info[0].value.startswith("**Lesson view:**")
     assert {k: at.query_params[k] for k in ("lesson", "pages")} == {"lesson": "1", "pages": "predict,theory"}
 

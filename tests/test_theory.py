@@ -127,13 +127,21 @@ def test_vector_picture_draws_named_arrows_on_square_axes():
 # ---------------------------------------------------------------- the page (AppTest)
 
 
-def theory_page(lang: str = "en") -> AppTest:
-    """The Theory page opened directly (no model is needed), with ?lang=."""
+def theory_page(lang: str = "en", section: str | None = None) -> AppTest:
+    """The Theory page opened directly (no model is needed), with ?lang=, showing ``section``
+    (the first when None)."""
     at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
     at.query_params["lang"] = lang
     at.switch_page("pages/theory.py").run()  # before the first run the file name is the page's url_path
+    if section is not None:
+        open_section(at, section)
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def open_section(at: AppTest, section: str) -> AppTest:
+    """Pick ``section`` in the page's section chooser, as a student does."""
+    return at.button_group(key="theory_section").set_value(section).run()
 
 
 def metric(at: AppTest, key: str, lang: str = "en") -> str:
@@ -158,6 +166,7 @@ def test_page_computes_dot_product_and_softmax_live():
     at.slider(key="theory_b2").set_value(1.0).run()  # (1, 2) · (−2, 1) = 0: perpendicular
     assert metric(at, "theory.ops.dot") == "0" and any(c.value == t("theory.ops.zero", "en") for c in at.caption)
 
+    open_section(at, "attention")
     table = softmax_table(at)  # default query (1, 2) against keys (1,0), (0,1), (1,1)
     assert list(table[t("theory.sm.col_score", "en")]) == [1.0, 2.0, 3.0]
     assert [round(x, 3) for x in table[t("theory.sm.col_alpha", "en")]] == SOFTMAX_123
@@ -173,7 +182,7 @@ def test_page_computes_dot_product_and_softmax_live():
 
 
 def test_page_normalises_weights_and_explains_all_zero_weights_in_chinese():
-    at = theory_page("zh")
+    at = theory_page("zh", "weighted_sum")
     for i, value in enumerate((1.0, 1.0, 2.0), 1):
         at.slider(key=f"theory_r{i}").set_value(value)
     at.run()
@@ -191,7 +200,7 @@ def test_page_normalises_weights_and_explains_all_zero_weights_in_chinese():
 
 
 def test_page_matrix_form_mask_zeroes_the_future():
-    at = theory_page()
+    at = theory_page(section="attention")
     weights = next(d.value for d in tables(at) if list(d.value.index) == [t("theory.mx.token", "en", i=i) for i in range(3)])
     w = weights.to_numpy()
     assert w[0, 1] == 0 and w[0, 2] == 0 and w[1, 2] == 0 and abs(w.sum(1) - 1).max() < 2e-3
@@ -203,7 +212,9 @@ def test_page_matrix_form_mask_zeroes_the_future():
 
 def test_page_links_every_concept_to_its_attention_step():
     at = theory_page()
-    links = at.get("page_link")
+    links = []
+    for section in ("vectors", "weighted_sum", "attention"):
+        links += open_section(at, section).get("page_link")
     expected = [s for c in theory.CONCEPTS for s in c.steps]
     assert [parse_qs(p.proto.query_string)["step"][0] for p in links] == expected
     assert {p.proto.page for p in links} == {"attention"}
@@ -211,7 +222,7 @@ def test_page_links_every_concept_to_its_attention_step():
 
 
 def test_page_shows_the_reference_answer_on_request_and_checks_quiz_answers():
-    at = theory_page("zh")
+    at = theory_page("zh", "practice")
     answer = t("theory.exercise.answer", "zh")
     assert all(answer not in i.value for i in at.info)
     at.text_area(key="theory_answer").set_value("注意力可以直接看到远处的字").run()
@@ -250,3 +261,50 @@ def test_a_link_from_a_step_names_its_section_links_back_and_anchors_it(lang):
     section = next(h for h in at.subheader if h.value == title)
     assert section.proto.anchor == "concept-definition"
     assert any("concept-definition" in h.proto.body for h in at.get("html"))  # scrolled to on arrival
+
+
+def test_the_page_draws_one_section_at_a_time_and_the_next_button_opens_the_following_one():
+    at = theory_page()
+    assert at.button_group(key="theory_section").value == "vectors"
+    assert [h.value for h in at.subheader] == [t(f"theory.{c}.title", "en") for c in ("definition", "vector", "operations")]
+    assert "theory_tau" not in {s.key for s in at.slider}
+    assert len(at.get("vega_lite_chart")) == 1  # only this section's chart is built
+    at.button(key="theory_next_vectors").click().run()
+    assert at.button_group(key="theory_section").value == "weighted_sum"
+    assert [h.value for h in at.subheader] == [t("theory.weighted_sum.title", "en")]
+    assert any("theory-sections" in h.proto.body for h in at.get("html"))  # scrolled up to the chooser
+    open_section(at, "practice")
+    assert [h.value for h in at.subheader] == [t("theory.exercise.title", "en"), t("theory.quiz.title", "en")]
+    assert not [b for b in at.button if b.key and b.key.startswith("theory_next_")]  # the last section has no "next"
+
+
+def test_a_sections_values_and_answers_are_kept_while_another_section_is_open():
+    at = theory_page(section="weighted_sum")
+    at.slider(key="theory_r1").set_value(4.0).run()
+    open_section(at, "practice")
+    at.radio(key="theory_quiz_shift").set_value("d").run()
+    at.text_area(key="theory_answer").set_value("my own words").run()
+    open_section(at, "weighted_sum")
+    assert at.slider(key="theory_r1").value == 4.0
+    table = next(d.value for d in tables(at) if t("theory.ws.col_alpha", "en") in d.value.columns)
+    assert list(table[t("theory.ws.col_raw", "en")]) == [4.0, 2.0, 1.0]
+    open_section(at, "practice")
+    assert at.radio(key="theory_quiz_shift").value == "d" and at.text_area(key="theory_answer").value == "my own words"
+    assert [s.value for s in at.success] == [t("theory.quiz.right", "en", why=t("theory.quiz.shift.why", "en"))]
+    at.radio(key="_lang_radio").set_value("zh").run()  # the language switch keeps the open section
+    assert at.button_group(key="theory_section").value == "practice"
+    assert [h.value for h in at.subheader][0] == t("theory.exercise.title", "zh")
+
+
+@pytest.mark.parametrize(("concept", "section"), [("softmax", "attention"), ("weighted_sum", "weighted_sum"),
+                                                  ("vector", "vectors")])
+def test_a_link_to_a_concept_opens_its_section(concept, section):
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
+    at.query_params.update({"lang": "en", "concept": concept, "step": "softmax"})
+    at.switch_page("pages/theory.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.button_group(key="theory_section").value == section
+    assert t(f"theory.{concept}.title", "en") in [h.value for h in at.subheader]
+    open_section(at, "practice")  # the student may go on to another section: the link does not pull back
+    at.run()
+    assert at.button_group(key="theory_section").value == "practice"

@@ -293,20 +293,14 @@ K_CLASS_LINK = "class_link"
 def class_link(url_path: str, page_paths: Iterable[str], fresh: bool = False) -> None:
     """"Link for my class": a popover with the link (copy button) to this page, model and view.
 
-    ``fresh``: the popover is a fragment that reruns when it is opened, so its link holds the
-    view as the URL stands at that moment. The Attention page's step and switches rerun only
-    their own fragments, which write the URL but do not redraw the sidebar. Only one fresh
-    popover per script run (it has a widget key).
+    ``fresh``: opening the popover reruns the page, so its link holds the view as the URL stands
+    at that moment. The Attention page's step and switches rerun only their own fragments, which
+    write the URL but do not redraw the sidebar. (A fragment of its own in the sidebar would rerun
+    less, but Streamlit's frontend can then fail with "Cannot set a node at a delta path" and
+    leave a blank page when the main area changes shape, e.g. on the Theory page's sections.)
+    Only one fresh popover per script run (it has a widget key).
     """
-    if fresh:
-        _fresh_class_link(url_path, tuple(page_paths))
-    else:
-        _class_link_popover(url_path, page_paths, None)
-
-
-@st.fragment
-def _fresh_class_link(url_path: str, page_paths: tuple[str, ...]) -> None:
-    _class_link_popover(url_path, page_paths, K_CLASS_LINK)
+    _class_link_popover(url_path, page_paths, K_CLASS_LINK if fresh else None)
 
 
 def _class_link_popover(url_path: str, page_paths: Iterable[str], key: str | None) -> None:
