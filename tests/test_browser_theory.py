@@ -1,0 +1,37 @@
+"""Browser test of the Theory page's sections: each opens with its own content, the page never
+goes blank, and the browser logs no rendering error while a student moves between sections."""
+
+import pytest
+
+from conftest import assert_no_exception, wait_for_app
+from tinygpt.i18n import t
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 60_000
+#: Section id -> a heading that only that section draws (i18n key).
+HEADINGS = {"vectors": "theory.operations.title", "weighted_sum": "theory.weighted_sum.title",
+            "attention": "theory.matrix.title", "practice": "theory.quiz.title"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_moving_between_sections_draws_each_and_never_blanks_the_page(app_server, browser, lang):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: m.type == "error" and "delta path" in m.text and errors.append(m.text))
+        page.goto(f"{app_server}/theory?lang={lang}")
+        wait_for_app(page)
+        for section in ("weighted_sum", "attention", "practice", "attention", "vectors", "practice"):
+            page.locator(".st-key-theory_section button", has_text=t(f"theory.section.{section}", lang)).click()
+            page.get_by_role("heading", name=t(HEADINGS[section], lang)).wait_for(timeout=TIMEOUT)
+            wait_for_app(page)
+            others = [k for s, k in HEADINGS.items() if s != section]
+            assert all(page.get_by_role("heading", name=t(k, lang)).count() == 0 for k in others), section
+        page.get_by_role("heading", name=t("theory.title", lang)).wait_for(timeout=TIMEOUT)  # the app is still there
+        assert errors == []
+        assert_no_exception(page)
+    finally:
+        context.close()
