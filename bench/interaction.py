@@ -38,7 +38,8 @@ found is printed as ``skipped (control not found)``, not an error.
 - Predict (``/predict``, sampling with temperature): τ slider one notch (``predict_temperature``),
   length slider one notch (``predict_n_new``), next generation step (``predict_next``).
   Targets 0.25 / 0.25 / 0.3 s.
-- Theory (``/theory``): the softmax example's temperature slider one notch (``theory_tau``:
+- Theory (``/theory``, each control in its own section, opened first): the softmax example's
+  temperature slider one notch (``theory_tau``:
   a table, the bar chart and the matrix heatmap depend on it), a quiz answer (the first
   ``theory_quiz_<id>`` radio, alternating the right answer and a wrong one). Targets 0.25 s.
 - Page switches: in a fresh browser session, Train (the root) then clicks on the sidebar links
@@ -396,10 +397,14 @@ def quiz_key_and_answers() -> tuple[str | None, int, int]:
     return None, 1, 0
 
 
-def open_tab_with(page, key: str) -> None:
-    """Open the tab (``st.tabs``, e.g. the Theory page's sections) that holds the control ``key``:
-    the tabs in turn until it is drawn; nothing when it is drawn already or no tab holds it."""
-    tabs = page.get_by_role("tab")
+#: The buttons that open a page's sections (the Theory page's section chooser) or tabs.
+SECTION_BUTTONS = ".st-key-theory_section button, [role='tab']"
+
+
+def open_section_with(page, key: str) -> None:
+    """Open the section (the Theory page's section chooser, or a tab) that holds the control
+    ``key``: each in turn until it is drawn; nothing when it is drawn already or none holds it."""
+    tabs = page.locator(SECTION_BUTTONS)
     for i in range(tabs.count()):
         if page.locator(f".st-key-{key}").count():
             return
@@ -410,12 +415,12 @@ def open_tab_with(page, key: str) -> None:
 
 def theory_part(context, url: str, repeats: int, rows: list[Row]) -> None:
     page = open_page(context, f"{url}/theory?lang=en")
-    open_tab_with(page, "theory_tau")
+    open_section_with(page, "theory_tau")
     run_row(rows, "theory: τ slider one notch", TARGET_CONTROL_S, repeats, page, None,
             lambda k: press_slider(page, "theory_tau")(k))
     key, right, wrong = quiz_key_and_answers()
     if key is not None:
-        open_tab_with(page, key)
+        open_section_with(page, key)
     if key is None or not page.locator(f".st-key-{key}").count():
         found = page.evaluate("""() => { const e = document.querySelector("[class*='st-key-theory_quiz_']");
             return e ? Array.from(e.classList).find(c => c.startsWith('st-key-')).slice(7) : null; }""")
