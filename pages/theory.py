@@ -28,7 +28,8 @@ DEFAULTS = {"theory_a1": 3.0, "theory_a2": 1.0, "theory_b1": 1.0, "theory_b2": 2
 #: with one section's drawing instead of all seven concepts' (most of a first visit's time is the
 #: browser laying out formulas, sliders and charts).
 SECTIONS: dict[str, tuple[str, ...]] = {
-    "vectors": ("definition", "vector", "operations"),
+    "definition": ("definition",),
+    "vectors": ("vector", "operations"),
     "weighted_sum": ("weighted_sum",),
     "attention": ("qkv", "softmax", "matrix"),
     "practice": (),  # the exercise and the quiz
@@ -36,6 +37,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
 SECTION_OF: dict[str, str] = {cid: sid for sid, cids in SECTIONS.items() for cid in cids}
 #: The controls of each section (a lesson link that shows some of them opens the first such section).
 SECTION_CONTROLS: dict[str, tuple[str, ...]] = {
+    "definition": (),
     "vectors": ("theory_a1", "theory_a2", "theory_b1", "theory_b2", "theory_c"),
     "weighted_sum": ("theory_r1", "theory_r2", "theory_r3"),
     "attention": ("theory_q1", "theory_q2", "theory_tau", "theory_scaled", "theory_mask"),
@@ -273,8 +275,9 @@ def open_section(sid: str) -> None:
 
 def show_section(sid: str, axes: dict[str, str]) -> None:
     """The concepts of section ``sid`` with their examples, then a button to the next section."""
-    if sid == "vectors":
+    if sid == "definition":
         concept("definition")
+    elif sid == "vectors":
         concept("vector")
         concept("operations")
         operations_example(axes)
@@ -301,8 +304,7 @@ def show_section(sid: str, axes: dict[str, str]) -> None:
                   icon=":material/arrow_forward:", on_click=open_section, args=(following,))
 
 
-keep_widget_state(KEPT)
-st.session_state.setdefault(K_SECTION, first_section())
+keep_widget_state(KEPT | {K_SECTION: first_section()})  # the open section too, across page switches
 axes = {k: tr(v) for k, v in AXES.items()}
 st.title(tr("theory.title"))
 arrival()

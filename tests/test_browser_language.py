@@ -27,6 +27,7 @@ def test_switching_language_changes_navigation_and_chart_titles_and_survives_nav
     page.goto(f"{app_server}/theory")  # no ?lang=: the page fixture's browser speaks en-US
     wait_for_app(page)
     page.get_by_role("heading", name=t("theory.title", "en")).wait_for(timeout=TIMEOUT)
+    section_button(page, "vectors", "en").click()
     chart_title(page, "theory.ops.chart_title", "en").first.wait_for(timeout=TIMEOUT)
     assert nav_link(page, "nav.theory", "en").count() == 1 and nav_link(page, "nav.predict", "en").count() == 1
     page.wait_for_url(re.compile(r"/theory\?lang=en$"), timeout=TIMEOUT)
@@ -46,7 +47,7 @@ def test_switching_language_changes_navigation_and_chart_titles_and_survives_nav
     assert_no_exception(page)
 
     nav_link(page, "nav.theory", "zh").click()
-    chart_title(page, "theory.ops.chart_title", "zh").first.wait_for(timeout=TIMEOUT)  # the first section
+    chart_title(page, "theory.ops.chart_title", "zh").first.wait_for(timeout=TIMEOUT)  # the section left open
     section_button(page, "attention", "zh").click()  # the section chooser speaks Chinese too
     chart_title(page, "theory.sm.chart_title", "zh").first.wait_for(timeout=TIMEOUT)
     page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)

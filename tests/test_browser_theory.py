@@ -10,7 +10,7 @@ pytestmark = pytest.mark.browser
 
 TIMEOUT = 60_000
 #: Section id -> a heading that only that section draws (i18n key).
-HEADINGS = {"vectors": "theory.operations.title", "weighted_sum": "theory.weighted_sum.title",
+HEADINGS = {"definition": "theory.definition.title", "vectors": "theory.operations.title", "weighted_sum": "theory.weighted_sum.title",
             "attention": "theory.matrix.title", "practice": "theory.quiz.title"}
 
 
@@ -24,7 +24,7 @@ def test_moving_between_sections_draws_each_and_never_blanks_the_page(app_server
         page.on("console", lambda m: m.type == "error" and "delta path" in m.text and errors.append(m.text))
         page.goto(f"{app_server}/theory?lang={lang}")
         wait_for_app(page)
-        for section in ("weighted_sum", "attention", "practice", "attention", "vectors", "practice"):
+        for section in ("vectors", "weighted_sum", "attention", "practice", "definition", "attention", "practice"):
             page.locator(".st-key-theory_section button", has_text=t(f"theory.section.{section}", lang)).click()
             page.get_by_role("heading", name=t(HEADINGS[section], lang)).wait_for(timeout=TIMEOUT)
             wait_for_app(page)

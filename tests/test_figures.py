@@ -172,7 +172,7 @@ def test_every_chart_has_png_and_svg_downloads_in_the_pages_language(page, lang,
     at = open_page(page, lang)
     buttons = {b.key: b for b in at.get("download_button")}
     if page == "theory":  # the page draws one section at a time: every section's charts
-        for section in ("weighted_sum", "attention"):
+        for section in ("vectors", "weighted_sum", "attention"):
             at.button_group(key="theory_section").set_value(section).run()
             buttons |= {b.key: b for b in at.get("download_button")}
     for key in PAGE_BUTTONS[page]:

@@ -154,7 +154,7 @@ def softmax_table(at: AppTest, lang: str = "en"):
 
 
 def test_page_computes_dot_product_and_softmax_live():
-    at = theory_page()
+    at = theory_page(section="vectors")
     for key, value in {"theory_a1": 1.0, "theory_a2": 2.0, "theory_b1": 3.0, "theory_b2": 4.0, "theory_c": 2.0}.items():
         at.slider(key=key).set_value(value)
     at.run()
@@ -213,7 +213,7 @@ def test_page_matrix_form_mask_zeroes_the_future():
 def test_page_links_every_concept_to_its_attention_step():
     at = theory_page()
     links = []
-    for section in ("vectors", "weighted_sum", "attention"):
+    for section in ("definition", "vectors", "weighted_sum", "attention"):
         links += open_section(at, section).get("page_link")
     expected = [s for c in theory.CONCEPTS for s in c.steps]
     assert [parse_qs(p.proto.query_string)["step"][0] for p in links] == expected
@@ -265,10 +265,12 @@ def test_a_link_from_a_step_names_its_section_links_back_and_anchors_it(lang):
 
 def test_the_page_draws_one_section_at_a_time_and_the_next_button_opens_the_following_one():
     at = theory_page()
-    assert at.button_group(key="theory_section").value == "vectors"
-    assert [h.value for h in at.subheader] == [t(f"theory.{c}.title", "en") for c in ("definition", "vector", "operations")]
-    assert "theory_tau" not in {s.key for s in at.slider}
-    assert len(at.get("vega_lite_chart")) == 1  # only this section's chart is built
+    assert at.button_group(key="theory_section").value == "definition"
+    assert [h.value for h in at.subheader] == [t("theory.definition.title", "en")]
+    assert not at.slider and not at.get("vega_lite_chart")  # only this section's text and formula are built
+    at.button(key="theory_next_definition").click().run()
+    assert [h.value for h in at.subheader] == [t(f"theory.{c}.title", "en") for c in ("vector", "operations")]
+    assert "theory_tau" not in {s.key for s in at.slider} and len(at.get("vega_lite_chart")) == 1
     at.button(key="theory_next_vectors").click().run()
     assert at.button_group(key="theory_section").value == "weighted_sum"
     assert [h.value for h in at.subheader] == [t("theory.weighted_sum.title", "en")]
@@ -297,7 +299,7 @@ def test_a_sections_values_and_answers_are_kept_while_another_section_is_open():
 
 
 @pytest.mark.parametrize(("concept", "section"), [("softmax", "attention"), ("weighted_sum", "weighted_sum"),
-                                                  ("vector", "vectors")])
+                                                  ("vector", "vectors"), ("definition", "definition")])
 def test_a_link_to_a_concept_opens_its_section(concept, section):
     at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
     at.query_params.update({"lang": "en", "concept": concept, "step": "softmax"})
