@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import assert_no_exception, wait_for_app
-from test_browser_smoke import MAX_SCREENSHOT_HEIGHT, PAGES, WHOLE_PAGE_JS
+from test_browser_smoke import EXTRA_QUERY, MAX_SCREENSHOT_HEIGHT, PAGES, WHOLE_PAGE_JS
 from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -46,7 +46,7 @@ def test_every_page_asks_only_the_app_server(app_server, page, path, lang):
     page.on("websocket", lambda ws: requests.append(ws.url))
 
     title, _ = PAGES[path]
-    page.goto(f"{app_server}/{path}?lang={lang}")
+    page.goto(f"{app_server}/{path}?lang={lang}{EXTRA_QUERY.get(path, '')}")
     page.get_by_role("heading", name=t(title, lang)).first.wait_for(timeout=TIMEOUT)
     wait_for_app(page, TIMEOUT)
     assert_no_exception(page)
