@@ -7,7 +7,7 @@ from tinygpt.attention import STEP_IDS, future_mask, step_by_id
 from tinygpt.theory import (
     CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
 )
-from tinygpt.ui.common import keep_radio_choice, keep_widget_state
+from tinygpt.ui.common import keep_radio_choice, remember_value, restore_widget_values, set_kept_value
 from tinygpt.ui.figures import figure_downloads, figure_spec
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
@@ -44,20 +44,22 @@ SECTION_CONTROLS: dict[str, tuple[str, ...]] = {
     "practice": ("theory_answer", "theory_show_answer") + tuple(f"theory_quiz_{q}" for q in QUIZ),
 }
 K_SECTION = "theory_section"  # the section chooser: its value is the open section's id
-#: Every control's starting value, kept while its section is closed (tinygpt.ui.common.keep_widget_state).
+#: Every control's starting value, kept while its section is closed (tinygpt.ui.common.restore_widget_values).
 KEPT = DEFAULTS | {"theory_answer": ""} | {f"theory_quiz_{q}": None for q in QUIZ}
 
 
 def slider(where, key: str, label: str, lo: float, hi: float, step: float, **kwargs) -> float:
     """A keyed slider starting at its DEFAULTS value (through :data:`KEPT`), or that value when
     the lesson hides it."""
-    return control(key, lambda: where.slider(label, lo, hi, step=step, key=key, **kwargs), DEFAULTS[key])
+    return control(key, lambda: where.slider(label, lo, hi, step=step, key=key, on_change=remember_value, args=(key,),
+                                             **kwargs), DEFAULTS[key])
 
 
 def toggle(key: str, label: str, help_text: str | None = None) -> bool:
     """A keyed toggle starting at its DEFAULTS value (through :data:`KEPT`), or that value when
     the lesson hides it."""
-    return control(key, lambda: st.toggle(label, help=help_text, key=key), DEFAULTS[key])
+    return control(key, lambda: st.toggle(label, help=help_text, key=key, on_change=remember_value, args=(key,)),
+                   DEFAULTS[key])
 
 
 def vector_sliders(where, name: str, keys: tuple[str, str], lo: float, hi: float, step: float) -> tuple[float, float]:
@@ -93,7 +95,7 @@ def arrival() -> None:
     anchor = concept_anchor(cid)
     first_time = st.session_state.get("_theory_scrolled_to") != (cid, sid)
     if first_time:  # the link opens the concept's section (the student may open another later)
-        st.session_state[K_SECTION] = SECTION_OF[cid]
+        set_kept_value(K_SECTION, SECTION_OF[cid])
     if sid in STEP_IDS:
         step = step_by_id(sid)
         name = tr(f"step.{sid}.name")
@@ -238,7 +240,7 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
 def own_answer() -> None:
     """The open question: the student's answer and the model answer."""
     if visible("theory_answer"):
-        st.text_area(tr("theory.exercise.yours"), key="theory_answer")
+        st.text_area(tr("theory.exercise.yours"), key="theory_answer", on_change=remember_value, args=("theory_answer",))
     if toggle("theory_show_answer", tr("theory.exercise.show")):
         st.info(tr("theory.exercise.answer"))
 
@@ -248,7 +250,9 @@ def quiz_question(qid: str, right_answer: str) -> None:
     """One quiz question; its verdict and reason appear under it once answered."""
     labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
     keep_radio_choice(f"theory_quiz_{qid}")
-    choice = st.radio(tr(f"theory.quiz.{qid}.q"), list(labels), index=None, format_func=labels.get, key=f"theory_quiz_{qid}")
+    key = f"theory_quiz_{qid}"
+    choice = st.radio(tr(f"theory.quiz.{qid}.q"), list(labels), index=None, format_func=labels.get, key=key,
+                      on_change=remember_value, args=(key,))
     if choice is not None:
         why = tr(f"theory.quiz.{qid}.why")
         (st.success if choice == right_answer else st.warning)(tr("theory.quiz.right" if choice == right_answer else "theory.quiz.wrong", why=why))
@@ -269,7 +273,7 @@ def section_label(sid: str) -> str:
 def open_section(sid: str) -> None:
     """Open section ``sid`` on the next run and scroll to the section chooser (the "next section"
     button at the foot of a section)."""
-    st.session_state[K_SECTION] = sid
+    set_kept_value(K_SECTION, sid)
     st.session_state["_theory_scroll"] = "theory-sections"
 
 
@@ -304,7 +308,7 @@ def show_section(sid: str, axes: dict[str, str]) -> None:
                   icon=":material/arrow_forward:", on_click=open_section, args=(following,))
 
 
-keep_widget_state(KEPT | {K_SECTION: first_section()})  # the open section too, across page switches
+restore_widget_values(KEPT | {K_SECTION: first_section()})  # the open section too, across page switches
 axes = {k: tr(v) for k, v in AXES.items()}
 st.title(tr("theory.title"))
 arrival()
@@ -312,6 +316,7 @@ st.markdown(tr("theory.intro"))
 labels = {sid: section_label(sid) for sid in SECTIONS}  # format_func must not read the session
 st.html('<div id="theory-sections"></div>', width="content")
 section = st.segmented_control(tr("theory.sections"), list(SECTIONS), format_func=labels.get, key=K_SECTION,
+                               on_change=remember_value, args=(K_SECTION,),
                                required=True, width="stretch")
 show_section(section or first_section(), axes)  # only the open section is built and drawn
 if (anchor := st.session_state.pop("_theory_scroll", None)) is not None:

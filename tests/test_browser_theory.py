@@ -35,3 +35,31 @@ def test_moving_between_sections_draws_each_and_never_blanks_the_page(app_server
         assert_no_exception(page)
     finally:
         context.close()
+
+
+def test_a_value_changed_in_a_section_is_kept_after_another_section_and_another_page(app_server, page):
+    """The toggle and the slider rerun only their example (a fragment); the values must still come
+    back after the section is closed and after a page switch."""
+    page.goto(f"{app_server}/theory?lang=en")
+    wait_for_app(page)
+    page.locator(".st-key-theory_section button", has_text=t("theory.section.attention", "en")).click()
+    scaled = page.locator(".st-key-theory_scaled input").first
+    scaled.wait_for(state="attached", timeout=TIMEOUT)
+    assert not scaled.is_checked()
+    page.locator(".st-key-theory_scaled label").first.click()
+    wait_for_app(page)
+    page.wait_for_timeout(500)
+    assert scaled.is_checked()
+    for section in ("practice", "attention"):
+        page.locator(".st-key-theory_section button", has_text=t(f"theory.section.{section}", "en")).click()
+        page.get_by_role("heading", name=t(HEADINGS[section], "en")).wait_for(timeout=TIMEOUT)
+        wait_for_app(page)
+    assert page.locator(".st-key-theory_scaled input").first.is_checked()
+    page.locator("[data-testid='stSidebarNav'] a[href$='/predict']").first.click()
+    page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=TIMEOUT)
+    wait_for_app(page)
+    page.locator("[data-testid='stSidebarNav'] a[href$='/theory']").first.click()
+    page.get_by_role("heading", name=t(HEADINGS["attention"], "en")).wait_for(timeout=TIMEOUT)  # the same section
+    wait_for_app(page)
+    assert page.locator(".st-key-theory_scaled input").first.is_checked()
+    assert_no_exception(page)

@@ -57,6 +57,35 @@ def keep_widget_state(defaults: dict[str, object]) -> None:
         st.session_state[shadow] = st.session_state[key]
 
 
+def restore_widget_values(defaults: dict[str, object]) -> None:
+    """Set each keyed widget's value from its shadow copy (``_keep.<key>``), or its default, at
+    the top of every full run: for widgets drawn only part of the time (a page section that is
+    closed) and changed inside fragments.
+
+    :func:`keep_widget_state` restores a value only when Streamlit has dropped it; a widget
+    changed by a fragment's rerun and then not drawn can come back with its old value instead,
+    and the top of the page, which copies values to the shadows, does not run on a fragment's
+    rerun. Here the shadow is written by the widget's own callback (:func:`remember_value`,
+    ``on_change=remember_value, args=(key,)``), which runs on fragment reruns too, and is always
+    the value the widget gets. Create the widgets with ``key=`` and no ``value=``.
+    """
+    for key, default in defaults.items():
+        st.session_state[key] = st.session_state.get(f"_keep.{key}", default)
+
+
+def remember_value(key: str) -> None:
+    """``on_change`` callback of a widget kept by :func:`restore_widget_values`: copy its new
+    value to its shadow."""
+    st.session_state[f"_keep.{key}"] = st.session_state.get(key)
+
+
+def set_kept_value(key: str, value: object) -> None:
+    """Set a widget kept by :func:`restore_widget_values` from code (a button, a link): its value
+    and its shadow."""
+    st.session_state[key] = value
+    st.session_state[f"_keep.{key}"] = value
+
+
 def keep_radio_choice(key: str) -> None:
     """Send a keyed radio's choice to the browser again on this run; call just before the radio.
 

@@ -33,7 +33,8 @@ PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
 #: like Streamlit's own, aligns its numbers on the right, keeps each cell on one line and scrolls
 #: inside its box (sideways when wider than the screen, down under a header that stays in view);
 #: a highlighted row is a light tint of ``charts.CHANGED_COLOR``; a chart wider than the screen
-#: scrolls inside its own box, not the whole page.
+#: scrolls inside its own box, not the whole page; a Theory section scrolled to stops below the
+#: phone's header.
 NARROW_SCREEN_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; }
 .tg-table { overflow: auto; max-width: 100%; border: 1px solid rgba(49, 51, 63, 0.1); border-radius: 0.5rem; }
@@ -45,6 +46,7 @@ NARROW_SCREEN_CSS = """<style>
 .tg-table .n { text-align: right; font-variant-numeric: tabular-nums; }
 .tg-table tr.hl > * { background: #fbe3b3; }
 [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
+#theory-sections, [id^="concept-"] { scroll-margin-top: 4rem; }
 @media (max-width: 640px) { .katex-display { font-size: 0.85em; } }
 </style>"""
 
