@@ -7,7 +7,7 @@ from tinygpt.attention import STEP_IDS, future_mask, step_by_id
 from tinygpt.theory import (
     CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
 )
-from tinygpt.ui.common import keep_radio_choice, remember_value, restore_widget_values, set_kept_value
+from tinygpt.ui.common import remember_value, restore_widget_values, set_kept_value
 from tinygpt.ui.figures import figure_downloads, figure_spec
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
@@ -249,8 +249,8 @@ def own_answer() -> None:
 def quiz_question(qid: str, right_answer: str) -> None:
     """One quiz question; its verdict and reason appear under it once answered."""
     labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
-    keep_radio_choice(f"theory_quiz_{qid}")
-    key = f"theory_quiz_{qid}"
+    key = f"theory_quiz_{qid}"  # its choice is written back on every full run (restore_widget_values), so
+    # after a language switch the browser gets it with the new labels
     choice = st.radio(tr(f"theory.quiz.{qid}.q"), list(labels), index=None, format_func=labels.get, key=key,
                       on_change=remember_value, args=(key,))
     if choice is not None:
@@ -266,7 +266,7 @@ def first_section() -> str:
 
 
 def section_label(sid: str) -> str:
-    """A section's tab label in the session's language."""
+    """A section's label in the section chooser, in the session's language."""
     return tr(f"theory.section.{sid}")
 
 
