@@ -61,8 +61,9 @@ def test_the_class_link_holds_the_step_and_switches_set_after_the_last_full_run(
     try:
         page.goto(f"{app_server}/attention?lang=en&step=projection")
         wait_for_app(page, 240_000)
-        for _ in range(5):  # projection → split heads → scores → scale → mask → softmax
+        for step in ("split_heads", "scores", "scale", "mask", "softmax"):  # one step on from projection each time
             page.locator(".st-key-attn_next button").click()
+            expect(page).to_have_url(re.compile(rf"step={step}(&|$)"), timeout=30_000)  # this step is shown
             wait_for_app(page)
         page.locator(".st-key-attn_mask label").first.click()  # the causal mask off
         expect(page).to_have_url(re.compile(r"step=softmax.*mask=0"), timeout=30_000)  # the fragments wrote the URL
