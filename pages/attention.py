@@ -1,6 +1,7 @@
 """Attention page: the steps of attention in one layer and head with the real numbers, and what-if switches."""
 
 import math
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -9,7 +10,7 @@ from tinygpt.charts import position_labels
 from tinygpt.generate import crop_context
 from tinygpt.ui import attention_view as view
 from tinygpt.ui import experiments_view
-from tinygpt.ui.common import model_banner, show_error
+from tinygpt.ui.common import model_banner, restore_widget_values, show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control
 from tinygpt.ui.models import attention_trace
@@ -23,6 +24,7 @@ st.markdown(tr("attn.intro"))
 tm = model_banner(choose="attn")  # with the model choice (textbook / context / own)
 view.follow_model(tm)  # the switches it was trained with; a new model's own text
 cfg = tm.gpt_cfg
+restore_widget_values({view.K_PART: view.first_part()})  # the open part, across page switches
 for message in view.load_url(cfg.n_layers, cfg.n_heads):
     st.warning(message)
 view.set_defaults(tm.text[: cfg.max_len], math.sqrt(cfg.d_head))
@@ -53,17 +55,18 @@ causal = future_mask(len(text))  # (T, T)
 
 @st.fragment
 def what_if_part() -> None:
-    """The switches and everything they change: the steps, the prediction at every position, and
-    this layer's heads. A fragment: a switch (τ, the mask, the scaling, a score edit, …) reruns
-    this part only, not the page's model choice, text and layer widgets, nor the sections below
-    it (which heads matter, the logit lens, the layers' α grid, the training snapshots), which no
-    switch changes."""
+    """The switches, the part chooser and the one part drawn (:data:`view.PARTS`: the steps, the
+    prediction at every position, heads and layers, training). A fragment: a switch (τ, the mask,
+    the scaling, a score edit, …) or another part reruns this only, not the page's model choice,
+    text and layer widgets."""
     mask_on, scaling, divisor, temperature, heads_off, uniform = view.switch_panel(cfg, layer, head)
+    edits = view.score_editor(base, layer, head, labels) if base is not None else ()
+    part = view.part_chooser()
 
     def url_for(step: str) -> dict[str, str]:
         """The query parameters of this view showing ``step``."""
         return view.url_values(text_in, layer, head, step, mask_on, scaling,
-                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform, guess)
+                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform, guess, part)
 
     view.write_url(url_for(st.session_state.get(view.K_STEP, STEP_IDS[0])))
     if not text_in:
@@ -77,18 +80,41 @@ def what_if_part() -> None:
         show_error(unknown)
         return
 
-    step_box = st.container()
-    edits = view.score_editor(base, layer, head, labels)
     switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits,
                         uniform_heads=view.uniform_heads(uniform, head, cfg.n_heads),
                         heads_off=tuple(sorted(heads_off)))
+    if part == "steps":
+        steps_part(switches, url_for)
+    elif part == "prediction":
+        st.subheader(tr("attn.pred_header"))
+        view.show_prediction(tm, text, layer, switches)
+        experiments_view.show_effects(tm, text, layer, switches, labels)
+        if not guess:  # with the guess on, the α grids would give the answers away
+            trace = view.what_if(base, switches)
+            view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)],
+                                 labels, causal if mask_on else None, header=tr("attn.heads_header", layer=layer),
+                                 key=view.K_HEADS_GRID)
+    elif part == "model":
+        experiments_view.show_model_experiments(tm, text, labels)
+        if not guess:
+            view.show_alpha_grid(view.cached_walk(tm, text).alphas[:, head],
+                                 [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, causal,
+                                 header=tr("attn.layers_header", head=head), key=view.K_LAYERS_GRID,
+                                 caption=tr("attn.layers_caption"))
+    else:
+        view.show_snapshots(tm, layer, head)
+
+
+def steps_part(switches: Switches, url_for: Callable[[str], dict[str, str]]) -> None:
+    """The step navigation and the chosen step, its checks, and a line counting the predictions
+    the switches change (with a button to the prediction part)."""
     trace = view.what_if(base, switches)
-    future = causal if mask_on else None
+    future = causal if switches.causal_mask else None
 
     @st.fragment
     def step_part() -> None:
         """The step navigation and the chosen step. A fragment: a move to another step (and the
-        step's own controls) reruns only this part, not the model's whole prediction below."""
+        step's own controls) reruns only this part."""
         chosen = view.step_nav(step_labels)  # view.INPUT or a step id
         view.write_url(url_for(chosen))
         if not switches.is_default:
@@ -107,24 +133,9 @@ def what_if_part() -> None:
             with st.container(border=True):
                 view.show_checks(tm, text, base, trace, head)
 
-    with step_box:
-        step_part()
-
-    st.subheader(tr("attn.pred_header"))
-    view.show_prediction(tm, text, layer, switches)
-    experiments_view.show_effects(tm, text, layer, switches, labels)
-    if not guess:  # with the guess on, the α grids would give the answers away
-        view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)],
-                             labels, future, header=tr("attn.heads_header", layer=layer), key=view.K_HEADS_GRID)
+    step_part()
+    fx = view.whatif_effects(tm, text, layer, switches)
+    view.effects_note(fx.n_changed, len(text), layer, switches.is_default)
 
 
 what_if_part()
-if base is None:
-    st.stop()
-experiments_view.show_model_experiments(tm, text, labels)
-if not guess:
-    view.show_alpha_grid(view.cached_walk(tm, text).alphas[:, head], [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)],
-                         labels, causal, header=tr("attn.layers_header", head=head), key=view.K_LAYERS_GRID,
-                         caption=tr("attn.layers_caption"))
-
-view.show_snapshots(tm, layer, head)

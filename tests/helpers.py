@@ -127,12 +127,14 @@ class _TableParser(HTMLParser):
 
 def tables(at) -> list:
     """Every table of the page's main area in page order: static ones (HTML tables, read back as
-    :class:`StaticTable`) and grids (``st.dataframe``, ``st.data_editor``) alike, as
-    ``tinygpt.ui.tables.show_table`` picks one kind or the other by size. Each has ``.value``, the
-    DataFrame of its values."""
+    :class:`StaticTable`) and grids (``st.dataframe``) alike, as ``tinygpt.ui.tables.show_table``
+    picks one kind or the other by size; not the score editor (``st.data_editor``, read through
+    ``at.data_editor``). Each has ``.value``, the DataFrame of its values."""
     found = []
     for node in at.main:
         kind = getattr(node, "type", None)
+        if kind == "dataframe" and node.proto.editing_mode:  # an st.data_editor
+            continue
         if kind in ("dataframe", "table"):
             found.append(node)
         elif kind == "html" and f'class="{TABLE_CLASS}"' in node.value:

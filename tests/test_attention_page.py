@@ -40,6 +40,13 @@ def open_attention(lang: str = "en", own_model=None, **params: str) -> AppTest:
     return open_page("attention", lang, own_model, **params)
 
 
+def open_part(at: AppTest, part: str) -> AppTest:
+    """Choose ``part`` of the page (one of ``view.PARTS``) as a student does, in the part chooser."""
+    at.button_group(key=view.K_PART).set_value(part).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def rerun(at: AppTest, **state) -> AppTest:
     for key, value in state.items():
         at.session_state[key] = value
@@ -172,7 +179,7 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
 
 
 def test_whole_model_prediction_with_switches_matches_the_model_run_with_them():
-    at = open_attention(step="softmax")
+    at = open_attention(step="softmax", part="prediction")
     own_p = prediction(at)
     at.toggle(key=view.K_MASK).set_value(False).run()
     frame = prediction(at)
@@ -267,35 +274,41 @@ def test_text_longer_than_max_len_is_cropped_with_a_notice_and_repeats_keep_thei
     at = open_attention(step="softmax")
     at.text_input(key=view.K_TEXT).set_value("你好世界" * 33).run()  # 132 > max_len 128
     assert at.info[0].value == t("attn.cropped", "en", n=132, max_len=128)
-    # the next character's table only: 128 × 128 scores and 128 positions' effects are grids drawn when opened
-    assert [list(d.value.columns) for d in tables(at)] == [list(prediction(at).columns)]
-    labels = [e.label for e in at.expander]
-    assert t("attn.exp.table_on_demand", "en", T=128) in labels
-    assert t("attn.table_on_demand", "en", rows=128, cols=128) in labels
-    rerun(at, **{view.K_TABLE_OPEN: True, xv.K_EFFECTS_TABLE: True})
+    # no table: 128 × 128 scores are a grid drawn when opened
+    assert tables(at) == []
+    assert t("attn.table_on_demand", "en", rows=128, cols=128) in [e.label for e in at.expander]
+    rerun(at, **{view.K_TABLE_OPEN: True})
     assert alpha(at).shape == (128, 128)
+    open_part(at, "prediction")  # the next character's table; 128 positions' effects are a grid drawn when opened
+    assert [list(d.value.columns) for d in tables(at)] == [list(prediction(at).columns)]
+    assert t("attn.exp.table_on_demand", "en", T=128) in [e.label for e in at.expander]
+    rerun(at, **{xv.K_EFFECTS_TABLE: True})
     assert len(tables(at)[-1].value) == 128  # the effects of every position
+    open_part(at, "steps")
+    assert alpha(at).shape == (128, 128)  # the step's grid is still open: the closed part kept its state
     at.text_input(key=view.K_TEXT).set_value("你好你好").run()
     frame = table(at)
     assert list(frame.index) == ["0 你", "1 好", "2 你", "3 好"] and list(frame.columns) == list(frame.index)
     assert frame.shape == (4, 4) and frame.iloc[1, 1] != frame.iloc[3, 3]
 
 
-def test_training_snapshots_get_a_slider_and_a_model_without_them_shows_nothing():
+def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
     tm = small_model()
     T = 4
     snaps = {step: torch.softmax(torch.randn(SMALL.n_layers, SMALL.n_heads, T, T).masked_fill(
         future_mask(T), float("-inf")), -1) for step in (1, 50, 300)}
     with_snaps = replace(tm, snapshots=snaps, uid="snapshots-test")
-    at = open_attention(own_model=with_snaps)
+    at = open_attention(own_model=with_snaps, part="training")
     assert at.select_slider(key="attn_snapshot").options == ["1", "50", "300"]
-    charts = len(at.get("vega_lite_chart"))
+    assert len(at.get("vega_lite_chart")) == 1
     at.select_slider(key="attn_snapshot").set_value(50).run()
     assert any(c.value == t("attn.snap_caption", "en", text="你好世界", step=50, layer=0, head=0) for c in at.caption)
-    without = open_attention(own_model=replace(tm, snapshots={}, uid="no-snapshots-test"))
+    assert all(s.key != "attn_snapshot" for s in open_part(at, "steps").select_slider)  # only the open part is drawn
+    assert open_part(at, "training").select_slider(key="attn_snapshot").value == 50  # kept while the part was closed
+    without = open_attention(own_model=replace(tm, snapshots={}, uid="no-snapshots-test"), part="training")
     assert not without.get("select_slider") or all(s.key != "attn_snapshot" for s in without.select_slider)
-    assert len(without.get("vega_lite_chart")) == charts - 1
-    assert t("attn.snap_header", "en") not in [h.value for h in without.subheader]
+    assert len(without.get("vega_lite_chart")) == 0
+    assert [i.value for i in without.info] == [t("attn.snap_none", "en")]
 
 
 # ---------------------------------------------------------------- helpers behind the page (small model)
@@ -355,9 +368,14 @@ def test_parse_url_accepts_the_documented_values_and_refuses_the_rest():
                                        "scale": "2.5", "tau": "0.7"}, n_layers=2, n_heads=4)
     assert problems == []
     assert values == {view.K_TEXT: "你", view.K_LAYER: 1, view.K_HEAD: 0, view.K_STEP: "softmax", view.K_MASK: False,
-                      view.K_SCALING: "custom", view.K_DIVISOR: 2.5, view.K_TAU: 0.7}
-    values, problems = view.parse_url({"layer": "2", "head": "x", "step": "10", "scale": "inf", "tau": "1e9"}, 2, 4)
-    assert [p for p, _ in problems] == ["layer", "head", "step", "scale", "tau"]
+                      view.K_SCALING: "custom", view.K_DIVISOR: 2.5, view.K_TAU: 0.7, view.K_PART: "steps"}
+    assert view.parse_url({"part": "Model"}, 2, 4) == ({view.K_PART: "model"}, [])
+    assert view.url_values("你", 0, 0, "mask", True, "sqrt", 8.0, 1.0, part="training")["part"] == "training"
+    assert "part" not in view.url_values("你", 0, 0, "mask", True, "sqrt", 8.0, 1.0, part="steps")
+    values, problems = view.parse_url({"layer": "2", "head": "x", "step": "10", "scale": "inf", "tau": "1e9",
+                                       "part": "lens"}, 2, 4)
+    assert [p for p, _ in problems] == ["layer", "head", "step", "scale", "tau", "part"]
+    assert values[view.K_PART] == "steps"
     assert values[view.K_LAYER] == 0 and values[view.K_STEP] == STEP_IDS[0] and values[view.K_TAU] == 1.0
     values, problems = view.parse_url({"tau": "0.101"}, 2, 4)  # within 1 % of a slider value: no message
     assert values[view.K_TAU] == 0.1 and problems == []

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from bench.experiments import changes
 from helpers import SMALL, small_model, tables
-from test_attention_page import markdown, open_attention, rerun
+from test_attention_page import markdown, open_attention, open_part, rerun
 from tinygpt.attention import Switches
 from tinygpt.charts import effects_chart, effects_spec, labelled_heatmap, labelled_heatmap_spec, position_labels, vega_spec
 from tinygpt.examples import EXAMPLES
@@ -57,7 +57,7 @@ def marked(at: AppTest, lang: str = "en") -> list[int]:
 
 
 def test_head_1_of_layer_0_off_marks_the_changed_positions_and_the_headline_counts_them(context_tm):
-    at = open_attention(own_model=context_tm)
+    at = open_attention(own_model=context_tm, part="prediction")
     assert at.markdown and t("attn.exp.headline_default", "en") in markdown(at)
     at.multiselect(key=view.K_HEADS_OFF).set_value([1]).run()
     assert not at.exception
@@ -70,19 +70,26 @@ def test_head_1_of_layer_0_off_marks_the_changed_positions_and_the_headline_coun
     assert list(frame[t("attn.pred_pos", "en")]) == position_labels(CONTEXT.display)
     assert np.allclose(frame[t("attn.exp.dp", "en")].to_numpy(), fx.delta_own.numpy(), atol=1e-8)
     assert effects_table(at).highlighted == rows  # a changed row is drawn highlighted, and only those
-    assert at.query_params["off"] == "1"
+    assert at.query_params["off"] == "1" and at.query_params["part"] == "prediction"
+    open_part(at, "steps")  # the steps say where the switch acts, and count the changed predictions
     assert any(c.value == t("attn.whatif_note", "en", step=7) for c in at.caption)  # weighted_sum reads heads_off
+    assert t("attn.effects_note", "en", n=len(rows), T=15, layer=0) in markdown(at)
+    assert "part" not in at.query_params
+    at.button(key="attn_see_prediction").click().run()  # and its button opens the prediction again
+    assert at.button_group(key=view.K_PART).value == "prediction" and marked(at) == rows
 
 
 def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experiments_finds(context_tm):
     at = open_attention(own_model=context_tm)
     at.radio(key=view.K_UNIFORM).set_value("layer").run()
+    assert any(c.value == t("attn.whatif_note", "en", step=6) for c in at.caption)  # softmax reads uniform_heads
+    assert t("attn.check_sdpa_uniform", "en") in markdown(at)
+    assert t("attn.effects_note", "en", n=8, T=15, layer=0) in markdown(at)
+    open_part(at, "prediction")
     assert marked(at) == UNIFORM_LAYER0_CHANGES
     assert changes(context_tm, CONTEXT.display, {0: Switches(uniform_heads=(0, 1))})[0] == UNIFORM_LAYER0_CHANGES
     assert t("attn.exp.headline", "en", n=8, T=15, layer=0) in markdown(at)
     assert at.query_params["uniform"] == "layer"
-    assert any(c.value == t("attn.whatif_note", "en", step=6) for c in at.caption)  # softmax reads uniform_heads
-    assert t("attn.check_sdpa_uniform", "en") in markdown(at)
     # "this head" follows the chosen head
     rerun(at, **{view.K_UNIFORM: "head", view.K_HEAD: 1})
     fx = position_effects(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None], {0: Switches(uniform_heads=(1,))})
@@ -97,7 +104,7 @@ def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experi
 
 
 def test_a_switch_that_changes_nothing_on_the_context_example_says_why_without_offering_it_again(context_tm):
-    at = open_attention(own_model=context_tm, tau="0.01")
+    at = open_attention(own_model=context_tm, tau="0.01", part="prediction")
     assert marked(at) == []
     text = markdown(at)
     assert t("attn.exp.why_header", "en") in text
@@ -106,7 +113,7 @@ def test_a_switch_that_changes_nothing_on_the_context_example_says_why_without_o
 
 
 def test_mask_off_changes_earlier_positions_and_says_why_the_last_one_cannot(context_tm):
-    at = open_attention(own_model=context_tm, mask="0")
+    at = open_attention(own_model=context_tm, mask="0", part="prediction")
     rows = marked(at)
     assert rows == [1, 2, 3, 6, 9, 10] and 14 not in rows
     labels = position_labels(CONTEXT.display)
@@ -118,7 +125,7 @@ def test_mask_off_changes_earlier_positions_and_says_why_the_last_one_cannot(con
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_on_the_textbook_model_nothing_changes_and_the_page_says_why(lang):
-    at = open_attention(lang, mask="0", layer="5")
+    at = open_attention(lang, mask="0", layer="5", part="prediction")
     assert marked(at, lang) == []
     assert t("attn.exp.headline", lang, n=0, T=4, layer=5) in markdown(at)
     text = markdown(at)
@@ -151,7 +158,7 @@ def test_unchanged_reasons_come_from_the_models_numbers():
 
 
 def test_the_heads_table_is_head_importance_and_the_sentence_names_head_1_of_layer_0(context_tm):
-    at = open_attention(own_model=context_tm)
+    at = open_attention(own_model=context_tm, part="model")
     frame = table_with(at, t("attn.exp.col_dp", "en"))
     hi = head_importance(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None])
     assert frame[t("attn.exp.col_changed", "en", T=15)].tolist() == hi.changed.reshape(-1).tolist()
@@ -164,9 +171,9 @@ def test_the_heads_table_is_head_importance_and_the_sentence_names_head_1_of_lay
 
 
 def test_which_heads_matter_starts_closed_when_its_walks_would_be_slow():
-    quick = open_attention()  # the seed model on 4 characters: 48 walks, open
+    quick = open_attention(part="model")  # the seed model on 4 characters: 48 walks, open
     assert t("attn.exp.heads_none", "en", dp=0.0, head=0, layer=0).split(";")[0] in markdown(quick)
-    slow = open_attention(text="你好世界" * 32)  # on 128 characters: closed, nothing computed
+    slow = open_attention(text="你好世界" * 32, part="model")  # on 128 characters: closed, nothing computed
     assert any(e.label == t("attn.exp.heads_header", "en") for e in slow.expander)
     assert t("attn.exp.heads_caption", "en") not in [c.value for c in slow.caption]
     rerun(slow, **{xv.K_HEADS: True})
@@ -174,7 +181,7 @@ def test_which_heads_matter_starts_closed_when_its_walks_would_be_slow():
 
 
 def test_the_logit_lens_is_drawn_when_opened_and_its_last_row_is_the_models_own_prediction(context_tm):
-    at = open_attention("zh", own_model=context_tm)
+    at = open_attention("zh", own_model=context_tm, part="model")
     lens_header = t("attn.exp.lens_header", "zh")
     assert any(e.label == lens_header for e in at.expander)
     assert t("attn.exp.lens_intro", "zh") not in markdown(at)  # closed: nothing computed or drawn
@@ -279,7 +286,7 @@ def test_the_fast_experiment_specs_draw_what_the_altair_charts_draw():
 
 
 def test_every_probability_in_the_effects_and_prediction_tables_is_written_one_way(context_tm):
-    at = open_attention(own_model=context_tm, mask="0")
+    at = open_attention(own_model=context_tm, mask="0", part="prediction")
     ids = context_tm.vocab.encode(CONTEXT.display)[None]
     fx = position_effects(context_tm.model, ids, {0: Switches(causal_mask=False)})
 

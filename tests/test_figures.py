@@ -171,9 +171,13 @@ def open_page(page: str, lang: str) -> AppTest:
 def test_every_chart_has_png_and_svg_downloads_in_the_pages_language(page, lang, downloads):
     at = open_page(page, lang)
     buttons = {b.key: b for b in at.get("download_button")}
-    if page == "theory":  # the page draws one section at a time: every section's charts
-        for section in ("vectors", "weighted_sum", "attention"):
-            at.button_group(key="theory_section").set_value(section).run()
+    # the page draws one section (part) at a time: every section's charts
+    chooser = {"theory": ("theory_section", ("vectors", "weighted_sum", "attention")),
+               "attention": ("attn_part", ("prediction", "model", "training"))}
+    if page in chooser:
+        key, sections = chooser[page]
+        for section in sections:
+            at.button_group(key=key).set_value(section).run()
             buttons |= {b.key: b for b in at.get("download_button")}
     for key in PAGE_BUTTONS[page]:
         png, svg = buttons[f"{key}_png"], buttons[f"{key}_svg"]
@@ -199,9 +203,11 @@ def test_the_attention_pages_grids_and_lens_download_when_open(lang, downloads):
     at = open_page("attention", lang)
     for key in ("attn_heads_grid", "attn_layers_grid", "attn_lens"):
         at.session_state[key] = True  # the expanders drawn only while open
-    at.run()
-    assert not at.exception
-    keys = {b.key for b in at.get("download_button")}
+    keys = set()
+    for part in ("prediction", "model"):  # the heads grid is the prediction's, the others the model's
+        at.button_group(key="attn_part").set_value(part).run()
+        assert not at.exception
+        keys |= {b.key for b in at.get("download_button")}
     assert {"attn_heads_grid_figure_png", "attn_layers_grid_figure_svg", "attn_lens_figure_png"} <= keys
     svg = downloads["heads_grid.svg"]()
     assert t("attn.heads_header", lang, layer=0) in svg_texts(svg)

@@ -213,6 +213,8 @@ def test_attention_exercise_draws_nothing_for_a_step_without_questions():
 #: Previous/Next buttons (``attn_step``), the context example's button (``model_choice``), the
 #: expanders of a long text's step and effects tables (the step's, the effects').
 PARTS_OF_CONTROLS = {"attn_prev", "attn_next", "attn_try_context", "attn_table_open", "attn_effects_table"}
+#: The part chooser and the button to the prediction: navigation, like the page list, not lesson controls.
+ATTN_NAVIGATION = {"attn_part", "attn_see_prediction"}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -220,7 +222,7 @@ def test_a_locked_attention_link_draws_only_its_switches_and_keeps_the_links_vie
     at = open_app(lang, lesson="1", pages="attention", show="attn_mask,attn_temperature", step="softmax",
                   mask="0", tau="0.5")
     assert listed_pages(at, lang) == {"attention"} and at.title[0].value == t("attn.title", lang)
-    assert keyed_widgets(at) == {"attn_mask", "attn_temperature"}
+    assert keyed_widgets(at) == {"attn_mask", "attn_temperature"} | ATTN_NAVIGATION
     assert [e.label for e in at.expander] == [t("attn.switches", lang)]  # the heads and lens sections, the code: hidden
     assert not at.main.get("page_link")  # no link to the Theory page, which the lesson leaves out
     assert at.toggle(key="attn_mask").value is False and at.select_slider(key="attn_temperature").value == 0.5
@@ -235,24 +237,37 @@ def test_a_locked_attention_link_draws_only_its_switches_and_keeps_the_links_vie
 def test_every_widget_of_the_attention_page_is_a_lesson_control_and_a_lesson_with_theory_links_to_it():
     at = open_app(lesson="1", pages="attention,theory", step="projection")  # a lesson that hides nothing
     drawn = keyed_widgets(at)
+    links = [link.label for link in at.main.get("page_link")]
+    for part in ("prediction", "model", "training"):  # the page draws one part at a time
+        at.button_group(key="attn_part").set_value(part).run()
+        drawn |= keyed_widgets(at)
     assert {"attn_text", "attn_step", "attn_guess", "attn_mask", "attn_reset", "attn_scaling", "attn_temperature",
             "attn_heads_off", "attn_uniform", "attn_editing", "attn_cell_i", "attn_all_columns", "attn_source",
             "attn_heads", "attn_lens"} <= drawn
-    assert drawn - PARTS_OF_CONTROLS <= set(LESSON_CONTROLS)
-    assert [link.label for link in at.main.get("page_link")] == [
+    assert drawn - PARTS_OF_CONTROLS - ATTN_NAVIGATION <= set(LESSON_CONTROLS)
+    assert links == [
         t("attn.theory_link", "en", title=t(f"theory.{STEP_CONCEPT['projection']}.title", "en"))]
 
 
 def test_a_lesson_hiding_every_switch_draws_no_empty_switch_panel():
     at = open_app(lesson="1", pages="attention", show="attn_step", mask="0")
-    assert keyed_widgets(at) == {"attn_step", "attn_prev", "attn_next"}
+    assert keyed_widgets(at) == {"attn_step", "attn_prev", "attn_next"} | ATTN_NAVIGATION
     assert not at.expander and at.query_params["mask"] == "0"
+
+
+def test_a_lesson_showing_only_a_later_parts_controls_opens_that_part():
+    at = open_app(lesson="1", pages="attention", show="attn_heads")
+    assert at.button_group(key="attn_part").value == "model"
+    assert [e.label for e in at.expander] == [t("attn.exp.heads_header", "en")]
+    at = open_app(lesson="1", pages="attention", show="attn_snapshot")
+    assert at.button_group(key="attn_part").value == "training" and keyed_widgets(at) == {"attn_snapshot"} | {"attn_part"}
+    assert at.query_params["part"] == "training"
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_one_link_opens_a_locked_guess_then_reveal_lesson_on_a_chosen_step(lang):
     at = open_app(lang, lesson="1", pages="attention", show="attn_mask", step="softmax", guess="1")
-    assert keyed_widgets(at) - {"attn_ex_argmax_key_pick", "attn_ex_row_sum_pick"} == {"attn_mask"}
+    assert keyed_widgets(at) - {"attn_ex_argmax_key_pick", "attn_ex_row_sum_pick"} == {"attn_mask"} | ATTN_NAVIGATION
     assert t("step.softmax.name", lang) in at.subheader[0].value  # the link's step
     positions = ["0 你", "1 好", "2 世", "3 界"]
     assert not any(list(d.value.columns) == positions for d in tables(at))  # the numbers wait for the guess

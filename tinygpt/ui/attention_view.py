@@ -43,11 +43,11 @@ from tinygpt.record import ModelRecord
 from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui import exercise_view
-from tinygpt.ui.common import keep_radio_choice
+from tinygpt.ui.common import keep_radio_choice, remember_value, set_kept_value
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.tables import is_static, matrix_text, show_table, text_table
-from tinygpt.ui.lesson import control, page_shown, visible
+from tinygpt.ui.lesson import control, lesson, page_shown, visible
 from tinygpt.ui.models import attention_trace
 
 #: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
@@ -60,7 +60,7 @@ MAX_EDIT = 10_000.0
 SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
 URL_KEYS: tuple[str, ...] = ("text", "layer", "head", "step", "mask", "scale", "tau")
 #: Parameters in the URL only while set: the ablation switches and the exercise mode.
-OPTIONAL_URL_KEYS: tuple[str, ...] = ("off", "uniform", "guess")
+OPTIONAL_URL_KEYS: tuple[str, ...] = ("off", "uniform", "guess", "part")
 #: Uniform attention: none, the chosen head, or every head of the chosen layer.
 UNIFORM_MODES: tuple[str, ...] = ("none", "head", "layer")
 _UNIFORM_WORDS = {"none": "none", "0": "none", "off": "none", "head": "head", "1": "head", "layer": "layer",
@@ -82,6 +82,19 @@ SWITCH_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
 )
 #: The expanders of the α grids (all heads of the layer, the head in every layer).
 K_HEADS_GRID, K_LAYERS_GRID = "attn_heads_grid", "attn_layers_grid"
+#: The part chooser below the switches: its value is the id of the one part of the page drawn.
+K_PART = "attn_part"
+#: The page's parts, one drawn at a time, and the widgets each holds (their keys): the steps of
+#: one layer and head; the whole model's prediction under the switches; what each head and layer
+#: does (which heads matter, the logit lens, α of the head in every layer); how attention formed
+#: in training. Drawing only the open part keeps a first visit and every switch quick: the four
+#: together are several charts, tables and formulas a switch would redraw.
+PARTS: dict[str, tuple[str, ...]] = {
+    "steps": (K_STEP, K_OUTPUT, K_CELL_I, K_CELL_J, K_ALL_COLUMNS, K_TABLE_OPEN, K_SOURCE),
+    "prediction": ("attn_effects_table", K_HEADS_GRID),
+    "model": ("attn_heads", "attn_lens", K_LAYERS_GRID),
+    "training": (K_SNAPSHOT,),
+}
 #: (layer, edits) from the URL's ``edits=``: the starting values of that layer's score editors
 #: (its name starts with "attn_edit_", so reset_switches forgets it with the editors).
 K_URL_EDITS = "attn_edit_url"
@@ -177,6 +190,13 @@ def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[d
         values[K_UNIFORM] = mode or "none"
         if mode is None:
             problems.append(("uniform", params["uniform"]))
+    if "part" in params:
+        raw = params["part"].strip().lower()
+        values[K_PART] = raw if raw in PARTS else next(iter(PARTS))
+        if raw not in PARTS:
+            problems.append(("part", params["part"]))
+    elif "step" in params:  # a link to a step (the Theory page's) shows the steps
+        values[K_PART] = next(iter(PARTS))
     if "guess" in params:  # a teacher's link may open the exercise mode (and a lesson may hide its toggle)
         raw = params["guess"].strip().lower()
         values[K_GUESS] = raw in ("1", "true", "on", "yes")
@@ -206,9 +226,9 @@ def _number(raw: str) -> float | None:
 
 def url_values(text: str, layer: int, head: int, step: str, mask: bool, scaling: str, divisor: float,
                temperature: float, heads_off: Sequence[int] = (), uniform: str = "none",
-               guess: bool = False) -> dict[str, str]:
+               guess: bool = False, part: str = "steps") -> dict[str, str]:
     """The query parameters that reproduce a view (the inverse of :func:`parse_url`); ``off``,
-    ``uniform`` and ``guess`` only when they are set."""
+    ``uniform``, ``guess`` and ``part`` only when they are set (``part`` other than the steps)."""
     scale = {"sqrt": "sqrt", "one": "1"}.get(scaling, f"{divisor:g}")
     values = {"text": text, "layer": str(layer), "head": str(head), "step": step, "mask": "1" if mask else "0",
               "scale": scale, "tau": f"{temperature:g}"}
@@ -218,6 +238,8 @@ def url_values(text: str, layer: int, head: int, step: str, mask: bool, scaling:
         values["uniform"] = uniform
     if guess:
         values["guess"] = "1"
+    if part != next(iter(PARTS)):
+        values["part"] = part
     return values
 
 
@@ -240,11 +262,13 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
         values, problems = parse_url(params, n_layers, n_heads)
         for key, value in values.items():
             st.session_state[key] = value
+        if K_PART in values:
+            set_kept_value(K_PART, values[K_PART])
         for name, given in problems:
             last = {"layer": n_layers - 1, "head": n_heads - 1, "off": n_heads - 1}.get(name, 0)
             key = "attn.url_snap_tau" if name == "snap_tau" else f"attn.url_bad_{name}"
             messages.append(tr(key, value=given, last=last,
-                               steps=", ".join(NAV_IDS), lo=TEMPERATURES[0], hi=TEMPERATURES[-1],
+                               steps=", ".join(NAV_IDS), parts=", ".join(PARTS), lo=TEMPERATURES[0], hi=TEMPERATURES[-1],
                                used=st.session_state.get(K_TAU, 1.0)))
     for key, count, name in ((K_LAYER, n_layers, "layer"), (K_HEAD, n_heads, "head")):
         value = st.session_state.get(key)
@@ -529,6 +553,48 @@ def step_nav(step_labels: Mapping[str, str]) -> str:
     right.button(tr("attn.next"), icon=":material/arrow_forward:", on_click=move_step, args=(1,),
                  disabled=index == len(NAV_IDS) - 1, key="attn_next", width="stretch")
     return chosen
+
+
+def first_part() -> str:
+    """The part a session opens with: the first holding a control a teacher's lesson link shows
+    (``show=attn_snapshot`` opens the training part), else the steps."""
+    shown = lesson().show if lesson() is not None else frozenset()
+    return next((part for part, keys in PARTS.items() if shown & set(keys)), next(iter(PARTS)))
+
+
+def open_part(part: str) -> None:
+    """Button callback: draw ``part`` on the next run (the chooser shows it)."""
+    set_kept_value(K_PART, part)
+
+
+def part_chooser() -> str:
+    """The segmented control over :data:`PARTS` (its value the part's id, kept across page
+    switches by :func:`tinygpt.ui.common.restore_widget_values`); returns the open part.
+
+    The widgets of the closed parts keep their values: they are written back into the session
+    as plain values, which Streamlit does not clear when their widgets are not drawn, so a
+    student who comes back to the steps finds the step and cell they left.
+    """
+    labels = {part: tr(f"attn.part.{part}") for part in PARTS}  # format_func must not read the session
+    part = st.segmented_control(tr("attn.parts"), list(PARTS), format_func=labels.get, key=K_PART,
+                                on_change=remember_value, args=(K_PART,), required=True, width="stretch")
+    part = part if part in PARTS else first_part()
+    ss = st.session_state
+    for other, keys in PARTS.items():
+        if other != part:
+            for key in keys:
+                if key in ss:
+                    ss[key] = ss[key]
+    return part
+
+
+def effects_note(n_changed: int, T: int, layer: int, is_default: bool) -> None:
+    """Below the steps: how many of the ``T`` predictions the switches change (in ``layer``),
+    with a button to the prediction part that shows them."""
+    left, right = st.columns([3, 1], vertical_alignment="center")
+    left.markdown(tr("attn.effects_note_default" if is_default else "attn.effects_note", n=n_changed, T=T, layer=layer))
+    right.button(tr("attn.see_prediction"), key="attn_see_prediction", icon=":material/arrow_forward:",
+                 on_click=open_part, args=("prediction",), width="stretch")
 
 
 class SwitchPanel(NamedTuple):
@@ -964,11 +1030,12 @@ def show_alpha_grid(alphas: torch.Tensor, panel_labels: Sequence[str], labels: S
 
 def show_snapshots(tm: ModelRecord, layer: int, head: int) -> None:
     """"How attention formed during training": α of the training text at the saved training steps
-    (``ModelRecord.snapshots``: step -> (n_layers, h, T, T)), one step at a time over a slider.
-    Draws nothing when the model has no snapshots."""
-    if not tm.snapshots:
-        return
+    (``ModelRecord.snapshots``: step -> (n_layers, h, T, T)), one step at a time over a slider;
+    a note when the model has no snapshots."""
     st.subheader(tr("attn.snap_header"))
+    if not tm.snapshots:
+        st.info(tr("attn.snap_none"))
+        return
     steps = sorted(tm.snapshots)
     drop_invalid_choice(K_SNAPSHOT, steps)
     st.session_state.setdefault(K_SNAPSHOT, steps[-1])
