@@ -83,7 +83,7 @@ def concept(cid: str) -> None:
     for sid in c.steps if page_shown("attention") else ():  # a lesson without the Attention page has no links to it
         step = step_by_id(sid)
         st.page_link("pages/attention.py", label=tr("theory.link", number=step.number, name=tr(f"step.{sid}.name")),
-                     icon=":material/arrow_forward:", query_params={"step": sid})
+                     icon=":material/arrow_forward:", query_params={"step": sid, "part": "steps"})
 
 
 def arrival() -> None:
@@ -101,7 +101,7 @@ def arrival() -> None:
         name = tr(f"step.{sid}.name")
         st.info(tr("theory.from_step", number=step.number, name=name, title=tr(f"theory.{cid}.title")))
         st.page_link("pages/attention.py", label=tr("theory.back_link", number=step.number, name=name),
-                     icon=":material/arrow_back:", query_params={"step": sid})
+                     icon=":material/arrow_back:", query_params={"step": sid, "part": "steps"})
     if first_time:  # not again on every slider move
         st.session_state["_theory_scrolled_to"] = (cid, sid)
         st.session_state["_theory_scroll"] = anchor

@@ -270,6 +270,18 @@ def test_unknown_characters_are_listed_and_empty_text_is_refused(lang):
     assert not at.exception and at.warning[0].value == t("err.empty_text", lang)
 
 
+def test_the_part_chooser_draws_one_part_and_a_theory_link_to_a_step_opens_the_steps():
+    at = open_attention(part="model", step="scale")
+    assert at.button_group(key=view.K_PART).value == "model" and at.query_params["part"] == "model"
+    assert not at.get("radio") or all(r.key != view.K_STEP for r in at.radio)  # the steps are not drawn
+    assert t("attn.exp.heads_header", "en") in [e.label for e in at.expander]
+    at.query_params.update({"step": "softmax", "part": "steps"})  # the Theory page's link back to a step
+    at.run()
+    assert at.button_group(key=view.K_PART).value == "steps" and at.radio(key=view.K_STEP).value == "softmax"
+    assert "part" not in at.query_params  # the steps are the page's own part: not written
+    assert t("attn.effects_note_default", "en", T=4) in markdown(at)
+
+
 def test_text_longer_than_max_len_is_cropped_with_a_notice_and_repeats_keep_their_rows():
     at = open_attention(step="softmax")
     at.text_input(key=view.K_TEXT).set_value("你好世界" * 33).run()  # 132 > max_len 128
@@ -368,7 +380,7 @@ def test_parse_url_accepts_the_documented_values_and_refuses_the_rest():
                                        "scale": "2.5", "tau": "0.7"}, n_layers=2, n_heads=4)
     assert problems == []
     assert values == {view.K_TEXT: "你", view.K_LAYER: 1, view.K_HEAD: 0, view.K_STEP: "softmax", view.K_MASK: False,
-                      view.K_SCALING: "custom", view.K_DIVISOR: 2.5, view.K_TAU: 0.7, view.K_PART: "steps"}
+                      view.K_SCALING: "custom", view.K_DIVISOR: 2.5, view.K_TAU: 0.7}
     assert view.parse_url({"part": "Model"}, 2, 4) == ({view.K_PART: "model"}, [])
     assert view.url_values("你", 0, 0, "mask", True, "sqrt", 8.0, 1.0, part="training")["part"] == "training"
     assert "part" not in view.url_values("你", 0, 0, "mask", True, "sqrt", 8.0, 1.0, part="steps")

@@ -20,9 +20,16 @@ def open_page(browser, app_server, width: int, height: int, query: str):
     page = context.new_page()
     page.goto(f"{app_server}/attention?{query}")
     wait_for_app(page, 240_000)  # a fresh server trains the default model first
-    page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stVegaLiteChart'] :is(svg, canvas)").first.wait_for(timeout=60_000)
     wait_for_app(page)
     return context, page
+
+
+def open_part(page, lang: str, part: str) -> None:
+    """Click ``part`` in the Attention page's part chooser and wait for the page."""
+    page.locator(".st-key-attn_part button", has_text=t(f"attn.part.{part}", lang)).click()
+    page.wait_for_function(f"() => new URL(location.href).searchParams.get('part') === '{part}'", timeout=60_000)
+    wait_for_app(page)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -39,13 +46,15 @@ def test_on_a_phone_the_switches_sit_in_the_page_and_the_alpha_grids_fit_the_scr
         page.wait_for_function("() => new URL(location.href).searchParams.get('mask') === '0'", timeout=60_000)
         wait_for_app(page)
         assert parse_qs(urlparse(page.url).query)["mask"] == ["0"]
-        for header in (t("attn.heads_header", lang, layer=0), t("attn.layers_header", lang, head=0)):
+        for part, header, charts in (("prediction", t("attn.heads_header", lang, layer=0), 9),  # effects + 8 heads
+                                     ("model", t("attn.layers_header", lang, head=0), 7)):  # heads matter + 6 layers
+            open_part(page, lang, part)
             grid = main.get_by_test_id("stExpander").filter(has_text=header)  # drawn only while open
             grid.locator("summary").click()
             wait_for_app(page)
-        page.wait_for_function(f"() => ({CHART_RIGHTS_JS})().length >= 15", timeout=60_000)  # 1 + 8 heads + 6 layers
-        rights = page.evaluate(CHART_RIGHTS_JS)
-        assert max(rights) <= 390, rights  # every panel of the head and layer grids is on the screen
+            page.wait_for_function(f"() => ({CHART_RIGHTS_JS})().length >= {charts}", timeout=60_000)
+            rights = page.evaluate(CHART_RIGHTS_JS)
+            assert max(rights) <= 390, rights  # every panel of the grid is on the screen
         assert_no_exception(page)
     finally:
         context.close()

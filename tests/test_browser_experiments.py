@@ -31,7 +31,7 @@ def marked_rows(grid, mark: str) -> list[str]:
 def test_uniform_attention_in_layer_0_marks_the_changed_positions(app_server, page):
     from tinygpt.ui.experiments_view import CHANGED_MARK
 
-    page.goto(f"{app_server}/attention?lang=en")
+    page.goto(f"{app_server}/attention?lang=en&part=prediction")  # the part of the page with the effects
     wait_for_app(page, 240_000)
     page.get_by_role("heading", name=t("attn.title", "en")).wait_for(timeout=240_000)
     page.get_by_text(t("model.choice.context", "en"), exact=True).first.click()

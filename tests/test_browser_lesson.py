@@ -62,7 +62,7 @@ def test_a_locked_attention_link_shows_only_its_switches_and_a_guess_reveals_the
     expect(page.locator("[data-testid='stAlert']", has_text="Lesson view")).to_be_visible()
     expect(main.get_by_text(t("attn.mask", "en"), exact=True)).to_be_visible()
     expect(main.locator("[data-testid='stSlider']")).to_have_count(1)  # τ
-    expect(main.get_by_role("radiogroup")).to_have_count(0)  # step, scaling, uniform: hidden
+    expect(main.get_by_role("radiogroup")).to_have_count(1)  # the part chooser; step, scaling, uniform: hidden
     expect(main.get_by_role("textbox")).to_have_count(0)  # the text
     expect(main.locator("[data-testid='stPageLink']")).to_have_count(0)  # no Theory page in the lesson
     table_label = main.get_by_text(t("attn.table", "en", name="alpha · " + t("attn.panel_head", "en", h=0)))

@@ -256,7 +256,7 @@ def test_a_link_from_a_step_names_its_section_links_back_and_anchors_it(lang):
     title = t("theory.definition.title", lang)
     assert [i.value for i in at.info] == [t("theory.from_step", lang, number=4, name=t("step.scale.name", lang), title=title)]
     back = at.get("page_link")[0].proto
-    assert parse_qs(back.query_string) == {"step": ["scale"]} and back.page == "attention"
+    assert parse_qs(back.query_string) == {"step": ["scale"], "part": ["steps"]} and back.page == "attention"
     assert back.label == t("theory.back_link", lang, number=4, name=t("step.scale.name", lang))
     section = next(h for h in at.subheader if h.value == title)
     assert section.proto.anchor == "concept-definition"

@@ -195,8 +195,6 @@ def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[d
         values[K_PART] = raw if raw in PARTS else next(iter(PARTS))
         if raw not in PARTS:
             problems.append(("part", params["part"]))
-    elif "step" in params:  # a link to a step (the Theory page's) shows the steps
-        values[K_PART] = next(iter(PARTS))
     if "guess" in params:  # a teacher's link may open the exercise mode (and a lesson may hide its toggle)
         raw = params["guess"].strip().lower()
         values[K_GUESS] = raw in ("1", "true", "on", "yes")
