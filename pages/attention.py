@@ -32,12 +32,13 @@ view.set_defaults(tm.text[: cfg.max_len], math.sqrt(cfg.d_head))
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one
 # keeps its session value, which load_url set from the link's own parameters.
 ss = st.session_state
-c1, c2, c3 = st.columns([4, 1, 1])
-text_in = control(view.K_TEXT, lambda: c1.text_input(
+text_in = control(view.K_TEXT, lambda: st.text_input(
     tr("attn.text"), help=tr("attn.text_help", max_len=cfg.max_len), key=view.K_TEXT), ss[view.K_TEXT])
-layer = control(view.K_LAYER, lambda: c2.selectbox(tr("attn.layer"), range(cfg.n_layers), key=view.K_LAYER),
-                ss[view.K_LAYER])
-head = control(view.K_HEAD, lambda: c3.selectbox(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD), ss[view.K_HEAD])
+c2, c3 = st.columns([cfg.n_layers + 2, cfg.n_heads + 2])  # one click per layer and head: a button each
+layer = control(view.K_LAYER, lambda: c2.segmented_control(tr("attn.layer"), range(cfg.n_layers), key=view.K_LAYER,
+                                                           required=True), ss[view.K_LAYER])
+head = control(view.K_HEAD, lambda: c3.segmented_control(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD,
+                                                         required=True), ss[view.K_HEAD])
 
 step_labels = {view.INPUT: tr("attn.input_nav")} | {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
 guess = control(view.K_GUESS, lambda: st.toggle(tr("attn.guess"), help=tr("attn.guess_help"), key=view.K_GUESS), False)

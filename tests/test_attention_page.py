@@ -230,7 +230,7 @@ def test_url_parameters_open_the_same_view_and_round_trip():
     params = {"text": "你好你好", "layer": "2", "head": "3", "step": "scores", "mask": "0", "scale": "1", "tau": "0.5"}
     at = open_attention(**params)
     assert not at.warning
-    assert at.selectbox(key=view.K_LAYER).value == 2 and at.selectbox(key=view.K_HEAD).value == 3
+    assert at.button_group(key=view.K_LAYER).value == 2 and at.button_group(key=view.K_HEAD).value == 3
     assert at.toggle(key=view.K_MASK).value is False and at.select_slider(key=view.K_TAU).value == 0.5
     tm = seed_tm()
     S = trace_of(tm.model, tm.vocab.encode("你好你好")[None], 2).state["S"][0, 3].numpy()
@@ -252,7 +252,7 @@ def test_bad_url_values_fall_back_with_a_message(lang):
     assert any("attention" in w and "softmax" in w for w in warnings)  # names the value and the valid ids
     assert any("maybe" in w for w in warnings) and any("scale=0" in w for w in warnings)
     assert any("abc" in w for w in warnings)
-    assert at.selectbox(key=view.K_LAYER).value == 0 and at.selectbox(key=view.K_HEAD).value == 0
+    assert at.button_group(key=view.K_LAYER).value == 0 and at.button_group(key=view.K_HEAD).value == 0
     assert at.radio(key=view.K_STEP).value == "projection" and at.toggle(key=view.K_MASK).value is True
     assert at.query_params["layer"] == "0" and at.query_params["tau"] == "1"
 
@@ -519,11 +519,11 @@ def test_the_masked_table_writes_minus_infinity_and_chart_data_stay_finite():
 def test_the_cell_pickers_labels_follow_the_step_shown():
     at = open_attention(step="softmax")
     rerun(at, **{view.K_CELL_J: 2})
-    assert at.selectbox(key=view.K_CELL_J).proto.raw_value == "2 世"
+    picker = at.select_slider(key=view.K_CELL_J)
+    assert picker.options == ["0 你", "1 好", "2 世", "3 界"] and picker.value == 2
     rerun(at, **{view.K_STEP: "weighted_sum"})  # (T, d_head): the columns are dimensions
-    picker = at.selectbox(key=view.K_CELL_J)
-    assert picker.options[:3] == ["0", "1", "2"] and picker.value == 2
-    assert picker.proto.raw_value == "2"  # the label the browser shows is this step's, not "2 世"
+    picker = at.select_slider(key=view.K_CELL_J)
+    assert picker.options[:3] == ["0", "1", "2"] and len(picker.options) == 64 and picker.value == 2
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -596,7 +596,7 @@ def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the
     assert at.error[0].value == t("ex.wrong", lang, answer="1", reason=reason)
     assert t("ex.score", lang, right=1, asked=2) in [c.value for c in at.caption]
     assert step_table_shown() and np.allclose(alpha(at)[3], row.numpy(), atol=1e-6)
-    assert f"**{t('attn.checks', lang)}**" in markdown(at) and at.selectbox(key=view.K_CELL_I).value == 3
+    assert f"**{t('attn.checks', lang)}**" in markdown(at) and at.select_slider(key=view.K_CELL_I).value == 3
 
     rerun(at, **{view.K_STEP: "projection"})  # a step without a question shows its numbers
     assert t("attn.guess_no_question", lang) in [c.value for c in at.caption]
@@ -606,8 +606,8 @@ def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the
 def test_no_widget_shows_streamlits_english_placeholder_on_the_chinese_page():
     at = open_attention("zh", step="softmax")
     widgets = list(at.get("multiselect")) + list(at.get("selectbox"))
-    assert widgets
     for widget in widgets:
         placeholder = widget.proto.placeholder
         assert "Choose" not in placeholder and "option" not in placeholder, (widget.key, placeholder)
-    assert at.multiselect(key=view.K_HEADS_OFF).proto.placeholder == t("attn.heads_off_none", "zh")
+    # the heads, layers and cells are buttons and sliders: no drop-down with a placeholder
+    assert at.button_group(key=view.K_HEADS_OFF).options == [str(h) for h in range(SEED_HEADS)]  # as the head buttons

@@ -59,7 +59,7 @@ def marked(at: AppTest, lang: str = "en") -> list[int]:
 def test_head_1_of_layer_0_off_marks_the_changed_positions_and_the_headline_counts_them(context_tm):
     at = open_attention(own_model=context_tm, part="prediction")
     assert at.markdown and t("attn.exp.headline_default", "en") in markdown(at)
-    at.multiselect(key=view.K_HEADS_OFF).set_value([1]).run()
+    at.button_group(key=view.K_HEADS_OFF).set_value([1]).run()
     assert not at.exception
     rows = marked(at)
     assert HEAD1_OFF_CHANGES <= set(rows)
@@ -98,7 +98,7 @@ def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experi
     # the reset button switches every ablation off and the URL forgets them
     rerun(at, **{view.K_HEADS_OFF: [0]})
     at.button(key="attn_reset").click().run()
-    assert at.multiselect(key=view.K_HEADS_OFF).value == [] and at.radio(key=view.K_UNIFORM).value == "none"
+    assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.radio(key=view.K_UNIFORM).value == "none"
     assert "off" not in at.query_params and "uniform" not in at.query_params
     assert marked(at) == []
 
@@ -204,14 +204,14 @@ def test_bad_off_and_uniform_values_in_the_link_get_a_message(lang):
     warnings = [w.value for w in at.warning]
     assert t("attn.url_bad_off", lang, value="1,9", last=7) in warnings
     assert t("attn.url_bad_uniform", lang, value="maybe") in warnings
-    assert at.multiselect(key=view.K_HEADS_OFF).value == [] and at.radio(key=view.K_UNIFORM).value == "none"
+    assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.radio(key=view.K_UNIFORM).value == "none"
     assert "off" not in at.query_params and "uniform" not in at.query_params
 
 
 def test_off_and_uniform_in_the_link_open_the_same_switches():
     at = open_attention(off="3,1,1", uniform="layer", layer="2")
     assert not at.warning
-    assert at.multiselect(key=view.K_HEADS_OFF).value == [1, 3] and at.radio(key=view.K_UNIFORM).value == "layer"
+    assert at.button_group(key=view.K_HEADS_OFF).value == [1, 3] and at.radio(key=view.K_UNIFORM).value == "layer"
     assert at.query_params["off"] == "1,3" and at.query_params["uniform"] == "layer"
     values, problems = view.parse_url({"off": "none", "uniform": "1"}, 2, 4)
     assert values == {view.K_HEADS_OFF: [], view.K_UNIFORM: "head"} and problems == []

@@ -650,12 +650,11 @@ def switch_panel(cfg: GPTConfig, layer: int, head: int) -> SwitchPanel:
             key=K_TAU),
             ss.get(K_TAU, 1.0))
         col = _columns(SWITCH_ROWS[1])  # ablation: applies to the chosen layer, like the others
-        head_labels = {h: tr("attn.panel_head", h=h) for h in range(cfg.n_heads)}
         if visible(K_HEADS_OFF):
-            keep_radio_choice(K_HEADS_OFF)  # the browser keeps a multiselect's choices by their labels too
-        heads_off = control(K_HEADS_OFF, lambda: col[K_HEADS_OFF].multiselect(
-            tr("attn.heads_off", layer=layer), range(cfg.n_heads), format_func=head_labels.get,
-            help=tr("attn.heads_off_help"), placeholder=tr("attn.heads_off_none"), key=K_HEADS_OFF),
+            keep_radio_choice(K_HEADS_OFF)  # the browser keeps the pills' choices by their labels too
+        heads_off = control(K_HEADS_OFF, lambda: col[K_HEADS_OFF].pills(
+            tr("attn.heads_off", layer=layer), range(cfg.n_heads), selection_mode="multi", format_func=str,
+            help=tr("attn.heads_off_help"), key=K_HEADS_OFF),
             ss.get(K_HEADS_OFF, []))
         uniform_labels = {"none": tr("attn.uniform_none"), "head": tr("attn.uniform_head", head=head),
                           "layer": tr("attn.uniform_layer", layer=layer)}
@@ -913,21 +912,28 @@ def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels:
     st.session_state.setdefault(K_CELL_J, 0)
     row_names = dict(enumerate(labels))
     col_names = dict(enumerate(cols))
-    a, b, _ = st.columns([1, 1, 4]) if visible(K_CELL_I) or visible(K_CELL_J) else (None, None, None)
-    # The browser keeps a selectbox's choice as its label; the column labels change with the step
-    # ("0 你" on a T × T step, "0" on a d_head one), so the choice is sent again with this step's.
+    a, b = st.columns(2) if visible(K_CELL_I) or visible(K_CELL_J) else (None, None)
+    # The column labels change with the step ("0 你" on a T × T step, "0" on a d_head one), so the
+    # choice is sent again with this step's labels.
     for key in (K_CELL_I, K_CELL_J):
         if visible(key):
             keep_radio_choice(key)
-    i = control(K_CELL_I, lambda: a.selectbox(tr("attn.cell_row"), rows, format_func=row_names.get, key=K_CELL_I),
-                rows[-1])
-    j = control(K_CELL_J, lambda: b.selectbox(tr("attn.cell_col"), columns, format_func=col_names.get, key=K_CELL_J),
-                0)
+    i = control(K_CELL_I, lambda: index_slider(a, tr("attn.cell_row"), rows, row_names, K_CELL_I), rows[-1])
+    j = control(K_CELL_J, lambda: index_slider(b, tr("attn.cell_col"), columns, col_names, K_CELL_J), 0)
     expl = explain_cell(trace, step, head, i, j, output)
     name = step.outputs[output]
     st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in cell_latex(expl, name, i, j)))
     if isinstance(step.cell, DotSpec) and step.cell.b.startswith("W_"):
         st.caption(tr("attn.weights_layout", w=step.cell.b.format(o=name)))
+
+
+def index_slider(box, label: str, options: Sequence[int], names: Mapping[int, str], key: str) -> int:
+    """A select slider over ``options`` (indices, shown by ``names``) in ``box``; with a single
+    option there is nothing to choose: its caption and that option."""
+    if len(options) == 1:
+        box.caption(f"{label}: {names[options[0]]}")
+        return options[0]
+    return box.select_slider(label, options, format_func=names.get, key=key)
 
 
 def show_checks(tm: ModelRecord, text: str, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:

@@ -30,7 +30,6 @@ STRINGS: dict[str, str] = {
     "attn.reset": "Back to the model's own attention",
     "attn.heads_off": "Switch off heads (layer {layer})",
     "attn.heads_off_help": "A head switched off outputs 0: its part of the merged heads is zero before W_O, so the layer adds only the other heads' output (step 7 on).",
-    "attn.heads_off_none": "none: every head is on",
     "attn.uniform": "Uniform attention",
     "attn.uniform_help": "A uniform head ignores its scores: every key the mask allows gets the same weight 1/(number of allowed keys) (step 6 on).",
     "attn.uniform_none": "off",

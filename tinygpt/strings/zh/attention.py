@@ -30,7 +30,6 @@ STRINGS: dict[str, str] = {
     "attn.reset": "恢复模型本来的注意力",
     "attn.heads_off": "关闭注意力头（第 {layer} 层）",
     "attn.heads_off_help": "关闭的头输出 0：合并多头后它那一段全是 0，再乘 W_O，这一层只剩其他头的输出（从第 7 步起重算）。",
-    "attn.heads_off_none": "无：所有头都开着",
     "attn.uniform": "均匀注意力",
     "attn.uniform_help": "均匀的头不看得分：掩码允许的每个键得到相同的权重 1/（允许的键数）（从第 6 步起重算）。",
     "attn.uniform_none": "关",
