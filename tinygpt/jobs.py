@@ -508,6 +508,10 @@ def run_labels(settings: list[dict[str, object]], numbers: list[int],
 def _train_example(name: str, models: ModelShelf, future: Future[ModelRecord]) -> None:
     """Train an example's model and put it on ``models`` (runs in the warm-up thread)."""
     ex = EXAMPLES[name]
+    try:  # the lowest CPU priority (Linux: per thread): a page the browser is drawing meanwhile goes first
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WARM_UP_NICE)
+    except (AttributeError, OSError):  # no setpriority (Windows), or not allowed: train as it is
+        pass
     try:
         tm = train(ex.text, ex.gpt, ex.train)
         future.set_result(models.put(model_key(ex.text, ex.gpt, ex.train), tm))
@@ -515,6 +519,9 @@ def _train_example(name: str, models: ModelShelf, future: Future[ModelRecord]) -
         future.set_exception(exc)
 
 
+#: Niceness of the examples' warm-up threads (19: the lowest priority). On the 2-core host the two
+#: threads otherwise take both cores while the browser draws the first page.
+WARM_UP_NICE = 19
 _examples_lock = threading.Lock()
 _example_futures: dict[str, Future[ModelRecord]] = {}
 

@@ -116,7 +116,6 @@ def run_app() -> None:
     from tinygpt.ui.model_choice import class_link, resolve_link
     from tinygpt.ui.models import start_default_model
 
-    start_default_model()  # trains the examples' models in background threads, once per process
     nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own
     language_switch()
     lesson_note()
@@ -130,6 +129,9 @@ def run_app() -> None:
     with slot.container():  # the link as the URL stands, kept if the page stops itself (st.stop)
         class_link(page.url_path, [p[3] for p in PAGES])
     page.run()
+    # after the page's own run, so the first page is not slowed by it: trains the examples' models
+    # in background threads, once per process (a page that needs one first starts it itself)
+    start_default_model()
     with slot.container():  # after the page: the link holds the view it wrote into the URL in this run
         class_link(page.url_path, [p[3] for p in PAGES], fresh=page.url_path in FRAGMENT_VIEW_PAGES)
 
