@@ -33,7 +33,7 @@ found is printed as ``skipped (control not found)``, not an error.
 - Attention (``/attention?step=softmax``): τ slider one notch (ArrowRight on the focused thumb,
   ``attn_temperature``), the causal-mask toggle (``attn_mask``), the scaling radio
   (``attn_scaling``: √d_head ↔ 1), a score edit (``attn_editing`` on, then a value typed into
-  the last cell of the raw-score editor and Enter), next / previous step (``attn_next``,
+  the score editor's number input and Enter), next / previous step (``attn_next``,
   ``attn_prev``, from the input X forward and back). Targets 0.25 s, steps 0.3 s.
 - Predict (``/predict``, sampling with temperature): τ slider one notch (``predict_temperature``),
   length slider one notch (``predict_n_new``), next generation step (``predict_next``).
@@ -319,31 +319,21 @@ def attention_part(context, url: str, repeats: int, rows: list[Row]) -> None:
     def editor_prepare() -> None:
         toggle("attn_editing")(0)
         wait_idle(page)
-        grid = page.locator("[class*='st-key-attn_edit_l'] [data-testid='stDataFrame'], "
-                            "[class*='st-key-attn_edit_l'] [data-testid='stDataFrameResizable']").first
+        cell = page.locator("[class*='st-key-attn_edit_value'] input").first
         try:
-            grid.wait_for(timeout=10_000)
+            cell.wait_for(timeout=10_000)
         except Exception as exc:
-            raise NotFound("attn_edit_l<layer>_h<head> (score editor)") from exc
+            raise NotFound("attn_edit_value_* (score editor)") from exc
         page.wait_for_timeout(500)
 
     def edit(k: int) -> None:
-        # The last row's last cell (S[T-1, T-1], the diagonal: never masked): the index column is
-        # clicked, ArrowRight walks to the last column, a typed digit opens the cell's editor.
-        grid = page.locator("[class*='st-key-attn_edit_l'] [data-testid='stDataFrame'], "
-                            "[class*='st-key-attn_edit_l'] [data-testid='stDataFrameResizable']").first
-        n_rows = page.evaluate("""() => {
-            const g = document.querySelector("[class*='st-key-attn_edit_l'] [data-testid='stDataFrame']")
-                   || document.querySelector("[class*='st-key-attn_edit_l'] [data-testid='stDataFrameResizable']");
-            return g ? g.querySelectorAll('tbody tr').length : 0; }""")
-        box = grid.bounding_box()
-        grid.click(position={"x": 12, "y": 35 * n_rows + 17}) if box else None
-        for _ in range(n_rows):
-            page.keyboard.press("ArrowRight")
-        page.keyboard.type(str(3 + k) if k % 2 == 0 else str(-3 - k))
-        page.wait_for_timeout(300)  # the cell's editor opens (not timed: t0 is the Enter)
+        # The picked cell's number input (S[T-1, 0] at first: allowed by the mask): a new value
+        # is typed in (not timed), then t0 is the Enter that sends it.
+        cell = page.locator("[class*='st-key-attn_edit_value'] input").first
+        cell.fill(str(3 + k) if k % 2 == 0 else str(-3 - k))
+        page.wait_for_timeout(300)
         page.evaluate(ARM_JS)  # re-arm: t0 is the Enter that commits the edit
-        page.keyboard.press("Enter")
+        cell.press("Enter")
 
     run_row(rows, "attention: score edit", TARGET_CONTROL_S, repeats, page, editor_prepare, edit)
     try:

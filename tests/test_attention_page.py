@@ -157,25 +157,32 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
     at = open_attention(step="softmax")
     before = alpha(at)
     rerun(at, **{view.K_EDITING: True})
-    editor = at.data_editor[0]
-    assert editor.value.shape == (4, 4)
-    at.session_state["attn_edit_l0_h0"] = {"edited_rows": {2: {"0 你": 80.0}}, "added_rows": [], "deleted_rows": []}
-    at.run()
+    assert at.select_slider(key=view.K_EDIT_I).value == 3 and at.select_slider(key=view.K_EDIT_J).value == 0
+    rerun(at, **{view.K_EDIT_I: 2})
+    cell = at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0")
+    tm = seed_tm()
+    own = float(trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["S"][0, 0, 2, 0])
+    assert cell.value == pytest.approx(own, abs=1e-6) and cell.max == view.MAX_EDIT and cell.min == -view.MAX_EDIT
+    cell.set_value(80.0).run()
     after = alpha(at)
     assert np.abs(after[2] - before[2]).max() > 0.1 and after[2, 0] > 0.99
     rows = [0, 1, 3]
     assert np.array_equal(after[rows], before[rows])
     assert t("attn.check_sdpa_edits", "en") in markdown(at)
     assert any(t("attn.whatif_note", "en", step=3) == c.value for c in at.caption)
+    assert at.query_params["edits"] == "0:2:0:80"
     rerun(at, **{view.K_STEP: "scores"})
     assert table(at).to_numpy()[2, 0] == 80.0  # the edited score is what step 3 shows
-    at.session_state["attn_edit_l0_h0"] = {"edited_rows": {1: {"0 你": 1e30}}, "added_rows": [], "deleted_rows": []}
-    at.run()
-    assert at.warning[0].value == t("attn.edit_bad", "en", limit="10000", cells="(1 好, 0 你)")
-    assert table(at).to_numpy()[1, 0] != 1e30 and not at.exception
+    rerun(at, **{view.K_EDIT_I: 3})  # another cell: the first edit stays
+    assert at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i3_j0").value != 80.0 and table(at).to_numpy()[2, 0] == 80.0
+    rerun(at, **{view.K_EDIT_I: 2})
+    at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0").set_value(own).run()  # its own value again: no edit
+    assert "edits" not in at.query_params and table(at).to_numpy()[2, 0] != 80.0
+    at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0").set_value(5.0).run()
     at.button(key="attn_reset").click().run()  # back to the model's own attention: no edits, no switches
     rerun(at, **{view.K_STEP: "softmax"})
     assert np.array_equal(alpha(at), before) and not at.toggle(key=view.K_EDITING).value
+    assert "edits" not in at.query_params
 
 
 def test_whole_model_prediction_with_switches_matches_the_model_run_with_them():

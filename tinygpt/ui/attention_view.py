@@ -95,9 +95,10 @@ PARTS: dict[str, tuple[str, ...]] = {
     "model": ("attn_heads", "attn_lens", K_LAYERS_GRID),
     "training": (K_SNAPSHOT,),
 }
-#: (layer, edits) from the URL's ``edits=``: the starting values of that layer's score editors
-#: (its name starts with "attn_edit_", so reset_switches forgets it with the editors).
-K_URL_EDITS = "attn_edit_url"
+#: The score editor: the cell's pickers, the prefix of its number inputs' keys (one per layer,
+#: head and cell) and the session's edits, {(layer, head, i, j): score}, which the URL's
+#: ``edits=`` starts (every name starts with "attn_edit_", so reset_switches forgets them).
+K_EDIT_I, K_EDIT_J, K_EDIT_VALUE, K_EDITS = "attn_edit_i", "attn_edit_j", "attn_edit_value", "attn_edit_scores"
 #: The causal mask the shown model was trained with: its own attention (follow_model sets it).
 K_TRAINED_MASK = "_attn_trained_mask"
 _MODEL_UID = "_attn_model_uid"
@@ -291,10 +292,11 @@ def load_edits(n_heads: int, fresh: bool) -> list[str]:
         edits = decode_edits(raw, n_heads, MAX_EDIT)
     except ConfigError as exc:
         return [tr("link.bad_edits", error=error_text(exc))]
-    for key in [k for k in st.session_state if str(k).startswith("attn_edit_l")]:
-        del st.session_state[key]  # an editor's own changes were made on top of other scores
+    for key in [k for k in st.session_state if str(k).startswith(K_EDIT_VALUE)]:
+        del st.session_state[key]  # the inputs' values were typed on top of other scores
     layer = st.query_params.get("layer", "0")
-    st.session_state[K_URL_EDITS] = (int(layer) if layer.isdigit() else 0, edits)
+    link_layer = int(layer) if layer.isdigit() else 0
+    st.session_state[K_EDITS] = {(link_layer, h, i, j): value for h, i, j, value in edits}
     st.session_state[K_EDITING] = bool(edits)
     return []
 
@@ -503,23 +505,6 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
     return lines
 
 
-def edits_from_editor(original: pd.DataFrame, edited: pd.DataFrame, head: int) -> tuple[tuple[tuple[int, int, int, float], ...], list[str]]:
-    """Score edits (head, i, j, value) where the data editor differs from the scores it was given.
-
-    Returns (edits, labels of cells left empty, not finite or beyond ±MAX_EDIT, which are ignored).
-    """
-    before = original.to_numpy(dtype=np.float64)
-    after = edited.to_numpy(dtype=np.float64, na_value=np.nan)
-    edits, bad = [], []
-    for i, j in zip(*np.nonzero(~(after == before))):
-        value = after[i, j]
-        if math.isfinite(value) and abs(value) <= MAX_EDIT:
-            edits.append((head, int(i), int(j), float(value)))
-        else:
-            bad.append(f"({original.index[i]}, {original.columns[j]})")
-    return tuple(edits), bad
-
-
 def snapshot_text(text: str, T: int) -> str:
     """The training window a snapshot's α belongs to: the training text read as a cycle, T long."""
     return cyclic(text, T)
@@ -667,55 +652,81 @@ def switch_panel(cfg: GPTConfig, layer: int, head: int) -> SwitchPanel:
 
 
 def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[str]) -> tuple[tuple[int, int, int, float], ...]:
-    """In a bordered box, a toggle, and when it is on a data editor over the raw scores S of one
-    head (the model's own, layer ``layer``); returns the edits (none while the toggle is off).
+    """In a bordered box, a toggle, and when it is on a picker of one raw score S[i, j] of one head
+    (the model's own, layer ``layer``) and a number input of its new value; returns the edits of
+    this layer and head (none while the toggle is off).
 
     When a lesson hides the editor nothing is drawn, and the link's edits of this head (``edits=``,
     which turned the toggle's value on) still apply: the student sees the teacher's scores.
     """
-    frame = pd.DataFrame(to_numpy(base.state["S"][0, head]), index=list(labels), columns=list(labels))
+    S = to_numpy(base.state["S"][0, head])  # (T, T)
     if not visible(K_EDITING):
-        on = st.session_state.get(K_EDITING, False)
-        edits = edits_from_editor(frame, linked_edits(frame, layer, head), head)[0] if on else ()
+        edits = current_edits(S, layer, head) if st.session_state.get(K_EDITING, False) else ()
         write_edits(edits)
         return edits
     with st.container(border=True):
-        return _draw_score_editor(frame, layer, head)
+        return _draw_score_editor(S, layer, head, labels)
 
 
-def _draw_score_editor(frame: pd.DataFrame, layer: int, head: int) -> tuple[tuple[int, int, int, float], ...]:
-    """The editor's toggle and, when on, the data editor over ``frame`` (the scores of ``head``)."""
+def _draw_score_editor(S: np.ndarray, layer: int, head: int, labels: Sequence[str]) -> tuple[tuple[int, int, int, float], ...]:
+    """The editor's toggle and, when on, the cell pickers (query i, key j) and the score's number
+    input. A number input sends its value on Enter at once (a data editor waits 150 ms first)."""
     if not st.toggle(tr("attn.edit_header", layer=layer, head=head), help=tr("attn.edit_help"), key=K_EDITING):
         write_edits(())
         return ()
     st.caption(tr("attn.edit_help"))
-    number = st.column_config.NumberColumn(min_value=-MAX_EDIT, max_value=MAX_EDIT, format="%.4f")
-    edited = st.data_editor(linked_edits(frame, layer, head), key=f"attn_edit_l{layer}_h{head}", num_rows="fixed",
-                            column_config={c: number for c in frame.columns})
-    edits, bad = edits_from_editor(frame, edited, head)
+    T = len(labels)
+    positions = list(range(T))
+    names = dict(enumerate(labels))
+    drop_invalid_choice(K_EDIT_I, positions)
+    drop_invalid_choice(K_EDIT_J, positions)
+    st.session_state.setdefault(K_EDIT_I, T - 1)
+    st.session_state.setdefault(K_EDIT_J, 0)
+    a, b, c = st.columns(3)
+    i = index_slider(a, tr("attn.edit_row"), positions, names, K_EDIT_I)
+    j = index_slider(b, tr("attn.edit_col"), positions, names, K_EDIT_J)
+    own = float(S[i, j])
+    cell = (layer, head, i, j)
+    c.number_input(f"S[{i}, {j}]", min_value=-MAX_EDIT, max_value=MAX_EDIT, value=_edits().get(cell, own), step=1.0,
+                   format="%.4f", key=f"{K_EDIT_VALUE}_l{layer}_h{head}_i{i}_j{j}", help=tr("attn.edit_own", value=own),
+                   on_change=_store_edit, args=(cell, own))
+    edits = current_edits(S, layer, head)
     write_edits(edits)
     if edits:
         cells = ", ".join(f"S[{i}, {j}] = {v:.4g}" for _, i, j, v in edits)
         st.caption(tr("attn.edit_count", n=len(edits), cells=cells))
-    if bad:
-        st.warning(tr("attn.edit_bad", cells=", ".join(bad), limit=f"{MAX_EDIT:g}"))
     return edits
 
 
-def linked_edits(frame: pd.DataFrame, layer: int, head: int) -> pd.DataFrame:
-    """The scores of ``head`` with the link's edits of this layer and head in place (a copy);
-    an edit outside the text gets a message and is left out."""
-    edit_layer, edits = st.session_state.get(K_URL_EDITS, (layer, ()))
-    shown = frame.copy()
-    T = len(frame)
-    for h, i, j, value in edits if edit_layer == layer else ():
-        if h != head:
+def _edits() -> dict[tuple[int, int, int, int], float]:
+    """The session's score edits: (layer, head, i, j) -> the new raw score."""
+    return st.session_state.setdefault(K_EDITS, {})
+
+
+def _store_edit(cell: tuple[int, int, int, int], own: float) -> None:
+    """Number input callback: keep the typed score of ``cell``; its own value again removes the edit."""
+    layer, head, i, j = cell
+    value = st.session_state.get(f"{K_EDIT_VALUE}_l{layer}_h{head}_i{i}_j{j}")
+    edits = _edits()
+    if value is None or value == own:
+        edits.pop(cell, None)
+    elif math.isfinite(value) and abs(value) <= MAX_EDIT:
+        edits[cell] = float(value)
+
+
+def current_edits(S: np.ndarray, layer: int, head: int) -> tuple[tuple[int, int, int, float], ...]:
+    """The edits (head, i, j, value) of ``layer`` and ``head`` that the scores ``S`` (T, T) hold,
+    sorted; an edit outside the text gets a message and is left out."""
+    T = len(S)
+    edits = []
+    for (l, h, i, j), value in sorted(_edits().items()):
+        if l != layer or h != head:
             continue
         if i < T and j < T:
-            shown.iat[i, j] = value
+            edits.append((h, i, j, value))
         else:
             st.warning(tr("link.edit_outside", i=i, j=j, T=T))
-    return shown
+    return tuple(edits)
 
 
 def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str], cfg: GPTConfig,
