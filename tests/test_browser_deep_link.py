@@ -37,8 +37,8 @@ def test_the_first_request_of_a_fresh_server_is_a_deep_link_with_query_parameter
         for name in LANGUAGES.values():
             assert switch.get_by_text(name, exact=True).count() == 1
         assert page.get_by_test_id("stTextInputField").first.input_value() == "你好"
-        boxes = page.locator("[data-testid='stSelectbox'] input")  # layer, head
-        assert (boxes.nth(0).input_value(), boxes.nth(1).input_value()) == ("1", "2")
+        chosen = [page.locator(f".st-key-{key} button[aria-checked='true']") for key in ("attn_layer", "attn_head")]
+        assert [c.inner_text() for c in chosen] == ["1", "2"]  # the layer and head buttons the link chose
         assert "layer=1" in page.url and "head=2" in page.url and f"lang={lang}" in page.url
     finally:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -72,7 +72,7 @@ def test_a_chinese_browser_opens_in_chinese_with_links_to_the_attention_steps(ap
         page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
         section_button(page, "attention", "zh").click()  # step 3's section
         link = page.get_by_role("link", name=re.compile(re.escape(t("theory.link", "zh", number=3, name=t("step.scores.name", "zh")))))
-        assert re.search(r"(^|/)attention\?step=scores$", link.first.get_attribute("href") or ""), link.first.get_attribute("href")
+        assert re.search(r"(^|/)attention\?step=scores&part=steps$", link.first.get_attribute("href") or ""), link.first.get_attribute("href")
         assert_no_exception(page)
     finally:
         context.close()
