@@ -132,6 +132,8 @@ def test_on_the_textbook_model_nothing_changes_and_the_page_says_why(lang):
     assert t("attn.exp.why_header", lang) in text
     assert t("attn.exp.why_one_char", lang, T=4) in text  # 你→好, 好→世, 世→界, 界→你 from one character
     assert t("attn.exp.why_mask_last", lang, last="3 界", layer=5) in text
+    assert t("attn.effects_note_none", lang, T=4, layer=5) in markdown(open_part(at, "steps"))  # and says where why is
+    open_part(at, "prediction")
     button = at.button(key="attn_try_context")
     assert button.label == t("model.offer_context", lang)
     button.click().run()

@@ -575,7 +575,8 @@ def effects_note(n_changed: int, T: int, layer: int, is_default: bool) -> None:
     """Below the steps: how many of the ``T`` predictions the switches change (in ``layer``),
     with a button to the prediction part that shows them."""
     left, right = st.columns([3, 1], vertical_alignment="center")
-    left.markdown(tr("attn.effects_note_default" if is_default else "attn.effects_note", n=n_changed, T=T, layer=layer))
+    key = "attn.effects_note_default" if is_default else "attn.effects_note" if n_changed else "attn.effects_note_none"
+    left.markdown(tr(key, n=n_changed, T=T, layer=layer))
     right.button(tr("attn.see_prediction"), key="attn_see_prediction", icon=":material/arrow_forward:",
                  on_click=open_part, args=("prediction",), width="stretch")
 

@@ -156,6 +156,7 @@ STRINGS: dict[str, str] = {
     "attn.part.training": "Training",
     "attn.effects_note_default": "These are the model's own switches. Flip one above: this line then counts how many of the {T} next-character predictions change.",
     "attn.effects_note": "With your switches in layer {layer}, **{n} of {T}** next-character predictions change.",
+    "attn.effects_note_none": "With your switches in layer {layer}, **none of the {T}** next-character predictions changes: the prediction part says why.",
     "attn.see_prediction": "See the predictions",
     "attn.url_bad_part": "The link's part {value} does not exist; accepted: {parts}. Showing the steps.",
     "attn.snap_none": "This model kept no snapshots of its attention while it trained, so there is nothing to show here.",
