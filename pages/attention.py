@@ -61,7 +61,11 @@ def what_if_part() -> None:
     the scaling, a score edit, …) or another part reruns this only, not the page's model choice,
     text and layer widgets."""
     mask_on, scaling, divisor, temperature, heads_off, uniform = view.switch_panel(cfg, layer, head)
-    edits = view.score_editor(base, layer, head, labels) if base is not None else ()
+    if base is not None:
+        edits = view.score_editor(base, layer, head, labels)
+    else:  # nothing to edit in a text the model cannot read: the editor keeps its state for the next text
+        view.keep_values((view.K_EDITING,))
+        edits = ()
     part = view.part_chooser()
 
     def url_for(step: str) -> dict[str, str]:

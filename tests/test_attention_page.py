@@ -176,7 +176,7 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
     rerun(at, **{view.K_EDIT_I: 3})  # another cell: the first edit stays
     assert at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i3_j0").value != 80.0 and table(at).to_numpy()[2, 0] == 80.0
     rerun(at, **{view.K_EDIT_I: 2})
-    at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0").set_value(own).run()  # its own value again: no edit
+    at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0").set_value(round(own, 4)).run()  # its own value as shown: no edit
     assert "edits" not in at.query_params and table(at).to_numpy()[2, 0] != 80.0
     at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0").set_value(5.0).run()
     at.button(key="attn_reset").click().run()  # back to the model's own attention: no edits, no switches
@@ -287,6 +287,22 @@ def test_the_part_chooser_draws_one_part_and_a_theory_link_to_a_step_opens_the_s
     assert at.button_group(key=view.K_PART).value == "steps" and at.radio(key=view.K_STEP).value == "softmax"
     assert "part" not in at.query_params  # the steps are the page's own part: not written
     assert t("attn.effects_note_default", "en", T=4) in markdown(at)
+
+
+def test_back_from_another_page_the_view_is_as_the_student_left_it():
+    at = open_attention(layer="1", head="2", step="scale", mask="0", tau="0.5", part="prediction")
+    for page in ("predict", "attention"):  # a page switch clears the URL's query, as st.navigation does
+        at.query_params.clear()
+        at.query_params["lang"] = "en"
+        at.switch_page(f"pages/{page}.py")
+        at.run()
+        assert not at.exception
+    assert (at.button_group(key=view.K_LAYER).value, at.button_group(key=view.K_HEAD).value) == (1, 2)
+    assert at.toggle(key=view.K_MASK).value is False and at.select_slider(key=view.K_TAU).value == 0.5
+    assert at.button_group(key=view.K_PART).value == "prediction" and at.query_params["step"] == "scale"
+    at.query_params.update({"step": "softmax", "part": "steps"})  # a Theory link to a step: the switches stay
+    at.run()
+    assert at.radio(key=view.K_STEP).value == "softmax" and at.toggle(key=view.K_MASK).value is False
 
 
 def test_text_longer_than_max_len_is_cropped_with_a_notice_and_repeats_keep_their_rows():

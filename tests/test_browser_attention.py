@@ -74,3 +74,37 @@ def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page)
     cold, warm = alpha_rows(colder["cells"]), alpha_rows(masked_off["cells"])
     assert all(max(c) > max(w) for c, w in zip(cold, warm))  # a smaller τ sharpens every row
     assert_no_exception(page)
+
+
+def test_a_part_switch_and_a_page_switch_keep_what_the_student_chose(app_server, page):
+    page.goto(f"{app_server}/attention?lang=en")
+    wait_for_app(page, 240_000)
+    page.get_by_role("heading", name=t("attn.title", "en")).wait_for(timeout=240_000)
+    main = page.get_by_test_id("stMain")
+
+    def click(key: str, label: str) -> None:
+        page.locator(f".st-key-{key} button", has_text=label).first.click()
+        wait_for_app(page)
+
+    def chosen(key: str) -> str:
+        return page.locator(f".st-key-{key} button[aria-checked='true']").inner_text()
+
+    click("attn_layer", "1")
+    click("attn_output", "V")  # step 1 shows V, with every column
+    main.get_by_text(t("attn.all_columns", "en", D=512), exact=True).click()
+    wait_for_app(page)
+    table = main.get_by_text(t("attn.table", "en", name="V"), exact=True)  # all 512 columns of V
+    table.wait_for(timeout=60_000)
+    for part in ("prediction", "steps"):
+        click("attn_part", t(f"attn.part.{part}", "en"))
+    table.wait_for(timeout=60_000)  # the browser shows the choices the page draws: V, every column
+    assert chosen("attn_output") == "V" and page.locator(".st-key-attn_all_columns input").is_checked()
+    page.locator("[data-testid='stSidebarNav'] a[href$='/predict']").click()
+    page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=60_000)
+    wait_for_app(page)
+    page.locator("[data-testid='stSidebarNav'] a[href$='/attention']").click()
+    page.get_by_role("heading", name=t("attn.title", "en")).wait_for(timeout=60_000)
+    wait_for_app(page)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('layer') === '1'", timeout=60_000)
+    assert chosen("attn_layer") == "1"  # the view as the student left it
+    assert_no_exception(page)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -57,6 +57,8 @@ TEMPERATURES: tuple[float, ...] = (
 MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
 #: Largest |score| the editor accepts (raw scores of the seed model are within about ±20).
 MAX_EDIT = 10_000.0
+#: A typed score this close to the model's own (half the last of the 4 decimals shown) is no edit.
+EDIT_SAME = 5e-5
 SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
 URL_KEYS: tuple[str, ...] = ("text", "layer", "head", "step", "mask", "scale", "tau")
 #: Parameters in the URL only while set: the ablation switches and the exercise mode.
@@ -95,6 +97,9 @@ PARTS: dict[str, tuple[str, ...]] = {
     "model": ("attn_heads", "attn_lens", K_LAYERS_GRID),
     "training": (K_SNAPSHOT,),
 }
+#: The expanders among :data:`PARTS`' widgets: their open state is kept by Streamlit itself.
+PART_EXPANDERS = frozenset({K_TABLE_OPEN, K_SOURCE, "attn_effects_table", K_HEADS_GRID, "attn_heads", "attn_lens",
+                            K_LAYERS_GRID})
 #: The score editor: the cell's pickers, the prefix of its number inputs' keys (one per layer,
 #: head and cell) and the session's edits, {(layer, head, i, j): score}, which the URL's
 #: ``edits=`` starts (every name starts with "attn_edit_", so reset_switches forgets them).
@@ -256,8 +261,15 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
     """
     params = {k: st.query_params[k] for k in URL_KEYS + OPTIONAL_URL_KEYS if k in st.query_params}
     fresh = K_TEXT not in st.session_state  # the page was just opened: its widgets have no state
+    # Back from another page (Streamlit cleared the widgets): the view as this session last had
+    # it, with a link's own parameters (a Theory page's step) on top.
+    returning = K_LAYER not in st.session_state and bool(st.session_state.get(_WRITTEN))
+    if returning:
+        params = {**st.session_state[_WRITTEN], **params}
+        if st.session_state.get(_EDITS_WRITTEN):
+            st.session_state[K_EDITING] = True
     messages: list[str] = load_edits(n_heads, fresh)
-    if params and (fresh or params != st.session_state.get(_WRITTEN)):
+    if params and (fresh or returning or params != st.session_state.get(_WRITTEN)):
         values, problems = parse_url(params, n_layers, n_heads)
         for key, value in values.items():
             st.session_state[key] = value
@@ -562,13 +574,22 @@ def part_chooser() -> str:
     part = st.segmented_control(tr("attn.parts"), list(PARTS), format_func=labels.get, key=K_PART,
                                 on_change=remember_value, args=(K_PART,), required=True, width="stretch")
     part = part if part in PARTS else first_part()
-    ss = st.session_state
-    for other, keys in PARTS.items():
-        if other != part:
-            for key in keys:
-                if key in ss:
-                    ss[key] = ss[key]
+    keep_values(key for keys in PARTS.values() for key in keys if key not in PART_EXPANDERS)
     return part
+
+
+def keep_values(keys: Iterable[str]) -> None:
+    """Write each widget value of ``keys`` back into the session on this run, before its widget.
+
+    A value written back is a plain session value, which Streamlit keeps while its widget is not
+    drawn (a closed part, a text the model cannot read); and a widget drawn later in the same run
+    sends it to the browser, which would otherwise show the widget's default (after a widget is
+    not drawn for a run, the browser forgets its choice).
+    """
+    ss = st.session_state
+    for key in keys:
+        if key in ss:
+            ss[key] = ss[key]
 
 
 def effects_note(n_changed: int, T: int, layer: int, is_default: bool) -> None:
@@ -689,7 +710,7 @@ def _draw_score_editor(S: np.ndarray, layer: int, head: int, labels: Sequence[st
     own = float(S[i, j])
     cell = (layer, head, i, j)
     c.number_input(f"S[{i}, {j}]", min_value=-MAX_EDIT, max_value=MAX_EDIT, value=_edits().get(cell, own), step=1.0,
-                   format="%.4f", key=f"{K_EDIT_VALUE}_l{layer}_h{head}_i{i}_j{j}", help=tr("attn.edit_own", value=own),
+                   format="%.4f", key=f"{K_EDIT_VALUE}_l{layer}_h{head}_i{i}_j{j}", help=tr("attn.edit_own", value=own, limit=f"{MAX_EDIT:g}"),
                    on_change=_store_edit, args=(cell, own))
     edits = current_edits(S, layer, head)
     write_edits(edits)
@@ -709,7 +730,7 @@ def _store_edit(cell: tuple[int, int, int, int], own: float) -> None:
     layer, head, i, j = cell
     value = st.session_state.get(f"{K_EDIT_VALUE}_l{layer}_h{head}_i{i}_j{j}")
     edits = _edits()
-    if value is None or value == own:
+    if value is None or abs(value - own) < EDIT_SAME:  # the own value as shown (4 decimals): no edit
         edits.pop(cell, None)
     elif math.isfinite(value) and abs(value) <= MAX_EDIT:
         edits[cell] = float(value)
@@ -758,9 +779,9 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
     output = 0
     if len(step.outputs) > 1:
         drop_invalid_choice(K_OUTPUT, step.outputs)
-        name = control(K_OUTPUT, lambda: st.segmented_control(
-            tr("attn.output"), step.outputs, key=K_OUTPUT, default=step.outputs[0]),
-            st.session_state.get(K_OUTPUT, step.outputs[0]))
+        st.session_state.setdefault(K_OUTPUT, step.outputs[0])
+        name = control(K_OUTPUT, lambda: st.segmented_control(tr("attn.output"), step.outputs, key=K_OUTPUT),
+                       st.session_state.get(K_OUTPUT, step.outputs[0]))
         output = step.outputs.index(name) if name in step.outputs else 0
     name = step.outputs[output]
     m = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)

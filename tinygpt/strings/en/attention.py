@@ -97,7 +97,7 @@ STRINGS: dict[str, str] = {
     "attn.edit_help": "Pick a cell of the raw scores S (query i, key j) and type its new value, then Enter. The edit acts after step 3; softmax, weighted sum, merge and output projection are recomputed. Type the model's own value again to undo one edit.",
     "attn.edit_row": "Query i",
     "attn.edit_col": "Key j",
-    "attn.edit_own": "The model's own score here: {value:.4f}.",
+    "attn.edit_own": "The model's own score here: {value:.4f}. Accepted: −{limit} to {limit}.",
     "attn.edit_count": "{n} score(s) edited: {cells}",
     "attn.pred_header": "The whole model's next-character prediction",
     "attn.pred_same": "After “{text}” the model predicts **{own}** next (p = {p:.3f}). Flip a switch to see whether that changes.",

@@ -41,7 +41,7 @@ STRINGS: dict[str, str] = {
     "link.running": "Step {step} of {epochs}, loss {loss}",
     "link.shared": "Another session asked for the same settings first: this is that one run, shared.",
     "link.bad_edits": "The link's score edits were left out. {error}. The scores are the model's own.",
-    "link.edit_outside": "The link's score edit S[{i}, {j}] is outside this text ({T} positions) and was left out.",
+    "link.edit_outside": "The score edit S[{i}, {j}] is outside this text ({T} positions) and is left out.",
     "accepted.link_version": "a link of version {version} (train={version};…)",
     "accepted.link_field": "one of the settings {fields}",
     "accepted.link_text": "key=value settings separated by “;”, ending with text= and at least one character",

@@ -97,7 +97,7 @@ STRINGS: dict[str, str] = {
     "attn.edit_help": "在原始得分 S 中选一个格子（查询 i，键 j），输入新的值后按回车。修改从第 3 步之后起作用；softmax、加权求和、合并多头和输出投影会重新计算。再输入模型自己的值即可撤销这一处修改。",
     "attn.edit_row": "查询 i",
     "attn.edit_col": "键 j",
-    "attn.edit_own": "这里模型自己的得分：{value:.4f}。",
+    "attn.edit_own": "这里模型自己的得分：{value:.4f}。可输入 −{limit} 到 {limit}。",
     "attn.edit_count": "已改动 {n} 个得分：{cells}",
     "attn.pred_header": "整个模型的下一个字预测",
     "attn.pred_same": "读完“{text}”后，模型预测下一个字是 **{own}**（p = {p:.3f}）。打开一个开关，看预测如何变化。",

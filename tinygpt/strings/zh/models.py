@@ -35,7 +35,7 @@ STRINGS: dict[str, str] = {
     "link.running": "第 {step} / {epochs} 步，损失 {loss}",
     "link.shared": "另一个会话先请求了相同的设置：这里显示的是同一次训练，大家共享。",
     "link.bad_edits": "链接中的分数修改未被采用。{error}。分数保持模型自己的值。",
-    "link.edit_outside": "链接中的分数修改 S[{i}, {j}] 超出了这段文本（{T} 个位置），已略去。",
+    "link.edit_outside": "得分修改 S[{i}, {j}] 超出了这段文本（{T} 个位置），已略去。",
     "accepted.link_version": "版本为 {version} 的链接（train={version};…）",
     "accepted.link_field": "以下设置之一：{fields}",
     "accepted.link_text": "用“;”分隔的 key=value 设置，最后是 text= 加至少一个字",
