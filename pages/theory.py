@@ -7,7 +7,7 @@ from tinygpt.attention import STEP_IDS, future_mask, step_by_id
 from tinygpt.theory import (
     CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
 )
-from tinygpt.ui.common import remember_value, restore_widget_values, set_kept_value
+from tinygpt.ui.common import remember_value, restore_widget_values, scroll_to, set_kept_value
 from tinygpt.ui.figures import figure_downloads, figure_spec
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
@@ -105,13 +105,6 @@ def arrival() -> None:
     if first_time:  # not again on every slider move
         st.session_state["_theory_scrolled_to"] = (cid, sid)
         st.session_state["_theory_scroll"] = anchor
-
-
-# The section's element may be drawn after this script runs: try for a few seconds.
-SCROLL_JS = """<script>
-(() => { let tries = 0; const go = () => { const el = document.getElementById("ANCHOR");
-  if (el) { el.scrollIntoView({block: "start"}); } else if (++tries < 50) { setTimeout(go, 100); } }; go(); })();
-</script>"""
 
 
 def chart(spec: dict, key: str, width: str = "content") -> None:
@@ -320,4 +313,4 @@ section = st.segmented_control(tr("theory.sections"), list(SECTIONS), format_fun
                                required=True, width="stretch")
 show_section(section or first_section(), axes)  # only the open section is built and drawn
 if (anchor := st.session_state.pop("_theory_scroll", None)) is not None:
-    st.html(SCROLL_JS.replace("ANCHOR", anchor), unsafe_allow_javascript=True, width="content")
+    scroll_to(anchor)

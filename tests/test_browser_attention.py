@@ -107,4 +107,11 @@ def test_a_part_switch_and_a_page_switch_keep_what_the_student_chose(app_server,
     wait_for_app(page)
     page.wait_for_function("() => new URL(location.href).searchParams.get('layer') === '1'", timeout=60_000)
     assert chosen("attn_layer") == "1"  # the view as the student left it
+    see = page.locator(".st-key-attn_see_prediction button")
+    see.scroll_into_view_if_needed()
+    see.click()  # from the foot of the steps to the beginning of the prediction part
+    page.wait_for_function("() => new URL(location.href).searchParams.get('part') === 'prediction'", timeout=60_000)
+    wait_for_app(page)
+    page.wait_for_function("""() => { const r = document.querySelector('.st-key-attn_part').getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight; }""", timeout=10_000)
     assert_no_exception(page)

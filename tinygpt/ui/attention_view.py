@@ -43,7 +43,7 @@ from tinygpt.record import ModelRecord
 from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui import exercise_view
-from tinygpt.ui.common import keep_radio_choice, remember_value, set_kept_value
+from tinygpt.ui.common import keep_radio_choice, remember_value, scroll_to, set_kept_value
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.tables import is_static, matrix_text, show_table, text_table
@@ -199,7 +199,7 @@ def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[d
     if "part" in params:
         raw = params["part"].strip().lower()
         values[K_PART] = raw if raw in PARTS else next(iter(PARTS))
-        if raw not in PARTS:
+        if raw and raw not in PARTS:  # an empty part= is the steps
             problems.append(("part", params["part"]))
     if "guess" in params:  # a teacher's link may open the exercise mode (and a lesson may hide its toggle)
         raw = params["guess"].strip().lower()
@@ -557,9 +557,15 @@ def first_part() -> str:
     return next((part for part, keys in PARTS.items() if shown & set(keys)), next(iter(PARTS)))
 
 
+#: The element above the part chooser that "See the predictions" scrolls to.
+PARTS_ANCHOR = "attn-parts"
+
+
 def open_part(part: str) -> None:
-    """Button callback: draw ``part`` on the next run (the chooser shows it)."""
+    """Button callback: draw ``part`` on the next run (the chooser shows it) and scroll up to the
+    chooser, so the student lands on the part's beginning."""
     set_kept_value(K_PART, part)
+    st.session_state["_attn_scroll"] = True
 
 
 def part_chooser() -> str:
@@ -571,6 +577,9 @@ def part_chooser() -> str:
     student who comes back to the steps finds the step and cell they left.
     """
     labels = {part: tr(f"attn.part.{part}") for part in PARTS}  # format_func must not read the session
+    st.html(f'<div id="{PARTS_ANCHOR}"></div>', width="content")
+    if st.session_state.pop("_attn_scroll", False):
+        scroll_to(PARTS_ANCHOR)
     part = st.segmented_control(tr("attn.parts"), list(PARTS), format_func=labels.get, key=K_PART,
                                 on_change=remember_value, args=(K_PART,), required=True, width="stretch")
     part = part if part in PARTS else first_part()

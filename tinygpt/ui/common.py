@@ -100,3 +100,16 @@ def keep_radio_choice(key: str) -> None:
 def show_error(exc: Exception) -> None:
     """A clear message for ``exc`` in the user's language (never a traceback)."""
     st.error(error_text(exc))
+
+
+# The element may be drawn after the script runs: try for a few seconds.
+_SCROLL_JS = """<script>
+(() => { let tries = 0; const go = () => { const el = document.getElementById("ANCHOR");
+  if (el) { el.scrollIntoView({block: "start"}); } else if (++tries < 50) { setTimeout(go, 100); } }; go(); })();
+</script>"""
+
+
+def scroll_to(anchor: str) -> None:
+    """Scroll the browser to the element with id ``anchor`` once (a button that opened a part of
+    the page below the fold: the student lands on it)."""
+    st.html(_SCROLL_JS.replace("ANCHOR", anchor), unsafe_allow_javascript=True, width="content")

@@ -46,7 +46,7 @@ NARROW_SCREEN_CSS = """<style>
 .tg-table .n { text-align: right; font-variant-numeric: tabular-nums; }
 .tg-table tr.hl > * { background: #fbe3b3; }
 [data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
-#theory-sections, [id^="concept-"] { scroll-margin-top: 4rem; }
+#theory-sections, #attn-parts, [id^="concept-"] { scroll-margin-top: 4rem; }
 @media (max-width: 640px) { .katex-display { font-size: 0.85em; } }
 </style>"""
 
