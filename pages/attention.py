@@ -74,6 +74,9 @@ def what_if_part() -> None:
                                st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform, guess, part)
 
     view.write_url(url_for(st.session_state.get(view.K_STEP, STEP_IDS[0])))
+    if part == "training":  # the snapshots are α of the training text, whatever text is typed above
+        view.show_snapshots(tm, layer, head)
+        return
     if not text_in:
         st.warning(tr("err.empty_text"))
         return
@@ -106,8 +109,6 @@ def what_if_part() -> None:
                                  [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, causal,
                                  header=tr("attn.layers_header", head=head), key=view.K_LAYERS_GRID,
                                  caption=tr("attn.layers_caption"))
-    else:
-        view.show_snapshots(tm, layer, head)
 
 
 def steps_part(switches: Switches, url_for: Callable[[str], dict[str, str]]) -> None:

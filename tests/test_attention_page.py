@@ -340,6 +340,8 @@ def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
     assert any(c.value == t("attn.snap_caption", "en", text="你好世界", step=50, layer=0, head=0) for c in at.caption)
     assert all(s.key != "attn_snapshot" for s in open_part(at, "steps").select_slider)  # only the open part is drawn
     assert open_part(at, "training").select_slider(key="attn_snapshot").value == 50  # kept while the part was closed
+    at.text_input(key=view.K_TEXT).set_value("你好abc").run()  # a text the model cannot read: the snapshots stay
+    assert at.select_slider(key="attn_snapshot").value == 50 and not at.error
     without = open_attention(own_model=replace(tm, snapshots={}, uid="no-snapshots-test"), part="training")
     assert not without.get("select_slider") or all(s.key != "attn_snapshot" for s in without.select_slider)
     assert len(without.get("vega_lite_chart")) == 0
