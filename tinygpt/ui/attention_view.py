@@ -572,9 +572,9 @@ def part_chooser() -> str:
     """The segmented control over :data:`PARTS` (its value the part's id, kept across page
     switches by :func:`tinygpt.ui.common.restore_widget_values`); returns the open part.
 
-    The widgets of the closed parts keep their values: they are written back into the session
-    as plain values, which Streamlit does not clear when their widgets are not drawn, so a
-    student who comes back to the steps finds the step and cell they left.
+    Every part's widget values (not its expanders') are written back into the session on each
+    run (:func:`keep_values`), so a student who comes back to the steps finds the step and cell
+    they left, and the browser shows them.
     """
     labels = {part: tr(f"attn.part.{part}") for part in PARTS}  # format_func must not read the session
     st.html(f'<div id="{PARTS_ANCHOR}"></div>', width="content")
@@ -595,10 +595,8 @@ def keep_values(keys: Iterable[str]) -> None:
     sends it to the browser, which would otherwise show the widget's default (after a widget is
     not drawn for a run, the browser forgets its choice).
     """
-    ss = st.session_state
     for key in keys:
-        if key in ss:
-            ss[key] = ss[key]
+        keep_radio_choice(key)  # the same write-back, which radios need after a language switch
 
 
 def effects_note(n_changed: int, T: int, layer: int, is_default: bool) -> None:
