@@ -4,11 +4,12 @@ import streamlit as st
 
 from tinygpt import theory
 from tinygpt.attention import STEP_IDS, future_mask, step_by_id
+from tinygpt.charts import heatmap_spec, probability_bars_spec, vector_picture_spec
 from tinygpt.theory import (
     CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
 )
 from tinygpt.ui.common import remember_value, restore_widget_values, scroll_to, set_kept_value
-from tinygpt.ui.figures import figure_downloads, figure_spec
+from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
@@ -108,7 +109,7 @@ def arrival() -> None:
 
 
 def chart(spec: dict, key: str, width: str = "content") -> None:
-    """Draw a titled chart (a :func:`figure_spec`) with its PNG and SVG downloads (``key``: the
+    """Draw a titled chart (a Vega-Lite dict) with its PNG and SVG downloads (``key``: the
     buttons' key prefix)."""
     st.vega_lite_chart(spec, width=width)
     figure_downloads(spec, key, file_stem=key.removesuffix("_figure"))
@@ -142,7 +143,7 @@ def operations_example(axes: dict[str, str]) -> None:
                       b2=format_number(b[1]), dot=format_number(product)))
         st.caption(tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero"))
     with picture:
-        chart(figure_spec("vector_picture", [("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"),
+        chart(vector_picture_spec([("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"),
                              **axes), "theory_ops_figure")
 
 
@@ -169,7 +170,7 @@ def weighted_sum_example(axes: dict[str, str]) -> None:
     controls.metric(tr("theory.ws.output"), format_vector(mixed))
     controls.caption(tr("theory.ws.alpha_sum", total=format_number(sum(alpha))))
     with picture:
-        chart(figure_spec("vector_picture", [(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
+        chart(vector_picture_spec([(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
                              title=tr("theory.ws.chart_title"), **axes), "theory_ws_figure")
 
 
@@ -197,9 +198,9 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
         st.metric(tr("theory.sm.output"), format_vector(att.output))
         st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
     with picture:
-        chart(figure_spec("probability_bars", att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
+        chart(probability_bars_spec(att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
                                y_title=tr("theory.sm.axis_alpha")), "theory_sm_bars_figure", width="stretch")
-        chart(figure_spec("vector_picture", [("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)], title=tr("theory.sm.vectors_title"),
+        chart(vector_picture_spec([("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)], title=tr("theory.sm.vectors_title"),
                              size=260, **axes), "theory_sm_vectors_figure")
     concept("matrix")
     matrix_example(tau, axes)
@@ -222,7 +223,7 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
     single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
     left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
     with right:
-        chart(figure_spec("heatmap", mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
+        chart(heatmap_spec(mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
                       masked=future_mask(len(tokens)) if masked else None,
                       row_title=tr("theory.mx.axis_query"), col_title=tr("theory.mx.axis_key"),
                       value_title=tr("theory.mx.value"), masked_label=tr("theory.mx.masked"), cell=60),

@@ -6,6 +6,7 @@ import functools
 from html.parser import HTMLParser
 
 import pandas as pd
+import pyarrow as pa
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
 from tinygpt.record import ModelRecord
@@ -140,3 +141,28 @@ def tables(at) -> list:
         elif kind == "html" and f'class="{TABLE_CLASS}"' in node.value:
             found.append(StaticTable(node.value))
     return found
+
+
+def inline_data(spec: object, datasets: dict | None = None) -> object:
+    """A Vega-Lite dict with every named dataset written into the ``data`` that names it, as rows of
+    plain values, and no ``datasets``: two specs that draw the same picture from differently named
+    (or Arrow vs. JSON) datasets compare equal."""
+    if datasets is None and isinstance(spec, dict):
+        datasets = spec.get("datasets", {})
+    if isinstance(spec, dict):
+        out = {}
+        for key, value in spec.items():
+            if key == "datasets":
+                continue
+            if key == "data" and isinstance(value, dict) and value.get("name") in datasets:
+                rows = datasets[value["name"]]
+                if isinstance(rows, pa.Table):
+                    rows = rows.to_pylist()
+                elif isinstance(rows, pd.DataFrame):
+                    rows = rows.to_dict("records")
+                value = {"values": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()} for row in rows]}
+            out[key] = inline_data(value, datasets)
+        return out
+    if isinstance(spec, list):
+        return [inline_data(item, datasets) for item in spec]
+    return spec

@@ -4,6 +4,7 @@ import math
 import re
 from urllib.parse import parse_qs
 
+import pyarrow as pa
 import pytest
 import torch
 import torch.nn.functional as F
@@ -11,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt import theory
 from tinygpt.attention import STEP_IDS
-from tinygpt.charts import vector_picture
+from tinygpt.charts import probability_bars, probability_bars_spec, vector_picture, vector_picture_spec
 from tinygpt.i18n import CATALOGUE, t
 from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError
-from helpers import tables
+from helpers import inline_data, tables
 
 SOFTMAX_123 = [0.090, 0.245, 0.665]  # softmax([1, 2, 3]) at τ = 1, to 3 decimals
 
@@ -122,6 +123,27 @@ def test_vector_picture_draws_named_arrows_on_square_axes():
     assert (tail_rows[0]["x0"], tail_rows[0]["x1"], tail_rows[0]["y1"]) == (2, 3, 4)
     with pytest.raises(ValueError, match="has 3 components"):
         vector_picture([("x", (1, 2, 3))])
+
+
+def test_the_fast_specs_draw_what_the_altair_charts_draw():
+    pictures = [([("a", (1, 2)), ("b", (3, -4))], {"title": "T", "x_title": "X", "y_title": "Y", "name_title": "N"}),
+                ([("b", (1, 1)), ("c", (-0.5, 0.25))], {"origins": [(2, 3), None], "size": 260})]
+    for vectors, options in pictures:
+        for _ in range(2):  # the second from the cached layout
+            fast = vector_picture_spec(vectors, **options)
+            assert inline_data(fast) == inline_data(vector_picture(vectors, **options).to_dict())
+            assert isinstance(fast["datasets"]["cells"], pa.Table)  # the browser swaps the data, keeps the spec
+    moved = vector_picture_spec([("a", (1, 2)), ("b", (3, -4.5))], title="T", x_title="X", y_title="Y", name_title="N")
+    assert moved["layer"][2]["encoding"]["x"]["scale"]["domain"] == [-6, 6]  # the extent follows the data
+    options = {"title": "α", "highlight": "k2", "x_title": "key", "y_title": "α"}
+    for probs in ([0.25, 0.75], [0.6, 0.4]):
+        fast = probability_bars_spec(probs, ["k1", "k2"], **options)
+        assert inline_data(fast) == inline_data(probability_bars(probs, ["k1", "k2"], **options).to_dict())
+    assert probability_bars_spec([0.6, 0.4], ["k1", "k2"], **options)["data"] == {"name": "cells"}
+    with pytest.raises(ValueError, match="has 3 components"):
+        vector_picture_spec([("x", (1, 2, 3))])
+    with pytest.raises(ValueError, match="2 probabilities for 3 characters"):
+        probability_bars_spec([0.5, 0.5], ["a", "b", "c"])
 
 
 # ---------------------------------------------------------------- the page (AppTest)

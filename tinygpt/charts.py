@@ -360,15 +360,18 @@ def loss_chart(
     )
 
 
-def probability_bars(
-    probs: ArrayLike, chars: Sequence[str], *, title: str = "", highlight: str | None = None,
-    x_title: str = "character", y_title: str = "probability",
-) -> alt.Chart:
-    """Bars of a distribution over characters on a fixed [0, 1] axis; ``highlight`` is coloured."""
-    arr = to_numpy(probs, floats=True)
-    df = pd.DataFrame({"char": list(chars), "p": arr, "chosen": [c == highlight for c in chars]})
+def _bars_columns(probs: ArrayLike, chars: Sequence[str], highlight: str | None) -> dict[str, object]:
+    """The rows of :func:`probability_bars`: char, p, chosen. Raises ValueError if the lengths differ."""
+    arr = to_numpy(probs, floats=True).reshape(-1)
+    if arr.size != len(chars):
+        raise ValueError(f"{arr.size} probabilities for {len(chars)} characters")
+    return {"char": list(chars), "p": arr, "chosen": [c == highlight for c in chars]}
+
+
+def _bars_layout(data: pd.DataFrame | alt.NamedData, chars: Sequence[str], title: str, x_title: str,
+                 y_title: str) -> alt.Chart:
     return (
-        alt.Chart(df)
+        alt.Chart(data)
         .mark_bar()
         .encode(
             x=alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0)),
@@ -378,6 +381,38 @@ def probability_bars(
         )
         .properties(title=title, height=220)
     )
+
+
+def probability_bars(
+    probs: ArrayLike, chars: Sequence[str], *, title: str = "", highlight: str | None = None,
+    x_title: str = "character", y_title: str = "probability",
+) -> alt.Chart:
+    """Bars of a distribution over characters on a fixed [0, 1] axis; ``highlight`` is coloured.
+
+    Args:
+        probs: (V,) probabilities, one per character of ``chars``.
+    Raises:
+        ValueError if the lengths differ.
+    """
+    return _bars_layout(pd.DataFrame(_bars_columns(probs, chars, highlight)), chars, title, x_title, y_title)
+
+
+@functools.lru_cache(maxsize=32)
+def _bars_template(chars: tuple[str, ...], title: str, x_title: str, y_title: str) -> str:
+    return json.dumps(_bars_layout(alt.NamedData(name=_DATA_NAME), chars, title, x_title, y_title).to_dict(validate=False))
+
+
+def probability_bars_spec(
+    probs: ArrayLike, chars: Sequence[str], *, title: str = "", highlight: str | None = None,
+    x_title: str = "character", y_title: str = "probability",
+) -> dict:
+    """The Vega-Lite dict of :func:`probability_bars` (same arguments, same picture), built fast:
+    the layout is built with Altair once per characters and titles; the bars are the dataset
+    ``"cells"``, so a chart whose probabilities change keeps its spec and the browser only swaps
+    the data. Raises ValueError if the lengths differ."""
+    spec = json.loads(_bars_template(tuple(chars), title, x_title, y_title))
+    spec["datasets"] = {_DATA_NAME: pa.table(_bars_columns(probs, chars, highlight))}
+    return spec
 
 
 def panel_width(V: int) -> int:
@@ -503,6 +538,51 @@ def paired_probability_bars(
     )
 
 
+def _vector_columns(
+    vectors: Sequence[tuple[str, Sequence[float]]], origins: Sequence[Sequence[float] | None] | None,
+) -> tuple[dict[str, list], list[float]]:
+    """The rows of :func:`vector_picture` (one per arrow: name, start, tip, components, angle,
+    order) and the axes' shared symmetric domain [-e, e], e = ⌈1.15 · largest |coordinate|⌉ ≥ 1.
+    Raises ValueError if a vector does not have exactly two components."""
+    columns: dict[str, list] = {k: [] for k in ("name", "x0", "y0", "x1", "y1", "x", "y", "angle", "order")}
+    for k, (name, v) in enumerate(vectors):
+        if len(v) != 2:
+            raise ValueError(f"vector {name!r} has {len(v)} components; a 2-D picture needs 2")
+        x0, y0 = (origins[k] if origins is not None and origins[k] is not None else (0.0, 0.0))
+        x, y = float(v[0]), float(v[1])
+        # Vega rotates a point mark clockwise from "up"; the arrow points along (x, y).
+        angle = float((90.0 - np.degrees(np.arctan2(y, x))) % 360.0)
+        for key, value in (("name", name), ("x0", float(x0)), ("y0", float(y0)), ("x1", float(x0) + x), ("y1", float(y0) + y),
+                           ("x", x), ("y", y), ("angle", angle), ("order", k)):
+            columns[key].append(value)
+    extent = max([1.0] + [abs(value) for key in ("x0", "y0", "x1", "y1") for value in columns[key]])
+    extent = float(np.ceil(extent * 1.15))
+    return columns, [-extent, extent]
+
+
+def _vector_layout(
+    data: pd.DataFrame | alt.NamedData, domain: Sequence[float], names: Sequence[str], title: str, x_title: str,
+    y_title: str, name_title: str, size: int,
+) -> alt.LayerChart:
+    domain = list(domain)
+    color = alt.Color("name:N", sort=list(names), scale=alt.Scale(scheme="tableau10"), title=name_title)
+    tooltip = [alt.Tooltip("name:N", title=name_title), alt.Tooltip("x:Q", format=".3f", title=x_title),
+               alt.Tooltip("y:Q", format=".3f", title=y_title)]
+    x_enc = alt.X("x0:Q", scale=alt.Scale(domain=domain, nice=False), title=x_title)
+    y_enc = alt.Y("y0:Q", scale=alt.Scale(domain=domain, nice=False), title=y_title)
+    base = alt.Chart(data)
+    shafts = base.mark_rule(strokeWidth=2.5).encode(x=x_enc, y=y_enc, x2="x1:Q", y2="y1:Q", color=color, tooltip=tooltip)
+    heads = base.mark_point(shape="triangle-up", filled=True, size=120, opacity=1).encode(
+        x=alt.X("x1:Q", scale=alt.Scale(domain=domain, nice=False)), y=alt.Y("y1:Q", scale=alt.Scale(domain=domain, nice=False)),
+        angle=alt.Angle("angle:Q", scale=None), color=color, tooltip=tooltip)
+    labels = base.mark_text(align="left", dx=8, dy=-8, fontSize=13, fontWeight="bold").encode(
+        x="x1:Q", y="y1:Q", text="name:N", color=alt.Color("name:N", sort=list(names), scale=alt.Scale(scheme="tableau10"), legend=None))
+    axes = alt.Chart(pd.DataFrame({"zero": [0.0]}))
+    h_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(y="zero:Q")
+    v_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(x="zero:Q")
+    return alt.layer(h_axis, v_axis, shafts, heads, labels).properties(title=title, width=size, height=size)
+
+
 def vector_picture(
     vectors: Sequence[tuple[str, Sequence[float]]], *, title: str = "", x_title: str = "x₁",
     y_title: str = "x₂", name_title: str = "vector", origins: Sequence[Sequence[float] | None] | None = None,
@@ -522,37 +602,32 @@ def vector_picture(
     Raises:
         ValueError if a vector does not have exactly two components.
     """
-    rows = []
-    for k, (name, v) in enumerate(vectors):
-        if len(v) != 2:
-            raise ValueError(f"vector {name!r} has {len(v)} components; a 2-D picture needs 2")
-        x0, y0 = (origins[k] if origins is not None and origins[k] is not None else (0.0, 0.0))
-        x, y = float(v[0]), float(v[1])
-        # Vega rotates a point mark clockwise from "up"; the arrow points along (x, y).
-        angle = (90.0 - np.degrees(np.arctan2(y, x))) % 360.0
-        rows.append({"name": name, "x0": float(x0), "y0": float(y0), "x1": float(x0) + x, "y1": float(y0) + y,
-                     "x": x, "y": y, "angle": angle, "order": k})
-    df = pd.DataFrame(rows)
-    extent = max([1.0] + [abs(float(df[c].abs().max())) for c in ("x0", "y0", "x1", "y1")] if len(df) else [1.0])
-    extent = float(np.ceil(extent * 1.15))
-    domain = [-extent, extent]
-    names = [name for name, _ in vectors]
-    color = alt.Color("name:N", sort=names, scale=alt.Scale(scheme="tableau10"), title=name_title)
-    tooltip = [alt.Tooltip("name:N", title=name_title), alt.Tooltip("x:Q", format=".3f", title=x_title),
-               alt.Tooltip("y:Q", format=".3f", title=y_title)]
-    x_enc = alt.X("x0:Q", scale=alt.Scale(domain=domain, nice=False), title=x_title)
-    y_enc = alt.Y("y0:Q", scale=alt.Scale(domain=domain, nice=False), title=y_title)
-    base = alt.Chart(df)
-    shafts = base.mark_rule(strokeWidth=2.5).encode(x=x_enc, y=y_enc, x2="x1:Q", y2="y1:Q", color=color, tooltip=tooltip)
-    heads = base.mark_point(shape="triangle-up", filled=True, size=120, opacity=1).encode(
-        x=alt.X("x1:Q", scale=alt.Scale(domain=domain, nice=False)), y=alt.Y("y1:Q", scale=alt.Scale(domain=domain, nice=False)),
-        angle=alt.Angle("angle:Q", scale=None), color=color, tooltip=tooltip)
-    labels = base.mark_text(align="left", dx=8, dy=-8, fontSize=13, fontWeight="bold").encode(
-        x="x1:Q", y="y1:Q", text="name:N", color=alt.Color("name:N", sort=names, scale=alt.Scale(scheme="tableau10"), legend=None))
-    axes = alt.Chart(pd.DataFrame({"zero": [0.0]}))
-    h_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(y="zero:Q")
-    v_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(x="zero:Q")
-    return alt.layer(h_axis, v_axis, shafts, heads, labels).properties(title=title, width=size, height=size)
+    columns, domain = _vector_columns(vectors, origins)
+    return _vector_layout(pd.DataFrame(columns), domain, [name for name, _ in vectors], title, x_title, y_title,
+                          name_title, size)
+
+
+@functools.lru_cache(maxsize=64)
+def _vector_template(domain: tuple[float, float], names: tuple[str, ...], title: str, x_title: str, y_title: str,
+                     name_title: str, size: int) -> str:
+    return json.dumps(_vector_layout(alt.NamedData(name=_DATA_NAME), domain, names, title, x_title, y_title, name_title,
+                                     size).to_dict(validate=False))
+
+
+def vector_picture_spec(
+    vectors: Sequence[tuple[str, Sequence[float]]], *, title: str = "", x_title: str = "x₁",
+    y_title: str = "x₂", name_title: str = "vector", origins: Sequence[Sequence[float] | None] | None = None,
+    size: int = 300,
+) -> dict:
+    """The Vega-Lite dict of :func:`vector_picture` (same arguments, same picture), built fast: the
+    layout is built with Altair once per names, titles and axis extent; the arrows are the dataset
+    ``"cells"``, so while the extent stays the browser only swaps the data. Raises ValueError if a
+    vector does not have exactly two components."""
+    columns, domain = _vector_columns(vectors, origins)
+    spec = json.loads(_vector_template(tuple(domain), tuple(name for name, _ in vectors), title, x_title, y_title,
+                                       name_title, size))
+    spec.setdefault("datasets", {})[_DATA_NAME] = pa.table(columns)
+    return spec
 
 
 # ---------------------------------------------------------------- experiments: effects, heads, lens
