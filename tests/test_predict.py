@@ -10,7 +10,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, seed_model, tables
+from helpers import SMALL, seed_model, small_model, tables
 from tinygpt.config import GPTConfig
 from tinygpt.generate import (
     MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, crop_context, generate, next_char_probs, sampling_distribution,
@@ -93,6 +93,27 @@ def test_sampling_with_a_fixed_seed_repeats_and_another_seed_differs(untrained):
     a = text_of(generate(tm.model, tm.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=0)))
     assert a == text_of(generate(tm.model, tm.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=0)))
     assert a != text_of(generate(tm.model, tm.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=1)))
+
+
+def test_a_run_continued_or_cut_short_is_the_run_made_in_one_call():
+    from tinygpt.ui.predict_view import GenerationRuns
+
+    tm = small_model(epochs=30)
+    runs = GenerationRuns(tm, max_runs=2)
+
+    def fields(steps):
+        return [(s.context, s.cropped, s.chosen, s.beyond_training, s.probs.tolist(), s.sampling_probs.tolist()) for s in steps]
+
+    for decode, context_len in ((DecodeConfig(), tm.model.cfg.max_len), (DecodeConfig(temperature=2.0, seed=3), 3),
+                                (DecodeConfig(temperature=5.0, top_k=2, seed=1), 16)):
+        for n in (3, 9, 4, 0, 12):  # longer (continued), shorter (cut), longer again
+            one_call = generate(tm.model, tm.vocab, "你", n, decode, tm.window, context_len)
+            assert fields(runs.steps("你", n, decode, context_len)) == fields(one_call)
+    hot = DecodeConfig(temperature=5.0, seed=0)
+    assert text_of(runs.steps("你", 20, hot, 16)) != text_of(runs.steps("你", 20, DecodeConfig(temperature=5.0, seed=1), 16))
+    assert len(runs._runs) == 2  # the oldest run was dropped
+    with pytest.raises(ValueError, match="n_new=65"):
+        runs.steps("你", MAX_NEW_CHARS + 1, hot, 16)
 
 
 def test_cropped_context_is_the_last_max_len_characters_and_positions_stay_below_max_len():

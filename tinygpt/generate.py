@@ -164,6 +164,7 @@ def generate(
     decode: DecodeConfig = DecodeConfig(),
     trained_len: int | None = None,
     context_len: int | None = None,
+    generator: torch.Generator | None = None,
 ) -> list[GenerationStep]:
     """Continue ``prefix`` by ``n_new`` characters, one step at a time.
 
@@ -180,6 +181,10 @@ def generate(
             ``beyond_training``. None means max_len (nothing is marked).
         context_len: feed at most this many characters, 1..max_len; None means max_len (the
             model's whole reach). A shorter value is a sliding window.
+        generator: the sampling generator to draw from; None means a new one seeded with
+            ``decode.seed``. Passing the generator an earlier call drew from (and the text it
+            produced as ``prefix``) continues that run: the steps are the ones a single longer
+            call would have made.
     Returns:
         One GenerationStep per new character.
     Raises:
@@ -196,7 +201,7 @@ def generate(
         raise ValueError(f"context_len={context_len} must be from 1 to max_len={max_len}")
     vocab.encode(prefix)  # raises UnknownCharError before any work
     trained_len = max_len if trained_len is None else trained_len
-    gen = torch.Generator().manual_seed(decode.seed)
+    gen = torch.Generator().manual_seed(decode.seed) if generator is None else generator
     text, steps = prefix, []
     for _ in range(n_new):
         context, cropped = crop_context(text, context_len)

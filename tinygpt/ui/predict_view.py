@@ -5,10 +5,13 @@ Both are shared by every session (read-only results); the cache knows a model by
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import streamlit as st
 import torch
 
-from tinygpt.generate import DecodeConfig, GenerationStep, generate, next_char_probs
+from tinygpt.generate import MAX_NEW_CHARS, DecodeConfig, GenerationStep, generate, next_char_probs
 from tinygpt.record import ModelRecord
 
 _BY_UID = {ModelRecord: lambda tm: tm.uid}
@@ -20,8 +23,55 @@ def cached_probs(tm: ModelRecord, text: str) -> torch.Tensor:
     return next_char_probs(tm.model, tm.vocab, text)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
+class GenerationRuns:
+    """The longest generation made so far for each prefix and decoding setting of one model.
+
+    A run's first k steps do not depend on how many characters were asked for, so a shorter
+    request is a prefix of a longer run and a longer one continues it from the kept sampling
+    generator (:func:`tinygpt.generate.generate`'s ``generator``): moving the length slider costs
+    at most the new characters' forward passes, not the whole run's. At most ``max_runs`` runs
+    are kept (least recently used dropped). Safe to share between sessions' threads.
+    """
+
+    def __init__(self, tm: ModelRecord, max_runs: int = 64) -> None:
+        self.tm, self.max_runs = tm, max_runs
+        self._runs: OrderedDict[tuple, tuple[list[GenerationStep], torch.Generator]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def steps(self, prefix: str, n_new: int, decode: DecodeConfig, context_len: int) -> list[GenerationStep]:
+        """``generate(model, vocab, prefix, n_new, decode, window, context_len)`` of this model: the
+        same steps, computed once. Raises what :func:`~tinygpt.generate.generate` raises."""
+        if not 0 <= n_new <= MAX_NEW_CHARS:  # a kept run may already be longer: check the request itself
+            raise ValueError(f"n_new={n_new} must be from 0 to {MAX_NEW_CHARS}")
+        key = (prefix, decode, context_len)
+        with self._lock:
+            have, gen = self._runs.get(key, ([], None))
+            if key in self._runs:
+                self._runs.move_to_end(key)
+        if len(have) >= n_new:
+            return have[:n_new]
+        state = torch.Generator().manual_seed(decode.seed) if gen is None else torch.Generator().set_state(gen.get_state())
+        text = prefix + "".join(step.chosen for step in have)
+        more = generate(self.tm.model, self.tm.vocab, text, n_new - len(have), decode, self.tm.window, context_len,
+                        generator=state)
+        run = have + more
+        with self._lock:
+            if len(run) > len(self._runs.get(key, ([], None))[0]):
+                self._runs[key] = (run, state)
+                self._runs.move_to_end(key)
+            while len(self._runs) > self.max_runs:
+                self._runs.popitem(last=False)
+        return run
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_BY_UID)
+def generation_runs(tm: ModelRecord) -> GenerationRuns:
+    """The model's :class:`GenerationRuns`, shared by every session."""
+    return GenerationRuns(tm)
+
+
 def cached_generate(tm: ModelRecord, prefix: str, n_new: int, temperature: float, top_k: int,
                     seed: int, context_len: int) -> list[GenerationStep]:
-    """generate() for these settings (temperature τ, top-k, seed, context length in characters), cached."""
-    return generate(tm.model, tm.vocab, prefix, n_new, DecodeConfig(temperature, top_k, seed), tm.window, context_len)
+    """generate() for these settings (temperature τ, top-k, seed, context length in characters),
+    cached per model: a shorter or longer request of the same run reuses its steps."""
+    return generation_runs(tm).steps(prefix, n_new, DecodeConfig(temperature, top_k, seed), context_len)
