@@ -116,6 +116,24 @@ def test_a_run_continued_or_cut_short_is_the_run_made_in_one_call():
         runs.steps("你", MAX_NEW_CHARS + 1, hot, 16)
 
 
+def test_a_new_temperature_runs_the_model_only_on_contexts_not_fed_before():
+    from tinygpt.ui.predict_view import GenerationRuns
+
+    tm = seed_model()
+    runs = GenerationRuns(tm)
+    fed = []
+    forward = runs.model.model
+    runs.model.model = lambda ids: fed.append(tuple(ids[0].tolist())) or forward(ids)
+    cool, warm = DecodeConfig(temperature=0.5, seed=0), DecodeConfig(temperature=0.55, seed=0)
+    first = runs.steps("你", 8, cool, 128)
+    assert len(fed) == 8 and len(set(fed)) == 8
+    again = runs.steps("你", 8, warm, 128)  # the trained model picks the same characters at τ 0.55
+    assert text_of(again) == text_of(first) == "好世界你好世界你" and len(fed) == 8
+    one_call = generate(tm.model, tm.vocab, "你", 8, warm, tm.window, 128)
+    assert [s.sampling_probs.tolist() for s in again] == [s.sampling_probs.tolist() for s in one_call]
+    assert [s.sampling_probs.tolist() for s in again] != [s.sampling_probs.tolist() for s in first]
+
+
 def test_cropped_context_is_the_last_max_len_characters_and_positions_stay_below_max_len():
     cfg = GPTConfig(vocab_size=4, max_len=4, d_model=16, n_heads=2, n_layers=1, d_ff=32)
     model = new_model(cfg, 0).eval()

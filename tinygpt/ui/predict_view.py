@@ -23,18 +23,52 @@ def cached_probs(tm: ModelRecord, text: str) -> torch.Tensor:
     return next_char_probs(tm.model, tm.vocab, text)
 
 
+class RememberedForward:
+    """A model whose forward pass remembers its output per input (at most ``max_inputs``, least
+    recently used dropped): ``model(ids)`` for ids (1, T) gives the model's own (1, T, V) logits.
+
+    Generation feeds the same contexts again when only the decoding changes: the logits of a
+    context do not depend on τ, top-k or the seed, and a trained model often chooses the same
+    characters at a neighbouring τ. The outputs are shared: callers must not change them in place.
+    """
+
+    def __init__(self, model: torch.nn.Module, max_inputs: int = 4096) -> None:
+        self.model, self.cfg, self.max_inputs = model, model.cfg, max_inputs
+        self._outputs: OrderedDict[tuple[int, ...], torch.Tensor] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, ids: torch.Tensor) -> torch.Tensor:
+        key = tuple(ids.reshape(-1).tolist()) if ids.shape[0] == 1 else None
+        with self._lock:
+            out = self._outputs.get(key) if key is not None else None
+            if out is not None:
+                self._outputs.move_to_end(key)
+                return out
+        with torch.no_grad():
+            out = self.model(ids)
+        if key is not None:
+            with self._lock:
+                self._outputs[key] = out
+                while len(self._outputs) > self.max_inputs:
+                    self._outputs.popitem(last=False)
+        return out
+
+
 class GenerationRuns:
     """The longest generation made so far for each prefix and decoding setting of one model.
 
     A run's first k steps do not depend on how many characters were asked for, so a shorter
     request is a prefix of a longer run and a longer one continues it from the kept sampling
     generator (:func:`tinygpt.generate.generate`'s ``generator``): moving the length slider costs
-    at most the new characters' forward passes, not the whole run's. At most ``max_runs`` runs
+    at most the new characters' forward passes, not the whole run's. The forward passes are
+    remembered per context (:class:`RememberedForward`), so a new τ, top-k or seed runs the
+    model only on contexts no earlier run fed. At most ``max_runs`` runs
     are kept (least recently used dropped). Safe to share between sessions' threads.
     """
 
     def __init__(self, tm: ModelRecord, max_runs: int = 64) -> None:
         self.tm, self.max_runs = tm, max_runs
+        self.model = RememberedForward(tm.model)
         self._runs: OrderedDict[tuple, tuple[list[GenerationStep], torch.Generator]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -52,7 +86,7 @@ class GenerationRuns:
             return have[:n_new]
         state = torch.Generator().manual_seed(decode.seed) if gen is None else torch.Generator().set_state(gen.get_state())
         text = prefix + "".join(step.chosen for step in have)
-        more = generate(self.tm.model, self.tm.vocab, text, n_new - len(have), decode, self.tm.window, context_len,
+        more = generate(self.model, self.tm.vocab, text, n_new - len(have), decode, self.tm.window, context_len,
                         generator=state)
         run = have + more
         with self._lock:
