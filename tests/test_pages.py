@@ -1,12 +1,15 @@
 """AppTest tests of every page in both languages, and training from the Train page."""
 
 import time
+from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from helpers import TEXT_NUMBER_KEYS, tables
 from tinygpt.i18n import CATALOGUE, t
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PAGES = {"train": "pages/train.py", "predict": "pages/predict.py", "attention": "pages/attention.py"}
 TITLES = {"train": "train.title", "predict": "predict.title", "attention": "attn.title"}
@@ -175,3 +178,33 @@ def test_train_page_number_boxes_read_whole_numbers_exactly():
     assert parse_int(" 300 ") == 300 and parse_int("-5") == -5 and parse_int("9" * 30) == int("9" * 30)
     assert parse_int("1e30") == "1e30" and parse_int("3.0") == "3.0" and parse_int("") == "" and parse_int("٣") == "٣"
     assert parse_int("9" * 5000) == "9" * 5000  # beyond Python's int-from-text cap: refused as text, no ValueError
+
+
+# ---------------------------------------------------------------- the server start
+
+
+def test_streamlit_run_serves_the_app_whose_lifespan_preloads_the_modules():
+    import subprocess
+    import sys
+
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(ROOT / "streamlit_app.py")
+    assert found.is_asgi_app and found.import_string == "streamlit_app:app"
+    # Imported as the server imports it: the App is made and no page is drawn (no script run).
+    code = ("import streamlit as st, streamlit_app; from tinygpt.ui import server; "
+            "assert isinstance(streamlit_app.app, st.App) and streamlit_app.app.script_path.name == 'streamlit_app.py'; "
+            "assert streamlit_app.app._user_lifespan is server.lifespan; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_the_preload_imports_torch_first_and_every_module_of_the_app_but_the_cli():
+    from tinygpt.ui import server
+
+    done = server.preload()
+    assert done[: len(server.LIBRARIES)] == list(server.LIBRARIES) and done[0] == "torch"
+    modules = server.app_modules()
+    assert done[len(server.LIBRARIES):] == modules  # none failed
+    assert {"tinygpt.model", "tinygpt.ui.navigation", "tinygpt.ui.attention_view", "tinygpt.strings.zh.train"} <= set(modules)
+    assert not any(name.endswith("__main__") for name in modules)
