@@ -4,6 +4,7 @@ The AppTest renders are cached per (page, language, variant) so each is run once
 """
 
 import functools
+import re
 import string
 from pathlib import Path
 
@@ -231,3 +232,16 @@ def test_every_language_is_one_catalogue_with_the_same_keys():
     keys = {language: set(i18n._load_language(language)) for language in LANGUAGES}
     assert all(k == keys["zh"] for k in keys.values())
     assert {"step.mask.name", "nav.train", "attn.title"} <= keys["en"]
+
+
+def test_a_bold_field_opens_after_a_space_or_punctuation_so_any_value_is_bold():
+    """CommonMark opens ``**`` before punctuation only after a space or punctuation: "他**。我**"
+    shows its stars. So a bold field (a generated text, a character) must follow one of those."""
+    import unicodedata
+
+    for key, texts in CATALOGUE.items():
+        for lang, text in texts.items():
+            for m in re.finditer(r"\*\*\{", text):
+                before = text[m.start() - 1] if m.start() else " "
+                fixed = before != "}"  # not the end of another field, whose value may end in a letter
+                assert fixed and (before.isspace() or unicodedata.category(before).startswith("P")), (key, lang, text)

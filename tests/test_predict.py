@@ -214,9 +214,9 @@ def texts(elements) -> list[str]:
 
 
 def result_of(at: AppTest) -> str:
-    """The generated characters of the "Result: prefix**generated**" line."""
+    """The generated characters of the "Result: prefix **generated**" line."""
     lang = at.session_state["lang"]
-    start = t("predict.result", lang, prefix="", generated="").split("*")[0]
+    start = t("predict.result", lang, prefix="", generated="").split("*")[0].rstrip()
     return next(m.value for m in at.markdown if m.value.startswith(start)).split("**")[1]
 
 

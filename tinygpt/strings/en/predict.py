@@ -44,7 +44,7 @@ STRINGS: dict[str, str] = {
     "predict.panels_range": "Show {n} positions starting at",
     "predict.generation": "Step-by-step generation",
     "predict.n_zero": "N = 0: nothing is generated. The table above shows the prediction at each position of the prefix; raise N to generate.",
-    "predict.result": "Result: {prefix}**{generated}**",
+    "predict.result": "Result: {prefix} **{generated}**",
     "predict.step_slider": "Step",
     "predict.prev": "Previous step",
     "predict.next": "Next step",

@@ -44,7 +44,7 @@ STRINGS: dict[str, str] = {
     "predict.panels_range": "显示从这个位置开始的 {n} 个位置",
     "predict.generation": "逐步生成",
     "predict.n_zero": "N = 0：不生成新字符。上表已给出前缀每个位置的预测；把 N 调大即可逐步生成。",
-    "predict.result": "结果：{prefix}**{generated}**",
+    "predict.result": "结果：{prefix} **{generated}**",
     "predict.step_slider": "第几步",
     "predict.prev": "上一步",
     "predict.next": "下一步",
