@@ -63,3 +63,18 @@ def test_a_value_changed_in_a_section_is_kept_after_another_section_and_another_
     wait_for_app(page)
     assert page.locator(".st-key-theory_scaled input").first.is_checked()
     assert_no_exception(page)
+
+
+def test_a_vector_picture_is_square_on_the_page(app_server, page):
+    """Both axes share one domain, so the plot area must be square for a right angle to look like
+    one; the page's own sizing must not squeeze it (the downloads are drawn square as well)."""
+    page.goto(f"{app_server}/theory?lang=en&concept=operations")
+    wait_for_app(page, 240_000)
+    picture = page.locator("[data-testid='stVegaLiteChart'] svg").first
+    picture.wait_for(timeout=60_000)
+    # layer 0 is the dashed horizontal zero line (the plot's width), layer 1 the vertical one (its height)
+    width, height = page.evaluate("""(svg) => [svg.querySelector('.layer_0_marks').getBoundingClientRect().width,
+                                                svg.querySelector('.layer_1_marks').getBoundingClientRect().height]""",
+                                  picture.element_handle())
+    assert width == pytest.approx(300, abs=2) and height == pytest.approx(300, abs=2)
+    assert_no_exception(page)

@@ -580,7 +580,10 @@ def _vector_layout(
     axes = alt.Chart(pd.DataFrame({"zero": [0.0]}))
     h_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(y="zero:Q")
     v_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(x="zero:Q")
-    return alt.layer(h_axis, v_axis, shafts, heads, labels).properties(title=title, width=size, height=size)
+    return alt.layer(h_axis, v_axis, shafts, heads, labels).properties(
+        title=title, width=size, height=size,
+        autosize=alt.AutoSizeParams(type="pad", contains="content"),  # the plot area stays size × size on the page too
+    )
 
 
 def vector_picture(
