@@ -23,7 +23,7 @@ def test_types_a_prefix_and_steps_generation_in_a_real_browser(app_server, page)
     prefix.press("Enter")
     wait_for_app(page)
     result = page.locator("[data-testid='stMarkdownContainer']", has_text="Result:")
-    expect(result).to_have_text("Result: 你好世界你好", timeout=TIMEOUT)  # N = 4 by default, greedy
+    expect(result).to_have_text("Result: 你好 世界你好", timeout=TIMEOUT)  # N = 4 by default, greedy
     expect(page.get_by_role("heading", name="Step 1 of 4")).to_be_visible(timeout=TIMEOUT)
     fed = page.locator("[data-testid='stMarkdownContainer']", has_text="Context fed to the model")
     expect(fed).to_have_text("Context fed to the model (2 characters, positions 0–1): 你好")

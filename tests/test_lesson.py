@@ -85,7 +85,7 @@ def test_a_locked_link_lists_only_its_pages_and_draws_only_its_controls_on_predi
     assert at.info[0].value.startswith("**Lesson view:**") and "](?lang=en)" in at.info[0].value
     assert not at.warning and not at.main.get("page_link")  # no link to the Attention page, which the lesson leaves out
     assert tables(at)[0].value.shape[0] == 4  # hidden controls keep their defaults: the page still computes
-    assert any("你好世界**你好世界**" in m.value for m in at.markdown)  # greedy, N = 4
+    assert any("你好世界 **你好世界**" in m.value for m in at.markdown)  # greedy, N = 4
     with pytest.raises(ValueError):
         at.switch_page("pages/train.py")
     at.switch_page("pages/theory.py").run()

@@ -51,7 +51,7 @@ def test_predict_page_continues_the_seed_text():
     assert list(frame[t("predict.col_top", "en")]) == list("好世界你")
     at.text_input(key="predict_prefix").set_value("你").run()
     at.slider(key="predict_n_new").set_value(3).run()
-    assert any("你**好世界**" in m.value for m in at.markdown)
+    assert any("你 **好世界**" in m.value for m in at.markdown)
 
 
 def test_predict_page_names_unknown_characters_in_both_languages():
