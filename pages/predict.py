@@ -10,7 +10,9 @@ from tinygpt.generate import (
 from tinygpt.formatting import format_probability
 from tinygpt.record import ModelRecord
 from tinygpt.ui import exercise_view
-from tinygpt.ui.common import keep_radio_choice, model_banner, show_error
+from tinygpt.ui.common import (
+    keep_radio_choice, model_banner, remember_value, restore_widget_values, set_kept_value, show_error,
+)
 from tinygpt.ui.figures import figure_downloads, figure_spec
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.vocab import UnknownCharError
@@ -59,40 +61,49 @@ def short(text: str, n: int = 8) -> str:
 
 def go_to_step(delta: int) -> None:
     """Button callback: move the step slider by ``delta`` (clamped when the page draws it)."""
-    st.session_state["predict_step"] = st.session_state.get("predict_step", 1) + delta
+    set_kept_value("predict_step", st.session_state.get("predict_step", 1) + delta)
 
 
 def restart_steps() -> None:
     """on_change of every input that changes the generated text: a new generation starts at step 1."""
-    st.session_state["predict_step"] = 1
+    set_kept_value("predict_step", 1)
+
+
+def changed(key: str) -> None:
+    """on_change of a kept generation control: keep its new value (:func:`remember_value`, for
+    the next visit of the page) and start the new generation at step 1."""
+    remember_value(key)
+    restart_steps()
 
 
 def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int]:
     """The generation's controls and their notes: (N, strategy, decoding, context length)."""
     n_new = control("predict_n_new", lambda: st.slider(
-        tr("predict.n_new"), 0, MAX_NEW_CHARS, DEFAULTS["predict_n_new"], key="predict_n_new"), DEFAULTS["predict_n_new"])
+        tr("predict.n_new"), 0, MAX_NEW_CHARS, key="predict_n_new", on_change=remember_value, args=("predict_n_new",)),
+        DEFAULTS["predict_n_new"])
     strategy_labels = {s: tr(f"predict.strategy.{s}") for s in STRATEGIES}  # format_func must not call tr()
     d1, d2, d3, d4 = st.columns([2, 2, 2, 1])
     if visible("predict_strategy"):
         keep_radio_choice("predict_strategy")
     strategy = control("predict_strategy", lambda: d1.radio(
-        tr("predict.decoding"), STRATEGIES, format_func=strategy_labels.get, key="predict_strategy", on_change=restart_steps),
-        DEFAULTS["predict_strategy"])
+        tr("predict.decoding"), STRATEGIES, format_func=strategy_labels.get, key="predict_strategy",
+        on_change=changed, args=("predict_strategy",)), DEFAULTS["predict_strategy"])
     sampling = strategy != "greedy"
     tau = control("predict_temperature", lambda: d2.slider(
-        tr("predict.temperature"), 0.0, MAX_TEMPERATURE, DEFAULTS["predict_temperature"], 0.05, help=tr("predict.temperature_help"),
-        disabled=not sampling, key="predict_temperature", on_change=restart_steps), DEFAULTS["predict_temperature"])
+        tr("predict.temperature"), 0.0, MAX_TEMPERATURE, step=0.05, help=tr("predict.temperature_help"),
+        disabled=not sampling, key="predict_temperature", on_change=changed, args=("predict_temperature",)),
+        DEFAULTS["predict_temperature"])
     top_k = control("predict_top_k", lambda: d3.number_input(
-        tr("predict.top_k"), 0, 1000, min(2, V), 1, help=tr("predict.top_k_help"), disabled=strategy != "top_k",
-        key="predict_top_k", on_change=restart_steps), min(2, V))
+        tr("predict.top_k"), 0, 1000, step=1, help=tr("predict.top_k_help"), disabled=strategy != "top_k",
+        key="predict_top_k", on_change=changed, args=("predict_top_k",)), min(2, V))
     seed = control("predict_seed", lambda: d4.number_input(
-        tr("predict.seed"), 0, 2**31 - 1, DEFAULTS["predict_seed"], 1, help=tr("predict.seed_help"), disabled=not sampling,
-        key="predict_seed", on_change=restart_steps), DEFAULTS["predict_seed"])
+        tr("predict.seed"), 0, 2**31 - 1, step=1, help=tr("predict.seed_help"), disabled=not sampling,
+        key="predict_seed", on_change=changed, args=("predict_seed",)), DEFAULTS["predict_seed"])
     context_len = max_len
     if max_len > 1 and visible("predict_context_len"):
         with st.expander(tr("predict.context_len")):
-            context_len = st.slider(tr("predict.context_len"), 1, max_len, max_len, help=tr("predict.context_len_help", max_len=max_len),
-                                    key="predict_context_len", on_change=restart_steps)
+            context_len = st.slider(tr("predict.context_len"), 1, max_len, help=tr("predict.context_len_help", max_len=max_len),
+                                    key="predict_context_len", on_change=changed, args=("predict_context_len",))
     if sampling and tau == 0:
         st.info(tr("predict.tau_zero"))
     elif sampling and tau >= MAX_TEMPERATURE:
@@ -180,8 +191,9 @@ def generation_step(tm: ModelRecord, prefix: str, steps: list[GenerationStep], d
         b2.button(tr("predict.next"), icon=":material/chevron_right:", on_click=go_to_step, args=(1,),
                   disabled=st.session_state["predict_step"] >= total, key="predict_next")
         if total > 1:
-            b3.slider(tr("predict.step_slider"), 1, total, key="predict_step", label_visibility="collapsed")
-    k = st.session_state["predict_step"]
+            b3.slider(tr("predict.step_slider"), 1, total, key="predict_step", label_visibility="collapsed",
+                      on_change=remember_value, args=("predict_step",))
+    k = st.session_state["_keep.predict_step"] = st.session_state["predict_step"]
     s = steps[k - 1]
     so_far = prefix + generated[: k - 1]
     target = training_targets(tm.text, window, s.context)[-1]
@@ -247,6 +259,13 @@ st.markdown(tr("predict.intro"))
 tm = model_banner(choose="predict")  # with the model choice (textbook / context / own)
 chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
+# The generation's controls keep what the student set when they go to another page and come back
+# (a control changed in the generation fragment's rerun is kept by its own on_change).
+restore_widget_values({"predict_n_new": DEFAULTS["predict_n_new"], "predict_strategy": DEFAULTS["predict_strategy"],
+                       "predict_temperature": DEFAULTS["predict_temperature"], "predict_top_k": min(2, V),
+                       "predict_seed": DEFAULTS["predict_seed"], "predict_context_len": max_len,
+                       "predict_guess": DEFAULTS["predict_guess"], "predict_step": 1})
+st.session_state["predict_context_len"] = min(st.session_state["predict_context_len"], max_len)  # kept from a longer model
 
 # The prefix travels in the URL (?prefix=), so a class link opens the same prediction.
 url_prefix = st.query_params.get("prefix")
@@ -254,13 +273,14 @@ if url_prefix is not None and url_prefix != st.session_state.get("_predict_prefi
     st.session_state["predict_prefix"] = url_prefix[:MAX_PREFIX_CHARS]
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
 c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-st.session_state.setdefault("predict_prefix", tm.text[:max_len])  # the model's own text until changed
+# the model's own text until changed; the student's, kept, after a visit to another page
+st.session_state.setdefault("predict_prefix", st.session_state.get("_keep.predict_prefix", tm.text[:max_len]))
 prefix = control("predict_prefix", lambda: c1.text_input(
     tr("predict.prefix"), help=tr("predict.prefix_help", known=known), key="predict_prefix",
     on_change=restart_steps), st.session_state["predict_prefix"])
-st.query_params["prefix"] = st.session_state["_predict_prefix_written"] = prefix
-guess = control("predict_guess", lambda: c2.toggle(tr("predict.guess"), DEFAULTS["predict_guess"], help=tr("predict.guess_help"),
-                                                   key="predict_guess"), DEFAULTS["predict_guess"])
+st.query_params["prefix"] = st.session_state["_predict_prefix_written"] = st.session_state["_keep.predict_prefix"] = prefix
+guess = control("predict_guess", lambda: c2.toggle(tr("predict.guess"), help=tr("predict.guess_help"), key="predict_guess",
+                                                   on_change=remember_value, args=("predict_guess",)), DEFAULTS["predict_guess"])
 
 if not prefix:
     st.warning(tr("predict.empty", known=known))

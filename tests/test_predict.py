@@ -196,6 +196,13 @@ def test_generate_bounds_and_bad_arguments(untrained):
 # ---- the page (AppTest) -----------------------------------------------------------------------
 
 
+def keep(at: AppTest, key: str, value: object) -> None:
+    """Set a Predict control as a student's change would: its value and the copy the page keeps
+    for the next visit (``common.restore_widget_values`` gives the control that copy on a full run)."""
+    at.session_state[key] = value
+    at.session_state[f"_keep.{key}"] = value
+
+
 def open_predict(lang: str, **state) -> AppTest:
     """The Predict page in ``lang`` with keyed widgets set through session state."""
     at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
@@ -203,7 +210,7 @@ def open_predict(lang: str, **state) -> AppTest:
     at.run()
     at.switch_page("pages/predict.py")
     for key, value in state.items():
-        at.session_state[key] = value
+        keep(at, key, value)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -262,7 +269,7 @@ def test_page_generates_the_maximum_number_of_characters():
     at = open_predict("en", predict_prefix="你", predict_n_new=MAX_NEW_CHARS)
     assert result_of(at) == ("好世界你" * 16)
     assert at.slider(key="predict_step").max == MAX_NEW_CHARS
-    at.session_state["predict_step"] = MAX_NEW_CHARS
+    keep(at, "predict_step", MAX_NEW_CHARS)
     at.run()
     assert "#### " + t("predict.step_title", "en", n=MAX_NEW_CHARS, total=MAX_NEW_CHARS) in texts(at.markdown)
     assert t("predict.beyond", "en", pos=MAX_NEW_CHARS - 1, last=3, window=4) in texts(at.warning)
@@ -273,7 +280,7 @@ def test_page_temperature_zero_and_maximum(lang):
     at = open_predict(lang, predict_prefix="你", predict_n_new=6, predict_strategy="temperature", predict_temperature=0.0, predict_seed=3)
     assert texts(at.info) == [t("predict.tau_zero", lang)]
     assert result_of(at) == "好世界你好世"
-    at.session_state["predict_temperature"] = MAX_TEMPERATURE
+    keep(at, "predict_temperature", MAX_TEMPERATURE)
     at.run()
     assert texts(at.info) == [t("predict.tau_max", lang, tau=MAX_TEMPERATURE)]
     detail = tables(at)[1].value
@@ -285,13 +292,13 @@ def test_page_temperature_zero_and_maximum(lang):
 def test_page_top_k_zero_one_and_larger_than_the_vocabulary(lang):
     at = open_predict(lang, predict_prefix="你", predict_n_new=6, predict_strategy="top_k", predict_temperature=MAX_TEMPERATURE, predict_top_k=0)
     assert texts(at.info) == [t("predict.tau_max", lang, tau=MAX_TEMPERATURE), t("predict.k_zero", lang, V=4)]
-    at.session_state["predict_top_k"] = 1
+    keep(at, "predict_top_k", 1)
     at.run()
     assert t("predict.k_one", lang) in texts(at.info) and result_of(at) == "好世界你好世"
-    at.session_state["predict_top_k"] = 7
+    keep(at, "predict_top_k", 7)
     at.run()
     assert t("predict.k_large", lang, k=7, V=4) in texts(at.info) and not at.exception
-    at.session_state["predict_top_k"] = 2
+    keep(at, "predict_top_k", 2)
     at.run()
     sampled = tables(at)[1].value[t("predict.col_sampled", lang)].to_numpy(dtype=float)
     assert (sampled == 0).sum() == 2 and abs(sampled.sum() - 1) < 1e-3  # only two characters stay
@@ -411,3 +418,37 @@ def test_the_prefix_travels_in_the_url_so_a_class_link_opens_the_same_prediction
     assert not fresh.exception and not fresh.warning
     assert fresh.text_input(key="predict_prefix").value == "世界你"
     assert tables(fresh)[0].value.shape[0] == 3  # one row per position of the link's prefix
+
+
+def test_back_from_another_page_the_generation_is_as_the_student_left_it():
+    at = open_predict("en")
+    at.text_input(key="predict_prefix").set_value("你好").run()
+    at.slider(key="predict_n_new").set_value(10).run()
+    at.radio(key="predict_strategy").set_value("temperature").run()
+    at.slider(key="predict_temperature").set_value(1.5).run()
+    at.number_input(key="predict_seed").set_value(3).run()
+    at.button(key="predict_next").click().run()
+    before = result_of(at)
+    assert len(before) == 10 and at.session_state["predict_step"] == 2
+    for page in ("theory", "predict"):  # a page switch clears the URL's query, as st.navigation does
+        at.query_params.clear()
+        at.query_params["lang"] = "en"
+        at.switch_page(f"pages/{page}.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+    assert at.text_input(key="predict_prefix").value == "你好" and at.slider(key="predict_n_new").value == 10
+    assert at.radio(key="predict_strategy").value == "temperature" and at.slider(key="predict_temperature").value == 1.5
+    assert at.number_input(key="predict_seed").value == 3 and at.session_state["predict_step"] == 2
+    assert result_of(at) == before and not at.warning
+
+
+def test_another_model_forgets_the_prefix_kept_for_the_last_one():
+    from tinygpt.examples import EXAMPLES
+
+    at = open_predict("en")
+    at.text_input(key="predict_prefix").set_value("你好").run()
+    at.button_group(key="model_choice").set_value("context").run()  # the prefix belonged to the textbook model
+    shown = at.text_input(key="predict_prefix").value  # the context model's own text, up to its max_len
+    assert not at.exception and len(shown) > 2 and EXAMPLES["context"].text.startswith(shown)
+    at.button_group(key="model_choice").set_value("textbook").run()
+    assert at.text_input(key="predict_prefix").value == "你好世界"

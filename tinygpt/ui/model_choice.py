@@ -168,6 +168,7 @@ def choose_model(page: str) -> tuple[ModelRecord, str]:
     if last is not None and last != tm.uid:
         for key in FORGET_ON_MODEL_CHANGE.get(page, ()):
             ss.pop(key, None)
+            ss.pop(f"_keep.{key}", None)  # and its kept copy (common.restore_widget_values)
     ss[f"_model_uid.{page}"] = tm.uid
     return tm, choice
 
