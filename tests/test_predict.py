@@ -117,7 +117,7 @@ def test_a_run_continued_or_cut_short_is_the_run_made_in_one_call():
 
 
 def test_a_new_temperature_runs_the_model_only_on_contexts_not_fed_before():
-    from tinygpt.ui.predict_view import GenerationRuns
+    from tinygpt.ui.predict_view import GenerationRuns, RememberedForward
 
     tm = seed_model()
     runs = GenerationRuns(tm)
@@ -132,6 +132,10 @@ def test_a_new_temperature_runs_the_model_only_on_contexts_not_fed_before():
     one_call = generate(tm.model, tm.vocab, "你", 8, warm, tm.window, 128)
     assert [s.sampling_probs.tolist() for s in again] == [s.sampling_probs.tolist() for s in one_call]
     assert [s.sampling_probs.tolist() for s in again] != [s.sampling_probs.tolist() for s in first]
+    small = RememberedForward(tm.model, max_floats=3 * 4 * 4)  # three (1, 4, 4) outputs
+    for text in ("你好世界", "好世界你", "世界你好", "界你好世"):
+        small(tm.vocab.encode(text)[None])
+    assert len(small._outputs) == 3 and small._floats == 48  # the oldest was dropped
 
 
 def test_cropped_context_is_the_last_max_len_characters_and_positions_stay_below_max_len():

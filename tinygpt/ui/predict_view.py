@@ -24,17 +24,19 @@ def cached_probs(tm: ModelRecord, text: str) -> torch.Tensor:
 
 
 class RememberedForward:
-    """A model whose forward pass remembers its output per input (at most ``max_inputs``, least
-    recently used dropped): ``model(ids)`` for ids (1, T) gives the model's own (1, T, V) logits.
+    """A model whose forward pass remembers its output per input (at most ``max_floats`` numbers in
+    all, 8 MB by default; the least recently used dropped): ``model(ids)`` for ids (1, T) gives
+    the model's own (1, T, V) logits.
 
     Generation feeds the same contexts again when only the decoding changes: the logits of a
     context do not depend on τ, top-k or the seed, and a trained model often chooses the same
     characters at a neighbouring τ. The outputs are shared: callers must not change them in place.
     """
 
-    def __init__(self, model: torch.nn.Module, max_inputs: int = 4096) -> None:
-        self.model, self.cfg, self.max_inputs = model, model.cfg, max_inputs
+    def __init__(self, model: torch.nn.Module, max_floats: int = 2_000_000) -> None:
+        self.model, self.cfg, self.max_floats = model, model.cfg, max_floats
         self._outputs: OrderedDict[tuple[int, ...], torch.Tensor] = OrderedDict()
+        self._floats = 0
         self._lock = threading.Lock()
 
     def __call__(self, ids: torch.Tensor) -> torch.Tensor:
@@ -46,11 +48,13 @@ class RememberedForward:
                 return out
         with torch.no_grad():
             out = self.model(ids)
-        if key is not None:
+        if key is not None and out.numel() <= self.max_floats:
             with self._lock:
-                self._outputs[key] = out
-                while len(self._outputs) > self.max_inputs:
-                    self._outputs.popitem(last=False)
+                if key not in self._outputs:
+                    self._outputs[key] = out
+                    self._floats += out.numel()
+                while self._floats > self.max_floats:
+                    self._floats -= self._outputs.popitem(last=False)[1].numel()
         return out
 
 
