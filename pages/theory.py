@@ -201,7 +201,7 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
         chart(probability_bars_spec(att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
                                y_title=tr("theory.sm.axis_alpha")), "theory_sm_bars_figure", width="stretch")
         chart(vector_picture_spec([("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)], title=tr("theory.sm.vectors_title"),
-                             size=260, **axes), "theory_sm_vectors_figure")
+                             size=220, **axes), "theory_sm_vectors_figure")
     concept("matrix")
     matrix_example(tau, axes)
 

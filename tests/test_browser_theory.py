@@ -76,5 +76,5 @@ def test_a_vector_picture_is_square_on_the_page(app_server, page):
     width, height = page.evaluate("""(svg) => [svg.querySelector('.layer_0_marks').getBoundingClientRect().width,
                                                 svg.querySelector('.layer_1_marks').getBoundingClientRect().height]""",
                                   picture.element_handle())
-    assert width == pytest.approx(300, abs=2) and height == pytest.approx(300, abs=2)
+    assert width == pytest.approx(240, abs=2) and height == pytest.approx(240, abs=2)
     assert_no_exception(page)

@@ -111,7 +111,7 @@ def test_number_formatting():
 
 def test_vector_picture_draws_named_arrows_on_square_axes():
     spec = vector_picture([("a", (1, 2)), ("b", (3, -4))], title="T", x_title="X", y_title="Y", name_title="N").to_dict()
-    assert spec["title"] == "T" and spec["width"] == spec["height"] == 300
+    assert spec["title"] == "T" and spec["width"] == spec["height"] == 240
     rows = {r["name"]: r for data in spec["datasets"].values() for r in data if "name" in r}
     assert set(rows) == {"a", "b"} and (rows["b"]["x1"], rows["b"]["y1"]) == (3, -4)
     assert rows["a"]["angle"] == pytest.approx(90 - math.degrees(math.atan2(2, 1)))  # heads point along the arrow

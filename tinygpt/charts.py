@@ -589,7 +589,7 @@ def _vector_layout(
 def vector_picture(
     vectors: Sequence[tuple[str, Sequence[float]]], *, title: str = "", x_title: str = "x₁",
     y_title: str = "x₂", name_title: str = "vector", origins: Sequence[Sequence[float] | None] | None = None,
-    size: int = 300,
+    size: int = 240,
 ) -> alt.LayerChart:
     """2-D vectors drawn as arrows from the origin (or from ``origins[i]``) on equal, square axes.
 
@@ -620,7 +620,7 @@ def _vector_template(domain: tuple[float, float], names: tuple[str, ...], title:
 def vector_picture_spec(
     vectors: Sequence[tuple[str, Sequence[float]]], *, title: str = "", x_title: str = "x₁",
     y_title: str = "x₂", name_title: str = "vector", origins: Sequence[Sequence[float] | None] | None = None,
-    size: int = 300,
+    size: int = 240,
 ) -> dict:
     """The Vega-Lite dict of :func:`vector_picture` (same arguments, same picture), built fast: the
     layout is built with Altair once per names, titles and axis extent; the arrows are the dataset
