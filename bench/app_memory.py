@@ -24,8 +24,19 @@ import sys
 import time
 
 from bench.cold_start import (
-    TIMEOUT_MS, exceptions_on, launch_browser, load_note, new_page, page_titles, ratio_line, rss_mb,
-    start_server, stop_server, wait_healthy, wait_idle, wait_page,
+    TIMEOUT_MS,
+    exceptions_on,
+    launch_browser,
+    load_note,
+    new_page,
+    page_titles,
+    ratio_line,
+    rss_mb,
+    start_server,
+    stop_server,
+    wait_healthy,
+    wait_idle,
+    wait_page,
 )
 
 TARGET_DEFAULT_MB = 600.0
@@ -61,7 +72,9 @@ def wait_trained(page) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.app_memory", description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=3, help="sessions that each train the seed configuration")
-    parser.add_argument("--same-seed", action="store_true", help="all sessions use weight seed 0 (the cached default model)")
+    parser.add_argument(
+        "--same-seed", action="store_true", help="all sessions use weight seed 0 (the cached default model)"
+    )
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
@@ -92,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
                 page.goto(f"{url}/attention?lang=en", timeout=TIMEOUT_MS)
                 wait_page(page, titles["attention"])
             trained_rss, trained_peak = rss_mb(proc.pid)
-            print(f"{args.sessions} sessions trained and opened the attention page in {time.perf_counter() - start:.1f} s")
+            print(
+                f"{args.sessions} sessions trained and opened the attention page in {time.perf_counter() - start:.1f} s"
+            )
             errors = [e for page in pages for e in exceptions_on(page)]
             if errors:
                 print(f"  ! exceptions shown: {errors}")
@@ -103,7 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         stop_server(proc)
     print()
     print(f"{'server, healthy, no session':<34} {bare:9.0f} MB")
-    print(ratio_line("default model + imports", default_rss, TARGET_DEFAULT_MB, "MB") + f"   (peak {default_peak:.0f} MB)")
+    print(
+        ratio_line("default model + imports", default_rss, TARGET_DEFAULT_MB, "MB") + f"   (peak {default_peak:.0f} MB)"
+    )
     label = f"+ {args.sessions} sessions trained" + (" (same seed)" if args.same_seed else "")
     print(ratio_line(label, trained_rss, TARGET_SESSIONS_MB, "MB") + f"   (peak {trained_peak:.0f} MB)")
     print("ratio = figure / target; below 1.00 meets the target.", load_note())

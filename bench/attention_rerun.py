@@ -71,8 +71,10 @@ def main(reruns: int = 7) -> None:
             times = time_reruns(at, text, step, reruns)
             median = statistics.median(times)
             target = TARGETS_MS[n]
-            print(f"{n:>5} {step:<11} {median:9.1f} {min(times):7.1f} {max(times):7.1f} {target:7.0f} "
-                  f"{median / target:6.2f}")
+            print(
+                f"{n:>5} {step:<11} {median:9.1f} {min(times):7.1f} {max(times):7.1f} {target:7.0f} "
+                f"{median / target:6.2f}"
+            )
     print("ratio = median / target; below 1.00 meets the target")
 
 

@@ -59,9 +59,18 @@ TEACHER_TEXT = "床前明月光疑是地上霜"
 TEACHER_TRAIN = f"v1;d_model=64;n_heads=4;n_layers=2;d_ff=256;lr=0.001;epochs=200;text={TEACHER_TEXT}"
 TEACHER_QUERY = f"lang=en&model=own&train={quote(TEACHER_TRAIN, safe='=;')}"
 #: The trainers' texts: each trains a line of its own (a different model for each of them).
-TRAINER_TEXTS = ("举头望明月低头思故乡", "白日依山尽黄河入海流", "欲穷千里目更上一层楼", "春眠不觉晓处处闻啼鸟",
-                 "夜来风雨声花落知多少", "红豆生南国春来发几枝", "愿君多采撷此物最相思", "千山鸟飞绝万径人踪灭",
-                 "孤舟蓑笠翁独钓寒江雪", "锄禾日当午汗滴禾下土")
+TRAINER_TEXTS = (
+    "举头望明月低头思故乡",
+    "白日依山尽黄河入海流",
+    "欲穷千里目更上一层楼",
+    "春眠不觉晓处处闻啼鸟",
+    "夜来风雨声花落知多少",
+    "红豆生南国春来发几枝",
+    "愿君多采撷此物最相思",
+    "千山鸟飞绝万径人踪灭",
+    "孤舟蓑笠翁独钓寒江雪",
+    "锄禾日当午汗滴禾下土",
+)
 
 
 def english(key: str, **fields: object) -> str:
@@ -120,8 +129,16 @@ async def train_own(s: Session, me: Student) -> None:
     page = me.keep("train open", await s.run("", query=""))
     page = me.keep("train preset", await s.run(widgets=[click(page.widgets["train_preset_small"])]))
     w = page.widgets
-    page = me.keep("train settings", await s.run(widgets=[
-        text_state(w["train_text"], me.text), text_state(w["train_seed"], str(me.number)), text_state(w["train_epochs"], "200")]))
+    page = me.keep(
+        "train settings",
+        await s.run(
+            widgets=[
+                text_state(w["train_text"], me.text),
+                text_state(w["train_seed"], str(me.number)),
+                text_state(w["train_epochs"], "200"),
+            ]
+        ),
+    )
     start = time.perf_counter()
     page = me.keep("train start", await s.run(widgets=[click(page.widgets["train_start"])]))
     deadline = start + WAIT_LIMIT_S
@@ -144,6 +161,7 @@ async def predict(s: Session, me: Student, prefix: str | None) -> Run:
 
 async def student(url: str, me: Student, seconds: float, think: float, rng: random.Random, texts: Texts) -> None:
     """One session following the lesson (the module's docstring, 1–4)."""
+
     def pause() -> float:
         return think * rng.uniform(0.5, 1.5)
 
@@ -166,13 +184,18 @@ async def student(url: str, me: Student, seconds: float, think: float, rng: rand
                 w, action = page.widgets, action + 1
                 if action % 4 == 0 and "attn_step" in w:
                     options = list(w["attn_step"].options)
-                    page = me.keep("attention step", await s.run(widgets=[choice_state(w["attn_step"], rng.choice(options))]))
+                    page = me.keep(
+                        "attention step", await s.run(widgets=[choice_state(w["attn_step"], rng.choice(options))])
+                    )
                 elif action % 4 == 1 and "attn_mask" in w:
                     mask_on = not mask_on
                     page = me.keep("attention mask", await s.run(widgets=[toggle_state(w["attn_mask"], mask_on)]))
                 elif action % 4 == 2 and "attn_temperature" in w:
                     options = list(w["attn_temperature"].options)
-                    page = me.keep("attention tau", await s.run(widgets=[select_slider_state(w["attn_temperature"], rng.choice(options))]))
+                    page = me.keep(
+                        "attention tau",
+                        await s.run(widgets=[select_slider_state(w["attn_temperature"], rng.choice(options))]),
+                    )
                 else:
                     await predict(s, me, shown[: rng.randint(1, 4)])
                     await asyncio.sleep(pause())
@@ -212,12 +235,15 @@ async def sample_rss(pid: int | None, samples: list[float], stop: asyncio.Event)
             pass
 
 
-async def lesson(url: str, pid: int | None, sessions: int, trainers: int, seconds: float,
-                 think: float) -> tuple[list[Student], list[float]]:
+async def lesson(
+    url: str, pid: int | None, sessions: int, trainers: int, seconds: float, think: float
+) -> tuple[list[Student], list[float]]:
     """All the sessions at once, the RSS sampled meanwhile."""
     texts = Texts()
-    students = [Student(k, TRAINER_TEXTS[k % len(TRAINER_TEXTS)] if k < trainers else TEACHER_TEXT, k < trainers)
-                for k in range(sessions)]
+    students = [
+        Student(k, TRAINER_TEXTS[k % len(TRAINER_TEXTS)] if k < trainers else TEACHER_TEXT, k < trainers)
+        for k in range(sessions)
+    ]
     samples: list[float] = []
     stop = asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pid, samples, stop))
@@ -250,20 +276,29 @@ def report(students: list[Student], samples: list[float], peak_hwm: float | None
     lines.append(f"{len(runs)} runs in {seconds:.0f} s ({len(runs) / seconds:.1f}/s) by {len(students)} sessions:")
     for what, times in sorted(kinds.items()):
         times.sort()
-        lines.append(f"  {what:<16} {len(times):5d}  median {statistics.median(times) * 1000:6.0f} ms  "
-                     f"p95 {percentile(times, 0.95) * 1000:6.0f} ms  max {times[-1] * 1000:6.0f} ms")
+        lines.append(
+            f"  {what:<16} {len(times):5d}  median {statistics.median(times) * 1000:6.0f} ms  "
+            f"p95 {percentile(times, 0.95) * 1000:6.0f} ms  max {times[-1] * 1000:6.0f} ms"
+        )
     watched = [me for me in students if me.watched]
     starters = [me for me in watched if not me.followed]
-    lines.append(f"teacher's link: {len(watched)} sessions watched its training, {len(starters)} of them started it "
-                 f"(sessions {', '.join(str(me.number) for me in starters) or '—'}), {len(watched) - len(starters)} "
-                 f"followed that run, {len(students) - len(watched)} found the model trained")
+    lines.append(
+        f"teacher's link: {len(watched)} sessions watched its training, {len(starters)} of them started it "
+        f"(sessions {', '.join(str(me.number) for me in starters) or '—'}), {len(watched) - len(starters)} "
+        f"followed that run, {len(students) - len(watched)} found the model trained"
+    )
     trained = [me.trained_s for me in students if me.trained_s is not None]
     if trained:
-        lines.append(f"own trainings: {len(trained)} finished, Train to its success message median {statistics.median(trained):.1f} s, "
-                     f"max {max(trained):.1f} s")
+        lines.append(
+            f"own trainings: {len(trained)} finished, Train to its success message median "
+            f"{statistics.median(trained):.1f} s, "
+            f"max {max(trained):.1f} s"
+        )
     if samples:
-        lines.append(f"server RSS: start {samples[0]:.0f} MB, median {statistics.median(samples):.0f} MB, "
-                     f"end {samples[-1]:.0f} MB ({len(samples)} samples)")
+        lines.append(
+            f"server RSS: start {samples[0]:.0f} MB, median {statistics.median(samples):.0f} MB, "
+            f"end {samples[-1]:.0f} MB ({len(samples)} samples)"
+        )
     errors = [e for me in students for e in me.errors]
     if len(starters) > 1:
         errors.append(f"the teacher's model was trained {len(starters)} times")
@@ -274,16 +309,30 @@ def report(students: list[Student], samples: list[float], peak_hwm: float | None
         lines.append(f"  ! session {me.number} ({'trainer' if me.trainer else 'follower'}) shows: {me.banner[:120]}")
     lines.append("")
     p95 = percentile(runs, 0.95) if runs else float("inf")
-    figures = [ratio_line("p95 run time (all runs)", p95, TARGET_P95_S, "s",
-                          f"   (median {statistics.median(runs) * 1000:.0f} ms, max {runs[-1]:.2f} s)" if runs else "")]
+    figures = [
+        ratio_line(
+            "p95 run time (all runs)",
+            p95,
+            TARGET_P95_S,
+            "s",
+            f"   (median {statistics.median(runs) * 1000:.0f} ms, max {runs[-1]:.2f} s)" if runs else "",
+        )
+    ]
     if samples or peak_hwm is not None:
         peak = max(samples + ([peak_hwm] if peak_hwm is not None else []))
-        figures.append(ratio_line("server peak RSS", peak, TARGET_PEAK_MB, "MB", "   (VmHWM of the process)" if peak_hwm else ""))
+        figures.append(
+            ratio_line("server peak RSS", peak, TARGET_PEAK_MB, "MB", "   (VmHWM of the process)" if peak_hwm else "")
+        )
     else:
         lines.append("server peak RSS: not measured (--url without --pid)")
-    figures.append(count_line("sessions that lost their model", len(lost),
-                              f"   ({len(students) - len(lost)} of {len(students)} show their own: "
-                              f"{sum(me.trainer for me in students)} trainers' models, the others the teacher's)"))
+    figures.append(
+        count_line(
+            "sessions that lost their model",
+            len(lost),
+            f"   ({len(students) - len(lost)} of {len(students)} show their own: "
+            f"{sum(me.trainer for me in students)} trainers' models, the others the teacher's)",
+        )
+    )
     figures.append(count_line("errors", len(errors)))
     lines.extend(line for line, _ in figures)
     lines.append(f"worst ratio: {max(r for _, r in figures):.2f}")
@@ -299,7 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.classroom", description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=180.0, help="how long the sessions follow the lesson")
-    parser.add_argument("--trainers", type=int, default=None, help="sessions that also train a model (default: a third)")
+    parser.add_argument(
+        "--trainers", type=int, default=None, help="sessions that also train a model (default: a third)"
+    )
     parser.add_argument("--think", type=float, default=3.0, help="seconds between a session's actions (0.5–1.5 × this)")
     parser.add_argument("--url", help="an already running app (default: start streamlit run here)")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, to sample its RSS")
@@ -324,9 +375,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if proc is not None:
             stop_server(proc)
-    print(f"{args.sessions} sessions ({trainers} also train), lesson of {args.seconds:g} s, think {args.think:g} s; "
-          f"finished in {elapsed:.0f} s; CPU used: server {server_cpu / elapsed:.2f} cores, these clients "
-          f"{client_cpu / elapsed:.2f} cores (same host)")
+    print(
+        f"{args.sessions} sessions ({trainers} also train), lesson of {args.seconds:g} s, think {args.think:g} s; "
+        f"finished in {elapsed:.0f} s; CPU used: server {server_cpu / elapsed:.2f} cores, these clients "
+        f"{client_cpu / elapsed:.2f} cores (same host)"
+    )
     lines = report(students, samples, peak_hwm, elapsed)
     print("\n".join(lines))
     print("ratio = figure / target; at most 1.00 meets it.", load_note())

@@ -39,8 +39,14 @@ ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
 SERVER_LOG = ARTIFACTS / "bench-server.log"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-dev-shm-usage", "--no-first-run", "--disable-sync", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
 ]
 TARGET_COLD_S = 6.0
 TARGET_SWITCH_S = 1.0
@@ -80,14 +86,31 @@ def start_server(port: int | None = None, log_path: Path = SERVER_LOG) -> tuple[
     """
     port = port or free_port()
     cmd = [
-        sys.executable, "-m", "streamlit", "run", "streamlit_app.py",
-        "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "streamlit_app.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
     ]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = open(log_path, "w", encoding="utf-8")
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     log.close()
     return proc, f"http://127.0.0.1:{port}"
 
@@ -245,7 +268,9 @@ def first_loss_point(page, url: str, title: str) -> float | None:
     page.wait_for_function(
         """([empty]) => !document.body.innerText.includes(empty)
                         && document.querySelector('[data-testid="stVegaLiteChart"]') !== null""",
-        arg=[empty], timeout=TIMEOUT_MS, polling=20,
+        arg=[empty],
+        timeout=TIMEOUT_MS,
+        polling=20,
     )
     elapsed = time.perf_counter() - start
     stop = page.locator(".st-key-train_stop button")
@@ -270,8 +295,10 @@ def main(argv: list[str] | None = None) -> int:
         for run in range(args.runs):
             proc, url, page, timing = cold_start(browser, titles)
             colds.append(timing)
-            print(f"cold start {run + 1}: healthy {timing['health']:.2f} s, title shown {timing['title']:.2f} s, "
-                  f"fully rendered {timing['done']:.2f} s")
+            print(
+                f"cold start {run + 1}: healthy {timing['health']:.2f} s, title shown {timing['title']:.2f} s, "
+                f"fully rendered {timing['done']:.2f} s"
+            )
             try:
                 if run == 0:
                     order = [p for p in ("predict", "attention", "theory", "") if p in titles] * 2

@@ -62,8 +62,13 @@ def switch_rows(n_heads: int) -> list[tuple[str, Switches]]:
 def effect_table(tm: ModelRecord, text: str) -> list[tuple[str, list[tuple[list[int], float]]]]:
     """For each row of :func:`switch_rows`: (label, [(changed positions, max |Δp|) per layer, then all layers])."""
     layers = list(range(tm.gpt_cfg.n_layers))
-    return [(label, [changes(tm, text, {layer: sw for layer in where}) for where in [[layer] for layer in layers] + [layers]])
-            for label, sw in switch_rows(tm.gpt_cfg.n_heads)]
+    return [
+        (
+            label,
+            [changes(tm, text, {layer: sw for layer in where}) for where in [[layer] for layer in layers] + [layers]],
+        )
+        for label, sw in switch_rows(tm.gpt_cfg.n_heads)
+    ]
 
 
 def report(example: Example) -> None:
@@ -77,10 +82,14 @@ def report(example: Example) -> None:
         pred = tm.vocab.decode(tm.model.eval()(tm.vocab.encode(text)[None]).argmax(dim=-1)[0])
     g, t = tm.gpt_cfg, tm.train_cfg
     print(f"\n## {example.name}: {example.text}")
-    print(f"d_model {g.d_model}, {g.n_heads} heads, {g.n_layers} layers, d_ff {g.d_ff}, max_len {g.max_len}; "
-          f"lr {t.lr:g}, {t.epochs} epochs, seed {t.seed}, window {tm.window}, early stop {t.early_stop_loss:g}")
-    print(f"trained in {wall:.2f} s ({tm.seconds:.2f} s in {len(tm.losses)} steps, stop: {tm.stop_reason}); "
-          f"final loss {tm.losses[-1]:.4f}; accuracy {correct}/{total} = {correct / total:.1%}")
+    print(
+        f"d_model {g.d_model}, {g.n_heads} heads, {g.n_layers} layers, d_ff {g.d_ff}, max_len {g.max_len}; "
+        f"lr {t.lr:g}, {t.epochs} epochs, seed {t.seed}, window {tm.window}, early stop {t.early_stop_loss:g}"
+    )
+    print(
+        f"trained in {wall:.2f} s ({tm.seconds:.2f} s in {len(tm.losses)} steps, stop: {tm.stop_reason}); "
+        f"final loss {tm.losses[-1]:.4f}; accuracy {correct}/{total} = {correct / total:.1%}"
+    )
     print(f"display (T = {len(text)}): {text} → {pred}")
     cols = [f"layer {i}" for i in range(g.n_layers)] + ["all layers"]
     table = effect_table(tm, text)
@@ -93,7 +102,9 @@ def report(example: Example) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.experiments", description=__doc__.split("\n")[0])
-    parser.add_argument("names", nargs="*", metavar="NAME", help=f"examples to run: {', '.join(EXAMPLES)} (default: all)")
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"examples to run: {', '.join(EXAMPLES)} (default: all)"
+    )
     args = parser.parse_args(argv)
     unknown = [n for n in args.names if n not in EXAMPLES]
     if unknown:

@@ -68,8 +68,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bench.cold_start import (
-    APP_IDLE_JS, ARTIFACTS, TIMEOUT_MS, ROOT, exceptions_on, launch_browser, load_note,
-    ratio_line, start_server, stop_server, wait_healthy, wait_idle,
+    APP_IDLE_JS,
+    ARTIFACTS,
+    ROOT,
+    TIMEOUT_MS,
+    exceptions_on,
+    launch_browser,
+    load_note,
+    ratio_line,
+    start_server,
+    stop_server,
+    wait_healthy,
+    wait_idle,
 )
 
 SERVER_LOG = ARTIFACTS / "bench-interaction-server.log"
@@ -144,7 +154,8 @@ CONTENT_JS = """() => {
 
 ARM_JS = f"""() => {{
   const b = window.__bench;
-  Object.assign(b, {{armed: true, t0: null, lastMut: null, runStart: null, runEnd: null, sent: null, lastRecv: null, states: []}});
+  Object.assign(b, {{armed: true, t0: null, lastMut: null, runStart: null, runEnd: null, sent: null,
+                     lastRecv: null, states: []}});
   b.before = ({CONTENT_JS})();
   b.app = document.querySelector("[data-testid='stApp']");
   b.state = b.app ? b.app.getAttribute('data-test-script-state') : null;
@@ -188,7 +199,8 @@ WHY_JS = f"""() => {{
   return {{idle: ({APP_IDLE_JS})(), changed: JSON.stringify(now) !== JSON.stringify(b.before),
           skeleton: !!document.querySelector("[data-testid='stSkeleton']"),
           quietMs: b.lastMut === null ? null : Math.round(performance.now() - b.lastMut),
-          t0: b.t0, runStart: b.runStart, runEnd: b.runEnd, lastRecv: b.lastRecv, states: b.states, url: location.href}};
+          t0: b.t0, runStart: b.runStart, runEnd: b.runEnd, lastRecv: b.lastRecv, states: b.states,
+          url: location.href}};
 }}"""
 
 COUNTS_JS = """() => ({
@@ -250,8 +262,9 @@ def measure(page, act: Callable[[], None], content_check: bool = True) -> Sample
         state = page.evaluate(WHY_JS)
         raise TimeoutError(f"no settled change within {MEASURE_TIMEOUT_MS / 1000:g} s: {state}") from exc
     done, _ = handle.json_value()
-    b = page.evaluate("() => { const b = window.__bench; b.armed = false; "
-                      "return {t0: b.t0, sent: b.sent, lastRecv: b.lastRecv}; }")
+    b = page.evaluate(
+        "() => { const b = window.__bench; b.armed = false; return {t0: b.t0, sent: b.sent, lastRecv: b.lastRecv}; }"
+    )
     changed = page.evaluate(CHANGED_JS)
     t0 = b["t0"]
     return Sample(
@@ -270,8 +283,15 @@ def open_page(context, url: str):
     return page
 
 
-def run_row(rows: list[Row], name: str, target: float, repeats: int, page, prepare: Callable[[], None] | None,
-            act: Callable[[int], None]) -> None:
+def run_row(
+    rows: list[Row],
+    name: str,
+    target: float,
+    repeats: int,
+    page,
+    prepare: Callable[[], None] | None,
+    act: Callable[[int], None],
+) -> None:
     """Measure one control ``repeats`` times (``act(k)`` performs the k-th input)."""
     row = Row(name, target)
     rows.append(row)
@@ -295,6 +315,7 @@ def press_slider(page, key: str, key_name: str = "ArrowRight") -> Callable[[int]
     def act(_k: int) -> None:
         thumb.focus()
         page.keyboard.press(key_name)
+
     return act
 
 
@@ -304,16 +325,25 @@ def press_slider(page, key: str, key_name: str = "ArrowRight") -> Callable[[int]
 def attention_part(context, url: str, repeats: int, rows: list[Row]) -> None:
     page = open_page(context, f"{url}/attention?lang=en&step=softmax")
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=TIMEOUT_MS)
-    run_row(rows, "attention: τ slider one notch", TARGET_CONTROL_S, repeats, page, None,
-            lambda k: press_slider(page, "attn_temperature")(k))
+    run_row(
+        rows,
+        "attention: τ slider one notch",
+        TARGET_CONTROL_S,
+        repeats,
+        page,
+        None,
+        lambda k: press_slider(page, "attn_temperature")(k),
+    )
 
     def toggle(key: str) -> Callable[[int], None]:
         return lambda _k: control(page, key, "label").click()
+
     run_row(rows, "attention: mask toggle", TARGET_CONTROL_S, repeats, page, None, toggle("attn_mask"))
 
     def scaling(k: int) -> None:  # √d_head (option 0) <-> 1 (option 1); "custom" adds an input
         control(page, "attn_scaling", "[role='radiogroup']")
         page.locator(".st-key-attn_scaling [role='radiogroup'] label").nth(1 if k % 2 == 0 else 0).click()
+
     run_row(rows, "attention: scaling radio", TARGET_CONTROL_S, repeats, page, None, scaling)
 
     def editor_prepare() -> None:
@@ -345,10 +375,24 @@ def attention_part(context, url: str, repeats: int, rows: list[Row]) -> None:
 
     page = open_page(context, f"{url}/attention?lang=en&step=input")
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=TIMEOUT_MS)
-    run_row(rows, "attention: next step", TARGET_STEP_S, repeats, page, None,
-            lambda _k: control(page, "attn_next", "button").click())
-    run_row(rows, "attention: previous step", TARGET_STEP_S, repeats, page, None,
-            lambda _k: control(page, "attn_prev", "button").click())
+    run_row(
+        rows,
+        "attention: next step",
+        TARGET_STEP_S,
+        repeats,
+        page,
+        None,
+        lambda _k: control(page, "attn_next", "button").click(),
+    )
+    run_row(
+        rows,
+        "attention: previous step",
+        TARGET_STEP_S,
+        repeats,
+        page,
+        None,
+        lambda _k: control(page, "attn_prev", "button").click(),
+    )
     report_exceptions(page, "attention")
     page.close()
 
@@ -361,12 +405,34 @@ def predict_part(context, url: str, repeats: int, rows: list[Row]) -> None:
         radio.locator("label").nth(1).click()
         wait_idle(page)
         page.wait_for_timeout(300)
-    run_row(rows, "predict: τ slider one notch", TARGET_CONTROL_S, repeats, page, sampling,
-            lambda k: press_slider(page, "predict_temperature")(k))
-    run_row(rows, "predict: length slider one notch", TARGET_CONTROL_S, repeats, page, None,
-            lambda k: press_slider(page, "predict_n_new")(k))
-    run_row(rows, "predict: next generation step", TARGET_STEP_S, repeats, page, None,
-            lambda _k: control(page, "predict_next", "button").click())
+
+    run_row(
+        rows,
+        "predict: τ slider one notch",
+        TARGET_CONTROL_S,
+        repeats,
+        page,
+        sampling,
+        lambda k: press_slider(page, "predict_temperature")(k),
+    )
+    run_row(
+        rows,
+        "predict: length slider one notch",
+        TARGET_CONTROL_S,
+        repeats,
+        page,
+        None,
+        lambda k: press_slider(page, "predict_n_new")(k),
+    )
+    run_row(
+        rows,
+        "predict: next generation step",
+        TARGET_STEP_S,
+        repeats,
+        page,
+        None,
+        lambda _k: control(page, "predict_next", "button").click(),
+    )
     report_exceptions(page, "predict")
     page.close()
 
@@ -406,8 +472,15 @@ def open_section_with(page, key: str) -> None:
 def theory_part(context, url: str, repeats: int, rows: list[Row]) -> None:
     page = open_page(context, f"{url}/theory?lang=en")
     open_section_with(page, "theory_tau")
-    run_row(rows, "theory: τ slider one notch", TARGET_CONTROL_S, repeats, page, None,
-            lambda k: press_slider(page, "theory_tau")(k))
+    run_row(
+        rows,
+        "theory: τ slider one notch",
+        TARGET_CONTROL_S,
+        repeats,
+        page,
+        None,
+        lambda k: press_slider(page, "theory_tau")(k),
+    )
     key, right, wrong = quiz_key_and_answers()
     if key is not None:
         open_section_with(page, key)
@@ -419,14 +492,18 @@ def theory_part(context, url: str, repeats: int, rows: list[Row]) -> None:
     def answer(k: int) -> None:  # right, wrong, right, …: the feedback changes every time
         radio = control(page, key, "[role='radiogroup']")
         radio.locator("label").nth(right if k % 2 == 0 else wrong).click()
+
     run_row(rows, "theory: quiz answer", TARGET_CONTROL_S, repeats, page, None, answer)
     report_exceptions(page, "theory")
     page.close()
 
 
 def switch_part(context_factory, url: str, repeats: int, rows: list[Row]) -> None:
-    targets = [("theory", "switch Train→Theory (first visit)"), ("attention", "switch →Attention (first visit)"),
-               ("predict", "switch →Predict (first visit)")]
+    targets = [
+        ("theory", "switch Train→Theory (first visit)"),
+        ("attention", "switch →Attention (first visit)"),
+        ("predict", "switch →Predict (first visit)"),
+    ]
     # one untimed session: the server's one-offs (imports, default model, process caches)
     context = context_factory()
     for path in ("", "theory", "attention", "predict"):
@@ -501,8 +578,9 @@ def _parts(samples: list[Sample]) -> str:
         out.append(f"last msg {statistics.median(msgs):.2f}")
     changed = samples[-1].changed
     if changed:
-        out.append(f"changed {changed['charts']} charts, {changed['tables']} tables"
-                   + (", text" if changed["texts"] else ""))
+        out.append(
+            f"changed {changed['charts']} charts, {changed['tables']} tables" + (", text" if changed["texts"] else "")
+        )
     return "; ".join(out)
 
 
@@ -515,8 +593,14 @@ def print_row(row: Row) -> None:
     print(f"{line}   [{', '.join(f'{t:.2f}' for t in totals)}]", flush=True)
     detail = _parts(row.samples)
     counts = row.counts or {}
-    page_counts = (f"page: {counts.get('vega', '?')} Vega-Lite charts, {counts.get('svg', '?')} svg, "
-                   f"{counts.get('canvas', '?')} canvas, {counts.get('tables', '?')} tables") if counts else ""
+    page_counts = (
+        (
+            f"page: {counts.get('vega', '?')} Vega-Lite charts, {counts.get('svg', '?')} svg, "
+            f"{counts.get('canvas', '?')} canvas, {counts.get('tables', '?')} tables"
+        )
+        if counts
+        else ""
+    )
     print(f"{'':<36}{'; '.join(x for x in (detail, page_counts) if x)}", flush=True)
 
 
@@ -537,6 +621,7 @@ def main(argv: list[str] | None = None) -> int:
             context = browser.new_context(viewport=VIEWPORT, locale="en-US")
             context.add_init_script(INSTRUMENT_JS)
             return context
+
         if "cold" in parts:
             cold_part(context_factory, args.repeats, rows)
         server_parts = [p for p in parts if p != "cold"]

@@ -48,13 +48,15 @@ class Stats:
     bytes_received: int = 0
 
 
-async def session(url: str, page: str, query: str, seconds: float, think: float, stats: Stats,
-                  rng: random.Random | None = None) -> None:
+async def session(
+    url: str, page: str, query: str, seconds: float, think: float, stats: Stats, rng: random.Random | None = None
+) -> None:
     """One client: load the page once, then rerun it until ``seconds`` have passed.
 
     With ``rng`` each pause is drawn uniformly from 0.5–1.5 × ``think`` (students do not move their
     sliders in step); without it every pause is ``think``.
     """
+
     def record(run: Run) -> float:
         stats.errors.extend(run.errors)
         stats.bytes_received += run.bytes_received
@@ -86,9 +88,11 @@ def describe(name: str, stats: Stats) -> str:
     if not r:
         return f"{name}: no rerun finished"
     p90 = r[min(len(r) - 1, int(0.9 * len(r)))]
-    return (f"{name:<22} {len(r):5d} reruns  median {statistics.median(r) * 1000:7.0f} ms  p90 {p90 * 1000:7.0f} ms  "
-            f"max {r[-1] * 1000:7.0f} ms  first load (median) {statistics.median(stats.first_loads) * 1000:7.0f} ms  "
-            f"errors {len(stats.errors)}")
+    return (
+        f"{name:<22} {len(r):5d} reruns  median {statistics.median(r) * 1000:7.0f} ms  p90 {p90 * 1000:7.0f} ms  "
+        f"max {r[-1] * 1000:7.0f} ms  first load (median) {statistics.median(stats.first_loads) * 1000:7.0f} ms  "
+        f"errors {len(stats.errors)}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,10 +131,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     ratio = statistics.median(many.reruns) / statistics.median(single.reruns)
     print()
-    print(f"median rerun, {args.sessions} sessions / 1 session: {ratio:.2f}   target < {TARGET_RATIO:g}   "
-          f"ratio to target {ratio / TARGET_RATIO:.2f}   errors: {len(errors)} (target 0)")
-    print(f"think time {args.think:g} s between reruns; {len(many.reruns) / args.seconds:.1f} reruns/s served; "
-          f"{many.bytes_received / max(1, len(many.reruns) + args.sessions) / 1e3:.0f} kB per run.", load_note())
+    print(
+        f"median rerun, {args.sessions} sessions / 1 session: {ratio:.2f}   target < {TARGET_RATIO:g}   "
+        f"ratio to target {ratio / TARGET_RATIO:.2f}   errors: {len(errors)} (target 0)"
+    )
+    print(
+        f"think time {args.think:g} s between reruns; {len(many.reruns) / args.seconds:.1f} reruns/s served; "
+        f"{many.bytes_received / max(1, len(many.reruns) + args.sessions) / 1e3:.0f} kB per run.",
+        load_note(),
+    )
     return 0 if not errors else 1
 
 

@@ -26,8 +26,16 @@ import sys
 import urllib.parse
 
 from bench.cold_start import (
-    ARTIFACTS, TIMEOUT_MS, exceptions_on, launch_browser, load_note, ratio_line, start_server, stop_server,
-    wait_healthy, wait_idle,
+    ARTIFACTS,
+    TIMEOUT_MS,
+    exceptions_on,
+    launch_browser,
+    load_note,
+    ratio_line,
+    start_server,
+    stop_server,
+    wait_healthy,
+    wait_idle,
 )
 from bench.interaction import COLD_DONE_JS, INSTRUMENT_JS, VIEWPORT
 
@@ -104,10 +112,15 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"  ! exceptions at T = {T}: {errors}", flush=True)
                 median = statistics.median(times)
                 results.append((T, median, counts))
-                print(f"{ratio_line(f'attention, T = {T}', median, TARGET_S)}   [{', '.join(f'{t:.2f}' for t in times)}]")
-                print(f"{'':<36}elements {counts['all']:,} (in SVG {counts['in_svg']:,}); {counts['vega']} Vega-Lite "
-                      f"charts, {counts['svg']} svg, {counts['canvas']} canvas, {counts['images']} images, "
-                      f"{counts['tables']} tables", flush=True)
+                print(
+                    f"{ratio_line(f'attention, T = {T}', median, TARGET_S)}   [{', '.join(f'{t:.2f}' for t in times)}]"
+                )
+                print(
+                    f"{'':<36}elements {counts['all']:,} (in SVG {counts['in_svg']:,}); {counts['vega']} Vega-Lite "
+                    f"charts, {counts['svg']} svg, {counts['canvas']} canvas, {counts['images']} images, "
+                    f"{counts['tables']} tables",
+                    flush=True,
+                )
         finally:
             stop_server(proc)
         browser.close()

@@ -41,7 +41,9 @@ class Run:
     texts: list[str] = field(default_factory=list)
     successes: list[str] = field(default_factory=list)  # bodies of success alerts
     errors: list[str] = field(default_factory=list)  # exception elements, error alerts, page not found, compile error
-    widgets: dict[str, object] = field(default_factory=dict)  # key= -> the widget's proto (id, options, value), the page's
+    widgets: dict[str, object] = field(
+        default_factory=dict
+    )  # key= -> the widget's proto (id, options, value), the page's
     bytes_received: int = 0
     fragment: bool = False  # a fragment's rerun (a widget of that fragment changed), not the whole page
 
@@ -151,8 +153,9 @@ class Session:
 
 def connect(url: str):
     """A websocket to the app's stream at ``url`` (http://host:port): ``async with connect(url) as ws``."""
-    return websockets.connect(stream_url(url), subprotocols=["streamlit"], max_size=None, open_timeout=120,
-                                    ping_interval=None)
+    return websockets.connect(
+        stream_url(url), subprotocols=["streamlit"], max_size=None, open_timeout=120, ping_interval=None
+    )
 
 
 def text_state(widget, value: str):

@@ -28,9 +28,9 @@ def _rss_mb() -> float:
 
 
 def child(scenario: str, steps: int) -> None:
-    import streamlit  # noqa: F401  (what the app process holds)
     import altair  # noqa: F401
     import pandas  # noqa: F401
+    import streamlit  # noqa: F401  (what the app process holds)
 
     from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, TrainConfig
     from tinygpt.jobs import MAX_CONCURRENT_JOBS, JobQueue, ModelShelf, model_key, start_job
@@ -42,8 +42,16 @@ def child(scenario: str, steps: int) -> None:
         shelf.put(model_key(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN), train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN))
     n_jobs = {"imports": 0, "one": 1, "app1": 1, "app3": 3, "three": 3}[scenario]
     queue = JobQueue(3 if scenario == "three" else MAX_CONCURRENT_JOBS)
-    jobs = [start_job(SEED_TEXT, DEFAULT_GPT, TrainConfig(lr=1e-4, epochs=steps, early_stop_loss=0.0, seed=10 + i),
-                      queue=queue, models=shelf) for i in range(n_jobs)]
+    jobs = [
+        start_job(
+            SEED_TEXT,
+            DEFAULT_GPT,
+            TrainConfig(lr=1e-4, epochs=steps, early_stop_loss=0.0, seed=10 + i),
+            queue=queue,
+            models=shelf,
+        )
+        for i in range(n_jobs)
+    ]
     for job in jobs:
         job.join()
         assert job.status == "done", (job.status, job.error)
@@ -60,15 +68,28 @@ def main() -> None:
         return
     from tinygpt.jobs import MAX_CONCURRENT_JOBS
 
-    names = {"imports": "imports only", "one": "one job", "app1": "app + one job",
-             "app3": f"app + 3 sessions (limit {MAX_CONCURRENT_JOBS})", "three": "3 jobs at once (limit 3)"}
+    names = {
+        "imports": "imports only",
+        "one": "one job",
+        "app1": "app + one job",
+        "app3": f"app + 3 sessions (limit {MAX_CONCURRENT_JOBS})",
+        "three": "3 jobs at once (limit 3)",
+    }
     results = {}
     for scenario, name in names.items():
-        out = subprocess.run([sys.executable, "-m", "bench.train_memory", "--child", scenario, "--steps", str(args.steps)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "bench.train_memory", "--child", scenario, "--steps", str(args.steps)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         results[scenario] = json.loads(out.stdout.strip().splitlines()[-1])
         r = results[scenario]
-        print(f"  {name:32s} peak RSS {r['peak']:7.0f} MB   (after imports {r['floor']:.0f} MB, +{r['peak'] - r['floor']:.0f} MB)", flush=True)
+        print(
+            f"  {name:32s} peak RSS {r['peak']:7.0f} MB   (after imports {r['floor']:.0f} MB, "
+            f"+{r['peak'] - r['floor']:.0f} MB)",
+            flush=True,
+        )
     one = results["one"]["peak"]
     print(f"one seed-config job: {one:.0f} MB peak RSS  (target < 700 MB: {'met' if one < 700 else 'NOT met'})")
 

@@ -146,8 +146,10 @@ def phases(model_step_parts, n: int, threads: int) -> tuple[float, float, float]
 
 
 def step_time(rounds: int, block: int) -> None:
-    print(f"torch {torch.__version__}, default threads {DEFAULT_THREADS}, ours {TRAIN_THREADS}; seed config "
-          f"{DEFAULT_GPT.n_parameters():,} parameters; {rounds} rounds × {block} steps each, alternating")
+    print(
+        f"torch {torch.__version__}, default threads {DEFAULT_THREADS}, ours {TRAIN_THREADS}; seed config "
+        f"{DEFAULT_GPT.n_parameters():,} parameters; {rounds} rounds × {block} steps each, alternating"
+    )
     cfg = TrainConfig(lr=1e-4, epochs=5000, early_stop_loss=0.0)
     ours = Trainer(build(SEED_TEXT, DEFAULT_GPT, cfg))
     seed = SeedLoop({k: v.clone() for k, v in ours.tm.model.state_dict().items()}, ours.tm.gpt_cfg)
@@ -160,11 +162,20 @@ def step_time(rounds: int, block: int) -> None:
     ours2 = Trainer(build(SEED_TEXT, DEFAULT_GPT, cfg), threads=DEFAULT_THREADS)
     plain = Trainer(build(SEED_TEXT, DEFAULT_GPT, cfg), overlap=False)
     ours_name = f"ours Trainer.step, {TRAIN_THREADS} thread(s)"
-    runs: dict[str, list[float]] = {"seed loop, default threads": [], "seed loop, 1 thread": [], ours_name: [],
-                                    f"ours Trainer.step, {DEFAULT_THREADS} threads": [],
-                                    f"ours without the Adam overlap, {TRAIN_THREADS} thread(s)": []}
-    fns = [(seed.step, DEFAULT_THREADS), (seed.step, 1), (ours.step, TRAIN_THREADS), (ours2.step, DEFAULT_THREADS),
-           (plain.step, TRAIN_THREADS)]
+    runs: dict[str, list[float]] = {
+        "seed loop, default threads": [],
+        "seed loop, 1 thread": [],
+        ours_name: [],
+        f"ours Trainer.step, {DEFAULT_THREADS} threads": [],
+        f"ours without the Adam overlap, {TRAIN_THREADS} thread(s)": [],
+    }
+    fns = [
+        (seed.step, DEFAULT_THREADS),
+        (seed.step, 1),
+        (ours.step, TRAIN_THREADS),
+        (ours2.step, DEFAULT_THREADS),
+        (plain.step, TRAIN_THREADS),
+    ]
     for fn, threads in fns:  # warm-up
         ms_per_step(fn, 2, threads)
     for _ in range(rounds):
@@ -178,18 +189,29 @@ def step_time(rounds: int, block: int) -> None:
     # Each round's blocks run back to back, so a round's ratio sees the same machine state in both.
     paired = [o / s for o, s in zip(runs[ours_name], runs["seed loop, default threads"])]
     paired1 = [o / s for o, s in zip(runs[ours_name], runs["seed loop, 1 thread"])]
-    print(f"ratio ours / seed loop as written (default threads): {ours_ms / med['seed loop, default threads']:.2f} of the "
-          f"medians, {statistics.median(paired):.2f} median of the rounds' ratios ({min(paired):.2f}–{max(paired):.2f})"
-          f"  (target ≤ 0.50)")
-    print(f"ratio ours / seed loop at 1 thread:                  {ours_ms / med['seed loop, 1 thread']:.2f} of the "
-          f"medians, {statistics.median(paired1):.2f} median of the rounds' ratios")
+    print(
+        f"ratio ours / seed loop as written (default threads): "
+        f"{ours_ms / med['seed loop, default threads']:.2f} of the "
+        f"medians, {statistics.median(paired):.2f} median of the rounds' ratios ({min(paired):.2f}–{max(paired):.2f})"
+        f"  (target ≤ 0.50)"
+    )
+    print(
+        f"ratio ours / seed loop at 1 thread:                  {ours_ms / med['seed loop, 1 thread']:.2f} of the "
+        f"medians, {statistics.median(paired1):.2f} median of the rounds' ratios"
+    )
     no_overlap = med[f"ours without the Adam overlap, {TRAIN_THREADS} thread(s)"]
     print(f"ratio ours / ours without the Adam overlap:          {ours_ms / no_overlap:.2f}")
     # Where the time goes (same phases, same thread count as the app).
-    s_parts = (lambda: seed.loss_fn(seed.model(seed.data).view(-1, seed.vocab_size), seed.target.view(-1)),
-               lambda loss: (seed.optimizer.zero_grad(), loss.backward()), seed.optimizer.step)
-    p_parts = (plain._loss, lambda loss: (plain.optimizer.zero_grad(set_to_none=True), loss.backward()),
-               plain.optimizer.step)
+    s_parts = (
+        lambda: seed.loss_fn(seed.model(seed.data).view(-1, seed.vocab_size), seed.target.view(-1)),
+        lambda loss: (seed.optimizer.zero_grad(), loss.backward()),
+        seed.optimizer.step,
+    )
+    p_parts = (
+        plain._loss,
+        lambda loss: (plain.optimizer.zero_grad(set_to_none=True), loss.backward()),
+        plain.optimizer.step,
+    )
     o_parts = (ours._loss, ours.optimizer.backward_step, lambda: None)
     for name, parts in (("seed loop", s_parts), ("ours, no overlap", p_parts)):
         f, bw, o = phases(parts, 2 * block, TRAIN_THREADS)
@@ -222,8 +244,13 @@ def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str, poll: float | 
     for _ in range(3):
         for mode in modes:
             seed += 1  # a new setting each time: nothing comes from the cache
-            job = start_job(SEED_TEXT, gpt_cfg, TrainConfig(lr=1e-4, epochs=5000, early_stop_loss=0.0, seed=seed),
-                            queue=JobQueue(1), models=ModelShelf())
+            job = start_job(
+                SEED_TEXT,
+                gpt_cfg,
+                TrainConfig(lr=1e-4, epochs=5000, early_stop_loss=0.0, seed=seed),
+                queue=JobQueue(1),
+                models=ModelShelf(),
+            )
             at = None
             if mode == "fragment":
                 at = AppTest.from_function(_fragment_script, default_timeout=120)
@@ -250,8 +277,11 @@ def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str, poll: float | 
     print(f"live chart, {name} (job at {base:.2f} steps/s without polling; every {poll} s):")
     for mode in modes[1:]:
         rate = statistics.median(rates[mode])
-        print(f"  {mode:10s}: {rate:8.2f} steps/s, overhead {(1 - rate / base) * 100:+5.1f} %  "
-              f"(one run {statistics.median(run_ms[mode]):.0f} ms; steps/s per trial {[round(r, 2) for r in rates[mode]]})")
+        print(
+            f"  {mode:10s}: {rate:8.2f} steps/s, overhead {(1 - rate / base) * 100:+5.1f} %  "
+            f"(one run {statistics.median(run_ms[mode]):.0f} ms; "
+            f"steps/s per trial {[round(r, 2) for r in rates[mode]]})"
+        )
     print(f"  target: the fragment adds < 5 %; no polling per trial {[round(r, 2) for r in rates['no polling']]}")
 
 
@@ -284,14 +314,23 @@ def alone(steps: int, repeats: int) -> None:
     med: dict[str, list[float]] = {k: [] for k in names}
     for _ in range(repeats):
         for which in names:
-            out = subprocess.run([sys.executable, "-m", "bench.train_step", "--alone-child", which, "--steps", str(steps)],
-                                 capture_output=True, text=True, check=True).stdout
+            out = subprocess.run(
+                [sys.executable, "-m", "bench.train_step", "--alone-child", which, "--steps", str(steps)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
             med[which].append(json.loads(out.strip().splitlines()[-1])[0])
     print(f"alone in a process ({steps} steps each, {repeats} processes per loop, alternating):")
     for which, name in names.items():
-        print(f"  {name:32s} {statistics.median(med[which]):7.1f} ms/step  (processes {[round(v, 1) for v in med[which]]})")
-    print(f"ratio ours / seed loop alone: {statistics.median(med['ours']) / statistics.median(med['seed']):.2f};  "
-          f"ours / ours without the overlap: {statistics.median(med['ours']) / statistics.median(med['plain']):.2f}")
+        print(
+            f"  {name:32s} {statistics.median(med[which]):7.1f} ms/step  "
+            f"(processes {[round(v, 1) for v in med[which]]})"
+        )
+    print(
+        f"ratio ours / seed loop alone: {statistics.median(med['ours']) / statistics.median(med['seed']):.2f};  "
+        f"ours / ours without the overlap: {statistics.median(med['ours']) / statistics.median(med['plain']):.2f}"
+    )
 
 
 def _load() -> str:
@@ -321,7 +360,12 @@ def main() -> None:
         alone(args.steps, 3)
     if not args.skip_chart:
         chart_overhead(args.chart_seconds, DEFAULT_GPT, "seed config", args.poll)
-        chart_overhead(args.chart_seconds, GPTConfig(d_model=64, n_heads=4, n_layers=2, d_ff=256), "small config (d_model 64)", args.poll)
+        chart_overhead(
+            args.chart_seconds,
+            GPTConfig(d_model=64, n_heads=4, n_layers=2, d_ff=256),
+            "small config (d_model 64)",
+            args.poll,
+        )
     print(f"[{_load()} at the end]")
 
 

@@ -14,8 +14,8 @@ from tinygpt.ui.common import model_banner, restore_widget_values, show_error
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control
 from tinygpt.ui.models import attention_trace
-from tinygpt.vocab import UnknownCharError
 from tinygpt.ui.navigation import ensure_entry_script
+from tinygpt.vocab import UnknownCharError
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
@@ -32,13 +32,22 @@ view.set_defaults(tm.text[: cfg.max_len], math.sqrt(cfg.d_head))
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one
 # keeps its session value, which load_url set from the link's own parameters.
 ss = st.session_state
-text_in = control(view.K_TEXT, lambda: st.text_input(
-    tr("attn.text"), help=tr("attn.text_help", max_len=cfg.max_len), key=view.K_TEXT), ss[view.K_TEXT])
+text_in = control(
+    view.K_TEXT,
+    lambda: st.text_input(tr("attn.text"), help=tr("attn.text_help", max_len=cfg.max_len), key=view.K_TEXT),
+    ss[view.K_TEXT],
+)
 c2, c3 = st.columns([cfg.n_layers + 2, cfg.n_heads + 2])  # one click per layer and head: a button each
-layer = control(view.K_LAYER, lambda: c2.segmented_control(tr("attn.layer"), range(cfg.n_layers), key=view.K_LAYER,
-                                                           required=True), ss[view.K_LAYER])
-head = control(view.K_HEAD, lambda: c3.segmented_control(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD,
-                                                         required=True), ss[view.K_HEAD])
+layer = control(
+    view.K_LAYER,
+    lambda: c2.segmented_control(tr("attn.layer"), range(cfg.n_layers), key=view.K_LAYER, required=True),
+    ss[view.K_LAYER],
+)
+head = control(
+    view.K_HEAD,
+    lambda: c3.segmented_control(tr("attn.head"), range(cfg.n_heads), key=view.K_HEAD, required=True),
+    ss[view.K_HEAD],
+)
 
 step_labels = {view.INPUT: tr("attn.input_nav")} | {s.id: f"{s.number}. {tr(f'step.{s.id}.name')}" for s in STEPS}
 guess = control(view.K_GUESS, lambda: st.toggle(tr("attn.guess"), help=tr("attn.guess_help"), key=view.K_GUESS), False)
@@ -70,8 +79,20 @@ def what_if_part() -> None:
 
     def url_for(step: str) -> dict[str, str]:
         """The query parameters of this view showing ``step``."""
-        return view.url_values(text_in, layer, head, step, mask_on, scaling,
-                               st.session_state.get(view.K_DIVISOR, 1.0), temperature, heads_off, uniform, guess, part)
+        return view.url_values(
+            text_in,
+            layer,
+            head,
+            step,
+            mask_on,
+            scaling,
+            st.session_state.get(view.K_DIVISOR, 1.0),
+            temperature,
+            heads_off,
+            uniform,
+            guess,
+            part,
+        )
 
     view.write_url(url_for(st.session_state.get(view.K_STEP, STEP_IDS[0])))
     if part == "training":  # the snapshots are α of the training text, whatever text is typed above
@@ -88,9 +109,14 @@ def what_if_part() -> None:
         show_error(unknown)
         return
 
-    switches = Switches(causal_mask=mask_on, divisor=divisor, temperature=temperature, edits=edits,
-                        uniform_heads=view.uniform_heads(uniform, head, cfg.n_heads),
-                        heads_off=tuple(sorted(heads_off)))
+    switches = Switches(
+        causal_mask=mask_on,
+        divisor=divisor,
+        temperature=temperature,
+        edits=edits,
+        uniform_heads=view.uniform_heads(uniform, head, cfg.n_heads),
+        heads_off=tuple(sorted(heads_off)),
+    )
     if part == "steps":
         steps_part(switches, url_for)
     elif part == "prediction":
@@ -99,16 +125,26 @@ def what_if_part() -> None:
         experiments_view.show_effects(tm, text, layer, switches, labels)
         if not guess:  # with the guess on, the α grids would give the answers away
             trace = view.what_if(base, switches)
-            view.show_alpha_grid(trace.state["alpha"][0], [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)],
-                                 labels, causal if mask_on else None, header=tr("attn.heads_header", layer=layer),
-                                 key=view.K_HEADS_GRID)
+            view.show_alpha_grid(
+                trace.state["alpha"][0],
+                [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)],
+                labels,
+                causal if mask_on else None,
+                header=tr("attn.heads_header", layer=layer),
+                key=view.K_HEADS_GRID,
+            )
     elif part == "model":
         experiments_view.show_model_experiments(tm, text, labels)
         if not guess:
-            view.show_alpha_grid(view.cached_walk(tm, text).alphas[:, head],
-                                 [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)], labels, causal,
-                                 header=tr("attn.layers_header", head=head), key=view.K_LAYERS_GRID,
-                                 caption=tr("attn.layers_caption"))
+            view.show_alpha_grid(
+                view.cached_walk(tm, text).alphas[:, head],
+                [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)],
+                labels,
+                causal,
+                header=tr("attn.layers_header", head=head),
+                key=view.K_LAYERS_GRID,
+                caption=tr("attn.layers_caption"),
+            )
 
 
 def steps_part(switches: Switches, url_for: Callable[[str], dict[str, str]]) -> None:

@@ -6,7 +6,13 @@ from tinygpt import theory
 from tinygpt.attention import STEP_IDS, future_mask, step_by_id
 from tinygpt.charts import heatmap_spec, probability_bars_spec, vector_picture_spec
 from tinygpt.theory import (
-    CONCEPT_IDS, EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector,
+    CONCEPT_IDS,
+    EXAMPLE_KEYS,
+    EXAMPLE_VALUES,
+    TheoryInputError,
+    concept_anchor,
+    format_number,
+    format_vector,
 )
 from tinygpt.ui.common import remember_value, restore_widget_values, scroll_to, set_kept_value
 from tinygpt.ui.figures import figure_downloads
@@ -21,10 +27,24 @@ AXES = {"x_title": "theory.axis.x", "y_title": "theory.axis.y", "name_title": "t
 QUIZ = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": "b"}  # question id -> right answer
 #: Each example's controls: key -> default. A control a teacher's lesson link hides is not drawn
 #: and the example uses its default (tinygpt.ui.lesson).
-DEFAULTS = {"theory_a1": 3.0, "theory_a2": 1.0, "theory_b1": 1.0, "theory_b2": 2.0, "theory_c": -1.0,
-            "theory_r1": 3.0, "theory_r2": 2.0, "theory_r3": 1.0, "theory_q1": 1.0, "theory_q2": 2.0,
-            "theory_tau": 1.0, "theory_scaled": False, "theory_mask": True, "theory_show_answer": False}
-#: The page's sections, drawn one at a time (the student picks one above them): section id -> the concepts it holds, in order.
+DEFAULTS = {
+    "theory_a1": 3.0,
+    "theory_a2": 1.0,
+    "theory_b1": 1.0,
+    "theory_b2": 2.0,
+    "theory_c": -1.0,
+    "theory_r1": 3.0,
+    "theory_r2": 2.0,
+    "theory_r3": 1.0,
+    "theory_q1": 1.0,
+    "theory_q2": 2.0,
+    "theory_tau": 1.0,
+    "theory_scaled": False,
+    "theory_mask": True,
+    "theory_show_answer": False,
+}
+#: The page's sections, drawn one at a time (the student picks one above them): section id -> the concepts it
+#: holds, in order.
 #: Only the open section's formulas, examples and charts are built and sent, so the page opens
 #: with one section's drawing instead of all seven concepts' (most of a first visit's time is the
 #: browser laying out formulas, sliders and charts).
@@ -52,21 +72,27 @@ KEPT = DEFAULTS | {"theory_answer": ""} | {f"theory_quiz_{q}": None for q in QUI
 def slider(where, key: str, label: str, lo: float, hi: float, step: float, **kwargs) -> float:
     """A keyed slider starting at its DEFAULTS value (through :data:`KEPT`), or that value when
     the lesson hides it."""
-    return control(key, lambda: where.slider(label, lo, hi, step=step, key=key, on_change=remember_value, args=(key,),
-                                             **kwargs), DEFAULTS[key])
+    return control(
+        key,
+        lambda: where.slider(label, lo, hi, step=step, key=key, on_change=remember_value, args=(key,), **kwargs),
+        DEFAULTS[key],
+    )
 
 
 def toggle(key: str, label: str, help_text: str | None = None) -> bool:
     """A keyed toggle starting at its DEFAULTS value (through :data:`KEPT`), or that value when
     the lesson hides it."""
-    return control(key, lambda: st.toggle(label, help=help_text, key=key, on_change=remember_value, args=(key,)),
-                   DEFAULTS[key])
+    return control(
+        key, lambda: st.toggle(label, help=help_text, key=key, on_change=remember_value, args=(key,)), DEFAULTS[key]
+    )
 
 
 def vector_sliders(where, name: str, keys: tuple[str, str], lo: float, hi: float, step: float) -> tuple[float, float]:
     """Two sliders for the x and y of a 2-vector called ``name``."""
-    return (slider(where, keys[0], tr("theory.ops.x", name=name), lo, hi, step),
-            slider(where, keys[1], tr("theory.ops.y", name=name), lo, hi, step))
+    return (
+        slider(where, keys[0], tr("theory.ops.x", name=name), lo, hi, step),
+        slider(where, keys[1], tr("theory.ops.y", name=name), lo, hi, step),
+    )
 
 
 def example_columns():
@@ -83,8 +109,12 @@ def concept(cid: str) -> None:
     st.markdown(tr(f"theory.{cid}.body"))
     for sid in c.steps if page_shown("attention") else ():  # a lesson without the Attention page has no links to it
         step = step_by_id(sid)
-        st.page_link("pages/attention.py", label=tr("theory.link", number=step.number, name=tr(f"step.{sid}.name")),
-                     icon=":material/arrow_forward:", query_params={"step": sid, "part": "steps"})
+        st.page_link(
+            "pages/attention.py",
+            label=tr("theory.link", number=step.number, name=tr(f"step.{sid}.name")),
+            icon=":material/arrow_forward:",
+            query_params={"step": sid, "part": "steps"},
+        )
 
 
 def arrival() -> None:
@@ -101,8 +131,12 @@ def arrival() -> None:
         step = step_by_id(sid)
         name = tr(f"step.{sid}.name")
         st.info(tr("theory.from_step", number=step.number, name=name, title=tr(f"theory.{cid}.title")))
-        st.page_link("pages/attention.py", label=tr("theory.back_link", number=step.number, name=name),
-                     icon=":material/arrow_back:", query_params={"step": sid, "part": "steps"})
+        st.page_link(
+            "pages/attention.py",
+            label=tr("theory.back_link", number=step.number, name=name),
+            icon=":material/arrow_back:",
+            query_params={"step": sid, "part": "steps"},
+        )
     if first_time:  # not again on every slider move
         st.session_state["_theory_scrolled_to"] = (cid, sid)
         st.session_state["_theory_scroll"] = anchor
@@ -139,20 +173,36 @@ def operations_example(axes: dict[str, str]) -> None:
         m1.metric(tr("theory.ops.sum"), format_vector(total))
         m2.metric(tr("theory.ops.scaled"), format_vector(multiple))
         m3.metric(tr("theory.ops.dot"), format_number(product))
-        st.caption(tr("theory.ops.dot_detail", a1=format_number(a[0]), b1=format_number(b[0]), a2=format_number(a[1]),
-                      b2=format_number(b[1]), dot=format_number(product)))
-        st.caption(tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero"))
+        st.caption(
+            tr(
+                "theory.ops.dot_detail",
+                a1=format_number(a[0]),
+                b1=format_number(b[0]),
+                a2=format_number(a[1]),
+                b2=format_number(b[1]),
+                dot=format_number(product),
+            )
+        )
+        st.caption(
+            tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero")
+        )
     with picture:
-        chart(vector_picture_spec([("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"),
-                             **axes), "theory_ops_figure")
+        chart(
+            vector_picture_spec(
+                [("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"), **axes
+            ),
+            "theory_ops_figure",
+        )
 
 
 @st.fragment
 def weighted_sum_example(axes: dict[str, str]) -> None:
     """Raw weights normalised to α, and the α-weighted sum of three fixed vectors."""
     controls, picture = example_columns()
-    raw = [slider(controls, f"theory_r{i}", tr("theory.ws.raw", i=i), 0.0, 5.0, 0.5, help=tr("theory.ws.raw_help"))
-           for i in (1, 2, 3)]
+    raw = [
+        slider(controls, f"theory_r{i}", tr("theory.ws.raw", i=i), 0.0, 5.0, 0.5, help=tr("theory.ws.raw_help"))
+        for i in (1, 2, 3)
+    ]
     try:
         alpha = theory.normalize_weights(raw)
         mixed = theory.weighted_sum(alpha, EXAMPLE_VALUES)
@@ -161,17 +211,29 @@ def weighted_sum_example(axes: dict[str, str]) -> None:
             input_error(exc)
         return
     with controls:
-        show_table(text_table({
-            tr("theory.ws.col_vector"): [f"v{i + 1}" for i in range(3)],
-            tr("theory.ws.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
-            tr("theory.ws.col_raw"): raw,
-            tr("theory.ws.col_alpha"): alpha,
-        }, {tr("theory.ws.col_raw"): format_number, tr("theory.ws.col_alpha"): "{:.3f}".format}), hide_index=True)
+        show_table(
+            text_table(
+                {
+                    tr("theory.ws.col_vector"): [f"v{i + 1}" for i in range(3)],
+                    tr("theory.ws.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
+                    tr("theory.ws.col_raw"): raw,
+                    tr("theory.ws.col_alpha"): alpha,
+                },
+                {tr("theory.ws.col_raw"): format_number, tr("theory.ws.col_alpha"): "{:.3f}".format},
+            ),
+            hide_index=True,
+        )
     controls.metric(tr("theory.ws.output"), format_vector(mixed))
     controls.caption(tr("theory.ws.alpha_sum", total=format_number(sum(alpha))))
     with picture:
-        chart(vector_picture_spec([(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
-                             title=tr("theory.ws.chart_title"), **axes), "theory_ws_figure")
+        chart(
+            vector_picture_spec(
+                [(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
+                title=tr("theory.ws.chart_title"),
+                **axes,
+            ),
+            "theory_ws_figure",
+        )
 
 
 @st.fragment
@@ -181,27 +243,53 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
     controls, picture = example_columns()
     with controls:
         q1, q2 = st.columns(2)
-        q = (slider(q1, "theory_q1", tr("theory.sm.query", i=1), -3.0, 3.0, 0.25),
-             slider(q2, "theory_q2", tr("theory.sm.query", i=2), -3.0, 3.0, 0.25))
-        tau = slider(st, "theory_tau", tr("theory.sm.temperature"), 0.05, 5.0, 0.05, help=tr("theory.sm.temperature_help"))
+        q = (
+            slider(q1, "theory_q1", tr("theory.sm.query", i=1), -3.0, 3.0, 0.25),
+            slider(q2, "theory_q2", tr("theory.sm.query", i=2), -3.0, 3.0, 0.25),
+        )
+        tau = slider(
+            st, "theory_tau", tr("theory.sm.temperature"), 0.05, 5.0, 0.05, help=tr("theory.sm.temperature_help")
+        )
         scaled = toggle("theory_scaled", tr("theory.sm.scaled"), tr("theory.sm.scaled_help"))
         st.latex(theory.TEMPERATURE_FORMULA)
         att = theory.attend(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=scaled)
         keys = [f"k{i + 1}" for i in range(len(EXAMPLE_KEYS))]
-        show_table(text_table({
-            tr("theory.sm.col_key"): keys,
-            tr("theory.sm.col_key_vector"): [format_vector(k) for k in EXAMPLE_KEYS],
-            tr("theory.sm.col_score"): att.scores,
-            tr("theory.sm.col_alpha"): att.weights,
-            tr("theory.sm.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
-        }, {tr("theory.sm.col_score"): "{:.3f}".format, tr("theory.sm.col_alpha"): "{:.3f}".format}), hide_index=True)
+        show_table(
+            text_table(
+                {
+                    tr("theory.sm.col_key"): keys,
+                    tr("theory.sm.col_key_vector"): [format_vector(k) for k in EXAMPLE_KEYS],
+                    tr("theory.sm.col_score"): att.scores,
+                    tr("theory.sm.col_alpha"): att.weights,
+                    tr("theory.sm.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
+                },
+                {tr("theory.sm.col_score"): "{:.3f}".format, tr("theory.sm.col_alpha"): "{:.3f}".format},
+            ),
+            hide_index=True,
+        )
         st.metric(tr("theory.sm.output"), format_vector(att.output))
         st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
     with picture:
-        chart(probability_bars_spec(att.weights, keys, title=tr("theory.sm.chart_title"), x_title=tr("theory.sm.axis_key"),
-                               y_title=tr("theory.sm.axis_alpha")), "theory_sm_bars_figure", width="stretch")
-        chart(vector_picture_spec([("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)], title=tr("theory.sm.vectors_title"),
-                             size=220, **axes), "theory_sm_vectors_figure")
+        chart(
+            probability_bars_spec(
+                att.weights,
+                keys,
+                title=tr("theory.sm.chart_title"),
+                x_title=tr("theory.sm.axis_key"),
+                y_title=tr("theory.sm.axis_alpha"),
+            ),
+            "theory_sm_bars_figure",
+            width="stretch",
+        )
+        chart(
+            vector_picture_spec(
+                [("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)],
+                title=tr("theory.sm.vectors_title"),
+                size=220,
+                **axes,
+            ),
+            "theory_sm_vectors_figure",
+        )
     concept("matrix")
     matrix_example(tau, axes)
 
@@ -223,18 +311,31 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
     single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
     left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
     with right:
-        chart(heatmap_spec(mx.weights, tokens, tokens, kind="prob", title=tr("theory.mx.chart_title"),
-                      masked=future_mask(len(tokens)) if masked else None,
-                      row_title=tr("theory.mx.axis_query"), col_title=tr("theory.mx.axis_key"),
-                      value_title=tr("theory.mx.value"), masked_label=tr("theory.mx.masked"), cell=60),
-              "theory_mx_figure")
+        chart(
+            heatmap_spec(
+                mx.weights,
+                tokens,
+                tokens,
+                kind="prob",
+                title=tr("theory.mx.chart_title"),
+                masked=future_mask(len(tokens)) if masked else None,
+                row_title=tr("theory.mx.axis_query"),
+                col_title=tr("theory.mx.axis_key"),
+                value_title=tr("theory.mx.value"),
+                masked_label=tr("theory.mx.masked"),
+                cell=60,
+            ),
+            "theory_mx_figure",
+        )
 
 
 @st.fragment
 def own_answer() -> None:
     """The open question: the student's answer and the model answer."""
     if visible("theory_answer"):
-        st.text_area(tr("theory.exercise.yours"), key="theory_answer", on_change=remember_value, args=("theory_answer",))
+        st.text_area(
+            tr("theory.exercise.yours"), key="theory_answer", on_change=remember_value, args=("theory_answer",)
+        )
     if toggle("theory_show_answer", tr("theory.exercise.show")):
         st.info(tr("theory.exercise.answer"))
 
@@ -245,11 +346,20 @@ def quiz_question(qid: str, right_answer: str) -> None:
     labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
     key = f"theory_quiz_{qid}"  # its choice is written back on every full run (restore_widget_values), so
     # after a language switch the browser gets it with the new labels
-    choice = st.radio(tr(f"theory.quiz.{qid}.q"), list(labels), index=None, format_func=labels.get, key=key,
-                      on_change=remember_value, args=(key,))
+    choice = st.radio(
+        tr(f"theory.quiz.{qid}.q"),
+        list(labels),
+        index=None,
+        format_func=labels.get,
+        key=key,
+        on_change=remember_value,
+        args=(key,),
+    )
     if choice is not None:
         why = tr(f"theory.quiz.{qid}.why")
-        (st.success if choice == right_answer else st.warning)(tr("theory.quiz.right" if choice == right_answer else "theory.quiz.wrong", why=why))
+        (st.success if choice == right_answer else st.warning)(
+            tr("theory.quiz.right" if choice == right_answer else "theory.quiz.wrong", why=why)
+        )
 
 
 def first_section() -> str:
@@ -298,8 +408,13 @@ def show_section(sid: str, axes: dict[str, str]) -> None:
     order = list(SECTIONS)
     if sid != order[-1]:
         following = order[order.index(sid) + 1]
-        st.button(tr("theory.next_section", title=section_label(following)), key=f"theory_next_{sid}",
-                  icon=":material/arrow_forward:", on_click=open_section, args=(following,))
+        st.button(
+            tr("theory.next_section", title=section_label(following)),
+            key=f"theory_next_{sid}",
+            icon=":material/arrow_forward:",
+            on_click=open_section,
+            args=(following,),
+        )
 
 
 restore_widget_values(KEPT | {K_SECTION: first_section()})  # the open section too, across page switches
@@ -309,9 +424,16 @@ arrival()
 st.markdown(tr("theory.intro"))
 labels = {sid: section_label(sid) for sid in SECTIONS}  # format_func must not read the session
 st.html('<div id="theory-sections"></div>', width="content")
-section = st.segmented_control(tr("theory.sections"), list(SECTIONS), format_func=labels.get, key=K_SECTION,
-                               on_change=remember_value, args=(K_SECTION,),
-                               required=True, width="stretch")
+section = st.segmented_control(
+    tr("theory.sections"),
+    list(SECTIONS),
+    format_func=labels.get,
+    key=K_SECTION,
+    on_change=remember_value,
+    args=(K_SECTION,),
+    required=True,
+    width="stretch",
+)
 show_section(section or first_section(), axes)  # only the open section is built and drawn
 if (anchor := st.session_state.pop("_theory_scroll", None)) is not None:
     scroll_to(anchor)

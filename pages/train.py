@@ -5,30 +5,77 @@ import streamlit as st
 
 from tinygpt import checkpoint
 from tinygpt.config import (
-    MAX_EPOCHS, MAX_MAX_LEN, MAX_PARAMETERS, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, MAX_TYPED_DIGITS, ConfigError, parse_int,
+    MAX_EPOCHS,
+    MAX_MAX_LEN,
+    MAX_PARAMETERS,
+    MAX_TEXT_LEN,
+    MAX_TOKENS_PER_STEP,
+    MAX_TYPED_DIGITS,
+    ConfigError,
+    parse_int,
 )
 from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
-from tinygpt.vocab import causal_loss_floor, pair_texts
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner, show_error
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.jobs import FIRST_POINT_WAIT, MAX_RUNS, POLL_SECONDS, controls_job, run_labels, show_progress, start_or_refuse
+from tinygpt.ui.jobs import (
+    FIRST_POINT_WAIT,
+    MAX_RUNS,
+    POLL_SECONDS,
+    controls_job,
+    run_labels,
+    show_progress,
+    start_or_refuse,
+)
 from tinygpt.ui.models import current_model, set_own_model
-from tinygpt.ui.train_view import form_values, loaded_run, options_with
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
+from tinygpt.ui.train_view import form_values, loaded_run, options_with
+from tinygpt.vocab import causal_loss_floor, pair_texts
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
-SEED = {"train_text": "你好世界", "train_window": 0, "train_d_model": 512, "train_n_heads": 8, "train_n_layers": 6,
-        "train_d_ff": 2048, "train_max_len": 128, "train_norm": "pre", "train_positions": "learned", "train_lr": 1e-4,
-        "train_epochs": 1000, "train_seed": 0, "train_early_stop": 1e-4, "train_causal_mask": True}
-SMALL = {**SEED, "train_d_model": 64, "train_n_heads": 4, "train_n_layers": 2, "train_d_ff": 256, "train_lr": 1e-3, "train_epochs": 500}
-PRESETS = {"seed": SEED, "small": SMALL,
-           "cheat": {**SMALL, "train_text": "你好你世你界", "train_window": 4, "train_max_len": 16, "train_lr": 3e-3, "train_epochs": 300, "train_early_stop": 0.0}}
+SEED = {
+    "train_text": "你好世界",
+    "train_window": 0,
+    "train_d_model": 512,
+    "train_n_heads": 8,
+    "train_n_layers": 6,
+    "train_d_ff": 2048,
+    "train_max_len": 128,
+    "train_norm": "pre",
+    "train_positions": "learned",
+    "train_lr": 1e-4,
+    "train_epochs": 1000,
+    "train_seed": 0,
+    "train_early_stop": 1e-4,
+    "train_causal_mask": True,
+}
+SMALL = {
+    **SEED,
+    "train_d_model": 64,
+    "train_n_heads": 4,
+    "train_n_layers": 2,
+    "train_d_ff": 256,
+    "train_lr": 1e-3,
+    "train_epochs": 500,
+}
+PRESETS = {
+    "seed": SEED,
+    "small": SMALL,
+    "cheat": {
+        **SMALL,
+        "train_text": "你好你世你界",
+        "train_window": 4,
+        "train_max_len": 16,
+        "train_lr": 3e-3,
+        "train_epochs": 300,
+        "train_early_stop": 0.0,
+    },
+}
 ss = st.session_state
 MAX_PAIRS_SHOWN = 8
-LARGE_LR = 0.03  # measured: the "small" preset on 你好世界 trains smoothly at 1e-2; from 3e-2 its loss jumps back up to ~2 after falling
+LARGE_LR = 0.03  # the "small" preset on 你好世界 trains smoothly at 1e-2; from 3e-2 its loss jumps back up
 
 
 INT_KEYS = ("train_max_len", "train_window", "train_epochs", "train_seed")
@@ -66,7 +113,14 @@ model_banner(job_notice=False, wait=False)  # does not wait for the default mode
 cols = st.columns([2, 2, 2, 3], vertical_alignment="center")
 cols[0].markdown(tr("train.presets"))
 for col, name in zip(cols[1:], PRESETS):
-    col.button(tr(f"train.preset.{name}"), help=tr(f"train.preset.{name}_help"), on_click=apply_preset, args=(name,), key=f"train_preset_{name}", width="stretch")
+    col.button(
+        tr(f"train.preset.{name}"),
+        help=tr(f"train.preset.{name}_help"),
+        on_click=apply_preset,
+        args=(name,),
+        key=f"train_preset_{name}",
+        width="stretch",
+    )
 if ss.get("train_preset") == "cheat":
     st.info(tr("train.cheat_steps"), icon=":material/science:")
 
@@ -76,11 +130,15 @@ if ss.get("train_preset") == "cheat":
 left, right = st.columns(2)
 with left:
     st.subheader(tr("train.model_header"))
-    d_model = st.select_slider(tr("train.d_model"), options_with([16, 32, 64, 128, 256, 512], ss["train_d_model"]), key="train_d_model")
+    d_model = st.select_slider(
+        tr("train.d_model"), options_with([16, 32, 64, 128, 256, 512], ss["train_d_model"]), key="train_d_model"
+    )
     heads = [h for h in options_with([1, 2, 4, 8, 16], ss["train_n_heads"]) if d_model % h == 0]
     st.select_slider(tr("train.n_heads"), heads, help=tr("train.n_heads_help"), key="train_n_heads")
     st.slider(tr("train.n_layers"), 1, max(8, ss["train_n_layers"]), key="train_n_layers")
-    st.select_slider(tr("train.d_ff"), options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]), key="train_d_ff")
+    st.select_slider(
+        tr("train.d_ff"), options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]), key="train_d_ff"
+    )
     st.text_input(tr("train.max_len"), max_chars=MAX_TYPED_DIGITS, key="train_max_len")
     choice_radio("train_norm", ("pre", "post"), help=tr("train.norm_help"))
     choice_radio("train_positions", ("learned", "sinusoidal"))
@@ -88,14 +146,25 @@ with right:
     st.subheader(tr("train.optim_header"))
     st.text_input(tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text")
     st.text_input(tr("train.window"), max_chars=MAX_TYPED_DIGITS, help=tr("train.window_help"), key="train_window")
-    lr_labels = {v: f"{v:g}" for v in options_with([1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], ss["train_lr"])}
+    lr_labels = {
+        v: f"{v:g}"
+        for v in options_with([1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], ss["train_lr"])
+    }
     st.select_slider(tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key="train_lr")
     if ss["train_lr"] >= LARGE_LR:
         st.caption(tr("train.lr_large", lr=ss["train_lr"]))
-    st.text_input(tr("train.epochs"), max_chars=MAX_TYPED_DIGITS, help=tr("train.epochs_help", max=MAX_EPOCHS), key="train_epochs")
+    st.text_input(
+        tr("train.epochs"), max_chars=MAX_TYPED_DIGITS, help=tr("train.epochs_help", max=MAX_EPOCHS), key="train_epochs"
+    )
     st.text_input(tr("train.seed"), max_chars=MAX_TYPED_DIGITS, key="train_seed")
     es_labels = {v: f"{v:g}" for v in options_with([0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], ss["train_early_stop"])}
-    st.select_slider(tr("train.early_stop"), list(es_labels), format_func=es_labels.get, help=tr("train.early_stop_help"), key="train_early_stop")
+    st.select_slider(
+        tr("train.early_stop"),
+        list(es_labels),
+        format_func=es_labels.get,
+        help=tr("train.early_stop_help"),
+        key="train_early_stop",
+    )
     st.toggle(tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask")
 
 text, configs = ss["train_text"], None
@@ -103,14 +172,29 @@ max_len, window_typed = typed["train_max_len"], typed["train_window"]
 try:
     # a window longer than max_len is refused too
     longest = min(max(max_len, 1), MAX_MAX_LEN) if isinstance(max_len, int) else MAX_MAX_LEN
-    if not isinstance(window_typed, int) or not 0 <= window_typed <= longest:  # 0 is the page's "whole text" (window None)
+    if (
+        not isinstance(window_typed, int) or not 0 <= window_typed <= longest
+    ):  # 0 is the page's "whole text" (window None)
         raise ConfigError("window", window_typed, f"0 or 1..{longest}", "window_or_whole", hi=longest)
     configs = host_configs(
         text,
-        {"max_len": max_len, "d_model": d_model, "n_heads": ss["train_n_heads"], "n_layers": ss["train_n_layers"],
-         "d_ff": ss["train_d_ff"], "norm": ss["train_norm"], "positions": ss["train_positions"]},
-        {"lr": ss["train_lr"], "epochs": typed["train_epochs"], "seed": typed["train_seed"], "early_stop_loss": ss["train_early_stop"],
-         "causal_mask": ss["train_causal_mask"], "window": window_typed or None},
+        {
+            "max_len": max_len,
+            "d_model": d_model,
+            "n_heads": ss["train_n_heads"],
+            "n_layers": ss["train_n_layers"],
+            "d_ff": ss["train_d_ff"],
+            "norm": ss["train_norm"],
+            "positions": ss["train_positions"],
+        },
+        {
+            "lr": ss["train_lr"],
+            "epochs": typed["train_epochs"],
+            "seed": typed["train_seed"],
+            "early_stop_loss": ss["train_early_stop"],
+            "causal_mask": ss["train_causal_mask"],
+            "window": window_typed or None,
+        },
     )
     window = configs[1].window_for(len(text), configs[0].max_len)
     tokens = sequences_and_tokens_per_epoch(text, window)[1]
@@ -118,8 +202,14 @@ try:
     inputs, targets = pair_texts(text, window)
     shown_part = tr("train.pairs_shown", shown=MAX_PAIRS_SHOWN) if len(inputs) > MAX_PAIRS_SHOWN else ""
     st.markdown(tr("train.pairs", n=len(inputs), shown_part=shown_part))
-    show_table(pd.DataFrame({tr("train.col.input"): inputs[:MAX_PAIRS_SHOWN], tr("train.col.target"): targets[:MAX_PAIRS_SHOWN]}),
-               hide_index=True, max_height=400, key="train_pairs_table")
+    show_table(
+        pd.DataFrame(
+            {tr("train.col.input"): inputs[:MAX_PAIRS_SHOWN], tr("train.col.target"): targets[:MAX_PAIRS_SHOWN]}
+        ),
+        hide_index=True,
+        max_height=400,
+        key="train_pairs_table",
+    )
     floor = causal_loss_floor(text, window)
     if floor > 0 and configs[1].causal_mask:
         st.info(tr("train.loss_floor", floor=floor), icon=":material/info:")
@@ -127,26 +217,43 @@ except ConfigError as exc:
     show_error(exc)
 except ValueError:
     st.error(tr("err.empty_text"))
-st.caption(tr("train.limits", params=f"{MAX_PARAMETERS:,}", epochs=MAX_EPOCHS, text=MAX_TEXT_LEN, tokens=MAX_TOKENS_PER_STEP))
+st.caption(
+    tr("train.limits", params=f"{MAX_PARAMETERS:,}", epochs=MAX_EPOCHS, text=MAX_TEXT_LEN, tokens=MAX_TOKENS_PER_STEP)
+)
 
 # ---------------------------------------------------------------- controls (act at step boundaries)
 job = ss.get("job")
 status = job.status if job is not None else None
 c = st.columns(5)
-if c[0].button(tr("train.start"), type="primary", disabled=configs is None or status in ACTIVE, key="train_start", width="stretch"):
+if c[0].button(
+    tr("train.start"), type="primary", disabled=configs is None or status in ACTIVE, key="train_start", width="stretch"
+):
     if (started := start_or_refuse(text, *configs)) is not None:  # None: refused, the message is shown
         ss["job"] = started
         started.wait_first_step(FIRST_POINT_WAIT)  # the redraw below then shows the first loss point
         st.rerun()
 paused = status == JobStatus.PAUSED
 mine = controls_job(job)  # a run shared with the session that started it: only that session controls it
-if c[1].button(tr("train.resume" if paused else "train.pause"), disabled=status not in ACTIVE or not mine, key="train_pause", width="stretch"):
+if c[1].button(
+    tr("train.resume" if paused else "train.pause"),
+    disabled=status not in ACTIVE or not mine,
+    key="train_pause",
+    width="stretch",
+):
     if paused:
         job.resume()
     else:
         job.pause()
     st.rerun()
-if c[2].button(tr("train.step"), help=tr("train.step_help"), disabled=status in (JobStatus.WAITING, JobStatus.RUNNING) or (not paused and configs is None) or (paused and not mine), key="train_step", width="stretch"):
+if c[2].button(
+    tr("train.step"),
+    help=tr("train.step_help"),
+    disabled=status in (JobStatus.WAITING, JobStatus.RUNNING)
+    or (not paused and configs is None)
+    or (paused and not mine),
+    key="train_step",
+    width="stretch",
+):
     if paused:
         job.step_once()
         st.rerun()
@@ -159,7 +266,9 @@ if c[3].button(tr("train.stop"), disabled=status not in ACTIVE, key="train_stop"
     else:  # the run goes on for the others; this session stops following it
         ss.pop("job")
     st.rerun()
-if c[4].button(tr("train.reset"), help=tr("train.reset_help"), disabled=job is None, key="train_reset", width="stretch"):
+if c[4].button(
+    tr("train.reset"), help=tr("train.reset_help"), disabled=job is None, key="train_reset", width="stretch"
+):
     if mine:
         job.stop()
     ss.pop("job")
@@ -184,7 +293,9 @@ def live_progress() -> None:
 st.markdown(tr("train.loss_formula"))
 live_progress()
 if job is not None and job.from_cache:
-    if st.button(tr("train.train_again"), help=tr("train.train_again_help"), icon=":material/replay:", key="train_again"):
+    if st.button(
+        tr("train.train_again"), help=tr("train.train_again_help"), icon=":material/replay:", key="train_again"
+    ):
         if (started := start_or_refuse(job.text, job.gpt_cfg, job.train_cfg, fresh=True)) is not None:
             ss["job"] = started
             started.wait_first_step(FIRST_POINT_WAIT)
@@ -200,7 +311,10 @@ if runs:
     # width without scrolling sideways; the settings that tell the runs apart and the figures follow.
     columns = {
         tr("train.col.number"): ([r.number for r in runs], st.column_config.NumberColumn(width=36, pinned=True)),
-        tr("train.col.match"): ([yes if r.generation == r.expected else no for r in runs], st.column_config.TextColumn(width=56, pinned=True)),
+        tr("train.col.match"): (
+            [yes if r.generation == r.expected else no for r in runs],
+            st.column_config.TextColumn(width=56, pinned=True),
+        ),
         tr("train.col.generation"): ([r.generation for r in runs], st.column_config.TextColumn(width=110)),
         tr("train.col.expected"): ([r.expected for r in runs], st.column_config.TextColumn(width=110)),
         tr("train.col.run"): (labels, st.column_config.TextColumn(width="large")),
@@ -209,17 +323,28 @@ if runs:
         tr("train.col.status"): ([tr(f"train.reason.{r.stop_reason}") for r in runs], None),
         tr("train.col.steps"): ([len(r.losses) for r in runs], None),
     }
-    st.dataframe(pd.DataFrame({name: values for name, (values, _) in columns.items()}), hide_index=True, width="stretch",
-                 key="train_runs_table", column_config={name: config for name, (_, config) in columns.items() if config is not None})
+    st.dataframe(
+        pd.DataFrame({name: values for name, (values, _) in columns.items()}),
+        hide_index=True,
+        width="stretch",
+        key="train_runs_table",
+        column_config={name: config for name, (_, config) in columns.items() if config is not None},
+    )
 
 # ---------------------------------------------------------------- checkpoints (safetensors, never pickle)
 st.subheader(tr("train.ckpt_header"))
 st.caption(tr("train.session_note"))
 tm, _ = current_model(wait=False)  # None while the default model is still being trained
-st.download_button(tr("train.download"), data=(lambda: checkpoint.to_bytes(tm)) if tm is not None else b"",
-                   file_name=f"tinygpt-{tm.uid[:8] if tm is not None else 'default'}.safetensors", mime="application/octet-stream",
-                   help=tr("train.download_help") if tm is not None else tr("model.preparing"), on_click="ignore", disabled=tm is None,
-                   key="train_download")
+st.download_button(
+    tr("train.download"),
+    data=(lambda: checkpoint.to_bytes(tm)) if tm is not None else b"",
+    file_name=f"tinygpt-{tm.uid[:8] if tm is not None else 'default'}.safetensors",
+    mime="application/octet-stream",
+    help=tr("train.download_help") if tm is not None else tr("model.preparing"),
+    on_click="ignore",
+    disabled=tm is None,
+    key="train_download",
+)
 upload_limit = f"{checkpoint.MAX_CHECKPOINT_BYTES / 2**20:.0f} MB"
 upload = st.file_uploader(tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key="train_upload")
 st.caption(tr("train.upload_caption", limit=upload_limit))
@@ -229,7 +354,10 @@ if upload is not None and ss.get("_ckpt_file") != upload.file_id:
         checkpoint.check_size(upload.size)
         loaded = checkpoint.from_bytes(upload.getvalue())
         set_own_model(loaded)
-        ss["_ckpt_msg"] = ("success", tr("train.upload_ok", text=loaded.text, params=loaded.gpt_cfg.n_parameters(), steps=len(loaded.losses)))
+        ss["_ckpt_msg"] = (
+            "success",
+            tr("train.upload_ok", text=loaded.text, params=loaded.gpt_cfg.n_parameters(), steps=len(loaded.losses)),
+        )
         # The form shows the loaded model's settings (applied before the widgets on the next run) and
         # the chart its curve, as one of the session's runs.
         ss["_train_form_from_file"] = form_values(loaded)

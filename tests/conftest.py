@@ -64,10 +64,17 @@ def app_server() -> Iterator[str]:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     cmd = [
-        sys.executable, "-m", "streamlit", "run", APP_SCRIPT,
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--server.headless", "true",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        APP_SCRIPT,
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
     ]  # usage statistics follow .streamlit/config.toml, as deployed (tests/test_browser_requests.py)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -75,8 +82,13 @@ def app_server() -> Iterator[str]:
         log.write(f"$ {' '.join(cmd)}  (cwd={ROOT})\n")
         log.flush()
         proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            cmd,
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
     try:
         deadline = time.monotonic() + SERVER_START_TIMEOUT_S
@@ -124,9 +136,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        chromium = pw.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_ARGS
-        )
+        chromium = pw.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         try:
             yield chromium
         finally:

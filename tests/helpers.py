@@ -67,9 +67,12 @@ class StaticTable:
         index = [row[0][1] for row in rows] if labelled else None
         cells = [row[1:] if labelled else row for row in rows]
         self.text = pd.DataFrame([[c[1] for c in row] for row in cells], columns=columns, index=index)
-        values = pd.DataFrame([[float(c[2].replace("−∞", "-inf")) if c[2] is not None else c[1] for c in row]
-                               for row in cells],
-                              columns=columns, index=index, dtype=object)
+        values = pd.DataFrame(
+            [[float(c[2].replace("−∞", "-inf")) if c[2] is not None else c[1] for c in row] for row in cells],
+            columns=columns,
+            index=index,
+            dtype=object,
+        )
         for name in values.columns:
             values[name] = _numeric_or_text(values[name])
         self.value = values
@@ -79,6 +82,7 @@ class StaticTable:
 
 def _numeric_or_text(column: pd.Series) -> pd.Series:
     """``column`` as numbers when every cell is one (ints stay ints), else as it is."""
+
     def number(v: object) -> float | int:
         if not isinstance(v, str):
             return v
@@ -160,7 +164,9 @@ def inline_data(spec: object, datasets: dict | None = None) -> object:
                     rows = rows.to_pylist()
                 elif isinstance(rows, pd.DataFrame):
                     rows = rows.to_dict("records")
-                value = {"values": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()} for row in rows]}
+                value = {
+                    "values": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()} for row in rows]
+                }
             out[key] = inline_data(value, datasets)
         return out
     if isinstance(spec, list):

@@ -18,8 +18,30 @@ from tinygpt.i18n import CATALOGUE
 
 # Identifiers and symbols that are written the same in Chinese and English text.
 ALLOWED_TOKENS = (
-    "d_model", "d_head", "d_ff", "d_k", "d_v", "n_heads", "n_layers", "max_len", "top_k", "W_Q", "W_K", "W_V", "W_O",
-    "softmax", "Softmax", "exp", "logits", "logit", "GPT", "PyTorch", "scaled_dot_product_attention", "Adam", "Pre-LN", "LayerNorm",
+    "d_model",
+    "d_head",
+    "d_ff",
+    "d_k",
+    "d_v",
+    "n_heads",
+    "n_layers",
+    "max_len",
+    "top_k",
+    "W_Q",
+    "W_K",
+    "W_V",
+    "W_O",
+    "softmax",
+    "Softmax",
+    "exp",
+    "logits",
+    "logit",
+    "GPT",
+    "PyTorch",
+    "scaled_dot_product_attention",
+    "Adam",
+    "Pre-LN",
+    "LayerNorm",
 )
 LANGUAGE_NAMES = {"中文", "English"}  # the language switch names each language in itself
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -61,8 +83,20 @@ def visible_texts(at) -> list[str]:
     for node in _walk(at._tree):
         kind = getattr(node, "type", "")
         proto = getattr(node, "proto", None)
-        if kind in ("title", "header", "subheader", "markdown", "caption", "alert", "info", "success", "warning",
-                    "error", "text", "exception"):
+        if kind in (
+            "title",
+            "header",
+            "subheader",
+            "markdown",
+            "caption",
+            "alert",
+            "info",
+            "success",
+            "warning",
+            "error",
+            "text",
+            "exception",
+        ):
             texts.append(str(node.value))
         elif kind == "vega_lite_chart" and proto is not None:
             texts.extend(_chart_titles(json.loads(proto.spec)))
@@ -89,8 +123,11 @@ def visible_texts(at) -> list[str]:
 
 def raw_keys(texts: list[str]) -> list[str]:
     """Texts that are, or contain, an i18n key instead of its text (e.g. "train.title")."""
-    return [text for text in texts
-            if KEY_LIKE.match(text.strip()) or any(token in CATALOGUE for token in KEY_TOKEN.findall(text))]
+    return [
+        text
+        for text in texts
+        if KEY_LIKE.match(text.strip()) or any(token in CATALOGUE for token in KEY_TOKEN.findall(text))
+    ]
 
 
 def user_text(at) -> str:

@@ -9,22 +9,31 @@ from __future__ import annotations
 import io
 import math
 import re
-from urllib.parse import parse_qs
 from dataclasses import replace
+from urllib.parse import parse_qs
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
+from helpers import SMALL, open_page, small_model, tables
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, open_page, small_model, tables
 from tinygpt.attention import STEP_IDS, Switches, future_mask
-from tinygpt.explain import (
-    Copy, DotProduct, ScoreCell, explain_cell, masked_weights, module_difference, non_finite, sdpa_switch_difference,
-    step_source_location, trace_of, walk,
-)
 from tinygpt.charts import alpha_grid_spec, heatmap, heatmap_spec, position_labels, vega_spec
+from tinygpt.explain import (
+    Copy,
+    DotProduct,
+    ScoreCell,
+    explain_cell,
+    masked_weights,
+    module_difference,
+    non_finite,
+    sdpa_switch_difference,
+    step_source_location,
+    trace_of,
+    walk,
+)
 from tinygpt.i18n import t
 from tinygpt.ui import attention_view as view
 from tinygpt.ui import experiments_view as xv
@@ -99,7 +108,14 @@ def test_default_softmax_step_rows_sum_to_one_masked_exactly_zero_and_checks_agr
     own = trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0]
     assert np.allclose(a, own.numpy(), atol=1e-6)
     assert {k: at.query_params[k] for k in view.URL_KEYS} == {
-        "text": "你好世界", "layer": "0", "head": "0", "step": "softmax", "mask": "1", "scale": "sqrt", "tau": "1"}
+        "text": "你好世界",
+        "layer": "0",
+        "head": "0",
+        "step": "softmax",
+        "mask": "1",
+        "scale": "sqrt",
+        "tau": "1",
+    }
 
 
 def test_mask_off_lets_every_position_see_the_future():
@@ -176,7 +192,9 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
     rerun(at, **{view.K_EDIT_I: 3})  # another cell: the first edit stays
     assert at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i3_j0").value != 80.0 and table(at).to_numpy()[2, 0] == 80.0
     rerun(at, **{view.K_EDIT_I: 2})
-    at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0").set_value(round(own, 4)).run()  # its own value as shown: no edit
+    at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0").set_value(
+        round(own, 4)
+    ).run()  # its own value as shown: no edit
     assert "edits" not in at.query_params and table(at).to_numpy()[2, 0] != 80.0
     at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0").set_value(5.0).run()
     at.button(key="attn_reset").click().run()  # back to the model's own attention: no edits, no switches
@@ -228,9 +246,9 @@ def test_cell_arithmetic_uses_the_numbers_in_the_table():
     rerun(at, **{view.K_CELL_I: 3, view.K_CELL_J: 1})
     text = markdown(at)
     a = alpha(at)
-    assert f"\\alpha_{{3,1}}" in text and f"= {a[3, 1]:.4g}$" in text
+    assert "\\alpha_{3,1}" in text and f"= {a[3, 1]:.4g}$" in text
     rerun(at, **{view.K_STEP: "scores"})
-    assert f"S_{{3,1}} = q_{{3}} \\cdot k_{{1}}" in markdown(at) and f"= {alpha(at)[3, 1]:.4g}$" in markdown(at)
+    assert "S_{3,1} = q_{3} \\cdot k_{1}" in markdown(at) and f"= {alpha(at)[3, 1]:.4g}$" in markdown(at)
 
 
 def test_url_parameters_open_the_same_view_and_round_trip():
@@ -330,8 +348,12 @@ def test_text_longer_than_max_len_is_cropped_with_a_notice_and_repeats_keep_thei
 def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
     tm = small_model()
     T = 4
-    snaps = {step: torch.softmax(torch.randn(SMALL.n_layers, SMALL.n_heads, T, T).masked_fill(
-        future_mask(T), float("-inf")), -1) for step in (1, 50, 300)}
+    snaps = {
+        step: torch.softmax(
+            torch.randn(SMALL.n_layers, SMALL.n_heads, T, T).masked_fill(future_mask(T), float("-inf")), -1
+        )
+        for step in (1, 50, 300)
+    }
     with_snaps = replace(tm, snapshots=snaps, uid="snapshots-test")
     at = open_attention(own_model=with_snaps, part="training")
     assert at.select_slider(key="attn_snapshot").options == ["1", "50", "300"]
@@ -374,12 +396,22 @@ def test_explain_cell_gives_the_arithmetic_of_every_kind_of_step(small):
     o = explain_cell(trace, "weighted_sum", 3, 5, 2)
     assert math.isclose(o.total, float(s["heads"][0, 3, 5, 2]), rel_tol=1e-5, abs_tol=1e-6)
     split = explain_cell(trace, "split_heads", 3, 1, 2, output=2)
-    assert isinstance(split, Copy) and split.index == (1, 3 * SMALL.d_head + 2) and split.value == float(s["V"][0, 1, 3 * SMALL.d_head + 2])
+    assert (
+        isinstance(split, Copy)
+        and split.index == (1, 3 * SMALL.d_head + 2)
+        and split.value == float(s["V"][0, 1, 3 * SMALL.d_head + 2])
+    )
     merged = explain_cell(trace, "merge_heads", 0, 1, 13)
     assert merged.index == (13 // SMALL.d_head, 1, 13 % SMALL.d_head)
     lines = view.cell_latex(cell, "alpha", 4, 1)
-    assert [key for key, _, _ in lines] == ["attn.cell_dot", "attn.cell_scale", "attn.cell_max", "attn.cell_exp",
-                                           "attn.cell_sum", "attn.cell_alpha"]
+    assert [key for key, _, _ in lines] == [
+        "attn.cell_dot",
+        "attn.cell_scale",
+        "attn.cell_max",
+        "attn.cell_exp",
+        "attn.cell_sum",
+        "attn.cell_alpha",
+    ]
     with pytest.raises(IndexError):
         explain_cell(trace, "softmax", 0, 6, 0)
 
@@ -401,16 +433,28 @@ def test_checks_agree_with_pytorch_and_the_module_under_switches(small):
 
 
 def test_parse_url_accepts_the_documented_values_and_refuses_the_rest():
-    values, problems = view.parse_url({"text": "你", "layer": "1", "head": "0", "step": "6", "mask": "0",
-                                       "scale": "2.5", "tau": "0.7"}, n_layers=2, n_heads=4)
+    values, problems = view.parse_url(
+        {"text": "你", "layer": "1", "head": "0", "step": "6", "mask": "0", "scale": "2.5", "tau": "0.7"},
+        n_layers=2,
+        n_heads=4,
+    )
     assert problems == []
-    assert values == {view.K_TEXT: "你", view.K_LAYER: 1, view.K_HEAD: 0, view.K_STEP: "softmax", view.K_MASK: False,
-                      view.K_SCALING: "custom", view.K_DIVISOR: 2.5, view.K_TAU: 0.7}
+    assert values == {
+        view.K_TEXT: "你",
+        view.K_LAYER: 1,
+        view.K_HEAD: 0,
+        view.K_STEP: "softmax",
+        view.K_MASK: False,
+        view.K_SCALING: "custom",
+        view.K_DIVISOR: 2.5,
+        view.K_TAU: 0.7,
+    }
     assert view.parse_url({"part": "Model"}, 2, 4) == ({view.K_PART: "model"}, [])
     assert view.url_values("你", 0, 0, "mask", True, "sqrt", 8.0, 1.0, part="training")["part"] == "training"
     assert "part" not in view.url_values("你", 0, 0, "mask", True, "sqrt", 8.0, 1.0, part="steps")
-    values, problems = view.parse_url({"layer": "2", "head": "x", "step": "10", "scale": "inf", "tau": "1e9",
-                                       "part": "lens"}, 2, 4)
+    values, problems = view.parse_url(
+        {"layer": "2", "head": "x", "step": "10", "scale": "inf", "tau": "1e9", "part": "lens"}, 2, 4
+    )
     assert [p for p, _ in problems] == ["layer", "head", "step", "scale", "tau", "part"]
     assert values[view.K_PART] == "steps"
     assert values[view.K_LAYER] == 0 and values[view.K_STEP] == STEP_IDS[0] and values[view.K_TAU] == 1.0
@@ -432,12 +476,17 @@ def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
     ref = vega_spec(heatmap(m, rows, cols, kind="signed", title="Q", masked=masked))
     assert spec.pop("datasets")["cells"].to_pandas().equals(ref.pop("datasets")["cells"]) and spec == ref
     finite = m.masked_fill(torch.from_numpy(masked), 0)
-    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [-float(finite.abs().max()), float(finite.abs().max())]
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [
+        -float(finite.abs().max()),
+        float(finite.abs().max()),
+    ]
     plain = heatmap_spec(m, rows, cols, kind="signed", title="Q")  # nothing masked: the grey layer is left out
     assert len(plain["layer"]) == 1 and plain["layer"][0]["transform"] == []
     encoding, masked_encoding = plain["layer"][0]["encoding"], spec["layer"][0]["encoding"]
     assert encoding["color"]["scale"]["domain"] == [-float(m.abs().max()), float(m.abs().max())]
-    assert {k: v for k, v in encoding.items() if k != "color"} == {k: v for k, v in masked_encoding.items() if k != "color"}
+    assert {k: v for k, v in encoding.items() if k != "color"} == {
+        k: v for k, v in masked_encoding.items() if k != "color"
+    }
     a = torch.softmax(torch.randn(3, 4, 4), -1)
     future = np.triu(np.ones((4, 4), dtype=bool), 1)
     cells = alpha_grid_spec(a, ["h0", "h1", "h2"], rows, rows, masked=future)["datasets"]["cells"].to_pandas()
@@ -508,8 +557,9 @@ def test_scores_and_scaled_scores_share_one_colour_scale():
         import json
 
         spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
-        return next(layer["encoding"]["color"]["scale"]["domain"] for layer in spec["layer"]
-                    if "color" in layer["encoding"])
+        return next(
+            layer["encoding"]["color"]["scale"]["domain"] for layer in spec["layer"] if "color" in layer["encoding"]
+        )
 
     at = open_attention(step="scores")
     S = alpha(at)
@@ -610,8 +660,9 @@ def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the
     j = int(row.argmax())
     argmax.set_value(str(j)).run()
     assert not at.exception
-    assert at.success[0].value == t("ex.right", lang, reason=t("ex.argmax_key.reason", lang, i=3, j=j,
-                                                                 value=float(row[j])))
+    assert at.success[0].value == t(
+        "ex.right", lang, reason=t("ex.argmax_key.reason", lang, i=3, j=j, value=float(row[j]))
+    )
     assert not step_table_shown()  # the row-sum question is still open
     assert t("ex.score", lang, right=1, asked=1) in [c.value for c in at.caption]
 

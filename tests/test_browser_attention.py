@@ -3,8 +3,8 @@
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-
 from conftest import assert_no_exception, wait_for_app
+
 from tinygpt.attention import STEPS
 from tinygpt.i18n import t
 
@@ -48,7 +48,9 @@ def wait_for_redraw(page, before: dict) -> dict:
 def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page):
     page.goto(f"{app_server}/attention?lang=en&step=softmax")
     wait_for_app(page, 240_000)  # a fresh server trains the default model first
-    page.get_by_role("heading", name=t("attn.step_header", "en", number=6, n=len(STEPS), name="Softmax")).wait_for(timeout=60_000)
+    page.get_by_role("heading", name=t("attn.step_header", "en", number=6, n=len(STEPS), name="Softmax")).wait_for(
+        timeout=60_000
+    )
     page.locator(".tg-table").first.scroll_into_view_if_needed(timeout=60_000)
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
     page.wait_for_function(f"() => ({TABLE_CELLS_JS})().length >= 20", timeout=60_000)
@@ -112,6 +114,9 @@ def test_a_part_switch_and_a_page_switch_keep_what_the_student_chose(app_server,
     see.click()  # from the foot of the steps to the beginning of the prediction part
     page.wait_for_function("() => new URL(location.href).searchParams.get('part') === 'prediction'", timeout=60_000)
     wait_for_app(page)
-    page.wait_for_function("""() => { const r = document.querySelector('.st-key-attn_part').getBoundingClientRect();
-        return r.top >= 0 && r.bottom <= innerHeight; }""", timeout=10_000)
+    page.wait_for_function(
+        """() => { const r = document.querySelector('.st-key-attn_part').getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight; }""",
+        timeout=10_000,
+    )
     assert_no_exception(page)

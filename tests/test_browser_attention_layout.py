@@ -3,8 +3,8 @@
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-
 from conftest import assert_no_exception, wait_for_app
+
 from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -46,8 +46,10 @@ def test_on_a_phone_the_switches_sit_in_the_page_and_the_alpha_grids_fit_the_scr
         page.wait_for_function("() => new URL(location.href).searchParams.get('mask') === '0'", timeout=60_000)
         wait_for_app(page)
         assert parse_qs(urlparse(page.url).query)["mask"] == ["0"]
-        for part, header, charts in (("prediction", t("attn.heads_header", lang, layer=0), 9),  # effects + 8 heads
-                                     ("model", t("attn.layers_header", lang, head=0), 7)):  # heads matter + 6 layers
+        for part, header, charts in (
+            ("prediction", t("attn.heads_header", lang, layer=0), 9),  # effects + 8 heads
+            ("model", t("attn.layers_header", lang, head=0), 7),
+        ):  # heads matter + 6 layers
             open_part(page, lang, part)
             grid = main.get_by_test_id("stExpander").filter(has_text=header)  # drawn only while open
             grid.locator("summary").click()

@@ -9,9 +9,9 @@ language, the language switch, and the view the query parameters name.
 from __future__ import annotations
 
 import pytest
+from conftest import ARTIFACTS, SCREENSHOTS, assert_no_exception, wait_for_app
 
 from bench.cold_start import start_server, stop_server, wait_healthy
-from conftest import ARTIFACTS, SCREENSHOTS, assert_no_exception, wait_for_app
 from tinygpt.i18n import LANGUAGES, t
 
 pytestmark = pytest.mark.browser

@@ -6,8 +6,8 @@ model choice and switches attention to uniform in layer 0 in the switch panel.
 """
 
 import pytest
-
 from conftest import assert_no_exception, wait_for_app
+
 from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import t
 
@@ -50,7 +50,11 @@ def test_uniform_attention_in_layer_0_marks_the_changed_positions(app_server, pa
     page.get_by_text("8 of 15 positions").first.wait_for(timeout=60_000)
     wait_for_app(page)
     grid.scroll_into_view_if_needed(timeout=30_000)
-    page.wait_for_function(f"(grid) => ({ROWS_JS})(grid).filter(r => r.some(c => c.startsWith('{CHANGED_MARK}'))).length > 0",
-                           arg=grid.element_handle(), timeout=60_000, polling=200)
+    page.wait_for_function(
+        f"(grid) => ({ROWS_JS})(grid).filter(r => r.some(c => c.startsWith('{CHANGED_MARK}'))).length > 0",
+        arg=grid.element_handle(),
+        timeout=60_000,
+        polling=200,
+    )
     assert marked_rows(grid, CHANGED_MARK) == [f"{i} {CONTEXT.display[i]}" for i in UNIFORM_LAYER0_CHANGES]
     assert_no_exception(page)

@@ -4,8 +4,8 @@ chart titles, and the choice survives clicking through the sidebar navigation (a
 import re
 
 import pytest
-
 from conftest import assert_no_exception, wait_for_app
+
 from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -20,7 +20,9 @@ def nav_link(page, key: str, lang: str):
 
 def chart_title(page, key: str, lang: str):
     """An SVG text of a Vega-Lite chart equal to the string ``key`` in ``lang``."""
-    return page.locator("[data-testid='stVegaLiteChart'] svg text").filter(has_text=re.compile(rf"^{re.escape(t(key, lang))}$"))
+    return page.locator("[data-testid='stVegaLiteChart'] svg text").filter(
+        has_text=re.compile(rf"^{re.escape(t(key, lang))}$")
+    )
 
 
 def test_switching_language_changes_navigation_and_chart_titles_and_survives_navigation(app_server, page):
@@ -71,8 +73,12 @@ def test_a_chinese_browser_opens_in_chinese_with_links_to_the_attention_steps(ap
         page.get_by_role("heading", name=t("theory.title", "zh")).wait_for(timeout=TIMEOUT)
         page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
         section_button(page, "attention", "zh").click()  # step 3's section
-        link = page.get_by_role("link", name=re.compile(re.escape(t("theory.link", "zh", number=3, name=t("step.scores.name", "zh")))))
-        assert re.search(r"(^|/)attention\?step=scores&part=steps$", link.first.get_attribute("href") or ""), link.first.get_attribute("href")
+        link = page.get_by_role(
+            "link", name=re.compile(re.escape(t("theory.link", "zh", number=3, name=t("step.scores.name", "zh"))))
+        )
+        assert re.search(r"(^|/)attention\?step=scores&part=steps$", link.first.get_attribute("href") or ""), (
+            link.first.get_attribute("href")
+        )
         assert_no_exception(page)
     finally:
         context.close()
@@ -81,7 +87,8 @@ def test_a_chinese_browser_opens_in_chinese_with_links_to_the_attention_steps(ap
 def checked_radio_labels(page) -> list[str]:
     """The label of the checked option of every radio group on the page, in order ("" when none)."""
     return page.evaluate("""() => [...document.querySelectorAll('[data-testid="stRadio"]')].map(g => {
-        const c = g.querySelector('input[type=radio]:checked'); return c ? c.closest('label').innerText.trim() : ""; })""")
+        const c = g.querySelector('input[type=radio]:checked');
+        return c ? c.closest('label').innerText.trim() : ""; })""")
 
 
 def pick_then_switch_language(page, name: str, option_key: str, lang: str, other: str) -> None:
@@ -110,7 +117,9 @@ def test_a_language_switch_keeps_every_radio_choice(app_server, page):
     labels = checked_radio_labels(page)
     assert f"{softmax.number}. {t('step.softmax.name', 'zh')}" in labels and "" not in labels
     page.get_by_role("button", name=t("attn.next", "zh")).click()  # from the kept step, not from step 1
-    page.get_by_text(t("attn.step_header", "zh", number=weighted_sum.number, n=len(STEPS), name=t("step.weighted_sum.name", "zh"))).wait_for(timeout=TIMEOUT)
+    page.get_by_text(
+        t("attn.step_header", "zh", number=weighted_sum.number, n=len(STEPS), name=t("step.weighted_sum.name", "zh"))
+    ).wait_for(timeout=TIMEOUT)
 
     pick_then_switch_language(page, "predict", "predict.strategy.temperature", "zh", "en")
     pick_then_switch_language(page, "train", "train.norm.post", "en", "zh")

@@ -4,9 +4,9 @@ note; on Attention only the named switches, and a guess at step 6 reveals the st
 import re
 
 import pytest
+from conftest import assert_no_exception, wait_for_app
 from playwright.sync_api import expect
 
-from conftest import assert_no_exception, wait_for_app
 from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -77,7 +77,10 @@ def test_a_locked_attention_link_shows_only_its_switches_and_a_guess_reveals_the
     main.locator("button", has_text=re.compile("^1$")).click()  # what its row sums to
     wait_for_app(page, TIMEOUT)
     expect(table_label).to_be_visible(timeout=TIMEOUT)
-    expect(main.get_by_text(t("ex.score", "en", right=1, asked=2)).or_(
-        main.get_by_text(t("ex.score", "en", right=2, asked=2)))).to_be_visible()
+    expect(
+        main.get_by_text(t("ex.score", "en", right=1, asked=2)).or_(
+            main.get_by_text(t("ex.score", "en", right=2, asked=2))
+        )
+    ).to_be_visible()
     assert "lesson=1" in page.url and "step=softmax" in page.url
     assert_no_exception(page)

@@ -11,10 +11,10 @@ import re
 from urllib.parse import quote
 
 import numpy as np
-from playwright.sync_api import expect
 import pytest
-
 from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
+from playwright.sync_api import expect
+
 from tinygpt.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.links import decode_train
@@ -36,7 +36,9 @@ def test_a_class_link_for_a_poem_model_opens_that_model_and_view_in_a_fresh_brow
     try:
         page.goto(f"{app_server}/attention?{query}")
         step = t("attn.step_header", lang, number=6, n=9, name=t("step.softmax.name", lang))
-        page.get_by_role("heading", name=step).wait_for(timeout=240_000)  # trained (or taken from the shelf), then shown
+        page.get_by_role("heading", name=step).wait_for(
+            timeout=240_000
+        )  # trained (or taken from the shelf), then shown
         wait_for_app(page)
         assert POEM in page.locator("[data-testid='stMain']").inner_text()
         titles = page.evaluate(TITLE_VALUES_JS)  # α of head 1, each cell's full value in its tooltip

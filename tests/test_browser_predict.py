@@ -3,9 +3,9 @@
 from urllib.parse import quote
 
 import pytest
+from conftest import assert_no_exception, wait_for_app
 from playwright.sync_api import expect
 
-from conftest import assert_no_exception, wait_for_app
 from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -32,8 +32,10 @@ def test_types_a_prefix_and_steps_generation_in_a_real_browser(app_server, page)
     for n, context in ((2, "你好世"), (3, "你好世界"), (4, "你好世界你")):
         next_step.click()
         expect(page.get_by_role("heading", name=f"Step {n} of 4")).to_be_visible(timeout=TIMEOUT)
-        expect(fed).to_have_text(f"Context fed to the model ({len(context)} characters, positions 0–{len(context) - 1}): {context}",
-                                 timeout=TIMEOUT)
+        expect(fed).to_have_text(
+            f"Context fed to the model ({len(context)} characters, positions 0–{len(context) - 1}): {context}",
+            timeout=TIMEOUT,
+        )
         link = page.locator("[data-testid='stPageLink'] a")
         expect(link).to_have_attribute("href", f"attention?text={quote(context)}&layer=0&head=0&step=softmax&lang=en")
 
@@ -57,8 +59,10 @@ def test_on_a_phone_the_page_never_scrolls_sideways_and_numbers_stay_on_one_line
             return [m.scrollWidth, m.clientWidth]; }""")
         assert scroll <= client, (scroll, client)
         cell = page.locator(".tg-table td", has_text="e-").first  # a small p: 4.08e-05
-        height = cell.evaluate("td => td.getBoundingClientRect().height - parseFloat(getComputedStyle(td).paddingTop)"
-                               " - parseFloat(getComputedStyle(td).paddingBottom) - parseFloat(getComputedStyle(td).borderBottomWidth)")
+        height = cell.evaluate(
+            "td => td.getBoundingClientRect().height - parseFloat(getComputedStyle(td).paddingTop)"
+            " - parseFloat(getComputedStyle(td).paddingBottom) - parseFloat(getComputedStyle(td).borderBottomWidth)"
+        )
         line = cell.evaluate("td => parseFloat(getComputedStyle(td).lineHeight)")
         assert height <= line * 1.5, (height, line)  # one line, not "4.08e-" over "05"
         assert_no_exception(page)

@@ -16,9 +16,9 @@ The ``page`` fixture saves a full-page screenshot of each page
 from urllib.parse import urlsplit
 
 import pytest
-
 from conftest import assert_no_exception, wait_for_app
 from test_browser_smoke import EXTRA_QUERY, MAX_SCREENSHOT_HEIGHT, PAGES, WHOLE_PAGE_JS
+
 from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -34,8 +34,7 @@ ICON_LINKS_JS = """() => [...document.querySelectorAll('link[rel~="icon"]')].map
 def _outside(urls: list[str], origin: str) -> list[str]:
     """The URLs that go to a host other than ``origin``'s (host and port; any scheme, so ws://)."""
     own = urlsplit(origin).netloc
-    return [url for url in urls
-            if urlsplit(url).scheme not in LOCAL_SCHEMES and urlsplit(url).netloc != own]
+    return [url for url in urls if urlsplit(url).scheme not in LOCAL_SCHEMES and urlsplit(url).netloc != own]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -72,4 +71,5 @@ def test_every_page_asks_only_the_app_server(app_server, page, path, lang):
     for url in icons:  # the tab shows the app's own icon, not a broken image
         response = page.request.get(url)
         assert response.ok and response.headers["content-type"].startswith("image/"), (
-            f"icon {url}: HTTP {response.status} {response.headers.get('content-type')}")
+            f"icon {url}: HTTP {response.status} {response.headers.get('content-type')}"
+        )

@@ -7,8 +7,8 @@ so a run leaves a picture of every page in Chinese and English for a reviewer.
 import re
 
 import pytest
-
 from conftest import assert_no_exception, wait_for_app
+
 from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
@@ -20,8 +20,12 @@ WHOLE_PAGE_JS = """() => Math.max(document.body.scrollHeight,
     ...[...document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]')]
         .map(el => el.scrollHeight))"""
 MAX_SCREENSHOT_HEIGHT = 8000
-PAGES = {"": ("train.title", "nav.train"), "predict": ("predict.title", "nav.predict"),
-         "attention": ("attn.title", "nav.attention"), "theory": ("theory.title", "nav.theory")}
+PAGES = {
+    "": ("train.title", "nav.train"),
+    "predict": ("predict.title", "nav.predict"),
+    "attention": ("attn.title", "nav.attention"),
+    "theory": ("theory.title", "nav.theory"),
+}
 #: Extra query parameters: the Theory page opens with its first section, text and a formula, so the
 #: test opens the section with the most formulas, tables and charts (softmax and the matrix form).
 EXTRA_QUERY = {"theory": "&concept=softmax"}

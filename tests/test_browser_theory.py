@@ -2,16 +2,21 @@
 goes blank, and the browser logs no rendering error while a student moves between sections."""
 
 import pytest
-
 from conftest import assert_no_exception, wait_for_app
+
 from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
 
 TIMEOUT = 60_000
 #: Section id -> a heading that only that section draws (i18n key).
-HEADINGS = {"definition": "theory.definition.title", "vectors": "theory.operations.title", "weighted_sum": "theory.weighted_sum.title",
-            "attention": "theory.matrix.title", "practice": "theory.quiz.title"}
+HEADINGS = {
+    "definition": "theory.definition.title",
+    "vectors": "theory.operations.title",
+    "weighted_sum": "theory.weighted_sum.title",
+    "attention": "theory.matrix.title",
+    "practice": "theory.quiz.title",
+}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -73,8 +78,10 @@ def test_a_vector_picture_is_square_on_the_page(app_server, page):
     picture = page.locator("[data-testid='stVegaLiteChart'] svg").first
     picture.wait_for(timeout=60_000)
     # layer 0 is the dashed horizontal zero line (the plot's width), layer 1 the vertical one (its height)
-    width, height = page.evaluate("""(svg) => [svg.querySelector('.layer_0_marks').getBoundingClientRect().width,
+    width, height = page.evaluate(
+        """(svg) => [svg.querySelector('.layer_0_marks').getBoundingClientRect().width,
                                                 svg.querySelector('.layer_1_marks').getBoundingClientRect().height]""",
-                                  picture.element_handle())
+        picture.element_handle(),
+    )
     assert width == pytest.approx(240, abs=2) and height == pytest.approx(240, abs=2)
     assert_no_exception(page)

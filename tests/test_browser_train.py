@@ -3,9 +3,9 @@
 import re
 
 import pytest
+from conftest import assert_no_exception, wait_for_app
 from playwright.sync_api import expect
 
-from conftest import assert_no_exception, wait_for_app
 from tinygpt.i18n import CATALOGUE, t
 
 pytestmark = pytest.mark.browser
@@ -23,7 +23,9 @@ def wait_for_step_above(page, n: int, timeout_ms: int = 60_000) -> int:
     page.wait_for_function(
         """([n]) => { const m = document.body.innerText.match(/Training: step (\\d+) \\/ 5000/);
                       return m !== null && parseInt(m[1]) > n; }""",
-        arg=[n], timeout=timeout_ms, polling=200,
+        arg=[n],
+        timeout=timeout_ms,
+        polling=200,
     )
     return current_step(page)
 
@@ -64,11 +66,11 @@ def test_training_continues_across_a_page_switch_and_the_chart_keeps_growing(app
 def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page, tmp_path):
     import pickle
 
+    from helpers import SMALL
+
     from tinygpt.checkpoint import to_bytes
     from tinygpt.config import TrainConfig
     from tinygpt.train import train
-
-    from helpers import SMALL
 
     evil = tmp_path / "model.safetensors"
     evil.write_bytes(pickle.dumps({"weights": [1, 2, 3]}))
@@ -83,7 +85,9 @@ def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page
     page.get_by_text(t("ckpt.err.pickle", "zh")).wait_for(timeout=60_000)  # the student's language
     assert_no_exception(page)
     uploader.set_input_files(str(good))  # replaces the refused file
-    page.get_by_text(t("train.upload_ok", "zh", text="白日依山尽", params=tm.gpt_cfg.n_parameters(), steps=5)).wait_for(timeout=60_000)
+    page.get_by_text(t("train.upload_ok", "zh", text="白日依山尽", params=tm.gpt_cfg.n_parameters(), steps=5)).wait_for(
+        timeout=60_000
+    )
     page.get_by_role("link", name=t("nav.predict", "zh")).click()
     page.get_by_text(t("model.choice.own", "zh")).first.wait_for(timeout=60_000)
     page.get_by_text("白日依山尽").first.wait_for(timeout=60_000)

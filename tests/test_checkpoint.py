@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from helpers import SMALL
 from safetensors.torch import save as st_save
 
 from tinygpt import checkpoint
@@ -15,8 +16,6 @@ from tinygpt.checkpoint import CheckpointError, from_bytes, to_bytes
 from tinygpt.config import SEED_TEXT, GPTConfig, TrainConfig
 from tinygpt.i18n import t
 from tinygpt.train import train
-
-from helpers import SMALL
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +103,9 @@ def test_vocab_and_config_json_must_agree(tm):
     tensors, meta = parts(to_bytes(tm))
     assert refused(st_save(tensors, {**meta, "vocab": json.dumps(list("你好世"), ensure_ascii=False)}), "vocab")
     assert refused(st_save(tensors, {**meta, "text": "你好世界们"}), "vocab")
-    assert refused(st_save(tensors, {**meta, "gpt_config": json.dumps({**tm.gpt_cfg.to_dict(), "n_heads": 3})}), "config")
+    assert refused(
+        st_save(tensors, {**meta, "gpt_config": json.dumps({**tm.gpt_cfg.to_dict(), "n_heads": 3})}), "config"
+    )
     assert refused(st_save(tensors, {**meta, "vocab": "not json"}), "metadata").params["field"] == "vocab"
     assert refused(st_save(tensors, {**meta, "losses": json.dumps([1.0, "NaN"])}), "metadata")
     assert refused(st_save(tensors, {k: v for k, v in meta.items() if k != "format"}), "not_ours")

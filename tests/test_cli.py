@@ -19,7 +19,20 @@ from tinygpt.explain import trace_of
 
 ROOT = Path(__file__).resolve().parents[1]
 # The SMALL config of tests/helpers.py as flags (d_head = 8), trained long enough to learn 你好世界.
-SMALL_FLAGS = ["--d-model", "32", "--n-heads", "4", "--n-layers", "2", "--d-ff", "64", "--max-len", "16", "--lr", "3e-3"]
+SMALL_FLAGS = [
+    "--d-model",
+    "32",
+    "--n-heads",
+    "4",
+    "--n-layers",
+    "2",
+    "--d-ff",
+    "64",
+    "--max-len",
+    "16",
+    "--lr",
+    "3e-3",
+]
 SMALL_GPT = GPTConfig(vocab_size=4, max_len=16, d_model=32, n_heads=4, n_layers=2, d_ff=64)
 
 
@@ -94,7 +107,9 @@ def test_same_seed_prints_the_same_numbers_and_another_seed_does_not(capsys):
 
 
 def test_flags_change_the_run(capsys):
-    assert main([*SMALL_FLAGS, "--epochs", "3", "--log-every", "1", "--text", "abcab", "--head", "3", "--layer", "1"]) == 0
+    assert (
+        main([*SMALL_FLAGS, "--epochs", "3", "--log-every", "1", "--text", "abcab", "--head", "3", "--layer", "1"]) == 0
+    )
     text = capsys.readouterr().out
     assert re.findall(r"^Epoch (\d+),", text, flags=re.M) == ["0", "1", "2"]
     sections = parse_sections(text)
@@ -124,8 +139,10 @@ def test_early_stop_reports_the_epoch_it_stopped_at(capsys):
         (["--example", "poem"], ["--example", "invalid choice: 'poem'", "'textbook', 'context'"]),
         (["--unknown"], ["unrecognized arguments: --unknown"]),
         (["--text", "abcdefghij" * 20, "--max-len", "16"], ["tokens_per_step=3200", "at most 1024"]),
-        (["--text", "abcdefghij" * 10, "--d-model", "768", "--n-layers", "4", "--d-ff", "3072"],
-         ["work_per_step=", "at most 2.5e+09"]),
+        (
+            ["--text", "abcdefghij" * 10, "--d-model", "768", "--n-layers", "4", "--d-ff", "3072"],
+            ["work_per_step=", "at most 2.5e+09"],
+        ),
         (["--epochs", "6000"], ["--epochs", "epochs=6000", "at most 5000"]),
     ],
 )
@@ -140,14 +157,37 @@ def test_bad_flags_exit_2_with_a_message_naming_them(capsys, flags, names):
 
 
 def test_help_lists_every_flag_and_runs_as_a_module():
-    proc = subprocess.run([sys.executable, "-m", "tinygpt", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tinygpt", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
-    for flag in ("--d-model", "--n-heads", "--n-layers", "--d-ff", "--max-len", "--lr", "--epochs", "--seed",
-                 "--text", "--early-stop", "--norm", "--positions", "--log-every", "--layer", "--head", "--window",
-                 "--example"):
+    for flag in (
+        "--d-model",
+        "--n-heads",
+        "--n-layers",
+        "--d-ff",
+        "--max-len",
+        "--lr",
+        "--epochs",
+        "--seed",
+        "--text",
+        "--early-stop",
+        "--norm",
+        "--positions",
+        "--log-every",
+        "--layer",
+        "--head",
+        "--window",
+        "--example",
+    ):
         assert flag in proc.stdout
-    bad = subprocess.run([sys.executable, "-m", "tinygpt", "--d-model", "10", "--n-heads", "4"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "tinygpt", "--d-model", "10", "--n-heads", "4"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "--n-heads" in bad.stderr and "n_heads=4" in bad.stderr
 
 

@@ -5,14 +5,13 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from helpers import SMALL, seed_model
 
 from tinygpt.attention import STEP_IDS, STEPS, Switches, first_affected_step, future_mask, step_by_id
-from tinygpt.explain import row_sums, sdpa_difference, trace_of
 from tinygpt.config import DEFAULT_GPT, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
+from tinygpt.explain import row_sums, sdpa_difference, trace_of
 from tinygpt.train import NonFiniteLossError, new_model, train
 from tinygpt.vocab import CharVocab, UnknownCharError, training_pairs
-
-from helpers import SMALL, seed_model
 
 
 def test_seed_config_defaults_and_parameter_count():
@@ -25,8 +24,14 @@ def test_seed_config_defaults_and_parameter_count():
 
 @pytest.mark.parametrize(
     "kwargs, field",
-    [({"n_heads": 6}, "n_heads"), ({"d_model": 0}, "d_model"), ({"n_layers": 0}, "n_layers"),
-     ({"norm": "mid"}, "norm"), ({"max_len": 10_000}, "max_len"), ({"d_model": 1024, "d_ff": 4096, "n_layers": 12}, "n_parameters")],
+    [
+        ({"n_heads": 6}, "n_heads"),
+        ({"d_model": 0}, "d_model"),
+        ({"n_layers": 0}, "n_layers"),
+        ({"norm": "mid"}, "norm"),
+        ({"max_len": 10_000}, "max_len"),
+        ({"d_model": 1024, "d_ff": 4096, "n_layers": 12}, "n_parameters"),
+    ],
 )
 def test_invalid_gpt_config_names_the_value(kwargs, field):
     with pytest.raises(ValueError) as info:
@@ -41,7 +46,10 @@ def test_heads_not_dividing_d_model_lists_divisors():
     assert "n_heads=6" in str(info.value) and "8" in info.value.params["examples"]
 
 
-@pytest.mark.parametrize("kwargs, field", [({"lr": 0}, "lr"), ({"lr": float("nan")}, "lr"), ({"epochs": 0}, "epochs"), ({"seed": -1}, "seed")])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [({"lr": 0}, "lr"), ({"lr": float("nan")}, "lr"), ({"epochs": 0}, "epochs"), ({"seed": -1}, "seed")],
+)
 def test_invalid_train_config(kwargs, field):
     with pytest.raises(ConfigError) as info:
         TrainConfig(**kwargs)
@@ -90,9 +98,22 @@ def test_step_shapes(small):
     model, idx = small
     trace = trace_of(model, idx, layer=1)
     B, T, D, h, dh = 1, 6, SMALL.d_model, SMALL.n_heads, SMALL.d_head
-    expected = {"x": (B, T, D), "Q": (B, T, D), "K": (B, T, D), "V": (B, T, D), "Q_h": (B, h, T, dh), "K_h": (B, h, T, dh),
-                "V_h": (B, h, T, dh), "S": (B, h, T, T), "S_scaled": (B, h, T, T), "S_masked": (B, h, T, T),
-                "alpha": (B, h, T, T), "heads": (B, h, T, dh), "merged": (B, T, D), "out": (B, T, D)}
+    expected = {
+        "x": (B, T, D),
+        "Q": (B, T, D),
+        "K": (B, T, D),
+        "V": (B, T, D),
+        "Q_h": (B, h, T, dh),
+        "K_h": (B, h, T, dh),
+        "V_h": (B, h, T, dh),
+        "S": (B, h, T, T),
+        "S_scaled": (B, h, T, T),
+        "S_masked": (B, h, T, T),
+        "alpha": (B, h, T, T),
+        "heads": (B, h, T, dh),
+        "merged": (B, T, D),
+        "out": (B, T, D),
+    }
     assert {k: tuple(v.shape) for k, v in trace.state.items()} == expected
     assert trace.step_tensor("scores", head=2).shape == (T, T)
     assert trace.step_tensor("projection", output=2).shape == (T, D)
@@ -197,10 +218,15 @@ def test_seed_architecture_learns_the_seed_example():
 
 def test_training_reports_steps_and_can_stop():
     seen = []
-    tm = train(SEED_TEXT, SMALL, TrainConfig(lr=1e-3, epochs=50, early_stop_loss=0), on_step=lambda s, l: seen.append((s, l)),
-               should_stop=lambda: len(seen) >= 7)
+    tm = train(
+        SEED_TEXT,
+        SMALL,
+        TrainConfig(lr=1e-3, epochs=50, early_stop_loss=0),
+        on_step=lambda s, loss: seen.append((s, loss)),
+        should_stop=lambda: len(seen) >= 7,
+    )
     assert tm.stop_reason == "stopped" and [s for s, _ in seen] == list(range(1, 8))
-    assert [l for _, l in seen] == tm.losses
+    assert [loss for _, loss in seen] == tm.losses
 
 
 def test_training_is_deterministic():

@@ -6,9 +6,9 @@ import re
 
 import pytest
 import torch
+from helpers import seed_model
 
 from bench.experiments import accuracy, changes
-from helpers import seed_model
 from tinygpt.__main__ import BANNER, main
 from tinygpt.attention import Switches
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from helpers import SMALL, seed_model
+
 from tinygpt.attention import STEP_IDS, Switches
 from tinygpt.exercises import (
-    NONE, STEP_QUESTIONS, QuestionKind, argmax_key_question, head_off_question, masked_cells_question,
-    next_char_question, question_for, row_sum_question,
+    NONE,
+    STEP_QUESTIONS,
+    QuestionKind,
+    argmax_key_question,
+    head_off_question,
+    masked_cells_question,
+    next_char_question,
+    question_for,
+    row_sum_question,
 )
 from tinygpt.explain import trace_of
 from tinygpt.generate import next_char_probs
@@ -129,8 +136,12 @@ def test_next_char_is_the_models_argmax(seed):
 
 def test_every_prompt_and_reason_key_is_in_the_catalogue(seed):
     tm, idx, trace = seed
-    questions = [question_for(step, trace, 0, q, kind, tm.model, idx)
-                 for step, kinds in STEP_QUESTIONS.items() for kind in kinds for q in range(4)]
+    questions = [
+        question_for(step, trace, 0, q, kind, tm.model, idx)
+        for step, kinds in STEP_QUESTIONS.items()
+        for kind in kinds
+        for q in range(4)
+    ]
     questions.append(next_char_question(next_char_probs(tm.model, tm.vocab, TEXT)[-1], tm.vocab.chars, TEXT))
     for q in questions:
         assert q.prompt_key in CATALOGUE and q.reason_key in CATALOGUE

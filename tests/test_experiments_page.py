@@ -9,16 +9,23 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 import torch
+from helpers import SMALL, small_model, tables
 from streamlit.testing.v1 import AppTest
+from test_attention_page import markdown, open_attention, open_part, rerun
 
 from bench.experiments import changes
-from helpers import SMALL, small_model, tables
-from test_attention_page import markdown, open_attention, open_part, rerun
 from tinygpt.attention import Switches
-from tinygpt.charts import effects_chart, effects_spec, labelled_heatmap, labelled_heatmap_spec, position_labels, vega_spec
+from tinygpt.charts import (
+    effects_chart,
+    effects_spec,
+    labelled_heatmap,
+    labelled_heatmap_spec,
+    position_labels,
+    vega_spec,
+)
 from tinygpt.examples import EXAMPLES
-from tinygpt.formatting import format_change, format_probability
 from tinygpt.explain import explain_cell, head_importance, position_effects, trace_of, walk
+from tinygpt.formatting import format_change, format_probability
 from tinygpt.i18n import t
 from tinygpt.train import train
 from tinygpt.ui import attention_view as view
@@ -64,7 +71,9 @@ def test_head_1_of_layer_0_off_marks_the_changed_positions_and_the_headline_coun
     rows = marked(at)
     assert HEAD1_OFF_CHANGES <= set(rows)
     assert t("attn.exp.headline", "en", n=len(rows), T=15, layer=0) in markdown(at)
-    fx = position_effects(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None], {0: Switches(heads_off=(1,))})
+    fx = position_effects(
+        context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None], {0: Switches(heads_off=(1,))}
+    )
     assert rows == fx.changed.nonzero().flatten().tolist()
     frame = table_with(at, t("attn.exp.changed", "en"))
     assert list(frame[t("attn.pred_pos", "en")]) == position_labels(CONTEXT.display)
@@ -92,7 +101,9 @@ def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experi
     assert at.query_params["uniform"] == "layer"
     # "this head" follows the chosen head
     rerun(at, **{view.K_UNIFORM: "head", view.K_HEAD: 1})
-    fx = position_effects(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None], {0: Switches(uniform_heads=(1,))})
+    fx = position_effects(
+        context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None], {0: Switches(uniform_heads=(1,))}
+    )
     assert marked(at) == fx.changed.nonzero().flatten().tolist()
     assert at.radio(key=view.K_UNIFORM).value == "head" and at.query_params["uniform"] == "head"
     # the reset button switches every ablation off and the URL forgets them
@@ -147,10 +158,14 @@ def test_unchanged_reasons_come_from_the_models_numbers():
     labels = position_labels("你好世界")
     fx = position_effects(tm.model, idx, {0: Switches(temperature=0.01)})
     assert [k for k, _ in xv.unchanged_reasons(fx, Switches(temperature=0.01), 0, 2, False, 0.95, labels)] == [
-        "attn.exp.why_one_hot", "attn.exp.why_tiny" if float(fx.delta_own.max()) < xv.TINY_DELTA else "attn.exp.why_small"]
+        "attn.exp.why_one_hot",
+        "attn.exp.why_tiny" if float(fx.delta_own.max()) < xv.TINY_DELTA else "attn.exp.why_small",
+    ]
     keys = [k for k, _ in xv.unchanged_reasons(fx, Switches(), 0, 2, True, 0.5, labels)]
     assert keys == ["attn.exp.why_default", "attn.exp.why_one_char"]
-    keys = [k for k, _ in xv.unchanged_reasons(fx, Switches(causal_mask=False, temperature=0.5), 1, 2, False, 0.5, labels)]
+    keys = [
+        k for k, _ in xv.unchanged_reasons(fx, Switches(causal_mask=False, temperature=0.5), 1, 2, False, 0.5, labels)
+    ]
     assert keys[:2] == ["attn.exp.why_mask_last", "attn.exp.why_sharp"]
     alpha = torch.tensor([[[1.0, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]]])  # (1, 3, 3): rows 1.. have max 0.5
     assert xv.mean_row_max(alpha) == 0.5
@@ -164,8 +179,12 @@ def test_the_heads_table_is_head_importance_and_the_sentence_names_head_1_of_lay
     frame = table_with(at, t("attn.exp.col_dp", "en"))
     hi = head_importance(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None])
     assert frame[t("attn.exp.col_changed", "en", T=15)].tolist() == hi.changed.reshape(-1).tolist()
-    assert np.allclose(frame[t("attn.exp.col_dp", "en")].to_numpy(), hi.max_delta.reshape(-1).numpy(), rtol=1e-7, atol=0)  # every digit, in the tooltip
-    shown = next(d for d in tables(at) if t("attn.exp.col_dp", "en") in d.value.columns).text[t("attn.exp.col_dp", "en")]
+    assert np.allclose(
+        frame[t("attn.exp.col_dp", "en")].to_numpy(), hi.max_delta.reshape(-1).numpy(), rtol=1e-7, atol=0
+    )  # every digit, in the tooltip
+    shown = next(d for d in tables(at) if t("attn.exp.col_dp", "en") in d.value.columns).text[
+        t("attn.exp.col_dp", "en")
+    ]
     assert list(shown) == [format_probability(v) for v in hi.max_delta.reshape(-1).tolist()]  # 1.40e-05, never 0.0
     assert frame[t("attn.exp.col_layer", "en")].tolist() == [0, 0, 1, 1]
     assert frame[t("attn.exp.col_head", "en")].tolist() == [0, 1, 0, 1]
@@ -230,7 +249,8 @@ def test_cell_arithmetic_of_a_uniform_head_and_of_a_head_switched_off():
     tm = small_model()
     assert SMALL.n_heads == 4  # head 2 uniform, head 3 off, heads 0 and 1 their own
     trace = trace_of(tm.model, tm.vocab.encode("你好世界你好")[None], 1).with_switches(
-        Switches(uniform_heads=(2,), heads_off=(3,)))
+        Switches(uniform_heads=(2,), heads_off=(3,))
+    )
     cell = explain_cell(trace, "softmax", 2, 4, 1)
     lines = view.cell_latex(cell, "alpha", 4, 1)
     assert [key for key, _, _ in lines] == ["attn.cell_dot", "attn.cell_scale", "attn.cell_uniform"]
@@ -248,22 +268,36 @@ def test_cell_arithmetic_of_a_uniform_head_and_of_a_head_switched_off():
 
 def test_experiment_charts_keep_their_data_finite_and_mark_changes_with_a_symbol():
     labels = position_labels("你好你好")
-    chart = vega_spec(effects_chart(labels, ["好 0.9"] * 4, ["世 0.5"] * 4, [0.1, np.nan, 0.9, np.inf],
-                                    [False, False, True, False]))
+    chart = vega_spec(
+        effects_chart(labels, ["好 0.9"] * 4, ["世 0.5"] * 4, [0.1, np.nan, 0.9, np.inf], [False, False, True, False])
+    )
     data = chart["datasets"]["cells"]
     assert np.isfinite(data["delta"]).all() and data["delta"].tolist() == [0.1, 0.0, 0.9, 1.0]
     assert data["mark"].tolist() == ["", "", "▲", ""] and list(data["pos"]) == labels
-    heat = vega_spec(labelled_heatmap(np.array([[1.0, np.nan]]), [["a", "b"]], ["layer 0"], ["head 0", "head 1"],
-                                      domain=(0, 4), extra=np.array([[0.5, np.nan]])))["datasets"]["cells"]
-    assert heat["value"].tolist() == [1.0, 0.0] and heat["extra"].tolist() == [0.5, 0.0] and heat["text"].tolist() == ["a", "b"]
+    heat = vega_spec(
+        labelled_heatmap(
+            np.array([[1.0, np.nan]]),
+            [["a", "b"]],
+            ["layer 0"],
+            ["head 0", "head 1"],
+            domain=(0, 4),
+            extra=np.array([[0.5, np.nan]]),
+        )
+    )["datasets"]["cells"]
+    assert (
+        heat["value"].tolist() == [1.0, 0.0]
+        and heat["extra"].tolist() == [0.5, 0.0]
+        and heat["text"].tolist() == ["a", "b"]
+    )
     with pytest.raises(ValueError):
         effects_chart(labels, ["a"], ["b"], [0.0], [False])
 
 
 def _same_spec(a: dict, b: dict) -> bool:
     """Two Vega-Lite dicts with equal layouts and equal rows."""
-    return ({k: v for k, v in a.items() if k != "datasets"} == {k: v for k, v in b.items() if k != "datasets"}
-            and _frame(a["datasets"]["cells"]).equals(_frame(b["datasets"]["cells"])))
+    return {k: v for k, v in a.items() if k != "datasets"} == {
+        k: v for k, v in b.items() if k != "datasets"
+    } and _frame(a["datasets"]["cells"]).equals(_frame(b["datasets"]["cells"]))
 
 
 def _frame(rows: "pd.DataFrame | pa.Table") -> pd.DataFrame:
@@ -281,8 +315,10 @@ def test_the_fast_experiment_specs_draw_what_the_altair_charts_draw():
     options = {"domain": (0, 4), "row_title": "layer", "fit_width": True}
     for extra in (None, np.array([[0.5, 0.1]])):
         for _ in range(2):
-            assert _same_spec(labelled_heatmap_spec(values, texts, ["layer 0"], ["head 0", "head 1"], extra=extra, **options),
-                              vega_spec(labelled_heatmap(values, texts, ["layer 0"], ["head 0", "head 1"], extra=extra, **options)))
+            assert _same_spec(
+                labelled_heatmap_spec(values, texts, ["layer 0"], ["head 0", "head 1"], extra=extra, **options),
+                vega_spec(labelled_heatmap(values, texts, ["layer 0"], ["head 0", "head 1"], extra=extra, **options)),
+            )
     with pytest.raises(ValueError):
         effects_spec(labels, ["a"], ["b"], [0.0], [False])
 
@@ -298,7 +334,9 @@ def test_every_probability_in_the_effects_and_prediction_tables_is_written_one_w
     assert shown(t("attn.exp.p_own", "en")) == [format_probability(p) for p in fx.own_p.tolist()]
     assert shown(t("attn.exp.p_new", "en")) == [format_probability(p) for p in fx.new_p.tolist()]
     own, new = fx.own_probs[-1].tolist(), fx.new_probs[-1].tolist()
-    assert shown(t("attn.pred_own", "en")) == [format_probability(p) for p in own]  # 1.0000 beside 0.9999, 7.97e-06 not 0.0000
+    assert shown(t("attn.pred_own", "en")) == [
+        format_probability(p) for p in own
+    ]  # 1.0000 beside 0.9999, 7.97e-06 not 0.0000
     assert shown(t("attn.pred_new", "en")) == [format_probability(p) for p in new]
     # the change: a small one keeps its digits and its sign
     assert shown(t("attn.pred_diff", "en")) == [format_change(b - a) for a, b in zip(own, new)]

@@ -9,22 +9,38 @@ from dataclasses import replace
 
 import pytest
 import torch
-
 from helpers import SMALL, small_model
+
 from tinygpt import attention
 from tinygpt.attention import (
-    DEFAULT_SWITCHES, STEPS, SWITCH_FIELDS, Switches, first_affected_step, future_mask, run_steps,
+    DEFAULT_SWITCHES,
+    STEPS,
+    SWITCH_FIELDS,
+    Switches,
+    first_affected_step,
+    future_mask,
+    run_steps,
 )
 from tinygpt.explain import (
-    explain_cell, head_importance, logit_lens, position_effects, sdpa_switch_difference, trace_of, walk,
+    explain_cell,
+    head_importance,
+    logit_lens,
+    position_effects,
+    sdpa_switch_difference,
+    trace_of,
+    walk,
 )
 from tinygpt.i18n import CATALOGUE
 from tinygpt.train import new_model
 
 #: A value of every switch field that changes the computation of SMALL's model (4 heads).
 CHANGED = {
-    "causal_mask": False, "divisor": 1.0, "temperature": 0.5, "edits": ((0, 3, 0, 50.0),),
-    "uniform_heads": (1,), "heads_off": (2,),
+    "causal_mask": False,
+    "divisor": 1.0,
+    "temperature": 0.5,
+    "edits": ((0, 3, 0, 50.0),),
+    "uniform_heads": (1,),
+    "heads_off": (2,),
 }
 
 
@@ -65,8 +81,11 @@ def test_a_step_reads_no_switch_it_does_not_declare(small, step):
         same = all(torch.equal(out[o], own[o]) for o in step.outputs)
         assert same == (name not in step.reads), (step.id, name)
     tree = ast.parse(textwrap.dedent(inspect.getsource(step.fn)))
-    read = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-            and n.value.id == "sw"}
+    read = {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "sw"
+    }
     assert {r for r in read if r in SWITCH_FIELDS} <= step.reads, step.id
 
 
@@ -121,7 +140,7 @@ def test_a_head_switched_off_is_its_merged_slice_zeroed_before_W_O(small):
     for layer in range(SMALL.n_layers):
         own = trace_of(model, idx, layer)
         merged = own.state["merged"].clone()  # (1, T, D)
-        merged[..., 2 * d_head:3 * d_head] = 0.0
+        merged[..., 2 * d_head : 3 * d_head] = 0.0
         expected = merged @ own.weights.W_O.T  # (1, T, D)
         off = own.with_switches(Switches(heads_off=(2,)))
         assert torch.equal(off.state["heads"][0, 2], torch.zeros(6, d_head))

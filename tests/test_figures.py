@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt import figures
 from tinygpt.charts import heatmap_spec, loss_chart, next_char_panels, paired_probability_bars, probability_bars
-from tinygpt.figures import FIGURE_WIDTH, FigureError, to_png, to_svg
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT
+from tinygpt.figures import FIGURE_WIDTH, FigureError, to_png, to_svg
 from tinygpt.i18n import t
 from tinygpt.jobs import JobStatus, RunRecord, settings_of
 from tinygpt.record import StopReason
@@ -47,9 +47,18 @@ def attention_heatmap(lang: str) -> dict:
     """The attention page's α heatmap spec (a Vega-Lite dict with the named dataset "cells")."""
     labels = ["0 你", "1 好", "2 世"]
     alpha = np.array([[1.0, 0, 0], [0.3, 0.7, 0], [0.2, 0.3, 0.5]])
-    return heatmap_spec(alpha, labels, labels, kind="prob", masked=np.triu(np.ones((3, 3), dtype=bool), 1),
-                        title=f"alpha · {t('attn.panel_head', lang, h=0)}", row_title=t("attn.axis_query", lang),
-                        col_title=t("attn.axis_key", lang), value_title="α", masked_label=t("attn.masked", lang))
+    return heatmap_spec(
+        alpha,
+        labels,
+        labels,
+        kind="prob",
+        masked=np.triu(np.ones((3, 3), dtype=bool), 1),
+        title=f"alpha · {t('attn.panel_head', lang, h=0)}",
+        row_title=t("attn.axis_query", lang),
+        col_title=t("attn.axis_key", lang),
+        value_title="α",
+        masked_label=t("attn.masked", lang),
+    )
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -70,8 +79,14 @@ def test_a_vega_lite_dict_with_named_datasets_becomes_png_and_svg_with_its_title
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_an_altair_chart_without_a_title_gets_the_pages_title(lang):
     chars = list("你好世界")
-    panels = next_char_panels(np.full((2, 4), 0.25), chars, ["0: 你", "1: 你好"], ["好", ""],
-                              x_title=t("predict.axis_char", lang), y_title=t("predict.axis_prob", lang))
+    panels = next_char_panels(
+        np.full((2, 4), 0.25),
+        chars,
+        ["0: 你", "1: 你好"],
+        ["好", ""],
+        x_title=t("predict.axis_char", lang),
+        y_title=t("predict.axis_prob", lang),
+    )
     title = t("predict.per_position", lang)
     svg = to_svg(panels, title)
     text = svg_texts(svg)
@@ -80,9 +95,15 @@ def test_an_altair_chart_without_a_title_gets_the_pages_title(lang):
 
 
 def test_the_figure_has_the_charts_size_and_png_scales_it():
-    spec = {"data": {"values": [{"c": "你", "p": 0.4}, {"c": "好", "p": 0.6}]}, "mark": "bar",
-            "width": 300, "height": 200, "autosize": {"type": "none"}, "padding": 0,
-            "encoding": {"x": {"field": "c", "type": "nominal"}, "y": {"field": "p", "type": "quantitative"}}}
+    spec = {
+        "data": {"values": [{"c": "你", "p": 0.4}, {"c": "好", "p": 0.6}]},
+        "mark": "bar",
+        "width": 300,
+        "height": 200,
+        "autosize": {"type": "none"},
+        "padding": 0,
+        "encoding": {"x": {"field": "c", "type": "nominal"}, "y": {"field": "p", "type": "quantitative"}},
+    }
     assert svg_size(to_svg(spec, "")) == (300, 200)
     assert png_size(to_png(spec, "", scale=3)) == (900, 600)
 
@@ -132,8 +153,13 @@ def test_clear_errors():
 # ---------------------------------------------------------------- the buttons on the pages (AppTest)
 
 PAGE_BUTTONS = {
-    "theory": ["theory_ops_figure", "theory_ws_figure", "theory_sm_bars_figure", "theory_sm_vectors_figure",
-               "theory_mx_figure"],
+    "theory": [
+        "theory_ops_figure",
+        "theory_ws_figure",
+        "theory_sm_bars_figure",
+        "theory_sm_vectors_figure",
+        "theory_mx_figure",
+    ],
     "predict": ["predict_panels_figure", "predict_bars_figure"],
     "attention": ["attn_figure", "attn_effects_figure", "attn_heads_figure", "attn_snapshot_figure"],
     "train": ["train_loss_figure"],
@@ -159,8 +185,11 @@ def open_page(page: str, lang: str) -> AppTest:
     at.query_params["lang"] = lang
     if page == "train":  # a finished run of this session: the loss chart has its curve
         settings = settings_of(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
-        at.session_state["train_runs"] = [RunRecord(1, "run-1", settings, (1.4, 0.3, 0.02), JobStatus.DONE,
-                                                    StopReason.EPOCHS, "好世界你", "好世界你", 1.0)]
+        at.session_state["train_runs"] = [
+            RunRecord(
+                1, "run-1", settings, (1.4, 0.3, 0.02), JobStatus.DONE, StopReason.EPOCHS, "好世界你", "好世界你", 1.0
+            )
+        ]
     at.switch_page(f"pages/{page}.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -172,8 +201,10 @@ def test_every_chart_has_png_and_svg_downloads_in_the_pages_language(page, lang,
     at = open_page(page, lang)
     buttons = {b.key: b for b in at.get("download_button")}
     # the page draws one section (part) at a time: every section's charts
-    chooser = {"theory": ("theory_section", ("vectors", "weighted_sum", "attention")),
-               "attention": ("attn_part", ("prediction", "model", "training"))}
+    chooser = {
+        "theory": ("theory_section", ("vectors", "weighted_sum", "attention")),
+        "attention": ("attn_part", ("prediction", "model", "training")),
+    }
     if page in chooser:
         key, sections = chooser[page]
         for section in sections:

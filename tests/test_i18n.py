@@ -9,16 +9,24 @@ import string
 from pathlib import Path
 
 import pytest
+from i18n_scan import raw_keys, untranslated, user_text, visible_texts
 from streamlit.testing.v1 import AppTest
 
-from i18n_scan import raw_keys, untranslated, user_text, visible_texts
 from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, language_from_locale, t
 
-PAGES = {"train": "pages/train.py", "predict": "pages/predict.py", "attention": "pages/attention.py",
-         "theory": "pages/theory.py"}
+PAGES = {
+    "train": "pages/train.py",
+    "predict": "pages/predict.py",
+    "attention": "pages/attention.py",
+    "theory": "pages/theory.py",
+}
 KNOWN = {"train": "train.title", "predict": "predict.title", "attention": "attn.title", "theory": "theory.title"}
-NAV = {"pages/train.py": "nav.train", "pages/predict.py": "nav.predict",
-       "pages/attention.py": "nav.attention", "pages/theory.py": "nav.theory"}
+NAV = {
+    "pages/train.py": "nav.train",
+    "pages/predict.py": "nav.predict",
+    "pages/attention.py": "nav.attention",
+    "pages/theory.py": "nav.theory",
+}
 # Widget states that show more of a page than its first render (chart titles of a per-head step,
 # the exercise's answer, quiz feedback, an input error).
 VARIANTS = {
@@ -27,8 +35,15 @@ VARIANTS = {
     "attention": {},
     "attention@softmax": {"attn_step": "softmax"},
     "theory": {},
-    "theory@answered": {"theory_show_answer": True, "theory_r1": 0.0, "theory_r2": 0.0, "theory_r3": 0.0,
-                        "theory_quiz_shift": "a", "theory_quiz_temperature": "b", "theory_answer": "my own answer"},
+    "theory@answered": {
+        "theory_show_answer": True,
+        "theory_r1": 0.0,
+        "theory_r2": 0.0,
+        "theory_r3": 0.0,
+        "theory_quiz_shift": "a",
+        "theory_quiz_temperature": "b",
+        "theory_answer": "my own answer",
+    },
 }
 # Pages owned by others that still show untranslated text: {variant: offending strings}. Empty now.
 KNOWN_UNTRANSLATED: dict[str, list[str]] = {}
@@ -71,18 +86,37 @@ def test_fields_helper_and_t_fill_in_values():
         t("theory.no_such_key", "en")
 
 
-@pytest.mark.parametrize("locale, expected", [
-    ("en-US", "en"), ("en", "en"), ("zh-CN", "zh"), ("zh-Hant-TW", "zh"), ("zh_TW", "zh"), ("ZH", "zh"),
-    ("fr-FR", "en"), ("de", "en"), (None, "zh"), ("", "zh"),
-])
+@pytest.mark.parametrize(
+    "locale, expected",
+    [
+        ("en-US", "en"),
+        ("en", "en"),
+        ("zh-CN", "zh"),
+        ("zh-Hant-TW", "zh"),
+        ("zh_TW", "zh"),
+        ("ZH", "zh"),
+        ("fr-FR", "en"),
+        ("de", "en"),
+        (None, "zh"),
+        ("", "zh"),
+    ],
+)
 def test_language_from_browser_locale(locale, expected):
     assert language_from_locale(locale) == expected
 
 
-@pytest.mark.parametrize("url, locale, expected", [
-    ("zh", "en-US", "zh"), ("en", "zh-CN", "en"), ("EN", None, "en"), ("fr", "en-US", "en"), ("fr", "zh-CN", "zh"),
-    ("", "en-GB", "en"), (None, None, "zh"),
-])
+@pytest.mark.parametrize(
+    "url, locale, expected",
+    [
+        ("zh", "en-US", "zh"),
+        ("en", "zh-CN", "en"),
+        ("EN", None, "en"),
+        ("fr", "en-US", "en"),
+        ("fr", "zh-CN", "zh"),
+        ("", "en-GB", "en"),
+        (None, None, "zh"),
+    ],
+)
 def test_url_language_wins_over_the_locale_unless_unknown(url, locale, expected):
     assert choose_language(url, locale) == expected
 
@@ -177,7 +211,10 @@ st.markdown("注意力")
         texts[lang] = (at, visible_texts(at))
     typed = user_text(texts["zh"][0])
     assert untranslated(texts["zh"][1], texts["en"][1], typed) == ["Heads", "alpha per head", "注意力"]
-    assert raw_keys(["theory.title", "see attn.text here", "e.g. 3.5", "pages/predict.py"]) == ["theory.title", "see attn.text here"]
+    assert raw_keys(["theory.title", "see attn.text here", "e.g. 3.5", "pages/predict.py"]) == [
+        "theory.title",
+        "see attn.text here",
+    ]
 
 
 # ---------------------------------------------------------------- AppTest: choosing and keeping the language
@@ -221,8 +258,12 @@ def test_the_catalogue_imports_neither_torch_nor_streamlit():
     import subprocess
     import sys
 
-    code = "import sys, tinygpt.i18n; bad = [m for m in ('torch', 'streamlit') if m in sys.modules]; assert not bad, bad"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    code = (
+        "import sys, tinygpt.i18n; bad = [m for m in ('torch', 'streamlit') if m in sys.modules]; assert not bad, bad"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1]
+    )
     assert result.returncode == 0, result.stderr
 
 

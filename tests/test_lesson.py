@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from helpers import tables
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.i18n import t
 from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
-from helpers import tables
 
 PAGE_NAMES = ("train", "predict", "attention", "theory")
 
@@ -37,8 +37,20 @@ def listed_pages(at: AppTest, lang: str = "en") -> set[str]:
 def keyed_widgets(at: AppTest) -> set[str]:
     """Keys of the widgets drawn in the main area (the sidebar holds only the language switch);
     download buttons are left out: they save what is shown and change nothing."""
-    kinds = ("text_input", "slider", "select_slider", "toggle", "radio", "selectbox", "multiselect", "number_input",
-             "text_area", "button_group", "button", "expander")
+    kinds = (
+        "text_input",
+        "slider",
+        "select_slider",
+        "toggle",
+        "radio",
+        "selectbox",
+        "multiselect",
+        "number_input",
+        "text_area",
+        "button_group",
+        "button",
+        "expander",
+    )
     return {w.key for kind in kinds for w in at.main.get(kind) if getattr(w, "key", None)}
 
 
@@ -46,14 +58,20 @@ def keyed_widgets(at: AppTest) -> set[str]:
 
 
 def test_parse_keeps_known_names_in_app_order_and_reports_the_others():
-    lesson = parse_lesson({"lesson": "1", "pages": "Theory, predict,,bogus", "show": "predict_prefix,nope",
-                           "hide": "theory_tau"}, PAGE_NAMES)
+    lesson = parse_lesson(
+        {"lesson": "1", "pages": "Theory, predict,,bogus", "show": "predict_prefix,nope", "hide": "theory_tau"},
+        PAGE_NAMES,
+    )
     assert lesson.pages == ("predict", "theory") and lesson.bad_pages == ("bogus",)
     assert lesson.show == {"predict_prefix"} and lesson.hide == {"theory_tau"} and lesson.bad_controls == ("nope",)
     assert lesson.visible("predict_prefix") and not lesson.visible("predict_seed") and not lesson.visible("theory_tau")
     assert lesson.page_shown("theory") and not lesson.page_shown("train")
-    assert dict(lesson.params) == {"lesson": "1", "pages": "theory,predict,bogus", "show": "predict_prefix,nope",
-                                   "hide": "theory_tau"}
+    assert dict(lesson.params) == {
+        "lesson": "1",
+        "pages": "theory,predict,bogus",
+        "show": "predict_prefix,nope",
+        "hide": "theory_tau",
+    }
 
 
 def test_parse_without_lesson_parameters_is_the_full_app():
@@ -67,8 +85,16 @@ def test_parse_without_lesson_parameters_is_the_full_app():
 def test_the_registry_names_every_attention_control_and_real_labels():
     from tinygpt.i18n import CATALOGUE
 
-    for key in ("attn_text", "attn_layer", "attn_head", "attn_step", "attn_mask", "attn_scaling", "attn_divisor",
-                "attn_temperature"):
+    for key in (
+        "attn_text",
+        "attn_layer",
+        "attn_head",
+        "attn_step",
+        "attn_mask",
+        "attn_scaling",
+        "attn_divisor",
+        "attn_temperature",
+    ):
         assert key in LESSON_CONTROLS
     assert all(label in CATALOGUE for label, _ in LESSON_CONTROLS.values())
     assert all(key.split("_")[0] in ("predict", "attn", "theory", "model") for key in LESSON_CONTROLS)
@@ -130,8 +156,15 @@ def test_a_link_naming_no_existing_page_lists_every_page():
 def test_without_a_lesson_there_is_no_note_and_every_control_is_drawn():
     at = open_app(page="pages/predict.py")
     assert not at.info or not at.info[0].value.startswith("**Lesson view:**")
-    assert {"predict_prefix", "predict_n_new", "predict_guess", "predict_strategy", "predict_temperature",
-            "predict_top_k", "predict_seed"} <= keyed_widgets(at)
+    assert {
+        "predict_prefix",
+        "predict_n_new",
+        "predict_guess",
+        "predict_strategy",
+        "predict_temperature",
+        "predict_top_k",
+        "predict_seed",
+    } <= keyed_widgets(at)
 
 
 # ---------------------------------------------------------------- guess, then reveal on Predict
@@ -169,6 +202,7 @@ def _attention_exercise_script(step: str, query: int) -> None:
 
     sys.path.insert(0, "tests")
     from helpers import seed_model
+
     from tinygpt.explain import trace_of
     from tinygpt.ui.exercise_view import attention_exercise
 
@@ -219,8 +253,9 @@ ATTN_NAVIGATION = {"attn_part", "attn_see_prediction"}
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_locked_attention_link_draws_only_its_switches_and_keeps_the_links_view(lang):
-    at = open_app(lang, lesson="1", pages="attention", show="attn_mask,attn_temperature", step="softmax",
-                  mask="0", tau="0.5")
+    at = open_app(
+        lang, lesson="1", pages="attention", show="attn_mask,attn_temperature", step="softmax", mask="0", tau="0.5"
+    )
     assert listed_pages(at, lang) == {"attention"} and at.title[0].value == t("attn.title", lang)
     assert keyed_widgets(at) == {"attn_mask", "attn_temperature"} | ATTN_NAVIGATION
     assert [e.label for e in at.expander] == [t("attn.switches", lang)]  # the heads and lens sections, the code: hidden
@@ -231,7 +266,12 @@ def test_a_locked_attention_link_draws_only_its_switches_and_keeps_the_links_vie
     alpha = tables(at)[0].value.to_numpy()
     assert alpha.shape == (4, 4) and (alpha[0, 1:] > 0).all()  # mask off, from the link
     assert {k: at.query_params[k] for k in ("step", "mask", "tau", "lesson", "show")} == {
-        "step": "softmax", "mask": "0", "tau": "0.5", "lesson": "1", "show": "attn_mask,attn_temperature"}
+        "step": "softmax",
+        "mask": "0",
+        "tau": "0.5",
+        "lesson": "1",
+        "show": "attn_mask,attn_temperature",
+    }
 
 
 def test_every_widget_of_the_attention_page_is_a_lesson_control_and_a_lesson_with_theory_links_to_it():
@@ -241,12 +281,25 @@ def test_every_widget_of_the_attention_page_is_a_lesson_control_and_a_lesson_wit
     for part in ("prediction", "model", "training"):  # the page draws one part at a time
         at.button_group(key="attn_part").set_value(part).run()
         drawn |= keyed_widgets(at)
-    assert {"attn_text", "attn_step", "attn_guess", "attn_mask", "attn_reset", "attn_scaling", "attn_temperature",
-            "attn_heads_off", "attn_uniform", "attn_editing", "attn_cell_i", "attn_all_columns", "attn_source",
-            "attn_heads", "attn_lens"} <= drawn
+    assert {
+        "attn_text",
+        "attn_step",
+        "attn_guess",
+        "attn_mask",
+        "attn_reset",
+        "attn_scaling",
+        "attn_temperature",
+        "attn_heads_off",
+        "attn_uniform",
+        "attn_editing",
+        "attn_cell_i",
+        "attn_all_columns",
+        "attn_source",
+        "attn_heads",
+        "attn_lens",
+    } <= drawn
     assert drawn - PARTS_OF_CONTROLS - ATTN_NAVIGATION <= set(LESSON_CONTROLS)
-    assert links == [
-        t("attn.theory_link", "en", title=t(f"theory.{STEP_CONCEPT['projection']}.title", "en"))]
+    assert links == [t("attn.theory_link", "en", title=t(f"theory.{STEP_CONCEPT['projection']}.title", "en"))]
 
 
 def test_a_lesson_hiding_every_switch_draws_no_empty_switch_panel():
@@ -260,7 +313,9 @@ def test_a_lesson_showing_only_a_later_parts_controls_opens_that_part():
     assert at.button_group(key="attn_part").value == "model"
     assert [e.label for e in at.expander] == [t("attn.exp.heads_header", "en")]
     at = open_app(lesson="1", pages="attention", show="attn_snapshot")
-    assert at.button_group(key="attn_part").value == "training" and keyed_widgets(at) == {"attn_snapshot"} | {"attn_part"}
+    assert at.button_group(key="attn_part").value == "training" and keyed_widgets(at) == {"attn_snapshot"} | {
+        "attn_part"
+    }
     assert at.query_params["part"] == "training"
 
 

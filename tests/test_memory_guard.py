@@ -4,9 +4,9 @@ message in the user's language; models already trained and running jobs are stil
 from __future__ import annotations
 
 import pytest
+from helpers import SMALL
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL
 from tinygpt import jobs
 from tinygpt.config import SEED_TEXT, TrainConfig
 from tinygpt.i18n import t

@@ -12,9 +12,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 import torch
+from helpers import SMALL, open_page
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, open_page
 from tinygpt import jobs
 from tinygpt.config import MAX_EPOCHS, ConfigError, TrainConfig
 from tinygpt.examples import EXAMPLES
@@ -42,20 +42,27 @@ def captions(at: AppTest) -> str:
 def test_train_parameter_round_trip_writes_only_what_differs_from_v1():
     gpt, tc = SMALL, TrainConfig(lr=3e-3, epochs=300, seed=7, causal_mask=False, window=4)
     spec = encode_train("a;b=c", gpt, tc)
-    assert spec == "v1;d_model=32;n_heads=4;n_layers=2;d_ff=64;max_len=16;lr=0.003;epochs=300;seed=7;causal_mask=0;window=4;text=a;b=c"
+    assert (
+        spec
+        == "v1;d_model=32;n_heads=4;n_layers=2;d_ff=64;max_len=16;lr=0.003;epochs=300;seed=7;causal_mask=0;window=4;"
+        "text=a;b=c"
+    )
     text, g, t2 = decode_train(spec)
     assert (text, g.d_model, g.n_heads, g.n_layers, g.d_ff, g.max_len, g.vocab_size) == ("a;b=c", 32, 4, 2, 64, 16, 5)
     assert t2 == tc
 
 
-@pytest.mark.parametrize("spec, field, accepted_part", [
-    ("v1;d_model=7;n_heads=2;text=ab", "n_heads", "d_model=7"),
-    (f"v1;epochs={MAX_EPOCHS + 1};text=ab", "epochs", str(MAX_EPOCHS)),
-    ("v1;colour=red;text=ab", "colour", "d_model"),
-    ("v2;text=ab", "train", "v1"),
-    ("v1;lr=fast;text=ab", "lr", "number"),
-    ("v1;d_model=64", "text", "text="),
-])
+@pytest.mark.parametrize(
+    "spec, field, accepted_part",
+    [
+        ("v1;d_model=7;n_heads=2;text=ab", "n_heads", "d_model=7"),
+        (f"v1;epochs={MAX_EPOCHS + 1};text=ab", "epochs", str(MAX_EPOCHS)),
+        ("v1;colour=red;text=ab", "colour", "d_model"),
+        ("v2;text=ab", "train", "v1"),
+        ("v1;lr=fast;text=ab", "lr", "number"),
+        ("v1;d_model=64", "text", "text="),
+    ],
+)
 def test_refused_train_parameter_names_the_value(spec, field, accepted_part):
     with pytest.raises(ConfigError) as info:
         decode_train(spec)
@@ -185,7 +192,13 @@ def test_a_class_link_reproduces_the_model_and_the_view_in_a_fresh_session():
     teacher = app("attention", own_model=trained, text="你好你世", layer="1", head="2", step="softmax")
     params = _link_params(teacher)
     assert params["model"] == "own" and params["train"] == encode_train(TEXT, trained.gpt_cfg, NO_MASK)
-    assert (params["text"], params["layer"], params["head"], params["step"], params["mask"]) == ("你好你世", "1", "2", "softmax", "0")
+    assert (params["text"], params["layer"], params["head"], params["step"], params["mask"]) == (
+        "你好你世",
+        "1",
+        "2",
+        "softmax",
+        "0",
+    )
 
     student = app("attention", **params)  # not on the shelf: the link's model trains as a job
     deadline = time.monotonic() + 120
@@ -197,8 +210,16 @@ def test_a_class_link_reproduces_the_model_and_the_view_in_a_fresh_session():
     idx = trained.vocab.encode("你好你世界你")[None]
     assert torch.equal(own.model(idx), trained.model(idx))  # identical logits
     ss = student.session_state
-    assert (ss["attn_text"], ss["attn_layer"], ss["attn_head"], ss["attn_step"], ss["attn_mask"]) == ("你好你世", 1, 2, "softmax", False)
-    assert "Your model: text “你好你世界”" not in captions(student) and "Your model: text “你好你世你界”" in captions(student)
+    assert (ss["attn_text"], ss["attn_layer"], ss["attn_head"], ss["attn_step"], ss["attn_mask"]) == (
+        "你好你世",
+        1,
+        2,
+        "softmax",
+        False,
+    )
+    assert "Your model: text “你好你世界”" not in captions(student) and "Your model: text “你好你世你界”" in captions(
+        student
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

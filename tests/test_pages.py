@@ -4,9 +4,9 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import TEXT_NUMBER_KEYS, tables
 from streamlit.testing.v1 import AppTest
 
-from helpers import TEXT_NUMBER_KEYS, tables
 from tinygpt.i18n import CATALOGUE, t
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,14 +72,33 @@ def test_attention_page_mask_switch_turns_upper_triangle_positive():
     assert alpha[0, 1] > 0 and alpha[0, 3] > 0
 
 
-@pytest.mark.parametrize("step", ["projection", "split_heads", "scores", "scale", "mask", "softmax", "weighted_sum", "merge_heads", "output_projection"])
+@pytest.mark.parametrize(
+    "step",
+    [
+        "projection",
+        "split_heads",
+        "scores",
+        "scale",
+        "mask",
+        "softmax",
+        "weighted_sum",
+        "merge_heads",
+        "output_projection",
+    ],
+)
 def test_attention_page_shows_each_step(step):
     at = open_page("attention")
     set_state(at, attn_step=step)
     assert not at.exception
     frame = tables(at)[0].value
     # the d_model-wide steps show d_head columns until the student asks for all of them
-    expected_cols = {"projection": 64, "merge_heads": 64, "output_projection": 64, "split_heads": 64, "weighted_sum": 64}
+    expected_cols = {
+        "projection": 64,
+        "merge_heads": 64,
+        "output_projection": 64,
+        "split_heads": 64,
+        "weighted_sum": 64,
+    }
     assert frame.shape == (4, expected_cols.get(step, 4))
     assert len(at.get("vega_lite_chart")) >= 1
 
@@ -131,12 +150,25 @@ def test_train_page_lists_the_training_pairs_of_the_text():
     assert table.values.tolist() == [["你好世界", "好世界你"]]  # the seed's single pair
     set_state(at, train_text="白日依山尽", train_window=3)
     table = tables(at)[0].value  # no run yet: the only table on the page
-    assert table.values.tolist() == [["白日依", "日依山"], ["日依山", "依山尽"], ["依山尽", "山尽白"], ["山尽白", "尽白日"], ["尽白日", "白日依"]]
+    assert table.values.tolist() == [
+        ["白日依", "日依山"],
+        ["日依山", "依山尽"],
+        ["依山尽", "山尽白"],
+        ["山尽白", "尽白日"],
+        ["尽白日", "白日依"],
+    ]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("key, value, field", [("train_epochs", 0, "epochs"), ("train_epochs", -5, "epochs"),
-                                                ("train_window", 9999, "window"), ("train_seed", -1, "seed")])
+@pytest.mark.parametrize(
+    "key, value, field",
+    [
+        ("train_epochs", 0, "epochs"),
+        ("train_epochs", -5, "epochs"),
+        ("train_window", 9999, "window"),
+        ("train_seed", -1, "seed"),
+    ],
+)
 def test_train_page_refuses_an_out_of_range_number_in_the_students_language(lang, key, value, field):
     at = set_state(open_page("train", lang), **{key: value})
     assert at.text_input(key=key).value == str(value)  # kept as typed, not silently replaced
@@ -152,21 +184,33 @@ def test_train_page_refuses_an_out_of_range_number_in_the_students_language(lang
 def test_a_window_out_of_range_is_told_that_0_means_the_whole_text(lang, window):
     at = set_state(open_page("train", lang), train_window=window)  # max_len 128
     accepted = t("accepted.window_or_whole", lang, hi=128)
-    assert [e.value for e in at.error] == [t("err.config", lang, field=t("field.window", lang), value=window, accepted=accepted)]
+    assert [e.value for e in at.error] == [
+        t("err.config", lang, field=t("field.window", lang), value=window, accepted=accepted)
+    ]
     assert "0" in accepted and at.button(key="train_start").disabled
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("key, typed, field", [
-    ("train_epochs", "1e30", "epochs"), ("train_epochs", "9" * 25, "epochs"), ("train_seed", "9" * 20, "seed"),
-    ("train_max_len", "12.5", "max_len"), ("train_window", "2e3", "window"), ("train_seed", "abc", "seed"),
-])
+@pytest.mark.parametrize(
+    "key, typed, field",
+    [
+        ("train_epochs", "1e30", "epochs"),
+        ("train_epochs", "9" * 25, "epochs"),
+        ("train_seed", "9" * 20, "seed"),
+        ("train_max_len", "12.5", "max_len"),
+        ("train_window", "2e3", "window"),
+        ("train_seed", "abc", "seed"),
+    ],
+)
 def test_a_typed_number_is_used_as_typed_or_named_in_a_message_and_train_is_disabled(lang, key, typed, field):
     at = open_page("train", lang)
     at.text_input(key=key).set_value(typed).run()
     assert at.text_input(key=key).value == typed  # the box shows what is checked
     errors = [e.value for e in at.error]
-    assert len(errors) == 1 and f"{t('field.' + field, lang) if 'field.' + field in CATALOGUE else field} = {typed} " in errors[0]  # names the value as typed
+    assert (
+        len(errors) == 1
+        and f"{t('field.' + field, lang) if 'field.' + field in CATALOGUE else field} = {typed} " in errors[0]
+    )  # names the value as typed
     assert at.button(key="train_start").disabled
     at.text_input(key=key).set_value(" 3 ").run()  # a whole number in range is the one used
     assert not at.error and not at.button(key="train_start").disabled
@@ -192,9 +236,11 @@ def test_streamlit_run_serves_the_app_whose_lifespan_preloads_the_modules():
     found = discover_asgi_app(ROOT / "streamlit_app.py")
     assert found.is_asgi_app and found.import_string == "streamlit_app:app"
     # Imported as the server imports it: the App is made and no page is drawn (no script run).
-    code = ("import streamlit as st, streamlit_app; from tinygpt.ui import server; "
-            "assert isinstance(streamlit_app.app, st.App) and streamlit_app.app.script_path.name == 'streamlit_app.py'; "
-            "assert streamlit_app.app._user_lifespan is server.lifespan; print('ok')")
+    code = (
+        "import streamlit as st, streamlit_app; from tinygpt.ui import server; "
+        "assert isinstance(streamlit_app.app, st.App) and streamlit_app.app.script_path.name == 'streamlit_app.py'; "
+        "assert streamlit_app.app._user_lifespan is server.lifespan; print('ok')"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
 
@@ -205,6 +251,8 @@ def test_the_preload_imports_torch_first_and_every_module_of_the_app_but_the_cli
     done = server.preload()
     assert done[: len(server.LIBRARIES)] == list(server.LIBRARIES) and done[0] == "torch"
     modules = server.app_modules()
-    assert done[len(server.LIBRARIES):] == modules  # none failed
-    assert {"tinygpt.model", "tinygpt.ui.navigation", "tinygpt.ui.attention_view", "tinygpt.strings.zh.train"} <= set(modules)
+    assert done[len(server.LIBRARIES) :] == modules  # none failed
+    assert {"tinygpt.model", "tinygpt.ui.navigation", "tinygpt.ui.attention_view", "tinygpt.strings.zh.train"} <= set(
+        modules
+    )
     assert not any(name.endswith("__main__") for name in modules)

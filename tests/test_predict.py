@@ -8,12 +8,18 @@ from urllib.parse import parse_qs
 import numpy as np
 import pytest
 import torch
+from helpers import SMALL, seed_model, small_model, tables
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, seed_model, small_model, tables
 from tinygpt.config import GPTConfig
 from tinygpt.generate import (
-    MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, crop_context, generate, next_char_probs, sampling_distribution,
+    MAX_NEW_CHARS,
+    MAX_TEMPERATURE,
+    DecodeConfig,
+    crop_context,
+    generate,
+    next_char_probs,
+    sampling_distribution,
     training_targets,
 )
 from tinygpt.i18n import t
@@ -81,7 +87,12 @@ def test_temperature_zero_gives_the_same_output_on_every_run(untrained):
 def test_top_k_1_equals_greedy(untrained):
     greedy = text_of(generate(untrained, VOCAB, "你好", 12))
     for seed in (0, 1, 2):
-        assert text_of(generate(untrained, VOCAB, "你好", 12, DecodeConfig(temperature=MAX_TEMPERATURE, top_k=1, seed=seed))) == greedy
+        assert (
+            text_of(
+                generate(untrained, VOCAB, "你好", 12, DecodeConfig(temperature=MAX_TEMPERATURE, top_k=1, seed=seed))
+            )
+            == greedy
+        )
 
 
 def test_sampling_with_a_fixed_seed_repeats_and_another_seed_differs(untrained):
@@ -102,15 +113,23 @@ def test_a_run_continued_or_cut_short_is_the_run_made_in_one_call():
     runs = GenerationRuns(tm, max_runs=2)
 
     def fields(steps):
-        return [(s.context, s.cropped, s.chosen, s.beyond_training, s.probs.tolist(), s.sampling_probs.tolist()) for s in steps]
+        return [
+            (s.context, s.cropped, s.chosen, s.beyond_training, s.probs.tolist(), s.sampling_probs.tolist())
+            for s in steps
+        ]
 
-    for decode, context_len in ((DecodeConfig(), tm.model.cfg.max_len), (DecodeConfig(temperature=2.0, seed=3), 3),
-                                (DecodeConfig(temperature=5.0, top_k=2, seed=1), 16)):
+    for decode, context_len in (
+        (DecodeConfig(), tm.model.cfg.max_len),
+        (DecodeConfig(temperature=2.0, seed=3), 3),
+        (DecodeConfig(temperature=5.0, top_k=2, seed=1), 16),
+    ):
         for n in (3, 9, 4, 0, 12):  # longer (continued), shorter (cut), longer again
             one_call = generate(tm.model, tm.vocab, "你", n, decode, tm.window, context_len)
             assert fields(runs.steps("你", n, decode, context_len)) == fields(one_call)
     hot = DecodeConfig(temperature=5.0, seed=0)
-    assert text_of(runs.steps("你", 20, hot, 16)) != text_of(runs.steps("你", 20, DecodeConfig(temperature=5.0, seed=1), 16))
+    assert text_of(runs.steps("你", 20, hot, 16)) != text_of(
+        runs.steps("你", 20, DecodeConfig(temperature=5.0, seed=1), 16)
+    )
     assert len(runs._runs) == 2  # the oldest run was dropped
     with pytest.raises(ValueError, match="n_new=65"):
         runs.steps("你", MAX_NEW_CHARS + 1, hot, 16)
@@ -192,7 +211,12 @@ def test_generate_bounds_and_bad_arguments(untrained):
     assert err.value.unknown == ["们", "吗"]
     with pytest.raises(ValueError, match="context_len=0"):
         generate(untrained, VOCAB, "你", 3, context_len=0)
-    for bad in (dict(temperature=-0.1), dict(temperature=MAX_TEMPERATURE + 1), dict(temperature=math.nan), dict(top_k=-1)):
+    for bad in (
+        dict(temperature=-0.1),
+        dict(temperature=MAX_TEMPERATURE + 1),
+        dict(temperature=math.nan),
+        dict(top_k=-1),
+    ):
         with pytest.raises(ValueError):
             DecodeConfig(**bad)
 
@@ -236,7 +260,9 @@ def test_page_names_unknown_characters_and_shows_the_known_ones(lang):
     at = open_predict(lang, predict_prefix="你们好 ")
     assert len(at.error) == 1
     space = t("predict.space", lang)
-    assert at.error[0].value == t("err.unknown_chars", lang, unknown=f"们 “ ” \\({space}\\)", known=KNOWN)  # Markdown-escaped
+    assert at.error[0].value == t(
+        "err.unknown_chars", lang, unknown=f"们 “ ” \\({space}\\)", known=KNOWN
+    )  # Markdown-escaped
     assert not tables(at) and not at.page_link
 
 
@@ -281,7 +307,14 @@ def test_page_generates_the_maximum_number_of_characters():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_temperature_zero_and_maximum(lang):
-    at = open_predict(lang, predict_prefix="你", predict_n_new=6, predict_strategy="temperature", predict_temperature=0.0, predict_seed=3)
+    at = open_predict(
+        lang,
+        predict_prefix="你",
+        predict_n_new=6,
+        predict_strategy="temperature",
+        predict_temperature=0.0,
+        predict_seed=3,
+    )
     assert texts(at.info) == [t("predict.tau_zero", lang)]
     assert result_of(at) == "好世界你好世"
     keep(at, "predict_temperature", MAX_TEMPERATURE)
@@ -294,7 +327,14 @@ def test_page_temperature_zero_and_maximum(lang):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_top_k_zero_one_and_larger_than_the_vocabulary(lang):
-    at = open_predict(lang, predict_prefix="你", predict_n_new=6, predict_strategy="top_k", predict_temperature=MAX_TEMPERATURE, predict_top_k=0)
+    at = open_predict(
+        lang,
+        predict_prefix="你",
+        predict_n_new=6,
+        predict_strategy="top_k",
+        predict_temperature=MAX_TEMPERATURE,
+        predict_top_k=0,
+    )
     assert texts(at.info) == [t("predict.tau_max", lang, tau=MAX_TEMPERATURE), t("predict.k_zero", lang, V=4)]
     keep(at, "predict_top_k", 1)
     at.run()
@@ -312,7 +352,13 @@ def test_page_steps_through_generation_and_links_each_step_to_the_attention_page
     at = open_predict("en", predict_prefix="你好", predict_n_new=4)
     assert result_of(at) == "世界你好"
     assert "#### " + t("predict.step_title", "en", n=1, total=4) in texts(at.markdown)
-    assert parse_qs(at.page_link[0].proto.query_string) == {"text": ["你好"], "layer": ["0"], "head": ["0"], "step": ["softmax"], "lang": ["en"]}
+    assert parse_qs(at.page_link[0].proto.query_string) == {
+        "text": ["你好"],
+        "layer": ["0"],
+        "head": ["0"],
+        "step": ["softmax"],
+        "lang": ["en"],
+    }
     for n, context in ((2, "你好世"), (3, "你好世界"), (4, "你好世界你")):
         at.button(key="predict_next").click().run()
         assert "#### " + t("predict.step_title", "en", n=n, total=4) in texts(at.markdown)
@@ -378,29 +424,45 @@ def test_generation_chart_marks_the_target_and_the_chosen_character_apart():
         return sorted((r["char"], r["mark"]) for rows in data for r in rows)
 
     probs = [0.1, 0.2, 0.3, 0.4]
-    chart = paired_probability_bars(probs, probs, "你好世界", chosen="界", target="好", chosen_label="C", target_label="T")
+    chart = paired_probability_bars(
+        probs, probs, "你好世界", chosen="界", target="好", chosen_label="C", target_label="T"
+    )
     assert marks(chart) == [("好", "T"), ("界", "C")]
     shapes = chart.to_dict()["layer"][1]["encoding"]["shape"]["scale"]
     assert shapes == {"domain": ["T", "C"], "range": ["triangle-down", "diamond"]}
-    assert marks(paired_probability_bars(probs, probs, "你好世界", chosen="界", target="", chosen_label="C")) == [("界", "C")]
+    assert marks(paired_probability_bars(probs, probs, "你好世界", chosen="界", target="", chosen_label="C")) == [
+        ("界", "C")
+    ]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_marks_target_and_sampled_choice_apart_and_writes_small_p_in_scientific_notation(lang):
     # seed 9 at τ = 5 draws 界 after 你, whose training target is 好; the model's own p(界) is about 8e-06
-    at = open_predict(lang, predict_prefix="你", predict_n_new=1, predict_strategy="temperature",
-                      predict_temperature=MAX_TEMPERATURE, predict_seed=9)
+    at = open_predict(
+        lang,
+        predict_prefix="你",
+        predict_n_new=1,
+        predict_strategy="temperature",
+        predict_temperature=MAX_TEMPERATURE,
+        predict_seed=9,
+    )
     assert MAX_TEMPERATURE == 5.0 and result_of(at) == "界"
     detail = tables(at)[1].value
     char, chosen, target = (t(f"predict.col_{c}", lang) for c in ("char", "chosen", "target_short"))
     assert detail.set_index(char)[chosen].to_dict() == {"你": "", "好": "", "世": "", "界": "◆"}
     assert detail.set_index(char)[target].to_dict() == {"你": "", "好": "▼", "世": "", "界": ""}
     assert t("predict.marks_legend", lang) in texts(at.caption)
-    chose = next(m.value for m in at.markdown if m.value.startswith(t("predict.chose_sampled", lang, chosen="", seed=0, q="", p="")[:4]))
+    chose = next(
+        m.value
+        for m in at.markdown
+        if m.value.startswith(t("predict.chose_sampled", lang, chosen="", seed=0, q="", p="")[:4])
+    )
     p_text = chose.rsplit("p = ", 1)[1].rstrip(")）.。")
     assert "e-0" in p_text and 1e-6 < float(p_text) < 1e-4 and "0.0000" not in chose
     positions = tables(at)[0].value
-    assert list(positions.columns[:5]) == [t(f"predict.col_{c}", lang) for c in ("pos", "context", "top", "expected", "match")]
+    assert list(positions.columns[:5]) == [
+        t(f"predict.col_{c}", lang) for c in ("pos", "context", "top", "expected", "match")
+    ]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -49,9 +49,14 @@ def test_readme_test_command_installs_into_a_virtual_environment_from_a_fresh_sh
     command = readme_test_command()
     assert "pip install -r requirements-dev.txt" in command and command.endswith("python -m pytest -q")
     assert run_in_fresh_shell(tmp_path / "new", command, venv_exists=False) == [
-        "created-venv", "venv-pip install -r requirements-dev.txt", "venv-python -m pytest -q"]
+        "created-venv",
+        "venv-pip install -r requirements-dev.txt",
+        "venv-python -m pytest -q",
+    ]
     assert run_in_fresh_shell(tmp_path / "old", command, venv_exists=True) == [
-        "venv-pip install -r requirements-dev.txt", "venv-python -m pytest -q"]  # the first command's .venv, reused
+        "venv-pip install -r requirements-dev.txt",
+        "venv-python -m pytest -q",
+    ]  # the first command's .venv, reused
 
 
 def test_ci_runs_the_suite_itself():

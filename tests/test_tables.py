@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-
 from helpers import StaticTable
+
 from tinygpt.formatting import format_probability
 from tinygpt.ui.tables import STATIC_MAX_CELLS, is_static, matrix_text, table_html, text_table
 
@@ -15,7 +15,9 @@ from tinygpt.ui.tables import STATIC_MAX_CELLS, is_static, matrix_text, table_ht
 def test_any_character_shows_as_itself_and_numbers_keep_their_full_value():
     chars = ["<b>", "&amp;", '"x"', "'", "你"]
     probs = [0.5, 1e-5, 0.123456789, 1.0, 0.0]
-    table = text_table({"char": chars, "p": probs}, {"p": format_probability}, highlight=[False, True, False, False, True])
+    table = text_table(
+        {"char": chars, "p": probs}, {"p": format_probability}, highlight=[False, True, False, False, True]
+    )
     body = table_html(table)
     assert "<b>" not in body and "&lt;b&gt;" in body and "&amp;amp;" in body  # text, not markup
     back = StaticTable(body)

@@ -8,6 +8,7 @@ import pyarrow as pa
 import pytest
 import torch
 import torch.nn.functional as F
+from helpers import inline_data, tables
 from streamlit.testing.v1 import AppTest
 
 from tinygpt import theory
@@ -15,7 +16,6 @@ from tinygpt.attention import STEP_IDS
 from tinygpt.charts import probability_bars, probability_bars_spec, vector_picture, vector_picture_spec
 from tinygpt.i18n import CATALOGUE, t
 from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError
-from helpers import inline_data, tables
 
 SOFTMAX_123 = [0.090, 0.245, 0.665]  # softmax([1, 2, 3]) at τ = 1, to 3 decimals
 
@@ -91,7 +91,9 @@ def test_matrix_form_matches_pytorch_and_the_single_query_form():
     masked = theory.attention_matrix(Q.tolist(), K.tolist(), V.tolist(), causal_mask=True)
     assert masked.weights[0][1:] == [0.0, 0.0] and masked.weights[1][2] == 0.0  # exact zeros above the diagonal
     single = theory.attend(Q[1].tolist(), K.tolist(), V.tolist(), scaled=True)
-    assert theory.attention_matrix(Q.tolist(), K.tolist(), V.tolist()).output[1] == pytest.approx(single.output, abs=1e-12)
+    assert theory.attention_matrix(Q.tolist(), K.tolist(), V.tolist()).output[1] == pytest.approx(
+        single.output, abs=1e-12
+    )
 
 
 def test_every_concept_links_real_steps_and_has_texts():
@@ -110,7 +112,9 @@ def test_number_formatting():
 
 
 def test_vector_picture_draws_named_arrows_on_square_axes():
-    spec = vector_picture([("a", (1, 2)), ("b", (3, -4))], title="T", x_title="X", y_title="Y", name_title="N").to_dict()
+    spec = vector_picture(
+        [("a", (1, 2)), ("b", (3, -4))], title="T", x_title="X", y_title="Y", name_title="N"
+    ).to_dict()
     assert spec["title"] == "T" and spec["width"] == spec["height"] == 240
     rows = {r["name"]: r for data in spec["datasets"].values() for r in data if "name" in r}
     assert set(rows) == {"a", "b"} and (rows["b"]["x1"], rows["b"]["y1"]) == (3, -4)
@@ -126,8 +130,10 @@ def test_vector_picture_draws_named_arrows_on_square_axes():
 
 
 def test_the_fast_specs_draw_what_the_altair_charts_draw():
-    pictures = [([("a", (1, 2)), ("b", (3, -4))], {"title": "T", "x_title": "X", "y_title": "Y", "name_title": "N"}),
-                ([("b", (1, 1)), ("c", (-0.5, 0.25))], {"origins": [(2, 3), None], "size": 260})]
+    pictures = [
+        ([("a", (1, 2)), ("b", (3, -4))], {"title": "T", "x_title": "X", "y_title": "Y", "name_title": "N"}),
+        ([("b", (1, 1)), ("c", (-0.5, 0.25))], {"origins": [(2, 3), None], "size": 260}),
+    ]
     for vectors, options in pictures:
         for _ in range(2):  # the second from the cached layout
             fast = vector_picture_spec(vectors, **options)
@@ -195,7 +201,11 @@ def test_page_computes_dot_product_and_softmax_live():
     shown = next(d.text for d in tables(at) if t("theory.sm.col_alpha", "en") in d.value.columns)
     assert list(shown[t("theory.sm.col_alpha", "en")]) == ["0.090", "0.245", "0.665"]  # every α with 3 decimals
     at.slider(key="theory_tau").set_value(0.5).run()
-    assert [round(x, 3) for x in softmax_table(at)[t("theory.sm.col_alpha", "en")]] == [0.016, 0.117, 0.867]  # softmax([2, 4, 6])
+    assert [round(x, 3) for x in softmax_table(at)[t("theory.sm.col_alpha", "en")]] == [
+        0.016,
+        0.117,
+        0.867,
+    ]  # softmax([2, 4, 6])
     out = theory.attend((1, 2), EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=0.5).output
     assert metric(at, "theory.sm.output") == theory.format_vector(out)
     at.slider(key="theory_tau").set_value(1.0)
@@ -223,7 +233,9 @@ def test_page_normalises_weights_and_explains_all_zero_weights_in_chinese():
 
 def test_page_matrix_form_mask_zeroes_the_future():
     at = theory_page(section="attention")
-    weights = next(d.value for d in tables(at) if list(d.value.index) == [t("theory.mx.token", "en", i=i) for i in range(3)])
+    weights = next(
+        d.value for d in tables(at) if list(d.value.index) == [t("theory.mx.token", "en", i=i) for i in range(3)]
+    )
     w = weights.to_numpy()
     assert w[0, 1] == 0 and w[0, 2] == 0 and w[1, 2] == 0 and abs(w.sum(1) - 1).max() < 2e-3
     at.toggle(key="theory_mask").set_value(False).run()
@@ -276,7 +288,9 @@ def test_a_link_from_a_step_names_its_section_links_back_and_anchors_it(lang):
     at.switch_page("pages/theory.py").run()
     assert not at.exception, [e.value for e in at.exception]
     title = t("theory.definition.title", lang)
-    assert [i.value for i in at.info] == [t("theory.from_step", lang, number=4, name=t("step.scale.name", lang), title=title)]
+    assert [i.value for i in at.info] == [
+        t("theory.from_step", lang, number=4, name=t("step.scale.name", lang), title=title)
+    ]
     back = at.get("page_link")[0].proto
     assert parse_qs(back.query_string) == {"step": ["scale"], "part": ["steps"]} and back.page == "attention"
     assert back.label == t("theory.back_link", lang, number=4, name=t("step.scale.name", lang))
@@ -320,8 +334,10 @@ def test_a_sections_values_and_answers_are_kept_while_another_section_is_open():
     assert [h.value for h in at.subheader][0] == t("theory.exercise.title", "zh")
 
 
-@pytest.mark.parametrize(("concept", "section"), [("softmax", "attention"), ("weighted_sum", "weighted_sum"),
-                                                  ("vector", "vectors"), ("definition", "definition")])
+@pytest.mark.parametrize(
+    ("concept", "section"),
+    [("softmax", "attention"), ("weighted_sum", "weighted_sum"), ("vector", "vectors"), ("definition", "definition")],
+)
 def test_a_link_to_a_concept_opens_its_section(concept, section):
     at = AppTest.from_file("../streamlit_app.py", default_timeout=60)
     at.query_params.update({"lang": "en", "concept": concept, "step": "softmax"})

@@ -7,16 +7,26 @@ import time
 
 import pytest
 import torch
+from helpers import SMALL, TEXT_NUMBER_KEYS, tables
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.config import DEFAULT_GPT as SEED_GPT, MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, SEED_TEXT, ConfigError, TrainConfig
+from tinygpt.config import (
+    DEFAULT_GPT as SEED_GPT,
+)
+from tinygpt.config import (
+    MAX_EPOCHS,
+    MAX_STEP_WORK,
+    MAX_TEXT_LEN,
+    MAX_TOKENS_PER_STEP,
+    SEED_TEXT,
+    ConfigError,
+    TrainConfig,
+)
 from tinygpt.i18n import CATALOGUE, t
 from tinygpt.jobs import JobQueue, ModelShelf, settings_of, start_job
-from tinygpt.ui.jobs import run_labels
 from tinygpt.limits import host_configs
 from tinygpt.train import NonFiniteLossError, Trainer, attention_maps, build, train
-
-from helpers import SMALL, TEXT_NUMBER_KEYS, tables
+from tinygpt.ui.jobs import run_labels
 
 CFG = TrainConfig(lr=3e-3, epochs=60, early_stop_loss=0.0)
 
@@ -33,7 +43,9 @@ def wait_paused(job, steps):
 
 
 def fresh_job(cfg=CFG, paused=False, steps=0, slots=2, models=None, gpt=SMALL):
-    return start_job(SEED_TEXT, gpt, cfg, paused=paused, steps=steps, queue=JobQueue(slots), models=models or ModelShelf())
+    return start_job(
+        SEED_TEXT, gpt, cfg, paused=paused, steps=steps, queue=JobQueue(slots), models=models or ModelShelf()
+    )
 
 
 # ---------------------------------------------------------------- controls and determinism
@@ -132,7 +144,9 @@ def diverging_config() -> TrainConfig:
 
 def test_a_diverging_run_stops_at_the_first_non_finite_step_and_the_page_says_so():
     at = open_train("en")
-    previous = at.session_state["own_model"] = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0))
+    previous = at.session_state["own_model"] = train(
+        SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0)
+    )
     job = at.session_state["job"] = fresh_job(diverging_config())
     job.join(60)
     at.run()
@@ -165,11 +179,18 @@ def open_train(lang="en") -> AppTest:
     return at
 
 
-
-
 def small_settings(at: AppTest, **extra) -> AppTest:
-    values = {"train_d_model": 32, "train_n_heads": 4, "train_n_layers": 2, "train_d_ff": 64, "train_max_len": 16,
-              "train_lr": 3e-3, "train_epochs": 120, "train_early_stop": 0.0, **extra}
+    values = {
+        "train_d_model": 32,
+        "train_n_heads": 4,
+        "train_n_layers": 2,
+        "train_d_ff": 64,
+        "train_max_len": 16,
+        "train_lr": 3e-3,
+        "train_epochs": 120,
+        "train_early_stop": 0.0,
+        **extra,
+    }
     for key, value in values.items():  # the whole-number boxes are text boxes: set as typed text
         at.session_state[key] = str(value) if key in TEXT_NUMBER_KEYS else value
     return at.run()
@@ -215,8 +236,16 @@ def test_sessions_share_finished_models_read_only_and_never_change_each_others()
     assert job_b.from_cache and job_b.status == "done" and job_b._thread is None  # at once, nothing trained
     assert b.session_state["own_model"] is mine  # one shared object
     tm = job_b.result  # one message, with the figures of the run that trained it (its seconds say "then")
-    assert [m.value for m in b.success] == [t("train.done_cached", "en", steps=len(tm.losses), loss=tm.losses[-1],
-                                              seconds=tm.seconds, reason=t(f"train.reason.{tm.stop_reason}", "en"))]
+    assert [m.value for m in b.success] == [
+        t(
+            "train.done_cached",
+            "en",
+            steps=len(tm.losses),
+            loss=tm.losses[-1],
+            seconds=tm.seconds,
+            reason=t(f"train.reason.{tm.stop_reason}", "en"),
+        )
+    ]
     assert mine.frozen and not any(p.requires_grad for p in mine.model.parameters())
     with pytest.raises(ValueError, match="read-only"):
         Trainer(mine)  # nobody can train the shared model further
@@ -273,8 +302,9 @@ def test_a_run_whose_loss_went_up_is_offered_not_put_in_use():
     bad = job.result
     assert job.status == "done" and job.diverged and bad.losses[-1] > bad.losses[0]
     assert at.session_state["own_model"] is good and not at.success  # nothing trained is lost
-    assert [w.value for w in at.warning] == [t("train.diverged", "en", first=bad.losses[0], last=bad.losses[-1], lr=1.0,
-                                                suggest=0.1)]
+    assert [w.value for w in at.warning] == [
+        t("train.diverged", "en", first=bad.losses[0], last=bad.losses[-1], lr=1.0, suggest=0.1)
+    ]
     at.switch_page("pages/predict.py").run()
     assert at.session_state["own_model"] is good  # the other pages keep the good model too
     at.switch_page("pages/train.py").run()
@@ -286,13 +316,16 @@ def test_a_run_whose_loss_went_up_is_offered_not_put_in_use():
 # ---------------------------------------------------------------- host limits
 
 
-@pytest.mark.parametrize("text, gpt, training, field, key", [
-    ("你" * (MAX_TEXT_LEN + 1), {}, {}, "len(text)", "max_text_len"),
-    (SEED_TEXT, {}, {"epochs": MAX_EPOCHS + 1}, "epochs", "max_epochs"),
-    (SEED_TEXT, {"max_len": 8}, {"window": 9}, "window", "window"),
-    ("你好" * 100, {"max_len": 64}, {"window": 64}, "tokens_per_step", "max_tokens"),
-    ("你好" * 40, {}, {"window": 4}, "work_per_step", "max_work"),
-])
+@pytest.mark.parametrize(
+    "text, gpt, training, field, key",
+    [
+        ("你" * (MAX_TEXT_LEN + 1), {}, {}, "len(text)", "max_text_len"),
+        (SEED_TEXT, {}, {"epochs": MAX_EPOCHS + 1}, "epochs", "max_epochs"),
+        (SEED_TEXT, {"max_len": 8}, {"window": 9}, "window", "window"),
+        ("你好" * 100, {"max_len": 64}, {"window": 64}, "tokens_per_step", "max_tokens"),
+        ("你好" * 40, {}, {"window": 4}, "work_per_step", "max_work"),
+    ],
+)
 def test_host_limits_name_the_value_and_the_limit(text, gpt, training, field, key):
     with pytest.raises(ConfigError) as info:
         host_configs(text, gpt, {"epochs": 10, **training})
@@ -311,8 +344,13 @@ def test_the_page_refuses_too_many_epochs_with_the_limit_in_both_languages():
         at.run()
         assert at.button(key="train_start").disabled
         assert at.error and str(MAX_EPOCHS) in at.error[0].value and str(MAX_EPOCHS + 1) in at.error[0].value
-        assert at.error[0].value == t("err.config", lang, field=t("field.epochs", lang), value=MAX_EPOCHS + 1,
-                                      accepted=t("accepted.max_epochs", lang, limit=MAX_EPOCHS))
+        assert at.error[0].value == t(
+            "err.config",
+            lang,
+            field=t("field.epochs", lang),
+            value=MAX_EPOCHS + 1,
+            accepted=t("accepted.max_epochs", lang, limit=MAX_EPOCHS),
+        )
 
 
 def test_fused_adam_is_bitwise_torch_adam_fused():
@@ -329,11 +367,14 @@ def test_fused_adam_is_bitwise_torch_adam_fused():
 POEM = "床前明月光疑是地上霜举头望明月低头思故乡"
 
 
-@pytest.mark.parametrize("text, training", [
-    (SEED_TEXT, {}),
-    (POEM, {"window": 6}),  # 20 windows in one batch
-    (POEM, {"window": 6, "causal_mask": False}),
-])
+@pytest.mark.parametrize(
+    "text, training",
+    [
+        (SEED_TEXT, {}),
+        (POEM, {"window": 6}),  # 20 windows in one batch
+        (POEM, {"window": 6, "causal_mask": False}),
+    ],
+)
 def test_adam_overlapping_the_backward_pass_gives_bitwise_the_plain_steps(text, training):
     """The helper thread's updates (and the FFN weight gradients it computes) change nothing."""
     cfg = TrainConfig(**{**CFG.to_dict(), **training, "epochs": 20})
@@ -376,7 +417,9 @@ def test_using_a_stopped_model_says_so_instead_of_offering_it_again():
     at.button(key="train_stop").click().run()
     job.join(60)
     at.run()
-    assert job.status == "stopped" and any(w.value == t("train.stopped", "en", steps=len(job.losses)) for w in at.warning)
+    assert job.status == "stopped" and any(
+        w.value == t("train.stopped", "en", steps=len(job.losses)) for w in at.warning
+    )
     at.button(key="train_use_stopped").click().run()
     assert at.session_state["own_model"] is job.result
     assert [s.value for s in at.success] == [t("train.stopped_in_use", "en", steps=len(job.result.losses))]

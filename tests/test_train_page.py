@@ -6,9 +6,9 @@ import json
 import math
 
 import pytest
+from helpers import SMALL, small_model, tables
 from streamlit.testing.v1 import AppTest
 
-from helpers import SMALL, small_model, tables
 from tinygpt.checkpoint import to_bytes
 from tinygpt.config import TrainConfig
 from tinygpt.i18n import t
@@ -35,15 +35,48 @@ def column_configs(frame) -> dict:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_loaded_checkpoint_fills_the_form_and_draws_its_curve(lang):
-    tm = train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=7, seed=5, early_stop_loss=0.0, causal_mask=False, window=3))
+    tm = train(
+        "白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=7, seed=5, early_stop_loss=0.0, causal_mask=False, window=3)
+    )
     at = upload(open_train(lang), to_bytes(tm))
-    assert not at.exception and at.success[0].value.startswith(t("train.upload_ok", lang, text="白日依山尽", params=0, steps=0)[:4])
-    values = {key: at.session_state[key] for key in ("train_text", "train_window", "train_d_model", "train_n_heads", "train_n_layers",
-                                                     "train_d_ff", "train_max_len", "train_lr", "train_epochs", "train_seed",
-                                                     "train_early_stop", "train_causal_mask", "train_norm", "train_positions")}
-    assert values == {"train_text": "白日依山尽", "train_window": "3", "train_d_model": 32, "train_n_heads": 4, "train_n_layers": 2,
-                      "train_d_ff": 64, "train_max_len": "16", "train_lr": 3e-3, "train_epochs": "7", "train_seed": "5",
-                      "train_early_stop": 0.0, "train_causal_mask": False, "train_norm": "pre", "train_positions": "learned"}
+    assert not at.exception and at.success[0].value.startswith(
+        t("train.upload_ok", lang, text="白日依山尽", params=0, steps=0)[:4]
+    )
+    values = {
+        key: at.session_state[key]
+        for key in (
+            "train_text",
+            "train_window",
+            "train_d_model",
+            "train_n_heads",
+            "train_n_layers",
+            "train_d_ff",
+            "train_max_len",
+            "train_lr",
+            "train_epochs",
+            "train_seed",
+            "train_early_stop",
+            "train_causal_mask",
+            "train_norm",
+            "train_positions",
+        )
+    }
+    assert values == {
+        "train_text": "白日依山尽",
+        "train_window": "3",
+        "train_d_model": 32,
+        "train_n_heads": 4,
+        "train_n_layers": 2,
+        "train_d_ff": 64,
+        "train_max_len": "16",
+        "train_lr": 3e-3,
+        "train_epochs": "7",
+        "train_seed": "5",
+        "train_early_stop": 0.0,
+        "train_causal_mask": False,
+        "train_norm": "pre",
+        "train_positions": "learned",
+    }
     assert at.text_input(key="train_text").value == "白日依山尽" and at.toggle(key="train_causal_mask").value is False
     from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
@@ -99,8 +132,16 @@ def test_cheating_experiment_steps_and_loss_floor_are_on_the_page(lang):
 
 def test_runs_table_puts_the_key_columns_first_and_pins_them():
     at = open_train("en")
-    for key, value in {"train_d_model": 32, "train_n_heads": 4, "train_n_layers": 2, "train_d_ff": 64, "train_max_len": "16",
-                       "train_lr": 3e-3, "train_epochs": "20", "train_early_stop": 0.0}.items():
+    for key, value in {
+        "train_d_model": 32,
+        "train_n_heads": 4,
+        "train_n_layers": 2,
+        "train_d_ff": 64,
+        "train_max_len": "16",
+        "train_lr": 3e-3,
+        "train_epochs": "20",
+        "train_early_stop": 0.0,
+    }.items():
         at.session_state[key] = value
     at.run()
     at.button(key="train_start").click().run()
@@ -133,7 +174,10 @@ def test_a_shelf_model_can_be_trained_again_with_the_live_chart(lang):
 
 
 def test_english_counts_take_the_singular_for_one():
-    assert t("predict.fed", "en", T=1, last=0, context="你") == "Context fed to the model (1 character, positions 0–0): **你**"
+    assert (
+        t("predict.fed", "en", T=1, last=0, context="你")
+        == "Context fed to the model (1 character, positions 0–0): **你**"
+    )
     assert "(2 characters," in t("predict.fed", "en", T=2, last=1, context="你好")
     assert t("train.params", "en", n=1000, d_head=8, tokens=1).endswith("· 1 token per step")
     assert "{" not in t("predict.fed", "zh", T=1, last=0, context="你")
@@ -145,6 +189,11 @@ def test_a_too_long_text_is_named_in_words_not_code(lang):
 
     at = open_train(lang)
     at.text_input(key="train_text").set_value("你" * (MAX_TEXT_LEN + 1)).run()
-    expected = t("err.config", lang, field=t("field.len(text)", lang), value=MAX_TEXT_LEN + 1,
-                 accepted=t("accepted.max_text_len", lang, limit=MAX_TEXT_LEN))
+    expected = t(
+        "err.config",
+        lang,
+        field=t("field.len(text)", lang),
+        value=MAX_TEXT_LEN + 1,
+        accepted=t("accepted.max_text_len", lang, limit=MAX_TEXT_LEN),
+    )
     assert [e.value for e in at.error] == [expected] and "len(" not in expected

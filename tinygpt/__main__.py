@@ -30,13 +30,30 @@ BANNER = "=" * 30
 #: Section titles in the seed's order (the first two are the seed's own Chinese titles).
 SECTIONS = ("输入", "预测", "Q", "K", "V", "scores = QK^T", "scores_scaled", "softmax alpha")
 #: AttentionTrace state entry printed under each matrix section (scores_scaled is the masked S).
-TRACE_KEYS = {"Q": "Q_h", "K": "K_h", "V": "V_h", "scores = QK^T": "S", "scores_scaled": "S_masked", "softmax alpha": "alpha"}
+TRACE_KEYS = {
+    "Q": "Q_h",
+    "K": "K_h",
+    "V": "V_h",
+    "scores = QK^T": "S",
+    "scores_scaled": "S_masked",
+    "softmax alpha": "alpha",
+}
 #: The flag behind each config field, for error messages.
 FLAG_OF = {
-    "d_model": "--d-model", "n_heads": "--n-heads", "n_layers": "--n-layers", "d_ff": "--d-ff",
-    "max_len": "--max-len", "norm": "--norm", "positions": "--positions", "lr": "--lr",
-    "epochs": "--epochs", "seed": "--seed", "early_stop_loss": "--early-stop", "vocab_size": "--text",
-    "text": "--text", "window": "--window",
+    "d_model": "--d-model",
+    "n_heads": "--n-heads",
+    "n_layers": "--n-layers",
+    "d_ff": "--d-ff",
+    "max_len": "--max-len",
+    "norm": "--norm",
+    "positions": "--positions",
+    "lr": "--lr",
+    "epochs": "--epochs",
+    "seed": "--seed",
+    "early_stop_loss": "--early-stop",
+    "vocab_size": "--text",
+    "text": "--text",
+    "window": "--window",
 }
 
 
@@ -52,25 +69,56 @@ def build_parser() -> argparse.ArgumentParser:
     )
     m = p.add_argument_group("model (模型)")
     m.add_argument("--d-model", type=int, default=DEFAULT_GPT.d_model, help="width of the residual stream, d_model")
-    m.add_argument("--n-heads", type=int, default=DEFAULT_GPT.n_heads, help="attention heads per layer; must divide d_model")
+    m.add_argument(
+        "--n-heads", type=int, default=DEFAULT_GPT.n_heads, help="attention heads per layer; must divide d_model"
+    )
     m.add_argument("--n-layers", type=int, default=DEFAULT_GPT.n_layers, help="Transformer blocks")
     m.add_argument("--d-ff", type=int, default=DEFAULT_GPT.d_ff, help="hidden width of the feed-forward network")
     m.add_argument("--max-len", type=int, default=DEFAULT_GPT.max_len, help="position embeddings = longest context")
-    m.add_argument("--norm", choices=("pre", "post"), default=DEFAULT_GPT.norm, help="LayerNorm before (seed) or after each sub-layer")
-    m.add_argument("--positions", choices=("learned", "sinusoidal"), default=DEFAULT_GPT.positions, help="position embeddings")
+    m.add_argument(
+        "--norm",
+        choices=("pre", "post"),
+        default=DEFAULT_GPT.norm,
+        help="LayerNorm before (seed) or after each sub-layer",
+    )
+    m.add_argument(
+        "--positions", choices=("learned", "sinusoidal"), default=DEFAULT_GPT.positions, help="position embeddings"
+    )
     t = p.add_argument_group("training (训练)")
-    t.add_argument("--example", choices=tuple(EXAMPLES), default=None,
-                   help="take every setting from a named example (textbook: 你好世界; context: a text whose "
-                   "predictions need attention); flags given as well override it")
-    t.add_argument("--text", default=SEED_TEXT, help=f"training text, 1 to {MAX_TEXT_LEN} characters; its characters are the vocabulary")
+    t.add_argument(
+        "--example",
+        choices=tuple(EXAMPLES),
+        default=None,
+        help="take every setting from a named example (textbook: 你好世界; context: a text whose "
+        "predictions need attention); flags given as well override it",
+    )
+    t.add_argument(
+        "--text",
+        default=SEED_TEXT,
+        help=f"training text, 1 to {MAX_TEXT_LEN} characters; its characters are the vocabulary",
+    )
     t.add_argument("--lr", type=float, default=DEFAULT_TRAIN.lr, help="Adam learning rate")
-    t.add_argument("--epochs", type=int, default=DEFAULT_TRAIN.epochs, help="optimizer steps (the whole text is one batch)")
-    t.add_argument("--seed", type=int, default=DEFAULT_TRAIN.seed, help="seed of the initial weights; same flags, same output")
-    t.add_argument("--early-stop", type=float, default=0.0, metavar="LOSS",
-                   help="stop once the loss is below LOSS; 0 runs every epoch like the seed")
-    t.add_argument("--window", type=int, default=None, metavar="N",
-                   help="train on every N-character window of the text read as a cycle; "
-                   "default: the whole text (up to --max-len) as one sequence")
+    t.add_argument(
+        "--epochs", type=int, default=DEFAULT_TRAIN.epochs, help="optimizer steps (the whole text is one batch)"
+    )
+    t.add_argument(
+        "--seed", type=int, default=DEFAULT_TRAIN.seed, help="seed of the initial weights; same flags, same output"
+    )
+    t.add_argument(
+        "--early-stop",
+        type=float,
+        default=0.0,
+        metavar="LOSS",
+        help="stop once the loss is below LOSS; 0 runs every epoch like the seed",
+    )
+    t.add_argument(
+        "--window",
+        type=int,
+        default=None,
+        metavar="N",
+        help="train on every N-character window of the text read as a cycle; "
+        "default: the whole text (up to --max-len) as one sequence",
+    )
     o = p.add_argument_group("output (输出)")
     o.add_argument("--log-every", type=int, default=100, metavar="N", help="print the loss every N epochs")
     o.add_argument("--layer", type=int, default=0, help="layer whose attention is printed")
@@ -92,17 +140,33 @@ def configs_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser)
     try:
         gpt_cfg, train_cfg = host_configs(
             args.text,
-            {"max_len": args.max_len, "d_model": args.d_model, "n_heads": args.n_heads, "n_layers": args.n_layers,
-             "d_ff": args.d_ff, "norm": args.norm, "positions": args.positions},
-            {"lr": args.lr, "epochs": args.epochs, "seed": args.seed, "early_stop_loss": args.early_stop,
-             "window": args.window},
+            {
+                "max_len": args.max_len,
+                "d_model": args.d_model,
+                "n_heads": args.n_heads,
+                "n_layers": args.n_layers,
+                "d_ff": args.d_ff,
+                "norm": args.norm,
+                "positions": args.positions,
+            },
+            {
+                "lr": args.lr,
+                "epochs": args.epochs,
+                "seed": args.seed,
+                "early_stop_loss": args.early_stop,
+                "window": args.window,
+            },
         )
     except ConfigError as exc:  # a config's range or a host limit (tokens or work per step, epochs)
         config_error(parser, exc)
     if not 0 <= args.layer < gpt_cfg.n_layers:
-        parser.error(f"argument --layer: {args.layer} is not accepted: 0 to {gpt_cfg.n_layers - 1} (n_layers={gpt_cfg.n_layers})")
+        parser.error(
+            f"argument --layer: {args.layer} is not accepted: 0 to {gpt_cfg.n_layers - 1} (n_layers={gpt_cfg.n_layers})"
+        )
     if not 0 <= args.head < gpt_cfg.n_heads:
-        parser.error(f"argument --head: {args.head} is not accepted: 0 to {gpt_cfg.n_heads - 1} (n_heads={gpt_cfg.n_heads})")
+        parser.error(
+            f"argument --head: {args.head} is not accepted: 0 to {gpt_cfg.n_heads - 1} (n_heads={gpt_cfg.n_heads})"
+        )
     return gpt_cfg, train_cfg
 
 
@@ -110,9 +174,19 @@ def example_defaults(example: Example) -> dict[str, object]:
     """The flag values (argparse dests) that run ``example``: its text and every config field."""
     g, t = example.gpt, example.train
     return {
-        "text": example.text, "d_model": g.d_model, "n_heads": g.n_heads, "n_layers": g.n_layers, "d_ff": g.d_ff,
-        "max_len": g.max_len, "norm": g.norm, "positions": g.positions, "lr": t.lr, "epochs": t.epochs,
-        "seed": t.seed, "early_stop": t.early_stop_loss, "window": t.window,
+        "text": example.text,
+        "d_model": g.d_model,
+        "n_heads": g.n_heads,
+        "n_layers": g.n_layers,
+        "d_ff": g.d_ff,
+        "max_len": g.max_len,
+        "norm": g.norm,
+        "positions": g.positions,
+        "lr": t.lr,
+        "epochs": t.epochs,
+        "seed": t.seed,
+        "early_stop": t.early_stop_loss,
+        "window": t.window,
     }
 
 
@@ -173,8 +247,11 @@ def run(
 
     Trainer(tm).run(on_step)
     if tm.stop_reason == StopReason.EARLY_STOP and (len(tm.losses) - 1) % log_every:
-        print(f"\nEpoch {len(tm.losses) - 1}, loss={tm.losses[-1]:.6f}  (early stop: loss < {train_cfg.early_stop_loss:g})",
-              file=out)
+        print(
+            f"\nEpoch {len(tm.losses) - 1}, loss={tm.losses[-1]:.6f}  "
+            f"(early stop: loss < {train_cfg.early_stop_loss:g})",
+            file=out,
+        )
 
     model = tm.model.eval()
     window = text[: tm.window]

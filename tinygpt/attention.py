@@ -230,7 +230,8 @@ class DotSpec:
 
 @dataclass(frozen=True)
 class CopySpec:
-    """cell[i, j] is copied from the source of the shown output at ``index(i, j, head, d_head)``: nothing is computed."""
+    """cell[i, j] is copied from the source of the shown output at ``index(i, j, head, d_head)``: nothing is
+    computed."""
 
     source: tuple[tuple[str, str], ...]
     index: Callable[[int, int, int, int], tuple[int, ...]]
@@ -322,30 +323,88 @@ def _numbered(*steps: Step) -> tuple[Step, ...]:
 
 
 STEPS: tuple[Step, ...] = _numbered(
-    Step("projection", r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V", ("B", "T", "d_model"), ("Q", "K", "V"),
-         project, frozenset(), DotSpec("x", "W_{o}", "row", "x_{{{i}}}", "W_{{{o}}}[:,{j}]")),
-    Step("split_heads", r"(B, T, d_{model}) \rightarrow (B, h, T, d_{head}),\quad d_{head} = d_{model}/h",
-         ("B", "h", "T", "d_head"), ("Q_h", "K_h", "V_h"), split_heads, frozenset(),
-         CopySpec((("Q_h", "Q"), ("K_h", "K"), ("V_h", "V")), lambda i, j, head, d_head: (i, head * d_head + j))),
-    Step("scores", r"S = QK^{\top},\quad S_{ij} = q_i \cdot k_j", ("B", "h", "T", "T"), ("S",),
-         scores, frozenset({"edits"}), ScoreSpec()),
-    Step("scale", r"\tilde S = \frac{S}{\sqrt{d_{head}}}", ("B", "h", "T", "T"), ("S_scaled",),
-         scale_scores, frozenset({"divisor"}), ScoreSpec()),
-    Step("mask", r"\tilde S_{ij} = -\infty \quad \text{if } j > i", ("B", "h", "T", "T"), ("S_masked",),
-         causal_mask, frozenset({"causal_mask"}), ScoreSpec()),
-    Step("softmax", r"\alpha_{ij} = \frac{\exp(\tilde S_{ij}/\tau)}{\sum_{k} \exp(\tilde S_{ik}/\tau)},"
-         r"\quad \sum_j \alpha_{ij} = 1", ("B", "h", "T", "T"), ("alpha",),
-         softmax, frozenset({"temperature", "uniform_heads"}), ScoreSpec()),
-    Step("weighted_sum", r"o_i = \sum_j \alpha_{ij} v_j,\quad O = \alpha V", ("B", "h", "T", "d_head"), ("heads",),
-         weighted_sum, frozenset({"heads_off"}),
-         DotSpec("alpha", "V_h", "col", r"\alpha_{{{i},:}}", "v_{{:,{j}}}")),
-    Step("merge_heads",
-         r"\mathrm{Concat}(o^{(1)}, \ldots, o^{(h)}):\ (B, h, T, d_{head}) \rightarrow (B, T, d_{model})",
-         ("B", "T", "d_model"), ("merged",), merge_heads, frozenset(),
-         CopySpec((("merged", "heads"),), lambda i, j, head, d_head: (j // d_head, i, j % d_head))),
-    Step("output_projection", r"\mathrm{MultiHead}(X) = \mathrm{Concat}(o^{(1)}, \ldots, o^{(h)})\,W_O",
-         ("B", "T", "d_model"), ("out",), output_projection, frozenset(),
-         DotSpec("merged", "W_O", "row", r"\mathrm{{merged}}_{{{i}}}", "W_O[:,{j}]")),
+    Step(
+        "projection",
+        r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V",
+        ("B", "T", "d_model"),
+        ("Q", "K", "V"),
+        project,
+        frozenset(),
+        DotSpec("x", "W_{o}", "row", "x_{{{i}}}", "W_{{{o}}}[:,{j}]"),
+    ),
+    Step(
+        "split_heads",
+        r"(B, T, d_{model}) \rightarrow (B, h, T, d_{head}),\quad d_{head} = d_{model}/h",
+        ("B", "h", "T", "d_head"),
+        ("Q_h", "K_h", "V_h"),
+        split_heads,
+        frozenset(),
+        CopySpec((("Q_h", "Q"), ("K_h", "K"), ("V_h", "V")), lambda i, j, head, d_head: (i, head * d_head + j)),
+    ),
+    Step(
+        "scores",
+        r"S = QK^{\top},\quad S_{ij} = q_i \cdot k_j",
+        ("B", "h", "T", "T"),
+        ("S",),
+        scores,
+        frozenset({"edits"}),
+        ScoreSpec(),
+    ),
+    Step(
+        "scale",
+        r"\tilde S = \frac{S}{\sqrt{d_{head}}}",
+        ("B", "h", "T", "T"),
+        ("S_scaled",),
+        scale_scores,
+        frozenset({"divisor"}),
+        ScoreSpec(),
+    ),
+    Step(
+        "mask",
+        r"\tilde S_{ij} = -\infty \quad \text{if } j > i",
+        ("B", "h", "T", "T"),
+        ("S_masked",),
+        causal_mask,
+        frozenset({"causal_mask"}),
+        ScoreSpec(),
+    ),
+    Step(
+        "softmax",
+        r"\alpha_{ij} = \frac{\exp(\tilde S_{ij}/\tau)}{\sum_{k} \exp(\tilde S_{ik}/\tau)},"
+        r"\quad \sum_j \alpha_{ij} = 1",
+        ("B", "h", "T", "T"),
+        ("alpha",),
+        softmax,
+        frozenset({"temperature", "uniform_heads"}),
+        ScoreSpec(),
+    ),
+    Step(
+        "weighted_sum",
+        r"o_i = \sum_j \alpha_{ij} v_j,\quad O = \alpha V",
+        ("B", "h", "T", "d_head"),
+        ("heads",),
+        weighted_sum,
+        frozenset({"heads_off"}),
+        DotSpec("alpha", "V_h", "col", r"\alpha_{{{i},:}}", "v_{{:,{j}}}"),
+    ),
+    Step(
+        "merge_heads",
+        r"\mathrm{Concat}(o^{(1)}, \ldots, o^{(h)}):\ (B, h, T, d_{head}) \rightarrow (B, T, d_{model})",
+        ("B", "T", "d_model"),
+        ("merged",),
+        merge_heads,
+        frozenset(),
+        CopySpec((("merged", "heads"),), lambda i, j, head, d_head: (j // d_head, i, j % d_head)),
+    ),
+    Step(
+        "output_projection",
+        r"\mathrm{MultiHead}(X) = \mathrm{Concat}(o^{(1)}, \ldots, o^{(h)})\,W_O",
+        ("B", "T", "d_model"),
+        ("out",),
+        output_projection,
+        frozenset(),
+        DotSpec("merged", "W_O", "row", r"\mathrm{{merged}}_{{{i}}}", "W_O[:,{j}]"),
+    ),
 )
 
 STEP_IDS: tuple[str, ...] = tuple(s.id for s in STEPS)
@@ -368,9 +427,7 @@ def first_affected_step(old: Switches, new: Switches) -> int:
     return next((k for k, step in enumerate(STEPS) if step.reads & changed), len(STEPS))
 
 
-def run_steps(
-    state: State, weights: Weights, switches: Switches = DEFAULT_SWITCHES, start: int = 0
-) -> State:
+def run_steps(state: State, weights: Weights, switches: Switches = DEFAULT_SWITCHES, start: int = 0) -> State:
     """Run STEPS[start:] on ``state`` and return the state with every step's tensors added.
 
     Args:

@@ -18,6 +18,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+
 from tinygpt.arrays import ArrayLike, to_numpy
 from tinygpt.formatting import format_probability
 
@@ -29,9 +30,7 @@ def position_labels(chars: Sequence[str]) -> list[str]:
     return [f"{i} {c}" for i, c in enumerate(chars)]
 
 
-def matrix_frame(
-    values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str]
-) -> pd.DataFrame:
+def matrix_frame(values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str]) -> pd.DataFrame:
     """A (R, C) matrix as a table indexed by the labels (what the page shows beside a heatmap)."""
     arr = to_numpy(values)
     return pd.DataFrame(arr, index=list(row_labels), columns=list(col_labels))
@@ -79,20 +78,41 @@ def heatmap(
         scale = alt.Scale(scheme="blueorange", domain=[-bound, bound], domainMid=0, clamp=True)
     size = cell or max(8, min(48, 360 // max(R, 1)))
     cell_w = max(1, min(size, 640 // C))  # wide matrices (T × d_model) get thin columns
-    x = alt.X("col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90, labelOverlap=True))
+    x = alt.X(
+        "col:N",
+        sort=list(col_labels),
+        title=col_title,
+        axis=alt.Axis(labelAngle=0 if C <= 16 else -90, labelOverlap=True),
+    )
     y = alt.Y("row:N", sort=list(row_labels), title=row_title)
     base = alt.Chart(df).encode(x=x, y=y)
-    cells = base.transform_filter("!datum.masked").mark_rect().encode(
-        color=alt.Color("value:Q", scale=scale, title=value_title),
-        tooltip=[alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col"),
-                 alt.Tooltip("value:Q", format=".4f", title=value_title)],
+    cells = (
+        base.transform_filter("!datum.masked")
+        .mark_rect()
+        .encode(
+            color=alt.Color("value:Q", scale=scale, title=value_title),
+            tooltip=[
+                alt.Tooltip("row:N", title=row_title or "row"),
+                alt.Tooltip("col:N", title=col_title or "col"),
+                alt.Tooltip("value:Q", format=".4f", title=value_title),
+            ],
+        )
     )
-    hidden = base.transform_filter("datum.masked").mark_rect(color=MASK_COLOR, stroke="white").encode(
-        tooltip=[alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col"),
-                 alt.Tooltip("masked:N", title=masked_label)],
+    hidden = (
+        base.transform_filter("datum.masked")
+        .mark_rect(color=MASK_COLOR, stroke="white")
+        .encode(
+            tooltip=[
+                alt.Tooltip("row:N", title=row_title or "row"),
+                alt.Tooltip("col:N", title=col_title or "col"),
+                alt.Tooltip("masked:N", title=masked_label),
+            ],
+        )
     )
     return alt.layer(cells, hidden).properties(
-        title=title, width=cell_w * C, height=size * R,
+        title=title,
+        width=cell_w * C,
+        height=size * R,
         # width/height are the cells' area; axes and legend are added around it
         autosize=alt.AutoSizeParams(type="pad", contains="content"),
     )
@@ -186,8 +206,9 @@ def _set_signed_domain(node: object, bound: float) -> None:
 
 
 @functools.lru_cache(maxsize=128)
-def _heatmap_template(R: int, C: int, row_labels: tuple[str, ...], col_labels: tuple[str, ...],
-                      options: tuple[tuple[str, object], ...]) -> str:
+def _heatmap_template(
+    R: int, C: int, row_labels: tuple[str, ...], col_labels: tuple[str, ...], options: tuple[tuple[str, object], ...]
+) -> str:
     chart = heatmap(np.ones((R, C)), row_labels, col_labels, **dict(options))
     spec = vega_spec(chart)
     spec.pop("datasets", None)
@@ -196,8 +217,13 @@ def _heatmap_template(R: int, C: int, row_labels: tuple[str, ...], col_labels: t
 
 
 def heatmap_spec(
-    values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str], *,
-    masked: ArrayLike | None = None, bound: float | None = None, **options: object,
+    values: ArrayLike,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    masked: ArrayLike | None = None,
+    bound: float | None = None,
+    **options: object,
 ) -> dict:
     """The Vega-Lite dict of :func:`heatmap` (same arguments, same picture), built fast.
 
@@ -217,14 +243,20 @@ def heatmap_spec(
             bound = float(np.abs(finite).max()) if finite.size else 1.0
         _set_signed_domain(spec, bound or 1.0)
     if not bool(cells["masked"].any()):  # no grey layer, and no filter the browser evaluates per cell
-        spec["layer"] = [{**layer, "transform": [t for t in layer.get("transform", []) if t != {"filter": "!datum.masked"}]}
-                         for layer in spec["layer"] if {"filter": "datum.masked"} not in layer.get("transform", [])]
+        spec["layer"] = [
+            {**layer, "transform": [t for t in layer.get("transform", []) if t != {"filter": "!datum.masked"}]}
+            for layer in spec["layer"]
+            if {"filter": "datum.masked"} not in layer.get("transform", [])
+        ]
     spec["datasets"] = {_DATA_NAME: pa.table(cells)}
     return use_canvas(spec, R * C)
 
 
 def _grid_frame(
-    arr: np.ndarray, panel_labels: Sequence[str], row_labels: Sequence[str], col_labels: Sequence[str],
+    arr: np.ndarray,
+    panel_labels: Sequence[str],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
     masked: ArrayLike | None = None,
 ) -> pd.DataFrame:
     """:func:`_grid_columns` as a DataFrame (what an Altair chart takes)."""
@@ -232,7 +264,10 @@ def _grid_frame(
 
 
 def _grid_columns(
-    arr: np.ndarray, panel_labels: Sequence[str], row_labels: Sequence[str], col_labels: Sequence[str],
+    arr: np.ndarray,
+    panel_labels: Sequence[str],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
     masked: ArrayLike | None = None,
 ) -> dict[str, np.ndarray]:
     """Long table of (P, R, C) matrices: columns panel, row, col, value (finite; 0 if masked), masked."""
@@ -288,27 +323,62 @@ def alpha_grid(
     P, R, C = arr.shape
     df = _grid_frame(arr, panel_labels, row_labels, col_labels, masked)
     show_labels = R <= 16
-    x = alt.X("col:N", sort=list(col_labels), title=col_title,
-              axis=alt.Axis(labels=show_labels, ticks=show_labels, labelAngle=0))
+    x = alt.X(
+        "col:N",
+        sort=list(col_labels),
+        title=col_title,
+        axis=alt.Axis(labels=show_labels, ticks=show_labels, labelAngle=0),
+    )
     y = alt.Y("row:N", sort=list(row_labels), title=row_title, axis=alt.Axis(labels=show_labels, ticks=show_labels))
-    where = [alt.Tooltip("panel:N", title=panel_title or " "), alt.Tooltip("row:N", title=row_title or "row"),
-             alt.Tooltip("col:N", title=col_title or "col")]
-    cells = alt.Chart().transform_filter("!datum.masked").mark_rect().encode(
-        x=x, y=y, color=alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title=value_title,
-                                  legend=alt.Undefined if legend else None),
-        tooltip=where + [alt.Tooltip("value:Q", format=".4f", title=value_title)],
+    where = [
+        alt.Tooltip("panel:N", title=panel_title or " "),
+        alt.Tooltip("row:N", title=row_title or "row"),
+        alt.Tooltip("col:N", title=col_title or "col"),
+    ]
+    cells = (
+        alt.Chart()
+        .transform_filter("!datum.masked")
+        .mark_rect()
+        .encode(
+            x=x,
+            y=y,
+            color=alt.Color(
+                "value:Q",
+                scale=alt.Scale(scheme="viridis", domain=[0, 1]),
+                title=value_title,
+                legend=alt.Undefined if legend else None,
+            ),
+            tooltip=where + [alt.Tooltip("value:Q", format=".4f", title=value_title)],
+        )
     )
-    hidden = alt.Chart().transform_filter("datum.masked").mark_rect(color=MASK_COLOR).encode(
-        x=x, y=y, tooltip=where + [alt.Tooltip("masked:N", title=masked_label)],
+    hidden = (
+        alt.Chart()
+        .transform_filter("datum.masked")
+        .mark_rect(color=MASK_COLOR)
+        .encode(
+            x=x,
+            y=y,
+            tooltip=where + [alt.Tooltip("masked:N", title=masked_label)],
+        )
     )
-    return alt.layer(cells, hidden, data=df).properties(width=panel_size, height=panel_size).facet(
-        facet=alt.Facet("panel:N", sort=list(panel_labels), title=None), columns=columns,
+    return (
+        alt.layer(cells, hidden, data=df)
+        .properties(width=panel_size, height=panel_size)
+        .facet(
+            facet=alt.Facet("panel:N", sort=list(panel_labels), title=None),
+            columns=columns,
+        )
     )
 
 
 @functools.lru_cache(maxsize=64)
-def _grid_template(shape: tuple[int, int, int], panel_labels: tuple[str, ...], row_labels: tuple[str, ...],
-                   col_labels: tuple[str, ...], options: tuple[tuple[str, object], ...]) -> str:
+def _grid_template(
+    shape: tuple[int, int, int],
+    panel_labels: tuple[str, ...],
+    row_labels: tuple[str, ...],
+    col_labels: tuple[str, ...],
+    options: tuple[tuple[str, object], ...],
+) -> str:
     chart = alpha_grid(np.zeros(shape), panel_labels, row_labels, col_labels, **dict(options))
     spec = vega_spec(chart)
     spec.pop("datasets", None)
@@ -317,8 +387,13 @@ def _grid_template(shape: tuple[int, int, int], panel_labels: tuple[str, ...], r
 
 
 def alpha_grid_spec(
-    alphas: ArrayLike, panel_labels: Sequence[str], row_labels: Sequence[str], col_labels: Sequence[str], *,
-    masked: ArrayLike | None = None, **options: object,
+    alphas: ArrayLike,
+    panel_labels: Sequence[str],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    masked: ArrayLike | None = None,
+    **options: object,
 ) -> dict:
     """The Vega-Lite dict of :func:`alpha_grid` (same arguments, same picture), built fast.
 
@@ -327,14 +402,21 @@ def alpha_grid_spec(
     """
     arr = to_numpy(alphas, floats=True)
     P, R, C = arr.shape
-    spec = json.loads(_grid_template((P, R, C), tuple(panel_labels), tuple(row_labels), tuple(col_labels),
-                                     tuple(sorted(options.items()))))
+    spec = json.loads(
+        _grid_template(
+            (P, R, C), tuple(panel_labels), tuple(row_labels), tuple(col_labels), tuple(sorted(options.items()))
+        )
+    )
     spec["datasets"] = {_DATA_NAME: pa.table(_grid_columns(arr, panel_labels, row_labels, col_labels, masked))}
     return use_canvas(spec, P * R * C)
 
 
 def loss_chart(
-    history: pd.DataFrame, *, title: str = "", x_title: str = "step", y_title: str = "loss",
+    history: pd.DataFrame,
+    *,
+    title: str = "",
+    x_title: str = "step",
+    y_title: str = "loss",
     series_title: str = "run",
 ) -> alt.Chart:
     """Loss against step on a log y axis.
@@ -346,7 +428,11 @@ def loss_chart(
     df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
     # Run labels start with the setting changed last (tinygpt.ui.jobs.run_labels), so the legend's
     # ellipsis keeps the part that tells the runs apart; the full label is in the runs table.
-    color = alt.Color("run:N", title=series_title, legend=alt.Legend(labelLimit=240)) if "run" in df.columns else alt.value("#1f77b4")
+    color = (
+        alt.Color("run:N", title=series_title, legend=alt.Legend(labelLimit=240))
+        if "run" in df.columns
+        else alt.value("#1f77b4")
+    )
     return (
         alt.Chart(df)
         .mark_line(point=len(df) < 60)
@@ -368,8 +454,9 @@ def _bars_columns(probs: ArrayLike, chars: Sequence[str], highlight: str | None)
     return {"char": list(chars), "p": arr, "chosen": [c == highlight for c in chars]}
 
 
-def _bars_layout(data: pd.DataFrame | alt.NamedData, chars: Sequence[str], title: str, x_title: str,
-                 y_title: str) -> alt.Chart:
+def _bars_layout(
+    data: pd.DataFrame | alt.NamedData, chars: Sequence[str], title: str, x_title: str, y_title: str
+) -> alt.Chart:
     return (
         alt.Chart(data)
         .mark_bar()
@@ -384,8 +471,13 @@ def _bars_layout(data: pd.DataFrame | alt.NamedData, chars: Sequence[str], title
 
 
 def probability_bars(
-    probs: ArrayLike, chars: Sequence[str], *, title: str = "", highlight: str | None = None,
-    x_title: str = "character", y_title: str = "probability",
+    probs: ArrayLike,
+    chars: Sequence[str],
+    *,
+    title: str = "",
+    highlight: str | None = None,
+    x_title: str = "character",
+    y_title: str = "probability",
 ) -> alt.Chart:
     """Bars of a distribution over characters on a fixed [0, 1] axis; ``highlight`` is coloured.
 
@@ -399,12 +491,19 @@ def probability_bars(
 
 @functools.lru_cache(maxsize=32)
 def _bars_template(chars: tuple[str, ...], title: str, x_title: str, y_title: str) -> str:
-    return json.dumps(_bars_layout(alt.NamedData(name=_DATA_NAME), chars, title, x_title, y_title).to_dict(validate=False))
+    return json.dumps(
+        _bars_layout(alt.NamedData(name=_DATA_NAME), chars, title, x_title, y_title).to_dict(validate=False)
+    )
 
 
 def probability_bars_spec(
-    probs: ArrayLike, chars: Sequence[str], *, title: str = "", highlight: str | None = None,
-    x_title: str = "character", y_title: str = "probability",
+    probs: ArrayLike,
+    chars: Sequence[str],
+    *,
+    title: str = "",
+    highlight: str | None = None,
+    x_title: str = "character",
+    y_title: str = "probability",
 ) -> dict:
     """The Vega-Lite dict of :func:`probability_bars` (same arguments, same picture), built fast:
     the layout is built with Altair once per characters and titles; the bars are the dataset
@@ -426,9 +525,17 @@ def panel_columns(V: int, panels: int, page_width: int = 1000, most: int = 4) ->
 
 
 def next_char_panels(
-    probs: ArrayLike, chars: Sequence[str], panel_labels: Sequence[str], expected: Sequence[str], *,
-    top_label: str = "most likely", other_label: str = "other", expected_label: str = "training target",
-    x_title: str = "character", y_title: str = "probability", columns: int = 4,
+    probs: ArrayLike,
+    chars: Sequence[str],
+    panel_labels: Sequence[str],
+    expected: Sequence[str],
+    *,
+    top_label: str = "most likely",
+    other_label: str = "other",
+    expected_label: str = "training target",
+    x_title: str = "character",
+    y_title: str = "probability",
+    columns: int = 4,
 ) -> alt.FacetChart:
     """Small multiples: the next-character distribution at each position, one panel per row.
 
@@ -447,43 +554,79 @@ def next_char_panels(
     arr = to_numpy(probs, floats=True)
     T, V = arr.shape
     if len(panel_labels) != T or len(expected) != T or len(chars) != V:
-        raise ValueError(f"{len(panel_labels)} panels / {len(expected)} targets / {len(chars)} chars do not match {T}×{V}")
+        raise ValueError(
+            f"{len(panel_labels)} panels / {len(expected)} targets / {len(chars)} chars do not match {T}×{V}"
+        )
     top = arr.argmax(axis=1)
-    df = pd.DataFrame({
-        "panel": np.repeat(np.asarray(panel_labels, dtype=object), V),
-        "char": np.tile(np.asarray(chars, dtype=object), T),
-        "p": arr.reshape(-1),
-        "kind": [top_label if top[i] == j else other_label for i in range(T) for j in range(V)],
-        "target": [expected_label if chars[j] in expected[i] else "" for i in range(T) for j in range(V)],
-    })
+    df = pd.DataFrame(
+        {
+            "panel": np.repeat(np.asarray(panel_labels, dtype=object), V),
+            "char": np.tile(np.asarray(chars, dtype=object), T),
+            "p": arr.reshape(-1),
+            "kind": [top_label if top[i] == j else other_label for i in range(T) for j in range(V)],
+            "target": [expected_label if chars[j] in expected[i] else "" for i in range(T) for j in range(V)],
+        }
+    )
     df["p_text"] = [format_probability(v) for v in df["p"]]
     x = alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0))
-    tooltip = [alt.Tooltip("panel:N", title=" "), alt.Tooltip("char:N", title=x_title),
-               alt.Tooltip("p_text:N", title=y_title)]
-    bars = alt.Chart().mark_bar().encode(
-        x=x, y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
-        color=alt.Color("kind:N", scale=alt.Scale(domain=[top_label, other_label], range=["#e45756", "#4c78a8"]),
-                        legend=alt.Legend(title=None, orient="top")),
-        tooltip=tooltip,
+    tooltip = [
+        alt.Tooltip("panel:N", title=" "),
+        alt.Tooltip("char:N", title=x_title),
+        alt.Tooltip("p_text:N", title=y_title),
+    ]
+    bars = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=x,
+            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+            color=alt.Color(
+                "kind:N",
+                scale=alt.Scale(domain=[top_label, other_label], range=["#e45756", "#4c78a8"]),
+                legend=alt.Legend(title=None, orient="top"),
+            ),
+            tooltip=tooltip,
+        )
     )
-    marks = alt.Chart().transform_filter("datum.target != ''").transform_calculate(
-        above="min(datum.p + 0.12, 1.12)"
-    ).mark_point(filled=True, size=70, color="#262730").encode(
-        x=x, y=alt.Y("above:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
-        shape=alt.Shape("target:N", scale=alt.Scale(domain=[expected_label], range=["triangle-down"]),
-                        legend=alt.Legend(title=None, orient="top")),
-        tooltip=tooltip,
+    marks = (
+        alt.Chart()
+        .transform_filter("datum.target != ''")
+        .transform_calculate(above="min(datum.p + 0.12, 1.12)")
+        .mark_point(filled=True, size=70, color="#262730")
+        .encode(
+            x=x,
+            y=alt.Y("above:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+            shape=alt.Shape(
+                "target:N",
+                scale=alt.Scale(domain=[expected_label], range=["triangle-down"]),
+                legend=alt.Legend(title=None, orient="top"),
+            ),
+            tooltip=tooltip,
+        )
     )
-    return alt.layer(bars, marks, data=df).properties(width=panel_width(V), height=140).facet(
-        facet=alt.Facet("panel:N", sort=list(panel_labels), title=None, header=alt.Header(labelFontSize=13)),
-        columns=columns,
+    return (
+        alt.layer(bars, marks, data=df)
+        .properties(width=panel_width(V), height=140)
+        .facet(
+            facet=alt.Facet("panel:N", sort=list(panel_labels), title=None, header=alt.Header(labelFontSize=13)),
+            columns=columns,
+        )
     )
 
 
 def paired_probability_bars(
-    first: ArrayLike, second: ArrayLike, chars: Sequence[str], *, labels: tuple[str, str] = ("p", "p_τ"),
-    chosen: str | None = None, target: str = "", chosen_label: str = "chosen", target_label: str = "training target",
-    title: str = "", x_title: str = "character", y_title: str = "probability",
+    first: ArrayLike,
+    second: ArrayLike,
+    chars: Sequence[str],
+    *,
+    labels: tuple[str, str] = ("p", "p_τ"),
+    chosen: str | None = None,
+    target: str = "",
+    chosen_label: str = "chosen",
+    target_label: str = "training target",
+    title: str = "",
+    x_title: str = "character",
+    y_title: str = "probability",
 ) -> alt.LayerChart:
     """Two distributions over the same characters as side-by-side bars (e.g. p and p_τ).
 
@@ -496,26 +639,40 @@ def paired_probability_bars(
         Grouped bars (blue = first, orange = second) on a fixed [0, 1] axis, with tooltips; the
         marks have their own legend. A character both chosen and target gets ◆ with ▼ above it.
     """
+
     def _np(a: ArrayLike) -> np.ndarray:
         return to_numpy(a, floats=True)
 
     p, q = _np(first), _np(second)
     V = len(chars)
-    df = pd.DataFrame({
-        "char": list(chars) * 2,
-        "series": [labels[0]] * V + [labels[1]] * V,
-        "p": np.concatenate([p, q]),
-    })
+    df = pd.DataFrame(
+        {
+            "char": list(chars) * 2,
+            "series": [labels[0]] * V + [labels[1]] * V,
+            "p": np.concatenate([p, q]),
+        }
+    )
     df["p_text"] = [format_probability(v) for v in df["p"]]
     x = alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0))
-    bars = alt.Chart(df).mark_bar().encode(
-        x=x,
-        xOffset=alt.XOffset("series:N", sort=list(labels)),
-        y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
-        color=alt.Color("series:N", sort=list(labels), scale=alt.Scale(domain=list(labels), range=["#4c78a8", "#f58518"]),
-                        legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
-        tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("series:N", title=" "),
-                 alt.Tooltip("p_text:N", title=y_title)],
+    bars = (
+        alt.Chart(df)
+        .mark_bar()
+        .encode(
+            x=x,
+            xOffset=alt.XOffset("series:N", sort=list(labels)),
+            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+            color=alt.Color(
+                "series:N",
+                sort=list(labels),
+                scale=alt.Scale(domain=list(labels), range=["#4c78a8", "#f58518"]),
+                legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0),
+            ),
+            tooltip=[
+                alt.Tooltip("char:N", title=x_title),
+                alt.Tooltip("series:N", title=" "),
+                alt.Tooltip("p_text:N", title=y_title),
+            ],
+        )
     )
     rows = []
     for j, c in enumerate(chars):
@@ -526,20 +683,31 @@ def paired_probability_bars(
             rows.append({"char": c, "mark": target_label, "y": min(height + (0.22 if c == chosen else 0.1), 1.22)})
     layers = [bars]
     if rows:
-        layers.append(alt.Chart(pd.DataFrame(rows)).mark_point(filled=True, size=90, color="#262730").encode(
-            x=x, y=alt.Y("y:Q", scale=alt.Scale(domain=[0, 1])),
-            shape=alt.Shape("mark:N", scale=alt.Scale(domain=[target_label, chosen_label], range=["triangle-down", "diamond"]),
-                            legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)),
-            tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("mark:N", title=" ")],
-        ))
+        layers.append(
+            alt.Chart(pd.DataFrame(rows))
+            .mark_point(filled=True, size=90, color="#262730")
+            .encode(
+                x=x,
+                y=alt.Y("y:Q", scale=alt.Scale(domain=[0, 1])),
+                shape=alt.Shape(
+                    "mark:N",
+                    scale=alt.Scale(domain=[target_label, chosen_label], range=["triangle-down", "diamond"]),
+                    legend=alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0),
+                ),
+                tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("mark:N", title=" ")],
+            )
+        )
     return alt.layer(*layers).properties(
-        title=title, height=200, width=max(240, min(80 * V, 960)),
+        title=title,
+        height=200,
+        width=max(240, min(80 * V, 960)),
         autosize=alt.AutoSizeParams(type="pad", contains="content"),  # width/height are the plot area
     )
 
 
 def _vector_columns(
-    vectors: Sequence[tuple[str, Sequence[float]]], origins: Sequence[Sequence[float] | None] | None,
+    vectors: Sequence[tuple[str, Sequence[float]]],
+    origins: Sequence[Sequence[float] | None] | None,
 ) -> tuple[dict[str, list], list[float]]:
     """The rows of :func:`vector_picture` (one per arrow: name, start, tip, components, angle,
     order) and the axes' shared symmetric domain [-e, e], e = ⌈1.15 · largest |coordinate|⌉ ≥ 1.
@@ -548,12 +716,21 @@ def _vector_columns(
     for k, (name, v) in enumerate(vectors):
         if len(v) != 2:
             raise ValueError(f"vector {name!r} has {len(v)} components; a 2-D picture needs 2")
-        x0, y0 = (origins[k] if origins is not None and origins[k] is not None else (0.0, 0.0))
+        x0, y0 = origins[k] if origins is not None and origins[k] is not None else (0.0, 0.0)
         x, y = float(v[0]), float(v[1])
         # Vega rotates a point mark clockwise from "up"; the arrow points along (x, y).
         angle = float((90.0 - np.degrees(np.arctan2(y, x))) % 360.0)
-        for key, value in (("name", name), ("x0", float(x0)), ("y0", float(y0)), ("x1", float(x0) + x), ("y1", float(y0) + y),
-                           ("x", x), ("y", y), ("angle", angle), ("order", k)):
+        for key, value in (
+            ("name", name),
+            ("x0", float(x0)),
+            ("y0", float(y0)),
+            ("x1", float(x0) + x),
+            ("y1", float(y0) + y),
+            ("x", x),
+            ("y", y),
+            ("angle", angle),
+            ("order", k),
+        ):
             columns[key].append(value)
     extent = max([1.0] + [abs(value) for key in ("x0", "y0", "x1", "y1") for value in columns[key]])
     extent = float(np.ceil(extent * 1.15))
@@ -561,34 +738,60 @@ def _vector_columns(
 
 
 def _vector_layout(
-    data: pd.DataFrame | alt.NamedData, domain: Sequence[float], names: Sequence[str], title: str, x_title: str,
-    y_title: str, name_title: str, size: int,
+    data: pd.DataFrame | alt.NamedData,
+    domain: Sequence[float],
+    names: Sequence[str],
+    title: str,
+    x_title: str,
+    y_title: str,
+    name_title: str,
+    size: int,
 ) -> alt.LayerChart:
     domain = list(domain)
     color = alt.Color("name:N", sort=list(names), scale=alt.Scale(scheme="tableau10"), title=name_title)
-    tooltip = [alt.Tooltip("name:N", title=name_title), alt.Tooltip("x:Q", format=".3f", title=x_title),
-               alt.Tooltip("y:Q", format=".3f", title=y_title)]
+    tooltip = [
+        alt.Tooltip("name:N", title=name_title),
+        alt.Tooltip("x:Q", format=".3f", title=x_title),
+        alt.Tooltip("y:Q", format=".3f", title=y_title),
+    ]
     x_enc = alt.X("x0:Q", scale=alt.Scale(domain=domain, nice=False), title=x_title)
     y_enc = alt.Y("y0:Q", scale=alt.Scale(domain=domain, nice=False), title=y_title)
     base = alt.Chart(data)
-    shafts = base.mark_rule(strokeWidth=2.5).encode(x=x_enc, y=y_enc, x2="x1:Q", y2="y1:Q", color=color, tooltip=tooltip)
+    shafts = base.mark_rule(strokeWidth=2.5).encode(
+        x=x_enc, y=y_enc, x2="x1:Q", y2="y1:Q", color=color, tooltip=tooltip
+    )
     heads = base.mark_point(shape="triangle-up", filled=True, size=120, opacity=1).encode(
-        x=alt.X("x1:Q", scale=alt.Scale(domain=domain, nice=False)), y=alt.Y("y1:Q", scale=alt.Scale(domain=domain, nice=False)),
-        angle=alt.Angle("angle:Q", scale=None), color=color, tooltip=tooltip)
+        x=alt.X("x1:Q", scale=alt.Scale(domain=domain, nice=False)),
+        y=alt.Y("y1:Q", scale=alt.Scale(domain=domain, nice=False)),
+        angle=alt.Angle("angle:Q", scale=None),
+        color=color,
+        tooltip=tooltip,
+    )
     labels = base.mark_text(align="left", dx=8, dy=-8, fontSize=13, fontWeight="bold").encode(
-        x="x1:Q", y="y1:Q", text="name:N", color=alt.Color("name:N", sort=list(names), scale=alt.Scale(scheme="tableau10"), legend=None))
+        x="x1:Q",
+        y="y1:Q",
+        text="name:N",
+        color=alt.Color("name:N", sort=list(names), scale=alt.Scale(scheme="tableau10"), legend=None),
+    )
     axes = alt.Chart(pd.DataFrame({"zero": [0.0]}))
     h_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(y="zero:Q")
     v_axis = axes.mark_rule(color="#999", strokeDash=[3, 3]).encode(x="zero:Q")
     return alt.layer(h_axis, v_axis, shafts, heads, labels).properties(
-        title=title, width=size, height=size,
+        title=title,
+        width=size,
+        height=size,
         autosize=alt.AutoSizeParams(type="pad", contains="content"),  # the plot area stays size × size on the page too
     )
 
 
 def vector_picture(
-    vectors: Sequence[tuple[str, Sequence[float]]], *, title: str = "", x_title: str = "x₁",
-    y_title: str = "x₂", name_title: str = "vector", origins: Sequence[Sequence[float] | None] | None = None,
+    vectors: Sequence[tuple[str, Sequence[float]]],
+    *,
+    title: str = "",
+    x_title: str = "x₁",
+    y_title: str = "x₂",
+    name_title: str = "vector",
+    origins: Sequence[Sequence[float] | None] | None = None,
     size: int = 240,
 ) -> alt.LayerChart:
     """2-D vectors drawn as arrows from the origin (or from ``origins[i]``) on equal, square axes.
@@ -606,20 +809,36 @@ def vector_picture(
         ValueError if a vector does not have exactly two components.
     """
     columns, domain = _vector_columns(vectors, origins)
-    return _vector_layout(pd.DataFrame(columns), domain, [name for name, _ in vectors], title, x_title, y_title,
-                          name_title, size)
+    return _vector_layout(
+        pd.DataFrame(columns), domain, [name for name, _ in vectors], title, x_title, y_title, name_title, size
+    )
 
 
 @functools.lru_cache(maxsize=64)
-def _vector_template(domain: tuple[float, float], names: tuple[str, ...], title: str, x_title: str, y_title: str,
-                     name_title: str, size: int) -> str:
-    return json.dumps(_vector_layout(alt.NamedData(name=_DATA_NAME), domain, names, title, x_title, y_title, name_title,
-                                     size).to_dict(validate=False))
+def _vector_template(
+    domain: tuple[float, float],
+    names: tuple[str, ...],
+    title: str,
+    x_title: str,
+    y_title: str,
+    name_title: str,
+    size: int,
+) -> str:
+    return json.dumps(
+        _vector_layout(
+            alt.NamedData(name=_DATA_NAME), domain, names, title, x_title, y_title, name_title, size
+        ).to_dict(validate=False)
+    )
 
 
 def vector_picture_spec(
-    vectors: Sequence[tuple[str, Sequence[float]]], *, title: str = "", x_title: str = "x₁",
-    y_title: str = "x₂", name_title: str = "vector", origins: Sequence[Sequence[float] | None] | None = None,
+    vectors: Sequence[tuple[str, Sequence[float]]],
+    *,
+    title: str = "",
+    x_title: str = "x₁",
+    y_title: str = "x₂",
+    name_title: str = "vector",
+    origins: Sequence[Sequence[float] | None] | None = None,
     size: int = 240,
 ) -> dict:
     """The Vega-Lite dict of :func:`vector_picture` (same arguments, same picture), built fast: the
@@ -627,8 +846,9 @@ def vector_picture_spec(
     ``"cells"``, so while the extent stays the browser only swaps the data. Raises ValueError if a
     vector does not have exactly two components."""
     columns, domain = _vector_columns(vectors, origins)
-    spec = json.loads(_vector_template(tuple(domain), tuple(name for name, _ in vectors), title, x_title, y_title,
-                                       name_title, size))
+    spec = json.loads(
+        _vector_template(tuple(domain), tuple(name for name, _ in vectors), title, x_title, y_title, name_title, size)
+    )
     spec.setdefault("datasets", {})[_DATA_NAME] = pa.table(columns)
     return spec
 
@@ -639,15 +859,24 @@ def vector_picture_spec(
 CHANGED_COLOR, SAME_COLOR = "#e69f00", "#0072b2"
 
 
-def _effects_frame(labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike,
-                   changed: ArrayLike, **marks: str) -> pd.DataFrame:
+def _effects_frame(
+    labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike, changed: ArrayLike, **marks: str
+) -> pd.DataFrame:
     """:func:`_effects_columns` as a DataFrame (what an Altair chart takes)."""
     return pd.DataFrame(_effects_columns(labels, own, new, delta, changed, **marks))
 
 
-def _effects_columns(labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike,
-                     changed: ArrayLike, *, changed_label: str = "changed", same_label: str = "same",
-                     mark: str = "▲") -> dict[str, object]:
+def _effects_columns(
+    labels: Sequence[str],
+    own: Sequence[str],
+    new: Sequence[str],
+    delta: ArrayLike,
+    changed: ArrayLike,
+    *,
+    changed_label: str = "changed",
+    same_label: str = "same",
+    mark: str = "▲",
+) -> dict[str, object]:
     """The rows of :func:`effects_chart` (one per position). Raises ValueError if the lengths differ."""
     d = np.nan_to_num(to_numpy(delta, floats=True).reshape(-1), nan=0.0, posinf=1.0, neginf=0.0)
     c = to_numpy(changed).reshape(-1).astype(bool)
@@ -655,14 +884,31 @@ def _effects_columns(labels: Sequence[str], own: Sequence[str], new: Sequence[st
     if not (len(own) == len(new) == d.size == c.size == T):
         raise ValueError(f"{T} labels, {len(own)}/{len(new)} predictions, {d.size} deltas, {c.size} marks do not match")
     status = np.where(c, changed_label, same_label)
-    return {"pos": list(labels), "own": list(own), "new": list(new), "delta": d, "status": status,
-            "mark": np.where(c, mark, ""), "top": np.minimum(d + 0.04, 1.0)}
+    return {
+        "pos": list(labels),
+        "own": list(own),
+        "new": list(new),
+        "delta": d,
+        "status": status,
+        "mark": np.where(c, mark, ""),
+        "top": np.minimum(d + 0.04, 1.0),
+    }
 
 
 def effects_chart(
-    labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike, changed: ArrayLike, *,
-    changed_label: str = "changed", same_label: str = "same", mark: str = "▲", x_title: str = "position",
-    y_title: str = "|Δp|", own_title: str = "own", new_title: str = "switched",
+    labels: Sequence[str],
+    own: Sequence[str],
+    new: Sequence[str],
+    delta: ArrayLike,
+    changed: ArrayLike,
+    *,
+    changed_label: str = "changed",
+    same_label: str = "same",
+    mark: str = "▲",
+    x_title: str = "position",
+    y_title: str = "|Δp|",
+    own_title: str = "own",
+    new_title: str = "switched",
 ) -> alt.LayerChart:
     """Bars of how much the switches move the prediction at each position, changes marked.
 
@@ -679,35 +925,67 @@ def effects_chart(
     df = _effects_frame(labels, own, new, delta, changed, changed_label=changed_label, same_label=same_label, mark=mark)
     T = len(labels)
     x = alt.X("pos:N", sort=list(labels), title=x_title, axis=alt.Axis(labelAngle=0 if T <= 16 else -90))
-    tooltip = [alt.Tooltip("pos:N", title=x_title), alt.Tooltip("own:N", title=own_title),
-               alt.Tooltip("new:N", title=new_title), alt.Tooltip("delta:Q", format=".4f", title=y_title),
-               alt.Tooltip("status:N", title=" ")]
+    tooltip = [
+        alt.Tooltip("pos:N", title=x_title),
+        alt.Tooltip("own:N", title=own_title),
+        alt.Tooltip("new:N", title=new_title),
+        alt.Tooltip("delta:Q", format=".4f", title=y_title),
+        alt.Tooltip("status:N", title=" "),
+    ]
     y_scale = alt.Scale(domain=[0, 1.08], nice=False)
-    bars = alt.Chart().mark_bar().encode(
-        x=x, y=alt.Y("delta:Q", scale=y_scale, title=y_title, axis=alt.Axis(values=[0, 0.25, 0.5, 0.75, 1])),
-        color=alt.Color("status:N", scale=alt.Scale(domain=[changed_label, same_label], range=[CHANGED_COLOR, SAME_COLOR]),
-                        legend=alt.Legend(title=None, orient="top")),
-        tooltip=tooltip,
+    bars = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=x,
+            y=alt.Y("delta:Q", scale=y_scale, title=y_title, axis=alt.Axis(values=[0, 0.25, 0.5, 0.75, 1])),
+            color=alt.Color(
+                "status:N",
+                scale=alt.Scale(domain=[changed_label, same_label], range=[CHANGED_COLOR, SAME_COLOR]),
+                legend=alt.Legend(title=None, orient="top"),
+            ),
+            tooltip=tooltip,
+        )
     )
-    marks = alt.Chart().transform_filter("datum.mark != ''").mark_text(
-        baseline="bottom", fontSize=14, fontWeight="bold", color="#262730",
-    ).encode(x=x, y=alt.Y("top:Q", scale=y_scale), text="mark:N", tooltip=tooltip)
+    marks = (
+        alt.Chart()
+        .transform_filter("datum.mark != ''")
+        .mark_text(
+            baseline="bottom",
+            fontSize=14,
+            fontWeight="bold",
+            color="#262730",
+        )
+        .encode(x=x, y=alt.Y("top:Q", scale=y_scale), text="mark:N", tooltip=tooltip)
+    )
     # fit-x: drawn with the container's width (st.vega_lite_chart(width="stretch")), axes and legend included
     return alt.layer(bars, marks, data=df).properties(
-        width=max(200, min(36 * T, 640)), height=160, autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+        width=max(200, min(36 * T, 640)),
+        height=160,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )
 
 
-def _labelled_frame(values: ArrayLike, texts: Sequence[Sequence[str]], row_labels: Sequence[str],
-                    col_labels: Sequence[str], domain: tuple[float, float] = (0.0, 1.0),
-                    extra: ArrayLike | None = None) -> pd.DataFrame:
+def _labelled_frame(
+    values: ArrayLike,
+    texts: Sequence[Sequence[str]],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    domain: tuple[float, float] = (0.0, 1.0),
+    extra: ArrayLike | None = None,
+) -> pd.DataFrame:
     """:func:`_labelled_columns` as a DataFrame (what an Altair chart takes)."""
     return pd.DataFrame(_labelled_columns(values, texts, row_labels, col_labels, domain, extra))
 
 
-def _labelled_columns(values: ArrayLike, texts: Sequence[Sequence[str]], row_labels: Sequence[str],
-                      col_labels: Sequence[str], domain: tuple[float, float] = (0.0, 1.0),
-                      extra: ArrayLike | None = None) -> dict[str, object]:
+def _labelled_columns(
+    values: ArrayLike,
+    texts: Sequence[Sequence[str]],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    domain: tuple[float, float] = (0.0, 1.0),
+    extra: ArrayLike | None = None,
+) -> dict[str, object]:
     """The cells of :func:`labelled_heatmap`: row, col, value, text (and extra). Raises ValueError
     if the labels or texts do not match the matrix shape."""
     arr = to_numpy(values, floats=True)
@@ -728,10 +1006,21 @@ def _labelled_columns(values: ArrayLike, texts: Sequence[Sequence[str]], row_lab
 
 
 def labelled_heatmap(
-    values: ArrayLike, texts: Sequence[Sequence[str]], row_labels: Sequence[str], col_labels: Sequence[str], *,
-    domain: tuple[float, float] = (0.0, 1.0), row_title: str = "", col_title: str = "", value_title: str = "value",
-    text_title: str = "", extra: ArrayLike | None = None, extra_title: str = "", cell: int = 0,
-    fit_width: bool = False, text_marks: bool = True,
+    values: ArrayLike,
+    texts: Sequence[Sequence[str]],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    domain: tuple[float, float] = (0.0, 1.0),
+    row_title: str = "",
+    col_title: str = "",
+    value_title: str = "value",
+    text_title: str = "",
+    extra: ArrayLike | None = None,
+    extra_title: str = "",
+    cell: int = 0,
+    fit_width: bool = False,
+    text_marks: bool = True,
 ) -> alt.LayerChart:
     """A heatmap whose cells also carry a short text (a count, a character), on a fixed viridis scale.
 
@@ -753,26 +1042,54 @@ def labelled_heatmap(
     df = _labelled_frame(values, texts, row_labels, col_labels, domain, extra)
     R, C = len(row_labels), len(col_labels)
     lo, hi = float(domain[0]), float(domain[1])
-    tooltip = [alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col"),
-               alt.Tooltip("text:N", title=text_title or " "), alt.Tooltip("value:Q", format=".4g", title=value_title)]
+    tooltip = [
+        alt.Tooltip("row:N", title=row_title or "row"),
+        alt.Tooltip("col:N", title=col_title or "col"),
+        alt.Tooltip("text:N", title=text_title or " "),
+        alt.Tooltip("value:Q", format=".4g", title=value_title),
+    ]
     if extra is not None:
         tooltip.append(alt.Tooltip("extra:Q", format=".4f", title=extra_title or " "))
     size = cell or max(24, min(56, 420 // max(R, C, 1)))
-    x = alt.X("col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90, orient="top"))
+    x = alt.X(
+        "col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90, orient="top")
+    )
     y = alt.Y("row:N", sort=list(row_labels), title=row_title, axis=alt.Axis(labelLimit=320))
-    rect = alt.Chart().mark_rect(stroke="white").encode(
-        x=x, y=y, color=alt.Color("value:Q", scale=alt.Scale(scheme="viridis", domain=[lo, hi]), title=value_title,
-                                  legend=alt.Legend(orient="bottom") if fit_width else alt.Legend()),
-        tooltip=tooltip,
+    rect = (
+        alt.Chart()
+        .mark_rect(stroke="white")
+        .encode(
+            x=x,
+            y=y,
+            color=alt.Color(
+                "value:Q",
+                scale=alt.Scale(scheme="viridis", domain=[lo, hi]),
+                title=value_title,
+                legend=alt.Legend(orient="bottom") if fit_width else alt.Legend(),
+            ),
+            tooltip=tooltip,
+        )
     )
     middle = (lo + hi) / 2
-    words = alt.Chart().mark_text(fontSize=13).encode(
-        x=x, y=y, text="text:N", tooltip=tooltip,
-        color=alt.condition(f"datum.value < {middle}", alt.value("white"), alt.value("#262730")),
+    words = (
+        alt.Chart()
+        .mark_text(fontSize=13)
+        .encode(
+            x=x,
+            y=y,
+            text="text:N",
+            tooltip=tooltip,
+            color=alt.condition(f"datum.value < {middle}", alt.value("white"), alt.value("#262730")),
+        )
     )
-    autosize = alt.AutoSizeParams(type="fit-x", contains="padding") if fit_width else alt.AutoSizeParams(type="pad", contains="content")
+    autosize = (
+        alt.AutoSizeParams(type="fit-x", contains="padding")
+        if fit_width
+        else alt.AutoSizeParams(type="pad", contains="content")
+    )
     return alt.layer(*((rect, words) if text_marks else (rect,)), data=df).properties(
-        width=size * C, height=size * R, autosize=autosize)
+        width=size * C, height=size * R, autosize=autosize
+    )
 
 
 # The experiments' charts are redrawn on every switch: their layouts are built with Altair once
@@ -787,8 +1104,9 @@ def _effects_template(labels: tuple[str, ...], options: tuple[tuple[str, object]
     return json.dumps(spec)
 
 
-def effects_spec(labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike, changed: ArrayLike,
-                 **options: str) -> dict:
+def effects_spec(
+    labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike, changed: ArrayLike, **options: str
+) -> dict:
     """The Vega-Lite dict of :func:`effects_chart` (same arguments, same picture), built fast."""
     spec = json.loads(_effects_template(tuple(labels), tuple(sorted(options.items()))))
     marks = {k: v for k, v in options.items() if k in ("changed_label", "same_label", "mark")}
@@ -797,21 +1115,31 @@ def effects_spec(labels: Sequence[str], own: Sequence[str], new: Sequence[str], 
 
 
 @functools.lru_cache(maxsize=32)
-def _labelled_template(row_labels: tuple[str, ...], col_labels: tuple[str, ...], has_extra: bool,
-                       options: tuple[tuple[str, object], ...]) -> str:
+def _labelled_template(
+    row_labels: tuple[str, ...], col_labels: tuple[str, ...], has_extra: bool, options: tuple[tuple[str, object], ...]
+) -> str:
     R, C = len(row_labels), len(col_labels)
     extra = np.zeros((R, C)) if has_extra else None
-    spec = vega_spec(labelled_heatmap(np.zeros((R, C)), [[""] * C] * R, row_labels, col_labels, extra=extra,
-                                      **dict(options)))
+    spec = vega_spec(
+        labelled_heatmap(np.zeros((R, C)), [[""] * C] * R, row_labels, col_labels, extra=extra, **dict(options))
+    )
     spec.pop("datasets", None)
     return json.dumps(spec)
 
 
-def labelled_heatmap_spec(values: ArrayLike, texts: Sequence[Sequence[str]], row_labels: Sequence[str],
-                          col_labels: Sequence[str], *, extra: ArrayLike | None = None, **options: object) -> dict:
+def labelled_heatmap_spec(
+    values: ArrayLike,
+    texts: Sequence[Sequence[str]],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    extra: ArrayLike | None = None,
+    **options: object,
+) -> dict:
     """The Vega-Lite dict of :func:`labelled_heatmap` (same arguments, same picture), built fast."""
-    spec = json.loads(_labelled_template(tuple(row_labels), tuple(col_labels), extra is not None,
-                                         tuple(sorted(options.items()))))
+    spec = json.loads(
+        _labelled_template(tuple(row_labels), tuple(col_labels), extra is not None, tuple(sorted(options.items())))
+    )
     domain = options.get("domain", (0.0, 1.0))
     spec["datasets"] = {_DATA_NAME: pa.table(_labelled_columns(values, texts, row_labels, col_labels, domain, extra))}
     return spec

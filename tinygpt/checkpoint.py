@@ -31,7 +31,7 @@ from safetensors.torch import save as st_save
 
 from tinygpt.config import MAX_EPOCHS, MAX_PARAMETERS, MAX_TEXT_LEN, ConfigError, GPTConfig, TrainConfig
 from tinygpt.limits import check_host_limits
-from tinygpt.record import SNAPSHOT_MAX_T, StopReason, ModelRecord
+from tinygpt.record import SNAPSHOT_MAX_T, ModelRecord, StopReason
 from tinygpt.train import new_model
 from tinygpt.vocab import CharVocab
 
@@ -84,8 +84,12 @@ def _looks_like_pickle(data: bytes) -> bool:
 def check_size(nbytes: int) -> None:
     """Refuse a file larger than ``MAX_CHECKPOINT_BYTES`` before reading it (CheckpointError "too_large")."""
     if nbytes > MAX_CHECKPOINT_BYTES:
-        raise CheckpointError("too_large", f"the file has {nbytes:,} bytes; at most {MAX_CHECKPOINT_BYTES:,}",
-                              size=f"{nbytes:,}", limit=f"{MAX_CHECKPOINT_BYTES:,}")
+        raise CheckpointError(
+            "too_large",
+            f"the file has {nbytes:,} bytes; at most {MAX_CHECKPOINT_BYTES:,}",
+            size=f"{nbytes:,}",
+            limit=f"{MAX_CHECKPOINT_BYTES:,}",
+        )
 
 
 def _header(data: bytes) -> dict[str, Any]:
@@ -93,7 +97,9 @@ def _header(data: bytes) -> dict[str, Any]:
     n = int.from_bytes(data[:8], "little") if len(data) >= 8 else 0
     framed = 2 <= n <= MAX_HEADER_BYTES and data[8:9] == b"{"  # u64 header length, then a JSON object
     if not framed and _looks_like_pickle(data):
-        raise CheckpointError("pickle", "this is a pickle / PyTorch .pt file; it is never loaded because it can run code")
+        raise CheckpointError(
+            "pickle", "this is a pickle / PyTorch .pt file; it is never loaded because it can run code"
+        )
     if len(data) < 9:
         raise CheckpointError("truncated", f"the file has only {len(data)} bytes", size=f"{len(data):,}")
     if not framed:
@@ -112,10 +118,16 @@ def _header(data: bytes) -> dict[str, Any]:
 def _metadata(header: dict[str, Any]) -> dict[str, str]:
     meta = header.get("__metadata__")
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise CheckpointError("not_ours", "the file is safetensors but not a checkpoint of this app (no tinygpt metadata)")
+        raise CheckpointError(
+            "not_ours", "the file is safetensors but not a checkpoint of this app (no tinygpt metadata)"
+        )
     if meta.get("version") != VERSION:
-        raise CheckpointError("version", f"checkpoint version {meta.get('version')!r}; this app reads {VERSION}",
-                              version=str(meta.get("version")), supported=VERSION)
+        raise CheckpointError(
+            "version",
+            f"checkpoint version {meta.get('version')!r}; this app reads {VERSION}",
+            version=str(meta.get("version")),
+            supported=VERSION,
+        )
     for name in ("gpt_config", "train_config", "vocab", "text", "losses", "stop_reason"):
         if not isinstance(meta.get(name), str):
             raise CheckpointError("metadata", f"metadata field {name!r} is missing", field=name)
@@ -138,27 +150,45 @@ def _configs(meta: dict[str, str]) -> tuple[GPTConfig, TrainConfig, CharVocab, s
         names = set(TrainConfig.__dataclass_fields__)
         train_cfg = TrainConfig(**{k: v for k, v in train_d.items() if k in names})
     except ConfigError as exc:
-        raise CheckpointError("config", f"the configuration in the file is not accepted: {exc}", cause=exc, error=str(exc)) from None
+        raise CheckpointError(
+            "config", f"the configuration in the file is not accepted: {exc}", cause=exc, error=str(exc)
+        ) from None
     except TypeError:  # a field of the wrong kind (e.g. a list where a number belongs)
-        raise CheckpointError("metadata", "gpt_config / train_config hold a value of the wrong type", field="gpt_config / train_config") from None
+        raise CheckpointError(
+            "metadata", "gpt_config / train_config hold a value of the wrong type", field="gpt_config / train_config"
+        ) from None
     chars, text = _json(meta, "vocab"), meta["text"]
-    if (not isinstance(chars, list) or not chars or not all(isinstance(c, str) and len(c) == 1 for c in chars)
-            or len(set(chars)) != len(chars)):
+    if (
+        not isinstance(chars, list)
+        or not chars
+        or not all(isinstance(c, str) and len(c) == 1 for c in chars)
+        or len(set(chars)) != len(chars)
+    ):
         raise CheckpointError("metadata", "vocab must be a list of distinct single characters", field="vocab")
     if not text or len(text) > MAX_TEXT_LEN:
         raise CheckpointError("metadata", f"text must have 1 to {MAX_TEXT_LEN} characters", field="text")
     vocab = CharVocab(tuple(chars))
     if len(vocab) != gpt_cfg.vocab_size or CharVocab.from_text(text) != vocab:
         raise CheckpointError(
-            "vocab", f"vocabulary {''.join(chars)!r} ({len(chars)}) does not match vocab_size={gpt_cfg.vocab_size} "
-            f"and the text {text[:20]!r}", vocab="".join(chars), n=len(chars), vocab_size=gpt_cfg.vocab_size)
+            "vocab",
+            f"vocabulary {''.join(chars)!r} ({len(chars)}) does not match vocab_size={gpt_cfg.vocab_size} "
+            f"and the text {text[:20]!r}",
+            vocab="".join(chars),
+            n=len(chars),
+            vocab_size=gpt_cfg.vocab_size,
+        )
     try:
         check_host_limits(text, gpt_cfg, train_cfg)
     except ConfigError as exc:
-        raise CheckpointError("config", f"the configuration in the file is not accepted: {exc}", cause=exc, error=str(exc)) from None
+        raise CheckpointError(
+            "config", f"the configuration in the file is not accepted: {exc}", cause=exc, error=str(exc)
+        ) from None
     losses = _json(meta, "losses")
-    if (not isinstance(losses, list) or len(losses) > MAX_EPOCHS
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in losses)):
+    if (
+        not isinstance(losses, list)
+        or len(losses) > MAX_EPOCHS
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in losses)
+    ):
         raise CheckpointError("metadata", f"losses must be at most {MAX_EPOCHS} finite numbers", field="losses")
     if meta["stop_reason"] not in _STOP_REASONS:
         raise CheckpointError("metadata", "stop_reason is not one of " + ", ".join(_STOP_REASONS), field="stop_reason")
@@ -178,8 +208,13 @@ def _check_tensors(header: dict[str, Any], gpt_cfg: GPTConfig, T: int, data_len:
     found = {k: v for k, v in header.items() if k != "__metadata__"}
     missing = [k for k in expected if k not in found]
     if missing:
-        raise CheckpointError("shapes", f"tensors missing for this configuration: {', '.join(missing[:3])}",
-                              name=missing[0], found="—", expected=str(list(expected[missing[0]])))
+        raise CheckpointError(
+            "shapes",
+            f"tensors missing for this configuration: {', '.join(missing[:3])}",
+            name=missing[0],
+            found="—",
+            expected=str(list(expected[missing[0]])),
+        )
     for name in [*expected, *(k for k in found if k not in expected)]:  # the model's order first
         info = found[name]
         if not isinstance(info, dict):
@@ -190,19 +225,31 @@ def _check_tensors(header: dict[str, Any], gpt_cfg: GPTConfig, T: int, data_len:
         if want is None:
             raise CheckpointError("unexpected", f"unexpected tensor {name!r} for this configuration", name=name)
         if info.get("dtype") != "F32":
-            raise CheckpointError("dtype", f"tensor {name} has dtype {info.get('dtype')}; only F32 is accepted",
-                                  name=name, dtype=str(info.get("dtype")))
+            raise CheckpointError(
+                "dtype",
+                f"tensor {name} has dtype {info.get('dtype')}; only F32 is accepted",
+                name=name,
+                dtype=str(info.get("dtype")),
+            )
         shape = info.get("shape")
         if not isinstance(shape, list) or tuple(shape) != want:
-            raise CheckpointError("shapes", f"tensor {name} has shape {shape}; the configuration needs {list(want)}",
-                                  name=name, found=str(shape), expected=str(list(want)))
+            raise CheckpointError(
+                "shapes",
+                f"tensor {name} has shape {shape}; the configuration needs {list(want)}",
+                name=name,
+                found=str(shape),
+                expected=str(list(want)),
+            )
     offsets = [info.get("data_offsets") for info in found.values()]
     if not all(isinstance(o, list) and len(o) == 2 and all(isinstance(e, int) for e in o) for o in offsets):
         raise CheckpointError("not_safetensors", "a header entry has no valid data_offsets")
     ends = [o[1] for o in offsets]
     if max(ends, default=0) > data_len:
-        raise CheckpointError("truncated", f"the tensors need {max(ends):,} bytes of data; the file holds {data_len:,}",
-                              size=f"{file_size:,}")  # the message names the file's size, which the student sees
+        raise CheckpointError(
+            "truncated",
+            f"the tensors need {max(ends):,} bytes of data; the file holds {data_len:,}",
+            size=f"{file_size:,}",
+        )  # the message names the file's size, which the student sees
 
 
 def from_bytes(data: bytes) -> ModelRecord:
@@ -230,6 +277,14 @@ def from_bytes(data: bytes) -> ModelRecord:
     snapshots = {int(_SNAPSHOT_KEY.match(k).group(1)): tensors.pop(k) for k in list(tensors) if _SNAPSHOT_KEY.match(k)}
     model = new_model(gpt_cfg)
     model.load_state_dict(tensors, strict=True)
-    tm = ModelRecord(model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg, losses=losses,
-                      stop_reason=stop_reason, snapshots=dict(sorted(snapshots.items())))
+    tm = ModelRecord(
+        model=model,
+        vocab=vocab,
+        text=text,
+        gpt_cfg=gpt_cfg,
+        train_cfg=train_cfg,
+        losses=losses,
+        stop_reason=stop_reason,
+        snapshots=dict(sorted(snapshots.items())),
+    )
     return tm.freeze()

@@ -118,8 +118,11 @@ class GPTConfig:
             raise ConfigError("d_model", self.d_model, "an even number with sinusoidal positions", "even")
         if self.n_parameters() > MAX_PARAMETERS:
             raise ConfigError(
-                "n_parameters", self.n_parameters(), f"at most {MAX_PARAMETERS:,} on this host",
-                "max_params", limit=f"{MAX_PARAMETERS:,}",
+                "n_parameters",
+                self.n_parameters(),
+                f"at most {MAX_PARAMETERS:,} on this host",
+                "max_params",
+                limit=f"{MAX_PARAMETERS:,}",
             )
 
     @property
@@ -182,7 +185,9 @@ class TrainConfig:
         _check_int("epochs", self.epochs, 1, MAX_EPOCHS)
         _check_int("seed", self.seed, 0, 2**31 - 1)
         if not isinstance(self.early_stop_loss, (int, float)) or not 0 <= self.early_stop_loss < 10:
-            raise ConfigError("early_stop_loss", self.early_stop_loss, "a number from 0 to 10", "float_range", lo=0, hi=10)
+            raise ConfigError(
+                "early_stop_loss", self.early_stop_loss, "a number from 0 to 10", "float_range", lo=0, hi=10
+            )
         if self.window is not None:
             _check_int("window", self.window, 1, MAX_MAX_LEN)
 

@@ -63,8 +63,10 @@ STEP_QUESTIONS: dict[str, tuple[QuestionKind, ...]] = {
     "output_projection": (QuestionKind.HEAD_OFF,),
 }
 if set(STEP_QUESTIONS) != set(STEP_IDS):
-    raise KeyError(f"STEP_QUESTIONS must list every step exactly: missing {sorted(set(STEP_IDS) - set(STEP_QUESTIONS))}, "
-                   f"unknown {sorted(set(STEP_QUESTIONS) - set(STEP_IDS))}")
+    raise KeyError(
+        f"STEP_QUESTIONS must list every step exactly: missing {sorted(set(STEP_IDS) - set(STEP_QUESTIONS))}, "
+        f"unknown {sorted(set(STEP_QUESTIONS) - set(STEP_IDS))}"
+    )
 
 Fields = tuple[tuple[str, object], ...]
 
@@ -156,8 +158,15 @@ def argmax_key_question(trace: AttentionTrace, head: int, query: int) -> Questio
         reason_key, fields = "ex.argmax_key.reason", (("i", query), ("j", winners[0]), ("value", best))
     else:
         reason_key = "ex.argmax_key.reason_tie"
-    return Question(QuestionKind.ARGMAX_KEY, "ex.argmax_key.prompt", (("i", query), ("token", tokens[query])),
-                    _position_choices(tokens, allowed), frozenset(map(str, winners)), reason_key, fields)
+    return Question(
+        QuestionKind.ARGMAX_KEY,
+        "ex.argmax_key.prompt",
+        (("i", query), ("token", tokens[query])),
+        _position_choices(tokens, allowed),
+        frozenset(map(str, winners)),
+        reason_key,
+        fields,
+    )
 
 
 def masked_cells_question(trace: AttentionTrace, head: int, query: int) -> Question:
@@ -176,8 +185,16 @@ def masked_cells_question(trace: AttentionTrace, head: int, query: int) -> Quest
     else:
         reason_key, fields = "ex.masked_cells.reason_off", (("i", query),)
     choices = _position_choices(tokens, range(T)) + (Choice(NONE, key="ex.none"),)
-    return Question(QuestionKind.MASKED_CELLS, "ex.masked_cells.prompt", (("i", query), ("token", tokens[query])),
-                    choices, frozenset(map(str, masked)) or frozenset({NONE}), reason_key, fields, multiple=True)
+    return Question(
+        QuestionKind.MASKED_CELLS,
+        "ex.masked_cells.prompt",
+        (("i", query), ("token", tokens[query])),
+        choices,
+        frozenset(map(str, masked)) or frozenset({NONE}),
+        reason_key,
+        fields,
+        multiple=True,
+    )
 
 
 def row_sum_question(trace: AttentionTrace, head: int, query: int) -> Question:
@@ -188,12 +205,25 @@ def row_sum_question(trace: AttentionTrace, head: int, query: int) -> Question:
     total = float(trace.state["alpha"][0, head, query].double().sum())
     numbers = dict.fromkeys(["0", "1", str(query + 1), str(T)])  # ordered, without repeats
     choices = tuple(Choice(n, n) for n in numbers) + (Choice("depends", key="ex.row_sum.depends"),)
-    return Question(QuestionKind.ROW_SUM, "ex.row_sum.prompt", (("i", query), ("token", tokens[query])), choices,
-                    frozenset({"1"}), "ex.row_sum.reason", (("i", query), ("total", total)))
+    return Question(
+        QuestionKind.ROW_SUM,
+        "ex.row_sum.prompt",
+        (("i", query), ("token", tokens[query])),
+        choices,
+        frozenset({"1"}),
+        "ex.row_sum.reason",
+        (("i", query), ("total", total)),
+    )
 
 
-def head_off_question(model: GPT, idx: torch.Tensor, layer: int, head: int, tokens: Sequence[str] = (),
-                      effects: PositionEffects | None = None) -> Question:
+def head_off_question(
+    model: GPT,
+    idx: torch.Tensor,
+    layer: int,
+    head: int,
+    tokens: Sequence[str] = (),
+    effects: PositionEffects | None = None,
+) -> Question:
     """Which positions' predictions change when ``head`` of ``layer`` is switched off?
 
     ``Switches(heads_off=(head,))`` in that layer against the model's own prediction of ``idx``
@@ -215,8 +245,16 @@ def head_off_question(model: GPT, idx: torch.Tensor, layer: int, head: int, toke
         reason_key = "ex.head_off.reason_none"
         fields = common + (("delta", float(fx.delta_own[worst])), ("position", worst))
     choices = _position_choices(tokens, range(T)) + (Choice(NONE, key="ex.none"),)
-    return Question(QuestionKind.HEAD_OFF, "ex.head_off.prompt", common, choices,
-                    frozenset(map(str, changed)) or frozenset({NONE}), reason_key, fields, multiple=True)
+    return Question(
+        QuestionKind.HEAD_OFF,
+        "ex.head_off.prompt",
+        common,
+        choices,
+        frozenset(map(str, changed)) or frozenset({NONE}),
+        reason_key,
+        fields,
+        multiple=True,
+    )
 
 
 def next_char_question(probs: torch.Tensor, chars: Sequence[str], context: str) -> Question:
@@ -230,13 +268,26 @@ def next_char_question(probs: torch.Tensor, chars: Sequence[str], context: str) 
     probs = probs.detach()
     best = float(probs.max())
     winners = [c for c, p in zip(chars, probs.tolist()) if p == best]
-    return Question(QuestionKind.NEXT_CHAR, "ex.next_char.prompt", (("context", context),),
-                    tuple(Choice(c, c) for c in chars), frozenset(winners), "ex.next_char.reason",
-                    (("context", context), ("char", winners[0]), ("p", best), ("V", len(chars))))
+    return Question(
+        QuestionKind.NEXT_CHAR,
+        "ex.next_char.prompt",
+        (("context", context),),
+        tuple(Choice(c, c) for c in chars),
+        frozenset(winners),
+        "ex.next_char.reason",
+        (("context", context), ("char", winners[0]), ("p", best), ("V", len(chars))),
+    )
 
 
-def question_for(step_id: str, trace: AttentionTrace, head: int, query: int, kind: QuestionKind | None = None,
-                 model: GPT | None = None, idx: torch.Tensor | None = None) -> Question | None:
+def question_for(
+    step_id: str,
+    trace: AttentionTrace,
+    head: int,
+    query: int,
+    kind: QuestionKind | None = None,
+    model: GPT | None = None,
+    idx: torch.Tensor | None = None,
+) -> Question | None:
     """The question ``STEP_QUESTIONS`` gives step ``step_id`` (its first, or ``kind``), or None
     for a step listed without questions.
 

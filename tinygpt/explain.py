@@ -22,7 +22,15 @@ import torch
 import torch.nn.functional as F
 
 from tinygpt.attention import (
-    AttentionTrace, CopySpec, DotSpec, ScoreSpec, Step, Switches, future_mask, run_steps, step_by_id,
+    AttentionTrace,
+    CopySpec,
+    DotSpec,
+    ScoreSpec,
+    Step,
+    Switches,
+    future_mask,
+    run_steps,
+    step_by_id,
 )
 from tinygpt.model import GPT, switches_for
 
@@ -88,8 +96,14 @@ def walk(model: GPT, idx: torch.Tensor, switches: LayerSwitches = None, trace_la
         used.append(sw)
         x = block.add_attention(x, state["out"])  # (1, T, D)
         outputs.append(x)
-    return Walk(block_inputs=inputs, block_outputs=outputs, alphas=torch.stack(alphas),
-                logits=model.unembed(x), switches=tuple(used), trace=trace)
+    return Walk(
+        block_inputs=inputs,
+        block_outputs=outputs,
+        alphas=torch.stack(alphas),
+        logits=model.unembed(x),
+        switches=tuple(used),
+        trace=trace,
+    )
 
 
 def trace_of(model: GPT, idx: torch.Tensor, layer: int = 0, switches: Switches | None = None) -> AttentionTrace:
@@ -144,8 +158,9 @@ def _all_default(switches: LayerSwitches) -> bool:
     return all(sw.is_default for sw in switches.values())
 
 
-def position_effects(model: GPT, idx: torch.Tensor, switches_by_layer: LayerSwitches,
-                     own: Walk | None = None) -> PositionEffects:
+def position_effects(
+    model: GPT, idx: torch.Tensor, switches_by_layer: LayerSwitches, own: Walk | None = None
+) -> PositionEffects:
     """The switches' effect on the prediction at every position of ``idx`` (1, T).
 
     Both passes are :func:`walk`; ``own`` (the model's own walk of ``idx``) is reused when given,
@@ -153,13 +168,24 @@ def position_effects(model: GPT, idx: torch.Tensor, switches_by_layer: LayerSwit
     Raises what :func:`walk` raises.
     """
     own_probs = _probs(own if own is not None else walk(model, idx))  # (T, V)
-    new_probs = own_probs if own is not None and _all_default(switches_by_layer) else _probs(walk(model, idx, switches_by_layer))
+    new_probs = (
+        own_probs
+        if own is not None and _all_default(switches_by_layer)
+        else _probs(walk(model, idx, switches_by_layer))
+    )
     own_p, own_ids = own_probs.max(dim=-1)  # (T,)
     new_p, new_ids = new_probs.max(dim=-1)  # (T,)
     delta = (new_probs - own_probs).abs()  # (T, V)
     return PositionEffects(
-        own_probs=own_probs, new_probs=new_probs, own_ids=own_ids, own_p=own_p, new_ids=new_ids, new_p=new_p,
-        changed=own_ids != new_ids, delta_own=delta.gather(-1, own_ids[:, None])[:, 0], max_delta=delta.amax(dim=-1),
+        own_probs=own_probs,
+        new_probs=new_probs,
+        own_ids=own_ids,
+        own_p=own_p,
+        new_ids=new_ids,
+        new_p=new_p,
+        changed=own_ids != new_ids,
+        delta_own=delta.gather(-1, own_ids[:, None])[:, 0],
+        max_delta=delta.amax(dim=-1),
     )
 
 
@@ -275,7 +301,7 @@ def step_source_location(step: Step | str) -> tuple[str, int, int]:
     lines, first = inspect.getsourcelines(step.fn)
     path = inspect.getsourcefile(step.fn) or ""
     parts = path.replace("\\", "/").split("/")
-    rel = "/".join(parts[parts.index("tinygpt"):]) if "tinygpt" in parts else parts[-1]
+    rel = "/".join(parts[parts.index("tinygpt") :]) if "tinygpt" in parts else parts[-1]
     return rel, first, first + len(lines) - 1
 
 
@@ -377,8 +403,9 @@ def _tensor(trace: AttentionTrace, name: str, head: int) -> torch.Tensor:
     return t[0, head] if t.dim() == 4 else t[0]
 
 
-def _explain_dot(spec: DotSpec, trace: AttentionTrace, name: str, head: int, i: int, j: int,
-                 value: torch.Tensor) -> DotProduct:
+def _explain_dot(
+    spec: DotSpec, trace: AttentionTrace, name: str, head: int, i: int, j: int, value: torch.Tensor
+) -> DotProduct:
     a = _tensor(trace, spec.a.format(o=name), head)[i]
     b_matrix = _tensor(trace, spec.b.format(o=name), head)
     b = b_matrix[j] if spec.b_axis == "row" else b_matrix[:, j]
@@ -401,16 +428,28 @@ def _explain_score(trace: AttentionTrace, head: int, i: int, j: int) -> ScoreCel
     row_max = row.max()
     exps = torch.exp((row - row_max) / sw.temperature)  # (T,), exp(−∞) = 0
     return ScoreCell(
-        head=head, i=i, j=j, dot=dot, raw=float(s["S"][0, head, i, j]), edited=edited,
-        divisor=sw.divisor_for(q.shape[-1]), scaled=float(s["S_scaled"][0, head, i, j]),
-        masked=bool(torch.isneginf(s["S_masked"][0, head, i, j])), temperature=sw.temperature,
-        row=_floats(row), row_max=float(row_max), exps=_floats(exps), exp_sum=float(exps.sum()),
-        alpha=_floats(s["alpha"][0, head, i]), uniform=head in sw.uniform_heads,
+        head=head,
+        i=i,
+        j=j,
+        dot=dot,
+        raw=float(s["S"][0, head, i, j]),
+        edited=edited,
+        divisor=sw.divisor_for(q.shape[-1]),
+        scaled=float(s["S_scaled"][0, head, i, j]),
+        masked=bool(torch.isneginf(s["S_masked"][0, head, i, j])),
+        temperature=sw.temperature,
+        row=_floats(row),
+        row_max=float(row_max),
+        exps=_floats(exps),
+        exp_sum=float(exps.sum()),
+        alpha=_floats(s["alpha"][0, head, i]),
+        uniform=head in sw.uniform_heads,
     )
 
 
-def explain_cell(trace: AttentionTrace, step: Step | str, head: int, i: int, j: int, output: int = 0
-                 ) -> ScoreCell | DotProduct | Copy:
+def explain_cell(
+    trace: AttentionTrace, step: Step | str, head: int, i: int, j: int, output: int = 0
+) -> ScoreCell | DotProduct | Copy:
     """The arithmetic behind one entry of the matrix a step shows (batch 0), as the step's
     ``cell`` declaration says it is computed.
 
@@ -442,4 +481,3 @@ def explain_cell(trace: AttentionTrace, step: Step | str, head: int, i: int, j: 
     if isinstance(spec, CopySpec):
         return _explain_copy(spec, trace, name, head, i, j)
     raise TypeError(f"step {step.id!r} declares no known cell arithmetic: {spec!r}")
-

@@ -87,8 +87,12 @@ def figure_spec(spec: dict | alt.TopLevelMixin, title: str, data: pd.DataFrame |
     if datasets is not None:
         if not isinstance(datasets, dict):
             raise FigureError(f"spec['datasets'] must map names to rows, not {type(datasets).__name__}")
-        out["datasets"] = {name: _rows(rows.to_pandas() if isinstance(rows, pa.Table) else rows)
-                           if isinstance(rows, (pd.DataFrame, pa.Table)) else rows for name, rows in datasets.items()}
+        out["datasets"] = {
+            name: _rows(rows.to_pandas() if isinstance(rows, pa.Table) else rows)
+            if isinstance(rows, (pd.DataFrame, pa.Table))
+            else rows
+            for name, rows in datasets.items()
+        }
     if data is not None:
         if not isinstance(data, pd.DataFrame):
             raise FigureError(f"data must be a DataFrame, not {type(data).__name__}")

@@ -40,8 +40,12 @@ def _load() -> dict[str, dict[str, str]]:
     for language, strings in by_language.items():
         if set(strings) != keys:
             missing, extra = sorted(keys - set(strings)), sorted(set(strings) - keys)
-            raise KeyError(f"catalogue {language!r} differs from {DEFAULT_LANGUAGE!r}: missing {missing}, extra {extra}")
-    return {key: {language: by_language[language][key] for language in LANGUAGES} for key in by_language[DEFAULT_LANGUAGE]}
+            raise KeyError(
+                f"catalogue {language!r} differs from {DEFAULT_LANGUAGE!r}: missing {missing}, extra {extra}"
+            )
+    return {
+        key: {language: by_language[language][key] for language in LANGUAGES} for key in by_language[DEFAULT_LANGUAGE]
+    }
 
 
 #: key -> {language: text}; every key has a text in every language.

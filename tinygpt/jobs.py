@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.examples import EXAMPLES
 from tinygpt.generate import MAX_NEW_CHARS, generate
-from tinygpt.record import StopReason, ModelRecord
+from tinygpt.record import ModelRecord, StopReason
 from tinygpt.train import NonFiniteLossError, Trainer, build, release_free_memory, train
 from tinygpt.vocab import cyclic, vocab_size_of
 
@@ -131,8 +131,10 @@ class MemoryLimitError(RuntimeError):
 
     def __init__(self, rss_mb: float, need_mb: float, limit_mb: float) -> None:
         self.params = {"rss": round(rss_mb), "need": round(need_mb), "limit": round(limit_mb)}
-        super().__init__(f"the server holds {rss_mb:.0f} MB and this training needs about {need_mb:.0f} MB more; "
-                         f"the limit is {limit_mb:.0f} MB")
+        super().__init__(
+            f"the server holds {rss_mb:.0f} MB and this training needs about {need_mb:.0f} MB more; "
+            f"the limit is {limit_mb:.0f} MB"
+        )
 
 
 def process_rss_mb() -> float | None:
@@ -229,8 +231,8 @@ class Progress:
 class TrainingJob:
     """One training run in a background thread.
 
-    ``status``: a :class:`JobStatus` (what ``result`` and ``error`` hold in each). ``losses`` grows step by step; read it through
-    :meth:`progress`. ``from_cache``: the settings were trained before, nothing ran.
+    ``status``: a :class:`JobStatus` (what ``result`` and ``error`` hold in each). ``losses`` grows step by step;
+    read it through :meth:`progress`. ``from_cache``: the settings were trained before, nothing ran.
     """
 
     text: str
@@ -260,7 +262,9 @@ class TrainingJob:
         """Start the thread and return at once; ``paused`` starts paused after ``steps`` steps."""
         self._queue = queue
         self._want, self._budget = ("pause", steps) if paused else ("run", 0)
-        self._thread = threading.Thread(target=self._run, args=(queue, models), daemon=True, name=f"train-{self.job_id[:8]}")
+        self._thread = threading.Thread(
+            target=self._run, args=(queue, models), daemon=True, name=f"train-{self.job_id[:8]}"
+        )
         self._thread.start()
 
     def pause(self) -> None:
@@ -315,7 +319,9 @@ class TrainingJob:
         Returns at once for a paused job (it takes no step until told to).
         """
         with self._cond:
-            return self._cond.wait_for(lambda: bool(self.losses) or self.status not in (JobStatus.WAITING, JobStatus.RUNNING), timeout)
+            return self._cond.wait_for(
+                lambda: bool(self.losses) or self.status not in (JobStatus.WAITING, JobStatus.RUNNING), timeout
+            )
 
     @property
     def diverged(self) -> bool:
@@ -417,12 +423,22 @@ def running_job(key: ModelKey) -> TrainingJob | None:
         return job if job is not None and job.status in (JobStatus.WAITING, JobStatus.RUNNING) else None
 
 
-def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, queue: JobQueue, models: ModelShelf,
-              paused: bool = False, steps: int = 0, owner: str = "", fresh: bool = False) -> TrainingJob:
+def start_job(
+    text: str,
+    gpt_cfg: GPTConfig,
+    train_cfg: TrainConfig,
+    queue: JobQueue,
+    models: ModelShelf,
+    paused: bool = False,
+    steps: int = 0,
+    owner: str = "",
+    fresh: bool = False,
+) -> TrainingJob:
     """A job for the settings, training in ``queue``'s slots and putting its model on ``models``.
 
     Settings trained before (in any session) return a finished job at once with the shared model
-    (``from_cache``), unless ``fresh`` (the student asked to watch it train again). Settings that a job is training now (waiting or running, in any session)
+    (``from_cache``), unless ``fresh`` (the student asked to watch it train again). Settings that a job is
+    training now (waiting or running, in any session)
     return that same job: one training for equal requests; its ``owner`` stays the session that
     started it (the caller compares it with its own ``owner`` to know whether it may control the
     run). Otherwise a thread starts training, owned by ``owner``. A job started ``paused`` (to
@@ -457,9 +473,19 @@ def settings_of(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[s
     """The settings that identify a run, by their field names (used to label runs)."""
     g, t = gpt_cfg, train_cfg
     return {
-        "text": text, "d_model": g.d_model, "n_heads": g.n_heads, "n_layers": g.n_layers, "d_ff": g.d_ff,
-        "max_len": g.max_len, "norm": g.norm, "positions": g.positions, "lr": t.lr, "epochs": t.epochs,
-        "seed": t.seed, "early_stop_loss": t.early_stop_loss, "causal_mask": t.causal_mask,
+        "text": text,
+        "d_model": g.d_model,
+        "n_heads": g.n_heads,
+        "n_layers": g.n_layers,
+        "d_ff": g.d_ff,
+        "max_len": g.max_len,
+        "norm": g.norm,
+        "positions": g.positions,
+        "lr": t.lr,
+        "epochs": t.epochs,
+        "seed": t.seed,
+        "early_stop_loss": t.early_stop_loss,
+        "causal_mask": t.causal_mask,
         "window": t.window_for(len(text), g.max_len),
     }
 
@@ -483,13 +509,21 @@ def record_of(job: TrainingJob, number: int) -> RunRecord:
     """A RunRecord of a job that has ended."""
     tm = job.result
     gen, expected = job.generation
-    return RunRecord(number, job.job_id, settings_of(job.text, job.gpt_cfg, job.train_cfg), tuple(job.losses), job.status,
-                     tm.stop_reason if tm is not None else JobStatus.ERROR, gen, expected, tm.seconds if tm is not None else 0.0)
+    return RunRecord(
+        number,
+        job.job_id,
+        settings_of(job.text, job.gpt_cfg, job.train_cfg),
+        tuple(job.losses),
+        job.status,
+        tm.stop_reason if tm is not None else JobStatus.ERROR,
+        gen,
+        expected,
+        tm.seconds if tm is not None else 0.0,
+    )
 
 
-def run_labels(settings: list[dict[str, object]], numbers: list[int],
-               name: Callable[[str, object], str]) -> list[str]:
-    """"#n · setting · …" for each run, naming only the settings that differ between the runs.
+def run_labels(settings: list[dict[str, object]], numbers: list[int], name: Callable[[str, object], str]) -> list[str]:
+    """ "#n · setting · …" for each run, naming only the settings that differ between the runs.
 
     ``name(key, value)`` writes one setting (the Train page passes the form's own words in the
     session's language).
@@ -499,8 +533,10 @@ def run_labels(settings: list[dict[str, object]], numbers: list[int],
     if not settings:
         return []
     keys = [k for k in settings[0] if len({repr(s.get(k)) for s in settings}) > 1]
-    last_change = {k: max(i for i in range(1, len(settings)) if repr(settings[i].get(k)) != repr(settings[i - 1].get(k)))
-                   for k in keys}
+    last_change = {
+        k: max(i for i in range(1, len(settings)) if repr(settings[i].get(k)) != repr(settings[i - 1].get(k)))
+        for k in keys
+    }
     keys.sort(key=lambda k: -last_change[k])  # stable: ties keep the settings' order
     return [" · ".join([f"#{n}"] + [name(k, s[k]) for k in keys]) for s, n in zip(settings, numbers)]
 
@@ -542,8 +578,9 @@ def example_training(name: str, models: ModelShelf) -> Future[ModelRecord]:
         if name not in _example_futures:
             future: Future[ModelRecord] = Future()
             future.set_running_or_notify_cancel()
-            threading.Thread(target=_train_example, args=(name, models, future), name=f"tinygpt-example-{name}",
-                             daemon=True).start()
+            threading.Thread(
+                target=_train_example, args=(name, models, future), name=f"tinygpt-example-{name}", daemon=True
+            ).start()
             _example_futures[name] = future
         return _example_futures[name]
 

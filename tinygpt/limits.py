@@ -7,7 +7,15 @@ step (parameters × tokens), which bound a step's memory and time on 2 cores.
 
 from __future__ import annotations
 
-from tinygpt.config import MAX_EPOCHS, MAX_STEP_WORK, MAX_TEXT_LEN, MAX_TOKENS_PER_STEP, ConfigError, GPTConfig, TrainConfig
+from tinygpt.config import (
+    MAX_EPOCHS,
+    MAX_STEP_WORK,
+    MAX_TEXT_LEN,
+    MAX_TOKENS_PER_STEP,
+    ConfigError,
+    GPTConfig,
+    TrainConfig,
+)
 from tinygpt.vocab import vocab_size_of
 
 
@@ -32,20 +40,38 @@ def check_host_limits(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> 
         ConfigError naming the value and the limit (``key`` selects the i18n message).
     """
     if len(text) > MAX_TEXT_LEN:
-        raise ConfigError("len(text)", len(text), f"at most {MAX_TEXT_LEN} characters on this host",
-                          "max_text_len", limit=MAX_TEXT_LEN)  # the value is the length, so the name says so
+        raise ConfigError(
+            "len(text)",
+            len(text),
+            f"at most {MAX_TEXT_LEN} characters on this host",
+            "max_text_len",
+            limit=MAX_TEXT_LEN,
+        )  # the value is the length, so the name says so
     window = train_cfg.window_for(len(text), gpt_cfg.max_len)
     if window > gpt_cfg.max_len:
         raise ConfigError("window", window, f"from 1 to max_len={gpt_cfg.max_len}", "window", max_len=gpt_cfg.max_len)
     n, tokens = sequences_and_tokens_per_epoch(text, window)
     if tokens > MAX_TOKENS_PER_STEP:
-        raise ConfigError("tokens_per_step", tokens, f"at most {MAX_TOKENS_PER_STEP} ({n} sequences × window {window})",
-                          "max_tokens", limit=MAX_TOKENS_PER_STEP, n=n, window=window)
+        raise ConfigError(
+            "tokens_per_step",
+            tokens,
+            f"at most {MAX_TOKENS_PER_STEP} ({n} sequences × window {window})",
+            "max_tokens",
+            limit=MAX_TOKENS_PER_STEP,
+            n=n,
+            window=window,
+        )
     params = gpt_cfg.n_parameters()
     if params * tokens > MAX_STEP_WORK:
-        raise ConfigError("work_per_step", params * tokens,
-                          f"parameters × tokens per step at most {MAX_STEP_WORK:.2g} ({params:,} × {tokens})",
-                          "max_work", limit=f"{MAX_STEP_WORK:.2g}", params=f"{params:,}", tokens=tokens)
+        raise ConfigError(
+            "work_per_step",
+            params * tokens,
+            f"parameters × tokens per step at most {MAX_STEP_WORK:.2g} ({params:,} × {tokens})",
+            "max_work",
+            limit=f"{MAX_STEP_WORK:.2g}",
+            params=f"{params:,}",
+            tokens=tokens,
+        )
 
 
 def host_configs(text: str, gpt: dict, training: dict) -> tuple[GPTConfig, TrainConfig]:

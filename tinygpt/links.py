@@ -12,7 +12,8 @@ of :class:`~tinygpt.config.GPTConfig` and :class:`~tinygpt.config.TrainConfig` (
 follows from the text); only values that differ from :data:`V1_DEFAULTS` (the seed program's
 settings, fixed for version 1) are written. ``causal_mask`` is ``1``/``0``; ``window=0`` means the
 whole text. ``text=`` comes last and takes the rest of the parameter, so the text may hold any
-character, ``;`` and ``=`` included. Example: ``v1;d_model=64;n_heads=4;n_layers=2;d_ff=256;lr=0.001;epochs=500;text=你好世界``.
+character, ``;`` and ``=`` included. Example:
+``v1;d_model=64;n_heads=4;n_layers=2;d_ff=256;lr=0.001;epochs=500;text=你好世界``.
 
 ``edits=``: ``head:i:j:value`` separated by commas, e.g. ``0:3:1:5.5,0:2:0:-1`` (raw score
 S[i, j] of ``head`` set to ``value``).
@@ -26,13 +27,24 @@ from dataclasses import replace
 
 from tinygpt.config import ConfigError, GPTConfig, TrainConfig
 from tinygpt.limits import host_configs
-from tinygpt.record import StopReason, ModelRecord
+from tinygpt.record import ModelRecord, StopReason
 
 TRAIN_VERSION = "v1"
 #: What a ``train=`` link of version 1 means by a setting it leaves out (the seed program's settings).
 V1_DEFAULTS: dict[str, object] = {
-    "d_model": 512, "n_heads": 8, "n_layers": 6, "d_ff": 2048, "max_len": 128, "norm": "pre", "positions": "learned",
-    "lr": 1e-4, "epochs": 1000, "seed": 0, "early_stop_loss": 1e-4, "causal_mask": True, "window": 0,
+    "d_model": 512,
+    "n_heads": 8,
+    "n_layers": 6,
+    "d_ff": 2048,
+    "max_len": 128,
+    "norm": "pre",
+    "positions": "learned",
+    "lr": 1e-4,
+    "epochs": 1000,
+    "seed": 0,
+    "early_stop_loss": 1e-4,
+    "causal_mask": True,
+    "window": 0,
 }
 GPT_FIELDS = ("d_model", "n_heads", "n_layers", "d_ff", "max_len", "norm", "positions")
 _INTS = ("d_model", "n_heads", "n_layers", "d_ff", "max_len", "epochs", "seed", "window")
@@ -50,9 +62,21 @@ def _value_text(value: object) -> str:
 def settings_dict(gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
     """Every setting a ``train=`` link can carry, by its field name (``window`` 0 = whole text)."""
     g, t = gpt_cfg, train_cfg
-    return {"d_model": g.d_model, "n_heads": g.n_heads, "n_layers": g.n_layers, "d_ff": g.d_ff, "max_len": g.max_len,
-            "norm": g.norm, "positions": g.positions, "lr": float(t.lr), "epochs": t.epochs, "seed": t.seed,
-            "early_stop_loss": float(t.early_stop_loss), "causal_mask": t.causal_mask, "window": t.window or 0}
+    return {
+        "d_model": g.d_model,
+        "n_heads": g.n_heads,
+        "n_layers": g.n_layers,
+        "d_ff": g.d_ff,
+        "max_len": g.max_len,
+        "norm": g.norm,
+        "positions": g.positions,
+        "lr": float(t.lr),
+        "epochs": t.epochs,
+        "seed": t.seed,
+        "early_stop_loss": float(t.early_stop_loss),
+        "causal_mask": t.causal_mask,
+        "window": t.window or 0,
+    }
 
 
 def encode_train(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> str:
@@ -73,21 +97,30 @@ def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
     head, sep, text = value.partition(";text=")
     parts = head.split(";")
     if parts[0] != TRAIN_VERSION:
-        raise ConfigError("train", parts[0][:20], f"a link of version {TRAIN_VERSION}", "link_version", version=TRAIN_VERSION)
+        raise ConfigError(
+            "train", parts[0][:20], f"a link of version {TRAIN_VERSION}", "link_version", version=TRAIN_VERSION
+        )
     if not sep:
         raise ConfigError("text", "", "key=value settings ending with text=…", "link_text")
     settings = dict(V1_DEFAULTS)
     for part in parts[1:]:
         name, eq, raw = part.partition("=")
         if name not in V1_DEFAULTS or not eq:
-            raise ConfigError(name[:30] or part[:30], raw[:30], "one of " + ", ".join(V1_DEFAULTS), "link_field",
-                              fields=", ".join(V1_DEFAULTS))
+            raise ConfigError(
+                name[:30] or part[:30],
+                raw[:30],
+                "one of " + ", ".join(V1_DEFAULTS),
+                "link_field",
+                fields=", ".join(V1_DEFAULTS),
+            )
         settings[name] = _parse_value(name, raw.strip())
     if not text:
         raise ConfigError("text", "", "at least one character", "link_text")
     window = settings.pop("window")
     if window < 0:
-        raise ConfigError("window", window, "0 (the whole text) or 1..max_len", "window_or_whole", hi=settings["max_len"])
+        raise ConfigError(
+            "window", window, "0 (the whole text) or 1..max_len", "window_or_whole", hi=settings["max_len"]
+        )
     gpt = {k: settings.pop(k) for k in GPT_FIELDS}
     return (text, *host_configs(text, gpt, {**settings, "window": window or None}))
 
@@ -148,8 +181,14 @@ def decode_edits(value: str, n_heads: int, max_abs: float) -> tuple[tuple[int, i
         ok = len(fields) == 4 and all(f.isdigit() for f in fields[:3])
         number = float(fields[3]) if ok and _is_number(fields[3]) else math.nan
         if not ok or int(fields[0]) >= n_heads or not (math.isfinite(number) and abs(number) <= max_abs):
-            raise ConfigError("edits", part[:40], f"head:i:j:value with head 0..{n_heads - 1} and |value| ≤ {max_abs:g}",
-                              "edits", last=n_heads - 1, limit=f"{max_abs:g}")
+            raise ConfigError(
+                "edits",
+                part[:40],
+                f"head:i:j:value with head 0..{n_heads - 1} and |value| ≤ {max_abs:g}",
+                "edits",
+                last=n_heads - 1,
+                limit=f"{max_abs:g}",
+            )
         edits.append((int(fields[0]), int(fields[1]), int(fields[2]), number))
     return tuple(edits)
 

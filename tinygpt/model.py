@@ -133,9 +133,7 @@ class GPT(nn.Module):
             pos = self.sinusoid[:T]  # (T, D)
         return self.token_embedding(idx) + pos  # (B, T, D)
 
-    def forward(
-        self, idx: torch.Tensor, switches: Mapping[int, Switches] | Switches | None = None
-    ) -> torch.Tensor:
+    def forward(self, idx: torch.Tensor, switches: Mapping[int, Switches] | Switches | None = None) -> torch.Tensor:
         """Logits of the next token at every position.
 
         Args:

@@ -61,8 +61,9 @@ class FusedAdam:
             :func:`handoff_weight_grads` hands it there too (module doc); same result, faster.
     """
 
-    def __init__(self, params, lr: float, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 overlap: bool = False) -> None:
+    def __init__(
+        self, params, lr: float, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, overlap: bool = False
+    ) -> None:
         self.params = [p for p in params if p.requires_grad]
         self.lr, self.betas, self.eps = lr, betas, eps
         self.overlap = overlap
@@ -89,12 +90,27 @@ class FusedAdam:
     def _update(self, idx: list[int], grads: list[torch.Tensor] | None = None) -> None:
         """Adam update of ``self.params[i]`` for i in ``idx`` with ``grads`` (default: their ``.grad``)."""
         _adam(
-            [self.params[i] for i in idx], grads or [self.params[i].grad for i in idx],
-            [self.exp_avgs[i] for i in idx], [self.exp_avg_sqs[i] for i in idx], [],
+            [self.params[i] for i in idx],
+            grads or [self.params[i].grad for i in idx],
+            [self.exp_avgs[i] for i in idx],
+            [self.exp_avg_sqs[i] for i in idx],
+            [],
             [self.state_steps[i] for i in idx],
-            foreach=None, capturable=False, differentiable=False, fused=True, grad_scale=None, found_inf=None,
-            has_complex=False, decoupled_weight_decay=False, amsgrad=False, beta1=self.betas[0],
-            beta2=self.betas[1], lr=self.lr, weight_decay=0.0, eps=self.eps, maximize=False,
+            foreach=None,
+            capturable=False,
+            differentiable=False,
+            fused=True,
+            grad_scale=None,
+            found_inf=None,
+            has_complex=False,
+            decoupled_weight_decay=False,
+            amsgrad=False,
+            beta1=self.betas[0],
+            beta2=self.betas[1],
+            lr=self.lr,
+            weight_decay=0.0,
+            eps=self.eps,
+            maximize=False,
         )
 
     def step(self) -> None:
@@ -134,8 +150,12 @@ class FusedAdam:
         ready: queue.SimpleQueue = queue.SimpleQueue()
         errors: list[BaseException] = []
         threads = torch.get_num_threads()
-        helper = threading.Thread(target=self._apply_ready, args=(ready, errors, self._grad_buffers[0], threads),
-                                  daemon=True, name="adam-overlap")
+        helper = threading.Thread(
+            target=self._apply_ready,
+            args=(ready, errors, self._grad_buffers[0], threads),
+            daemon=True,
+            name="adam-overlap",
+        )
         hooks = [p.register_post_accumulate_grad_hook(lambda p, i=i: ready.put(i)) for i, p in enumerate(self.params)]
         helper.start()
         self._ready = ready
@@ -155,8 +175,7 @@ class FusedAdam:
         if errors:
             raise errors[0]
 
-    def _apply_ready(self, ready: queue.SimpleQueue, errors: list[BaseException], buffers: dict,
-                     threads: int) -> None:
+    def _apply_ready(self, ready: queue.SimpleQueue, errors: list[BaseException], buffers: dict, threads: int) -> None:
         """Take updates from ``ready`` until an end mark (None); run by the helper thread, and by
         the training thread once its backward pass is done.
 
@@ -208,8 +227,9 @@ class _LinearHandingOffWeightGrad(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
-                optimizer: FusedAdam) -> torch.Tensor:
+    def forward(
+        ctx, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, optimizer: FusedAdam
+    ) -> torch.Tensor:
         ctx.save_for_backward(x, weight)
         ctx.optimizer, ctx.has_bias = optimizer, bias is not None
         return F.linear(x, weight, bias)  # (…, out)
@@ -251,8 +271,9 @@ def handoff_weight_grads(model: GPT, optimizer: FusedAdam) -> Iterator[None]:
     if not (isinstance(optimizer, FusedAdam) and optimizer.overlap):
         yield
         return
-    layers = [m for ffn in model.modules() if isinstance(ffn, FeedForward)
-              for m in ffn.modules() if isinstance(m, nn.Linear)]
+    layers = [
+        m for ffn in model.modules() if isinstance(ffn, FeedForward) for m in ffn.modules() if isinstance(m, nn.Linear)
+    ]
     for layer in layers:
         layer.forward = _handing_off_forward(layer, optimizer)  # instance attribute: shadows nn.Linear.forward
     try:

@@ -59,8 +59,12 @@ def _vec(values: Vector, field: str) -> torch.Tensor:
 
 def _same_length(a: torch.Tensor, b: torch.Tensor, field: str) -> None:
     if a.shape != b.shape:
-        raise TheoryInputError(field, (a.numel(), b.numel()), "length",
-                               f"{field}: vectors of lengths {a.numel()} and {b.numel()} cannot be combined")
+        raise TheoryInputError(
+            field,
+            (a.numel(), b.numel()),
+            "length",
+            f"{field}: vectors of lengths {a.numel()} and {b.numel()} cannot be combined",
+        )
 
 
 def add(a: Vector, b: Vector) -> list[float]:
@@ -106,8 +110,12 @@ def weighted_sum(weights: Vector, values: Sequence[Vector]) -> list[float]:
     alpha = _vec(weights, "weights")  # (m,)
     V = torch.as_tensor([list(v) for v in values], dtype=torch.float64)  # (m, d)
     if V.ndim != 2 or V.shape[0] != alpha.numel():
-        raise TheoryInputError("values", len(values), "length",
-                               f"{alpha.numel()} weights need {alpha.numel()} value vectors, got {len(values)}")
+        raise TheoryInputError(
+            "values",
+            len(values),
+            "length",
+            f"{alpha.numel()} weights need {alpha.numel()} value vectors, got {len(values)}",
+        )
     if bool((alpha < 0).any()):
         raise TheoryInputError("weights", alpha.tolist(), "negative", "weights must be ≥ 0")
     if abs(float(alpha.sum()) - 1.0) > 1e-9:
@@ -149,8 +157,9 @@ class Attended:
     output: list[float]
 
 
-def attend(query: Vector, keys: Sequence[Vector], values: Sequence[Vector], *,
-           temperature: float = 1.0, scaled: bool = False) -> Attended:
+def attend(
+    query: Vector, keys: Sequence[Vector], values: Sequence[Vector], *, temperature: float = 1.0, scaled: bool = False
+) -> Attended:
     """Score ``query`` (length d) against m ``keys`` (m × d), softmax, mix m ``values`` (m × d_v).
 
     ``scaled`` divides the scores by √d (Vaswani et al. 2017, eq. 1). Raises TheoryInputError on
@@ -182,8 +191,14 @@ class MatrixAttention:
     output: list[list[float]]
 
 
-def attention_matrix(Q: Sequence[Vector], K: Sequence[Vector], V: Sequence[Vector], *,
-                     temperature: float = 1.0, causal_mask: bool = False) -> MatrixAttention:
+def attention_matrix(
+    Q: Sequence[Vector],
+    K: Sequence[Vector],
+    V: Sequence[Vector],
+    *,
+    temperature: float = 1.0,
+    causal_mask: bool = False,
+) -> MatrixAttention:
     """Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V (Vaswani et al. 2017, eq. 1), τ = temperature.
 
     Q: (n, d_k), K: (m, d_k), V: (m, d_v). Row i of the result equals :func:`attend` of query i
@@ -196,13 +211,18 @@ def attention_matrix(Q: Sequence[Vector], K: Sequence[Vector], V: Sequence[Vecto
     k = torch.as_tensor([list(r) for r in K], dtype=torch.float64)  # (m, d_k)
     v = torch.as_tensor([list(r) for r in V], dtype=torch.float64)  # (m, d_v)
     if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1] or v.ndim != 2 or v.shape[0] != k.shape[0]:
-        raise TheoryInputError("Q, K, V", (tuple(q.shape), tuple(k.shape), tuple(v.shape)), "length",
-                               "Q must be n × d_k, K m × d_k and V m × d_v")
+        raise TheoryInputError(
+            "Q, K, V",
+            (tuple(q.shape), tuple(k.shape), tuple(v.shape)),
+            "length",
+            "Q must be n × d_k, K m × d_k and V m × d_v",
+        )
     S = q @ k.T / math.sqrt(q.shape[1])  # (n, m)
     if causal_mask:
         if q.shape[0] != k.shape[0]:
-            raise TheoryInputError("causal_mask", (q.shape[0], k.shape[0]), "length",
-                                   "a causal mask needs as many queries as keys")
+            raise TheoryInputError(
+                "causal_mask", (q.shape[0], k.shape[0]), "length", "a causal mask needs as many queries as keys"
+            )
         S = S.masked_fill(future_mask(S.shape[0]), float("-inf"))  # (n, n)
     alpha = torch.softmax(S / tau, dim=-1)  # (n, m)
     return MatrixAttention(S.tolist(), alpha.tolist(), (alpha @ v).tolist())  # output (n, d_v)
@@ -247,31 +267,46 @@ class Concept:
 
 
 CONCEPTS: tuple[Concept, ...] = (
-    Concept("definition",
-            r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V",
-            ("projection", "scale", "merge_heads", "output_projection")),
-    Concept("vector",
-            r"\mathbf{a} = \begin{pmatrix} a_1 \\ a_2 \end{pmatrix} \in \mathbb{R}^2,"
-            r"\qquad \mathbf{x} = (x_1, x_2, \ldots, x_d) \in \mathbb{R}^d",
-            ("split_heads",)),
-    Concept("operations",
-            r"\mathbf{a} + \mathbf{b} = (a_1 + b_1, \ldots, a_d + b_d),\qquad "
-            r"c\,\mathbf{a} = (c\,a_1, \ldots, c\,a_d),\qquad "
-            r"\mathbf{a} \cdot \mathbf{b} = \sum_{i=1}^{d} a_i b_i",
-            ("scores", "scale")),
-    Concept("weighted_sum",
-            r"\mathbf{o} = \sum_{i=1}^{m} \alpha_i \mathbf{v}_i,\qquad \alpha_i \ge 0,\quad \sum_{i=1}^{m} \alpha_i = 1",
-            ("weighted_sum",)),
-    Concept("qkv",
-            r"\mathbf{q} = \mathbf{x} W_Q,\qquad \mathbf{k}_i = \mathbf{x}_i W_K,\qquad \mathbf{v}_i = \mathbf{x}_i W_V",
-            ("projection",)),
-    Concept("softmax",
-            r"s_i = \mathbf{q} \cdot \mathbf{k}_i,\qquad \alpha_i = \frac{\exp(s_i)}{\sum_{j=1}^{m} \exp(s_j)}",
-            ("scores", "softmax")),
-    Concept("matrix",
-            r"Q \in \mathbb{R}^{n \times d_k},\ K \in \mathbb{R}^{m \times d_k},\ V \in \mathbb{R}^{m \times d_v}:\quad"
-            r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V \in \mathbb{R}^{n \times d_v}",
-            ("scores", "mask", "softmax", "weighted_sum")),
+    Concept(
+        "definition",
+        r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V",
+        ("projection", "scale", "merge_heads", "output_projection"),
+    ),
+    Concept(
+        "vector",
+        r"\mathbf{a} = \begin{pmatrix} a_1 \\ a_2 \end{pmatrix} \in \mathbb{R}^2,"
+        r"\qquad \mathbf{x} = (x_1, x_2, \ldots, x_d) \in \mathbb{R}^d",
+        ("split_heads",),
+    ),
+    Concept(
+        "operations",
+        r"\mathbf{a} + \mathbf{b} = (a_1 + b_1, \ldots, a_d + b_d),\qquad "
+        r"c\,\mathbf{a} = (c\,a_1, \ldots, c\,a_d),\qquad "
+        r"\mathbf{a} \cdot \mathbf{b} = \sum_{i=1}^{d} a_i b_i",
+        ("scores", "scale"),
+    ),
+    Concept(
+        "weighted_sum",
+        r"\mathbf{o} = \sum_{i=1}^{m} \alpha_i \mathbf{v}_i,\qquad \alpha_i \ge 0,\quad \sum_{i=1}^{m} \alpha_i = 1",
+        ("weighted_sum",),
+    ),
+    Concept(
+        "qkv",
+        r"\mathbf{q} = \mathbf{x} W_Q,\qquad \mathbf{k}_i = \mathbf{x}_i W_K,\qquad \mathbf{v}_i = \mathbf{x}_i W_V",
+        ("projection",),
+    ),
+    Concept(
+        "softmax",
+        r"s_i = \mathbf{q} \cdot \mathbf{k}_i,\qquad \alpha_i = \frac{\exp(s_i)}{\sum_{j=1}^{m} \exp(s_j)}",
+        ("scores", "softmax"),
+    ),
+    Concept(
+        "matrix",
+        r"Q \in \mathbb{R}^{n \times d_k},\ K \in \mathbb{R}^{m \times d_k},\ V \in \mathbb{R}^{m \times d_v}:\quad"
+        r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V "
+        r"\in \mathbb{R}^{n \times d_v}",
+        ("scores", "mask", "softmax", "weighted_sum"),
+    ),
 )
 
 CONCEPT_IDS: tuple[str, ...] = tuple(c.id for c in CONCEPTS)
@@ -279,8 +314,14 @@ CONCEPT_IDS: tuple[str, ...] = tuple(c.id for c in CONCEPTS)
 #: For each attention step, the concept that explains it (the attention page links there); the
 #: concept lists the step among its ``steps``, so the link back exists too.
 STEP_CONCEPT: dict[str, str] = {
-    "projection": "qkv", "split_heads": "vector", "scores": "softmax", "scale": "definition", "mask": "matrix",
-    "softmax": "softmax", "weighted_sum": "weighted_sum", "merge_heads": "definition",
+    "projection": "qkv",
+    "split_heads": "vector",
+    "scores": "softmax",
+    "scale": "definition",
+    "mask": "matrix",
+    "softmax": "softmax",
+    "weighted_sum": "weighted_sum",
+    "merge_heads": "definition",
     "output_projection": "definition",
 }
 
@@ -288,5 +329,6 @@ STEP_CONCEPT: dict[str, str] = {
 def concept_anchor(concept_id: str) -> str:
     """The HTML anchor of a concept's section on the Theory page, e.g. "concept-qkv"."""
     return f"concept-{concept_id}"
+
 
 TEMPERATURE_FORMULA = r"\alpha_i = \frac{\exp(s_i/\tau)}{\sum_{j} \exp(s_j/\tau)}"

@@ -41,7 +41,7 @@ from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explain import walk
 from tinygpt.model import GPT
 from tinygpt.optim import OVERLAP_MIN_PARAMETERS, FusedAdam, handoff_weight_grads
-from tinygpt.record import SNAPSHOT_MAX_T, StopReason, ModelRecord
+from tinygpt.record import SNAPSHOT_MAX_T, ModelRecord, StopReason
 from tinygpt.vocab import CharVocab, training_pairs
 
 _NO_MASK = Switches(causal_mask=False)
@@ -98,8 +98,9 @@ def build(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelRecord:
     if gpt_cfg.vocab_size != len(vocab):
         gpt_cfg = GPTConfig(**{**gpt_cfg.to_dict(), "vocab_size": len(vocab)})
     model = new_model(gpt_cfg, train_cfg.seed)
-    return ModelRecord(model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg,
-                        init_seed=train_cfg.seed)
+    return ModelRecord(
+        model=model, vocab=vocab, text=text, gpt_cfg=gpt_cfg, train_cfg=train_cfg, init_seed=train_cfg.seed
+    )
 
 
 @torch.no_grad()
@@ -181,7 +182,10 @@ class Trainer:
     @property
     def done(self) -> bool:
         """True when the epochs are used up or the early-stop threshold was reached."""
-        return self.tm.stop_reason in (StopReason.EARLY_STOP, StopReason.NON_FINITE) or self.steps >= self.tm.train_cfg.epochs
+        return (
+            self.tm.stop_reason in (StopReason.EARLY_STOP, StopReason.NON_FINITE)
+            or self.steps >= self.tm.train_cfg.epochs
+        )
 
     def _use_threads(self) -> None:
         if torch.get_num_threads() != self.threads:
@@ -263,7 +267,7 @@ class Trainer:
                 for p, q in zip(model.parameters(), self._start):
                     p.copy_(q)
         self.optimizer = FusedAdam(model.parameters(), lr=self.tm.train_cfg.lr, overlap=self.overlap)
-        recorded = self.tm.losses[self._start_steps:]
+        recorded = self.tm.losses[self._start_steps :]
         for i in range(k - 1):
             self.replay_progress = (i + 1, k - 1)
             loss = self._loss()

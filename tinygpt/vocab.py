@@ -17,9 +17,7 @@ class UnknownCharError(ValueError):
     def __init__(self, unknown: list[str], known: tuple[str, ...]) -> None:
         self.unknown = unknown
         self.known = known
-        super().__init__(
-            f"unknown characters {''.join(unknown)!r}; the vocabulary is {''.join(known)!r}"
-        )
+        super().__init__(f"unknown characters {''.join(unknown)!r}; the vocabulary is {''.join(known)!r}")
 
 
 @dataclass(frozen=True)

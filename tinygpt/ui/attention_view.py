@@ -32,27 +32,55 @@ from tinygpt.arrays import to_numpy
 from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, DotSpec, Step, Switches, future_mask
 from tinygpt.charts import alpha_grid_spec, heatmap_spec
 from tinygpt.config import ConfigError, GPTConfig
-from tinygpt.vocab import cyclic
-from tinygpt.formatting import format_change, format_probability
+from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.explain import (
-    Copy, DotProduct, PositionEffects, ScoreCell, Walk, explain_cell, masked_weights, module_difference, non_finite,
-    position_effects, row_sums, sdpa_switch_difference, step_source_location, walk,
+    Copy,
+    DotProduct,
+    PositionEffects,
+    ScoreCell,
+    Walk,
+    explain_cell,
+    masked_weights,
+    module_difference,
+    non_finite,
+    position_effects,
+    row_sums,
+    sdpa_switch_difference,
+    step_source_location,
+    walk,
 )
+from tinygpt.formatting import format_change, format_probability
 from tinygpt.links import decode_edits, encode_edits
 from tinygpt.record import ModelRecord
-from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui import exercise_view
 from tinygpt.ui.common import keep_radio_choice, remember_value, scroll_to, set_kept_value
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.tables import is_static, matrix_text, show_table, text_table
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
 from tinygpt.ui.models import attention_trace
+from tinygpt.ui.tables import is_static, matrix_text, show_table, text_table
+from tinygpt.vocab import cyclic
 
 #: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
 TEMPERATURES: tuple[float, ...] = (
-    1e-4, 1e-3, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 100.0, 1000.0,
+    1e-4,
+    1e-3,
+    0.01,
+    0.03,
+    0.1,
+    0.2,
+    0.3,
+    0.5,
+    0.7,
+    1.0,
+    1.5,
+    2.0,
+    3.0,
+    5.0,
+    10.0,
+    100.0,
+    1000.0,
 )
 MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
 #: Largest |score| the editor accepts (raw scores of the seed model are within about ±20).
@@ -65,8 +93,15 @@ URL_KEYS: tuple[str, ...] = ("text", "layer", "head", "step", "mask", "scale", "
 OPTIONAL_URL_KEYS: tuple[str, ...] = ("off", "uniform", "guess", "part")
 #: Uniform attention: none, the chosen head, or every head of the chosen layer.
 UNIFORM_MODES: tuple[str, ...] = ("none", "head", "layer")
-_UNIFORM_WORDS = {"none": "none", "0": "none", "off": "none", "head": "head", "1": "head", "layer": "layer",
-                  "all": "layer"}
+_UNIFORM_WORDS = {
+    "none": "none",
+    "0": "none",
+    "off": "none",
+    "head": "head",
+    "1": "head",
+    "layer": "layer",
+    "all": "layer",
+}
 _WRITTEN = "_attn_url_written"
 
 K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
@@ -80,7 +115,8 @@ K_TABLE_OPEN = "attn_table_open"
 K_RESET, K_GUESS, K_SOURCE = "attn_reset", "attn_guess", "attn_source"
 #: The switch panel's controls, in rows of columns (a column per group with a control drawn).
 SWITCH_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
-    ((K_MASK, K_RESET), (K_SCALING, K_DIVISOR), (K_TAU,)), ((K_HEADS_OFF,), (K_UNIFORM,)),
+    ((K_MASK, K_RESET), (K_SCALING, K_DIVISOR), (K_TAU,)),
+    ((K_HEADS_OFF,), (K_UNIFORM,)),
 )
 #: The expanders of the α grids (all heads of the layer, the head in every layer).
 K_HEADS_GRID, K_LAYERS_GRID = "attn_heads_grid", "attn_layers_grid"
@@ -98,8 +134,9 @@ PARTS: dict[str, tuple[str, ...]] = {
     "training": (K_SNAPSHOT,),
 }
 #: The expanders among :data:`PARTS`' widgets: their open state is kept by Streamlit itself.
-PART_EXPANDERS = frozenset({K_TABLE_OPEN, K_SOURCE, "attn_effects_table", K_HEADS_GRID, "attn_heads", "attn_lens",
-                            K_LAYERS_GRID})
+PART_EXPANDERS = frozenset(
+    {K_TABLE_OPEN, K_SOURCE, "attn_effects_table", K_HEADS_GRID, "attn_heads", "attn_lens", K_LAYERS_GRID}
+)
 #: The score editor: the cell's pickers, the prefix of its number inputs' keys (one per layer,
 #: head and cell) and the session's edits, {(layer, head, i, j): score}, which the URL's
 #: ``edits=`` starts (every name starts with "attn_edit_", so reset_switches forgets them).
@@ -126,7 +163,9 @@ BESIDE_PX = 440
 # ---------------------------------------------------------------- URL <-> widgets
 
 
-def parse_url(params: Mapping[str, str], n_layers: int, n_heads: int) -> tuple[dict[str, object], list[tuple[str, str]]]:
+def parse_url(
+    params: Mapping[str, str], n_layers: int, n_heads: int
+) -> tuple[dict[str, object], list[tuple[str, str]]]:
     """Widget values from the URL's query parameters, and the problems found.
 
     Args:
@@ -228,14 +267,32 @@ def _number(raw: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def url_values(text: str, layer: int, head: int, step: str, mask: bool, scaling: str, divisor: float,
-               temperature: float, heads_off: Sequence[int] = (), uniform: str = "none",
-               guess: bool = False, part: str = "steps") -> dict[str, str]:
+def url_values(
+    text: str,
+    layer: int,
+    head: int,
+    step: str,
+    mask: bool,
+    scaling: str,
+    divisor: float,
+    temperature: float,
+    heads_off: Sequence[int] = (),
+    uniform: str = "none",
+    guess: bool = False,
+    part: str = "steps",
+) -> dict[str, str]:
     """The query parameters that reproduce a view (the inverse of :func:`parse_url`); ``off``,
     ``uniform``, ``guess`` and ``part`` only when they are set (``part`` other than the steps)."""
     scale = {"sqrt": "sqrt", "one": "1"}.get(scaling, f"{divisor:g}")
-    values = {"text": text, "layer": str(layer), "head": str(head), "step": step, "mask": "1" if mask else "0",
-              "scale": scale, "tau": f"{temperature:g}"}
+    values = {
+        "text": text,
+        "layer": str(layer),
+        "head": str(head),
+        "step": step,
+        "mask": "1" if mask else "0",
+        "scale": scale,
+        "tau": f"{temperature:g}",
+    }
     if heads_off:
         values["off"] = ",".join(str(h) for h in sorted(heads_off))
     if uniform != "none":
@@ -278,9 +335,18 @@ def load_url(n_layers: int, n_heads: int) -> list[str]:
         for name, given in problems:
             last = {"layer": n_layers - 1, "head": n_heads - 1, "off": n_heads - 1}.get(name, 0)
             key = "attn.url_snap_tau" if name == "snap_tau" else f"attn.url_bad_{name}"
-            messages.append(tr(key, value=given, last=last,
-                               steps=", ".join(NAV_IDS), parts=", ".join(PARTS), lo=TEMPERATURES[0], hi=TEMPERATURES[-1],
-                               used=st.session_state.get(K_TAU, 1.0)))
+            messages.append(
+                tr(
+                    key,
+                    value=given,
+                    last=last,
+                    steps=", ".join(NAV_IDS),
+                    parts=", ".join(PARTS),
+                    lo=TEMPERATURES[0],
+                    hi=TEMPERATURES[-1],
+                    used=st.session_state.get(K_TAU, 1.0),
+                )
+            )
     for key, count, name in ((K_LAYER, n_layers, "layer"), (K_HEAD, n_heads, "head")):
         value = st.session_state.get(key)
         if value is not None and not (isinstance(value, int) and 0 <= value < count):
@@ -430,8 +496,9 @@ def matrix_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], c
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def matrix_text_table(values: torch.Tensor | np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str],
-                      decimals: int) -> pa.Table:
+def matrix_text_table(
+    values: torch.Tensor | np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], decimals: int
+) -> pa.Table:
     """:func:`tinygpt.ui.tables.matrix_text` as an Arrow table with the row labels as its index:
     what a long text's T × T grid draws, in narrow columns."""
     return matrix_text(to_numpy(values, floats=True), row_labels, col_labels, decimals).to_arrow()
@@ -463,8 +530,9 @@ def _terms(a: Sequence[float], b: Sequence[float], shown: int) -> str:
     return " + ".join(parts)
 
 
-def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, shown: int = 3,
-               row_shown: int = 6) -> list[tuple[str, dict[str, object], str]]:
+def cell_latex(
+    expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, shown: int = 3, row_shown: int = 6
+) -> list[tuple[str, dict[str, object], str]]:
     """The arithmetic of one cell as (caption i18n key, caption fields, LaTeX) lines.
 
     A :class:`ScoreCell` gives q_i·k_j (the first ``shown`` products, "⋯", the sum over d_head),
@@ -475,11 +543,22 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
     """
     if isinstance(expl, Copy):
         index = ", ".join(str(k) for k in expl.index)
-        return [("attn.cell_copy", {}, rf"\mathrm{{{name}}}[{i}, {j}] = \mathrm{{{expl.source}}}[{index}] = {_num(expl.value)}")]
+        return [
+            (
+                "attn.cell_copy",
+                {},
+                rf"\mathrm{{{name}}}[{i}, {j}] = \mathrm{{{expl.source}}}[{index}] = {_num(expl.value)}",
+            )
+        ]
     if isinstance(expl, DotProduct):
-        lines = [("attn.cell_dot", {"shown": min(shown, len(expl.a)), "n": len(expl.a)},
-                  rf"\mathrm{{{name}}}[{i}, {j}] = {expl.a_name} \cdot {expl.b_name} = "
-                  rf"{_terms(expl.a, expl.b, shown)} = {_num(expl.total)}")]
+        lines = [
+            (
+                "attn.cell_dot",
+                {"shown": min(shown, len(expl.a)), "n": len(expl.a)},
+                rf"\mathrm{{{name}}}[{i}, {j}] = {expl.a_name} \cdot {expl.b_name} = "
+                rf"{_terms(expl.a, expl.b, shown)} = {_num(expl.total)}",
+            )
+        ]
         # The entry the trace holds is 0 although the product is not: the step zeroed it
         # afterwards (weighted_sum with the head in Switches.heads_off).
         if expl.value == 0.0 and not math.isclose(expl.total, 0.0, abs_tol=1e-12):
@@ -487,20 +566,32 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
         return lines
     c = expl
     d = len(c.dot.a)
-    lines = [("attn.cell_dot", {"shown": min(shown, d), "n": d},
-              rf"S_{{{i},{j}}} = q_{{{i}}} \cdot k_{{{j}}} = {_terms(c.dot.a, c.dot.b, shown)} = {_num(c.dot.total)}")]
+    lines = [
+        (
+            "attn.cell_dot",
+            {"shown": min(shown, d), "n": d},
+            rf"S_{{{i},{j}}} = q_{{{i}}} \cdot k_{{{j}}} = {_terms(c.dot.a, c.dot.b, shown)} = {_num(c.dot.total)}",
+        )
+    ]
     if c.edited:
         lines.append(("attn.cell_edited", {}, rf"S_{{{i},{j}}} := {_num(c.raw)}"))
     divisor = rf"\sqrt{{{d}}}" if math.isclose(c.divisor, math.sqrt(d)) else _num(c.divisor)
-    lines.append(("attn.cell_scale", {}, rf"\tilde S_{{{i},{j}}} = \dfrac{{{_num(c.raw)}}}{{{divisor}}} = {_num(c.scaled)}"))
+    lines.append(
+        ("attn.cell_scale", {}, rf"\tilde S_{{{i},{j}}} = \dfrac{{{_num(c.raw)}}}{{{divisor}}} = {_num(c.scaled)}")
+    )
     if c.masked:
         lines.append(("attn.cell_masked", {}, rf"{j} > {i} \Rightarrow \tilde S_{{{i},{j}}} = -\infty"))
     T = len(c.row)
     if c.uniform:  # Switches.uniform_heads: α ignores the scores, 1/n over the n keys the mask allows
         n = sum(1 for v in c.row if not (math.isinf(v) and v < 0))
         value = rf"\dfrac{{1}}{{{n}}} = {_num(c.alpha[j])}" if not c.masked else _num(c.alpha[j])
-        lines.append(("attn.cell_uniform_masked" if c.masked else "attn.cell_uniform", {"n": n},
-                      rf"\alpha_{{{i},{j}}} = {value}"))
+        lines.append(
+            (
+                "attn.cell_uniform_masked" if c.masked else "attn.cell_uniform",
+                {"n": n},
+                rf"\alpha_{{{i},{j}}} = {value}",
+            )
+        )
         return lines
     tau = "" if c.temperature == 1.0 else rf"/{_num(c.temperature)}"
     ks = list(range(min(T, row_shown)))
@@ -509,11 +600,22 @@ def cell_latex(expl: ScoreCell | DotProduct | Copy, name: str, i: int, j: int, s
     exps = r",\ ".join(rf"e_{{{k}}} = {_num(c.exps[k])}" for k in ks) + (r",\ \ldots" if T > len(ks) else "")
     lines.append(("attn.cell_max", {}, rf"m = \max_k \tilde S_{{{i},k}} = {_num(c.row_max)}"))
     row_masked = any(math.isinf(v) and v < 0 for v in c.row)  # no −∞ in the row: the mask is off (or i is last)
-    lines.append(("attn.cell_exp" if row_masked else "attn.cell_exp_unmasked", {"tau": c.temperature},
-                  rf"e_k = \exp\big((\tilde S_{{{i},k}} - m){tau}\big):\ {exps}"))
+    lines.append(
+        (
+            "attn.cell_exp" if row_masked else "attn.cell_exp_unmasked",
+            {"tau": c.temperature},
+            rf"e_k = \exp\big((\tilde S_{{{i},k}} - m){tau}\big):\ {exps}",
+        )
+    )
     lines.append(("attn.cell_sum", {"n": T}, rf"\sum_k e_k = {_num(c.exp_sum)}"))
-    lines.append(("attn.cell_alpha", {}, rf"\alpha_{{{i},{j}}} = \dfrac{{e_{{{j}}}}}{{\sum_k e_k}} = "
-                  rf"\dfrac{{{_num(c.exps[j])}}}{{{_num(c.exp_sum)}}} = {_num(c.alpha[j])}"))
+    lines.append(
+        (
+            "attn.cell_alpha",
+            {},
+            rf"\alpha_{{{i},{j}}} = \dfrac{{e_{{{j}}}}}{{\sum_k e_k}} = "
+            rf"\dfrac{{{_num(c.exps[j])}}}{{{_num(c.exp_sum)}}} = {_num(c.alpha[j])}",
+        )
+    )
     return lines
 
 
@@ -527,9 +629,18 @@ def snapshot_text(text: str, T: int) -> str:
 
 def set_defaults(text: str, sqrt_d_head: float) -> None:
     """Default widget values (set in session state, so widgets never get a second default)."""
-    for key, value in ((K_TEXT, text), (K_LAYER, 0), (K_HEAD, 0), (K_STEP, STEP_IDS[0]), (K_MASK, True),
-                       (K_SCALING, "sqrt"), (K_DIVISOR, float(sqrt_d_head)), (K_TAU, 1.0), (K_HEADS_OFF, []),
-                       (K_UNIFORM, "none")):
+    for key, value in (
+        (K_TEXT, text),
+        (K_LAYER, 0),
+        (K_HEAD, 0),
+        (K_STEP, STEP_IDS[0]),
+        (K_MASK, True),
+        (K_SCALING, "sqrt"),
+        (K_DIVISOR, float(sqrt_d_head)),
+        (K_TAU, 1.0),
+        (K_HEADS_OFF, []),
+        (K_UNIFORM, "none"),
+    ):
         st.session_state.setdefault(key, value)
 
 
@@ -543,10 +654,24 @@ def step_nav(step_labels: Mapping[str, str]) -> str:
     keep_radio_choice(K_STEP)
     chosen = st.radio(tr("attn.step"), NAV_IDS, format_func=step_labels.get, horizontal=True, key=K_STEP)
     left, right, _ = st.columns([1, 1, 5])
-    left.button(tr("attn.prev"), icon=":material/arrow_back:", on_click=move_step, args=(-1,), disabled=index == 0,
-                key="attn_prev", width="stretch")
-    right.button(tr("attn.next"), icon=":material/arrow_forward:", on_click=move_step, args=(1,),
-                 disabled=index == len(NAV_IDS) - 1, key="attn_next", width="stretch")
+    left.button(
+        tr("attn.prev"),
+        icon=":material/arrow_back:",
+        on_click=move_step,
+        args=(-1,),
+        disabled=index == 0,
+        key="attn_prev",
+        width="stretch",
+    )
+    right.button(
+        tr("attn.next"),
+        icon=":material/arrow_forward:",
+        on_click=move_step,
+        args=(1,),
+        disabled=index == len(NAV_IDS) - 1,
+        key="attn_next",
+        width="stretch",
+    )
     return chosen
 
 
@@ -580,8 +705,16 @@ def part_chooser() -> str:
     st.html(f'<div id="{PARTS_ANCHOR}"></div>', width="content")
     if st.session_state.pop("_attn_scroll", False):
         scroll_to(PARTS_ANCHOR)
-    part = st.segmented_control(tr("attn.parts"), list(PARTS), format_func=labels.get, key=K_PART,
-                                on_change=remember_value, args=(K_PART,), required=True, width="stretch")
+    part = st.segmented_control(
+        tr("attn.parts"),
+        list(PARTS),
+        format_func=labels.get,
+        key=K_PART,
+        on_change=remember_value,
+        args=(K_PART,),
+        required=True,
+        width="stretch",
+    )
     part = part if part in PARTS else first_part()
     keep_values(key for keys in PARTS.values() for key in keys if key not in PART_EXPANDERS)
     return part
@@ -605,8 +738,14 @@ def effects_note(n_changed: int, T: int, layer: int, is_default: bool) -> None:
     left, right = st.columns([3, 1], vertical_alignment="center")
     key = "attn.effects_note_default" if is_default else "attn.effects_note" if n_changed else "attn.effects_note_none"
     left.markdown(tr(key, n=n_changed, T=T, layer=layer))
-    right.button(tr("attn.see_prediction"), key="attn_see_prediction", icon=":material/arrow_forward:",
-                 on_click=open_part, args=("prediction",), width="stretch")
+    right.button(
+        tr("attn.see_prediction"),
+        key="attn_see_prediction",
+        icon=":material/arrow_forward:",
+        on_click=open_part,
+        args=("prediction",),
+        width="stretch",
+    )
 
 
 class SwitchPanel(NamedTuple):
@@ -639,48 +778,94 @@ def switch_panel(cfg: GPTConfig, layer: int, head: int) -> SwitchPanel:
     if not any(visible(k) for row in SWITCH_ROWS for group in row for k in group):
         scaling = ss.get(K_SCALING, "sqrt")
         divisor = {"sqrt": None, "one": 1.0}.get(scaling, ss.get(K_DIVISOR, math.sqrt(cfg.d_head)))
-        return SwitchPanel(ss.get(K_MASK, True), scaling, divisor, ss.get(K_TAU, 1.0), list(ss.get(K_HEADS_OFF, [])),
-                           ss.get(K_UNIFORM, "none"))
+        return SwitchPanel(
+            ss.get(K_MASK, True),
+            scaling,
+            divisor,
+            ss.get(K_TAU, 1.0),
+            list(ss.get(K_HEADS_OFF, [])),
+            ss.get(K_UNIFORM, "none"),
+        )
     with st.expander(tr("attn.switches"), expanded=True, icon=":material/tune:"):
         st.caption(tr("attn.switches_help"))
         col = _columns(SWITCH_ROWS[0])
-        mask_on = control(K_MASK, lambda: col[K_MASK].toggle(tr("attn.mask"), help=tr("attn.mask_help"), key=K_MASK),
-                          ss.get(K_MASK, True))
+        mask_on = control(
+            K_MASK,
+            lambda: col[K_MASK].toggle(tr("attn.mask"), help=tr("attn.mask_help"), key=K_MASK),
+            ss.get(K_MASK, True),
+        )
         if visible(K_RESET):
             col[K_RESET].button(tr("attn.reset"), on_click=reset_switches, key=K_RESET)
-        scale_labels = {"sqrt": tr("attn.scale_sqrt", value=math.sqrt(cfg.d_head)), "one": tr("attn.scale_one"),
-                        "custom": tr("attn.scale_custom")}  # format_func must not read the session
+        scale_labels = {
+            "sqrt": tr("attn.scale_sqrt", value=math.sqrt(cfg.d_head)),
+            "one": tr("attn.scale_one"),
+            "custom": tr("attn.scale_custom"),
+        }  # format_func must not read the session
         if visible(K_SCALING):
             keep_radio_choice(K_SCALING)
-        scaling = control(K_SCALING, lambda: col[K_SCALING].radio(
-            tr("attn.scaling"), SCALINGS, format_func=scale_labels.get, key=K_SCALING), ss.get(K_SCALING, "sqrt"))
+        scaling = control(
+            K_SCALING,
+            lambda: col[K_SCALING].radio(tr("attn.scaling"), SCALINGS, format_func=scale_labels.get, key=K_SCALING),
+            ss.get(K_SCALING, "sqrt"),
+        )
         divisor = {"sqrt": None, "one": 1.0}.get(scaling)
         if scaling == "custom":
-            divisor = control(K_DIVISOR, lambda: col[K_DIVISOR].number_input(
-                tr("attn.scale_value"), MIN_DIVISOR, MAX_DIVISOR, key=K_DIVISOR),
-                ss.get(K_DIVISOR, math.sqrt(cfg.d_head)))
-        temperature = control(K_TAU, lambda: col[K_TAU].select_slider(
-            tr("attn.temperature"), TEMPERATURES, format_func="{:g}".format, help=tr("attn.temperature_help"),
-            key=K_TAU),
-            ss.get(K_TAU, 1.0))
+            divisor = control(
+                K_DIVISOR,
+                lambda: col[K_DIVISOR].number_input(tr("attn.scale_value"), MIN_DIVISOR, MAX_DIVISOR, key=K_DIVISOR),
+                ss.get(K_DIVISOR, math.sqrt(cfg.d_head)),
+            )
+        temperature = control(
+            K_TAU,
+            lambda: col[K_TAU].select_slider(
+                tr("attn.temperature"),
+                TEMPERATURES,
+                format_func="{:g}".format,
+                help=tr("attn.temperature_help"),
+                key=K_TAU,
+            ),
+            ss.get(K_TAU, 1.0),
+        )
         col = _columns(SWITCH_ROWS[1])  # ablation: applies to the chosen layer, like the others
         if visible(K_HEADS_OFF):
             keep_radio_choice(K_HEADS_OFF)  # the browser keeps the pills' choices by their labels too
-        heads_off = control(K_HEADS_OFF, lambda: col[K_HEADS_OFF].pills(
-            tr("attn.heads_off", layer=layer), range(cfg.n_heads), selection_mode="multi", format_func=str,
-            help=tr("attn.heads_off_help"), key=K_HEADS_OFF),
-            ss.get(K_HEADS_OFF, []))
-        uniform_labels = {"none": tr("attn.uniform_none"), "head": tr("attn.uniform_head", head=head),
-                          "layer": tr("attn.uniform_layer", layer=layer)}
+        heads_off = control(
+            K_HEADS_OFF,
+            lambda: col[K_HEADS_OFF].pills(
+                tr("attn.heads_off", layer=layer),
+                range(cfg.n_heads),
+                selection_mode="multi",
+                format_func=str,
+                help=tr("attn.heads_off_help"),
+                key=K_HEADS_OFF,
+            ),
+            ss.get(K_HEADS_OFF, []),
+        )
+        uniform_labels = {
+            "none": tr("attn.uniform_none"),
+            "head": tr("attn.uniform_head", head=head),
+            "layer": tr("attn.uniform_layer", layer=layer),
+        }
         if visible(K_UNIFORM):
             keep_radio_choice(K_UNIFORM)
-        uniform = control(K_UNIFORM, lambda: col[K_UNIFORM].radio(
-            tr("attn.uniform"), UNIFORM_MODES, format_func=uniform_labels.get, help=tr("attn.uniform_help"),
-            key=K_UNIFORM, horizontal=True), ss.get(K_UNIFORM, "none"))
+        uniform = control(
+            K_UNIFORM,
+            lambda: col[K_UNIFORM].radio(
+                tr("attn.uniform"),
+                UNIFORM_MODES,
+                format_func=uniform_labels.get,
+                help=tr("attn.uniform_help"),
+                key=K_UNIFORM,
+                horizontal=True,
+            ),
+            ss.get(K_UNIFORM, "none"),
+        )
     return SwitchPanel(mask_on, scaling, divisor, temperature, list(heads_off), uniform)
 
 
-def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[str]) -> tuple[tuple[int, int, int, float], ...]:
+def score_editor(
+    base: AttentionTrace, layer: int, head: int, labels: Sequence[str]
+) -> tuple[tuple[int, int, int, float], ...]:
     """In a bordered box, a toggle, and when it is on a picker of one raw score S[i, j] of one head
     (the model's own, layer ``layer``) and a number input of its new value; returns the edits of
     this layer and head (none while the toggle is off).
@@ -697,7 +882,9 @@ def score_editor(base: AttentionTrace, layer: int, head: int, labels: Sequence[s
         return _draw_score_editor(S, layer, head, labels)
 
 
-def _draw_score_editor(S: np.ndarray, layer: int, head: int, labels: Sequence[str]) -> tuple[tuple[int, int, int, float], ...]:
+def _draw_score_editor(
+    S: np.ndarray, layer: int, head: int, labels: Sequence[str]
+) -> tuple[tuple[int, int, int, float], ...]:
     """The editor's toggle and, when on, the cell pickers (query i, key j) and the score's number
     input. A number input sends its value on Enter at once (a data editor waits 150 ms first)."""
     if not st.toggle(tr("attn.edit_header", layer=layer, head=head), help=tr("attn.edit_help"), key=K_EDITING):
@@ -716,9 +903,18 @@ def _draw_score_editor(S: np.ndarray, layer: int, head: int, labels: Sequence[st
     j = index_slider(b, tr("attn.edit_col"), positions, names, K_EDIT_J)
     own = float(S[i, j])
     cell = (layer, head, i, j)
-    c.number_input(f"S[{i}, {j}]", min_value=-MAX_EDIT, max_value=MAX_EDIT, value=_edits().get(cell, own), step=1.0,
-                   format="%.4f", key=f"{K_EDIT_VALUE}_l{layer}_h{head}_i{i}_j{j}", help=tr("attn.edit_own", value=own, limit=f"{MAX_EDIT:g}"),
-                   on_change=_store_edit, args=(cell, own))
+    c.number_input(
+        f"S[{i}, {j}]",
+        min_value=-MAX_EDIT,
+        max_value=MAX_EDIT,
+        value=_edits().get(cell, own),
+        step=1.0,
+        format="%.4f",
+        key=f"{K_EDIT_VALUE}_l{layer}_h{head}_i{i}_j{j}",
+        help=tr("attn.edit_own", value=own, limit=f"{MAX_EDIT:g}"),
+        on_change=_store_edit,
+        args=(cell, own),
+    )
     edits = current_edits(S, layer, head)
     write_edits(edits)
     if edits:
@@ -748,8 +944,8 @@ def current_edits(S: np.ndarray, layer: int, head: int) -> tuple[tuple[int, int,
     sorted; an edit outside the text gets a message and is left out."""
     T = len(S)
     edits = []
-    for (l, h, i, j), value in sorted(_edits().items()):
-        if l != layer or h != head:
+    for (ell, h, i, j), value in sorted(_edits().items()):
+        if ell != layer or h != head:
             continue
         if i < T and j < T:
             edits.append((h, i, j, value))
@@ -758,8 +954,15 @@ def current_edits(S: np.ndarray, layer: int, head: int) -> tuple[tuple[int, int,
     return tuple(edits)
 
 
-def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str], cfg: GPTConfig,
-              future: torch.Tensor | None, exercise: Callable[[], bool] | None = None) -> bool:
+def show_step(
+    trace: AttentionTrace,
+    step: Step,
+    head: int,
+    labels: Sequence[str],
+    cfg: GPTConfig,
+    future: torch.Tensor | None,
+    exercise: Callable[[], bool] | None = None,
+) -> bool:
     """One step: what it does and why (with a link to the Theory page), formula, shapes, table +
     heatmap + CSV, the arithmetic of a picked cell, its code.
 
@@ -773,8 +976,12 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
     st.markdown(tr(f"step.{step.id}.meaning"))
     concept = STEP_CONCEPT[step.id]
     if page_shown("theory"):  # a lesson without the Theory page has no link to it
-        st.page_link("pages/theory.py", label=tr("attn.theory_link", title=tr(f"theory.{concept}.title")),
-                     icon=":material/menu_book:", query_params={"concept": concept, "step": step.id})
+        st.page_link(
+            "pages/theory.py",
+            label=tr("attn.theory_link", title=tr(f"theory.{concept}.title")),
+            icon=":material/menu_book:",
+            query_params={"concept": concept, "step": step.id},
+        )
     st.latex(step.formula)
     if step.id == "mask" and not trace.switches.causal_mask:
         st.info(tr("attn.mask_off_note"))
@@ -787,14 +994,26 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
     if len(step.outputs) > 1:
         drop_invalid_choice(K_OUTPUT, step.outputs)
         st.session_state.setdefault(K_OUTPUT, step.outputs[0])
-        name = control(K_OUTPUT, lambda: st.segmented_control(tr("attn.output"), step.outputs, key=K_OUTPUT),
-                       st.session_state.get(K_OUTPUT, step.outputs[0]))
+        name = control(
+            K_OUTPUT,
+            lambda: st.segmented_control(tr("attn.output"), step.outputs, key=K_OUTPUT),
+            st.session_state.get(K_OUTPUT, step.outputs[0]),
+        )
         output = step.outputs.index(name) if name in step.outputs else 0
     name = step.outputs[output]
     m = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)
     head_part = tr("attn.head_part", head=head) if step.per_head else ""
-    st.caption(tr("attn.d_head", d_model=cfg.d_model, h=cfg.n_heads, d_head=cfg.d_head, head_part=head_part,
-                  rows=m.shape[0], cols=m.shape[1]))
+    st.caption(
+        tr(
+            "attn.d_head",
+            d_model=cfg.d_model,
+            h=cfg.n_heads,
+            d_head=cfg.d_head,
+            head_part=head_part,
+            rows=m.shape[0],
+            cols=m.shape[1],
+        )
+    )
     divisor = divisor_text(trace.switches, cfg.d_head)
     if step.id == "scale":
         st.caption(tr("attn.divisor_now", divisor=divisor))
@@ -805,21 +1024,40 @@ def show_step(trace: AttentionTrace, step: Step, head: int, labels: Sequence[str
     bound = None
     if step.id in SHARED_SCALE_STEPS:
         bound = shared_score_bound(trace, head, future)
-        st.caption(tr("attn.shared_scale", bound=bound, divisor=divisor,
-                      future=tr("attn.shared_scale_future") if future is not None else ""))
+        st.caption(
+            tr(
+                "attn.shared_scale",
+                bound=bound,
+                divisor=divisor,
+                future=tr("attn.shared_scale_future") if future is not None else "",
+            )
+        )
     cols = list(labels) if step.square else [str(j) for j in range(m.shape[1])]
     title = f"{name} · {tr('attn.panel_head', h=head)}" if step.per_head else name
     columns = None
     if step.id in HEAD_COLUMN_STEPS and cfg.n_heads > 1:
         first = head * cfg.d_head
-        columns = (first, cfg.d_head, tr("attn.all_columns_help", h=head),
-                   f"{name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}")
+        columns = (
+            first,
+            cfg.d_head,
+            tr("attn.all_columns_help", h=head),
+            f"{name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}",
+        )
     elif not step.square and m.shape[1] > cfg.d_head:  # the output projection's d_model columns
         columns = (0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"{name}[:, 0:{cfg.d_head}]")
-    matrix_view(m, labels, cols, name=name, title=title, square=step.square,
-                kind="prob" if name == "alpha" else "signed", masked=future if step.id == "softmax" else None,
-                bound=bound, columns=columns,
-                file_name=f"attention_{step.number}_{step.id}_{name}_layer{trace.layer}_head{head}.csv")
+    matrix_view(
+        m,
+        labels,
+        cols,
+        name=name,
+        title=title,
+        square=step.square,
+        kind="prob" if name == "alpha" else "signed",
+        masked=future if step.id == "softmax" else None,
+        bound=bound,
+        columns=columns,
+        file_name=f"attention_{step.number}_{step.id}_{name}_layer{trace.layer}_head{head}.csv",
+    )
     show_cell(trace, step, head, output, labels, cols)
     if not visible(K_SOURCE):
         return True
@@ -843,8 +1081,9 @@ def guess_step(tm: ModelRecord, text: str, trace: AttentionTrace, step: Step, he
     query = st.session_state.get(K_CELL_I, T - 1)
     if not (isinstance(query, int) and 0 <= query < T):  # a row of a longer text picked before
         query = T - 1
-    revealed = exercise_view.attention_exercise(trace, step, head, trace.layer, query=query, model=tm.model,
-                                                idx=tm.vocab.encode(text)[None])
+    revealed = exercise_view.attention_exercise(
+        trace, step, head, trace.layer, query=query, model=tm.model, idx=tm.vocab.encode(text)[None]
+    )
     if not revealed:
         st.caption(tr("attn.guess_hidden"))
     return revealed
@@ -857,20 +1096,42 @@ def show_input(trace: AttentionTrace, labels: Sequence[str], cfg: GPTConfig) -> 
     norm = "pre" if cfg.norm == "pre" else "post"
     where = "first" if layer == 0 else "later"
     blocks = "0" if layer == 1 else f"0–{layer - 1}"
-    st.markdown(tr(f"attn.input_{norm}_{where}", layer=layer, blocks=blocks,
-                   positions=tr(f"attn.positions_{cfg.positions}")))
+    st.markdown(
+        tr(f"attn.input_{norm}_{where}", layer=layer, blocks=blocks, positions=tr(f"attn.positions_{cfg.positions}"))
+    )
     st.caption(tr("attn.input_next"))
     x = trace.state["x"][0]  # (T, D)
     st.markdown(tr("attn.shape", symbolic="(B, T, d_model)", concrete=f"(1, {x.shape[0]}, {x.shape[1]})"))
     cols = [str(j) for j in range(x.shape[1])]
-    matrix_view(x, labels, cols, name="X", title="X", square=False, kind="signed", masked=None, bound=None,
-                columns=(0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"X[:, 0:{cfg.d_head}]"),
-                file_name=f"attention_0_input_X_layer{layer}.csv")
+    matrix_view(
+        x,
+        labels,
+        cols,
+        name="X",
+        title="X",
+        square=False,
+        kind="signed",
+        masked=None,
+        bound=None,
+        columns=(0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"X[:, 0:{cfg.d_head}]"),
+        file_name=f"attention_0_input_X_layer{layer}.csv",
+    )
 
 
-def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, name: str, title: str,
-                square: bool, kind: str, masked: torch.Tensor | None, bound: float | None,
-                columns: tuple[int, int, str, str] | None, file_name: str) -> None:
+def matrix_view(
+    m: torch.Tensor,
+    labels: Sequence[str],
+    cols: Sequence[str],
+    *,
+    name: str,
+    title: str,
+    square: bool,
+    kind: str,
+    masked: torch.Tensor | None,
+    bound: float | None,
+    columns: tuple[int, int, str, str] | None,
+    file_name: str,
+) -> None:
     """A matrix as a table (with a CSV download of every value) and a heatmap: beside each other
     when the table is narrow, the table above the heatmap otherwise.
 
@@ -888,9 +1149,10 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
     shown, shown_cols, shown_title = m, cols, title
     if columns is not None and C > 16:
         first, n, help_text, part_title = columns
-        if not control(K_ALL_COLUMNS, lambda: st.toggle(tr("attn.all_columns", D=C), help=help_text,
-                                                        key=K_ALL_COLUMNS), False):
-            shown, shown_cols, shown_title = m[:, first:first + n], cols[first:first + n], part_title
+        if not control(
+            K_ALL_COLUMNS, lambda: st.toggle(tr("attn.all_columns", D=C), help=help_text, key=K_ALL_COLUMNS), False
+        ):
+            shown, shown_cols, shown_title = m[:, first : first + n], cols[first : first + n], part_title
     beside = C <= 16 and (not square or 80 + TABLE_COLUMN_PX * C <= BESIDE_PX)
     left, right = st.columns([1, 1]) if beside else (st.container(), st.container())
     with left:
@@ -905,23 +1167,42 @@ def matrix_view(m: torch.Tensor, labels: Sequence[str], cols: Sequence[str], *, 
         else:
             table = matrix_table(shown, labels, shown_cols)
         # a grid (a long text) is drawn on demand, unless the student asked for every column
-        on_demand = None if shown is m and columns is not None and C > 16 else (tr(
-            "attn.table_on_demand", rows=shown.shape[0], cols=len(shown_cols)), K_TABLE_OPEN)
+        on_demand = (
+            None
+            if shown is m and columns is not None and C > 16
+            else (tr("attn.table_on_demand", rows=shown.shape[0], cols=len(shown_cols)), K_TABLE_OPEN)
+        )
         show_table(table, column_config=config, max_height=600, on_demand=on_demand)
         if square:
             st.caption(tr("attn.table_rounded"))
-        st.download_button(tr("attn.download"), lambda: matrix_csv(m, labels, cols), icon=":material/download:",
-                           file_name=file_name, mime="text/csv", on_click="ignore", key="attn_download")
+        st.download_button(
+            tr("attn.download"),
+            lambda: matrix_csv(m, labels, cols),
+            icon=":material/download:",
+            file_name=file_name,
+            mime="text/csv",
+            on_click="ignore",
+            key="attn_download",
+        )
     with right:
-        st.vega_lite_chart(heat_spec := heatmap_spec(
-            shown, labels, shown_cols, kind=kind, title=shown_title, masked=masked, bound=bound,
-            row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
-            col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
-            value_title="α" if kind == "prob" else tr("attn.value"), masked_label=tr("attn.masked"),
-        ), width="content")
+        st.vega_lite_chart(
+            heat_spec := heatmap_spec(
+                shown,
+                labels,
+                shown_cols,
+                kind=kind,
+                title=shown_title,
+                masked=masked,
+                bound=bound,
+                row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
+                col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
+                value_title="α" if kind == "prob" else tr("attn.value"),
+                masked_label=tr("attn.masked"),
+            ),
+            width="content",
+        )
     with left:  # beside the CSV: the heatmap as drawn, for slides
         figure_downloads(heat_spec, "attn_figure", shown_title, file_stem=file_name.removesuffix(".csv"))
-
 
 
 def divisor_text(switches: Switches, d_head: int) -> str:
@@ -940,8 +1221,9 @@ def shared_score_bound(trace: AttentionTrace, head: int, future: torch.Tensor | 
     return bound or 1.0
 
 
-def show_cell(trace: AttentionTrace, step: Step, head: int, output: int, labels: Sequence[str],
-              cols: Sequence[str]) -> None:
+def show_cell(
+    trace: AttentionTrace, step: Step, head: int, output: int, labels: Sequence[str], cols: Sequence[str]
+) -> None:
     """Two pickers (row, column) and the arithmetic of that cell with the trace's numbers."""
     st.markdown(f"**{tr('attn.cell_header')}**")
     rows = list(range(len(labels)))
@@ -996,13 +1278,19 @@ def show_checks(tm: ModelRecord, text: str, base: AttentionTrace, trace: Attenti
         st.markdown(":material/info: " + tr("attn.check_changed", diff=change))
     sdpa = sdpa_switch_difference(trace)
     if sdpa is None:
-        st.markdown(":material/info: " + tr("attn.check_sdpa_edits" if trace.switches.edits else "attn.check_sdpa_uniform"))
+        st.markdown(
+            ":material/info: " + tr("attn.check_sdpa_edits" if trace.switches.edits else "attn.check_sdpa_uniform")
+        )
     else:
         sw = trace.switches
         scale = 1.0 / (sw.divisor_for(trace.state["Q_h"].shape[-1]) * sw.temperature)
-        st.markdown(f"{ok if sdpa < 1e-4 else warn} " + tr("attn.check_sdpa", causal=sw.causal_mask, scale=scale, diff=sdpa))
+        st.markdown(
+            f"{ok if sdpa < 1e-4 else warn} " + tr("attn.check_sdpa", causal=sw.causal_mask, scale=scale, diff=sdpa)
+        )
     bad = non_finite(trace)
-    st.markdown(f"{warn} " + tr("attn.check_not_finite", names=", ".join(bad)) if bad else f"{ok} " + tr("attn.check_finite"))
+    st.markdown(
+        f"{warn} " + tr("attn.check_not_finite", names=", ".join(bad)) if bad else f"{ok} " + tr("attn.check_finite")
+    )
 
 
 def show_prediction(tm: ModelRecord, text: str, layer: int, switches: Switches) -> None:
@@ -1017,13 +1305,33 @@ def show_prediction(tm: ModelRecord, text: str, layer: int, switches: Switches) 
     if switches.is_default:
         st.markdown(tr("attn.pred_same", text=shown, own=chars[a], p=float(own[-1, a])))
     else:
-        st.markdown(tr("attn.pred_changed", text=shown, own=chars[a], p=float(own[-1, a]), new=chars[b],
-                       q=float(new[-1, b]), layer=layer))
-    show_table(text_table({
-        tr("attn.pred_char"): chars, tr("attn.pred_own"): own[-1].tolist(), tr("attn.pred_new"): new[-1].tolist(),
-        tr("attn.pred_diff"): (new[-1] - own[-1]).tolist(),
-    }, {tr("attn.pred_own"): format_probability, tr("attn.pred_new"): format_probability,
-        tr("attn.pred_diff"): format_change}), hide_index=True)
+        st.markdown(
+            tr(
+                "attn.pred_changed",
+                text=shown,
+                own=chars[a],
+                p=float(own[-1, a]),
+                new=chars[b],
+                q=float(new[-1, b]),
+                layer=layer,
+            )
+        )
+    show_table(
+        text_table(
+            {
+                tr("attn.pred_char"): chars,
+                tr("attn.pred_own"): own[-1].tolist(),
+                tr("attn.pred_new"): new[-1].tolist(),
+                tr("attn.pred_diff"): (new[-1] - own[-1]).tolist(),
+            },
+            {
+                tr("attn.pred_own"): format_probability,
+                tr("attn.pred_new"): format_probability,
+                tr("attn.pred_diff"): format_change,
+            },
+        ),
+        hide_index=True,
+    )
 
 
 def zero_future(alpha: torch.Tensor) -> np.ndarray:
@@ -1037,8 +1345,16 @@ def what_if(base: AttentionTrace, switches: Switches) -> AttentionTrace:
         return base.with_switches(switches)
 
 
-def show_alpha_grid(alphas: torch.Tensor, panel_labels: Sequence[str], labels: Sequence[str],
-                    masked: torch.Tensor | None, *, header: str, key: str, caption: str = "") -> None:
+def show_alpha_grid(
+    alphas: torch.Tensor,
+    panel_labels: Sequence[str],
+    labels: Sequence[str],
+    masked: torch.Tensor | None,
+    *,
+    header: str,
+    key: str,
+    caption: str = "",
+) -> None:
     """Small multiples of α, (P, T, T), in an expander titled ``header`` (widget key ``key``),
     drawn only while it is open: one chart per panel in a row that wraps, so a row holds as many
     panels as the screen is wide (a phone shows two, a desktop a whole layer's heads). The colour
@@ -1059,21 +1375,44 @@ def show_alpha_grid(alphas: torch.Tensor, panel_labels: Sequence[str], labels: S
         panel = min(160, max(72, 24 * len(labels)))  # pixels per panel
         with st.container(horizontal=True, gap="small"):
             for p, label in enumerate(panel_labels):
-                st.vega_lite_chart(alpha_grid_spec(
-                    alphas[p:p + 1], [label], labels, labels, masked=masked, row_title=tr("attn.axis_query"),
-                    col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"), columns=1, panel_size=panel,
-                    legend=p == len(panel_labels) - 1,
-                ), width="content")
+                st.vega_lite_chart(
+                    alpha_grid_spec(
+                        alphas[p : p + 1],
+                        [label],
+                        labels,
+                        labels,
+                        masked=masked,
+                        row_title=tr("attn.axis_query"),
+                        col_title=tr("attn.axis_key"),
+                        masked_label=tr("attn.masked"),
+                        columns=1,
+                        panel_size=panel,
+                        legend=p == len(panel_labels) - 1,
+                    ),
+                    width="content",
+                )
         # for slides: the whole grid as one figure (four panels a row)
-        figure_downloads(alpha_grid_spec(
-            alphas, list(panel_labels), labels, labels, masked=masked, row_title=tr("attn.axis_query"),
-            col_title=tr("attn.axis_key"), masked_label=tr("attn.masked"), columns=min(4, len(panel_labels)),
-            panel_size=panel,
-        ), f"{key}_figure", header, file_stem=key.removeprefix("attn_"))
+        figure_downloads(
+            alpha_grid_spec(
+                alphas,
+                list(panel_labels),
+                labels,
+                labels,
+                masked=masked,
+                row_title=tr("attn.axis_query"),
+                col_title=tr("attn.axis_key"),
+                masked_label=tr("attn.masked"),
+                columns=min(4, len(panel_labels)),
+                panel_size=panel,
+            ),
+            f"{key}_figure",
+            header,
+            file_stem=key.removeprefix("attn_"),
+        )
 
 
 def show_snapshots(tm: ModelRecord, layer: int, head: int) -> None:
-    """"How attention formed during training": α of the training text at the saved training steps
+    """ "How attention formed during training": α of the training text at the saved training steps
     (``ModelRecord.snapshots``: step -> (n_layers, h, T, T)), one step at a time over a slider;
     a note when the model has no snapshots."""
     st.subheader(tr("attn.snap_header"))
@@ -1083,16 +1422,30 @@ def show_snapshots(tm: ModelRecord, layer: int, head: int) -> None:
     steps = sorted(tm.snapshots)
     drop_invalid_choice(K_SNAPSHOT, steps)
     st.session_state.setdefault(K_SNAPSHOT, steps[-1])
-    chosen = control(K_SNAPSHOT, lambda: st.select_slider(tr("attn.snap_step"), steps, key=K_SNAPSHOT),
-                     steps[-1]) if len(steps) > 1 else steps[0]
+    chosen = (
+        control(K_SNAPSHOT, lambda: st.select_slider(tr("attn.snap_step"), steps, key=K_SNAPSHOT), steps[-1])
+        if len(steps) > 1
+        else steps[0]
+    )
     alpha = tm.snapshots[chosen][layer, head]  # (T, T)
     text = snapshot_text(tm.text, alpha.shape[-1])
     labels = [f"{i} {c}" for i, c in enumerate(text)]
     st.caption(tr("attn.snap_caption", text=text, step=chosen, layer=layer, head=head))
     spec = heatmap_spec(
-        alpha, labels, labels, kind="prob", masked=zero_future(alpha), row_title=tr("attn.axis_query"),
-        col_title=tr("attn.axis_key"), value_title="α", masked_label=tr("attn.masked"),
+        alpha,
+        labels,
+        labels,
+        kind="prob",
+        masked=zero_future(alpha),
+        row_title=tr("attn.axis_query"),
+        col_title=tr("attn.axis_key"),
+        value_title="α",
+        masked_label=tr("attn.masked"),
     )
     st.vega_lite_chart(spec, width="content")
-    figure_downloads(spec, "attn_snapshot_figure", tr("attn.snap_caption", text=text, step=chosen, layer=layer, head=head),
-                     file_stem=f"attention_training_step{chosen}_layer{layer}_head{head}")
+    figure_downloads(
+        spec,
+        "attn_snapshot_figure",
+        tr("attn.snap_caption", text=text, step=chosen, layer=layer, head=head),
+        file_stem=f"attention_training_step{chosen}_layer{layer}_head{head}",
+    )

@@ -104,14 +104,17 @@ def show_error(exc: Exception) -> None:
 
 # Scrolls to the anchor (waiting up to 5 s for it to be drawn), then watches it for a moment: the
 # run that asked for the scroll is still replacing the page's elements, and a part drawn above or
-# below can move the anchor after the first scroll. It scrolls again while the anchor is not where the first scroll put it, until it
+# below can move the anchor after the first scroll. It scrolls again while the anchor is not where the first
+# scroll put it, until it
 # stays there for half a second (at most 5 s), and stops at once when the student scrolls or clicks.
 _SCROLL_JS = """<script>
 (() => { const start = performance.now(); let want = null, still = 0, stop = false;
-  for (const ev of ["wheel", "touchstart", "keydown", "mousedown"]) addEventListener(ev, () => { stop = true; }, {once: true, passive: true});
+  for (const ev of ["wheel", "touchstart", "keydown", "mousedown"])
+    addEventListener(ev, () => { stop = true; }, {once: true, passive: true});
   const go = () => { if (stop) return; const el = document.getElementById("ANCHOR");
     if (el) { const top = el.getBoundingClientRect().top;
-      if (want === null || Math.abs(top - want) > 2) { el.scrollIntoView({block: "start"}); want = el.getBoundingClientRect().top; still = 0; }
+      if (want === null || Math.abs(top - want) > 2) {
+        el.scrollIntoView({block: "start"}); want = el.getBoundingClientRect().top; still = 0; }
       else if (++still >= 5) return; }
     if (performance.now() - start < 5000) setTimeout(go, 100); };
   go(); })();

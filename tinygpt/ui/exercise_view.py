@@ -84,12 +84,24 @@ def ask(question: Question, key_prefix: str) -> bool:
     if question.multiple:
         st.pills(prompt, list(labels), selection_mode="multi", format_func=labels.get, key=pick_key, disabled=revealed)
         if not revealed:
-            st.button(tr("ex.check"), key=f"{key_prefix}_check", on_click=_reveal, args=(question, key_prefix),
-                      disabled=not st.session_state.get(pick_key))
+            st.button(
+                tr("ex.check"),
+                key=f"{key_prefix}_check",
+                on_click=_reveal,
+                args=(question, key_prefix),
+                disabled=not st.session_state.get(pick_key),
+            )
             st.caption(tr("ex.pick_hint_multiple"))
     else:
-        st.pills(prompt, list(labels), format_func=labels.get, key=pick_key, disabled=revealed,
-                 on_change=_reveal, args=(question, key_prefix))
+        st.pills(
+            prompt,
+            list(labels),
+            format_func=labels.get,
+            key=pick_key,
+            disabled=revealed,
+            on_change=_reveal,
+            args=(question, key_prefix),
+        )
         if not revealed:
             st.caption(tr("ex.pick_hint"))
     if not revealed:
@@ -104,9 +116,16 @@ def ask(question: Question, key_prefix: str) -> bool:
     return True
 
 
-def attention_exercise(trace: AttentionTrace, step: Step | str, head: int, layer: int, query: int,
-                       model: GPT | None = None, idx: torch.Tensor | None = None,
-                       key_prefix: str = "attn_ex") -> bool:
+def attention_exercise(
+    trace: AttentionTrace,
+    step: Step | str,
+    head: int,
+    layer: int,
+    query: int,
+    model: GPT | None = None,
+    idx: torch.Tensor | None = None,
+    key_prefix: str = "attn_ex",
+) -> bool:
     """The Attention page's questions for ``step`` at ``head`` and query row ``query``; True when
     every question the step asks is revealed (also when it asks none).
 
@@ -121,7 +140,8 @@ def attention_exercise(trace: AttentionTrace, step: Step | str, head: int, layer
     if not kinds:
         return True
     st.markdown(f"**{tr('ex.header')}**")
-    revealed = [ask(question_for(step_id, trace, head, query, kind, model, idx), f"{key_prefix}_{kind}")
-                for kind in kinds]
+    revealed = [
+        ask(question_for(step_id, trace, head, query, kind, model, idx), f"{key_prefix}_{kind}") for kind in kinds
+    ]
     show_score()
     return all(revealed)

@@ -23,15 +23,15 @@ from tinygpt.arrays import to_numpy
 from tinygpt.attention import Switches
 from tinygpt.charts import effects_spec, labelled_heatmap_spec
 from tinygpt.examples import EXAMPLES
-from tinygpt.formatting import format_probability
 from tinygpt.explain import PositionEffects, head_importance, logit_lens, walk
+from tinygpt.formatting import format_probability
 from tinygpt.train import ModelRecord
 from tinygpt.ui import model_choice
 from tinygpt.ui.attention_view import cached_walk, whatif_effects
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.tables import TextTable, show_table, text_table
 from tinygpt.ui.lesson import visible
+from tinygpt.ui.tables import TextTable, show_table, text_table
 
 #: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
 CHANGED_MARK = "▲"
@@ -91,8 +91,15 @@ def mean_row_max(alpha: torch.Tensor) -> float:
 # ---------------------------------------------------------------- why nothing changes
 
 
-def unchanged_reasons(fx: PositionEffects, switches: Switches, layer: int, n_layers: int, follows_current: bool,
-                      row_max: float, labels: Sequence[str]) -> list[tuple[str, dict[str, object]]]:
+def unchanged_reasons(
+    fx: PositionEffects,
+    switches: Switches,
+    layer: int,
+    n_layers: int,
+    follows_current: bool,
+    row_max: float,
+    labels: Sequence[str],
+) -> list[tuple[str, dict[str, object]]]:
     """Why the switches change no prediction, as (i18n key, fields) sentences, from the model's numbers.
 
     Args:
@@ -149,7 +156,9 @@ def effects_columns(fx: PositionEffects, chars: Sequence[str], labels: Sequence[
     own_ids, new_ids = fx.own_ids.tolist(), fx.new_ids.tolist()
     return {  # the mark beside the position: on a narrow screen the last columns scroll away
         tr("attn.pred_pos"): list(labels),
-        tr("attn.exp.changed"): [f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}" if c else "" for c in fx.changed.tolist()],
+        tr("attn.exp.changed"): [
+            f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}" if c else "" for c in fx.changed.tolist()
+        ],
         tr("attn.pred_own_next"): [chars[k] for k in own_ids],
         tr("attn.exp.p_own"): fx.own_p.tolist(),
         tr("attn.pred_new_next"): [chars[k] for k in new_ids],
@@ -175,22 +184,40 @@ def show_effects(tm: ModelRecord, text: str, layer: int, switches: Switches, lab
         follows = bool((one_char_ids(tm, text) == to_numpy(fx.own_ids)).all())
         if follows or not switches.is_default:  # the model's own switches on a text that needs attention: no riddle
             alphas = cached_walk(tm, text).alphas[layer]  # (h, T, T)
-            reasons = unchanged_reasons(fx, switches, layer, len(tm.model.blocks), follows, mean_row_max(alphas), labels)
+            reasons = unchanged_reasons(
+                fx, switches, layer, len(tm.model.blocks), follows, mean_row_max(alphas), labels
+            )
             with st.container(border=True):
                 st.markdown(f"**{tr('attn.exp.why_header')}**")
                 st.markdown("\n".join(f"- {tr(key, **fields)}" for key, fields in reasons))
                 if tm.text != EXAMPLES["context"].text:
                     offer_context_example()
     probabilities = (tr("attn.exp.p_own"), tr("attn.exp.p_new"), tr("attn.exp.dp"))
-    show_table(text_table(effects_columns(fx, chars, labels), dict.fromkeys(probabilities, format_probability),
-                          highlight=fx.changed.tolist()), hide_index=True, max_height=560,
-               on_demand=(tr("attn.exp.table_on_demand", T=T), K_EFFECTS_TABLE))
+    show_table(
+        text_table(
+            effects_columns(fx, chars, labels),
+            dict.fromkeys(probabilities, format_probability),
+            highlight=fx.changed.tolist(),
+        ),
+        hide_index=True,
+        max_height=560,
+        on_demand=(tr("attn.exp.table_on_demand", T=T), K_EFFECTS_TABLE),
+    )
     own_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.own_ids.tolist(), fx.own_p.tolist())]
     new_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.new_ids.tolist(), fx.new_p.tolist())]
     spec = effects_spec(
-        labels, own_text, new_text, fx.delta_own, fx.changed, changed_label=f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}",
-        same_label=tr("attn.exp.same"), mark=CHANGED_MARK, x_title=tr("attn.axis_pos"), y_title=tr("attn.exp.dp"),
-        own_title=tr("attn.pred_own_next"), new_title=tr("attn.pred_new_next"),
+        labels,
+        own_text,
+        new_text,
+        fx.delta_own,
+        fx.changed,
+        changed_label=f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}",
+        same_label=tr("attn.exp.same"),
+        mark=CHANGED_MARK,
+        x_title=tr("attn.axis_pos"),
+        y_title=tr("attn.exp.dp"),
+        own_title=tr("attn.pred_own_next"),
+        new_title=tr("attn.pred_new_next"),
     )
     st.vega_lite_chart(spec, width="stretch")  # the page's width, so a phone shows every position
     figure_downloads(spec, "attn_effects_figure", tr("attn.exp.header"), file_stem=f"attention_effects_layer{layer}")
@@ -201,12 +228,15 @@ def heads_table(changed: np.ndarray, max_delta: np.ndarray, T: int) -> TextTable
     """The table beside the heads heatmap: one row per (layer, head); the largest |Δp| written as
     a probability (a tiny one as 1.40e-05, never 0.0)."""
     L, h = changed.shape
-    return text_table({
-        tr("attn.exp.col_layer"): np.repeat(np.arange(L), h).tolist(),
-        tr("attn.exp.col_head"): np.tile(np.arange(h), L).tolist(),
-        tr("attn.exp.col_changed", T=T): changed.reshape(-1).tolist(),
-        tr("attn.exp.col_dp"): max_delta.reshape(-1).tolist(),
-    }, {tr("attn.exp.col_dp"): format_probability})
+    return text_table(
+        {
+            tr("attn.exp.col_layer"): np.repeat(np.arange(L), h).tolist(),
+            tr("attn.exp.col_head"): np.tile(np.arange(h), L).tolist(),
+            tr("attn.exp.col_changed", T=T): changed.reshape(-1).tolist(),
+            tr("attn.exp.col_dp"): max_delta.reshape(-1).tolist(),
+        },
+        {tr("attn.exp.col_dp"): format_probability},
+    )
 
 
 def show_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
@@ -220,8 +250,13 @@ def show_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> N
         return
     cfg = tm.gpt_cfg
     work = cfg.n_parameters() * len(labels) * cfg.n_layers * cfg.n_heads
-    box = st.expander(tr("attn.exp.heads_header"), expanded=work <= HEADS_OPEN_WORK, icon=":material/group_work:",
-                      key=K_HEADS, on_change="rerun")
+    box = st.expander(
+        tr("attn.exp.heads_header"),
+        expanded=work <= HEADS_OPEN_WORK,
+        icon=":material/group_work:",
+        key=K_HEADS,
+        on_change="rerun",
+    )
     if not box.open:
         return
     with box:
@@ -243,13 +278,23 @@ def _draw_head_importance(tm: ModelRecord, text: str, labels: Sequence[str]) -> 
     left, right = st.columns([1, 1])
     with left:
         spec = labelled_heatmap_spec(
-            changed, [[str(v) for v in row] for row in changed.tolist()], rows, cols, domain=(0, T),
-            row_title=tr("attn.layer"), col_title=tr("attn.head"), value_title=tr("attn.exp.col_changed", T=T),
-            text_title=tr("attn.exp.col_changed", T=T), extra=max_delta, extra_title=tr("attn.exp.col_dp"),
+            changed,
+            [[str(v) for v in row] for row in changed.tolist()],
+            rows,
+            cols,
+            domain=(0, T),
+            row_title=tr("attn.layer"),
+            col_title=tr("attn.head"),
+            value_title=tr("attn.exp.col_changed", T=T),
+            text_title=tr("attn.exp.col_changed", T=T),
+            extra=max_delta,
+            extra_title=tr("attn.exp.col_dp"),
             fit_width=True,
         )
         st.vega_lite_chart(spec, width="stretch")  # the column's width: on a phone the 8 heads fit the screen
-        figure_downloads(spec, "attn_heads_figure", tr("attn.exp.heads_header"), file_stem="attention_heads_that_matter")
+        figure_downloads(
+            spec, "attn_heads_figure", tr("attn.exp.heads_header"), file_stem="attention_heads_that_matter"
+        )
     with right:
         show_table(heads_table(changed, max_delta, T), hide_index=True, max_height=400)
 
@@ -260,7 +305,8 @@ def lens_frame(probs: np.ndarray, chars: Sequence[str], labels: Sequence[str]) -
     L = probs.shape[0]
     return pd.DataFrame(
         [[f"{chars[k]} {probs[layer, t, k]:.2f}" for t, k in enumerate(top[layer])] for layer in range(L)],
-        index=lens_rows(L), columns=list(labels),
+        index=lens_rows(L),
+        columns=list(labels),
     )
 
 
@@ -286,9 +332,16 @@ def show_logit_lens(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
         L = probs.shape[0]
         rows = [tr("attn.exp.lens_axis_last", l=k) if k == L - 1 else str(k) for k in range(L)]  # short: phones
         spec = labelled_heatmap_spec(
-            probs.max(axis=-1), [[chars[k] for k in row] for row in top.tolist()], rows, labels,
-            row_title=tr("attn.exp.lens_axis"), col_title=tr("attn.axis_pos"), value_title="p",
-            text_title=tr("attn.exp.lens_char"), fit_width=True, text_marks=len(labels) <= LENS_TEXT_MAX_T,
+            probs.max(axis=-1),
+            [[chars[k] for k in row] for row in top.tolist()],
+            rows,
+            labels,
+            row_title=tr("attn.exp.lens_axis"),
+            col_title=tr("attn.axis_pos"),
+            value_title="p",
+            text_title=tr("attn.exp.lens_char"),
+            fit_width=True,
+            text_marks=len(labels) <= LENS_TEXT_MAX_T,
         )
         st.vega_lite_chart(spec, width="stretch")  # the page's width, so a phone shows every position
         figure_downloads(spec, "attn_lens_figure", tr("attn.exp.lens_header"), file_stem="attention_logit_lens")

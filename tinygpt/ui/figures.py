@@ -37,19 +37,42 @@ def _png(spec_json: str, scale: float) -> bytes:
     return figures.png_from_json(spec_json, scale)
 
 
-def figure_downloads(spec: dict | alt.TopLevelMixin, key: str, title: str = "", *, file_stem: str | None = None,
-                     data: pd.DataFrame | None = None) -> None:
+def figure_downloads(
+    spec: dict | alt.TopLevelMixin,
+    key: str,
+    title: str = "",
+    *,
+    file_stem: str | None = None,
+    data: pd.DataFrame | None = None,
+) -> None:
     """Two download buttons, PNG and SVG, of the chart the page draws from ``spec`` (and ``data``).
 
     ``key`` is the page-prefixed widget key (buttons ``{key}_png`` and ``{key}_svg``) and, unless
     ``file_stem`` is given, the file name; ``title`` (in the page's language) titles a chart that
-    has none (a slide figure names what it shows). Call it in the script run: the labels are read from the session's language there.
+    has none (a slide figure names what it shows). Call it in the script run: the labels are read from the
+    session's language there.
     """
     stem = file_stem or key
     row = st.container(horizontal=True, gap="small")
-    row.download_button(tr("figure.png"), lambda: _png(figures.spec_json(spec, title, data), PNG_SCALE),
-                        file_name=f"{stem}.png", mime="image/png", help=tr("figure.png_help", scale=PNG_SCALE),
-                        icon=":material/image:", on_click="ignore", type="tertiary", key=f"{key}_png")
-    row.download_button(tr("figure.svg"), lambda: _svg(figures.spec_json(spec, title, data)),
-                        file_name=f"{stem}.svg", mime="image/svg+xml", help=tr("figure.svg_help"),
-                        icon=":material/image:", on_click="ignore", type="tertiary", key=f"{key}_svg")
+    row.download_button(
+        tr("figure.png"),
+        lambda: _png(figures.spec_json(spec, title, data), PNG_SCALE),
+        file_name=f"{stem}.png",
+        mime="image/png",
+        help=tr("figure.png_help", scale=PNG_SCALE),
+        icon=":material/image:",
+        on_click="ignore",
+        type="tertiary",
+        key=f"{key}_png",
+    )
+    row.download_button(
+        tr("figure.svg"),
+        lambda: _svg(figures.spec_json(spec, title, data)),
+        file_name=f"{stem}.svg",
+        mime="image/svg+xml",
+        help=tr("figure.svg_help"),
+        icon=":material/image:",
+        on_click="ignore",
+        type="tertiary",
+        key=f"{key}_svg",
+    )

@@ -70,6 +70,7 @@ def error_text(exc: Exception) -> str:
     from tinygpt.vocab import UnknownCharError
 
     if isinstance(exc, UnknownCharError):
+
         def shown(c: str) -> str:
             return "“ ”" if c == " " else md_escape(c)
 

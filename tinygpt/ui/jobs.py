@@ -15,7 +15,14 @@ import streamlit as st
 from tinygpt.charts import loss_chart
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import (
-    MAX_CONCURRENT_JOBS, MAX_PAUSE_SECONDS, JobQueue, JobStatus, MemoryLimitError, Progress, RunRecord, TrainingJob,
+    MAX_CONCURRENT_JOBS,
+    MAX_PAUSE_SECONDS,
+    JobQueue,
+    JobStatus,
+    MemoryLimitError,
+    Progress,
+    RunRecord,
+    TrainingJob,
     settings_of,
 )
 from tinygpt.jobs import run_labels as _run_labels
@@ -51,13 +58,15 @@ def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[st
     return _run_labels(settings, numbers, setting_text)
 
 
-def start_job(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, paused: bool = False,
-              steps: int = 0, fresh: bool = False) -> TrainingJob:
+def start_job(
+    text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, paused: bool = False, steps: int = 0, fresh: bool = False
+) -> TrainingJob:
     """This session's job for the settings (the caller keeps it in st.session_state), in this
     process's job queue and model shelf (``tinygpt.jobs.start_job``): a job another session is
     running for the same settings is shared, and only :func:`controls_job` may control it."""
-    return _start_job(text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps, owner=session_token(),
-                      fresh=fresh)
+    return _start_job(
+        text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps, owner=session_token(), fresh=fresh
+    )
 
 
 def start_or_refuse(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, **options: object) -> TrainingJob | None:
@@ -98,7 +107,9 @@ def loss_table(runs: list[tuple[str, list[float] | tuple[float, ...]]]) -> pd.Da
 def _loss_spec(title: str, x_title: str, y_title: str, series_title: str, points: bool) -> str:
     """The Vega-Lite spec ``charts.loss_chart`` makes, without its data (JSON; built once per labels)."""
     sample = pd.DataFrame({"step": range(1, 3 if points else 61), "loss": 1.0, "run": "#1"})
-    spec = loss_chart(sample, title=title, x_title=x_title, y_title=y_title, series_title=series_title).to_dict(validate=False)
+    spec = loss_chart(sample, title=title, x_title=x_title, y_title=y_title, series_title=series_title).to_dict(
+        validate=False
+    )
     spec.pop("datasets", None)
     spec.pop("data", None)
     return json.dumps(spec)
@@ -113,14 +124,18 @@ def draw_loss_chart(history: pd.DataFrame) -> None:
     """
     df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
     title = tr("train.chart_title")
-    spec = json.loads(_loss_spec(title, tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), len(df) < 60))
+    spec = json.loads(
+        _loss_spec(title, tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), len(df) < 60)
+    )
     st.vega_lite_chart(df, spec, width="stretch")
     figure_downloads(spec, "train_loss_figure", title, file_stem="tinygpt_loss", data=df)
 
 
 def draw_empty_loss_chart() -> None:
     """The loss chart's axes before any run: steps 0–1000 (the seed's epochs), loss 1e-4–10, no legend."""
-    spec = json.loads(_loss_spec(tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), False))
+    spec = json.loads(
+        _loss_spec(tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), False)
+    )
     spec["encoding"]["x"]["scale"] = {"domain": [0, 1000]}
     spec["encoding"]["y"]["scale"] = {"type": "log", "domain": [1e-4, 10]}
     spec["encoding"]["color"] = {"value": "#1f77b4"}
@@ -137,14 +152,26 @@ def show_progress(job: TrainingJob | None, runs: list[RunRecord]) -> Progress | 
     """
     p = job.progress() if job is not None else None
     if p is not None:
-        st.caption(tr("train.this_run", settings=" · ".join(setting_text(k, v) for k, v in settings_of(job.text, job.gpt_cfg, job.train_cfg).items())))
+        st.caption(
+            tr(
+                "train.this_run",
+                settings=" · ".join(
+                    setting_text(k, v) for k, v in settings_of(job.text, job.gpt_cfg, job.train_cfg).items()
+                ),
+            )
+        )
         loss = f"{p.losses[-1]:.3e}" if p.losses else "—"
         if p.replay is not None:
             st.info(tr("train.replaying", i=p.replay[0], n=p.replay[1]))
         elif p.status == JobStatus.WAITING:
             st.info(tr("train.waiting", place=p.place, slots=MAX_CONCURRENT_JOBS) if p.place else tr("train.starting"))
         elif p.status == JobStatus.RUNNING:
-            st.progress(min(len(p.losses) / p.epochs, 1.0), tr("train.running", step=len(p.losses), epochs=p.epochs, loss=p.losses[-1]) if p.losses else tr("train.starting"))
+            st.progress(
+                min(len(p.losses) / p.epochs, 1.0),
+                tr("train.running", step=len(p.losses), epochs=p.epochs, loss=p.losses[-1])
+                if p.losses
+                else tr("train.starting"),
+            )
             if p.steps_per_s:
                 st.caption(tr("train.speed", rate=p.steps_per_s, eta=p.eta_s or 0))
         elif p.status == JobStatus.PAUSED:
@@ -170,14 +197,25 @@ def end_message(job: TrainingJob, p: Progress) -> None:
     """What a finished, stopped or failed run says."""
     if p.status == JobStatus.DONE:
         tm = job.result
-        figures = {"steps": len(tm.losses), "loss": tm.losses[-1], "seconds": tm.seconds,
-                   "reason": tr(f"train.reason.{tm.stop_reason}")}
+        figures = {
+            "steps": len(tm.losses),
+            "loss": tm.losses[-1],
+            "seconds": tm.seconds,
+            "reason": tr(f"train.reason.{tm.stop_reason}"),
+        }
         if job.diverged:
             if st.session_state.get("own_model") is tm:
                 st.warning(tr("train.diverged_in_use", first=tm.losses[0], last=tm.losses[-1]))
             else:
-                st.warning(tr("train.diverged", first=tm.losses[0], last=tm.losses[-1], lr=tm.train_cfg.lr,
-                              suggest=tm.train_cfg.lr / 10))
+                st.warning(
+                    tr(
+                        "train.diverged",
+                        first=tm.losses[0],
+                        last=tm.losses[-1],
+                        lr=tm.train_cfg.lr,
+                        suggest=tm.train_cfg.lr / 10,
+                    )
+                )
                 if st.button(tr("train.use_diverged"), key="train_use_diverged"):
                     set_own_model(tm)
                     st.rerun()
@@ -188,8 +226,16 @@ def end_message(job: TrainingJob, p: Progress) -> None:
         if in_use:
             st.success(tr("train.stopped_in_use", steps=len(job.result.losses)))
         else:
-            st.warning(tr("train.stopped_timeout", minutes=int(MAX_PAUSE_SECONDS // 60)) if job.timed_out else tr("train.stopped", steps=len(p.losses)))
-            if job.result is not None and job.result.losses and st.button(tr("train.use_stopped"), key="train_use_stopped"):
+            st.warning(
+                tr("train.stopped_timeout", minutes=int(MAX_PAUSE_SECONDS // 60))
+                if job.timed_out
+                else tr("train.stopped", steps=len(p.losses))
+            )
+            if (
+                job.result is not None
+                and job.result.losses
+                and st.button(tr("train.use_stopped"), key="train_use_stopped")
+            ):
                 set_own_model(job.result)
                 st.rerun()
     elif p.status == JobStatus.ERROR:

@@ -135,8 +135,9 @@ def _names(raw: str | None) -> list[str]:
     return list(dict.fromkeys(n.strip().lower() for n in (raw or "").split(",") if n.strip()))
 
 
-def parse_lesson(params: Mapping[str, str], page_names: Sequence[str],
-                 controls: Collection[str] = tuple(LESSON_CONTROLS)) -> Lesson | None:
+def parse_lesson(
+    params: Mapping[str, str], page_names: Sequence[str], controls: Collection[str] = tuple(LESSON_CONTROLS)
+) -> Lesson | None:
     """The lesson a link's query parameters describe, or None when they describe none.
 
     Args:
@@ -153,10 +154,17 @@ def parse_lesson(params: Mapping[str, str], page_names: Sequence[str],
     bad_pages = tuple(p for p in pages if p not in page_names)
     bad_controls = tuple(c for c in show + hide if c not in controls)
     kept_pages = tuple(p for p in page_names if p in pages)
-    normalised = [("lesson", "1")] + [(k, ",".join(v)) for k, v in (("pages", pages), ("show", show), ("hide", hide)) if v]
-    return Lesson(pages=kept_pages, show=frozenset(c for c in show if c in controls),
-                  hide=frozenset(c for c in hide if c in controls), bad_pages=bad_pages,
-                  bad_controls=bad_controls, params=tuple(normalised))
+    normalised = [("lesson", "1")] + [
+        (k, ",".join(v)) for k, v in (("pages", pages), ("show", show), ("hide", hide)) if v
+    ]
+    return Lesson(
+        pages=kept_pages,
+        show=frozenset(c for c in show if c in controls),
+        hide=frozenset(c for c in hide if c in controls),
+        bad_pages=bad_pages,
+        bad_controls=bad_controls,
+        params=tuple(normalised),
+    )
 
 
 def lesson() -> Lesson | None:
@@ -216,8 +224,18 @@ def lesson_note() -> None:
     if current.bad_pages:
         from tinygpt.ui.navigation import PAGES
 
-        st.warning(tr("lesson.bad_pages", names=md_escape(", ".join(current.bad_pages)),
-                      accepted=", ".join(p[3] for p in PAGES)))
+        st.warning(
+            tr(
+                "lesson.bad_pages",
+                names=md_escape(", ".join(current.bad_pages)),
+                accepted=", ".join(p[3] for p in PAGES),
+            )
+        )
     if current.bad_controls:
-        st.warning(tr("lesson.bad_controls", names=md_escape(", ".join(current.bad_controls)),
-                      accepted=md_escape(_accepted_controls())))
+        st.warning(
+            tr(
+                "lesson.bad_controls",
+                names=md_escape(", ".join(current.bad_controls)),
+                accepted=md_escape(_accepted_controls()),
+            )
+        )

@@ -29,11 +29,11 @@ from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import JobStatus, MemoryLimitError, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
-from tinygpt.record import StopReason, ModelRecord
+from tinygpt.record import ModelRecord, StopReason
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state
 from tinygpt.ui.i18n import error_text, md_escape, tr
-from tinygpt.ui.lesson import visible
 from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
+from tinygpt.ui.lesson import visible
 from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
 
 #: The choices, in the control's order; "own" is offered only when the session has a model of its own.
@@ -41,7 +41,9 @@ CHOICES: tuple[str, ...] = ("textbook", "context", "own")
 #: The query parameters this module reads and writes (the pages keep their own beside them).
 MODEL_PARAMS: tuple[str, ...] = ("model", "train")
 #: Session inputs of a page that belong to one model: forgotten when the page shows another model.
-FORGET_ON_MODEL_CHANGE: dict[str, tuple[str, ...]] = {"predict": ("predict_prefix", "predict_step", "predict_panel_start")}
+FORGET_ON_MODEL_CHANGE: dict[str, tuple[str, ...]] = {
+    "predict": ("predict_prefix", "predict_step", "predict_panel_start")
+}
 
 _SEEN = {"model": "_url_model_seen", "train": "_url_train_seen"}  # the value last applied or written
 _LINK_JOB = "_link_job_id"
@@ -158,8 +160,15 @@ def choose_model(page: str) -> tuple[ModelRecord, str]:
     keep_radio_choice(K_CHOICE)  # sent again: after a page switch or a language switch the browser has no choice
     labels = {c: tr(f"model.choice.{c}") for c in CHOICES}  # format_func must not call tr()
     if visible(K_CHOICE):
-        choice = st.segmented_control(tr("model.choice"), options, format_func=labels.get, required=True,
-                                      help=tr("model.choice_help"), key=K_CHOICE, on_change=_kept)
+        choice = st.segmented_control(
+            tr("model.choice"),
+            options,
+            format_func=labels.get,
+            required=True,
+            help=tr("model.choice_help"),
+            key=K_CHOICE,
+            on_change=_kept,
+        )
     else:  # a lesson link that hides the choice: the model of the link (or the session's) stays
         choice = ss[K_CHOICE]
     tm = own if choice == "own" else example_model(choice)
@@ -214,7 +223,9 @@ def _link_progress() -> None:
         st.info(tr("link.paused", step=len(p.losses)))
     else:
         loss = f"{p.losses[-1]:.3e}" if p.losses else "—"
-        st.progress(min(len(p.losses) / p.epochs, 1.0), tr("link.running", step=len(p.losses), epochs=p.epochs, loss=loss))
+        st.progress(
+            min(len(p.losses) / p.epochs, 1.0), tr("link.running", step=len(p.losses), epochs=p.epochs, loss=loss)
+        )
     if job.owner != session_token():
         st.caption(tr("link.shared"))
 
@@ -223,9 +234,18 @@ def describe(tm: ModelRecord, choice: str) -> str:
     """The banner's line: which model, its text and how it was trained (the causal mask included)."""
     g, t = tm.gpt_cfg, tm.train_cfg
     loss = tm.losses[-1] if tm.losses else float("nan")
-    trained = tr("model.trained", d_model=g.d_model, n_layers=g.n_layers, n_heads=g.n_heads, steps=len(tm.losses),
-                 lr=f"{t.lr:g}", seed=t.seed, window=tm.window, loss=loss,
-                 mask=tr("model.mask_on" if t.causal_mask else "model.mask_off"))
+    trained = tr(
+        "model.trained",
+        d_model=g.d_model,
+        n_layers=g.n_layers,
+        n_heads=g.n_heads,
+        steps=len(tm.losses),
+        lr=f"{t.lr:g}",
+        seed=t.seed,
+        window=tm.window,
+        loss=loss,
+        mask=tr("model.mask_on" if t.causal_mask else "model.mask_off"),
+    )
     return tr(f"model.banner.{choice}", text=md_escape(tm.text), trained=trained)
 
 
@@ -281,6 +301,7 @@ def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None
 def query_string(params: dict[str, str]) -> str:
     """``k=v&…`` with only what a query value cannot hold escaped (``&``, ``#``, ``%``, ``+``,
     spaces, control characters): 你好, ``;`` and ``:`` stay readable (browsers encode them when sent)."""
+
     def escaped(value: str) -> str:
         return "".join(quote(c, safe="") if c in "&#%+" or not c.isprintable() or c.isspace() else c for c in value)
 
@@ -292,7 +313,7 @@ K_CLASS_LINK = "class_link"
 
 
 def class_link(url_path: str, page_paths: Iterable[str], fresh: bool = False) -> None:
-    """"Link for my class": a popover with the link (copy button) to this page, model and view.
+    """ "Link for my class": a popover with the link (copy button) to this page, model and view.
 
     ``fresh``: opening the popover reruns the page, so its link holds the view as the URL stands
     at that moment. The Attention page's step and switches rerun only their own fragments, which
@@ -305,8 +326,13 @@ def class_link(url_path: str, page_paths: Iterable[str], fresh: bool = False) ->
 
 
 def _class_link_popover(url_path: str, page_paths: Iterable[str], key: str | None) -> None:
-    with st.popover(tr("link.button"), icon=":material/share:", width="stretch", key=key,
-                    on_change="ignore" if key is None else "rerun"):
+    with st.popover(
+        tr("link.button"),
+        icon=":material/share:",
+        width="stretch",
+        key=key,
+        on_change="ignore" if key is None else "rerun",
+    ):
         st.caption(tr("link.intro"))
         url, note = class_link_url(url_path, page_paths)
         if url is None:

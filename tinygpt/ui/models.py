@@ -17,8 +17,8 @@ import uuid
 import streamlit as st
 
 from tinygpt.attention import AttentionTrace
-from tinygpt.explain import trace_of
 from tinygpt.examples import EXAMPLES
+from tinygpt.explain import trace_of
 from tinygpt.jobs import ModelShelf, default_training, example_training
 from tinygpt.record import ModelRecord
 

@@ -39,8 +39,10 @@ NARROW_SCREEN_CSS = """<style>
 .katex-display { overflow-x: auto; overflow-y: hidden; }
 .tg-table { overflow: auto; max-width: 100%; border: 1px solid rgba(49, 51, 63, 0.1); border-radius: 0.5rem; }
 .tg-table table { width: 100%; border-collapse: separate; border-spacing: 0; font-size: 0.875rem; color: #262730; }
-.tg-table th, .tg-table td { padding: 0.25rem 0.6rem; border-bottom: 1px solid rgba(49, 51, 63, 0.1); white-space: nowrap; text-align: left; }
-.tg-table thead th { position: sticky; top: 0; z-index: 1; background: #ffffff; color: rgba(49, 51, 63, 0.6); font-weight: 400; }
+.tg-table th, .tg-table td { padding: 0.25rem 0.6rem; border-bottom: 1px solid rgba(49, 51, 63, 0.1);
+  white-space: nowrap; text-align: left; }
+.tg-table thead th { position: sticky; top: 0; z-index: 1; background: #ffffff; color: rgba(49, 51, 63, 0.6);
+  font-weight: 400; }
 .tg-table tbody th { font-weight: 400; color: rgba(49, 51, 63, 0.6); }
 .tg-table tbody tr:last-child > * { border-bottom: none; }
 .tg-table .n { text-align: right; font-variant-numeric: tabular-nums; }
@@ -90,11 +92,15 @@ def app_pages() -> list[st.Page]:
     ``/predict?lesson=1&pages=predict`` would not find Predict if it were the default.)
     """
     if lesson() is None:
-        return [st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
-                for n, (path, key, icon, url_path) in enumerate(PAGES)]
+        return [
+            st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
+            for n, (path, key, icon, url_path) in enumerate(PAGES)
+        ]
     listed = _listed()
     start = st.Page(_lesson_start, title=tr(listed[0][1]), url_path="lesson_start", default=True)
-    return [start] + [st.Page(path, title=tr(key), icon=icon, url_path=url_path) for path, key, icon, url_path in listed]
+    return [start] + [
+        st.Page(path, title=tr(key), icon=icon, url_path=url_path) for path, key, icon, url_path in listed
+    ]
 
 
 def _lesson_navigation() -> None:

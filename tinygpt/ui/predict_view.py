@@ -88,10 +88,13 @@ class GenerationRuns:
                 self._runs.move_to_end(key)
         if len(have) >= n_new:
             return have[:n_new]
-        state = torch.Generator().manual_seed(decode.seed) if gen is None else torch.Generator().set_state(gen.get_state())
+        state = (
+            torch.Generator().manual_seed(decode.seed) if gen is None else torch.Generator().set_state(gen.get_state())
+        )
         text = prefix + "".join(step.chosen for step in have)
-        more = generate(self.model, self.tm.vocab, text, n_new - len(have), decode, self.tm.window, context_len,
-                        generator=state)
+        more = generate(
+            self.model, self.tm.vocab, text, n_new - len(have), decode, self.tm.window, context_len, generator=state
+        )
         run = have + more
         with self._lock:
             if len(run) > len(self._runs.get(key, ([], None))[0]):
@@ -108,8 +111,9 @@ def generation_runs(tm: ModelRecord) -> GenerationRuns:
     return GenerationRuns(tm)
 
 
-def cached_generate(tm: ModelRecord, prefix: str, n_new: int, temperature: float, top_k: int,
-                    seed: int, context_len: int) -> list[GenerationStep]:
+def cached_generate(
+    tm: ModelRecord, prefix: str, n_new: int, temperature: float, top_k: int, seed: int, context_len: int
+) -> list[GenerationStep]:
     """generate() for these settings (temperature τ, top-k, seed, context length in characters),
     cached per model: a shorter or longer request of the same run reuses its steps."""
     return generation_runs(tm).steps(prefix, n_new, DecodeConfig(temperature, top_k, seed), context_len)

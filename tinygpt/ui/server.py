@@ -28,8 +28,9 @@ LIBRARIES = ("torch", "pandas", "pyarrow", "altair")
 
 def app_modules() -> list[str]:
     """Every module of the ``tinygpt`` package, its UI included (not ``tinygpt.__main__``, the CLI)."""
-    return sorted(info.name for info in pkgutil.walk_packages(tinygpt.__path__, "tinygpt.")
-                  if not info.name.endswith("__main__"))
+    return sorted(
+        info.name for info in pkgutil.walk_packages(tinygpt.__path__, "tinygpt.") if not info.name.endswith("__main__")
+    )
 
 
 def preload() -> list[str]:

@@ -58,8 +58,11 @@ class TextTable:
         return pa.Table.from_pandas(frame, preserve_index=self.index is not None)
 
 
-def text_table(columns: Mapping[str, Sequence], formats: Mapping[str, Callable[[float], str]] | None = None,
-               highlight: Sequence[bool] | None = None) -> TextTable:
+def text_table(
+    columns: Mapping[str, Sequence],
+    formats: Mapping[str, Callable[[float], str]] | None = None,
+    highlight: Sequence[bool] | None = None,
+) -> TextTable:
     """The columns as a :class:`TextTable` with no row labels, each value of a column in
     ``formats`` written by its function (a probability with
     :func:`tinygpt.formatting.format_probability`, …) and kept as a number; other values as ``str``
@@ -70,8 +73,10 @@ def text_table(columns: Mapping[str, Sequence], formats: Mapping[str, Callable[[
     lengths = {len(values) for values in columns.values()} | ({len(highlight)} if highlight is not None else set())
     if len(lengths) > 1:
         raise ValueError(f"columns of unequal lengths {sorted(lengths)}")
-    text = {name: [formats[name](v) for v in values] if name in formats else [str(v) for v in values]
-            for name, values in columns.items()}
+    text = {
+        name: [formats[name](v) for v in values] if name in formats else [str(v) for v in values]
+        for name, values in columns.items()
+    }
     values = {name: [float(v) for v in columns[name]] for name in formats if name in columns}
     return TextTable(text, values, None, list(highlight) if highlight is not None else None)
 
@@ -85,8 +90,11 @@ def matrix_text(values: np.ndarray, row_labels: Sequence[str], col_labels: Seque
         raise ValueError(f"a {arr.shape} matrix with {len(row_labels)} row and {len(col_labels)} column labels")
     text = np.char.mod(f"%.{decimals}f", arr)
     text[np.isneginf(arr)] = "−∞"
-    return TextTable({str(c): t for c, t in zip(col_labels, text.T.tolist())},
-                     {str(c): v for c, v in zip(col_labels, arr.T.tolist())}, [str(r) for r in row_labels])
+    return TextTable(
+        {str(c): t for c, t in zip(col_labels, text.T.tolist())},
+        {str(c): v for c, v in zip(col_labels, arr.T.tolist())},
+        [str(r) for r in row_labels],
+    )
 
 
 def frame_text(frame: pd.DataFrame, hide_index: bool | None = None) -> TextTable:
@@ -112,10 +120,13 @@ def table_html(table: TextTable, max_height: int | None = None) -> str:
     names = list(table.text)
     rows, _ = table.shape
     corner = "<th></th>" if table.index is not None else ""
-    head = corner + "".join(f'<th class="n">{esc(n)}</th>' if n in table.values else f"<th>{esc(n)}</th>" for n in names)
+    head = corner + "".join(
+        f'<th class="n">{esc(n)}</th>' if n in table.values else f"<th>{esc(n)}</th>" for n in names
+    )
     columns = [
         [f'<td class="n" title="{esc(_number_text(v))}">{esc(t)}</td>' for t, v in zip(table.text[n], table.values[n])]
-        if n in table.values else [f"<td>{esc(t)}</td>" for t in table.text[n]]
+        if n in table.values
+        else [f"<td>{esc(t)}</td>" for t in table.text[n]]
         for n in names
     ]
     body = []
@@ -124,8 +135,10 @@ def table_html(table: TextTable, max_height: int | None = None) -> str:
         css = ' class="hl"' if table.highlight is not None and table.highlight[r] else ""
         body.append(f"<tr{css}>{label}{''.join(column[r] for column in columns)}</tr>")
     style = f' style="max-height:{int(max_height)}px"' if max_height is not None else ""
-    return (f'<div class="{TABLE_CLASS}"{style}><table><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table></div>")
+    return (
+        f'<div class="{TABLE_CLASS}"{style}><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def is_static(rows: int, cols: int) -> bool:
@@ -133,9 +146,15 @@ def is_static(rows: int, cols: int) -> bool:
     return (rows + 1) * (cols + 1) <= STATIC_MAX_CELLS
 
 
-def show_table(data: TextTable | pd.DataFrame | pa.Table, *, hide_index: bool | None = None,
-               max_height: int | None = None, column_config: dict | None = None, key: str | None = None,
-               on_demand: tuple[str, str] | None = None) -> bool:
+def show_table(
+    data: TextTable | pd.DataFrame | pa.Table,
+    *,
+    hide_index: bool | None = None,
+    max_height: int | None = None,
+    column_config: dict | None = None,
+    key: str | None = None,
+    on_demand: tuple[str, str] | None = None,
+) -> bool:
     """Draw ``data``: static (an HTML table) when it has at most :data:`STATIC_MAX_CELLS` cells,
     else a scrolling ``st.dataframe`` (with ``column_config`` and ``key``).
 
@@ -156,16 +175,26 @@ def show_table(data: TextTable | pd.DataFrame | pa.Table, *, hide_index: bool | 
         st.html(table_html(table, max_height))
         return True
     if isinstance(data, TextTable):  # its numbers right-aligned, as in a static table
-        column_config = {name: st.column_config.TextColumn(alignment="right") for name in data.values} | (column_config or {})
+        column_config = {name: st.column_config.TextColumn(alignment="right") for name in data.values} | (
+            column_config or {}
+        )
         data = data.to_arrow()
     if hide_index is None and isinstance(data, pa.Table):
-        hide_index = False  # an Arrow table's index is its labels (else it has none): Streamlit need not convert it to ask
+        hide_index = (
+            False  # an Arrow table's index is its labels (else it has none): Streamlit need not convert it to ask
+        )
     box = st.container()
     if on_demand is not None:
         label, box_key = on_demand
         box = st.expander(label, key=box_key, on_change="rerun", icon=":material/table:")
         if not box.open:
             return False
-    box.dataframe(data, hide_index=hide_index, width="stretch", column_config=column_config, key=key,
-                  height=min(max_height, ROW_PX * (rows + 1) + 3) if max_height else "auto")
+    box.dataframe(
+        data,
+        hide_index=hide_index,
+        width="stretch",
+        column_config=column_config,
+        key=key,
+        height=min(max_height, ROW_PX * (rows + 1) + 3) if max_height else "auto",
+    )
     return False

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tinygpt.record import ModelRecord
 from tinygpt.jobs import JobStatus, RunRecord, greedy_continuation, settings_of
+from tinygpt.record import ModelRecord
 
 
 def options_with(options: list, value: object) -> list:
@@ -15,15 +15,34 @@ def form_values(tm: ModelRecord) -> dict[str, object]:
     """The Train form's widget values (session keys) that reproduce ``tm``'s settings."""
     g, c = tm.gpt_cfg, tm.train_cfg
     return {
-        "train_text": tm.text, "train_window": str(c.window or 0), "train_d_model": g.d_model, "train_n_heads": g.n_heads,
-        "train_n_layers": g.n_layers, "train_d_ff": g.d_ff, "train_max_len": str(g.max_len), "train_norm": g.norm,
-        "train_positions": g.positions, "train_lr": c.lr, "train_epochs": str(c.epochs), "train_seed": str(c.seed),
-        "train_early_stop": c.early_stop_loss, "train_causal_mask": c.causal_mask,
+        "train_text": tm.text,
+        "train_window": str(c.window or 0),
+        "train_d_model": g.d_model,
+        "train_n_heads": g.n_heads,
+        "train_n_layers": g.n_layers,
+        "train_d_ff": g.d_ff,
+        "train_max_len": str(g.max_len),
+        "train_norm": g.norm,
+        "train_positions": g.positions,
+        "train_lr": c.lr,
+        "train_epochs": str(c.epochs),
+        "train_seed": str(c.seed),
+        "train_early_stop": c.early_stop_loss,
+        "train_causal_mask": c.causal_mask,
     }
 
 
 def loaded_run(tm: ModelRecord, number: int) -> RunRecord:
     """A loaded checkpoint as one of the session's runs: its settings, its loss curve and greedy check."""
     generation, expected = greedy_continuation(tm)
-    return RunRecord(number, f"file:{tm.uid}", settings_of(tm.text, tm.gpt_cfg, tm.train_cfg), tuple(tm.losses), JobStatus.DONE,
-                     tm.stop_reason, generation, expected, tm.seconds)
+    return RunRecord(
+        number,
+        f"file:{tm.uid}",
+        settings_of(tm.text, tm.gpt_cfg, tm.train_cfg),
+        tuple(tm.losses),
+        JobStatus.DONE,
+        tm.stop_reason,
+        generation,
+        expected,
+        tm.seconds,
+    )

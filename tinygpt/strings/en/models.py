@@ -6,29 +6,29 @@ STRINGS: dict[str, str] = {
     "model.choice.context": "Context example (我爱你…)",
     "model.choice.own": "Your model",
     "model.choice_help": "The textbook example: every character has one successor, so attention does not matter. "
-                         "The context example: the same character is followed by different ones depending on what "
-                         "came before, so the model must attend. Your model: the last one you trained, loaded or opened from a link.",
+    "The context example: the same character is followed by different ones depending on what "
+    "came before, so the model must attend. Your model: the last one you trained, loaded or opened from a link.",
     "model.banner.textbook": "Textbook example: text “{text}”, {trained}.",
     "model.banner.context": "Context example: text “{text}”, {trained}.",
     "model.banner.own": "Your model: text “{text}”, {trained}.",
     "model.trained": "d_model {d_model}, {n_layers} layers × {n_heads} heads, trained {steps} steps (lr {lr}, seed {seed}, "
-                     "window {window}) to loss {loss:.2e}, {mask}",
+    "window {window}) to loss {loss:.2e}, {mask}",
     "model.mask_on": "causal mask on during training",
     "model.mask_off": "causal mask OFF during training (each position could see the character it predicts)",
     "model.own_missing": "The link asks for “your model”, but this session has none yet (train one or load a file on the "
-                         "Train page): showing the textbook example.",
+    "Train page): showing the textbook example.",
     "model.loading_example": "Preparing the {name} (a few seconds, once)…",
     "model.offer_context": "Try the context example",
     "link.button": "Link for my class",
     "link.intro": "This link opens this page with the same model and the same view. Training is deterministic, so "
-                  "everyone who opens it gets exactly this model.",
+    "everyone who opens it gets exactly this model.",
     "link.note_example": "The link names the {name}: it opens at once.",
     "link.note_own": "The link carries the training settings of your model (text “{text}”): the server trains it once "
-                     "(or takes it from its shelf) and everyone gets the same weights.",
+    "(or takes it from its shelf) and everyone gets the same weights.",
     "link.no_link_file": "Your model was loaded from a file: training cannot be shown to rebuild its weights, so there "
-                         "is no link for it. Share the file (Train page, Download) or link an example.",
+    "is no link for it. Share the file (Train page, Download) or link an example.",
     "link.no_link_run": "Your model's training ended at a non-finite loss: training it again does not end at these "
-                        "weights, so there is no link for it. Train it with a smaller learning rate, or link an example.",
+    "weights, so there is no link for it. Train it with a smaller learning rate, or link an example.",
     "link.bad": "The link's training settings are not accepted. {error}. Showing the textbook example instead.",
     "link.bad_model": "The link asks for model={value}, which is not a model of this app (accepted: {accepted}).",
     "link.busy": "Your own training is still running: stop it or let it end on the Train page, then open the link again.",

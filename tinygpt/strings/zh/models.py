@@ -6,12 +6,12 @@ STRINGS: dict[str, str] = {
     "model.choice.context": "上下文示例（我爱你…）",
     "model.choice.own": "你的模型",
     "model.choice_help": "课本示例：每个字只有一个后继字，注意力无关紧要。上下文示例：同一个字后面跟什么取决于前面的字，"
-                         "模型必须“注意”前文。你的模型：你最近训练、载入或从链接打开的模型。",
+    "模型必须“注意”前文。你的模型：你最近训练、载入或从链接打开的模型。",
     "model.banner.textbook": "课本示例：文本“{text}”，{trained}。",
     "model.banner.context": "上下文示例：文本“{text}”，{trained}。",
     "model.banner.own": "你的模型：文本“{text}”，{trained}。",
     "model.trained": "d_model {d_model}，{n_layers} 层 × {n_heads} 个头，训练 {steps} 步（学习率 {lr}，种子 {seed}，"
-                     "窗口 {window}），损失降到 {loss:.2e}，{mask}",
+    "窗口 {window}），损失降到 {loss:.2e}，{mask}",
     "model.mask_on": "训练时开启因果掩码",
     "model.mask_off": "训练时关闭了因果掩码（每个位置都能看到它要预测的字）",
     "model.own_missing": "链接要求“你的模型”，但本会话还没有自己的模型（可在“训练”页训练或载入文件）：现显示课本示例。",
