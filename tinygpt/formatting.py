@@ -1,8 +1,10 @@
-"""How numbers are written on the pages (Streamlit-free, so tables, charts and messages share it)."""
+"""How numbers and characters are written on the pages (Streamlit-free and torch-free, so tables,
+charts and messages share it)."""
 
 from __future__ import annotations
 
 import math
+import unicodedata
 
 #: Probabilities below this are written in scientific notation: with four decimals they would read 0.0000.
 SCIENTIFIC_BELOW = 1e-3
@@ -30,3 +32,35 @@ def format_change(d: float) -> str:
     if not math.isfinite(d) or d == 0:
         return format_probability(d)
     return f"{d:+.2e}" if abs(d) < SCIENTIFIC_BELOW else f"{d:+.4f}"
+
+
+#: Unicode categories of characters a reader cannot see or that change how the text around them
+#: is drawn: format characters (zero-width joiners, bidirectional controls), controls, separators
+#: other than the plain space, private-use, surrogate and unassigned code points, and combining
+#: marks (drawn on the character before them).
+_NAMED_CATEGORIES = frozenset({"Cf", "Cc", "Co", "Cn", "Cs", "Zs", "Zl", "Zp", "Mn", "Mc", "Me"})
+
+
+def char_name(c: str) -> str:
+    """One character as a reader can see it in a message, the same on every page.
+
+    A visible character is itself; a space is "␣ (U+0020)"; a combining mark is drawn on a dotted
+    circle with its code point ("◌́ (U+0301)"); every other invisible, control or bidirectional
+    character is its code point alone ("U+200C", "U+202E"), so it can neither vanish nor reverse
+    the rest of the message.
+    """
+    category = unicodedata.category(c)
+    if c == " ":
+        return "␣ (U+0020)"
+    if category in ("Mn", "Mc", "Me"):
+        return f"◌{c} (U+{ord(c):04X})"
+    if category in _NAMED_CATEGORIES:
+        return f"U+{ord(c):04X}"
+    return c
+
+
+def shown_text(text: str, limit: int = 30) -> str:
+    """``text`` for a message: at most ``limit`` characters (then "…"), every invisible, control,
+    combining or bidirectional character but the plain space written ⟨U+XXXX⟩ (:func:`char_name`)."""
+    shown = "".join(c if c == " " or char_name(c) == c else f"⟨U+{ord(c):04X}⟩" for c in text[:limit])
+    return shown + "…" if len(text) > limit else shown

@@ -24,6 +24,7 @@ STRINGS: dict[str, str] = {
     "accepted.even": "an even number with sinusoidal positions",
     "accepted.max_params": "at most {limit} parameters on this host",
     "accepted.lr": "a number greater than 0 and at most 1",
+    "accepted.int_list": "integers from {lo} to {hi} separated by commas",
     "accepted.float_range": "a number from {lo} to {hi}",
     "accepted.divisor": "a divisor of d_model={d_model}, e.g. {examples}",
     "field.epochs": "Epochs",

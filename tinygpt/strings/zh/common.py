@@ -24,6 +24,7 @@ STRINGS: dict[str, str] = {
     "accepted.even": "使用正弦位置编码时须为偶数",
     "accepted.max_params": "参数总数不超过 {limit}（本机资源有限）",
     "accepted.lr": "大于 0 且不超过 1 的数",
+    "accepted.int_list": "{lo} 到 {hi} 之间的整数，用逗号分隔",
     "accepted.float_range": "{lo} 到 {hi} 之间的数",
     "accepted.divisor": "d_model={d_model} 的约数，例如 {examples}",
     "field.epochs": "训练轮数 epochs",
