@@ -27,7 +27,8 @@ import streamlit as st
 
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.jobs import JobStatus, MemoryLimitError, model_key
+from tinygpt.formatting import shown_text
+from tinygpt.jobs import JobRefusedError, JobStatus, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.record import ModelRecord, StopReason
 from tinygpt.ui.common import keep_radio_choice, keep_widget_state
@@ -63,7 +64,7 @@ def resolve_link() -> None:
         if model in CHOICES:
             set_choice(model)
         else:
-            _say(tr("link.bad_model", value=model[:30], accepted=", ".join(CHOICES)))
+            _say(tr("link.bad_model", value=md_escape(shown_text(model)), accepted=", ".join(CHOICES)))
     if spec is not None and spec != ss.get(_SEEN["train"]):
         ss[_SEEN["train"]] = spec
         _open_train_link(spec)
@@ -98,7 +99,7 @@ def _open_train_link(spec: str) -> None:
         return
     try:
         job = start_job(text, gpt_cfg, train_cfg)
-    except MemoryLimitError as exc:  # the server is too full to train it: the textbook example meanwhile
+    except JobRefusedError as exc:  # memory or the line is full: the textbook example meanwhile
         _say(tr("link.failed", reason=error_text(exc)))
         set_choice("textbook")
         return
