@@ -4,7 +4,7 @@ import streamlit as st
 
 from tinygpt.charts import panel_columns
 from tinygpt.exercises import next_char_question
-from tinygpt.formatting import format_probability
+from tinygpt.formatting import char_name, format_probability
 from tinygpt.generate import (
     MAX_NEW_CHARS,
     MAX_TEMPERATURE,
@@ -63,10 +63,9 @@ def md(text: str, spaces: bool = False) -> str:
 
 
 def readable(c: str) -> str:
-    """A character as a student can read it in a message (a space or tab is named)."""
-    if c == " ":
-        return f"“ ” ({tr('predict.space')})"
-    return c if c.isprintable() else f"U+{ord(c):04X}"
+    """A character as a student can read it in a message: ``tinygpt.formatting.char_name``, the one
+    way every page names invisible, combining and bidirectional characters (a space is "␣ (U+0020)")."""
+    return char_name(c)
 
 
 def short(text: str, n: int = 8) -> str:

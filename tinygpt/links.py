@@ -152,7 +152,11 @@ def _parse_value(name: str, raw: str) -> object:
         if raw not in ("0", "1"):
             raise ConfigError(name, shown_text(raw), "1 (on) or 0 (off)", "bool01")
         return raw == "1"
-    return raw  # norm, positions: GPTConfig names the choices
+    return read_choice(raw, name, {c: c for c in _CHOICES[name]})
+
+
+#: The settings that are words, and the words each accepts (GPTConfig's own choices).
+_CHOICES: dict[str, tuple[str, ...]] = {"norm": ("pre", "post"), "positions": ("learned", "sinusoidal")}
 
 
 def reproducible_settings(tm: ModelRecord) -> tuple[str, GPTConfig, TrainConfig] | None:
