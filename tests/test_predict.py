@@ -378,7 +378,7 @@ def test_markdown_characters_and_spaces_are_shown_as_typed():
 
     tm = train("a$b\\ c", SMALL, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0))
     at = open_predict("en", own_model=tm, predict_prefix="a$\\x")
-    assert at.error[0].value == t("err.unknown_chars", "en", unknown="x", known=r"a \$ b \\ “ ” \(space\) c")
+    assert at.error[0].value == t("err.unknown_chars", "en", unknown="x", known=r"a \$ b \\ ␣ \(U\+0020\) c")
     at = open_predict("en", own_model=tm, predict_prefix="a$ ", predict_n_new=1)
     fed = next(m.value for m in at.markdown if m.value.startswith("Context fed"))
     assert fed.endswith("**a\\$␣**")  # the trailing space is visible and the bold still closes
