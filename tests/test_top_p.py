@@ -106,3 +106,48 @@ def test_the_kept_set_is_hugging_faces_on_distinct_probabilities(weights, p):
     if len(set(weights)) != len(weights):
         return  # ties: the two break them in different orders
     assert torch.equal(top_p_keep(probs, p), hugging_face_keep(probs, p))
+
+
+# ---------------------------------------------------------------- the Predict page's control
+
+
+def open_predict(lang: str, **params: str):
+    from helpers import open_page
+
+    return open_page("predict", lang, model="textbook", **params)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_predict_page_samples_from_the_nucleus_and_shows_the_kept_set(lang):
+    import numpy as np
+    from helpers import tables
+
+    from tinygpt.i18n import t
+
+    at = open_predict(lang, prefix="你", n="6", decode="temperature", tau="5", p="0.5")
+    assert not at.exception and at.slider(key="predict_top_p").value == pytest.approx(0.5)
+    assert not at.slider(key="predict_top_p").disabled
+    detail = tables(at)[1].value
+    sampled = detail[t("predict.col_sampled", lang)].to_numpy(dtype=float)
+    p = detail["p"].to_numpy(dtype=float)
+    kept = sampled > 0
+    assert 1 <= kept.sum() < 4 and abs(sampled.sum() - 1) < 1e-3
+    # τ = 5 flattens p; the kept ones are the most probable of that flattened distribution
+    flat = p ** (1 / 5) / (p ** (1 / 5)).sum()
+    order = np.argsort(-flat, kind="stable")
+    n = kept.sum()
+    assert set(np.flatnonzero(kept)) == set(order[:n]) and flat[order[: n - 1]].sum() < 0.5 <= flat[order[:n]].sum()
+    chars = [c for c, k in zip(detail[t("predict.col_char", lang)], kept) if k]
+    caption = t("predict.top_p_kept", lang, p="0.5", n=int(n), V=4, chars=" ".join(chars))
+    assert caption in [c.value for c in at.caption]
+    assert at.query_params["p"] == "0.5"
+
+
+def test_greedy_leaves_top_p_off_and_out_of_the_link():
+    at = open_predict("en", prefix="你", n="3", p="0.3")
+    assert at.slider(key="predict_top_p").disabled and "p" in at.query_params
+    assert not any("Top-p" in c.value for c in at.caption)  # greedy: nothing sampled, no nucleus shown
+    at.radio(key="predict_strategy").set_value("temperature").run()
+    assert not at.slider(key="predict_top_p").disabled and at.query_params["p"] == "0.3"
+    at.slider(key="predict_top_p").set_value(1.0).run()
+    assert "p" not in at.query_params and not any("Top-p" in c.value for c in at.caption)  # 1 = no top-p

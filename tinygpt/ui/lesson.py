@@ -58,6 +58,7 @@ LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = {
     "predict_strategy": _label("predict.decoding"),
     "predict_temperature": _label("predict.temperature"),
     "predict_top_k": _label("predict.top_k"),
+    "predict_top_p": _label("predict.top_p"),
     "predict_seed": _label("predict.seed"),
     "predict_context_len": _label("predict.context_len"),
     "predict_panel_start": _label("predict.panels_range", n=16),
