@@ -8,7 +8,7 @@ from tinygpt.generate import crop_context, training_targets
 from tinygpt.ui import exercise_view, model_choice
 from tinygpt.ui import predict_view as view
 from tinygpt.ui.common import show_error, show_job_notice
-from tinygpt.ui.figures import figure_spec
+from tinygpt.ui.figures import bars_text, chart_data, figure_spec
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control
 from tinygpt.ui.navigation import ensure_entry_script
@@ -73,6 +73,7 @@ except (UnknownCharError, ValueError) as exc:
     show_error(exc)
     st.stop()
 
+axis_titles = (tr("predict.axis_char"), tr("predict.axis_prob"))
 # ---- guess, then reveal: the student picks the next character before any distribution is shown ----
 if guess:
     question = next_char_question(probs[-1], chars, shown)  # (V,): after the whole (cropped) prefix
@@ -80,18 +81,24 @@ if guess:
     if not exercise_view.ask(question, "predict_quiz"):
         exercise_view.show_score()
         st.stop()
+    reveal_title, axis_char, axis_prob = tr("predict.reveal_title", context=short(shown, 12)), *axis_titles
     st.vega_lite_chart(
         figure_spec(
             "probability_bars",
             probs[-1],
             chars,
-            title=tr("predict.reveal_title", context=short(shown, 12)),
+            title=reveal_title,
             highlight=question.answer_choices[0].id,
-            x_title=tr("predict.axis_char"),
-            y_title=tr("predict.axis_prob"),
+            x_title=axis_char,
+            y_title=axis_prob,
+            description=bars_text(reveal_title, V, axis_char, axis_prob, (("◆", tr("predict.reveal_mark")),)),
         ),
         width="content",
     )
+    if (box := chart_data("predict_reveal_data")) is not None:
+        box_table = {axis_char: [readable(c) for c in chars], axis_prob: probs[-1].tolist()}
+        with box:
+            show_table(text_table(box_table, {axis_prob: format_probability}), hide_index=True)
     exercise_view.show_score()
 
 # ---- the next-character distribution at every position of the prefix ----
@@ -110,8 +117,8 @@ col_pos, col_context, col_top, col_expected, col_match = (
 table = {
     col_pos: list(range(T)),
     col_context: [shown[: i + 1] for i in range(T)],
-    col_top: top,
-    col_expected: [t or tr("predict.no_target") for t in targets],
+    col_top: [readable(c) for c in top],  # a space named, not an empty-looking cell
+    col_expected: [" / ".join(map(readable, t)) if t else tr("predict.no_target") for t in targets],
     col_match: ["" if not t else ("✓" if top[i] in t else "✗") for i, t in enumerate(targets)],
 }
 p_columns = [f"p({c})" for c in chars]

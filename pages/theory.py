@@ -16,7 +16,7 @@ from tinygpt.theory import (
     format_vector,
 )
 from tinygpt.ui.common import resend, scroll_to
-from tinygpt.ui.figures import figure_downloads
+from tinygpt.ui.figures import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
@@ -153,6 +153,11 @@ def chart(spec: dict, key: str, width: str = "content") -> None:
     figure_downloads(spec, key, file_stem=key.removesuffix("_figure"))
 
 
+def picture_text(title: str, vectors: list[tuple[str, object]], axes: dict[str, str]) -> str:
+    """The text alternative of a picture of named 2-D vectors (its ``description``)."""
+    return vectors_text(title, [name for name, _ in vectors], axes["x_title"], axes["y_title"])
+
+
 def input_error(exc: TheoryInputError) -> None:
     """The example's input error in the user's language, naming the value."""
     st.error(tr(f"theory.err.{exc.reason}", value=exc.value))
@@ -190,13 +195,26 @@ def operations_example(axes: dict[str, str]) -> None:
         st.caption(
             tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero")
         )
+    vectors = [("a", a), ("b", b), ("a + b", total), ("c · a", multiple)]
+    title = tr("theory.ops.chart_title")
     with picture:
         chart(
-            vector_picture_spec(
-                [("a", a), ("b", b), ("a + b", total), ("c · a", multiple)], title=tr("theory.ops.chart_title"), **axes
-            ),
+            vector_picture_spec(vectors, title=title, description=picture_text(title, vectors, axes), **axes),
             "theory_ops_figure",
         )
+        if (box := chart_data("theory_ops_data")) is not None:
+            with box:
+                show_table(
+                    text_table(
+                        {
+                            axes["name_title"]: [name for name, _ in vectors],
+                            axes["x_title"]: [float(v[0]) for _, v in vectors],
+                            axes["y_title"]: [float(v[1]) for _, v in vectors],
+                        },
+                        {axes["x_title"]: format_number, axes["y_title"]: format_number},
+                    ),
+                    hide_index=True,
+                )
 
 
 @st.fragment
@@ -229,13 +247,11 @@ def weighted_sum_example(axes: dict[str, str]) -> None:
         )
     controls.metric(tr("theory.ws.output"), format_vector(mixed))
     controls.caption(tr("theory.ws.alpha_sum", total=format_number(sum(alpha))))
+    vectors = [(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)]
+    title = tr("theory.ws.chart_title")
     with picture:
         chart(
-            vector_picture_spec(
-                [(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)],
-                title=tr("theory.ws.chart_title"),
-                **axes,
-            ),
+            vector_picture_spec(vectors, title=title, description=picture_text(title, vectors, axes), **axes),
             "theory_ws_figure",
         )
 
@@ -274,24 +290,23 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
         st.metric(tr("theory.sm.output"), format_vector(att.output))
         st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
     with picture:
+        bars = (tr("theory.sm.chart_title"), tr("theory.sm.axis_key"), tr("theory.sm.axis_alpha"))
         chart(
             probability_bars_spec(
                 att.weights,
                 keys,
-                title=tr("theory.sm.chart_title"),
-                x_title=tr("theory.sm.axis_key"),
-                y_title=tr("theory.sm.axis_alpha"),
+                title=bars[0],
+                x_title=bars[1],
+                y_title=bars[2],
+                description=bars_text(*bars[:1], len(keys), *bars[1:]),
             ),
             "theory_sm_bars_figure",
             width="stretch",
         )
+        vectors = [("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)]
+        title = tr("theory.sm.vectors_title")
         chart(
-            vector_picture_spec(
-                [("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)],
-                title=tr("theory.sm.vectors_title"),
-                size=220,
-                **axes,
-            ),
+            vector_picture_spec(vectors, title=title, size=220, description=picture_text(title, vectors, axes), **axes),
             "theory_sm_vectors_figure",
         )
     concept("matrix")
@@ -328,6 +343,15 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
                 value_title=tr("theory.mx.value"),
                 masked_label=tr("theory.mx.masked"),
                 cell=60,
+                description=heatmap_text(
+                    tr("theory.mx.chart_title"),
+                    len(tokens),
+                    len(tokens),
+                    tr("theory.mx.axis_query"),
+                    tr("theory.mx.axis_key"),
+                    tr("theory.mx.value"),
+                    masked,
+                ),
             ),
             "theory_mx_figure",
         )

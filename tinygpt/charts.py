@@ -25,6 +25,20 @@ from tinygpt.formatting import format_probability
 MASK_COLOR = "#d9d9d9"
 
 
+def described(chart: alt.TopLevelMixin, description: str) -> alt.TopLevelMixin:
+    """``chart`` with Vega-Lite's top-level ``description`` (vega-embed puts it on the drawn chart
+    as its ``aria-label``, what a screen reader says of it); unchanged for an empty one."""
+    return chart.properties(description=description) if description else chart
+
+
+def describe(spec: dict, description: str) -> dict:
+    """:func:`described` for a Vega-Lite dict (a fast spec's layout is cached without it, so a
+    description in another language does not build another layout); returns ``spec``."""
+    if description:
+        spec["description"] = description
+    return spec
+
+
 def position_labels(chars: Sequence[str]) -> list[str]:
     """Axis labels "0 你", "1 好", … — unique even when characters repeat."""
     return [f"{i} {c}" for i, c in enumerate(chars)]
@@ -49,6 +63,7 @@ def heatmap(
     value_title: str = "value",
     masked_label: str = "masked (−∞)",
     cell: int = 0,
+    description: str = "",
 ) -> alt.LayerChart:
     """Heatmap of a (R, C) matrix.
 
@@ -59,6 +74,7 @@ def heatmap(
             blue-orange centred on 0 with a symmetric domain.
         masked: optional (R, C) booleans; True cells are drawn grey whatever their value.
         cell: cell size in pixels (0 = choose from the matrix size).
+        description: what the chart shows, in a sentence (its text alternative).
     Returns:
         An Altair layer chart (cells + masked overlay) with tooltips.
     Raises:
@@ -109,13 +125,14 @@ def heatmap(
             ],
         )
     )
-    return alt.layer(cells, hidden).properties(
+    chart = alt.layer(cells, hidden).properties(
         title=title,
         width=cell_w * C,
         height=size * R,
         # width/height are the cells' area; axes and legend are added around it
         autosize=alt.AutoSizeParams(type="pad", contains="content"),
     )
+    return described(chart, description)
 
 
 def _cells_frame(
@@ -223,6 +240,7 @@ def heatmap_spec(
     *,
     masked: ArrayLike | None = None,
     bound: float | None = None,
+    description: str = "",
     **options: object,
 ) -> dict:
     """The Vega-Lite dict of :func:`heatmap` (same arguments, same picture), built fast.
@@ -249,7 +267,7 @@ def heatmap_spec(
             if {"filter": "datum.masked"} not in layer.get("transform", [])
         ]
     spec["datasets"] = {_DATA_NAME: pa.table(cells)}
-    return use_canvas(spec, R * C)
+    return use_canvas(describe(spec, description), R * C)
 
 
 def _grid_frame(
@@ -302,6 +320,7 @@ def alpha_grid(
     masked_label: str = "masked (−∞)",
     panel_title: str = "",
     legend: bool = True,
+    description: str = "",
 ) -> alt.FacetChart:
     """Small multiples of attention weights: one α heatmap per panel (head or layer).
 
@@ -314,6 +333,7 @@ def alpha_grid(
         panel_size: width and height of each panel's cell area in pixels; axis labels are left
             out when a panel has more than 16 rows.
         legend: False leaves the colour legend out (panels drawn as separate charts show it once).
+        description: what the chart shows, in a sentence (its text alternative).
     Returns:
         A faceted Altair chart on the fixed [0, 1] viridis scale with tooltips.
     Raises:
@@ -361,7 +381,7 @@ def alpha_grid(
             tooltip=where + [alt.Tooltip("masked:N", title=masked_label)],
         )
     )
-    return (
+    chart = (
         alt.layer(cells, hidden, data=df)
         .properties(width=panel_size, height=panel_size)
         .facet(
@@ -369,6 +389,7 @@ def alpha_grid(
             columns=columns,
         )
     )
+    return described(chart, description)
 
 
 @functools.lru_cache(maxsize=64)
@@ -393,6 +414,7 @@ def alpha_grid_spec(
     col_labels: Sequence[str],
     *,
     masked: ArrayLike | None = None,
+    description: str = "",
     **options: object,
 ) -> dict:
     """The Vega-Lite dict of :func:`alpha_grid` (same arguments, same picture), built fast.
@@ -408,7 +430,7 @@ def alpha_grid_spec(
         )
     )
     spec["datasets"] = {_DATA_NAME: pa.table(_grid_columns(arr, panel_labels, row_labels, col_labels, masked))}
-    return use_canvas(spec, P * R * C)
+    return use_canvas(describe(spec, description), P * R * C)
 
 
 def loss_chart(
@@ -418,12 +440,14 @@ def loss_chart(
     x_title: str = "step",
     y_title: str = "loss",
     series_title: str = "run",
+    description: str = "",
 ) -> alt.Chart:
     """Loss against step on a log y axis.
 
     Args:
         history: columns ``step`` (int), ``loss`` (float > 0) and optionally ``run`` (label of the
             training run, one line each). Non-finite or non-positive losses are dropped.
+        description: what the chart shows, in a sentence (its text alternative).
     """
     df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
     # Run labels start with the setting changed last (tinygpt.ui.jobs.run_labels), so the legend's
@@ -433,7 +457,7 @@ def loss_chart(
         if "run" in df.columns
         else alt.value("#1f77b4")
     )
-    return (
+    chart = (
         alt.Chart(df)
         .mark_line(point=len(df) < 60)
         .encode(
@@ -444,6 +468,7 @@ def loss_chart(
         )
         .properties(title=title, height=280)
     )
+    return described(chart, description)
 
 
 def _bars_columns(probs: ArrayLike, chars: Sequence[str], highlight: str | None) -> dict[str, object]:
@@ -456,18 +481,29 @@ def _bars_columns(probs: ArrayLike, chars: Sequence[str], highlight: str | None)
 
 def _bars_layout(
     data: pd.DataFrame | alt.NamedData, chars: Sequence[str], title: str, x_title: str, y_title: str
-) -> alt.Chart:
-    return (
-        alt.Chart(data)
+) -> alt.LayerChart:
+    x = alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0))
+    y_scale = alt.Scale(domain=[0, 1])
+    tooltip = [alt.Tooltip("char:N", title=x_title), alt.Tooltip("p:Q", format=".4f", title=y_title)]
+    bars = (
+        alt.Chart()
         .mark_bar()
         .encode(
-            x=alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+            x=x,
+            y=alt.Y("p:Q", scale=y_scale, title=y_title),
             color=alt.condition("datum.chosen", alt.value("#e45756"), alt.value("#4c78a8")),
-            tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("p:Q", format=".4f", title=y_title)],
+            tooltip=tooltip,
         )
-        .properties(title=title, height=220)
     )
+    # the highlighted bar is also marked ◆ above it: its colour is not the only sign
+    mark = (
+        alt.Chart()
+        .transform_filter("datum.chosen")
+        .transform_calculate(above="min(datum.p + 0.08, 1.08)")
+        .mark_point(shape="diamond", filled=True, size=80, color="#262730")
+        .encode(x=x, y=alt.Y("above:Q", scale=y_scale, title=y_title), tooltip=tooltip)
+    )
+    return alt.layer(bars, mark, data=data).properties(title=title, height=220)
 
 
 def probability_bars(
@@ -478,15 +514,19 @@ def probability_bars(
     highlight: str | None = None,
     x_title: str = "character",
     y_title: str = "probability",
+    description: str = "",
 ) -> alt.Chart:
-    """Bars of a distribution over characters on a fixed [0, 1] axis; ``highlight`` is coloured.
+    """Bars of a distribution over characters on a fixed [0, 1] axis; ``highlight`` is coloured
+    and marked ◆.
 
     Args:
         probs: (V,) probabilities, one per character of ``chars``.
+        description: what the chart shows, in a sentence (its text alternative).
     Raises:
         ValueError if the lengths differ.
     """
-    return _bars_layout(pd.DataFrame(_bars_columns(probs, chars, highlight)), chars, title, x_title, y_title)
+    chart = _bars_layout(pd.DataFrame(_bars_columns(probs, chars, highlight)), chars, title, x_title, y_title)
+    return described(chart, description)
 
 
 @functools.lru_cache(maxsize=32)
@@ -504,6 +544,7 @@ def probability_bars_spec(
     highlight: str | None = None,
     x_title: str = "character",
     y_title: str = "probability",
+    description: str = "",
 ) -> dict:
     """The Vega-Lite dict of :func:`probability_bars` (same arguments, same picture), built fast:
     the layout is built with Altair once per characters and titles; the bars are the dataset
@@ -511,7 +552,7 @@ def probability_bars_spec(
     the data. Raises ValueError if the lengths differ."""
     spec = json.loads(_bars_template(tuple(chars), title, x_title, y_title))
     spec["datasets"] = {_DATA_NAME: pa.table(_bars_columns(probs, chars, highlight))}
-    return spec
+    return describe(spec, description)
 
 
 def panel_width(V: int) -> int:
@@ -536,6 +577,7 @@ def next_char_panels(
     x_title: str = "character",
     y_title: str = "probability",
     columns: int = 4,
+    description: str = "",
 ) -> alt.FacetChart:
     """Small multiples: the next-character distribution at each position, one panel per row.
 
@@ -545,6 +587,7 @@ def next_char_panels(
         panel_labels: T unique panel titles (e.g. "0: 你 → ?"), kept in the given order.
         expected: T strings; the characters in ``expected[i]`` get a ▼ marker above their bar
             in panel i ("" = no target).
+        description: what the chart shows, in a sentence (its text alternative).
     Returns:
         A faceted Altair chart; the most likely character of each panel is coloured
         ``top_label``, the others ``other_label``; bars on a fixed [0, 1] axis with tooltips.
@@ -604,7 +647,7 @@ def next_char_panels(
             tooltip=tooltip,
         )
     )
-    return (
+    chart = (
         alt.layer(bars, marks, data=df)
         .properties(width=panel_width(V), height=140)
         .facet(
@@ -612,6 +655,7 @@ def next_char_panels(
             columns=columns,
         )
     )
+    return described(chart, description)
 
 
 def paired_probability_bars(
@@ -627,6 +671,7 @@ def paired_probability_bars(
     title: str = "",
     x_title: str = "character",
     y_title: str = "probability",
+    description: str = "",
 ) -> alt.LayerChart:
     """Two distributions over the same characters as side-by-side bars (e.g. p and p_τ).
 
@@ -635,6 +680,7 @@ def paired_probability_bars(
         chosen: the character this step chose, marked with a diamond (◆, ``chosen_label``).
         target: the training target's characters ("" = none), each marked with ▼ (``target_label``),
             the same mark the per-position panels use, so ▼ always means the training target.
+        description: what the chart shows, in a sentence (its text alternative).
     Returns:
         Grouped bars (blue = first, orange = second) on a fixed [0, 1] axis, with tooltips; the
         marks have their own legend. A character both chosen and target gets ◆ with ▼ above it.
@@ -697,12 +743,13 @@ def paired_probability_bars(
                 tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("mark:N", title=" ")],
             )
         )
-    return alt.layer(*layers).properties(
+    chart = alt.layer(*layers).properties(
         title=title,
         height=200,
         width=max(240, min(80 * V, 960)),
         autosize=alt.AutoSizeParams(type="pad", contains="content"),  # width/height are the plot area
     )
+    return described(chart, description)
 
 
 def _vector_columns(
@@ -793,6 +840,7 @@ def vector_picture(
     name_title: str = "vector",
     origins: Sequence[Sequence[float] | None] | None = None,
     size: int = 240,
+    description: str = "",
 ) -> alt.LayerChart:
     """2-D vectors drawn as arrows from the origin (or from ``origins[i]``) on equal, square axes.
 
@@ -803,15 +851,17 @@ def vector_picture(
             to show a + b as "tip to tail".
         size: width and height of the plotting area in pixels; both axes share one symmetric domain
             so a right angle looks like one.
+        description: what the chart shows, in a sentence (its text alternative).
     Returns:
         Rules (shafts) + rotated triangles (heads) + text labels, with tooltips giving x and y.
     Raises:
         ValueError if a vector does not have exactly two components.
     """
     columns, domain = _vector_columns(vectors, origins)
-    return _vector_layout(
+    chart = _vector_layout(
         pd.DataFrame(columns), domain, [name for name, _ in vectors], title, x_title, y_title, name_title, size
     )
+    return described(chart, description)
 
 
 @functools.lru_cache(maxsize=64)
@@ -840,6 +890,7 @@ def vector_picture_spec(
     name_title: str = "vector",
     origins: Sequence[Sequence[float] | None] | None = None,
     size: int = 240,
+    description: str = "",
 ) -> dict:
     """The Vega-Lite dict of :func:`vector_picture` (same arguments, same picture), built fast: the
     layout is built with Altair once per names, titles and axis extent; the arrows are the dataset
@@ -850,7 +901,7 @@ def vector_picture_spec(
         _vector_template(tuple(domain), tuple(name for name, _ in vectors), title, x_title, y_title, name_title, size)
     )
     spec.setdefault("datasets", {})[_DATA_NAME] = pa.table(columns)
-    return spec
+    return describe(spec, description)
 
 
 # ---------------------------------------------------------------- experiments: effects, heads, lens
@@ -909,6 +960,7 @@ def effects_chart(
     y_title: str = "|Δp|",
     own_title: str = "own",
     new_title: str = "switched",
+    description: str = "",
 ) -> alt.LayerChart:
     """Bars of how much the switches move the prediction at each position, changes marked.
 
@@ -919,6 +971,7 @@ def effects_chart(
         delta: (T,) |Δp| in [0, 1] (drawn on a fixed [0, 1] axis; non-finite values become 0).
         changed: (T,) booleans: the predicted character changed. Those bars are orange and carry
             ``mark`` above them (colour and a symbol, not colour alone); the others are blue.
+        description: what the chart shows, in a sentence (its text alternative).
     Raises:
         ValueError if the lengths differ.
     """
@@ -959,11 +1012,12 @@ def effects_chart(
         .encode(x=x, y=alt.Y("top:Q", scale=y_scale), text="mark:N", tooltip=tooltip)
     )
     # fit-x: drawn with the container's width (st.vega_lite_chart(width="stretch")), axes and legend included
-    return alt.layer(bars, marks, data=df).properties(
+    chart = alt.layer(bars, marks, data=df).properties(
         width=max(200, min(36 * T, 640)),
         height=160,
         autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
     )
+    return described(chart, description)
 
 
 def _labelled_frame(
@@ -1021,6 +1075,7 @@ def labelled_heatmap(
     cell: int = 0,
     fit_width: bool = False,
     text_marks: bool = True,
+    description: str = "",
 ) -> alt.LayerChart:
     """A heatmap whose cells also carry a short text (a count, a character), on a fixed viridis scale.
 
@@ -1036,6 +1091,7 @@ def labelled_heatmap(
             phone; otherwise the cells are ``cell`` pixels wide.
         text_marks: write the texts in the cells (False: only in the tooltip, for cells too
             narrow to hold them).
+        description: what the chart shows, in a sentence (its text alternative).
     Raises:
         ValueError if the labels or texts do not match the matrix shape.
     """
@@ -1087,9 +1143,10 @@ def labelled_heatmap(
         if fit_width
         else alt.AutoSizeParams(type="pad", contains="content")
     )
-    return alt.layer(*((rect, words) if text_marks else (rect,)), data=df).properties(
+    chart = alt.layer(*((rect, words) if text_marks else (rect,)), data=df).properties(
         width=size * C, height=size * R, autosize=autosize
     )
+    return described(chart, description)
 
 
 # The experiments' charts are redrawn on every switch: their layouts are built with Altair once
@@ -1105,13 +1162,19 @@ def _effects_template(labels: tuple[str, ...], options: tuple[tuple[str, object]
 
 
 def effects_spec(
-    labels: Sequence[str], own: Sequence[str], new: Sequence[str], delta: ArrayLike, changed: ArrayLike, **options: str
+    labels: Sequence[str],
+    own: Sequence[str],
+    new: Sequence[str],
+    delta: ArrayLike,
+    changed: ArrayLike,
+    description: str = "",
+    **options: str,
 ) -> dict:
     """The Vega-Lite dict of :func:`effects_chart` (same arguments, same picture), built fast."""
     spec = json.loads(_effects_template(tuple(labels), tuple(sorted(options.items()))))
     marks = {k: v for k, v in options.items() if k in ("changed_label", "same_label", "mark")}
     spec["datasets"] = {_DATA_NAME: pa.table(_effects_columns(labels, own, new, delta, changed, **marks))}
-    return spec
+    return describe(spec, description)
 
 
 @functools.lru_cache(maxsize=32)
@@ -1134,6 +1197,7 @@ def labelled_heatmap_spec(
     col_labels: Sequence[str],
     *,
     extra: ArrayLike | None = None,
+    description: str = "",
     **options: object,
 ) -> dict:
     """The Vega-Lite dict of :func:`labelled_heatmap` (same arguments, same picture), built fast."""
@@ -1142,4 +1206,4 @@ def labelled_heatmap_spec(
     )
     domain = options.get("domain", (0.0, 1.0))
     spec["datasets"] = {_DATA_NAME: pa.table(_labelled_columns(values, texts, row_labels, col_labels, domain, extra))}
-    return spec
+    return describe(spec, description)

@@ -10,12 +10,50 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from tinygpt import charts, figures
 from tinygpt.ui.i18n import tr
 
 #: PNG pixels per chart pixel: sharp on a projector and in a slide scaled up.
 PNG_SCALE = 2
+
+
+# ---- a chart's text alternative (the ``description`` argument of every tinygpt.charts builder)
+# and its data as a table one click away, in the session's language
+
+
+def heatmap_text(
+    title: str, rows: int, cols: int, row_title: str, col_title: str, value: str, masked: bool = False
+) -> str:
+    """A heatmap's text alternative: its title, rows and columns, what the colour shows (and that
+    grey cells are masked)."""
+    text = tr("chart.heatmap", title=title, rows=rows, cols=cols, row_title=row_title, col_title=col_title, value=value)
+    return text + tr("chart.masked") if masked else text
+
+
+def bars_text(title: str, n: int, x_title: str, y_title: str, marks: tuple[tuple[str, str], ...] = ()) -> str:
+    """A bar chart's text alternative: its title, one bar per x, the height y, and what each
+    (mark, what) of ``marks`` marks."""
+    text = tr("chart.bars", title=title, n=n, x=x_title, y=y_title)
+    return text + "".join(tr("chart.bars_mark", mark=mark, what=what) for mark, what in marks)
+
+
+def lines_text(title: str, x_title: str, y_title: str) -> str:
+    """The loss chart's text alternative: its title, y against x, one line per training run."""
+    return tr("chart.lines", title=title, x=x_title, y=y_title)
+
+
+def vectors_text(title: str, names: list[str], x_title: str, y_title: str) -> str:
+    """The text alternative of a picture of 2-D vectors: its title, the arrows' names, the axes."""
+    return tr("chart.vectors", title=title, names=", ".join(names), x=x_title, y=y_title)
+
+
+def chart_data(key: str) -> DeltaGenerator | None:
+    """A closed expander under a chart, "The chart's data (table)", keyed ``key``: its container
+    while it is open (draw the table in it), None while closed (nothing is drawn or sent)."""
+    box = st.expander(tr("chart.table"), key=key, on_change="rerun", icon=":material/table:")
+    return box if box.open else None
 
 
 @st.cache_data(max_entries=512, show_spinner=False, hash_funcs={"torch.Tensor": lambda t: (t.shape, t.tolist())})

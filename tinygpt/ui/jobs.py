@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from tinygpt.charts import loss_chart
+from tinygpt.charts import describe, loss_chart
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import (
     MAX_CONCURRENT_JOBS,
@@ -42,9 +42,10 @@ from tinygpt.jobs import run_labels as _run_labels
 from tinygpt.jobs import start_job as _start_job
 from tinygpt.train import NonFiniteLossError
 from tinygpt.ui.common import show_error
-from tinygpt.ui.figures import figure_downloads
+from tinygpt.ui.figures import chart_data, figure_downloads, lines_text
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.models import session_token, set_own_model, shelf
+from tinygpt.ui.tables import show_table, text_table
 from tinygpt.ui.train_words import setting_text
 
 #: The chart draws at most this many points per run (evenly thinned, first and last kept).
@@ -228,19 +229,23 @@ def draw_loss_chart(history: pd.DataFrame) -> None:
     drops non-finite and non-positive losses (log axis), so NaN is never plotted.
     """
     df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
-    title = tr("train.chart_title")
-    spec = json.loads(
-        _loss_spec(title, tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), len(df) < 60)
-    )
+    title, step, loss, run = tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run")
+    spec = describe(json.loads(_loss_spec(title, step, loss, run, len(df) < 60)), lines_text(title, step, loss))
     st.vega_lite_chart(df, spec, width="stretch")
     figure_downloads(spec, "train_loss_figure", title, file_stem="tinygpt_loss", data=df)
+    if (box := chart_data("train_loss_data")) is not None:
+        with box:
+            columns = {step: df["step"].tolist(), loss: df["loss"].tolist()}
+            if "run" in df.columns:
+                columns = {run: df["run"].tolist()} | columns
+            show_table(text_table(columns, {loss: "{:.4g}".format}), hide_index=True, max_height=400)
 
 
 def draw_empty_loss_chart() -> None:
     """The loss chart's axes before any run: steps 0–1000 (the seed's epochs), loss 1e-4–10, no legend."""
-    spec = json.loads(
-        _loss_spec(tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run"), False)
-    )
+    title, step, loss = tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss")
+    spec = json.loads(_loss_spec(title, step, loss, tr("train.axis_run"), False))
+    describe(spec, lines_text(title, step, loss))
     spec["encoding"]["x"]["scale"] = {"domain": [0, 1000]}
     spec["encoding"]["y"]["scale"] = {"type": "log", "domain": [1e-4, 10]}
     spec["encoding"]["color"] = {"value": "#1f77b4"}

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from tinygpt.ui.i18n import language_switch, tr
+from tinygpt.ui.i18n import lang, language_switch, tr
 from tinygpt.ui.lesson import lesson, lesson_note
-from tinygpt.ui.style import STYLE_SHEET
+from tinygpt.ui.style import style_sheet
 
 _ENTRY_MARK = "_entry_script_ran"
 
@@ -92,7 +92,8 @@ def run_app() -> None:
     lesson note (above every page), the model a link asks for, navigation, and the "link for my
     class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
-    st.html(STYLE_SHEET, unsafe_allow_javascript=True)
+    # the style sheet and the scripts: lang attribute, keyboard access to boxes that scroll, ← / → for steps
+    st.html(style_sheet(lang(), tr("app.formula_label"), tr("app.table_label")), unsafe_allow_javascript=True)
     in_lesson = lesson() is not None
     # The page list first, before anything imports torch: on a fresh server's first request
     # Streamlit's legacy mode has already sent its own menu of file names, which this replaces.

@@ -214,6 +214,7 @@ def position_panels(tm: ModelRecord, shown: str, probs, targets: list[str]) -> N
         x_title=tr("predict.axis_char"),
         y_title=tr("predict.axis_prob"),
         columns=panel_columns(len(chars), len(rows)),
+        description=tr("predict.panels_text", n=len(rows), V=len(chars)),
     )
     st.vega_lite_chart(panels, width="content")
     figure_downloads(
@@ -248,7 +249,7 @@ def generation(tm: ModelRecord, prefix: str) -> None:
             tr("predict.col_fed"): [x.context for x in steps],
             tr("predict.col_cropped"): [yes if x.cropped else no for x in steps],
             tr("predict.col_pos"): [x.position for x in steps],
-            tr("predict.col_chosen"): [x.chosen for x in steps],
+            tr("predict.col_chosen"): [readable(x.chosen) for x in steps],
             tr("predict.col_p_chosen"): [float(x.probs[chars.index(x.chosen)]) for x in steps],
             tr("predict.col_expected"): [
                 training_targets(tm.text, tm.window, x.context)[-1] or tr("predict.no_target") for x in steps
@@ -353,13 +354,14 @@ def generation_step(
         title=bars_title,
         x_title=tr("predict.axis_char"),
         y_title=tr("predict.axis_prob"),
+        description=tr("predict.bars_text", title=bars_title, V=V, p=tr("predict.series_p"), series=series),
     )
     left.vega_lite_chart(bars, width="content")
     left.caption(tr("predict.marks_legend") if target else tr("predict.marks_legend_no_target"))
     with left:
         figure_downloads(bars, "predict_bars_figure", bars_title, file_stem="tinygpt_next_char")
     detail = {
-        tr("predict.col_char"): list(chars),
+        tr("predict.col_char"): [readable(c) for c in chars],  # a space named, not an empty-looking cell
         tr("predict.col_chosen"): [CHOSEN_MARK if c == s.chosen else "" for c in chars],
         tr("predict.col_target_short"): [TARGET_MARK if c in target else "" for c in chars],
         "p": s.probs.tolist(),

@@ -1,8 +1,17 @@
 """The app's style sheet and the one script every page carries (Streamlit-free text; torch-free,
 so the entry script draws it before anything heavy is imported)."""
 
+import json
+from string import Template
+
 #: The colour of a changed prediction, as the charts draw it (``tinygpt.charts.CHANGED_COLOR``).
 CHANGED_COLOR = "#e69f00"
+#: Grey text (captions, table headers) that reads on white (6.4:1), on the sidebar's grey (5.7:1)
+#: and on a highlighted row (5.1:1); Streamlit's own caption grey is 4.1:1, under WCAG's 4.5:1.
+MUTED_TEXT = "#5c5f6a"
+#: The page's ``lang`` attribute for each language of ``tinygpt.i18n.LANGUAGES`` (BCP 47), so
+#: screen readers pronounce the text and browsers pick fonts and line breaks for it.
+HTML_LANG = {"zh": "zh-CN", "en": "en"}
 
 #: A display formula wider than a phone scrolls sideways (and is drawn a little smaller there)
 #: instead of being cut off at the screen's edge; a static table (``tables.table_html``) looks
@@ -11,22 +20,24 @@ CHANGED_COLOR = "#e69f00"
 #: a highlighted row is a light tint of ``charts.CHANGED_COLOR``; a chart wider than the screen
 #: scrolls inside its own box, not the whole page; a Theory section scrolled to stops below the
 #: phone's header.
-NARROW_SCREEN_CSS = """
-.katex-display { overflow-x: auto; overflow-y: hidden; }
-.tg-table { overflow: auto; max-width: 100%; border: 1px solid rgba(49, 51, 63, 0.1); border-radius: 0.5rem; }
-.tg-table table { width: 100%; border-collapse: separate; border-spacing: 0; font-size: 0.875rem; color: #262730; }
-.tg-table th, .tg-table td { padding: 0.25rem 0.6rem; border-bottom: 1px solid rgba(49, 51, 63, 0.1);
-  white-space: nowrap; text-align: left; }
-.tg-table thead th { position: sticky; top: 0; z-index: 1; background: #ffffff; color: rgba(49, 51, 63, 0.6);
-  font-weight: 400; }
-.tg-table tbody th { font-weight: 400; color: rgba(49, 51, 63, 0.6); }
-.tg-table tbody tr:last-child > * { border-bottom: none; }
-.tg-table .n { text-align: right; font-variant-numeric: tabular-nums; }
-.tg-table tr.hl > * { background: #fbe3b3; }
-[data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
-#theory-sections, #attn-parts, [id^="concept-"] { scroll-margin-top: 4rem; }
-.tg-scroll-hint { display: none; margin: 0; font-size: 0.8rem; color: #4a4d5a; }
-@media (max-width: 640px) { .katex-display { font-size: 0.85em; } .tg-scroll-hint { display: block; } }
+NARROW_SCREEN_CSS = f"""
+.katex-display {{ overflow-x: auto; overflow-y: hidden; }}
+.katex-display:focus-visible {{ outline: 2px solid #1f4e9c; outline-offset: 2px; }}
+.stApp [data-testid="stCaptionContainer"] {{ color: {MUTED_TEXT}; opacity: 1; }}
+.tg-table {{ overflow: auto; max-width: 100%; border: 1px solid rgba(49, 51, 63, 0.1); border-radius: 0.5rem; }}
+.tg-table table {{ width: 100%; border-collapse: separate; border-spacing: 0; font-size: 0.875rem; color: #262730; }}
+.tg-table th, .tg-table td {{ padding: 0.25rem 0.6rem; border-bottom: 1px solid rgba(49, 51, 63, 0.1);
+  white-space: nowrap; text-align: left; }}
+.tg-table thead th {{ position: sticky; top: 0; z-index: 1; background: #ffffff; color: {MUTED_TEXT};
+  font-weight: 400; }}
+.tg-table tbody th {{ font-weight: 400; color: {MUTED_TEXT}; }}
+.tg-table tbody tr:last-child > * {{ border-bottom: none; }}
+.tg-table .n {{ text-align: right; font-variant-numeric: tabular-nums; }}
+.tg-table tr.hl > * {{ background: #fbe3b3; }}
+[data-testid="stVegaLiteChart"] {{ max-width: 100%; overflow-x: auto; overflow-y: hidden; }}
+#theory-sections, #attn-parts, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
+.tg-scroll-hint {{ display: none; margin: 0; font-size: 0.8rem; color: #4a4d5a; }}
+@media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} .tg-scroll-hint {{ display: block; }} }}
 """
 
 #: The strip under the switches (``tinygpt.ui.attention.effect``): a column per position, its rows
@@ -70,5 +81,69 @@ REPLACE_HISTORY_JS = """<script>
 })();
 </script>"""
 
-#: Everything above, as one ``st.html`` element at the top of every page.
-STYLE_SHEET = f"<style>{NARROW_SCREEN_CSS}{EFFECT_CSS}</style>{REPLACE_HISTORY_JS}"
+#: Keys that move the Attention page's steps when no control has the focus: a click on the button
+#: keyed ``attn_prev`` / ``attn_next`` (Streamlit gives a keyed element the class ``st-key-<key>``).
+STEP_KEYS = {"ArrowLeft": "attn_prev", "ArrowRight": "attn_next"}
+#: Focused elements whose arrow keys are their own (they move a slider, a choice, a text cursor,
+#: a scrolled box): the arrows then stay theirs.
+OWN_ARROWS = (
+    "input, textarea, select, [contenteditable], [role=slider], [role=radio], [role=radiogroup], [role=tab], "
+    "[role=combobox], [role=listbox], [role=option], [role=spinbutton], [role=menu], [role=menuitem], "
+    "[role=grid], .katex-display, .tg-table"
+)
+
+# Run on every script run whose language or labels changed (the element's text changes with them):
+# - the page's lang attribute follows the language shown;
+# - a box that scrolls (a display formula wider than the page, a static table wider or taller than
+#   its box) can be reached with the Tab key and scrolled with the arrow keys, and is named for
+#   screen readers; re-checked after the page changes and when the window is resized;
+# - ← / → move the Attention page's steps when no control has the focus (installed once per tab).
+ACCESS_JS = Template("""<script>
+(() => { const w = window.parent || window, d = w.document;
+  d.documentElement.lang = $lang; w.__tgScrollLabels = $scroll_labels;
+  if (w.__tgAccess) { w.__tgAccess(); return; }
+  const label = () => {
+    for (const [selector, name] of Object.entries(w.__tgScrollLabels)) {
+      for (const box of d.querySelectorAll(selector)) {
+        const style = w.getComputedStyle(box), scrolls = (overflow) => overflow === 'auto' || overflow === 'scroll';
+        if ((scrolls(style.overflowX) && box.scrollWidth > box.clientWidth + 1)
+            || (scrolls(style.overflowY) && box.scrollHeight > box.clientHeight + 1)) {
+          box.tabIndex = 0; box.setAttribute('role', 'group'); box.setAttribute('aria-label', name);
+        } else if (box.hasAttribute('tabindex')) {
+          for (const attr of ['tabindex', 'role', 'aria-label']) box.removeAttribute(attr);
+        }
+      }
+    }
+  };
+  let timer = 0;
+  w.__tgAccess = () => { clearTimeout(timer); timer = setTimeout(label, 150); };
+  new w.MutationObserver(w.__tgAccess).observe(d.body, {childList: true, subtree: true});
+  w.addEventListener('resize', w.__tgAccess);
+  w.__tgAccess();
+  d.addEventListener('keydown', (e) => {
+    const key = $step_keys[e.key];
+    if (!key || e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    const focus = d.activeElement;
+    if (focus && focus !== d.body && focus.closest($own_arrows)) return;
+    const button = d.querySelector('.st-key-' + key + ' button');
+    if (!button || button.disabled) return;
+    e.preventDefault();
+    button.click();
+  });
+})();
+</script>""")
+
+
+def style_sheet(lang: str, formula_label: str, table_label: str) -> str:
+    """Everything above, as one ``st.html`` element at the top of every page: the style sheet, the
+    history script and the access script for the language ``lang`` (a code of
+    ``tinygpt.i18n.LANGUAGES``), naming a formula that scrolls ``formula_label`` and a table that
+    scrolls ``table_label``."""
+    labels = {".katex-display": formula_label, ".tg-table": table_label}
+    script = ACCESS_JS.substitute(
+        lang=json.dumps(HTML_LANG.get(lang, lang)),
+        scroll_labels=json.dumps(labels, ensure_ascii=False),
+        step_keys=json.dumps(STEP_KEYS),
+        own_arrows=json.dumps(OWN_ARROWS),
+    )
+    return f"<style>{NARROW_SCREEN_CSS}{EFFECT_CSS}</style>{REPLACE_HISTORY_JS}{script}"

@@ -90,4 +90,7 @@ STRINGS: dict[str, str] = {
     "predict.guess": "Guess first (exercise)",
     "predict.guess_help": "Before the page shows the distribution of the next character, pick the character you expect; then it reveals the model's answer, the reason and your score.",
     "predict.reveal_title": "The model's distribution after “{context}”",
+    "predict.panels_text": "{n} small bar charts, one per position: after reading up to that position, the probability of each of the {V} characters to come next; the most likely is red, ▼ marks the training target.",
+    "predict.bars_text": "Bar chart, {title}: two bars for each of the {V} characters: {p} and {series}; ◆ marks the character this step chose, ▼ the training target.",
+    "predict.reveal_mark": "the model's most likely character",
 }

@@ -90,4 +90,7 @@ STRINGS: dict[str, str] = {
     "predict.guess": "先猜一猜（练习）",
     "predict.guess_help": "在页面显示下一个字的概率分布之前，先选出你认为的字；然后页面揭晓模型的答案、原因和你的得分。",
     "predict.reveal_title": "模型在“{context}”之后的概率分布",
+    "predict.panels_text": "{n} 个小柱状图，每个位置一个：读到这个位置后，{V} 个字各自作为下一个字的概率；红色是最可能的字，▼ 标出训练目标。",
+    "predict.bars_text": "柱状图（{title}）：{V} 个字，每个字两根柱：{p} 和 {series}；◆ 标出这一步选中的字，▼ 标出训练目标。",
+    "predict.reveal_mark": "模型最可能的字",
 }

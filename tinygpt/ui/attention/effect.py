@@ -298,6 +298,7 @@ def details(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
             y_title=tr("attn.exp.dp"),
             own_title=tr("attn.pred_own_next"),
             new_title=tr("attn.pred_new_next"),
+            description=tr("attn.exp.effects_text", T=len(labels), mark=CHANGED_MARK),
         )
         st.vega_lite_chart(spec, width="stretch")
         figure_downloads(

@@ -27,10 +27,10 @@ from tinygpt.record import ModelRecord
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.effect import role_sentence
-from tinygpt.ui.figures import figure_downloads
+from tinygpt.ui.figures import chart_data, figure_downloads, heatmap_text
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, visible
-from tinygpt.ui.tables import TextTable, show_table, text_table
+from tinygpt.ui.tables import TextTable, matrix_text, show_table, text_table
 from tinygpt.vocab import cyclic
 
 #: Up to this many positions the logit lens writes the character in each cell.
@@ -93,6 +93,7 @@ def heads_that_matter(tm: ModelRecord, text: str, labels: Sequence[str]) -> None
                 extra=max_delta,
                 extra_title=tr("attn.exp.col_dp"),
                 fit_width=True,
+                description=tr("attn.exp.heads_text", L=L, h=h, T=T),
             )
             st.vega_lite_chart(spec, width="stretch")
             figure_downloads(
@@ -143,6 +144,7 @@ def logit_lens(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
             text_title=tr("attn.exp.lens_char"),
             fit_width=True,
             text_marks=len(labels) <= LENS_TEXT_MAX_T,
+            description=tr("attn.exp.lens_text", L=L, T=len(labels)),
         )
         st.vega_lite_chart(spec, width="stretch")
         figure_downloads(spec, "attn_lens_figure", tr("attn.exp.lens_header"), file_stem="attention_logit_lens")
@@ -183,6 +185,15 @@ def alpha_grid(
                         columns=1,
                         panel_size=panel,
                         legend=p == len(panel_labels) - 1,
+                        description=heatmap_text(
+                            f"{header} · {label}",
+                            len(labels),
+                            len(labels),
+                            tr("attn.axis_query"),
+                            tr("attn.axis_key"),
+                            "α",
+                            masked is not None,
+                        ),
                     ),
                     width="content",
                 )
@@ -203,6 +214,11 @@ def alpha_grid(
             header,
             file_stem=key.removeprefix("attn_"),
         )
+        if (data_box := chart_data(f"{key}_data")) is not None:
+            with data_box:
+                for p, label in enumerate(panel_labels):
+                    st.markdown(f"**{label}**")
+                    show_table(matrix_text(to_numpy(alphas[p], floats=True), labels, labels, 2), max_height=400)
 
 
 def zero_future(alpha: torch.Tensor) -> np.ndarray:
@@ -245,11 +261,17 @@ def snapshots(tm: ModelRecord, layer: int, head: int) -> None:
             col_title=tr("attn.axis_key"),
             value_title="α",
             masked_label=tr("attn.masked"),
+            description=heatmap_text(
+                caption, len(labels), len(labels), tr("attn.axis_query"), tr("attn.axis_key"), "α", True
+            ),
         )
         st.vega_lite_chart(spec, width="content")
         figure_downloads(
             spec, "attn_snapshot_figure", caption, file_stem=f"attention_training_step{chosen}_layer{layer}_head{head}"
         )
+        if (data_box := chart_data("attn_snapshot_data")) is not None:
+            with data_box:
+                show_table(matrix_text(to_numpy(alpha, floats=True), labels, labels, 2), max_height=400)
 
 
 def whole_model(

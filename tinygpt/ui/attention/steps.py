@@ -31,7 +31,7 @@ from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.cell import show_cell
 from tinygpt.ui.common import resend
-from tinygpt.ui.figures import figure_downloads
+from tinygpt.ui.figures import figure_downloads, heatmap_text
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.tables import is_static, matrix_text, show_table
@@ -275,6 +275,9 @@ def matrix_view(
             None,
         ):
             shown, shown_cols, shown_title = m[:, first : first + n], cols[first : first + n], part_title
+    row_title = tr("attn.axis_query") if square else tr("attn.axis_pos")
+    col_title = tr("attn.axis_key") if square else tr("attn.axis_dim")
+    value_title = "α" if kind == "prob" else tr("attn.value")
     spec = heatmap_spec(
         shown,
         labels,
@@ -283,10 +286,19 @@ def matrix_view(
         title=shown_title,
         masked=masked,
         bound=bound,
-        row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
-        col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
-        value_title="α" if kind == "prob" else tr("attn.value"),
+        row_title=row_title,
+        col_title=col_title,
+        value_title=value_title,
         masked_label=tr("attn.masked"),
+        description=heatmap_text(
+            shown_title,
+            len(labels),
+            len(shown_cols),
+            row_title,
+            col_title,
+            value_title,
+            masked is not None or bool(torch.isneginf(shown).any()),
+        ),
     )
     st.vega_lite_chart(spec, width="content")
     decimals = 2 if square else 4
