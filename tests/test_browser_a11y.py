@@ -44,7 +44,8 @@ def summary(findings: list[str]) -> str:
 
 
 def open_page(page, base: str, name: str, lang: str, query: str = "") -> None:
-    page.goto(f"{base}/{name}?lang={lang}{query}")
+    path = "" if name == "train" else name  # the first page is the root URL
+    page.goto(f"{base}/{path}?lang={lang}{query}")
     wait_for_app(page, 240_000)  # a fresh server trains the default model first
     page.get_by_role("heading", level=1).first.wait_for(timeout=TIMEOUT)
     page.wait_for_timeout(500)  # charts and formulas finish drawing after the script run
@@ -77,3 +78,81 @@ def test_no_serious_axe_findings_on_attention_after_the_mask_and_a_step_table(ap
     assert_no_exception(page)
     findings = blocking_findings(page)
     assert findings == [], summary(findings)
+
+
+def test_every_theory_section_and_a_phone_screen_have_no_serious_axe_findings(app_server, browser):
+    """On a phone, wide formulas, tables and charts scroll inside their box: each must be reachable
+    by keyboard (axe-core's scrollable-region-focusable), a formula named for screen readers."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN")
+    try:
+        page = context.new_page()
+        open_page(page, app_server, "theory", "zh")
+        wide = []  # [tabindex, aria-label] of every formula wider than the phone
+        for section in ("definition", "vectors", "weighted_sum", "attention", "practice"):
+            page.locator(".st-key-theory_section button", has_text=t(f"theory.section.{section}", "zh")).click()
+            wait_for_app(page)
+            page.wait_for_timeout(500)  # the formulas are drawn (KaTeX) after the script run
+            findings = blocking_findings(page)
+            assert findings == [], f"{section}: {summary(findings)}"
+            wide += page.evaluate(
+                """() => Array.from(document.querySelectorAll('.katex-display'))
+                    .filter(box => box.scrollWidth > box.clientWidth + 1)
+                    .map(box => [box.tabIndex, box.getAttribute('aria-label')])"""
+            )
+        assert wide and all(tab == 0 and label == t("app.formula_label", "zh") for tab, label in wide), wide
+        for name in ("predict", "attention"):
+            open_page(page, app_server, name, "en")
+            findings = blocking_findings(page)
+            assert findings == [], f"{name}: {summary(findings)}"
+        assert_no_exception(page)
+    finally:
+        context.close()
+
+
+def test_the_page_language_follows_the_language_switch(app_server, page):
+    open_page(page, app_server, "train", "en")
+    assert page.evaluate("() => document.documentElement.lang") == "en"
+    page.locator("[data-testid='stSidebar']").get_by_text("中文", exact=True).click()
+    page.get_by_role("heading", name=t("train.title", "zh")).wait_for(timeout=TIMEOUT)
+    page.wait_for_function("() => document.documentElement.lang === 'zh-CN'", timeout=TIMEOUT)
+    page.locator("[data-testid='stSidebar']").get_by_text("English", exact=True).click()
+    page.get_by_role("heading", name=t("train.title", "en")).wait_for(timeout=TIMEOUT)
+    page.wait_for_function("() => document.documentElement.lang === 'en'", timeout=TIMEOUT)
+
+
+def shown_step(page) -> str:
+    """The step the URL names (the page writes it on every move)."""
+    return page.evaluate("() => new URL(location.href).searchParams.get('step')")
+
+
+def wait_for_step(page, step: str) -> None:
+    page.wait_for_function(
+        "step => new URL(location.href).searchParams.get('step') === step", arg=step, timeout=TIMEOUT
+    )
+    wait_for_app(page)
+
+
+def test_the_arrow_keys_move_the_attention_steps_when_no_control_has_the_focus(app_server, page):
+    open_page(page, app_server, "attention", "en", "&model=context&step=softmax")
+    page.get_by_role("heading", level=1).click()  # the page, not a control, has the focus
+    page.keyboard.press("ArrowRight")
+    wait_for_step(page, "weighted_sum")
+    page.keyboard.press("ArrowLeft")
+    wait_for_step(page, "softmax")
+    page.keyboard.press("ArrowLeft")
+    wait_for_step(page, "mask")
+
+    text = page.locator(".st-key-attn_text input")  # a text box keeps its arrows (they move the cursor)
+    text.focus()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_timeout(1000)
+    wait_for_app(page)
+    assert shown_step(page) == "mask"
+
+    slider = page.locator(".st-key-attn_step input[type='range']")  # the step slider moves one step, not two
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    wait_for_step(page, "softmax")
+    page.wait_for_timeout(1000)
+    assert shown_step(page) == "softmax"
+    assert_no_exception(page)

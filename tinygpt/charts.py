@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import unicodedata
 from collections.abc import Sequence
 
 import altair as alt
@@ -20,9 +21,42 @@ import pandas as pd
 import pyarrow as pa
 
 from tinygpt.arrays import ArrayLike, to_numpy
-from tinygpt.formatting import format_probability
+from tinygpt.formatting import char_mark, format_probability
 
 MASK_COLOR = "#d9d9d9"
+#: Axis labels are drawn 10 px high (Vega's default); a wide (CJK) character is about 1 em wide,
+#: any other about 0.6 em.
+LABEL_PX = 10
+#: The plot width assumed for a chart sized to its container (``fit-x``): a phone's.
+PHONE_PLOT_PX = 300
+
+
+def _text_px(text: str, font_px: float = LABEL_PX) -> float:
+    """About how many pixels ``text`` takes drawn at ``font_px``."""
+    return sum(font_px if unicodedata.east_asian_width(c) in "WF" else 0.6 * font_px for c in text)
+
+
+def label_angle(labels: Sequence[str], step_px: float) -> int:
+    """The angle of x-axis labels ``step_px`` pixels apart: 0 when the widest fits its step, else
+    −45 when the slanted labels' boxes (about 0.71 · (width + height) wide) fit, else −90.
+    Position labels reach three characters ("10 爱") from position 10 on and would overlap flat in
+    a 24-pixel cell; Vega's ``labelOverlap`` still thins what overlaps at −90."""
+    widest = max((_text_px(label) for label in labels), default=0.0)
+    if widest + 4 <= step_px:
+        return 0
+    return -45 if 0.71 * (widest + LABEL_PX) + 2 <= step_px else -90
+
+
+def y_title_axis(title: str, below: float | None = None) -> dict[str, object]:
+    """Axis settings that write a y-axis title with Chinese (or other wide) characters level,
+    above the axis (or under a plot ``below`` pixels high, whose x axis is on top), instead of
+    turned on its side (a vertical Latin title is read by tilting the head; a turned Chinese one
+    is not); {} for other titles."""
+    if not any(unicodedata.east_asian_width(c) in "WF" for c in title):
+        return {}
+    if below is not None:
+        return {"titleAngle": 0, "titleAlign": "right", "titleBaseline": "top", "titleX": 0, "titleY": below + 6}
+    return {"titleAngle": 0, "titleAlign": "right", "titleBaseline": "bottom", "titleX": 0, "titleY": -6}
 
 
 def described(chart: alt.TopLevelMixin, description: str) -> alt.TopLevelMixin:
@@ -39,9 +73,23 @@ def describe(spec: dict, description: str) -> dict:
     return spec
 
 
+def _masked_layer(chart: alt.Chart, masked_label: str, legend: bool = True) -> alt.Chart:
+    """``chart`` (the masked cells' layer) coloured grey through a field holding ``masked_label``,
+    so the grey has its own legend entry ("masked (−∞)"): a masked cell is told apart from a small
+    value by the legend, not by its grey alone. Layer it with ``resolve_scale(color="independent")``."""
+    return chart.transform_calculate(masked_name=json.dumps(masked_label, ensure_ascii=False)).encode(
+        color=alt.Color(
+            "masked_name:N",
+            scale=alt.Scale(domain=[masked_label], range=[MASK_COLOR]),
+            legend=alt.Legend(title=None, symbolType="square") if legend else None,
+        )
+    )
+
+
 def position_labels(chars: Sequence[str]) -> list[str]:
-    """Axis labels "0 你", "1 好", … — unique even when characters repeat."""
-    return [f"{i} {c}" for i, c in enumerate(chars)]
+    """Axis labels "0 你", "1 好", … — unique even when characters repeat; a space is "3 ␣" and any
+    other invisible character named (:func:`tinygpt.formatting.char_mark`), never a bare "3"."""
+    return [f"{i} {char_mark(c)}" for i, c in enumerate(chars)]
 
 
 def matrix_frame(values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str]) -> pd.DataFrame:
@@ -98,9 +146,9 @@ def heatmap(
         "col:N",
         sort=list(col_labels),
         title=col_title,
-        axis=alt.Axis(labelAngle=0 if C <= 16 else -90, labelOverlap=True),
+        axis=alt.Axis(labelAngle=label_angle(col_labels, cell_w), labelOverlap=True),
     )
-    y = alt.Y("row:N", sort=list(row_labels), title=row_title)
+    y = alt.Y("row:N", sort=list(row_labels), title=row_title, axis=alt.Axis(**y_title_axis(row_title)))
     base = alt.Chart(df).encode(x=x, y=y)
     cells = (
         base.transform_filter("!datum.masked")
@@ -114,23 +162,28 @@ def heatmap(
             ],
         )
     )
-    hidden = (
+    hidden = _masked_layer(
         base.transform_filter("datum.masked")
-        .mark_rect(color=MASK_COLOR, stroke="white")
+        .mark_rect(stroke="white", aria=False)  # may be empty: no mark container without a name
         .encode(
             tooltip=[
                 alt.Tooltip("row:N", title=row_title or "row"),
                 alt.Tooltip("col:N", title=col_title or "col"),
                 alt.Tooltip("masked:N", title=masked_label),
             ],
-        )
+        ),
+        masked_label,
     )
-    chart = alt.layer(cells, hidden).properties(
-        title=title,
-        width=cell_w * C,
-        height=size * R,
-        # width/height are the cells' area; axes and legend are added around it
-        autosize=alt.AutoSizeParams(type="pad", contains="content"),
+    chart = (
+        alt.layer(cells, hidden)
+        .resolve_scale(color="independent")  # the value's scale and the masked cells' legend entry
+        .properties(
+            title=title,
+            width=cell_w * C,
+            height=size * R,
+            # width/height are the cells' area; axes and legend are added around it
+            autosize=alt.AutoSizeParams(type="pad", contains="content"),
+        )
     )
     return described(chart, description)
 
@@ -347,9 +400,16 @@ def alpha_grid(
         "col:N",
         sort=list(col_labels),
         title=col_title,
-        axis=alt.Axis(labels=show_labels, ticks=show_labels, labelAngle=0),
+        axis=alt.Axis(
+            labels=show_labels, ticks=show_labels, labelAngle=label_angle(col_labels, panel_size / C), labelOverlap=True
+        ),
     )
-    y = alt.Y("row:N", sort=list(row_labels), title=row_title, axis=alt.Axis(labels=show_labels, ticks=show_labels))
+    y = alt.Y(
+        "row:N",
+        sort=list(row_labels),
+        title=row_title,
+        axis=alt.Axis(labels=show_labels, ticks=show_labels, **y_title_axis(row_title)),
+    )
     where = [
         alt.Tooltip("panel:N", title=panel_title or " "),
         alt.Tooltip("row:N", title=row_title or "row"),
@@ -371,18 +431,17 @@ def alpha_grid(
             tooltip=where + [alt.Tooltip("value:Q", format=".4f", title=value_title)],
         )
     )
-    hidden = (
+    hidden = _masked_layer(
         alt.Chart()
         .transform_filter("datum.masked")
-        .mark_rect(color=MASK_COLOR)
-        .encode(
-            x=x,
-            y=y,
-            tooltip=where + [alt.Tooltip("masked:N", title=masked_label)],
-        )
+        .mark_rect(aria=False)  # may be empty: no mark container without a name
+        .encode(x=x, y=y, tooltip=where + [alt.Tooltip("masked:N", title=masked_label)]),
+        masked_label,
+        legend,
     )
     chart = (
         alt.layer(cells, hidden, data=df)
+        .resolve_scale(color="independent")
         .properties(width=panel_size, height=panel_size)
         .facet(
             facet=alt.Facet("panel:N", sort=list(panel_labels), title=None),
@@ -462,7 +521,7 @@ def loss_chart(
         .mark_line(point=len(df) < 60)
         .encode(
             x=alt.X("step:Q", title=x_title, axis=alt.Axis(format="d", tickMinStep=1)),  # steps are whole numbers
-            y=alt.Y("loss:Q", scale=alt.Scale(type="log"), title=y_title),
+            y=alt.Y("loss:Q", scale=alt.Scale(type="log"), title=y_title, axis=alt.Axis(**y_title_axis(y_title))),
             color=color,
             tooltip=[alt.Tooltip("step:Q"), alt.Tooltip("loss:Q", format=".3e")],
         )
@@ -490,7 +549,7 @@ def _bars_layout(
         .mark_bar()
         .encode(
             x=x,
-            y=alt.Y("p:Q", scale=y_scale, title=y_title),
+            y=alt.Y("p:Q", scale=y_scale, title=y_title, axis=alt.Axis(**y_title_axis(y_title))),
             color=alt.condition("datum.chosen", alt.value("#e45756"), alt.value("#4c78a8")),
             tooltip=tooltip,
         )
@@ -500,8 +559,12 @@ def _bars_layout(
         alt.Chart()
         .transform_filter("datum.chosen")
         .transform_calculate(above="min(datum.p + 0.08, 1.08)")
-        .mark_point(shape="diamond", filled=True, size=80, color="#262730")
-        .encode(x=x, y=alt.Y("above:Q", scale=y_scale, title=y_title), tooltip=tooltip)
+        .mark_point(shape="diamond", filled=True, size=80, color="#262730", aria=False)  # may be empty
+        .encode(
+            x=x,
+            y=alt.Y("above:Q", scale=y_scale, title=y_title, axis=alt.Axis(**y_title_axis(y_title))),
+            tooltip=tooltip,
+        )
     )
     return alt.layer(bars, mark, data=data).properties(title=title, height=220)
 
@@ -622,7 +685,7 @@ def next_char_panels(
         .mark_bar()
         .encode(
             x=x,
-            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title, axis=alt.Axis(**y_title_axis(y_title))),
             color=alt.Color(
                 "kind:N",
                 scale=alt.Scale(domain=[top_label, other_label], range=["#e45756", "#4c78a8"]),
@@ -635,10 +698,10 @@ def next_char_panels(
         alt.Chart()
         .transform_filter("datum.target != ''")
         .transform_calculate(above="min(datum.p + 0.12, 1.12)")
-        .mark_point(filled=True, size=70, color="#262730")
+        .mark_point(filled=True, size=70, color="#262730", aria=False)  # empty in a panel without a target
         .encode(
             x=x,
-            y=alt.Y("above:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+            y=alt.Y("above:Q", scale=alt.Scale(domain=[0, 1]), title=y_title, axis=alt.Axis(**y_title_axis(y_title))),
             shape=alt.Shape(
                 "target:N",
                 scale=alt.Scale(domain=[expected_label], range=["triangle-down"]),
@@ -706,7 +769,7 @@ def paired_probability_bars(
         .encode(
             x=x,
             xOffset=alt.XOffset("series:N", sort=list(labels)),
-            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title),
+            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title, axis=alt.Axis(**y_title_axis(y_title))),
             color=alt.Color(
                 "series:N",
                 sort=list(labels),
@@ -977,7 +1040,9 @@ def effects_chart(
     """
     df = _effects_frame(labels, own, new, delta, changed, changed_label=changed_label, same_label=same_label, mark=mark)
     T = len(labels)
-    x = alt.X("pos:N", sort=list(labels), title=x_title, axis=alt.Axis(labelAngle=0 if T <= 16 else -90))
+    # drawn as wide as its container: the labels must fit a phone's width
+    angle = label_angle(labels, min(36, PHONE_PLOT_PX / max(T, 1)))
+    x = alt.X("pos:N", sort=list(labels), title=x_title, axis=alt.Axis(labelAngle=angle, labelOverlap=True))
     tooltip = [
         alt.Tooltip("pos:N", title=x_title),
         alt.Tooltip("own:N", title=own_title),
@@ -991,7 +1056,12 @@ def effects_chart(
         .mark_bar()
         .encode(
             x=x,
-            y=alt.Y("delta:Q", scale=y_scale, title=y_title, axis=alt.Axis(values=[0, 0.25, 0.5, 0.75, 1])),
+            y=alt.Y(
+                "delta:Q",
+                scale=y_scale,
+                title=y_title,
+                axis=alt.Axis(values=[0, 0.25, 0.5, 0.75, 1], **y_title_axis(y_title)),
+            ),
             color=alt.Color(
                 "status:N",
                 scale=alt.Scale(domain=[changed_label, same_label], range=[CHANGED_COLOR, SAME_COLOR]),
@@ -1003,12 +1073,7 @@ def effects_chart(
     marks = (
         alt.Chart()
         .transform_filter("datum.mark != ''")
-        .mark_text(
-            baseline="bottom",
-            fontSize=14,
-            fontWeight="bold",
-            color="#262730",
-        )
+        .mark_text(baseline="bottom", fontSize=14, fontWeight="bold", color="#262730", aria=False)  # may be empty
         .encode(x=x, y=alt.Y("top:Q", scale=y_scale), text="mark:N", tooltip=tooltip)
     )
     # fit-x: drawn with the container's width (st.vega_lite_chart(width="stretch")), axes and legend included
@@ -1107,10 +1172,19 @@ def labelled_heatmap(
     if extra is not None:
         tooltip.append(alt.Tooltip("extra:Q", format=".4f", title=extra_title or " "))
     size = cell or max(24, min(56, 420 // max(R, C, 1)))
+    step = min(size, PHONE_PLOT_PX / max(C, 1)) if fit_width else size  # fit_width: as wide as a phone
     x = alt.X(
-        "col:N", sort=list(col_labels), title=col_title, axis=alt.Axis(labelAngle=0 if C <= 16 else -90, orient="top")
+        "col:N",
+        sort=list(col_labels),
+        title=col_title,
+        axis=alt.Axis(labelAngle=label_angle(col_labels, step), labelOverlap=True, orient="top"),
     )
-    y = alt.Y("row:N", sort=list(row_labels), title=row_title, axis=alt.Axis(labelLimit=320))
+    y = alt.Y(
+        "row:N",
+        sort=list(row_labels),
+        title=row_title,
+        axis=alt.Axis(labelLimit=320, **y_title_axis(row_title, below=size * R)),
+    )
     rect = (
         alt.Chart()
         .mark_rect(stroke="white")

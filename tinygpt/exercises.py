@@ -32,6 +32,7 @@ import torch
 
 from tinygpt.attention import STEP_IDS, AttentionTrace, Switches
 from tinygpt.explain import PositionEffects, position_effects
+from tinygpt.formatting import char_name
 from tinygpt.model import GPT
 
 #: The id of the choice "none of them" (no cell is masked, no prediction changes).
@@ -121,8 +122,9 @@ class Question:
 
 
 def _position_choices(tokens: Sequence[str], positions: Iterable[int]) -> tuple[Choice, ...]:
-    """Choices naming positions as the axes do ("0 你"), so repeated characters stay apart."""
-    return tuple(Choice(str(j), f"{j} {tokens[j]}") for j in positions)
+    """Choices naming positions as the axes do ("0 你"), so repeated characters stay apart; a space
+    or an invisible character is named ("3 ␣ (U+0020)", never a bare "3")."""
+    return tuple(Choice(str(j), f"{j} {char_name(tokens[j])}") for j in positions)
 
 
 def _tokens(trace: AttentionTrace) -> list[str]:
@@ -153,7 +155,11 @@ def argmax_key_question(trace: AttentionTrace, head: int, query: int) -> Questio
     allowed = range(query + 1) if trace.switches.causal_mask else range(T)
     best = float(row.max())
     winners = [j for j in allowed if float(row[j]) == best]
-    fields: Fields = (("i", query), ("value", best), ("keys", ", ".join(f"{j} {tokens[j]}" for j in winners)))
+    fields: Fields = (
+        ("i", query),
+        ("value", best),
+        ("keys", ", ".join(f"{j} {char_name(tokens[j])}" for j in winners)),
+    )
     if len(winners) == 1:
         reason_key, fields = "ex.argmax_key.reason", (("i", query), ("j", winners[0]), ("value", best))
     else:
@@ -161,7 +167,7 @@ def argmax_key_question(trace: AttentionTrace, head: int, query: int) -> Questio
     return Question(
         QuestionKind.ARGMAX_KEY,
         "ex.argmax_key.prompt",
-        (("i", query), ("token", tokens[query])),
+        (("i", query), ("token", char_name(tokens[query]))),
         _position_choices(tokens, allowed),
         frozenset(map(str, winners)),
         reason_key,
@@ -188,7 +194,7 @@ def masked_cells_question(trace: AttentionTrace, head: int, query: int) -> Quest
     return Question(
         QuestionKind.MASKED_CELLS,
         "ex.masked_cells.prompt",
-        (("i", query), ("token", tokens[query])),
+        (("i", query), ("token", char_name(tokens[query]))),
         choices,
         frozenset(map(str, masked)) or frozenset({NONE}),
         reason_key,
@@ -208,7 +214,7 @@ def row_sum_question(trace: AttentionTrace, head: int, query: int) -> Question:
     return Question(
         QuestionKind.ROW_SUM,
         "ex.row_sum.prompt",
-        (("i", query), ("token", tokens[query])),
+        (("i", query), ("token", char_name(tokens[query]))),
         choices,
         frozenset({"1"}),
         "ex.row_sum.reason",
@@ -239,7 +245,7 @@ def head_off_question(
     common: Fields = (("layer", layer), ("head", head))
     if changed:
         reason_key = "ex.head_off.reason"
-        fields = common + (("positions", ", ".join(f"{k} {tokens[k]}" for k in changed)),)
+        fields = common + (("positions", ", ".join(f"{k} {char_name(tokens[k])}" for k in changed)),)
     else:
         worst = int(fx.delta_own.argmax())
         reason_key = "ex.head_off.reason_none"
@@ -272,10 +278,10 @@ def next_char_question(probs: torch.Tensor, chars: Sequence[str], context: str) 
         QuestionKind.NEXT_CHAR,
         "ex.next_char.prompt",
         (("context", context),),
-        tuple(Choice(c, c) for c in chars),
+        tuple(Choice(c, char_name(c)) for c in chars),
         frozenset(winners),
         "ex.next_char.reason",
-        (("context", context), ("char", winners[0]), ("p", best), ("V", len(chars))),
+        (("context", context), ("char", char_name(winners[0])), ("p", best), ("V", len(chars))),
     )
 
 

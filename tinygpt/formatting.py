@@ -59,6 +59,12 @@ def char_name(c: str) -> str:
     return c
 
 
+def char_mark(c: str) -> str:
+    """One character in a label that already gives its position ("3 ␣"): a space as ␣, any other
+    invisible, combining or bidirectional character as :func:`char_name` names it."""
+    return "␣" if c == " " else char_name(c)
+
+
 def shown_text(text: str, limit: int = 30) -> str:
     """``text`` for a message: at most ``limit`` characters (then "…"), every invisible, control,
     combining or bidirectional character but the plain space written ⟨U+XXXX⟩ (:func:`char_name`)."""

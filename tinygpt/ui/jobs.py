@@ -249,6 +249,7 @@ def draw_empty_loss_chart() -> None:
     spec["encoding"]["x"]["scale"] = {"domain": [0, 1000]}
     spec["encoding"]["y"]["scale"] = {"type": "log", "domain": [1e-4, 10]}
     spec["encoding"]["color"] = {"value": "#1f77b4"}
+    spec["mark"] = {**spec["mark"], "aria": False}  # no line yet: no empty mark container without a name
     st.vega_lite_chart(pd.DataFrame({"step": [], "loss": []}), spec, width="stretch")
 
 

@@ -89,14 +89,15 @@ STEP_KEYS = {"ArrowLeft": "attn_prev", "ArrowRight": "attn_next"}
 OWN_ARROWS = (
     "input, textarea, select, [contenteditable], [role=slider], [role=radio], [role=radiogroup], [role=tab], "
     "[role=combobox], [role=listbox], [role=option], [role=spinbutton], [role=menu], [role=menuitem], "
-    "[role=grid], .katex-display, .tg-table"
+    "[role=grid], .katex-display, .tg-table, [data-testid=stVegaLiteChart]"
 )
 
 # Run on every script run whose language or labels changed (the element's text changes with them):
 # - the page's lang attribute follows the language shown;
-# - a box that scrolls (a display formula wider than the page, a static table wider or taller than
-#   its box) can be reached with the Tab key and scrolled with the arrow keys, and is named for
-#   screen readers; re-checked after the page changes and when the window is resized;
+# - a box that scrolls (a display formula or a chart wider than the page, a static table wider or
+#   taller than its box) can be reached with the Tab key and scrolled with the arrow keys, and is
+#   named for screen readers (a chart keeps its own name, its description); re-checked after the
+#   page changes and when the window is resized;
 # - ← / → move the Attention page's steps when no control has the focus (installed once per tab).
 ACCESS_JS = Template("""<script>
 (() => { const w = window.parent || window, d = w.document;
@@ -108,9 +109,10 @@ ACCESS_JS = Template("""<script>
         const style = w.getComputedStyle(box), scrolls = (overflow) => overflow === 'auto' || overflow === 'scroll';
         if ((scrolls(style.overflowX) && box.scrollWidth > box.clientWidth + 1)
             || (scrolls(style.overflowY) && box.scrollHeight > box.clientHeight + 1)) {
-          box.tabIndex = 0; box.setAttribute('role', 'group'); box.setAttribute('aria-label', name);
+          box.tabIndex = 0;
+          if (name) { box.setAttribute('role', 'group'); box.setAttribute('aria-label', name); }
         } else if (box.hasAttribute('tabindex')) {
-          for (const attr of ['tabindex', 'role', 'aria-label']) box.removeAttribute(attr);
+          for (const attr of name ? ['tabindex', 'role', 'aria-label'] : ['tabindex']) box.removeAttribute(attr);
         }
       }
     }
@@ -139,7 +141,7 @@ def style_sheet(lang: str, formula_label: str, table_label: str) -> str:
     history script and the access script for the language ``lang`` (a code of
     ``tinygpt.i18n.LANGUAGES``), naming a formula that scrolls ``formula_label`` and a table that
     scrolls ``table_label``."""
-    labels = {".katex-display": formula_label, ".tg-table": table_label}
+    labels = {".katex-display": formula_label, ".tg-table": table_label, "[data-testid=stVegaLiteChart]": None}
     script = ACCESS_JS.substitute(
         lang=json.dumps(HTML_LANG.get(lang, lang)),
         scroll_labels=json.dumps(labels, ensure_ascii=False),
