@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from bench.cold_start import load_note, rss_mb, start_server, stop_server, wait_healthy
-from bench.st_client import Run, Session, choice_state, click, connect, select_slider_state, text_state, toggle_state
+from bench.st_client import Run, Session, click, connect, select_slider_state, text_state, toggle_state
 
 TARGET_P95_S = 1.5
 TARGET_PEAK_MB = 2500.0
@@ -185,7 +185,8 @@ async def student(url: str, me: Student, seconds: float, think: float, rng: rand
                 if action % 4 == 0 and "attn_step" in w:
                     options = list(w["attn_step"].options)
                     page = me.keep(
-                        "attention step", await s.run(widgets=[choice_state(w["attn_step"], rng.choice(options))])
+                        "attention step",
+                        await s.run(widgets=[select_slider_state(w["attn_step"], rng.choice(options))]),
                     )
                 elif action % 4 == 1 and "attn_mask" in w:
                     mask_on = not mask_on
