@@ -32,7 +32,7 @@ from tinygpt.ui.jobs import (
 from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
-from tinygpt.ui.train_view import form_values, loaded_run, options_with
+from tinygpt.ui.train_view import form_values, loaded_run, options_with, start_here
 from tinygpt.ui.uploads import read_upload, upload_key
 from tinygpt.vocab import causal_loss_floor, pair_texts
 
@@ -118,6 +118,7 @@ def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
 
 
 st.title(tr("train.title"))
+start_here()
 st.markdown(tr("train.intro"))
 
 model_banner(job_notice=False, wait=False)  # does not wait for the default model (trained in the background)
