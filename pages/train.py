@@ -157,6 +157,7 @@ with left:
     st.select_slider(
         tr("train.d_ff"),
         options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]),
+        help=tr("train.d_ff_help"),
         key="train_d_ff",
         persist_state="session",
     )

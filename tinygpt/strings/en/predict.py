@@ -90,4 +90,5 @@ STRINGS: dict[str, str] = {
     "predict.guess": "Guess first (exercise)",
     "predict.guess_help": "Before the page shows the distribution of the next character, pick the character you expect; then it reveals the model's answer, the reason and your score.",
     "predict.reveal_title": "The model's distribution after “{context}”",
+    "predict.logit_note": "logit: the model's raw score for a character; softmax turns the scores into the probabilities p.",
 }

@@ -25,7 +25,7 @@ STRINGS: dict[str, str] = {
     "train.norm": "LayerNorm placement",
     "train.norm.pre": "Pre-LN (textbook)",
     "train.norm.post": "Post-LN (2017 paper)",
-    "train.norm_help": "Pre-LN: x + Sublayer(LayerNorm(x)); Post-LN: LayerNorm(x + Sublayer(x)), the original of Vaswani et al. 2017.",
+    "train.norm_help": "LayerNorm rescales each vector to mean 0 and spread 1. Pre-LN: x + Sublayer(LayerNorm(x)) (the textbook's); Post-LN: LayerNorm(x + Sublayer(x)), the original of Vaswani et al. 2017.",
     "train.positions": "Positions",
     "train.positions.learned": "Learned (textbook)",
     "train.positions.sinusoidal": "Sinusoidal (2017 paper)",
@@ -159,4 +159,5 @@ STRINGS: dict[str, str] = {
     "train.start_theory": "③ Read why",
     "train.needs_attention": "Does this model need attention?",
     "train.retrain_window": "Train it again with a window of {window} characters",
+    "train.d_ff_help": "The hidden width of the feed-forward network (FFN): the small two-layer network each block applies to every position on its own, after attention. The textbook uses 4 × d_model.",
 }

@@ -90,4 +90,5 @@ STRINGS: dict[str, str] = {
     "predict.guess": "先猜一猜（练习）",
     "predict.guess_help": "在页面显示下一个字的概率分布之前，先选出你认为的字；然后页面揭晓模型的答案、原因和你的得分。",
     "predict.reveal_title": "模型在“{context}”之后的概率分布",
+    "predict.logit_note": "logit：模型给某个字的原始得分；softmax 把这些得分变成概率 p。",
 }

@@ -25,7 +25,7 @@ STRINGS: dict[str, str] = {
     "train.norm": "LayerNorm 位置",
     "train.norm.pre": "Pre-LN（教材）",
     "train.norm.post": "Post-LN（2017 论文）",
-    "train.norm_help": "Pre-LN：x + 子层(LayerNorm(x))；Post-LN：LayerNorm(x + 子层(x))，Vaswani 等 2017 的原始写法。",
+    "train.norm_help": "LayerNorm 把每个向量缩放成均值 0、幅度 1。Pre-LN：x + 子层(LayerNorm(x))（教材的做法）；Post-LN：LayerNorm(x + 子层(x))，Vaswani 等 2017 的原始写法。",
     "train.positions": "位置编码",
     "train.positions.learned": "可学习（教材）",
     "train.positions.sinusoidal": "正弦（2017 论文）",
@@ -159,4 +159,5 @@ STRINGS: dict[str, str] = {
     "train.start_theory": "③ 读懂原因",
     "train.needs_attention": "这个模型需要注意力吗？",
     "train.retrain_window": "用 {window} 个字的窗口重新训练",
+    "train.d_ff_help": "前馈网络（FFN）的隐藏层宽度：每个块在注意力之后，对每个位置单独使用的一个两层小网络。教材用 4 × d_model。",
 }
