@@ -204,3 +204,31 @@ def pytest_sessionfinish(session, exitstatus) -> None:
             future.result(timeout=120)
         except Exception:  # a failed example training is reported by the tests that use it
             pass
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """A throwaway PostgreSQL cluster (``bench.postgres``) for the session's tests; stopped and removed at the end.
+
+    Skips when PostgreSQL's server binaries are not installed, unless CI is set: under CI a missing
+    PostgreSQL fails (.ci/run installs it, as it installs chromium).
+    """
+    from bench.postgres import server_bin, start_cluster
+
+    if server_bin() is None:
+        message = "PostgreSQL not installed (apt-get install -y postgresql)"
+        if _in_ci():
+            pytest.fail(f"CI is set but {message}", pytrace=False)
+        pytest.skip(message)
+    cluster = start_cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster, request) -> str:
+    """The URL of a new, empty database in the session's PostgreSQL cluster (one per test)."""
+    name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:40] + f"_{time.monotonic_ns() % 10**9}"
+    return postgres_cluster.new_database(name)
