@@ -1143,3 +1143,69 @@ def labelled_heatmap_spec(
     domain = options.get("domain", (0.0, 1.0))
     spec["datasets"] = {_DATA_NAME: pa.table(_labelled_columns(values, texts, row_labels, col_labels, domain, extra))}
     return spec
+
+
+# ---------------------------------------------------------------- a class's answers (the teacher's view)
+
+#: Okabe–Ito bluish green for a right answer, vermillion for a wrong one.
+RIGHT_COLOR, WRONG_COLOR = "#009e73", "#d55e00"
+
+
+def answer_spread(
+    labels: Sequence[str],
+    counts: Sequence[int],
+    right: Sequence[bool],
+    *,
+    title: str = "",
+    x_title: str = "students",
+    y_title: str = "answer",
+    right_label: str = "right",
+    wrong_label: str = "wrong",
+    right_mark: str = "✓",
+) -> alt.LayerChart:
+    """Horizontal bars of how many students gave each answer to one question, right ones marked.
+
+    Args:
+        labels: one label per answer (e.g. "2 世"), kept in the given order top to bottom.
+        counts: how many students gave each (drawn with the count at the bar's end).
+        right: whether each answer is right: green bars with ``right_mark`` before the label
+            (colour and a symbol, not colour alone), the others vermillion.
+    The x axis starts at 0 and shows whole numbers of students. Raises ValueError if the lengths differ.
+    """
+    if not len(labels) == len(counts) == len(right):
+        raise ValueError(f"{len(labels)} labels, {len(counts)} counts, {len(right)} right flags do not match")
+    shown = [f"{right_mark} {label}" if ok else label for label, ok in zip(labels, right)]
+    df = pd.DataFrame(
+        {
+            "answer": shown,
+            "count": [int(c) for c in counts],
+            "status": [right_label if ok else wrong_label for ok in right],
+        }
+    )
+    top = max([int(c) for c in counts] + [1])
+    y = alt.Y("answer:N", sort=shown, title=y_title, axis=alt.Axis(labelLimit=220))
+    x = alt.X(
+        "count:Q",
+        title=x_title,
+        scale=alt.Scale(domain=[0, top * 1.15], nice=False),
+        axis=alt.Axis(tickMinStep=1, format="d"),
+    )
+    tooltip = [alt.Tooltip("answer:N", title=y_title), alt.Tooltip("count:Q", title=x_title), "status:N"]
+    bars = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=x,
+            y=y,
+            color=alt.Color(
+                "status:N",
+                scale=alt.Scale(domain=[right_label, wrong_label], range=[RIGHT_COLOR, WRONG_COLOR]),
+                legend=alt.Legend(title=None, orient="top"),
+            ),
+            tooltip=tooltip,
+        )
+    )
+    numbers = alt.Chart().mark_text(align="left", dx=4, color="#262730").encode(x=x, y=y, text="count:Q")
+    return alt.layer(bars, numbers, data=df).properties(
+        title=title, width=360, height=max(60, 28 * len(labels)), description=title or None
+    )
