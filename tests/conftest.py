@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -32,6 +33,10 @@ APP_SCRIPT = "streamlit_app.py"
 ARTIFACTS = ROOT / "artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
 SERVER_LOG = ARTIFACTS / "streamlit-server.log"
+
+# The class store of every test (AppTest sessions and the servers the tests start) is a SQLite file
+# in a temporary folder, never the repository's .data/ (tests that need their own set it themselves).
+os.environ.setdefault("TINYGPT_DATA_DIR", tempfile.mkdtemp(prefix="tinygpt-test-store-"))
 
 SERVER_START_TIMEOUT_S = 90.0
 APP_TIMEOUT_MS = 60_000

@@ -52,6 +52,7 @@ from tinygpt.store import (
     read_student,
 )
 from tinygpt.ui.i18n import error_text, md_escape, tr
+from tinygpt.ui.lesson import lesson
 
 if TYPE_CHECKING:
     from tinygpt.exercises import Question
@@ -64,11 +65,13 @@ K_CLASS_SEEN = "_class_seen"  # the class= value last read
 K_SHORT_SEEN = "_short_seen"  # the s= value last resolved
 K_SHORT_PAGE = "_short_page"  # the page a resolved short link names
 K_MESSAGES = "_class_messages"  # messages for the next run's top (a callback or a hook said them)
+K_NOTE = "_class_note"  # why answers do not go to a class (a bad code, an unknown or closed class)
 K_DOWN = "_class_store_down"  # why the last attempt to send an answer failed (None: it did not)
 K_RESUME = "_class_resume"  # (page and query it was made for, the resume link)
 K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
 SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 TEACHER_PAGE = "teacher"
+LESSON_START = "lesson_start"  # the root URL of a lesson (tinygpt.ui.navigation), which opens its first page
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,8 @@ def student_session(url_path: str) -> None:
         _read_class()
         _send_waiting()
         _write_url()
+    if lesson() is not None and url_path in ("", LESSON_START):  # this run only opens the lesson's first page
+        return
     show_messages()
     if url_path != TEACHER_PAGE:
         _sidebar(url_path)
@@ -223,7 +228,7 @@ def _read_class() -> None:
     try:
         code = read_class_code(raw)
     except ConfigError as exc:
-        _say(tr("class.bad_code", error=error_text(exc).rstrip(".。")))
+        ss[K_NOTE] = tr("class.bad_code", error=error_text(exc).rstrip(".。"))
         ss[K_CLASS], ss[K_STATUS] = None, None
         return
     ss[K_CLASS] = code
@@ -234,8 +239,7 @@ def _read_class() -> None:
         ss[K_DOWN] = problem_text(exc)
         return
     ss[K_STATUS] = "unknown" if info is None else "open" if info.is_open else "closed"
-    if ss[K_STATUS] != "open":
-        _say(tr(f"class.{ss[K_STATUS]}", code=code))
+    ss[K_NOTE] = None if info is not None and info.is_open else tr(f"class.{ss[K_STATUS]}", code=code)
 
 
 def _write_url() -> None:
@@ -268,7 +272,7 @@ def _send_waiting() -> None:
             store.record_answer(_new_answer(entry))
         except ClassError as exc:  # the class was closed (or removed): keep the answer for the student alone
             ss[K_STATUS] = "closed" if exc.key == "class.closed" else "unknown"
-            _say(tr(f"class.{ss[K_STATUS]}", code=exc.code))
+            ss[K_NOTE] = tr(f"class.{ss[K_STATUS]}", code=exc.code)
             entry = replace(entry, class_code="")
             try:
                 store.record_answer(_new_answer(entry))
@@ -339,9 +343,11 @@ def _sidebar(url_path: str) -> None:
     ss = st.session_state
     entries = sorted(ss.get(K_ANSWERS, {}).values(), key=lambda e: e.at)
     in_class = ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None)
-    if not entries and not in_class:
+    if not entries and not in_class and not ss.get(K_NOTE):
         return
     with st.sidebar:
+        if ss.get(K_NOTE):
+            st.warning(ss[K_NOTE], icon=":material/school:")
         if in_class:
             st.caption(tr("class.banner", code=ss[K_CLASS]))
             st.text_input(tr("class.nickname"), max_chars=24, help=tr("class.nickname_help"), key=K_NICKNAME)
