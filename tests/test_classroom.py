@@ -173,7 +173,10 @@ def test_a_short_link_opens_the_locked_lesson_on_its_step(store):
     params = dict(at.query_params)
     assert "s" not in params and params["class"] == code and params["step"] == "softmax"
     assert at.session_state["attn_step"] == "softmax"  # the step radio is locked: the lesson opens on it
-    assert [b.key for b in at.button_group if b.key.endswith("_pick")] == ["attn_ex_argmax_key_pick", "attn_ex_row_sum_pick"]
+    assert [b.key for b in at.button_group if b.key.endswith("_pick")] == [
+        "attn_ex_argmax_key_pick",
+        "attn_ex_row_sum_pick",
+    ]
     assert t("class.banner", "en", code=code) in [c.value for c in at.sidebar.caption]
     keys = {w.key for w in at.main.get("toggle")} | {w.key for w in at.main.get("select_slider")}
     assert "attn_guess" not in keys and {"attn_mask", "attn_temperature"} <= keys

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import JobStatus, RunRecord, greedy_continuation, settings_of
 from tinygpt.record import ModelRecord
 
@@ -13,9 +14,14 @@ def options_with(options: list, value: object) -> list:
 
 def form_values(tm: ModelRecord) -> dict[str, object]:
     """The Train form's widget values (session keys) that reproduce ``tm``'s settings."""
-    g, c = tm.gpt_cfg, tm.train_cfg
+    return settings_values(tm.text, tm.gpt_cfg, tm.train_cfg)
+
+
+def settings_values(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
+    """The Train form's widget values (session keys) for these settings (whole numbers as the text boxes hold them)."""
+    g, c = gpt_cfg, train_cfg
     return {
-        "train_text": tm.text,
+        "train_text": text,
         "train_window": str(c.window or 0),
         "train_d_model": g.d_model,
         "train_n_heads": g.n_heads,

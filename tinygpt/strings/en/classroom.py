@@ -104,4 +104,8 @@ STRINGS: dict[str, str] = {
     "teacher.right": "right",
     "teacher.wrong": "wrong",
     "teacher.another": "Make another lesson",
+    # the Train page's address
+    "train.url_form_bad": "The settings in the address were left out. {error}. The form shows the defaults.",
+    "train.url_trained_bad": "The trained model in the address was left out. {error}.",
+    "train.url_trained_failed": "Your trained model could not be brought back ({reason}). Train it again when the server has room.",
 }

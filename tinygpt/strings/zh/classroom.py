@@ -104,4 +104,8 @@ STRINGS: dict[str, str] = {
     "teacher.right": "正确",
     "teacher.wrong": "错误",
     "teacher.another": "再制作一个课程",
+    # the Train page's address
+    "train.url_form_bad": "地址中的设置未被采用。{error}。表单显示默认设置。",
+    "train.url_trained_bad": "地址中的已训练模型未被采用。{error}。",
+    "train.url_trained_failed": "无法恢复你训练的模型（{reason}）。请在服务器有空余时重新训练。",
 }
