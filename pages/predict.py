@@ -2,437 +2,45 @@
 
 import streamlit as st
 
-from tinygpt.charts import panel_columns
 from tinygpt.exercises import next_char_question
 from tinygpt.formatting import format_probability
-from tinygpt.generate import (
-    MAX_NEW_CHARS,
-    MAX_TEMPERATURE,
-    DecodeConfig,
-    GenerationStep,
-    crop_context,
-    training_targets,
-)
-from tinygpt.record import ModelRecord
-from tinygpt.ui import exercise_view
-from tinygpt.ui.common import (
-    keep_radio_choice,
-    model_banner,
-    remember_value,
-    restore_widget_values,
-    set_kept_value,
-    show_error,
-)
-from tinygpt.ui.figures import figure_downloads, figure_spec
-from tinygpt.ui.i18n import lang, md_escape, tr
-from tinygpt.ui.lesson import control, page_shown, visible
+from tinygpt.generate import crop_context, training_targets
+from tinygpt.ui import exercise_view, model_choice
+from tinygpt.ui import predict_view as view
+from tinygpt.ui.common import show_error, show_job_notice
+from tinygpt.ui.figures import figure_spec
+from tinygpt.ui.i18n import tr
+from tinygpt.ui.lesson import control
 from tinygpt.ui.navigation import ensure_entry_script
-from tinygpt.ui.predict_view import cached_generate, cached_probs
+from tinygpt.ui.predict_generation import generation, md, position_panels, readable, restart_steps, short
+from tinygpt.ui.predict_view import cached_probs
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.vocab import UnknownCharError
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
-MAX_PANELS = 16  # bar panels drawn at once; the table always has every position
-STRATEGIES = ("greedy", "temperature", "top_k")
-#: The values of the controls a lesson link may hide (the number inputs' defaults depend on the model).
-DEFAULTS = {
-    "predict_n_new": 4,
-    "predict_strategy": "greedy",
-    "predict_temperature": 1.0,
-    "predict_seed": 0,
-    "predict_guess": False,
-}
-
-
-#: Longest prefix a link may carry (the page crops to max_len anyway; this bounds what is read).
-MAX_PREFIX_CHARS = 1024
-SPACE_MARK = "␣"
-TARGET_MARK = "▼"  # the training target, in every table and chart of this page, and nothing else
-CHOSEN_MARK = "◆"  # the character a generation step chose (greedy or sampled)
-
-
-def md(text: str, spaces: bool = False) -> str:
-    """``text`` with Markdown's special characters escaped (the vocabulary may hold any character).
-
-    ``spaces=True`` shows each space as ␣: what the model reads, and bold text cannot start or
-    end with a space in Markdown.
-    """
-    escaped = md_escape(text)
-    return escaped.replace(" ", SPACE_MARK) if spaces else escaped
-
-
-def readable(c: str) -> str:
-    """A character as a student can read it in a message (a space or tab is named)."""
-    if c == " ":
-        return f"“ ” ({tr('predict.space')})"
-    return c if c.isprintable() else f"U+{ord(c):04X}"
-
-
-def short(text: str, n: int = 8) -> str:
-    """The last ``n`` characters, with … when more came before."""
-    return text if len(text) <= n else "…" + text[-n:]
-
-
-def go_to_step(delta: int) -> None:
-    """Button callback: move the step slider by ``delta`` (clamped when the page draws it)."""
-    set_kept_value("predict_step", st.session_state.get("predict_step", 1) + delta)
-
-
-def restart_steps() -> None:
-    """on_change of every input that changes the generated text: a new generation starts at step 1."""
-    set_kept_value("predict_step", 1)
-
-
-def changed(key: str) -> None:
-    """on_change of a kept generation control: keep its new value (:func:`remember_value`, for
-    the next visit of the page) and start the new generation at step 1."""
-    remember_value(key)
-    restart_steps()
-
-
-def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int]:
-    """The generation's controls and their notes: (N, strategy, decoding, context length)."""
-    n_new = control(
-        "predict_n_new",
-        lambda: st.slider(
-            tr("predict.n_new"),
-            0,
-            MAX_NEW_CHARS,
-            key="predict_n_new",
-            on_change=remember_value,
-            args=("predict_n_new",),
-        ),
-        DEFAULTS["predict_n_new"],
-    )
-    strategy_labels = {s: tr(f"predict.strategy.{s}") for s in STRATEGIES}  # format_func must not call tr()
-    d1, d2, d3, d4 = st.columns([2, 2, 2, 1])
-    if visible("predict_strategy"):
-        keep_radio_choice("predict_strategy")
-    strategy = control(
-        "predict_strategy",
-        lambda: d1.radio(
-            tr("predict.decoding"),
-            STRATEGIES,
-            format_func=strategy_labels.get,
-            key="predict_strategy",
-            on_change=changed,
-            args=("predict_strategy",),
-        ),
-        DEFAULTS["predict_strategy"],
-    )
-    sampling = strategy != "greedy"
-    tau = control(
-        "predict_temperature",
-        lambda: d2.slider(
-            tr("predict.temperature"),
-            0.0,
-            MAX_TEMPERATURE,
-            step=0.05,
-            help=tr("predict.temperature_help"),
-            disabled=not sampling,
-            key="predict_temperature",
-            on_change=changed,
-            args=("predict_temperature",),
-        ),
-        DEFAULTS["predict_temperature"],
-    )
-    top_k = control(
-        "predict_top_k",
-        lambda: d3.number_input(
-            tr("predict.top_k"),
-            0,
-            1000,
-            step=1,
-            help=tr("predict.top_k_help"),
-            disabled=strategy != "top_k",
-            key="predict_top_k",
-            on_change=changed,
-            args=("predict_top_k",),
-        ),
-        min(2, V),
-    )
-    seed = control(
-        "predict_seed",
-        lambda: d4.number_input(
-            tr("predict.seed"),
-            0,
-            2**31 - 1,
-            step=1,
-            help=tr("predict.seed_help"),
-            disabled=not sampling,
-            key="predict_seed",
-            on_change=changed,
-            args=("predict_seed",),
-        ),
-        DEFAULTS["predict_seed"],
-    )
-    context_len = max_len
-    if max_len > 1 and visible("predict_context_len"):
-        with st.expander(tr("predict.context_len")):
-            context_len = st.slider(
-                tr("predict.context_len"),
-                1,
-                max_len,
-                help=tr("predict.context_len_help", max_len=max_len),
-                key="predict_context_len",
-                on_change=changed,
-                args=("predict_context_len",),
-            )
-    if sampling and tau == 0:
-        st.info(tr("predict.tau_zero"))
-    elif sampling and tau >= MAX_TEMPERATURE:
-        st.info(tr("predict.tau_max", tau=MAX_TEMPERATURE))
-    if strategy == "top_k":
-        if top_k == 0:
-            st.info(tr("predict.k_zero", V=V))
-        elif top_k == 1:
-            st.info(tr("predict.k_one"))
-        elif top_k > V:
-            st.info(tr("predict.k_large", k=top_k, V=V))
-    decode = DecodeConfig(float(tau) if sampling else 0.0, int(top_k) if strategy == "top_k" else 0, int(seed))
-    return n_new, strategy, decode, context_len
-
-
-# The page's parts that answer their own controls are fragments: moving one of their controls
-# reruns that part only (the per-position panels are not redrawn when τ changes, the generation
-# is not recomputed when the step changes). A fragment rerun reuses the arguments of the page's
-# last full run; the prefix, the model and the guess toggle rerun the whole page.
-
-
-@st.fragment
-def position_panels(tm: ModelRecord, shown: str, probs, targets: list[str]) -> None:
-    """The bar panels of the next-character distribution, MAX_PANELS positions at a time."""
-    chars, T = tm.vocab.chars, len(shown)
-    first = 0
-    if T > MAX_PANELS and visible("predict_panel_start"):
-        first = st.slider(
-            tr("predict.panels_range", n=MAX_PANELS), 0, T - MAX_PANELS, T - MAX_PANELS, key="predict_panel_start"
-        )
-    rows = range(first, min(T, first + MAX_PANELS))
-    panels = figure_spec(
-        "next_char_panels",
-        probs[first : first + MAX_PANELS],
-        chars,
-        [tr("predict.panel", pos=i, context=short(shown[: i + 1], 6)) for i in rows],
-        [targets[i] for i in rows],
-        top_label=tr("predict.legend_top"),
-        other_label=tr("predict.legend_other"),
-        expected_label=tr("predict.legend_target"),
-        x_title=tr("predict.axis_char"),
-        y_title=tr("predict.axis_prob"),
-        columns=panel_columns(len(chars), len(rows)),
-    )
-    st.vega_lite_chart(panels, width="content")
-    figure_downloads(
-        panels, "predict_panels_figure", tr("predict.per_position"), file_stem="tinygpt_next_char_by_position"
-    )
-
-
-@st.fragment
-def generation(tm: ModelRecord, prefix: str) -> None:
-    """Autoregressive generation: its controls, the generated text, the steps one at a time and all of them."""
-    chars, V = tm.vocab.chars, len(tm.vocab.chars)
-    st.subheader(tr("predict.generation"))
-    n_new, strategy, decode, context_len = decoding_controls(V, tm.gpt_cfg.max_len)
-    try:
-        steps = cached_generate(tm, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len)
-    except (UnknownCharError, ValueError) as exc:
-        show_error(exc)
-        return
-    if not steps:
-        st.info(tr("predict.n_zero"))
-        return
-    generated = "".join(s.chosen for s in steps)
-    st.markdown(tr("predict.result", prefix=md(prefix, spaces=True), generated=md(generated, spaces=True)))
-    generation_step(tm, prefix, steps, decode, strategy != "greedy")
-    with st.expander(tr("predict.all_steps")):
-        yes, no = tr("predict.yes"), tr("predict.no")
-        all_steps = {
-            tr("predict.col_step"): range(1, len(steps) + 1),
-            tr("predict.col_fed"): [x.context for x in steps],
-            tr("predict.col_cropped"): [yes if x.cropped else no for x in steps],
-            tr("predict.col_pos"): [x.position for x in steps],
-            tr("predict.col_chosen"): [x.chosen for x in steps],
-            tr("predict.col_p_chosen"): [float(x.probs[chars.index(x.chosen)]) for x in steps],
-            tr("predict.col_expected"): [
-                training_targets(tm.text, tm.window, x.context)[-1] or tr("predict.no_target") for x in steps
-            ],
-            tr("predict.col_beyond"): [yes if x.beyond_training else no for x in steps],
-        }
-        show_table(text_table(all_steps, {tr("predict.col_p_chosen"): format_probability}), hide_index=True)
-
-
-@st.fragment
-def generation_step(
-    tm: ModelRecord, prefix: str, steps: list[GenerationStep], decode: DecodeConfig, sampling: bool
-) -> None:
-    """One generation step (the step slider and its buttons): what was fed, the distribution, the choice."""
-    chars, V, window = tm.vocab.chars, len(tm.vocab.chars), tm.window
-    generated = "".join(s.chosen for s in steps)
-    total = len(steps)
-    st.session_state["predict_step"] = min(max(st.session_state.get("predict_step", 1), 1), total)
-    if visible("predict_step"):  # the step slider and its two buttons are one control
-        b1, b2, b3 = st.columns([1, 1, 3])
-        b1.button(
-            tr("predict.prev"),
-            icon=":material/chevron_left:",
-            on_click=go_to_step,
-            args=(-1,),
-            disabled=st.session_state["predict_step"] <= 1,
-            key="predict_prev",
-        )
-        b2.button(
-            tr("predict.next"),
-            icon=":material/chevron_right:",
-            on_click=go_to_step,
-            args=(1,),
-            disabled=st.session_state["predict_step"] >= total,
-            key="predict_next",
-        )
-        if total > 1:
-            b3.slider(
-                tr("predict.step_slider"),
-                1,
-                total,
-                key="predict_step",
-                label_visibility="collapsed",
-                on_change=remember_value,
-                args=("predict_step",),
-            )
-    k = st.session_state["_keep.predict_step"] = st.session_state["predict_step"]
-    s = steps[k - 1]
-    so_far = prefix + generated[: k - 1]
-    target = training_targets(tm.text, window, s.context)[-1]
-
-    st.markdown(f"#### {tr('predict.step_title', n=k, total=total)}")
-    st.markdown(tr("predict.so_far", text=md(so_far, spaces=True)))
-    st.markdown(tr("predict.fed", T=len(s.context), last=s.position, context=md(s.context, spaces=True)))
-    if s.cropped and not (k == 1 and len(prefix) > tm.gpt_cfg.max_len):  # step 1: the prefix's crop is said above
-        dropped = len(so_far) - len(s.context)
-        st.info(
-            tr("predict.cropped", n=len(so_far), kept=len(s.context), dropped=dropped, gone=short(so_far[:dropped], 12))
-        )
-    if s.beyond_training:
-        st.warning(tr("predict.beyond", pos=s.position, last=window - 1, window=window), icon=":material/warning:")
-    elif not target:
-        st.caption(tr("predict.unseen"))
-    else:
-        st.caption(tr("predict.target", target=" / ".join(target)))
-
-    chosen_idx = chars.index(s.chosen)
-    if decode.greedy:
-        series = tr("predict.series_greedy")
-        st.markdown(
-            tr("predict.chose_greedy", chosen=md(s.chosen, spaces=True), p=format_probability(s.probs[chosen_idx]))
-        )
-    else:
-        series = (
-            tr("predict.series_tau_k", tau=f"{decode.temperature:g}", k=decode.top_k)
-            if 0 < decode.top_k < V
-            else tr("predict.series_tau", tau=f"{decode.temperature:g}")
-        )
-        st.markdown(
-            tr(
-                "predict.chose_sampled",
-                chosen=md(s.chosen, spaces=True),
-                seed=decode.seed,
-                q=format_probability(s.sampling_probs[chosen_idx]),
-                p=format_probability(s.probs[chosen_idx]),
-            )
-        )
-    # Beside the table while the bars fit in half the page (80 px per character); below it after that.
-    left, right = st.columns([1, 1]) if V <= 5 else (st.container(), st.container())
-    bars_title = tr("predict.bars_title", context=short(s.context, 12))
-    bars = figure_spec(
-        "paired_probability_bars",
-        s.probs,
-        s.sampling_probs,
-        chars,
-        labels=(tr("predict.series_p"), series),
-        chosen=s.chosen,
-        target=target,
-        chosen_label=tr("predict.legend_chosen"),
-        target_label=tr("predict.legend_target"),
-        title=bars_title,
-        x_title=tr("predict.axis_char"),
-        y_title=tr("predict.axis_prob"),
-    )
-    left.vega_lite_chart(bars, width="content")
-    left.caption(tr("predict.marks_legend") if target else tr("predict.marks_legend_no_target"))
-    with left:
-        figure_downloads(bars, "predict_bars_figure", bars_title, file_stem="tinygpt_next_char")
-    detail = {
-        tr("predict.col_char"): list(chars),
-        tr("predict.col_chosen"): [CHOSEN_MARK if c == s.chosen else "" for c in chars],
-        tr("predict.col_target_short"): [TARGET_MARK if c in target else "" for c in chars],
-        "p": s.probs.tolist(),
-        tr("predict.col_sampled"): s.sampling_probs.tolist(),
-        tr("predict.col_logit"): s.logits.tolist(),
-    }
-    formats = {
-        "p": format_probability,
-        tr("predict.col_sampled"): format_probability,
-        tr("predict.col_logit"): "{:.4f}".format,
-    }
-    with right:
-        show_table(
-            text_table(detail, formats),
-            hide_index=True,
-            column_config={tr("predict.col_char"): st.column_config.TextColumn(pinned=True)},
-            key="predict_step_table",
-        )
-    if sampling:
-        right.caption(tr("predict.reshape_note"))
-    if page_shown("attention"):  # a lesson without the Attention page has no link to it
-        st.page_link(
-            "pages/attention.py",
-            label=tr("predict.attn_link", context=short(s.context, 12)),
-            icon=":material/grid_on:",
-            query_params={"text": s.context, "layer": "0", "head": "0", "step": "softmax", "lang": lang()},
-        )
-
-
 st.title(tr("predict.title"))
 st.markdown(tr("predict.intro"))
-tm = model_banner(choose="predict")  # with the model choice (textbook / context / own)
+tm, choice = model_choice.choose_model()
+model_choice.banner(tm, choice)
+show_job_notice()
 chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
-# The generation's controls keep what the student set when they go to another page and come back
-# (a control changed in the generation fragment's rerun is kept by its own on_change).
-restore_widget_values(
-    {
-        "predict_n_new": DEFAULTS["predict_n_new"],
-        "predict_strategy": DEFAULTS["predict_strategy"],
-        "predict_temperature": DEFAULTS["predict_temperature"],
-        "predict_top_k": min(2, V),
-        "predict_seed": DEFAULTS["predict_seed"],
-        "predict_context_len": max_len,
-        "predict_guess": DEFAULTS["predict_guess"],
-        "predict_step": 1,
-    }
-)
-st.session_state["predict_context_len"] = min(
-    st.session_state["predict_context_len"], max_len
-)  # kept from a longer model
-
-# The prefix travels in the URL (?prefix=), so a class link opens the same prediction.
-url_prefix = st.query_params.get("prefix")
-if url_prefix is not None and url_prefix != st.session_state.get("_predict_prefix_written"):
-    st.session_state["predict_prefix"] = url_prefix[:MAX_PREFIX_CHARS]
+view.follow_model(tm)  # another model: its own text unless it can read the prefix kept
+for message in view.load_url(tm):  # a link's view on top
+    st.warning(message)
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
 c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
-# the model's own text until changed; the student's, kept, after a visit to another page
-st.session_state.setdefault("predict_prefix", st.session_state.get("_keep.predict_prefix", tm.text[:max_len]))
 prefix = control(
     "predict_prefix",
     lambda: c1.text_input(
-        tr("predict.prefix"), help=tr("predict.prefix_help", known=known), key="predict_prefix", on_change=restart_steps
+        tr("predict.prefix"),
+        help=tr("predict.prefix_help", known=known),
+        key="predict_prefix",
+        on_change=restart_steps,
+        persist_state="session",
     ),
-    st.session_state["predict_prefix"],
-)
-st.query_params["prefix"] = st.session_state["_predict_prefix_written"] = st.session_state["_keep.predict_prefix"] = (
-    prefix
+    None,
 )
 guess = control(
     "predict_guess",
@@ -440,11 +48,11 @@ guess = control(
         tr("predict.guess"),
         help=tr("predict.guess_help"),
         key="predict_guess",
-        on_change=remember_value,
-        args=("predict_guess",),
+        persist_state="session",
     ),
-    DEFAULTS["predict_guess"],
+    None,
 )
+view.save_url(tm)
 
 if not prefix:
     st.warning(tr("predict.empty", known=known))

@@ -14,7 +14,7 @@ from tinygpt.theory import (
     format_number,
     format_vector,
 )
-from tinygpt.ui.common import remember_value, restore_widget_values, scroll_to, set_kept_value
+from tinygpt.ui.common import resend, scroll_to
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
@@ -65,7 +65,7 @@ SECTION_CONTROLS: dict[str, tuple[str, ...]] = {
     "practice": ("theory_answer", "theory_show_answer") + tuple(f"theory_quiz_{q}" for q in QUIZ),
 }
 K_SECTION = "theory_section"  # the section chooser: its value is the open section's id
-#: Every control's starting value, kept while its section is closed (tinygpt.ui.common.restore_widget_values).
+#: Every control's starting value (put in the session once; the widgets keep what the student set).
 KEPT = DEFAULTS | {"theory_answer": ""} | {f"theory_quiz_{q}": None for q in QUIZ}
 
 
@@ -74,7 +74,7 @@ def slider(where, key: str, label: str, lo: float, hi: float, step: float, **kwa
     the lesson hides it."""
     return control(
         key,
-        lambda: where.slider(label, lo, hi, step=step, key=key, on_change=remember_value, args=(key,), **kwargs),
+        lambda: where.slider(label, lo, hi, step=step, key=key, persist_state="session", **kwargs),
         DEFAULTS[key],
     )
 
@@ -82,9 +82,7 @@ def slider(where, key: str, label: str, lo: float, hi: float, step: float, **kwa
 def toggle(key: str, label: str, help_text: str | None = None) -> bool:
     """A keyed toggle starting at its DEFAULTS value (through :data:`KEPT`), or that value when
     the lesson hides it."""
-    return control(
-        key, lambda: st.toggle(label, help=help_text, key=key, on_change=remember_value, args=(key,)), DEFAULTS[key]
-    )
+    return control(key, lambda: st.toggle(label, help=help_text, key=key, persist_state="session"), DEFAULTS[key])
 
 
 def vector_sliders(where, name: str, keys: tuple[str, str], lo: float, hi: float, step: float) -> tuple[float, float]:
@@ -126,7 +124,7 @@ def arrival() -> None:
     anchor = concept_anchor(cid)
     first_time = st.session_state.get("_theory_scrolled_to") != (cid, sid)
     if first_time:  # the link opens the concept's section (the student may open another later)
-        set_kept_value(K_SECTION, SECTION_OF[cid])
+        st.session_state[K_SECTION] = SECTION_OF[cid]
     if sid in STEP_IDS:
         step = step_by_id(sid)
         name = tr(f"step.{sid}.name")
@@ -333,9 +331,7 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
 def own_answer() -> None:
     """The open question: the student's answer and the model answer."""
     if visible("theory_answer"):
-        st.text_area(
-            tr("theory.exercise.yours"), key="theory_answer", on_change=remember_value, args=("theory_answer",)
-        )
+        st.text_area(tr("theory.exercise.yours"), key="theory_answer", persist_state="session")
     if toggle("theory_show_answer", tr("theory.exercise.show")):
         st.info(tr("theory.exercise.answer"))
 
@@ -344,16 +340,15 @@ def own_answer() -> None:
 def quiz_question(qid: str, right_answer: str) -> None:
     """One quiz question; its verdict and reason appear under it once answered."""
     labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
-    key = f"theory_quiz_{qid}"  # its choice is written back on every full run (restore_widget_values), so
-    # after a language switch the browser gets it with the new labels
+    key = f"theory_quiz_{qid}"
+    resend(key)  # after a language switch the browser gets the choice with the new labels
     choice = st.radio(
         tr(f"theory.quiz.{qid}.q"),
         list(labels),
         index=None,
         format_func=labels.get,
         key=key,
-        on_change=remember_value,
-        args=(key,),
+        persist_state="session",
     )
     if choice is not None:
         why = tr(f"theory.quiz.{qid}.why")
@@ -377,7 +372,7 @@ def section_label(sid: str) -> str:
 def open_section(sid: str) -> None:
     """Open section ``sid`` on the next run and scroll to the section chooser (the "next section"
     button at the foot of a section)."""
-    set_kept_value(K_SECTION, sid)
+    st.session_state[K_SECTION] = sid
     st.session_state["_theory_scroll"] = "theory-sections"
 
 
@@ -417,7 +412,8 @@ def show_section(sid: str, axes: dict[str, str]) -> None:
         )
 
 
-restore_widget_values(KEPT | {K_SECTION: first_section()})  # the open section too, across page switches
+for _key, _value in (KEPT | {K_SECTION: first_section()}).items():  # once: the widgets keep their values
+    st.session_state.setdefault(_key, _value)
 axes = {k: tr(v) for k, v in AXES.items()}
 st.title(tr("theory.title"))
 arrival()
@@ -429,8 +425,7 @@ section = st.segmented_control(
     list(SECTIONS),
     format_func=labels.get,
     key=K_SECTION,
-    on_change=remember_value,
-    args=(K_SECTION,),
+    persist_state="session",
     required=True,
     width="stretch",
 )

@@ -17,7 +17,7 @@ from tinygpt.config import (
 from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.ui import train_url
-from tinygpt.ui.common import keep_radio_choice, keep_widget_state, model_banner, show_error
+from tinygpt.ui.common import model_banner, resend, show_error
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import (
     FIRST_POINT_WAIT,
@@ -90,7 +90,8 @@ def apply_preset(name: str) -> None:
 # A loaded checkpoint's settings, put in the form before its widgets are drawn.
 ss.update(ss.pop("_train_form_from_file", {}))
 train_url.restore()  # a reload: the URL's form= and trained= (the student's model, from the shelf or trained again)
-keep_widget_state(SEED)
+for _key, _value in SEED.items():  # once: the widgets keep what the student set (persist_state)
+    ss.setdefault(_key, _value)
 # Whole-number settings are text boxes read by parse_int: the box shows exactly what is checked and
 # used. (Streamlit's number box keeps its last accepted value when the typed one is out of its range,
 # e.g. more digits than 64 bits hold or 1e30, while still showing what was typed.)
@@ -103,8 +104,16 @@ typed = {key: parse_int(ss[key]) for key in INT_KEYS}
 def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
     """A horizontal radio of ``options`` labelled by ``train.<name>.<option>``, kept across a language switch."""
     labels = {v: tr(f"{key.replace('_', '.', 1)}.{v}") for v in options}  # format_func must not call tr()
-    keep_radio_choice(key)
-    st.radio(tr(key.replace("_", ".", 1)), options, format_func=labels.get, horizontal=True, key=key, **kwargs)
+    resend(key)
+    st.radio(
+        tr(key.replace("_", ".", 1)),
+        options,
+        format_func=labels.get,
+        horizontal=True,
+        key=key,
+        persist_state="session",
+        **kwargs,
+    )
 
 
 st.title(tr("train.title"))
@@ -133,32 +142,54 @@ left, right = st.columns(2)
 with left:
     st.subheader(tr("train.model_header"))
     d_model = st.select_slider(
-        tr("train.d_model"), options_with([16, 32, 64, 128, 256, 512], ss["train_d_model"]), key="train_d_model"
+        tr("train.d_model"),
+        options_with([16, 32, 64, 128, 256, 512], ss["train_d_model"]),
+        key="train_d_model",
+        persist_state="session",
     )
     heads = [h for h in options_with([1, 2, 4, 8, 16], ss["train_n_heads"]) if d_model % h == 0]
-    st.select_slider(tr("train.n_heads"), heads, help=tr("train.n_heads_help"), key="train_n_heads")
-    st.slider(tr("train.n_layers"), 1, max(8, ss["train_n_layers"]), key="train_n_layers")
     st.select_slider(
-        tr("train.d_ff"), options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]), key="train_d_ff"
+        tr("train.n_heads"), heads, help=tr("train.n_heads_help"), key="train_n_heads", persist_state="session"
     )
-    st.text_input(tr("train.max_len"), max_chars=MAX_TYPED_DIGITS, key="train_max_len")
+    st.slider(tr("train.n_layers"), 1, max(8, ss["train_n_layers"]), key="train_n_layers", persist_state="session")
+    st.select_slider(
+        tr("train.d_ff"),
+        options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]),
+        key="train_d_ff",
+        persist_state="session",
+    )
+    st.text_input(tr("train.max_len"), max_chars=MAX_TYPED_DIGITS, key="train_max_len", persist_state="session")
     choice_radio("train_norm", ("pre", "post"), help=tr("train.norm_help"))
     choice_radio("train_positions", ("learned", "sinusoidal"))
 with right:
     st.subheader(tr("train.optim_header"))
-    st.text_input(tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text")
-    st.text_input(tr("train.window"), max_chars=MAX_TYPED_DIGITS, help=tr("train.window_help"), key="train_window")
+    st.text_input(
+        tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text", persist_state="session"
+    )
+    st.text_input(
+        tr("train.window"),
+        max_chars=MAX_TYPED_DIGITS,
+        help=tr("train.window_help"),
+        key="train_window",
+        persist_state="session",
+    )
     lr_labels = {
         v: f"{v:g}"
         for v in options_with([1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], ss["train_lr"])
     }
-    st.select_slider(tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key="train_lr")
+    st.select_slider(
+        tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key="train_lr", persist_state="session"
+    )
     if ss["train_lr"] >= LARGE_LR:
         st.caption(tr("train.lr_large", lr=ss["train_lr"]))
     st.text_input(
-        tr("train.epochs"), max_chars=MAX_TYPED_DIGITS, help=tr("train.epochs_help", max=MAX_EPOCHS), key="train_epochs"
+        tr("train.epochs"),
+        max_chars=MAX_TYPED_DIGITS,
+        help=tr("train.epochs_help", max=MAX_EPOCHS),
+        key="train_epochs",
+        persist_state="session",
     )
-    st.text_input(tr("train.seed"), max_chars=MAX_TYPED_DIGITS, key="train_seed")
+    st.text_input(tr("train.seed"), max_chars=MAX_TYPED_DIGITS, key="train_seed", persist_state="session")
     es_labels = {v: f"{v:g}" for v in options_with([0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], ss["train_early_stop"])}
     st.select_slider(
         tr("train.early_stop"),
@@ -166,8 +197,11 @@ with right:
         format_func=es_labels.get,
         help=tr("train.early_stop_help"),
         key="train_early_stop",
+        persist_state="session",
     )
-    st.toggle(tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask")
+    st.toggle(
+        tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask", persist_state="session"
+    )
 
 text, configs = ss["train_text"], None
 max_len, window_typed = typed["train_max_len"], typed["train_window"]

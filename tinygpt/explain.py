@@ -158,21 +158,11 @@ def _all_default(switches: LayerSwitches) -> bool:
     return all(sw.is_default for sw in switches.values())
 
 
-def position_effects(
-    model: GPT, idx: torch.Tensor, switches_by_layer: LayerSwitches, own: Walk | None = None
-) -> PositionEffects:
-    """The switches' effect on the prediction at every position of ``idx`` (1, T).
-
-    Both passes are :func:`walk`; ``own`` (the model's own walk of ``idx``) is reused when given,
-    and is the second pass too when every switch is the default (the model's own attention).
-    Raises what :func:`walk` raises.
-    """
-    own_probs = _probs(own if own is not None else walk(model, idx))  # (T, V)
-    new_probs = (
-        own_probs
-        if own is not None and _all_default(switches_by_layer)
-        else _probs(walk(model, idx, switches_by_layer))
-    )
+def effects_of(own: Walk, new: Walk) -> PositionEffects:
+    """The prediction at every position of two walks of the same text: ``own`` (the model's own
+    attention) against ``new`` (with switches)."""
+    own_probs = _probs(own)  # (T, V)
+    new_probs = own_probs if new is own else _probs(new)  # (T, V)
     own_p, own_ids = own_probs.max(dim=-1)  # (T,)
     new_p, new_ids = new_probs.max(dim=-1)  # (T,)
     delta = (new_probs - own_probs).abs()  # (T, V)
@@ -187,6 +177,20 @@ def position_effects(
         delta_own=delta.gather(-1, own_ids[:, None])[:, 0],
         max_delta=delta.amax(dim=-1),
     )
+
+
+def position_effects(
+    model: GPT, idx: torch.Tensor, switches_by_layer: LayerSwitches, own: Walk | None = None
+) -> PositionEffects:
+    """The switches' effect on the prediction at every position of ``idx`` (1, T).
+
+    Both passes are :func:`walk`; ``own`` (the model's own walk of ``idx``) is reused when given,
+    and is the second pass too when every switch is the default (the model's own attention).
+    Raises what :func:`walk` raises.
+    """
+    own = own if own is not None else walk(model, idx)
+    new = own if _all_default(switches_by_layer) else walk(model, idx, switches_by_layer)
+    return effects_of(own, new)
 
 
 class HeadImportance(NamedTuple):

@@ -19,7 +19,7 @@ from tinygpt.classroom import question_id
 from tinygpt.exercises import STEP_QUESTIONS, Fields, Question, question_for
 from tinygpt.model import GPT
 from tinygpt.ui import classroom
-from tinygpt.ui.common import keep_radio_choice
+from tinygpt.ui.common import resend
 from tinygpt.ui.i18n import md_escape, tr
 
 SCORE = "exercise_score"
@@ -83,7 +83,7 @@ def ask(question: Question, key_prefix: str) -> bool:
     revealed = bool(st.session_state.get(revealed_key))
     labels = _choice_labels(question)
     prompt = tr(question.prompt_key, **_fields(question.prompt_fields))
-    keep_radio_choice(pick_key)  # the browser knows a pick by its label: keep it across a language switch
+    resend(pick_key)  # the browser knows a pick by its label: keep it across a language switch
     if question.multiple:
         st.pills(prompt, list(labels), selection_mode="multi", format_func=labels.get, key=pick_key, disabled=revealed)
         if not revealed:

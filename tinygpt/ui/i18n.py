@@ -61,6 +61,13 @@ def md_escape(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|~<>$])", r"\\\1", text)
 
 
+def accepted_text(exc: ConfigError) -> str:
+    """What ``exc`` says would be accepted, in the session's language (its English text when the
+    catalogue has no ``accepted.<key>``)."""
+    key = f"accepted.{exc.key}"
+    return tr(key, **exc.params) if key in CATALOGUE else exc.accepted
+
+
 def error_text(exc: Exception) -> str:
     """A message for ``exc`` in the session's language, naming the value and what is accepted."""
     # Imported here: this module is among the first a script run imports, before torch is needed
@@ -82,8 +89,7 @@ def error_text(exc: Exception) -> str:
     if isinstance(exc, MemoryLimitError):
         return tr(exc.key, **exc.params)
     if isinstance(exc, ConfigError):
-        key = f"accepted.{exc.key}"
-        accepted = tr(key, **exc.params) if key in CATALOGUE else exc.accepted
+        accepted = accepted_text(exc)
         name = f"field.{exc.field}"  # a field that is not a form setting (e.g. len(text)) is named in words
         field = tr(name) if name in CATALOGUE else exc.field
         return tr("err.config", field=field, value=exc.value, accepted=accepted)

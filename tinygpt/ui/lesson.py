@@ -74,6 +74,8 @@ LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = {
     "attn_snapshot": _label("attn.snap_step"),
     "attn_heads_off": _label("attn.heads_off", layer="ℓ"),
     "attn_uniform": _label("attn.uniform"),
+    "attn_uniform_scope": _label("attn.uniform_scope"),
+    "attn_details": _label("attn.effect.details"),
     "attn_reset": _label("attn.reset"),
     "attn_guess": _label("attn.guess"),
     "attn_source": _label("attn.source", path="tinygpt/attention.py", first="…", last="…"),

@@ -30,25 +30,23 @@ from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import JobStatus, MemoryLimitError, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
+from tinygpt.params import read_choice
 from tinygpt.record import ModelRecord, StopReason
-from tinygpt.ui.common import keep_radio_choice, keep_widget_state
-from tinygpt.ui.i18n import error_text, md_escape, tr
+from tinygpt.ui import url
+from tinygpt.ui.attention.data import reliance
+from tinygpt.ui.i18n import accepted_text, error_text, md_escape, tr
 from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.lesson_builder import builder_link
 from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
 from tinygpt.ui.navigation import TEACHER_PAGE
+from tinygpt.why import suggested_window
 
-#: The choices, in the control's order; "own" is offered only when the session has a model of its own.
-CHOICES: tuple[str, ...] = ("textbook", "context", "own")
-#: The query parameters this module reads and writes (the pages keep their own beside them).
-MODEL_PARAMS: tuple[str, ...] = ("model", "train")
-#: Session inputs of a page that belong to one model: forgotten when the page shows another model.
-FORGET_ON_MODEL_CHANGE: dict[str, tuple[str, ...]] = {
-    "predict": ("predict_prefix", "predict_step", "predict_panel_start")
-}
-
-_SEEN = {"model": "_url_model_seen", "train": "_url_train_seen"}  # the value last applied or written
+#: The choices, in the control's order: the page opens where attention decides (the context
+#: example); "own" is offered only when the session has a model of its own.
+CHOICES: tuple[str, ...] = ("context", "textbook", "own")
+#: The choice of a session's first visit.
+FIRST_CHOICE = "context"
 _LINK_JOB = "_link_job_id"
 _MESSAGES = "_link_messages"
 
@@ -56,20 +54,41 @@ _MESSAGES = "_link_messages"
 # ---------------------------------------------------------------- reading a link (before the page runs)
 
 
+def _read_model(raw: str, notes: list[str]) -> dict:
+    choice = read_choice(raw, "model", {c: c for c in CHOICES})
+    set_choice(str(choice))
+    return {}
+
+
+def _write_model(ss) -> str | None:
+    return ss.get(K_CHOICE)
+
+
+def _read_train(raw: str, notes: list[str]) -> dict:
+    _open_train_link(raw)
+    return {}
+
+
+def _write_train(ss) -> str | None:
+    own = ss.get("own_model")
+    settings = reproducible_settings(own) if own is not None and ss.get(K_CHOICE) == "own" else None
+    return encode_train(*settings) if settings is not None else None
+
+
+#: The model in the URL, on every page that shows one: ``model=`` (the choice) and, for an own
+#: model that training reproduces, ``train=`` (its settings).
+MODEL_PARAMS = (url.Param("model", _read_model, _write_model), url.Param("train", _read_train, _write_train))
+
+
+def _refused(param: url.Param, raw: str, exc: ConfigError) -> str:
+    return tr("link.bad_model", value=exc.value, accepted=accepted_text(exc))
+
+
 def resolve_link() -> None:
     """Apply the URL's ``model=`` and ``train=`` when they are new to this session (a link was
     opened or changed), and adopt the model of a link's finished training. Cheap when nothing changed."""
-    ss, params = st.session_state, st.query_params
-    model, spec = params.get("model"), params.get("train")
-    if model is not None and model != ss.get(_SEEN["model"]):
-        ss[_SEEN["model"]] = model
-        if model in CHOICES:
-            set_choice(model)
-        else:
-            _say(tr("link.bad_model", value=model[:30], accepted=", ".join(CHOICES)))
-    if spec is not None and spec != ss.get(_SEEN["train"]):
-        ss[_SEEN["train"]] = spec
-        _open_train_link(spec)
+    for message in url.load("model", MODEL_PARAMS, _refused):
+        _say(message)
     _adopt_link_job()
 
 
@@ -141,74 +160,44 @@ def pending_link_job():
 # ---------------------------------------------------------------- the control and the model it chooses
 
 
-def choose_model(page: str) -> tuple[ModelRecord, str]:
-    """Draw the model choice and return (the chosen model, its choice: textbook / context / own).
+def choose_model() -> tuple[ModelRecord, str]:
+    """Draw the model choice and return (the chosen model, its choice: context / textbook / own).
 
-    While an opened link's model trains, draws its progress instead and stops the page (it
-    reruns by itself when the model is ready). Also keeps ``model=``/``train=`` in the URL and
-    forgets ``page``'s inputs that belonged to the model shown before (FORGET_ON_MODEL_CHANGE).
+    While an opened link's model trains, draws its progress instead and stops the page (it reruns
+    by itself when the model is ready). Keeps ``model=``/``train=`` in the URL.
     """
     ss = st.session_state
     show_messages()
-    job = pending_link_job()
-    if job is not None:
+    if pending_link_job() is not None:
         _link_progress()
         st.stop()
     own, has_own = current_model(wait=False)
-    keep_widget_state({K_CHOICE: "own" if has_own else "textbook"})
+    ss.setdefault(K_CHOICE, FIRST_CHOICE)
     if ss[K_CHOICE] == "own" and not has_own:
         st.info(tr("model.own_missing"))
         set_choice("textbook")
     options = CHOICES if has_own else CHOICES[:2]
-    keep_radio_choice(K_CHOICE)  # sent again: after a page switch or a language switch the browser has no choice
     labels = {c: tr(f"model.choice.{c}") for c in CHOICES}  # format_func must not call tr()
     if visible(K_CHOICE):
-        choice = st.segmented_control(
+        st.segmented_control(
             tr("model.choice"),
             options,
             format_func=labels.get,
             required=True,
-            help=tr("model.choice_help"),
             key=K_CHOICE,
-            on_change=_kept,
+            persist_state="session",
+            label_visibility="collapsed",
         )
-    else:  # a lesson link that hides the choice: the model of the link (or the session's) stays
-        choice = ss[K_CHOICE]
+    choice = ss[K_CHOICE]
     tm = own if choice == "own" else example_model(choice)
-    _write_url(choice, tm)
-    last = ss.get(f"_model_uid.{page}")
-    if last is not None and last != tm.uid:
-        for key in FORGET_ON_MODEL_CHANGE.get(page, ()):
-            ss.pop(key, None)
-            ss.pop(f"_keep.{key}", None)  # and its kept copy (common.restore_widget_values)
-    ss[f"_model_uid.{page}"] = tm.uid
+    url.save("model", MODEL_PARAMS)
     return tm, choice
-
-
-def _kept() -> None:
-    st.session_state[f"_keep.{K_CHOICE}"] = st.session_state[K_CHOICE]
 
 
 def show_messages() -> None:
     """The messages of the last link opened (refused settings, a failed training), once."""
     for message in st.session_state.pop(_MESSAGES, []):
         st.warning(message)
-
-
-def _write_url(choice: str, tm: ModelRecord) -> None:
-    """``model=`` (and ``train=`` for an own model that training reproduces) in the address bar."""
-    ss, params = st.session_state, st.query_params
-    values = {"model": choice}
-    settings = reproducible_settings(tm) if choice == "own" else None
-    if settings is not None:
-        values["train"] = encode_train(*settings)
-    for name in MODEL_PARAMS:
-        if name in values:
-            if params.get(name) != values[name]:
-                params[name] = values[name]
-        elif name in params:
-            del params[name]
-        ss[_SEEN[name]] = values.get(name)
 
 
 @st.fragment(run_every=POLL_SECONDS)
@@ -233,11 +222,11 @@ def _link_progress() -> None:
         st.caption(tr("link.shared"))
 
 
-def describe(tm: ModelRecord, choice: str) -> str:
-    """The banner's line: which model, its text and how it was trained (the causal mask included)."""
+def settings_line(tm: ModelRecord) -> str:
+    """How the model was trained (the causal mask included), in one line."""
     g, t = tm.gpt_cfg, tm.train_cfg
     loss = tm.losses[-1] if tm.losses else float("nan")
-    trained = tr(
+    return tr(
         "model.trained",
         d_model=g.d_model,
         n_layers=g.n_layers,
@@ -249,12 +238,44 @@ def describe(tm: ModelRecord, choice: str) -> str:
         loss=loss,
         mask=tr("model.mask_on" if t.causal_mask else "model.mask_off"),
     )
-    return tr(f"model.banner.{choice}", text=md_escape(tm.text), trained=trained)
 
 
-def offer_context_example(key: str = "model_offer_context") -> None:
-    """A button that shows the context example on the Predict and Attention pages (and reruns)."""
-    st.button(tr("model.offer_context"), icon=":material/swap_horiz:", on_click=set_choice, args=("context",), key=key)
+def describe(tm: ModelRecord, choice: str) -> str:
+    """The banner's line: which model and its text (how it was trained is :func:`settings_line`)."""
+    return tr(f"model.banner.{choice}", text=md_escape(tm.text), trained=settings_line(tm))
+
+
+def reliance_line(tm: ModelRecord) -> str:
+    """Does the model rely on attention? Uniform attention in every layer against its own, on its
+    training windows: "changes k of N training predictions", and at k = 0 why."""
+    r = reliance(tm)
+    if r.changed:
+        return tr("model.relies", k=r.changed, n=r.total)
+    window = suggested_window(tm.text, tm.gpt_cfg.max_len)
+    if window is None:
+        return tr("model.relies_none_text", n=r.total)
+    return tr("model.relies_none_window", n=r.total, window=tm.window, suggest=window)
+
+
+def banner(tm: ModelRecord, choice: str) -> None:
+    """Which model the page uses and its text, whether it relies on attention, and (behind the
+    help icon) how it was trained."""
+    st.caption(f"{describe(tm, choice)} {reliance_line(tm)}", help=f"{tr('model.choice_help')}\n\n{settings_line(tm)}")
+
+
+def offer_context_example(key: str = "model_offer_context", help: str | None = None) -> bool:
+    """A button that shows the context example on the Predict and Attention pages; True when it
+    was pressed, and the caller reruns the whole page (a fragment's rerun would not redraw the
+    model choice)."""
+    return st.button(
+        tr("model.offer_context"),
+        icon=":material/swap_horiz:",
+        on_click=set_choice,
+        args=("context",),
+        key=key,
+        help=help,
+        type="primary",
+    )
 
 
 # ---------------------------------------------------------------- the link for the class
@@ -283,7 +304,7 @@ def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None
     cannot be rebuilt by training (a checkpoint file, a run ended at a non-finite loss).
     """
     ss = st.session_state
-    choice = ss.get(K_CHOICE, ss.get(f"_keep.{K_CHOICE}", "textbook"))
+    choice = ss.get(K_CHOICE, FIRST_CHOICE)
     own = ss.get("own_model")
     params: dict[str, str] = {}
     if choice == "own" and own is not None:
@@ -297,7 +318,7 @@ def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None
         choice = choice if choice in EXAMPLES else "textbook"
         params = {"model": choice}
         note = tr("link.note_example", name=tr(f"model.choice.{choice}"))
-    params.update({k: v for k, v in st.query_params.items() if k not in MODEL_PARAMS and k not in PRIVATE_PARAMS})
+    params.update({k: v for k, v in st.query_params.items() if k not in ("model", "train") and k not in PRIVATE_PARAMS})
     return base_url(page_paths) + url_path + "?" + query_string(params), note
 
 

@@ -59,13 +59,11 @@ def session_token() -> str:
 
 
 def set_choice(name: str) -> None:
-    """Make ``name`` (textbook / context / own) the model the Predict and Attention pages show.
+    """Make ``name`` (context / textbook / own) the model the Predict and Attention pages show.
 
-    Call before the choice control is drawn in this run (a callback, or earlier in the script):
-    the control's own key and its kept copy (``keep_widget_state``) both get the value.
+    Call before the choice control is drawn in this run (a callback, or earlier in the script).
     """
     st.session_state[K_CHOICE] = name
-    st.session_state[f"_keep.{K_CHOICE}"] = name
 
 
 def default_model_ready() -> bool:

@@ -19,6 +19,7 @@ import streamlit as st
 
 from tinygpt.ui.i18n import language_switch, tr
 from tinygpt.ui.lesson import lesson, lesson_note
+from tinygpt.ui.style import STYLE_SHEET
 
 _ENTRY_MARK = "_entry_script_ran"
 
@@ -28,29 +29,6 @@ _ENTRY_MARK = "_entry_script_ran"
 #: browser fetch an SVG from fonts.gstatic.com, which some school networks block.
 PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
 
-#: A display formula wider than a phone scrolls sideways (and is drawn a little smaller there)
-#: instead of being cut off at the screen's edge; a static table (``tables.table_html``) looks
-#: like Streamlit's own, aligns its numbers on the right, keeps each cell on one line and scrolls
-#: inside its box (sideways when wider than the screen, down under a header that stays in view);
-#: a highlighted row is a light tint of ``charts.CHANGED_COLOR``; a chart wider than the screen
-#: scrolls inside its own box, not the whole page; a Theory section scrolled to stops below the
-#: phone's header.
-NARROW_SCREEN_CSS = """<style>
-.katex-display { overflow-x: auto; overflow-y: hidden; }
-.tg-table { overflow: auto; max-width: 100%; border: 1px solid rgba(49, 51, 63, 0.1); border-radius: 0.5rem; }
-.tg-table table { width: 100%; border-collapse: separate; border-spacing: 0; font-size: 0.875rem; color: #262730; }
-.tg-table th, .tg-table td { padding: 0.25rem 0.6rem; border-bottom: 1px solid rgba(49, 51, 63, 0.1);
-  white-space: nowrap; text-align: left; }
-.tg-table thead th { position: sticky; top: 0; z-index: 1; background: #ffffff; color: rgba(49, 51, 63, 0.6);
-  font-weight: 400; }
-.tg-table tbody th { font-weight: 400; color: rgba(49, 51, 63, 0.6); }
-.tg-table tbody tr:last-child > * { border-bottom: none; }
-.tg-table .n { text-align: right; font-variant-numeric: tabular-nums; }
-.tg-table tr.hl > * { background: #fbe3b3; }
-[data-testid="stVegaLiteChart"] { max-width: 100%; overflow-x: auto; overflow-y: hidden; }
-#theory-sections, #attn-parts, [id^="concept-"] { scroll-margin-top: 4rem; }
-@media (max-width: 640px) { .katex-display { font-size: 0.85em; } }
-</style>"""
 
 #: (file, i18n key of the title, icon, url path); the first page is the default one. The sidebar
 #: draws ``:material/…:`` icons with the Material Symbols font served from Streamlit's own static files.
@@ -68,10 +46,10 @@ PAGES: tuple[tuple[str, str, str, str], ...] = (
 #: only fragment (the training's progress) changes no view, and there a popover that reruns kept
 #: a checkpoint upload's rerun from finishing (tests/test_browser_train.py), so it keeps the link
 #: of its last run.
+FRAGMENT_VIEW_PAGES = frozenset({"attention", "predict", "theory"})
+
 #: The teacher's page (lesson builder, a class's answers): reached by its URL, not listed in the navigation.
 TEACHER_PAGE = ("pages/teacher.py", "nav.teacher", ":material/school:", "teacher")
-
-FRAGMENT_VIEW_PAGES = frozenset({"attention", "predict", "theory"})
 
 
 def _listed() -> list[tuple[str, str, str, str]]:
@@ -98,15 +76,7 @@ def app_pages() -> list[st.Page]:
         return [
             st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
             for n, (path, key, icon, url_path) in enumerate(PAGES)
-        ] + [
-            st.Page(
-                TEACHER_PAGE[0],
-                title=tr(TEACHER_PAGE[1]),
-                icon=TEACHER_PAGE[2],
-                url_path=TEACHER_PAGE[3],
-                visibility="hidden",
-            )
-        ]
+        ] + [st.Page(TEACHER_PAGE[0], title=tr(TEACHER_PAGE[1]), url_path=TEACHER_PAGE[3], visibility="hidden")]
     listed = _listed()
     start = st.Page(_lesson_start, title=tr(listed[0][1]), url_path="lesson_start", default=True)
     return [start] + [
@@ -125,7 +95,7 @@ def run_app() -> None:
     lesson note (above every page), the model a link asks for, navigation, and the "link for my
     class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
-    st.html(NARROW_SCREEN_CSS)
+    st.html(STYLE_SHEET, unsafe_allow_javascript=True)
     if "s" in st.query_params:  # a short link: the query it stands for, before anything reads the URL
         from tinygpt.ui.classroom import open_short_link
 

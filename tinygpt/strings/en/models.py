@@ -2,15 +2,13 @@
 
 STRINGS: dict[str, str] = {
     "model.choice": "Model",
-    "model.choice.textbook": "Textbook example (你好世界)",
-    "model.choice.context": "Context example (我爱你…)",
+    "model.choice.textbook": "Textbook (你好世界)",
+    "model.choice.context": "Context example",
     "model.choice.own": "Your model",
-    "model.choice_help": "The textbook example: every character has one successor, so attention does not matter. "
-    "The context example: the same character is followed by different ones depending on what "
-    "came before, so the model must attend. Your model: the last one you trained, loaded or opened from a link.",
-    "model.banner.textbook": "Textbook example: text “{text}”, {trained}.",
-    "model.banner.context": "Context example: text “{text}”, {trained}.",
-    "model.banner.own": "Your model: text “{text}”, {trained}.",
+    "model.choice_help": "Context example (我爱你，你爱我。他爱她，她爱他。): the same character is followed by different ones depending on the one before it, so the model must attend. Textbook example (你好世界): every character has one successor, so attention does not matter. Your model: the last one you trained, loaded or opened from a link.",
+    "model.banner.textbook": "Textbook example (text “{text}”).",
+    "model.banner.context": "Context example (text “{text}”).",
+    "model.banner.own": "Your model (text “{text}”).",
     "model.trained": "d_model {d_model}, {n_layers} layers × {n_heads} heads, trained {steps} steps (lr {lr}, seed {seed}, "
     "window {window}) to loss {loss:.2e}, {mask}",
     "model.mask_on": "causal mask on during training",
@@ -49,4 +47,7 @@ STRINGS: dict[str, str] = {
     "accepted.number": "a number",
     "accepted.bool01": "1 (on) or 0 (off)",
     "accepted.edits": "head:i:j:value entries separated by commas, head from 0 to {last}, |value| at most {limit}",
+    "model.relies": "Relies on attention: uniform attention in every layer changes {k} of its {n} training predictions.",
+    "model.relies_none_text": "Does not need attention: uniform attention in every layer changes none of its {n} training predictions (each character of its text has one successor).",
+    "model.relies_none_window": "Does not need attention: uniform attention in every layer changes none of its {n} training predictions (one training window of {window} characters: the position alone tells the next character; a window of {suggest} would make attention matter).",
 }

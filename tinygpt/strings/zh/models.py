@@ -3,13 +3,12 @@
 STRINGS: dict[str, str] = {
     "model.choice": "模型",
     "model.choice.textbook": "课本示例（你好世界）",
-    "model.choice.context": "上下文示例（我爱你…）",
+    "model.choice.context": "上下文示例",
     "model.choice.own": "你的模型",
-    "model.choice_help": "课本示例：每个字只有一个后继字，注意力无关紧要。上下文示例：同一个字后面跟什么取决于前面的字，"
-    "模型必须“注意”前文。你的模型：你最近训练、载入或从链接打开的模型。",
-    "model.banner.textbook": "课本示例：文本“{text}”，{trained}。",
-    "model.banner.context": "上下文示例：文本“{text}”，{trained}。",
-    "model.banner.own": "你的模型：文本“{text}”，{trained}。",
+    "model.choice_help": "上下文示例（我爱你，你爱我。他爱她，她爱他。）：同一个字后面跟什么，取决于它前面的字，模型必须“注意”前文。课本示例（你好世界）：每个字只有一个后继字，注意力无关紧要。你的模型：你最近训练、载入或从链接打开的模型。",
+    "model.banner.textbook": "课本示例（文本“{text}”）。",
+    "model.banner.context": "上下文示例（文本“{text}”）。",
+    "model.banner.own": "你的模型（文本“{text}”）。",
     "model.trained": "d_model {d_model}，{n_layers} 层 × {n_heads} 个头，训练 {steps} 步（学习率 {lr}，种子 {seed}，"
     "窗口 {window}），损失降到 {loss:.2e}，{mask}",
     "model.mask_on": "训练时开启因果掩码",
@@ -43,4 +42,7 @@ STRINGS: dict[str, str] = {
     "accepted.number": "一个数",
     "accepted.bool01": "1（开）或 0（关）",
     "accepted.edits": "用逗号分隔的 head:i:j:value，head 从 0 到 {last}，|value| 不超过 {limit}",
+    "model.relies": "依赖注意力：每层都换成均匀注意力，{n} 个训练预测会变 {k} 个。",
+    "model.relies_none_text": "不需要注意力：每层都换成均匀注意力，{n} 个训练预测一个都不变（它的文本里每个字只有一个后继字）。",
+    "model.relies_none_window": "不需要注意力：每层都换成均匀注意力，{n} 个训练预测一个都不变（只有一个 {window} 字的训练窗口，光凭位置就知道下一个字；改用 {suggest} 字的窗口，注意力才会起作用）。",
 }

@@ -1,0 +1,14 @@
+"""The Attention page's Streamlit side, one concern a module.
+
+- :mod:`.state` — the page's session keys, their defaults, its URL table, and what happens when the
+  model or the text changes (the switches return to the model's own; pickers are clamped).
+- :mod:`.data` — the cached numbers: walks, traces, effects, head importance, logit lens.
+- :mod:`.switches` — the switches a student flips, and "more controls".
+- :mod:`.effect` — right under the switches: what they change at every position, and why.
+- :mod:`.steps` — the nine steps of one layer and head: navigation, heatmap, table, formula.
+- :mod:`.cell` — the arithmetic of one picked cell.
+- :mod:`.sections` — below the steps: which heads matter, the logit lens, α grids, training.
+
+``pages/attention.py`` lays these out; the numbers come from ``tinygpt.attention`` (the steps),
+``tinygpt.explain`` (one walk over the blocks) and ``tinygpt.why`` (the reasons in words).
+"""

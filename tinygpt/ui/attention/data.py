@@ -1,0 +1,120 @@
+"""The Attention page's numbers, cached per model (its ``uid``), text, layer and switches.
+
+Every function takes the model once (Streamlit hashes a :class:`ModelRecord` by its uid) and is
+shared by all sessions: the results are read-only. The numbers come from ``tinygpt.explain`` (one
+walk over the blocks) and ``tinygpt.why`` (the reasons); nothing here computes on its own.
+
+Shapes: T sequence length, V vocab_size, L n_layers, h n_heads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from tinygpt.arrays import to_numpy
+from tinygpt.attention import AttentionTrace, Switches
+from tinygpt.explain import (
+    PositionEffects,
+    Walk,
+    effects_of,
+    head_importance,
+    logit_lens,
+    module_difference,
+    walk,
+)
+from tinygpt.record import ModelRecord
+from tinygpt.ui.models import attention_trace
+from tinygpt.why import Flip, HeadRole, Reliance, attention_reliance, flips, head_roles
+
+_BY_UID = {ModelRecord: lambda tm: tm.uid}
+
+
+def _own_by_layer(tm: ModelRecord) -> dict[int, Switches]:
+    """The model's own attention in every layer (the causal mask as it trained)."""
+    own = Switches(causal_mask=tm.train_cfg.causal_mask)
+    return {k: own for k in range(tm.gpt_cfg.n_layers)}
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_BY_UID)
+def own_walk(tm: ModelRecord, text: str) -> Walk:
+    """The model's own walk over ``text`` (α of every layer, logits)."""
+    return walk(tm.model, tm.vocab.encode(text)[None], _own_by_layer(tm))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
+def switched_walk(tm: ModelRecord, text: str, layer: int, switches: Switches) -> Walk:
+    """The walk with ``switches`` in ``layer`` and the model's own attention elsewhere."""
+    if switches == Switches(causal_mask=tm.train_cfg.causal_mask):
+        return own_walk(tm, text)
+    return walk(tm.model, tm.vocab.encode(text)[None], _own_by_layer(tm) | {layer: switches})
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
+def effects(tm: ModelRecord, text: str, layer: int, switches: Switches) -> PositionEffects:
+    """The prediction at every position with ``switches`` in ``layer``, against the model's own."""
+    return effects_of(own_walk(tm, text), switched_walk(tm, text, layer, switches))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
+def flip_reasons(tm: ModelRecord, text: str, layer: int, switches: Switches) -> list[Flip]:
+    """Why each changed position changed (``tinygpt.why.flips``)."""
+    ids = tm.vocab.encode(text)
+    return flips(own_walk(tm, text), switched_walk(tm, text, layer, switches), ids, layer, switches)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
+def roles(tm: ModelRecord, text: str) -> list[HeadRole]:
+    """What each head of the model looks at in ``text`` (``tinygpt.why.head_roles``)."""
+    return head_roles(own_walk(tm, text).alphas)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
+def reliance(tm: ModelRecord) -> Reliance:
+    """How many training predictions uniform attention in every layer changes."""
+    return attention_reliance(tm.model, tm.vocab, tm.text, tm.window, tm.train_cfg.causal_mask)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
+def one_char_ids(tm: ModelRecord, text: str) -> np.ndarray:
+    """The character the model predicts after each character of ``text`` read alone (nothing
+    before it to attend to), (T,)."""
+    # A text of one character sits at position 0, so its prediction depends on the character
+    # only: one walk over the distinct characters, (U, 1), read back for each position.
+    distinct, position_of = torch.unique(tm.vocab.encode(text), return_inverse=True)  # (U,), (T,)
+    return to_numpy(walk(tm.model, distinct[:, None]).logits[:, 0].argmax(dim=-1)[position_of])
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
+def head_effects(tm: ModelRecord, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`tinygpt.explain.head_importance`: (positions changed (L, h) int, largest |Δp| of the
+    model's own choice (L, h) float), L·h walks."""
+    hi = head_importance(tm.model, tm.vocab.encode(text)[None])
+    return to_numpy(hi.changed), to_numpy(hi.max_delta)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
+def lens_probs(tm: ModelRecord, text: str) -> np.ndarray:
+    """:func:`tinygpt.explain.logit_lens`: P(next character) after each block, (L, T, V)."""
+    return to_numpy(logit_lens(tm.model, tm.vocab.encode(text)[None]))
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
+def own_module_difference(tm: ModelRecord, text: str, layer: int) -> float:
+    """:func:`tinygpt.explain.module_difference` of the page's trace of ``text`` at ``layer`` (the
+    default switches) and the model's attention module."""
+    return module_difference(tm.model, walk(tm.model, tm.vocab.encode(text)[None]), attention_trace(tm, text, layer))
+
+
+def what_if(base: AttentionTrace, switches: Switches) -> AttentionTrace:
+    """``base`` under ``switches``, recomputed from the first step they change (no autograd)."""
+    with torch.no_grad():
+        return base.with_switches(switches)
+
+
+def matrix_csv(values: torch.Tensor, row_labels: list[str], col_labels: list[str]) -> bytes:
+    """CSV of a matrix with its labels, UTF-8 with a byte-order mark (spreadsheets then read 你好)."""
+    frame = pd.DataFrame(to_numpy(values).astype(np.float64), index=list(row_labels), columns=list(col_labels))
+    return frame.to_csv(float_format="%.8g").encode("utf-8-sig")

@@ -1,0 +1,321 @@
+"""Right under the switches: what they change in the whole model's prediction at every position, and why.
+
+The panel (a container keyed ``effect_count``) counts the changed predictions ("k of N changed"),
+draws every position as a small column — the character, the model's own next character, the one
+under the switches and the text's next character — with the changed ones marked (colour, ▲ and
+✓/✗, never colour alone), and says why: for each changed position the key it attended to most
+before and after, in the layer and head where its α moved most; with the mask off, why more
+context makes it worse; when nothing changes, the reason, with a button to the context example.
+The table and chart of every number are one click away (:func:`details`).
+
+Shapes: T sequence length, V vocab_size.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import streamlit as st
+
+from tinygpt.arrays import to_numpy
+from tinygpt.attention import Switches
+from tinygpt.charts import effects_spec
+from tinygpt.examples import EXAMPLES
+from tinygpt.explain import PositionEffects
+from tinygpt.formatting import char_name, format_change, format_probability
+from tinygpt.record import ModelRecord
+from tinygpt.ui.attention import data
+from tinygpt.ui.attention import state as s
+from tinygpt.ui.figures import figure_downloads
+from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.lesson import visible
+from tinygpt.ui.tables import show_table, text_table
+from tinygpt.why import Flip, HeadRole, what_attention_decides
+
+#: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
+CHANGED_MARK = "▲"
+RIGHT_MARK, WRONG_MARK = "✓", "✗"
+#: A largest |Δp| below this is called tiny.
+TINY_DELTA = 0.01
+#: Attention whose rows put on average at least this share on one key counts as (almost) one-hot.
+ONE_HOT_SHARE = 0.9
+#: Reasons written out under the strip; the rest are behind "all reasons".
+SHOWN_FLIPS = 3
+
+
+def _char(c: str) -> str:
+    """A character as the strip and the sentences show it (a space or an invisible one named)."""
+    name = char_name(c)
+    return "␣" if c == " " else name
+
+
+def _quoted(c: str) -> str:
+    return tr("why.quoted", c=md_escape(_char(c)))
+
+
+def text_next(text: str, tm: ModelRecord) -> list[str | None]:
+    """The character that follows each position in ``text`` (None after the last)."""
+    return [text[i + 1] for i in range(len(text) - 1)] + [None]
+
+
+def strip_html(text: str, fx: PositionEffects, chars: Sequence[str], targets: Sequence[str | None]) -> str:
+    """Every position as a small column: a mark when its prediction changed (✓ or ✗: right or
+    wrong against the text; ▲ at the last position, which has no next character), its index, its
+    character, the model's own next character,
+    the one under the switches and the text's next character."""
+    own, new, changed = fx.own_ids.tolist(), fx.new_ids.tolist(), fx.changed.tolist()
+    rows = [
+        "",
+        tr("attn.strip.pos"),
+        tr("attn.strip.char"),
+        tr("attn.strip.own"),
+        tr("attn.strip.new"),
+        tr("attn.strip.text"),
+    ]
+    legend = "".join(f"<span>{html.escape(r) or '&nbsp;'}</span>" for r in rows)
+    parts = [f'<div class="col legend" aria-hidden="true">{legend}</div>']
+    for i, c in enumerate(text):
+        o, n, t = chars[own[i]], chars[new[i]], targets[i]
+        mark = ""
+        if changed[i]:  # right or wrong against the text; ▲ where the text has no next character
+            mark = CHANGED_MARK if t is None else RIGHT_MARK if n == t else WRONG_MARK
+        label = tr(
+            "attn.strip.aria",
+            i=i,
+            c=_char(c),
+            own=_char(o),
+            new=_char(n),
+            text=_char(t) if t is not None else "—",
+            changed=tr("attn.strip.changed") if changed[i] else tr("attn.strip.same"),
+        )
+        cells = [mark, str(i), _char(c), _char(o), _char(n), _char(t) if t is not None else "—"]
+        spans = "".join(
+            f'<span class="{k}">{html.escape(v) or "&nbsp;"}</span>'
+            for k, v in zip(("m", "i", "c", "o", "n", "t"), cells)
+        )
+        css = "col changed" if changed[i] else "col"
+        parts.append(f'<div class="{css}" role="listitem" aria-label="{html.escape(label)}">{spans}</div>')
+    return (
+        f'<div class="tg-strip" role="list" aria-label="{html.escape(tr("attn.strip.label"))}">{"".join(parts)}</div>'
+    )
+
+
+def _where(j: int, i: int) -> str:
+    d = i - j
+    if d == 0:
+        rel = tr("why.where.self")
+    elif d == 1:
+        rel = tr("why.where.prev")
+    elif d > 0:
+        rel = tr("why.where.before", d=d)
+    else:
+        rel = tr("why.where.after", d=-d)
+    return tr("why.where", j=j, rel=rel)
+
+
+def flip_sentence(f: Flip, text: str, chars: Sequence[str]) -> str:
+    """One changed position, in words, from its :class:`~tinygpt.why.Flip`."""
+    fields = dict(
+        layer=f.layer,
+        head=f.head,
+        k0=_quoted(text[f.key_before]),
+        w0=_where(f.key_before, f.position),
+        a0=f.alpha_before,
+        k1=_quoted(text[f.key_after]),
+        w1=_where(f.key_after, f.position),
+        a1=f.alpha_after,
+        n=f.n_keys,
+    )
+    look = tr("why.look.off" if f.head_off else "why.look.uniform" if f.uniform_after else "why.look.moved", **fields)
+    if f.target is None:
+        verdict = tr("why.end")
+    else:
+        t = _quoted(chars[f.target])
+        key = "why.right" if f.right else "why.also_wrong" if not f.was_right else "why.wrong"
+        verdict = tr(key, t=t)
+    pos = f"{f.position} {_char(text[f.position])}"
+    return tr(
+        "why.flip", pos=md_escape(pos), look=look, new=_quoted(chars[f.new]), own=_quoted(chars[f.own]), verdict=verdict
+    )
+
+
+def role_sentence(role: HeadRole) -> str:
+    """What one head does, in words (``tinygpt.why.head_roles``)."""
+    return tr(f"why.role.{role.kind}", layer=role.layer, head=role.head, share=role.share)
+
+
+def decides_sentence(tm: ModelRecord) -> str:
+    """What attention has to decide in the model's training text, or that it has nothing to decide."""
+    decided = what_attention_decides(tm.text)
+    if not decided:
+        pairs = ", ".join(f"{_char(a)}→{_char(b)}" for a, b in zip(tm.text, tm.text[1:] + tm.text[:1]))
+        return tr("why.decides_none", pairs=md_escape(pairs[:80]))
+    best = max(decided, key=lambda d: (bool(d.rule), len(d.nexts)))
+    nexts = tr("why.or").join(_quoted(c) for c in best.nexts)
+    if best.rule:
+        rule = ", ".join(f"{_char(p)}{_char(best.char)}→{_char(n)}" for p, n in best.rule)
+        return tr("why.decides_rule", c=_quoted(best.char), nexts=nexts, rule=md_escape(rule))
+    return tr("why.decides_norule", c=_quoted(best.char), nexts=nexts)
+
+
+def unchanged_reasons(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> list[str]:
+    """Why the switches change no prediction, as sentences from the model's numbers."""
+    T, n_layers = len(text), tm.gpt_cfg.n_layers
+    labels = [f"{i} {_char(c)}" for i, c in enumerate(text)]
+    follows = bool((data.one_char_ids(tm, text) == to_numpy(fx.own_ids)).all())
+    reasons = [tr("attn.exp.why_one_char", T=T)] if follows else []
+    if not sw.causal_mask and tm.train_cfg.causal_mask and T > 1:
+        key = "attn.exp.why_mask_last" if layer == n_layers - 1 else "attn.exp.why_mask"
+        reasons.append(tr(key, last=labels[-1], layer=layer))
+    if sw.temperature < 1.0:
+        alphas = data.own_walk(tm, text).alphas[layer]  # (h, T, T)
+        rows = alphas[:, 1:]
+        share = float(rows.amax(dim=-1).mean()) if rows.numel() else 1.0
+        key = "attn.exp.why_one_hot" if share >= ONE_HOT_SHARE else "attn.exp.why_sharp"
+        reasons.append(tr(key, tau=sw.temperature, share=share, layer=layer))
+    k = int(fx.delta_own.argmax())
+    dp = float(fx.delta_own[k])
+    reasons.append(tr("attn.exp.why_tiny" if dp < TINY_DELTA else "attn.exp.why_small", dp=dp, pos=labels[k]))
+    return reasons
+
+
+def offer_context_example() -> bool:
+    """Why to try the context example, and its button; True when it was pressed (the caller then
+    reruns the whole page). Not offered when a lesson hides the model choice."""
+    from tinygpt.ui import model_choice
+
+    if not visible(model_choice.K_CHOICE):
+        return False
+    return model_choice.offer_context_example(
+        key="attn_try_context", help=tr("attn.exp.try_context_help", text=EXAMPLES["context"].text)
+    )
+
+
+def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffects:
+    """The count, the strip and the reasons (see the module's docstring); returns the effects.
+
+    When nothing changes, the first reason and the context example's button come right after the
+    count, before the strip, so they are in view after the click even on a phone.
+    """
+    fx = data.effects(tm, text, layer, sw)
+    chars, T = list(tm.vocab.chars), len(text)
+    own = sw == s.own_switches(tm)
+    pressed = False
+    with st.container(key="effect_count"):
+        if own:
+            st.markdown(tr("attn.effect.own", T=T))
+        else:
+            st.markdown(tr("attn.effect.count", n=fx.n_changed, T=T, layer=layer))
+        if not fx.n_changed and (not own or not what_attention_decides(tm.text)):
+            reasons = unchanged_reasons(tm, text, layer, sw, fx)
+            st.markdown(f"**{tr('attn.exp.why_header')}** {reasons[0]}")
+            if tm.text != EXAMPLES["context"].text:
+                pressed = offer_context_example()
+            if len(reasons) > 1:
+                with st.expander(tr("attn.effect.more_reasons", n=len(reasons) - 1)):
+                    st.markdown("\n".join(f"- {r}" for r in reasons[1:]))
+        st.html(strip_html(text, fx, chars, text_next(text, tm)))
+    if fx.n_changed:
+        reasons = data.flip_reasons(tm, text, layer, sw)
+        for f in reasons[:SHOWN_FLIPS]:
+            st.markdown("- " + flip_sentence(f, text, chars))
+        if len(reasons) > SHOWN_FLIPS:
+            with st.expander(tr("attn.effect.all_reasons", n=len(reasons))):
+                st.markdown("\n".join("- " + flip_sentence(f, text, chars) for f in reasons[SHOWN_FLIPS:]))
+        if not sw.causal_mask and tm.train_cfg.causal_mask:
+            st.caption(tr("why.mask_off"))
+    elif own and what_attention_decides(tm.text):
+        st.caption(decides_sentence(tm))
+        previous = [r for r in data.roles(tm, text) if r.kind == "previous"]
+        if previous:
+            st.caption(role_sentence(max(previous, key=lambda r: r.share)))
+    if pressed:
+        st.rerun(scope="app")
+    return fx
+
+
+def effects_columns(
+    fx: PositionEffects, chars: Sequence[str], text: str, targets: Sequence[str | None]
+) -> dict[str, list]:
+    """The columns of the detailed table, one row per position: the mark and the prediction under
+    the switches first (on a phone the last columns scroll out of view), then the model's own,
+    the text's next character, the position, the probabilities and their change."""
+    own_ids, new_ids = fx.own_ids.tolist(), fx.new_ids.tolist()
+    return {
+        tr("attn.exp.changed"): [
+            f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}" if c else "" for c in fx.changed.tolist()
+        ],
+        tr("attn.pred_new_next"): [_char(chars[k]) for k in new_ids],
+        tr("attn.pred_own_next"): [_char(chars[k]) for k in own_ids],
+        tr("attn.pred_target"): [_char(t) if t is not None else "—" for t in targets],
+        tr("attn.pred_pos"): [f"{i} {_char(c)}" for i, c in enumerate(text)],
+        tr("attn.exp.p_own"): fx.own_p.tolist(),
+        tr("attn.exp.p_new"): fx.new_p.tolist(),
+        tr("attn.exp.dp"): fx.delta_own.tolist(),
+    }
+
+
+def details(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> None:
+    """ "Every position in detail": an expander drawn only while open, with the table of every
+    position and the chart of how far each probability moved."""
+    if not visible(s.K_DETAILS):
+        return
+    box = st.expander(tr("attn.effect.details"), key=s.K_DETAILS, on_change="rerun", icon=":material/table:")
+    if not box.open:
+        return
+    chars = list(tm.vocab.chars)
+    labels = [f"{i} {_char(c)}" for i, c in enumerate(text)]
+    with box:
+        if not sw.causal_mask and fx.n_changed and not bool(fx.changed[-1]):
+            st.caption(tr("attn.exp.mask_last_note", last=labels[-1]))
+        probabilities = (tr("attn.exp.p_own"), tr("attn.exp.p_new"), tr("attn.exp.dp"))
+        show_table(
+            text_table(
+                effects_columns(fx, chars, text, text_next(text, tm)),
+                dict.fromkeys(probabilities, format_probability),
+                highlight=fx.changed.tolist(),
+            ),
+            hide_index=True,
+            max_height=560,
+            scroll_hint=True,
+        )
+        own_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.own_ids.tolist(), fx.own_p.tolist())]
+        new_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.new_ids.tolist(), fx.new_p.tolist())]
+        spec = effects_spec(
+            labels,
+            own_text,
+            new_text,
+            fx.delta_own,
+            fx.changed,
+            changed_label=f"{CHANGED_MARK} {tr('attn.exp.changed_yes')}",
+            same_label=tr("attn.exp.same"),
+            mark=CHANGED_MARK,
+            x_title=tr("attn.axis_pos"),
+            y_title=tr("attn.exp.dp"),
+            own_title=tr("attn.pred_own_next"),
+            new_title=tr("attn.pred_new_next"),
+        )
+        st.vega_lite_chart(spec, width="stretch")
+        figure_downloads(
+            spec, "attn_effects_figure", tr("attn.exp.header"), file_stem=f"attention_effects_layer{layer}"
+        )
+        st.caption(tr("attn.exp.chart_caption", mark=CHANGED_MARK))
+        own, new = fx.own_probs[-1], fx.new_probs[-1]  # (V,)
+        st.markdown(tr("attn.pred_last", pos=labels[-1]))
+        show_table(
+            text_table(
+                {
+                    tr("attn.pred_char"): [_char(c) for c in chars],
+                    tr("attn.pred_own"): own.tolist(),
+                    tr("attn.pred_new"): new.tolist(),
+                    tr("attn.pred_diff"): (new - own).tolist(),
+                },
+                {
+                    tr("attn.pred_own"): format_probability,
+                    tr("attn.pred_new"): format_probability,
+                    tr("attn.pred_diff"): format_change,
+                },
+            ),
+            hide_index=True,
+        )

@@ -1,0 +1,289 @@
+"""Below the steps: the whole model, one expander each, computed and drawn only while open.
+
+- "Which heads matter": each head switched off alone, the positions it changes, and what each
+  head does in words (``tinygpt.why.head_roles``: "looks at the previous character: α on i − 1
+  is 0.72 on average").
+- The logit lens: what the model would predict if it stopped after each layer.
+- α of every head of the chosen layer (with the switches), and the chosen head in every layer.
+- How attention formed during training (the training snapshots).
+
+Shapes: T sequence length, V vocab_size, L n_layers, h n_heads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from tinygpt.arrays import to_numpy
+from tinygpt.attention import future_mask
+from tinygpt.charts import alpha_grid_spec, heatmap_spec, labelled_heatmap_spec
+from tinygpt.formatting import format_probability
+from tinygpt.record import ModelRecord
+from tinygpt.ui.attention import data
+from tinygpt.ui.attention import state as s
+from tinygpt.ui.attention.effect import role_sentence
+from tinygpt.ui.figures import figure_downloads
+from tinygpt.ui.i18n import tr
+from tinygpt.ui.lesson import control, visible
+from tinygpt.ui.tables import TextTable, show_table, text_table
+from tinygpt.vocab import cyclic
+
+#: Up to this many positions the logit lens writes the character in each cell.
+LENS_TEXT_MAX_T = 32
+
+
+def _lazy(label: str, key: str, icon: str, control: str | None = None):
+    """An expander keyed ``key`` whose content is drawn only while it is open (None when closed,
+    or when a lesson hides ``control``, the section's lesson control, by default ``key``)."""
+    if not visible(control or key):
+        return None
+    box = st.expander(label, key=key, on_change="rerun", icon=icon)
+    return box if box.open else None
+
+
+def heads_table(changed: np.ndarray, max_delta: np.ndarray, T: int) -> TextTable:
+    """One row per (layer, head): positions changed and the largest |Δp| (a probability)."""
+    L, h = changed.shape
+    return text_table(
+        {
+            tr("attn.exp.col_layer"): np.repeat(np.arange(L), h).tolist(),
+            tr("attn.exp.col_head"): np.tile(np.arange(h), L).tolist(),
+            tr("attn.exp.col_changed", T=T): changed.reshape(-1).tolist(),
+            tr("attn.exp.col_dp"): max_delta.reshape(-1).tolist(),
+        },
+        {tr("attn.exp.col_dp"): format_probability},
+    )
+
+
+def heads_that_matter(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
+    """Layers × heads: how many positions change their prediction when that head alone is off,
+    and what each head does, in words."""
+    box = _lazy(tr("attn.exp.heads_header"), s.K_HEADS, ":material/group_work:")
+    if box is None:
+        return
+    with box:
+        changed, max_delta = data.head_effects(tm, text)  # (L, h) each
+        L, h = changed.shape
+        T = len(labels)
+        layer, head = divmod(int(np.lexsort((max_delta.reshape(-1), changed.reshape(-1)))[-1]), h)
+        n, dp = int(changed[layer, head]), float(max_delta[layer, head])
+        st.markdown(tr("attn.exp.heads_top" if n else "attn.exp.heads_none", layer=layer, head=head, n=n, T=T, dp=dp))
+        roles = {(r.layer, r.head): r for r in data.roles(tm, text)}
+        st.markdown(tr("attn.exp.heads_does", sentence=role_sentence(roles[(layer, head)])))
+        st.caption(tr("attn.exp.heads_caption"))
+        rows = [tr("attn.panel_layer", l=k) for k in range(L)]
+        cols = [tr("attn.panel_head", h=k) for k in range(h)]
+        left, right = st.columns([1, 1])
+        with left:
+            spec = labelled_heatmap_spec(
+                changed,
+                [[str(v) for v in row] for row in changed.tolist()],
+                rows,
+                cols,
+                domain=(0, T),
+                row_title=tr("attn.layer"),
+                col_title=tr("attn.head"),
+                value_title=tr("attn.exp.col_changed", T=T),
+                text_title=tr("attn.exp.col_changed", T=T),
+                extra=max_delta,
+                extra_title=tr("attn.exp.col_dp"),
+                fit_width=True,
+            )
+            st.vega_lite_chart(spec, width="stretch")
+            figure_downloads(
+                spec, "attn_heads_figure", tr("attn.exp.heads_header"), file_stem="attention_heads_that_matter"
+            )
+        with right:
+            show_table(heads_table(changed, max_delta, T), hide_index=True, max_height=400)
+        st.markdown(f"**{tr('attn.exp.roles_header')}**")
+        st.markdown("\n".join(f"- {role_sentence(r)}" for r in roles.values()))
+
+
+def lens_frame(probs: np.ndarray, chars: Sequence[str], labels: Sequence[str]) -> pd.DataFrame:
+    """The logit lens table: a row per layer, a column per position, cells "字 0.93"."""
+    top = probs.argmax(axis=-1)  # (L, T)
+    L = probs.shape[0]
+    return pd.DataFrame(
+        [[f"{chars[k]} {probs[layer, t, k]:.2f}" for t, k in enumerate(top[layer])] for layer in range(L)],
+        index=lens_rows(L),
+        columns=list(labels),
+    )
+
+
+def lens_rows(L: int) -> list[str]:
+    """Row labels of the logit lens; the last row is the model's own output."""
+    return [tr("attn.exp.lens_row_last" if k == L - 1 else "attn.exp.lens_row", l=k) for k in range(L)]
+
+
+def logit_lens(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
+    """The prediction read after each block, layers × positions, with its table."""
+    box = _lazy(tr("attn.exp.lens_header"), s.K_LENS, ":material/visibility:")
+    if box is None:
+        return
+    with box:
+        st.markdown(tr("attn.exp.lens_intro"))
+        probs = data.lens_probs(tm, text)  # (L, T, V)
+        chars = list(tm.vocab.chars)
+        top = probs.argmax(axis=-1)  # (L, T)
+        L = probs.shape[0]
+        rows = [tr("attn.exp.lens_axis_last", l=k) if k == L - 1 else str(k) for k in range(L)]  # short: phones
+        spec = labelled_heatmap_spec(
+            probs.max(axis=-1),
+            [[chars[k] for k in row] for row in top.tolist()],
+            rows,
+            labels,
+            row_title=tr("attn.exp.lens_axis"),
+            col_title=tr("attn.axis_pos"),
+            value_title="p",
+            text_title=tr("attn.exp.lens_char"),
+            fit_width=True,
+            text_marks=len(labels) <= LENS_TEXT_MAX_T,
+        )
+        st.vega_lite_chart(spec, width="stretch")
+        figure_downloads(spec, "attn_lens_figure", tr("attn.exp.lens_header"), file_stem="attention_logit_lens")
+        show_table(lens_frame(probs, chars, labels))
+
+
+def alpha_grid(
+    alphas: torch.Tensor,
+    panel_labels: Sequence[str],
+    labels: Sequence[str],
+    masked: torch.Tensor | None,
+    *,
+    header: str,
+    key: str,
+    caption: str = "",
+) -> None:
+    """Small multiples of α, (P, T, T): one chart per panel in a row that wraps (a phone shows two,
+    a desktop a whole layer's heads); the legend once, with the last panel."""
+    box = _lazy(header, key, ":material/grid_view:")
+    if box is None:
+        return
+    with box:
+        if caption:
+            st.caption(caption)
+        panel = min(160, max(72, 24 * len(labels)))  # pixels per panel
+        with st.container(horizontal=True, gap="small"):
+            for p, label in enumerate(panel_labels):
+                st.vega_lite_chart(
+                    alpha_grid_spec(
+                        alphas[p : p + 1],
+                        [label],
+                        labels,
+                        labels,
+                        masked=masked,
+                        row_title=tr("attn.axis_query"),
+                        col_title=tr("attn.axis_key"),
+                        masked_label=tr("attn.masked"),
+                        columns=1,
+                        panel_size=panel,
+                        legend=p == len(panel_labels) - 1,
+                    ),
+                    width="content",
+                )
+        figure_downloads(
+            alpha_grid_spec(
+                alphas,
+                list(panel_labels),
+                labels,
+                labels,
+                masked=masked,
+                row_title=tr("attn.axis_query"),
+                col_title=tr("attn.axis_key"),
+                masked_label=tr("attn.masked"),
+                columns=min(4, len(panel_labels)),
+                panel_size=panel,
+            ),
+            f"{key}_figure",
+            header,
+            file_stem=key.removeprefix("attn_"),
+        )
+
+
+def zero_future(alpha: torch.Tensor) -> np.ndarray:
+    """(T, T) booleans: future entries (j > i) that are exactly 0, i.e. hidden by a causal mask."""
+    return to_numpy(future_mask(alpha.shape[-1])) & (to_numpy(alpha) == 0)
+
+
+def snapshots(tm: ModelRecord, layer: int, head: int) -> None:
+    """How attention formed during training: α of the training text at the saved training steps
+    (``ModelRecord.snapshots``: step -> (L, h, T, T)), one step at a time over a slider."""
+    box = _lazy(tr("attn.snap_header"), s.K_TRAINING, ":material/history:", control=s.K_SNAPSHOT)
+    if box is None:
+        return
+    with box:
+        if not tm.snapshots:
+            st.info(tr("attn.snap_none"))
+            return
+        steps = sorted(tm.snapshots)
+        if st.session_state.get(s.K_SNAPSHOT) not in steps:
+            st.session_state[s.K_SNAPSHOT] = steps[-1]
+        chosen = steps[0]
+        if len(steps) > 1:
+            chosen = control(
+                s.K_SNAPSHOT,
+                lambda: st.select_slider(tr("attn.snap_step"), steps, key=s.K_SNAPSHOT, persist_state="session"),
+                None,
+            )
+        alpha = tm.snapshots[chosen][layer, head]  # (T, T)
+        text = cyclic(tm.text, alpha.shape[-1])  # the training window the snapshot is of
+        labels = [f"{i} {c}" for i, c in enumerate(text)]
+        caption = tr("attn.snap_caption", text=text, step=chosen, layer=layer, head=head)
+        st.caption(caption)
+        spec = heatmap_spec(
+            alpha,
+            labels,
+            labels,
+            kind="prob",
+            masked=zero_future(alpha),
+            row_title=tr("attn.axis_query"),
+            col_title=tr("attn.axis_key"),
+            value_title="α",
+            masked_label=tr("attn.masked"),
+        )
+        st.vega_lite_chart(spec, width="content")
+        figure_downloads(
+            spec, "attn_snapshot_figure", caption, file_stem=f"attention_training_step{chosen}_layer{layer}_head{head}"
+        )
+
+
+def whole_model(
+    tm: ModelRecord,
+    text: str,
+    labels: Sequence[str],
+    heads_alpha: torch.Tensor | None,
+    causal: torch.Tensor,
+    mask_on: bool,
+) -> None:
+    """The sections below the steps (each an expander drawn only while open). ``heads_alpha``: α of
+    every head of the chosen layer with the switches, (h, T, T), or None while the exercise is on
+    (the grids would give the answers away)."""
+    ss = st.session_state
+    layer, head, cfg = ss[s.K_LAYER], ss[s.K_HEAD], tm.gpt_cfg
+    st.subheader(tr("attn.whole_header"))
+    heads_that_matter(tm, text, labels)
+    logit_lens(tm, text, labels)
+    if heads_alpha is not None:
+        alpha_grid(
+            heads_alpha,
+            [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)],
+            labels,
+            causal if mask_on else None,
+            header=tr("attn.heads_header", layer=layer),
+            key=s.K_HEADS_GRID,
+        )
+        alpha_grid(
+            data.own_walk(tm, text).alphas[:, head],
+            [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)],
+            labels,
+            causal if tm.train_cfg.causal_mask else None,
+            header=tr("attn.layers_header", head=head),
+            key=s.K_LAYERS_GRID,
+            caption=tr("attn.layers_caption"),
+        )
+    snapshots(tm, layer, head)

@@ -1,0 +1,308 @@
+"""The Attention page's state: its session keys and defaults, its URL, and what a change of model
+or text does to them.
+
+Every widget of the page has a key below and ``persist_state="session"``: Streamlit keeps its value
+while it is not drawn (a closed expander, another page). Defaults are put in the session before the
+widgets (:func:`defaults`), never passed as a widget's ``value=``. Callbacks change the session only.
+
+When the page shows another model (:func:`follow_model`) the switches return to that model's own
+attention (the causal mask as it trained) and the text stays only if the new model can read it.
+Pickers that index into the text are reset when the text changes and clamped to the model on every
+run (:func:`clamp`), so a question is never asked about a row the text does not have.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+import streamlit as st
+
+from tinygpt.attention import STEP_IDS, Switches
+from tinygpt.config import ConfigError, GPTConfig
+from tinygpt.formatting import shown_text
+from tinygpt.links import decode_edits, encode_edits
+from tinygpt.params import (
+    read_choice_of,
+    read_flag,
+    read_heads,
+    read_index,
+    read_scale,
+    read_step,
+    read_text,
+    read_uniform,
+    write_flag,
+    write_heads,
+    write_scale,
+)
+from tinygpt.record import ModelRecord
+from tinygpt.ui import url
+from tinygpt.ui.i18n import accepted_text, tr
+from tinygpt.ui.lesson import lesson
+
+PAGE = "attention"
+
+#: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
+TEMPERATURES: tuple[float, ...] = (
+    1e-4,
+    1e-3,
+    0.01,
+    0.03,
+    0.1,
+    0.2,
+    0.3,
+    0.5,
+    0.7,
+    1.0,
+    1.5,
+    2.0,
+    3.0,
+    5.0,
+    10.0,
+    100.0,
+    1000.0,
+)
+MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
+#: Largest |score| the editor accepts (raw scores of the seed model are within about ±20).
+MAX_EDIT = 10_000.0
+#: A typed score this close to the model's own (half the last of the 4 decimals shown) is no edit.
+EDIT_SAME = 5e-5
+SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
+#: Uniform attention: every head of the chosen layer, or only the chosen head.
+UNIFORM_SCOPES: tuple[str, ...] = ("layer", "head")
+#: The step navigation's choices: the input X (what step 1 reads, not a step itself), then the steps.
+INPUT = "input"
+NAV_IDS: tuple[str, ...] = (INPUT, *STEP_IDS)
+
+# ---- the widgets' keys (a teacher's lesson names them: tinygpt.ui.lesson.LESSON_CONTROLS)
+K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
+K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
+K_HEADS_OFF, K_UNIFORM, K_UNIFORM_SCOPE = "attn_heads_off", "attn_uniform", "attn_uniform_scope"
+K_RESET, K_GUESS, K_EDITING = "attn_reset", "attn_guess", "attn_editing"
+K_CELL_I, K_CELL_J, K_OUTPUT, K_ALL_COLUMNS = "attn_cell_i", "attn_cell_j", "attn_output", "attn_all_columns"
+K_SNAPSHOT = "attn_snapshot"
+#: The score editor: the cell's pickers and the prefix of its number inputs' keys (one per layer,
+#: head and cell); the session's edits are {(layer, head, i, j): score}, started by ``edits=``.
+K_EDIT_I, K_EDIT_J, K_EDIT_VALUE, K_EDITS = "attn_edit_i", "attn_edit_j", "attn_edit_value", "attn_edit_scores"
+# ---- expanders whose content is drawn only while open (their open state is the session value)
+K_MORE = "attn_more"  # more controls
+K_DETAILS = "attn_details"  # the effect at every position in detail
+K_TABLE = "attn_table_open"  # a step's table
+K_CURIOUS = "attn_curious"  # the checks and the code of a step
+K_SOURCE = "attn_source"  # the code of a step (a lesson control)
+K_HEADS, K_LENS = "attn_heads", "attn_lens"
+K_HEADS_GRID, K_LAYERS_GRID, K_TRAINING = "attn_heads_grid", "attn_layers_grid", "attn_training"
+#: ``part=`` of older links: the part of the page they opened, now the expander it names.
+PART_EXPANDERS: dict[str, str | None] = {
+    "steps": None,
+    "prediction": K_DETAILS,
+    "model": K_HEADS,
+    "training": K_TRAINING,
+}
+
+_MODEL_UID = "_attn_model_uid"  # the model the page showed last
+_PICKER_TEXT = "_attn_picker_text"  # the text the cell pickers index into
+_TRAINED_MASK = "_attn_trained_mask"  # the causal mask the shown model was trained with
+
+
+def own_switches(tm: ModelRecord) -> Switches:
+    """The model's own attention: the causal mask as it was trained, nothing else changed."""
+    return Switches(causal_mask=tm.train_cfg.causal_mask)
+
+
+def readable(tm: ModelRecord, text: str) -> bool:
+    """True when ``tm`` knows every character of ``text``."""
+    return not tm.vocab.unknown(text)
+
+
+def own_text(tm: ModelRecord) -> str:
+    """The text the page opens on for ``tm``: its first training window (what its snapshots show)."""
+    return tm.text[: tm.window][: tm.gpt_cfg.max_len]
+
+
+def defaults(tm: ModelRecord) -> None:
+    """Give every widget of the page its default once (the session keeps what the student set)."""
+    cfg = tm.gpt_cfg
+    for key, value in (
+        (K_TEXT, own_text(tm)),
+        (K_LAYER, 0),
+        (K_HEAD, 0),
+        (K_STEP, STEP_IDS[0]),
+        (K_MASK, tm.train_cfg.causal_mask),
+        (K_SCALING, "sqrt"),
+        (K_DIVISOR, float(math.sqrt(cfg.d_head))),
+        (K_TAU, 1.0),
+        (K_HEADS_OFF, []),
+        (K_UNIFORM, False),
+        (K_UNIFORM_SCOPE, "layer"),
+        (K_GUESS, False),
+        (K_EDITING, False),
+        (K_EDITS, {}),
+        (K_ALL_COLUMNS, False),
+    ):
+        st.session_state.setdefault(key, value)
+    current = lesson()
+    if current is not None and K_SNAPSHOT in current.show:  # a lesson about training opens its section
+        st.session_state.setdefault(K_TRAINING, True)
+
+
+def reset_switches() -> None:
+    """The model's own attention again: the mask as it trained, √d_head, τ = 1, every head on, no
+    uniform attention, no edited score (a button callback, and what a new model starts with)."""
+    ss = st.session_state
+    ss[K_MASK] = ss.get(_TRAINED_MASK, True)
+    ss[K_SCALING], ss[K_TAU], ss[K_HEADS_OFF], ss[K_UNIFORM] = "sqrt", 1.0, [], False
+    ss[K_EDITING], ss[K_EDITS] = False, {}
+    for key in [k for k in ss if str(k).startswith(K_EDIT_VALUE)]:
+        del ss[key]
+
+
+def follow_model(tm: ModelRecord) -> None:
+    """Before the URL and the widgets: a model the page did not show on its last run starts with
+    its own attention, and keeps the text only if it can read it (else its own text)."""
+    ss = st.session_state
+    ss[_TRAINED_MASK] = tm.train_cfg.causal_mask
+    last, ss[_MODEL_UID] = ss.get(_MODEL_UID), tm.uid
+    if last is not None and last != tm.uid:
+        reset_switches()
+        if not readable(tm, ss.get(K_TEXT, "")) or not ss.get(K_TEXT):
+            ss[K_TEXT] = own_text(tm)
+    defaults(tm)
+
+
+def clamp(cfg: GPTConfig, text: str) -> list[str]:
+    """After the URL is read: every picker within the model and the text. Returns a message for a
+    layer, head or switched-off head the model does not have (kept from another model)."""
+    ss, messages = st.session_state, []
+    for key, count, name in ((K_LAYER, cfg.n_layers, "layer"), (K_HEAD, cfg.n_heads, "head")):
+        value = ss.get(key, 0)
+        if not (isinstance(value, int) and 0 <= value < count):
+            ss[key] = 0
+            messages.append(tr(f"attn.stale_{name}", value=value, last=count - 1))
+    if stale := [h for h in ss.get(K_HEADS_OFF, []) if not 0 <= h < cfg.n_heads]:
+        ss[K_HEADS_OFF] = [h for h in ss[K_HEADS_OFF] if h not in stale]
+        messages.append(tr("attn.stale_off", value=", ".join(map(str, stale)), last=cfg.n_heads - 1))
+    if ss.get(K_STEP) not in NAV_IDS:
+        ss[K_STEP] = STEP_IDS[0]
+    T = max(len(text), 1)
+    if ss.get(_PICKER_TEXT) != text:  # another text: the cell pickers start again at its last row
+        ss[_PICKER_TEXT] = text
+        ss[K_CELL_I], ss[K_EDIT_I], ss[K_CELL_J], ss[K_EDIT_J] = T - 1, T - 1, 0, 0
+    for key in (K_CELL_I, K_EDIT_I, K_EDIT_J):
+        if not (isinstance(ss.get(key), int) and 0 <= ss[key] < T):
+            ss[key] = T - 1 if key != K_EDIT_J else 0
+    return messages
+
+
+def uniform_heads(n_heads: int) -> tuple[int, ...]:
+    """The heads made uniform: none, the chosen head, or every head of the chosen layer."""
+    ss = st.session_state
+    if not ss.get(K_UNIFORM):
+        return ()
+    return (ss[K_HEAD],) if ss.get(K_UNIFORM_SCOPE) == "head" else tuple(range(n_heads))
+
+
+def divisor(cfg: GPTConfig) -> float | None:
+    """Step 4's divisor as the switches set it: None for √d_head."""
+    ss = st.session_state
+    return {"sqrt": None, "one": 1.0}.get(ss[K_SCALING], ss.get(K_DIVISOR, math.sqrt(cfg.d_head)))
+
+
+def edits_of(layer: int, head: int, T: int) -> tuple[tuple[int, int, int, float], ...]:
+    """The score edits (head, i, j, value) of ``layer`` and ``head`` within a text of T characters."""
+    edits = st.session_state.get(K_EDITS, {}) if st.session_state.get(K_EDITING) else {}
+    return tuple(
+        (h, i, j, v) for (ell, h, i, j), v in sorted(edits.items()) if ell == layer and h == head and i < T and j < T
+    )
+
+
+def switches(cfg: GPTConfig, T: int) -> Switches:
+    """The switches of the chosen layer as the student set them."""
+    ss = st.session_state
+    return Switches(
+        causal_mask=bool(ss[K_MASK]),
+        divisor=divisor(cfg),
+        temperature=float(ss[K_TAU]),
+        edits=edits_of(ss[K_LAYER], ss[K_HEAD], T),
+        uniform_heads=uniform_heads(cfg.n_heads),
+        heads_off=tuple(sorted(ss.get(K_HEADS_OFF, []))),
+    )
+
+
+# ---------------------------------------------------------------- the URL
+
+
+def _tau(raw: str, notes: list[str]) -> dict[str, Any]:
+    value, snapped = read_choice_of(raw, TEMPERATURES, "tau")
+    if snapped:
+        notes.append(tr("attn.url_snap_tau", value=shown_text(raw), used=value))
+    return {K_TAU: value}
+
+
+def _scale(raw: str, notes: list[str]) -> dict[str, Any]:
+    scaling, number = read_scale(raw, MIN_DIVISOR, MAX_DIVISOR)
+    return {K_SCALING: scaling} | ({K_DIVISOR: number} if number is not None else {})
+
+
+def _edits(cfg: GPTConfig):
+    def read(raw: str, notes: list[str]) -> dict[str, Any]:
+        layer = st.session_state.get(K_LAYER, 0)  # the link's layer: read before edits=
+        edits = decode_edits(raw, cfg.n_heads, MAX_EDIT)
+        return {K_EDITS: {(layer, h, i, j): v for h, i, j, v in edits}, K_EDITING: bool(edits)}
+
+    def write(ss: Mapping[str, Any]) -> str | None:
+        edits = edits_of(ss[K_LAYER], ss[K_HEAD], len(ss.get(K_TEXT, ""))) if ss.get(K_EDITING) else ()
+        return encode_edits(edits) or None
+
+    return url.Param("edits", read, write)
+
+
+def _part(raw: str, notes: list[str]) -> dict[str, Any]:
+    word = raw.strip().lower()
+    if word and word not in PART_EXPANDERS:
+        parts = ", ".join(PART_EXPANDERS)
+        raise ConfigError("part", shown_text(raw), f"one of: {parts}", "choice", options=parts)
+    expander = PART_EXPANDERS.get(word)
+    return {expander: True} if expander else {}
+
+
+def url_params(cfg: GPTConfig) -> tuple[url.Param, ...]:
+    """The Attention page's query parameters: the text, layer, head, step and switches (the model
+    is ``model=``/``train=``, ``tinygpt.ui.model_choice``). ``off``, ``uniform``, ``guess`` and
+    ``edits`` are in the URL only while set; ``part`` (older links) opens the expander it names."""
+    return (
+        url.field("text", K_TEXT, read_text),
+        url.field("layer", K_LAYER, partial(read_index, name="layer", count=cfg.n_layers)),
+        url.field("head", K_HEAD, partial(read_index, name="head", count=cfg.n_heads)),
+        url.field("step", K_STEP, partial(read_step, ids=NAV_IDS, first_numbered=1)),
+        url.field("mask", K_MASK, partial(read_flag, name="mask"), write_flag),
+        url.Param("scale", _scale, lambda ss: write_scale(ss[K_SCALING], ss.get(K_DIVISOR, 1.0))),
+        url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}"),
+        url.field("off", K_HEADS_OFF, partial(read_heads, n_heads=cfg.n_heads), write_heads),
+        url.Param("uniform", _uniform, lambda ss: ss[K_UNIFORM_SCOPE] if ss[K_UNIFORM] else None),
+        url.field("guess", K_GUESS, partial(read_flag, name="guess"), lambda on: "1" if on else None),
+        _edits(cfg),
+        url.Param("part", _part, lambda ss: None),
+    )
+
+
+def _uniform(raw: str, notes: list[str]) -> dict[str, Any]:
+    mode = read_uniform(raw)
+    return {K_UNIFORM: False} if mode == "none" else {K_UNIFORM: True, K_UNIFORM_SCOPE: mode}
+
+
+def refused(param: url.Param, raw: str, exc: ConfigError) -> str:
+    """The message for a value of the link the page does not accept (in the user's language)."""
+    return tr("link.bad_param", name=param.name, value=exc.value, accepted=accepted_text(exc))
+
+
+def load_url(cfg: GPTConfig) -> list[str]:
+    """Read a link's view into the session (before the widgets); the messages for refused values."""
+    return url.load(PAGE, url_params(cfg), refused)
+
+
+def save_url(cfg: GPTConfig) -> None:
+    """Write the view into the URL (after the widgets of this run)."""
+    url.save(PAGE, url_params(cfg))

@@ -1,0 +1,248 @@
+"""The switches a student flips on the Attention page, and "more controls".
+
+In view at first: the causal mask, uniform attention and the softmax temperature τ (and a way
+back to the model's own attention once something is changed): the switches that teach. One click
+away, in "More controls": the layer and head the switches and the steps use, switching single
+heads off, which heads uniform attention takes, the scaling of step 4 and editing a raw score.
+Every control is a lesson control (``tinygpt.ui.lesson.control``): a teacher's link may hide it,
+and a hidden one keeps the value the link set.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from tinygpt.attention import AttentionTrace
+from tinygpt.config import GPTConfig
+from tinygpt.record import ModelRecord
+from tinygpt.ui.attention import state as s
+from tinygpt.ui.common import resend
+from tinygpt.ui.i18n import tr
+from tinygpt.ui.lesson import control, visible
+
+#: The first view's switches, in their order on the page.
+PRIMARY = (s.K_MASK, s.K_UNIFORM, s.K_TAU, s.K_RESET)
+#: "More controls": everything else that changes the attention shown.
+MORE = (s.K_LAYER, s.K_HEAD, s.K_HEADS_OFF, s.K_UNIFORM_SCOPE, s.K_SCALING, s.K_DIVISOR, s.K_EDITING)
+
+
+def is_own(tm: ModelRecord) -> bool:
+    """True when the switches are the model's own attention (nothing to reset)."""
+    ss = st.session_state
+    return (
+        ss[s.K_MASK] == tm.train_cfg.causal_mask
+        and ss[s.K_SCALING] == "sqrt"
+        and ss[s.K_TAU] == 1.0
+        and not ss[s.K_HEADS_OFF]
+        and not ss[s.K_UNIFORM]
+        and not (ss[s.K_EDITING] and ss.get(s.K_EDITS))
+    )
+
+
+def primary(tm: ModelRecord) -> None:
+    """The switches in view at first: the causal mask and uniform attention side by side (also on
+    a phone), τ below them with "reset" (back to the model's own) once anything is changed."""
+    layer = st.session_state[s.K_LAYER]
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        control(
+            s.K_MASK,
+            lambda: st.toggle(tr("attn.mask"), help=tr("attn.mask_help"), key=s.K_MASK, persist_state="session"),
+            None,
+        )
+        control(
+            s.K_UNIFORM,
+            lambda: st.toggle(
+                tr("attn.uniform"),
+                help=tr("attn.uniform_help_layer", layer=layer),
+                key=s.K_UNIFORM,
+                persist_state="session",
+            ),
+            None,
+        )
+    with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
+        control(
+            s.K_TAU,
+            lambda: st.select_slider(
+                tr("attn.temperature"),
+                s.TEMPERATURES,
+                format_func="{:g}".format,
+                help=tr("attn.temperature_help"),
+                key=s.K_TAU,
+                persist_state="session",
+                width="stretch",
+            ),
+            None,
+        )
+        if visible(s.K_RESET) and not is_own(tm):
+            st.button(
+                tr("attn.reset"),
+                help=tr("attn.reset_help"),
+                on_click=s.reset_switches,
+                key=s.K_RESET,
+                icon=":material/undo:",
+            )
+
+
+def more(cfg: GPTConfig, base: AttentionTrace | None, labels: Sequence[str]) -> None:
+    """ "More controls": an expander drawn only while open (its controls keep their values closed).
+
+    ``base``: the model's own trace of the chosen layer (for the score editor), None while the
+    text cannot be read.
+    """
+    if not any(visible(k) for k in MORE):
+        return
+    box = st.expander(tr("attn.more"), key=s.K_MORE, on_change="rerun", icon=":material/tune:")
+    if not box.open:
+        return
+    with box:
+        _layer_and_head(cfg)
+        ss = st.session_state
+        left, right = st.columns(2)
+        with left:
+            control(
+                s.K_HEADS_OFF,
+                lambda: st.pills(
+                    tr("attn.heads_off", layer=ss[s.K_LAYER]),
+                    range(cfg.n_heads),
+                    selection_mode="multi",
+                    format_func=str,
+                    help=tr("attn.heads_off_help"),
+                    key=s.K_HEADS_OFF,
+                    persist_state="session",
+                ),
+                None,
+            )
+            scopes = {
+                "layer": tr("attn.uniform_layer", layer=ss[s.K_LAYER]),
+                "head": tr("attn.uniform_head", head=ss[s.K_HEAD]),
+            }
+            control(
+                s.K_UNIFORM_SCOPE,
+                lambda: st.segmented_control(
+                    tr("attn.uniform_scope"),
+                    s.UNIFORM_SCOPES,
+                    format_func=scopes.get,
+                    required=True,
+                    help=tr("attn.uniform_scope_help"),
+                    key=s.K_UNIFORM_SCOPE,
+                    persist_state="session",
+                ),
+                None,
+            )
+        with right:
+            labels_of = {
+                "sqrt": tr("attn.scale_sqrt", value=math.sqrt(cfg.d_head)),
+                "one": tr("attn.scale_one"),
+                "custom": tr("attn.scale_custom"),
+            }
+            if visible(s.K_SCALING):
+                resend(s.K_SCALING)
+            scaling = control(
+                s.K_SCALING,
+                lambda: st.radio(
+                    tr("attn.scaling"),
+                    s.SCALINGS,
+                    format_func=labels_of.get,
+                    key=s.K_SCALING,
+                    horizontal=True,
+                    persist_state="session",
+                ),
+                None,
+            )
+            if scaling == "custom":
+                control(
+                    s.K_DIVISOR,
+                    lambda: st.number_input(
+                        tr("attn.scale_value"), s.MIN_DIVISOR, s.MAX_DIVISOR, key=s.K_DIVISOR, persist_state="session"
+                    ),
+                    None,
+                )
+        if base is not None and visible(s.K_EDITING):
+            score_editor(base, labels)
+
+
+def _layer_and_head(cfg: GPTConfig) -> None:
+    """The layer and the head the switches, the effects and the steps use: a button each."""
+    left, right = st.columns([cfg.n_layers + 2, cfg.n_heads + 2])
+    if cfg.n_layers > 1:
+        control(
+            s.K_LAYER,
+            lambda: left.segmented_control(
+                tr("attn.layer"), range(cfg.n_layers), key=s.K_LAYER, required=True, persist_state="session"
+            ),
+            None,
+        )
+    control(
+        s.K_HEAD,
+        lambda: right.segmented_control(
+            tr("attn.head"), range(cfg.n_heads), key=s.K_HEAD, required=True, persist_state="session"
+        ),
+        None,
+    )
+
+
+def index_slider(box, label: str, options: Sequence[int], names: Mapping[int, str], key: str) -> int:
+    """A select slider over ``options`` (indices, shown by ``names``) in ``box``; with a single
+    option there is nothing to choose: its caption and that option."""
+    if len(options) == 1:
+        box.caption(f"{label}: {names[options[0]]}")
+        return options[0]
+    return box.select_slider(label, options, format_func=names.get, key=key, persist_state="session")
+
+
+def score_editor(base: AttentionTrace, labels: Sequence[str]) -> None:
+    """ "What if a score were different?": a toggle, and when on, a picker of one raw score S[i, j]
+    of the chosen head and a number input of its new value (sent on Enter). The edits are the
+    session's {(layer, head, i, j): value}; typing the model's own value removes an edit."""
+    ss = st.session_state
+    layer, head = ss[s.K_LAYER], ss[s.K_HEAD]
+    with st.container(border=True):
+        if not st.toggle(
+            tr("attn.edit_header", layer=layer, head=head),
+            help=tr("attn.edit_help"),
+            key=s.K_EDITING,
+            persist_state="session",
+        ):
+            return
+        S = base.state["S"][0, head].numpy()  # (T, T)
+        T = len(labels)
+        positions, names = list(range(T)), dict(enumerate(labels))
+        a, b, c = st.columns(3)
+        i = index_slider(a, tr("attn.edit_row"), positions, names, s.K_EDIT_I)
+        j = index_slider(b, tr("attn.edit_col"), positions, names, s.K_EDIT_J)
+        own = float(S[i, j])
+        cell = (layer, head, i, j)
+        key = f"{s.K_EDIT_VALUE}_l{layer}_h{head}_i{i}_j{j}"
+        ss.setdefault(key, ss[s.K_EDITS].get(cell, own))
+        c.number_input(
+            f"S[{i}, {j}]",
+            min_value=-s.MAX_EDIT,
+            max_value=s.MAX_EDIT,
+            step=1.0,
+            format="%.4f",
+            key=key,
+            help=tr("attn.edit_own", value=own, limit=f"{s.MAX_EDIT:g}"),
+            on_change=_store_edit,
+            args=(cell, own, key),
+        )
+        edits = s.edits_of(layer, head, T)
+        if edits:
+            cells = ", ".join(f"S[{i}, {j}] = {v:.4g}" for _, i, j, v in edits)
+            st.caption(tr("attn.edit_count", n=len(edits), cells=cells))
+        outside = [(i, j) for (ell, h, i, j) in ss[s.K_EDITS] if (ell, h) == (layer, head) and max(i, j) >= T]
+        for i, j in outside:
+            st.warning(tr("link.edit_outside", i=i, j=j, T=T))
+
+
+def _store_edit(cell: tuple[int, int, int, int], own: float, key: str) -> None:
+    """Number input callback: keep the typed score of ``cell``; its own value again removes the edit."""
+    value = st.session_state.get(key)
+    edits = dict(st.session_state.get(s.K_EDITS, {}))
+    if value is None or abs(value - own) < s.EDIT_SAME:  # the own value as shown (4 decimals): no edit
+        edits.pop(cell, None)
+    elif math.isfinite(value) and abs(value) <= s.MAX_EDIT:
+        edits[cell] = float(value)
+    st.session_state[s.K_EDITS] = edits

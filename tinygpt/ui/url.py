@@ -1,0 +1,101 @@
+"""A page's view in its URL: one declarative table per page, read and written by one pair of functions.
+
+Each page lists its query parameters as :class:`Param` rows: the name, how to read the raw text into
+session values (the widgets' keys) and how to write the session back as text. The pure parsing
+and formatting live in ``tinygpt.links`` and ``tinygpt.numbers`` (tested without Streamlit); a
+row only connects them to session keys.
+
+- :func:`load` runs before the page's widgets. A parameter whose text this session did not write
+  itself (a link was opened, or its address edited) is read into the session; a refused value
+  leaves the widget as it was and returns a message in the user's language naming the value and
+  what is accepted. Values this session wrote are not read again, so a page switch (which clears
+  the address) and the way back keep what the student chose: the widgets keep their values
+  (``persist_state="session"``) and :func:`save` writes them back.
+- :func:`save` runs after the widgets and writes every parameter the view has (and removes the
+  ones it no longer has). The browser replaces its history entry for a change of the query string
+  (``tinygpt.ui.style.REPLACE_HISTORY_JS``, part of every page), so Back goes to the previous
+  page, not to the previous switch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from tinygpt.config import ConfigError
+
+#: The session key of what each page last wrote: {(page, parameter): text}.
+_WRITTEN = "_url_written"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One query parameter of a page.
+
+    Attributes:
+        name: the parameter's name in the URL.
+        read: raw text -> {session key: value}; raises ConfigError for a value it refuses. It may
+            append notes (messages in the user's language) to its second argument.
+        write: the session state -> the parameter's text, or None to leave it out of the URL.
+    """
+
+    name: str
+    read: Callable[[str, list[str]], Mapping[str, Any]]
+    write: Callable[[Mapping[str, Any]], str | None]
+
+
+def field(name: str, key: str, read: Callable[[str], Any], write: Callable[[Any], str | None] = str) -> Param:
+    """A parameter that is one widget's value: ``read(raw)`` gives the value of session key
+    ``key`` (raising ConfigError to refuse it); ``write(value)`` its text (None: left out)."""
+    return Param(name, lambda raw, notes: {key: read(raw)}, lambda ss: write(ss[key]))
+
+
+def _written() -> dict[tuple[str, str], str | None]:
+    return st.session_state.setdefault(_WRITTEN, {})
+
+
+def load(page: str, params: Sequence[Param], refused: Callable[[Param, str, ConfigError], str]) -> list[str]:
+    """Read the parameters of ``page`` that this session did not write into the session.
+
+    ``refused(param, raw, error)`` words the message for a refused value (in the user's
+    language). Returns the messages and notes, in the order of ``params``.
+    """
+    written, query, ss = _written(), st.query_params, st.session_state
+    messages: list[str] = []
+    for param in params:
+        raw = query.get(param.name)
+        if raw is None or written.get((page, param.name)) == raw:
+            continue
+        written[(page, param.name)] = raw  # read once: a refused value is not refused again
+        try:
+            values = param.read(raw, messages)
+        except ConfigError as exc:
+            messages.append(refused(param, raw, exc))
+            continue
+        for key, value in values.items():
+            ss[key] = value
+    return messages
+
+
+def save(page: str, params: Sequence[Param]) -> None:
+    """Write the session's view of ``page`` into the URL (only what changed)."""
+    written, query, ss = _written(), st.query_params, st.session_state
+    for param in params:
+        raw = param.write(ss)
+        if raw is None:
+            if param.name in query:
+                del query[param.name]
+        elif query.get(param.name) != raw:
+            query[param.name] = raw
+        written[(page, param.name)] = raw
+
+
+def forget(page: str, names: Sequence[str] = ()) -> None:
+    """Read ``names`` (all of ``page``'s parameters when empty) from the URL again on the next
+    :func:`load`, as if a link had just been opened."""
+    written = _written()
+    for key in [k for k in written if k[0] == page and (not names or k[1] in names)]:
+        del written[key]
