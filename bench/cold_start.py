@@ -78,11 +78,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(port: int | None = None, log_path: Path = SERVER_LOG) -> tuple[subprocess.Popen, str]:
+def start_server(
+    port: int | None = None, log_path: Path = SERVER_LOG, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, str]:
     """Start ``streamlit run streamlit_app.py`` on a free loopback port: (process, base URL).
 
-    The process leads its own process group (stopped by :func:`stop_server`). Returns at once;
-    use :func:`wait_healthy` to wait for the server.
+    ``env``: variables added to this process's environment (e.g. the class store's
+    ``TINYGPT_DATABASE_URL``). The process leads its own process group (stopped by
+    :func:`stop_server`). Returns at once; use :func:`wait_healthy` to wait for the server.
     """
     port = port or free_port()
     cmd = [
@@ -109,7 +112,7 @@ def start_server(port: int | None = None, log_path: Path = SERVER_LOG) -> tuple[
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
         start_new_session=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
     )
     log.close()
     return proc, f"http://127.0.0.1:{port}"

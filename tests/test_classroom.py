@@ -318,3 +318,20 @@ def test_the_class_link_is_ascii_and_never_carries_a_token_or_a_key(store):
     assert is_ascii_link(link) and "me=" not in link and "key=" not in link
     assert "text=%E4%BD%A0%E5%A5%BD%E4%B8%96%E7%95%8C" in link
     assert dict(parse_qsl(urlsplit(link).query))["text"] == "你好世界"
+
+
+def test_the_answer_chart_marks_right_answers_by_colour_and_symbol():
+    from tinygpt.charts import RIGHT_COLOR, WRONG_COLOR, answer_spread
+
+    spec = answer_spread(["0 你", "1 好", "none"], [3, 0, 5], [True, False, False], title="q").to_dict()
+    rows = next(iter(spec["datasets"].values()))
+    assert [(r["answer"], r["count"], r["status"]) for r in rows] == [
+        ("✓ 0 你", 3, "right"),
+        ("1 好", 0, "wrong"),
+        ("none", 5, "wrong"),
+    ]
+    bars = spec["layer"][0]["encoding"]
+    assert bars["color"]["scale"] == {"domain": ["right", "wrong"], "range": [RIGHT_COLOR, WRONG_COLOR]}
+    assert bars["x"]["axis"]["values"] == [0, 1, 2, 3, 4, 5]  # whole students
+    with pytest.raises(ValueError):
+        answer_spread(["a"], [1, 2], [True])

@@ -1184,11 +1184,12 @@ def answer_spread(
     )
     top = max([int(c) for c in counts] + [1])
     y = alt.Y("answer:N", sort=shown, title=y_title, axis=alt.Axis(labelLimit=220))
+    step = -(-top // 8)  # whole students only, at most 9 ticks
     x = alt.X(
         "count:Q",
         title=x_title,
         scale=alt.Scale(domain=[0, top * 1.15], nice=False),
-        axis=alt.Axis(tickMinStep=1, format="d"),
+        axis=alt.Axis(values=list(range(0, top + 1, step)), format="d"),
     )
     tooltip = [alt.Tooltip("answer:N", title=y_title), alt.Tooltip("count:Q", title=x_title), "status:N"]
     bars = (
@@ -1206,6 +1207,7 @@ def answer_spread(
         )
     )
     numbers = alt.Chart().mark_text(align="left", dx=4, color="#262730").encode(x=x, y=y, text="count:Q")
+    # a height per bar (alt.Step): with a fixed height Streamlit's theme squeezed the bars into one line
     return alt.layer(bars, numbers, data=df).properties(
-        title=title, width=360, height=max(60, 28 * len(labels)), description=title or None
+        title=title, width=360, height=alt.Step(28), description=title or None
     )

@@ -98,7 +98,7 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
     """The lesson builder's form and, once made, the lesson's links and QR code."""
     ss = st.session_state
     source, view = _came_from(page_paths)
-    st.subheader(tr("builder.title"))
+    st.subheader(tr("builder.title"), anchor=False)
     st.caption(tr("builder.intro"))
     ss.setdefault("builder_pages", [source])
     pages = st.multiselect(
@@ -251,6 +251,7 @@ def show_links(student_url: str, long_url: str, note: str = "", key: str = "buil
         )
     with right:
         st.markdown(tr("builder.student_link"))
+        st.subheader(student_url, anchor=False)  # large enough to read and type from the back of the room
         st.code(student_url, language=None, wrap_lines=True)
         if long_url != student_url:
             with st.expander(tr("builder.long_link")):

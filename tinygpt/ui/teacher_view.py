@@ -78,7 +78,7 @@ def class_view(code: str, key: str, lesson: str, is_open: bool, page_paths: list
     """The class: its link and QR code, its state with close / reopen and clear, the live answers."""
     from tinygpt.ui.model_choice import base_url
 
-    st.header(tr("teacher.class_header", code=code))
+    st.header(tr("teacher.class_header", code=code), anchor=False)
     base = base_url(page_paths + [TEACHER_PAGE])
     query = query_with_class(lesson, code)
     try:
@@ -161,7 +161,7 @@ def spread_rows(summary: QuestionSummary) -> tuple[list[str], list[int], list[bo
 @st.fragment(run_every=REFRESH_SECONDS)
 def live_answers(code: str) -> None:
     """The class's answers as they arrive: per question, the count, the share right, the spread."""
-    st.subheader(tr("teacher.answers_header"))
+    st.subheader(tr("teacher.answers_header"), anchor=False)
     try:
         store = class_store()
         summaries, students = store.summary(code), store.students(code)
