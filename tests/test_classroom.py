@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from helpers import tables
 from streamlit.testing.v1 import AppTest
 
 from bench.cold_start import free_port
@@ -217,10 +218,11 @@ def test_students_answers_arrive_on_the_teachers_page_anonymously(store):
     text = [m.value for m in view.markdown]
     assert t("teacher.counts", "en", answered=2, right=1, share="50 %") in text
     assert any("Which key will query 3 (界) attend to most?" in m for m in text)
-    tables = [tb for tb in view.get("static_table")] if view.get("static_table") else []
     caption = [c.value for c in view.caption]
     assert any(c.startswith("2 students, 4 answers") for c in caption)
-    assert len(view.get("arrow_vega_lite_chart")) == 2 or tables is not None
+    assert len(view.get("vega_lite_chart")) == 2  # a chart per question, each with its table
+    first = tables(view)[0].value  # which key: every position, how many picked it, the right one
+    assert first.values.tolist() == [["0 你", 0, ""], ["1 好", 0, ""], ["2 世", 1, "✓"], ["3 界", 1, ""]]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -234,7 +236,7 @@ def test_the_teachers_page_needs_the_key_and_shows_nothing_without_it(lang, stor
     ):
         at = app("teacher", lang, **params)
         assert [e.value for e in at.error] == [message]
-        assert not at.header and not at.get("arrow_vega_lite_chart") and not codes(at) and not at.button
+        assert not at.header and not at.get("vega_lite_chart") and not codes(at) and not at.button
     at = app("teacher", lang, **{"class": code, "key": "short"})
     (error,) = [e.value for e in at.error]
     assert error.startswith(t("teacher.bad_link", lang, error="")[:6]) and "short" in error
@@ -321,7 +323,7 @@ def test_the_class_link_is_ascii_and_never_carries_a_token_or_a_key(store):
 
 
 def test_the_answer_chart_marks_right_answers_by_colour_and_symbol():
-    from tinygpt.charts import RIGHT_COLOR, WRONG_COLOR, answer_spread
+    from tinygpt.charts import RIGHT_COLOR, WRONG_COLOR, answer_spread, answer_spread_spec
 
     spec = answer_spread(["0 你", "1 好", "none"], [3, 0, 5], [True, False, False], title="q").to_dict()
     rows = next(iter(spec["datasets"].values()))
@@ -332,6 +334,26 @@ def test_the_answer_chart_marks_right_answers_by_colour_and_symbol():
     ]
     bars = spec["layer"][0]["encoding"]
     assert bars["color"]["scale"] == {"domain": ["right", "wrong"], "range": [RIGHT_COLOR, WRONG_COLOR]}
-    assert bars["x"]["axis"]["values"] == [0, 1, 2, 3, 4, 5]  # whole students
+    assert bars["x"]["axis"] == {"format": "d", "tickMinStep": 1}  # whole students
+    fast = answer_spread_spec(["0 你", "1 好", "none"], [3, 0, 5], [True, False, False], title="q")
+    assert list(fast["datasets"]["cells"].to_pydict()["answer"]) == [r["answer"] for r in rows]
+    assert fast["layer"][0]["encoding"] == bars
     with pytest.raises(ValueError):
         answer_spread(["a"], [1, 2], [True])
+
+
+def test_the_most_answered_questions_are_charts_and_the_rest_one_table(store, monkeypatch):
+    from tinygpt.store import NewAnswer, new_student
+    from tinygpt.ui import teacher_view
+
+    monkeypatch.setattr(teacher_view, "MAX_CHARTS", 2)
+    code, key = store.create_class("lesson=1")
+    record = {"prompt_key": "ex.row_sum.prompt", "prompt_fields": [["i", 1], ["token", "好"]], "choices": []}
+    for q, students in (("q1", 1), ("q2", 3), ("q3", 2)):
+        for _ in range(students):
+            store.record_answer(NewAnswer(code, q, f"text {q}", record, new_student(), "1", "1", True))
+    view = app("teacher", "en", **{"class": code, "key": key})
+    assert len(view.get("vega_lite_chart")) == 2
+    counts = [m.value for m in view.markdown if "answered ·" in m.value]
+    assert counts == ["3 answered · 3 right (100 %)", "2 answered · 2 right (100 %)"]  # q2 and q3, in their order
+    assert [e.label for e in view.expander if e.label.startswith("1 more")] == ["1 more question, fewer answered"]

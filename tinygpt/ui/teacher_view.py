@@ -15,7 +15,7 @@ import time
 
 import streamlit as st
 
-from tinygpt.charts import answer_spread
+from tinygpt.charts import answer_spread_spec
 from tinygpt.classroom import query_with_class
 from tinygpt.config import ConfigError
 from tinygpt.i18n import CATALOGUE
@@ -27,6 +27,8 @@ from tinygpt.ui.tables import show_table, text_table
 
 #: Seconds between two refreshes of the class's answers.
 REFRESH_SECONDS = 3
+#: Questions drawn as charts (the most answered); the others are rows of one table below them.
+MAX_CHARTS = 12
 SPACE_MARK = "␣"
 
 
@@ -175,36 +177,57 @@ def live_answers(code: str) -> None:
     if not summaries:
         st.info(tr("teacher.none_yet"))
         return
-    for n, summary in enumerate(summaries, 1):
-        with st.container(border=True):
-            text = question_text(summary)
-            st.markdown(f"**{n}.** {text}")
-            share = f"{100 * summary.share_right:.0f} %"
-            st.markdown(tr("teacher.counts", answered=summary.answered, right=summary.right, share=share))
-            labels, counts, right = spread_rows(summary)
-            chart_col, table_col = st.columns([3, 2])
-            title = tr("teacher.chart_title", n=n)
-            chart_col.altair_chart(
-                answer_spread(
-                    labels,
-                    counts,
-                    right,
-                    title=title,
-                    x_title=tr("teacher.axis_students"),
-                    y_title=tr("teacher.axis_answer"),
-                    right_label=tr("teacher.right"),
-                    wrong_label=tr("teacher.wrong"),
+    numbered = list(enumerate(summaries, 1))  # in the order first answered
+    most = {n for n, _ in sorted(numbered, key=lambda x: -x[1].answered)[:MAX_CHARTS]}
+    others = [(n, q) for n, q in numbered if n not in most]
+    for n, summary in numbered:
+        if n in most:
+            _question(n, summary)
+    if others:
+        with st.expander(tr("teacher.more", n=len(others))):
+            show_table(
+                text_table(
+                    {
+                        "#": [n for n, _ in others],
+                        tr("teacher.col_question"): [question_text(q) for _, q in others],
+                        tr("teacher.col_answered"): [q.answered for _, q in others],
+                        tr("teacher.right"): [f"{100 * q.share_right:.0f} %" for _, q in others],
+                    }
                 ),
-                alt=tr("teacher.chart_alt", n=n, answered=summary.answered, right=summary.right),
+                key="teacher_more",
             )
-            with table_col:
-                show_table(
-                    text_table(
-                        {
-                            tr("teacher.axis_answer"): labels,
-                            tr("teacher.axis_students"): counts,
-                            tr("teacher.right"): ["✓" if ok else "" for ok in right],
-                        }
-                    ),
-                    key=f"teacher_table_{n}",
-                )
+
+
+def _question(n: int, summary: QuestionSummary) -> None:
+    """One question's box: the question, how many answered and rightly, the chart and its table."""
+    with st.container(border=True):
+        text = question_text(summary)
+        st.markdown(f"**{n}.** {text}")
+        share = f"{100 * summary.share_right:.0f} %"
+        st.markdown(tr("teacher.counts", answered=summary.answered, right=summary.right, share=share))
+        labels, counts, right = spread_rows(summary)
+        chart_col, table_col = st.columns([3, 2])
+        title = tr("teacher.chart_title", n=n)
+        spec = answer_spread_spec(
+            labels,
+            counts,
+            right,
+            title=title,
+            x_title=tr("teacher.axis_students"),
+            y_title=tr("teacher.axis_answer"),
+            right_label=tr("teacher.right"),
+            wrong_label=tr("teacher.wrong"),
+        )
+        spec["description"] = tr("teacher.chart_alt", n=n, answered=summary.answered, right=summary.right)
+        chart_col.vega_lite_chart(spec, width="content")
+        with table_col:
+            show_table(
+                text_table(
+                    {
+                        tr("teacher.axis_answer"): labels,
+                        tr("teacher.axis_students"): counts,
+                        tr("teacher.right"): ["✓" if ok else "" for ok in right],
+                    }
+                ),
+                key=f"teacher_table_{n}",
+            )

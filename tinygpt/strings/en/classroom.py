@@ -103,6 +103,9 @@ STRINGS: dict[str, str] = {
     "teacher.axis_answer": "answer",
     "teacher.right": "right",
     "teacher.wrong": "wrong",
+    "teacher.more": "{n} more {n:question|questions}, fewer answered",
+    "teacher.col_question": "question",
+    "teacher.col_answered": "answered",
     "teacher.another": "Make another lesson",
     # the Train page's address
     "train.url_form_bad": "The settings in the address were left out. {error}. The form shows the defaults.",

@@ -103,6 +103,9 @@ STRINGS: dict[str, str] = {
     "teacher.axis_answer": "答案",
     "teacher.right": "正确",
     "teacher.wrong": "错误",
+    "teacher.more": "另外 {n} 道题（作答较少）",
+    "teacher.col_question": "题目",
+    "teacher.col_answered": "作答人数",
     "teacher.another": "再制作一个课程",
     # the Train page's address
     "train.url_form_bad": "地址中的设置未被采用。{error}。表单显示默认设置。",
