@@ -73,6 +73,15 @@ def test_a_student_on_one_server_answers_and_the_teachers_view_on_the_other_show
         verdict = student.locator("[data-testid='stAlert']").filter(has_text=re.compile("Right!|Not quite"))
         expect(verdict).to_have_count(1, timeout=TIMEOUT)
         wait_for_app(student)
+        assert "me=" not in student.url  # the token is in the browser's cookie, not in a copied address
+        student.reload()  # a reload keeps the answer: revealed, counted once
+        expect(verdict).to_have_count(1, timeout=TIMEOUT)
+        wait_for_app(student)
+        expect(
+            student.get_by_text(t("ex.score", "en", right=1, asked=1)).or_(
+                student.get_by_text(t("ex.score", "en", right=0, asked=1))
+            )
+        ).to_have_count(1)
         student.screenshot(path=str(SCREENSHOTS / "class_student.png"), full_page=True)
 
         # the teacher's view, refreshing by itself on the other server, shows the answer

@@ -251,17 +251,24 @@ def test_a_closed_class_keeps_the_students_answers_for_them_and_says_so(store):
     answer_both(student)
     assert [w.value for w in student.sidebar.warning] == [t("class.closed", "en", code=code)]
     assert store.count_answers(code) == 0
-    me = student.query_params["me"]
+    me = student.session_state["_class_me"]
     assert [(a.class_code, a.right) for a in store.answers(student=me)] == [("", True), ("", True)]
     teacher.button(key="teacher_reopen").click().run()
     teacher.button(key="teacher_clear_yes").click().run()
     assert store.get_class(code).is_open and t("teacher.cleared", "en", n=0) in [s.value for s in teacher.success]
 
 
-def test_a_reload_brings_back_the_answers_revealed_and_the_score(store):
+def test_a_reload_brings_back_the_answers_revealed_and_the_score(store, monkeypatch):
+    from tinygpt.ui import classroom
+
     _, short, code, _ = make_class("en")
     student = app(None, "en", s=short.split("s=")[1])
+    me = student.session_state[classroom.K_ME]
+    cookie = [h.value for h in student.get("html") if "document.cookie" in h.value]
+    assert cookie and f"tinygpt_me={me};" in cookie[0]  # a student of a class: the token in this browser's cookie
     answer_both(student, argmax="0", row_sum="1")
+    assert "me" not in student.query_params  # not in the address, which students copy to each other
+    monkeypatch.setattr(classroom, "browser_token", lambda: me)  # the reload sends the cookie back
     params = {k: v for k, v in student.query_params.items() if k != "lang"}
     again = app(None, "en", **params)  # a new session on the same address (a reload; the lesson opens Attention)
     assert again.button_group(key="attn_ex_argmax_key_pick").value == "0"
@@ -277,9 +284,10 @@ def test_my_answers_give_a_resume_link_that_brings_back_the_view_and_the_score(s
     student.sidebar.button(key="mine_resume").click().run()
     link = [c for c in codes(student) if "?s=" in c][0]
     assert is_ascii_link(link)
-    resumed = app(None, "en", s=link.split("s=")[1])
+    resumed = app(None, "en", s=link.split("s=")[1])  # another browser: no cookie, the link's token
     assert t("ex.score", "en", right=1, asked=2) in [c.value for c in resumed.caption]
-    assert resumed.query_params["step"] == "softmax" and resumed.query_params["me"] == student.query_params["me"]
+    assert resumed.query_params["step"] == "softmax" and "me" not in resumed.query_params
+    assert resumed.session_state["_class_me"] == student.session_state["_class_me"]
     assert resumed.button_group(key="attn_ex_row_sum_pick").value == "1"
 
 

@@ -9,8 +9,10 @@ Everything here is reached through a few hooks:
 - ``exercise_view.ask`` calls :func:`prior_pick` (a question this student answered before, e.g.
   before a reload, comes back answered) and :func:`answered` when a guess is revealed.
 
-A student is a random token (``me=`` in the URL once the student has answered something or is in
-a class), so a reload or a resume link brings back the answers and the score from the store.
+A student is a random token, kept in the browser's cookie once the student has answered
+something or is in a class (not in the address, which students copy to each other), so a reload
+brings back the answers and the score from the store; a resume link carries it as ``me=`` to
+another browser.
 Each answer is recorded in the store (``tinygpt.store``) under the student's class (``class=``),
 or under no class; an answer the store cannot take now stays in the session and is sent on a
 later run. Nothing here stops a page: a store that cannot be reached, an unknown or closed class
@@ -40,6 +42,7 @@ from tinygpt.classroom import (
 )
 from tinygpt.config import ConfigError
 from tinygpt.store import (
+    DEFAULT_ANSWER_DAYS,
     ClassError,
     NewAnswer,
     Store,
@@ -68,9 +71,13 @@ K_MESSAGES = "_class_messages"  # messages for the next run's top (a callback or
 K_NOTE = "_class_note"  # why answers do not go to a class (a bad code, an unknown or closed class)
 K_DOWN = "_class_store_down"  # why the last attempt to send an answer failed (None: it did not)
 K_RESUME = "_class_resume"  # (page and query it was made for, the resume link)
+K_COOKIE = "_class_cookie"  # the token this session last put in the browser's cookie
 K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
 SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 TEACHER_PAGE = "teacher"
+#: The browser's cookie holding the student's anonymous token (a reload brings the answers back).
+COOKIE = "tinygpt_me"
+_COOKIE_JS = "<script>document.cookie = '{name}={value}; path=/; max-age={age}; SameSite=Lax';</script>"
 LESSON_START = "lesson_start"  # the root URL of a lesson (tinygpt.ui.navigation), which opens its first page
 
 
@@ -172,9 +179,10 @@ def follow_short_link(url_path: str, files: Mapping[str, str]) -> None:
 
 
 def student_session(url_path: str) -> None:
-    """Before the page runs: the student's token and answers (loaded once from the store when the
-    URL names them), the class of ``class=``, answers waiting to be sent, the URL's ``me=`` and
-    ``class=``, the messages, and the class banner and "my answers" in the sidebar.
+    """Before the page runs: the student's token and answers (loaded once from the store when a
+    resume link or the browser's cookie names them), the class of ``class=``, answers waiting to be
+    sent, ``class=`` in the URL and the token in the cookie, the messages, and the class banner and
+    "my answers" in the sidebar.
     Not on the teacher's page (its ``class=`` is the class the teacher watches)."""
     ss = st.session_state
     if K_ME not in ss:
@@ -187,13 +195,20 @@ def student_session(url_path: str) -> None:
         return
     show_messages()
     if url_path != TEACHER_PAGE:
+        _keep_cookie()
         _sidebar(url_path)
 
 
 def _start_student() -> None:
-    """The token of ``me=`` (a reload or a resume link: its answers and score come back) or a new one."""
+    """The student's token: a resume link's ``me=`` (taken out of the address, so a copied address
+    does not share it), else this browser's cookie (a reload), else a new one; the answers of a
+    known token and their score come back from the store."""
     ss = st.session_state
     raw, me = st.query_params.get("me"), None
+    if raw is not None:
+        del st.query_params["me"]
+    else:
+        raw = browser_token()
     if raw is not None:
         try:
             me = read_student(raw)
@@ -216,6 +231,11 @@ def _start_student() -> None:
     if entries:
         ss[SCORE] = (sum(e.right for e in entries), len(entries))
         _say(tr("mine.restored", asked=len(entries), right=sum(e.right for e in entries)), "info")
+
+
+def browser_token() -> str | None:
+    """The student's token this browser keeps in its cookie (None: none yet)."""
+    return (st.context.cookies or {}).get(COOKIE)
 
 
 def _read_class() -> None:
@@ -243,17 +263,24 @@ def _read_class() -> None:
 
 
 def _write_url() -> None:
-    """Keep ``class=`` and, once the student has answered or is in a class, ``me=`` in the URL,
-    so a reload brings the answers back."""
+    """Keep ``class=`` in the URL (the address a reload opens)."""
     ss = st.session_state
-    values = {}
-    if ss.get(K_CLASS):
-        values["class"] = ss[K_CLASS]
-    if ss.get(K_CLASS) or ss.get(K_ANSWERS):
-        values["me"] = ss[K_ME]
-    for name, value in values.items():
-        if st.query_params.get(name) != value:
-            st.query_params[name] = value
+    code = ss.get(K_CLASS)
+    if code and st.query_params.get("class") != code:
+        st.query_params["class"] = code
+
+
+def _keep_cookie() -> None:
+    """Put the student's token in this browser's cookie once the student has answered or is in a
+    class (once per token and session; kept as long as the answers)."""
+    ss = st.session_state
+    if (ss.get(K_CLASS) or ss.get(K_ANSWERS)) and ss.get(K_COOKIE) != ss[K_ME]:
+        ss[K_COOKIE] = ss[K_ME]
+        try:
+            days = answer_days()
+        except ConfigError:  # said where the store is used
+            days = DEFAULT_ANSWER_DAYS
+        st.html(_COOKIE_JS.format(name=COOKIE, value=ss[K_ME], age=int(days * 86400)), unsafe_allow_javascript=True)
 
 
 def _class_for_answers() -> str:
