@@ -33,7 +33,11 @@ def small_model(text: str = SEED_TEXT, epochs: int = 300, lr: float = 3e-3) -> M
 
 def open_page(page: str, lang: str = "en", own_model: ModelRecord | None = None, **params: str):
     """An AppTest session on ``pages/<page>.py`` with ?lang= and then ``params`` in the URL (as a
-    link opens it); ``own_model`` is the session's own model."""
+    link opens it); ``own_model`` is the session's own model. The Predict and Attention pages
+    show the textbook model unless ``model=`` or ``own_model`` says otherwise (they open on the
+    context example)."""
+    if page in ("predict", "attention"):
+        params.setdefault("model", "own" if own_model is not None else "textbook")
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file("../streamlit_app.py", default_timeout=300)

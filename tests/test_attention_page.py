@@ -19,7 +19,7 @@ import torch
 from helpers import SMALL, open_page, small_model, tables
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.attention import STEP_IDS, Switches, future_mask
+from tinygpt.attention import Switches, future_mask
 from tinygpt.charts import alpha_grid_spec, heatmap, heatmap_spec, position_labels, vega_spec
 from tinygpt.explain import (
     Copy,
@@ -35,25 +35,24 @@ from tinygpt.explain import (
     walk,
 )
 from tinygpt.i18n import t
-from tinygpt.ui import attention_view as view
-from tinygpt.ui import experiments_view as xv
+from tinygpt.params import read_step
+from tinygpt.ui.attention import data
+from tinygpt.ui.attention import state as view
+from tinygpt.ui.attention.cell import cell_latex
 
 SEED_LAYERS, SEED_HEADS = 6, 8
+#: The parameters of the page's view (the model travels in model=).
+URL_KEYS = ("text", "layer", "head", "step", "mask", "scale", "tau")
 
 
 # ---------------------------------------------------------------- AppTest helpers
 
 
 def open_attention(lang: str = "en", own_model=None, **params: str) -> AppTest:
-    """The app on the Attention page with ?lang= and the given query parameters."""
+    """The app on the Attention page with ?lang= and the given query parameters: the textbook
+    model unless ``model=`` or ``own_model`` says otherwise."""
+    params.setdefault("model", "own" if own_model is not None else "textbook")
     return open_page("attention", lang, own_model, **params)
-
-
-def open_part(at: AppTest, part: str) -> AppTest:
-    """Choose ``part`` of the page (one of ``view.PARTS``) as a student does, in the part chooser."""
-    at.button_group(key=view.K_PART).set_value(part).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def rerun(at: AppTest, **state) -> AppTest:
@@ -64,8 +63,13 @@ def rerun(at: AppTest, **state) -> AppTest:
     return at
 
 
+def more(at: AppTest) -> AppTest:
+    """Open "More controls" (layer, head, heads off, scaling, the score editor)."""
+    return rerun(at, **{view.K_MORE: True})
+
+
 def table(at: AppTest) -> pd.DataFrame:
-    """The current step's table (the first dataframe on the page)."""
+    """The current step's table (the first table on the page)."""
     return tables(at)[0].value
 
 
@@ -78,7 +82,7 @@ def markdown(at: AppTest) -> str:
 
 
 def prediction(at: AppTest) -> pd.DataFrame:
-    """The next-character table: character | model's own p | p with the switches | change."""
+    """The last position's distribution: character | model's own p | p with the switches | change."""
     return next(d.value for d in tables(at) if t("attn.pred_new", "en") in d.value.columns)
 
 
@@ -93,7 +97,7 @@ def seed_tm():
 
 
 def test_default_softmax_step_rows_sum_to_one_masked_exactly_zero_and_checks_agree():
-    at = open_attention(step="softmax")
+    at = rerun(open_attention(step="softmax"), **{view.K_CURIOUS: True})
     a = alpha(at)
     assert a.shape == (4, 4)
     assert np.abs(a.sum(1) - 1).max() < 1e-6
@@ -107,7 +111,7 @@ def test_default_softmax_step_rows_sum_to_one_masked_exactly_zero_and_checks_agr
     tm = seed_tm()
     own = trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0]
     assert np.allclose(a, own.numpy(), atol=1e-6)
-    assert {k: at.query_params[k] for k in view.URL_KEYS} == {
+    assert {k: at.query_params[k] for k in URL_KEYS} == {
         "text": "你好世界",
         "layer": "0",
         "head": "0",
@@ -119,14 +123,13 @@ def test_default_softmax_step_rows_sum_to_one_masked_exactly_zero_and_checks_agr
 
 
 def test_mask_off_lets_every_position_see_the_future():
-    at = open_attention(step="softmax")
+    at = rerun(open_attention(step="softmax"), **{view.K_CURIOUS: True})
     at.toggle(key=view.K_MASK).set_value(False).run()
     a = alpha(at)
     assert a[0, 1] > 0 and (a > 0).all()
     assert np.abs(a.sum(1) - 1).max() < 1e-6
     assert t("attn.check_no_mask", "en") in markdown(at)
     assert at.query_params["mask"] == "0"
-    assert any(t("attn.whatif_note", "en", step=5) == c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -138,7 +141,7 @@ def test_the_mask_step_says_when_the_mask_is_off(lang):
 
 
 def test_scaling_by_one_sharpens_every_row_and_a_custom_divisor_divides():
-    at = open_attention(step="softmax")
+    at = more(open_attention(step="softmax"))
     before = alpha(at)
     at.radio(key=view.K_SCALING).set_value("one").run()
     after = alpha(at)
@@ -154,7 +157,7 @@ def test_scaling_by_one_sharpens_every_row_and_a_custom_divisor_divides():
 
 
 def test_temperature_at_the_ends_of_its_range_one_hot_and_uniform_without_nan():
-    at = open_attention(step="softmax")
+    at = rerun(open_attention(step="softmax"), **{view.K_CURIOUS: True})
     at.select_slider(key=view.K_TAU).set_value(view.TEMPERATURES[0]).run()
     a = alpha(at)
     assert not np.isnan(a).any()
@@ -170,7 +173,7 @@ def test_temperature_at_the_ends_of_its_range_one_hot_and_uniform_without_nan():
 
 
 def test_an_edited_score_changes_only_its_row_and_later_steps():
-    at = open_attention(step="softmax")
+    at = more(open_attention(step="softmax"))
     before = alpha(at)
     rerun(at, **{view.K_EDITING: True})
     assert at.select_slider(key=view.K_EDIT_I).value == 3 and at.select_slider(key=view.K_EDIT_J).value == 0
@@ -184,9 +187,9 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
     assert np.abs(after[2] - before[2]).max() > 0.1 and after[2, 0] > 0.99
     rows = [0, 1, 3]
     assert np.array_equal(after[rows], before[rows])
-    assert t("attn.check_sdpa_edits", "en") in markdown(at)
-    assert any(t("attn.whatif_note", "en", step=3) == c.value for c in at.caption)
     assert at.query_params["edits"] == "0:2:0:80"
+    rerun(at, **{view.K_CURIOUS: True})  # the checks: no PyTorch reference takes an edited score
+    assert t("attn.check_sdpa_edits", "en") in markdown(at)
     rerun(at, **{view.K_STEP: "scores"})
     assert table(at).to_numpy()[2, 0] == 80.0  # the edited score is what step 3 shows
     rerun(at, **{view.K_EDIT_I: 3})  # another cell: the first edit stays
@@ -204,7 +207,7 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
 
 
 def test_whole_model_prediction_with_switches_matches_the_model_run_with_them():
-    at = open_attention(step="softmax", part="prediction")
+    at = open_attention(step="softmax", part="prediction")  # an older link's part: the details open
     own_p = prediction(at)
     at.toggle(key=view.K_MASK).set_value(False).run()
     frame = prediction(at)
@@ -215,6 +218,7 @@ def test_whole_model_prediction_with_switches_matches_the_model_run_with_them():
         own = torch.softmax(tm.model(ids)[0, -1].double(), -1).numpy()
     assert list(frame[t("attn.pred_char", "en")]) == list("你好世界")
     assert np.allclose(frame[t("attn.pred_new", "en")].to_numpy(), expected, atol=1e-6)
+    assert at.session_state[view.K_DETAILS] is True
     assert np.allclose(frame[t("attn.pred_own", "en")].to_numpy(), own, atol=1e-6)
     assert np.allclose(own_p[t("attn.pred_own", "en")].to_numpy(), own, atol=1e-6)
     # the switch moves the textbook model's small probabilities (1.13e-05 → 1.19e-05), and the table shows it
@@ -227,17 +231,17 @@ def test_whole_model_prediction_with_switches_matches_the_model_run_with_them():
 
 def test_step_buttons_move_one_step_and_stop_at_the_ends():
     at = open_attention()
-    assert at.radio(key=view.K_STEP).value == "projection" and not at.button(key="attn_prev").disabled
+    assert at.select_slider(key=view.K_STEP).value == "projection" and not at.button(key="attn_prev").disabled
     at.button(key="attn_prev").click().run()  # before step 1: the input X
-    assert at.radio(key=view.K_STEP).value == view.INPUT and at.button(key="attn_prev").disabled
+    assert at.select_slider(key=view.K_STEP).value == view.INPUT and at.button(key="attn_prev").disabled
     at.button(key="attn_next").click().run()
     at.button(key="attn_next").click().run()
-    assert at.radio(key=view.K_STEP).value == "split_heads" and table(at).shape == (4, 64)
+    assert at.select_slider(key=view.K_STEP).value == "split_heads" and table(at).shape == (4, 64)
     at.button(key="attn_prev").click().run()
-    assert at.radio(key=view.K_STEP).value == "projection"
+    assert at.select_slider(key=view.K_STEP).value == "projection"
     rerun(at, **{view.K_STEP: "output_projection"})
     assert at.button(key="attn_next").disabled
-    assert any("tinygpt/attention.py" in e.label for e in at.expander)
+    assert t("attn.curious", "en") in [e.label for e in at.expander]
     assert at.get("download_button")
 
 
@@ -253,33 +257,39 @@ def test_cell_arithmetic_uses_the_numbers_in_the_table():
 
 def test_url_parameters_open_the_same_view_and_round_trip():
     params = {"text": "你好你好", "layer": "2", "head": "3", "step": "scores", "mask": "0", "scale": "1", "tau": "0.5"}
-    at = open_attention(**params)
+    at = more(open_attention(**params))
     assert not at.warning
     assert at.button_group(key=view.K_LAYER).value == 2 and at.button_group(key=view.K_HEAD).value == 3
     assert at.toggle(key=view.K_MASK).value is False and at.select_slider(key=view.K_TAU).value == 0.5
     tm = seed_tm()
     S = trace_of(tm.model, tm.vocab.encode("你好你好")[None], 2).state["S"][0, 3].numpy()
     assert np.allclose(alpha(at), S, atol=1e-5)
-    assert {k: at.query_params[k] for k in view.URL_KEYS} == params
+    assert {k: at.query_params[k] for k in URL_KEYS} == params
     # change the view, then open its URL afresh: the same table
     rerun(at, **{view.K_STEP: "softmax", view.K_SCALING: "sqrt"})
     shown = alpha(at)
-    again = open_attention(**{k: at.query_params[k] for k in view.URL_KEYS})
+    again = open_attention(**{k: at.query_params[k] for k in URL_KEYS})
     assert np.array_equal(alpha(again), shown)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_bad_url_values_fall_back_with_a_message(lang):
-    at = open_attention(lang, layer="9", head="-1", step="attention", mask="maybe", scale="0", tau="abc")
+def test_bad_url_values_are_named_with_what_is_accepted_and_the_view_stays(lang):
+    at = open_attention(lang, layer="9", head="①", step="attention", mask="maybe", scale="0", tau="abc", off="²")
     warnings = [w.value for w in at.warning]
-    assert t("attn.url_bad_layer", lang, value="9", last=SEED_LAYERS - 1) in warnings
-    assert t("attn.url_bad_head", lang, value="-1", last=SEED_HEADS - 1) in warnings
+    more(at)
+    assert len(warnings) == 7 and all(
+        w.startswith(t("link.bad_param", lang, name="", value="", accepted="")[:4]) for w in warnings
+    )
+    accepted = lambda key, **f: t(f"accepted.{key}", lang, **f)  # noqa: E731
+    assert t("link.bad_param", lang, name="layer", value="9", accepted=accepted("int_range", lo=0, hi=5)) in warnings
+    assert t("link.bad_param", lang, name="head", value="①", accepted=accepted("int_range", lo=0, hi=7)) in warnings
     assert any("attention" in w and "softmax" in w for w in warnings)  # names the value and the valid ids
     assert any("maybe" in w for w in warnings) and any("scale=0" in w for w in warnings)
-    assert any("abc" in w for w in warnings)
+    assert any("abc" in w for w in warnings) and any("off=²" in w for w in warnings)
     assert at.button_group(key=view.K_LAYER).value == 0 and at.button_group(key=view.K_HEAD).value == 0
-    assert at.radio(key=view.K_STEP).value == "projection" and at.toggle(key=view.K_MASK).value is True
+    assert at.select_slider(key=view.K_STEP).value == "projection" and at.toggle(key=view.K_MASK).value is True
     assert at.query_params["layer"] == "0" and at.query_params["tau"] == "1"
+    assert not at.warning  # a refused value is said once, not on every run
 
 
 # ---------------------------------------------------------------- input that must not break it
@@ -295,16 +305,16 @@ def test_unknown_characters_are_listed_and_empty_text_is_refused(lang):
     assert not at.exception and at.warning[0].value == t("err.empty_text", lang)
 
 
-def test_the_part_chooser_draws_one_part_and_a_theory_link_to_a_step_opens_the_steps():
+def test_older_links_part_opens_the_expander_it_named_and_a_theory_link_opens_its_step():
     at = open_attention(part="model", step="scale")
-    assert at.button_group(key=view.K_PART).value == "model" and at.query_params["part"] == "model"
-    assert not at.get("radio") or all(r.key != view.K_STEP for r in at.radio)  # the steps are not drawn
-    assert t("attn.exp.heads_header", "en") in [e.label for e in at.expander]
+    assert at.session_state[view.K_HEADS] is True and "part" not in at.query_params
+    assert at.select_slider(key=view.K_STEP).value == "scale"
+    assert t("attn.exp.heads_top", "en", layer=0, head=0, n=0, T=4, dp=0.0)[:8] in markdown(at) or at.get(
+        "vega_lite_chart"
+    )
     at.query_params.update({"step": "softmax", "part": "steps"})  # the Theory page's link back to a step
     at.run()
-    assert at.button_group(key=view.K_PART).value == "steps" and at.radio(key=view.K_STEP).value == "softmax"
-    assert "part" not in at.query_params  # the steps are the page's own part: not written
-    assert t("attn.effects_note_default", "en", T=4) in markdown(at)
+    assert at.select_slider(key=view.K_STEP).value == "softmax" and "part" not in at.query_params
 
 
 def test_back_from_another_page_the_view_is_as_the_student_left_it():
@@ -315,30 +325,24 @@ def test_back_from_another_page_the_view_is_as_the_student_left_it():
         at.switch_page(f"pages/{page}.py")
         at.run()
         assert not at.exception
+    more(at)
     assert (at.button_group(key=view.K_LAYER).value, at.button_group(key=view.K_HEAD).value) == (1, 2)
     assert at.toggle(key=view.K_MASK).value is False and at.select_slider(key=view.K_TAU).value == 0.5
-    assert at.button_group(key=view.K_PART).value == "prediction" and at.query_params["step"] == "scale"
+    assert at.query_params["step"] == "scale"
+    assert at.query_params["model"] == "textbook"
     at.query_params.update({"step": "softmax", "part": "steps"})  # a Theory link to a step: the switches stay
     at.run()
-    assert at.radio(key=view.K_STEP).value == "softmax" and at.toggle(key=view.K_MASK).value is False
+    assert at.select_slider(key=view.K_STEP).value == "softmax" and at.toggle(key=view.K_MASK).value is False
 
 
 def test_text_longer_than_max_len_is_cropped_with_a_notice_and_repeats_keep_their_rows():
     at = open_attention(step="softmax")
     at.text_input(key=view.K_TEXT).set_value("你好世界" * 33).run()  # 132 > max_len 128
     assert at.info[0].value == t("attn.cropped", "en", n=132, max_len=128)
-    # no table: 128 × 128 scores are a grid drawn when opened
-    assert tables(at) == []
-    assert t("attn.table_on_demand", "en", rows=128, cols=128) in [e.label for e in at.expander]
-    rerun(at, **{view.K_TABLE_OPEN: True})
-    assert alpha(at).shape == (128, 128)
-    open_part(at, "prediction")  # the next character's table; 128 positions' effects are a grid drawn when opened
-    assert [list(d.value.columns) for d in tables(at)] == [list(prediction(at).columns)]
-    assert t("attn.exp.table_on_demand", "en", T=128) in [e.label for e in at.expander]
-    rerun(at, **{xv.K_EFFECTS_TABLE: True})
-    assert len(tables(at)[-1].value) == 128  # the effects of every position
-    open_part(at, "steps")
-    assert alpha(at).shape == (128, 128)  # the step's grid is still open: the closed part kept its state
+    assert alpha(at).shape == (128, 128)  # the step's grid: its table is one click away
+    rerun(at, **{view.K_DETAILS: True})  # above the steps: the effects of every position
+    assert len(tables(at)[0].value) == 128 and len(tables(at)[1].value) == 4  # and the last one's distribution
+    rerun(at, **{view.K_DETAILS: False})
     at.text_input(key=view.K_TEXT).set_value("你好你好").run()
     frame = table(at)
     assert list(frame.index) == ["0 你", "1 好", "2 你", "3 好"] and list(frame.columns) == list(frame.index)
@@ -357,17 +361,14 @@ def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
     with_snaps = replace(tm, snapshots=snaps, uid="snapshots-test")
     at = open_attention(own_model=with_snaps, part="training")
     assert at.select_slider(key="attn_snapshot").options == ["1", "50", "300"]
-    assert len(at.get("vega_lite_chart")) == 1
     at.select_slider(key="attn_snapshot").set_value(50).run()
     assert any(c.value == t("attn.snap_caption", "en", text="你好世界", step=50, layer=0, head=0) for c in at.caption)
-    assert all(s.key != "attn_snapshot" for s in open_part(at, "steps").select_slider)  # only the open part is drawn
-    assert open_part(at, "training").select_slider(key="attn_snapshot").value == 50  # kept while the part was closed
-    at.text_input(key=view.K_TEXT).set_value("你好abc").run()  # a text the model cannot read: the snapshots stay
-    assert at.select_slider(key="attn_snapshot").value == 50 and not at.error
+    rerun(at, **{view.K_TRAINING: False})  # closed: not drawn, its value kept
+    assert all(s.key != "attn_snapshot" for s in at.select_slider)
+    assert rerun(at, **{view.K_TRAINING: True}).select_slider(key="attn_snapshot").value == 50
     without = open_attention(own_model=replace(tm, snapshots={}, uid="no-snapshots-test"), part="training")
-    assert not without.get("select_slider") or all(s.key != "attn_snapshot" for s in without.select_slider)
-    assert len(without.get("vega_lite_chart")) == 0
-    assert [i.value for i in without.info] == [t("attn.snap_none", "en")]
+    assert all(s.key != "attn_snapshot" for s in without.select_slider)
+    assert t("attn.snap_none", "en") in [i.value for i in without.info]
 
 
 # ---------------------------------------------------------------- helpers behind the page (small model)
@@ -403,7 +404,7 @@ def test_explain_cell_gives_the_arithmetic_of_every_kind_of_step(small):
     )
     merged = explain_cell(trace, "merge_heads", 0, 1, 13)
     assert merged.index == (13 // SMALL.d_head, 1, 13 % SMALL.d_head)
-    lines = view.cell_latex(cell, "alpha", 4, 1)
+    lines = cell_latex(cell, "alpha", 4, 1)
     assert [key for key, _, _ in lines] == [
         "attn.cell_dot",
         "attn.cell_scale",
@@ -432,43 +433,74 @@ def test_checks_agree_with_pytorch_and_the_module_under_switches(small):
     assert path == "tinygpt/attention.py" and last > first
 
 
-def test_parse_url_accepts_the_documented_values_and_refuses_the_rest():
-    values, problems = view.parse_url(
-        {"text": "你", "layer": "1", "head": "0", "step": "6", "mask": "0", "scale": "2.5", "tau": "0.7"},
-        n_layers=2,
-        n_heads=4,
-    )
-    assert problems == []
-    assert values == {
+def test_the_url_table_reads_the_documented_values_and_writes_them_back():
+    from tinygpt.config import ConfigError, GPTConfig
+
+    cfg = GPTConfig(vocab_size=4, max_len=16, d_model=32, n_heads=4, n_layers=2, d_ff=64)
+    params = {p.name: p for p in view.url_params(cfg)}
+    read = lambda name, raw: params[name].read(raw, [])  # noqa: E731
+    assert read("text", "你") == {view.K_TEXT: "你"} and read("layer", "1") == {view.K_LAYER: 1}
+    assert read("step", "6") == {view.K_STEP: "softmax"} and read("step", "input") == {view.K_STEP: view.INPUT}
+    assert read("mask", "0") == {view.K_MASK: False} and read("scale", "2.5") == {
+        view.K_SCALING: "custom",
+        view.K_DIVISOR: 2.5,
+    }
+    assert read("scale", "1") == {view.K_SCALING: "one"} and read("scale", "sqrt") == {view.K_SCALING: "sqrt"}
+    assert read("tau", "0.7") == {view.K_TAU: 0.7} and read("tau", "0.101") == {view.K_TAU: 0.1}
+    assert read("uniform", "head") == {view.K_UNIFORM: True, view.K_UNIFORM_SCOPE: "head"}
+    assert read("off", "1,0") == {view.K_HEADS_OFF: [0, 1]} and read("part", "Model") == {view.K_HEADS: True}
+    notes: list[str] = []
+    assert params["tau"].read("0.04", notes) == {view.K_TAU: 0.03} and len(notes) == 1
+    for name, raw in (
+        ("layer", "2"),
+        ("head", "x"),
+        ("step", "10"),
+        ("scale", "inf"),
+        ("tau", "1e9"),
+        ("part", "lens"),
+        ("layer", "²"),
+        ("head", "３"),
+        ("off", "0,٣"),
+        ("layer", "1" * 4400),
+    ):
+        with pytest.raises(ConfigError):
+            read(name, raw)
+    state = {
         view.K_TEXT: "你",
         view.K_LAYER: 1,
-        view.K_HEAD: 0,
-        view.K_STEP: "softmax",
+        view.K_HEAD: 2,
+        view.K_STEP: "mask",
         view.K_MASK: False,
         view.K_SCALING: "custom",
         view.K_DIVISOR: 2.5,
         view.K_TAU: 0.7,
+        view.K_HEADS_OFF: [],
+        view.K_UNIFORM: False,
+        view.K_UNIFORM_SCOPE: "layer",
+        view.K_GUESS: False,
+        view.K_EDITING: False,
     }
-    assert view.parse_url({"part": "Model"}, 2, 4) == ({view.K_PART: "model"}, [])
-    assert view.url_values("你", 0, 0, "mask", True, "sqrt", 8.0, 1.0, part="training")["part"] == "training"
-    assert "part" not in view.url_values("你", 0, 0, "mask", True, "sqrt", 8.0, 1.0, part="steps")
-    values, problems = view.parse_url(
-        {"layer": "2", "head": "x", "step": "10", "scale": "inf", "tau": "1e9", "part": "lens"}, 2, 4
-    )
-    assert [p for p, _ in problems] == ["layer", "head", "step", "scale", "tau", "part"]
-    assert values[view.K_PART] == "steps"
-    assert values[view.K_LAYER] == 0 and values[view.K_STEP] == STEP_IDS[0] and values[view.K_TAU] == 1.0
-    values, problems = view.parse_url({"tau": "0.101"}, 2, 4)  # within 1 % of a slider value: no message
-    assert values[view.K_TAU] == 0.1 and problems == []
-    assert view.url_values("你", 1, 2, "mask", False, "custom", 2.5, 0.7)["scale"] == "2.5"
+    written = {name: p.write(state) for name, p in params.items() if name != "edits"}
+    assert written == {
+        "text": "你",
+        "layer": "1",
+        "head": "2",
+        "step": "mask",
+        "mask": "0",
+        "scale": "2.5",
+        "tau": "0.7",
+        "off": None,
+        "uniform": None,
+        "guess": None,
+        "part": None,
+    }
+    assert read_step("3", view.NAV_IDS, 1) == "scores"
 
 
 def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
     m = torch.randn(4, 6)
     rows, cols = position_labels("你好你好"), [str(j) for j in range(6)]
-    frame = view.matrix_table(m, rows, cols).to_pandas()
-    assert list(frame.index) == rows and list(frame.columns) == cols and np.array_equal(frame.to_numpy(), m.numpy())
-    back = pd.read_csv(io.BytesIO(view.matrix_csv(m, rows, cols)), index_col=0, encoding="utf-8-sig")
+    back = pd.read_csv(io.BytesIO(data.matrix_csv(m, rows, cols)), index_col=0, encoding="utf-8-sig")
     assert list(back.index) == rows and np.allclose(back.to_numpy(), m.numpy(), rtol=1e-7)
     masked = np.zeros((4, 6), dtype=bool)
     masked[0, 5] = True  # one grey cell: the same picture as Altair's, layer for layer
@@ -494,14 +526,15 @@ def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
     assert np.allclose(cells.loc[~cells["masked"], "value"].to_numpy(), a.numpy()[:, ~future].reshape(-1))
 
 
-def test_step_source_is_drawn_only_when_its_expander_is_open():
+def test_the_checks_and_the_code_are_drawn_only_when_for_the_curious_is_open():
     from tinygpt.attention import step_by_id
 
     at = open_attention()
     python = lambda: [c.value for c in at.code if c.language == "python"]  # noqa: E731 (the link for the class is plain text)
-    assert python() == []  # collapsed: the code is neither sent nor highlighted
-    at = rerun(at, attn_source=True)
+    assert python() == [] and f"**{t('attn.checks', 'en')}**" not in markdown(at)  # collapsed: nothing sent
+    at = rerun(at, **{view.K_CURIOUS: True})
     assert python() == [step_by_id(at.session_state[view.K_STEP]).source().strip()]
+    assert f"**{t('attn.checks', 'en')}**" in markdown(at)
 
 
 # ---------------------------------------------------------------- meaning, input X, colour scale, rough edges
@@ -545,11 +578,13 @@ def test_the_input_x_comes_before_step_1_with_its_table_and_what_it_is(lang):
     rerun(at, **{view.K_ALL_COLUMNS: False})
     assert t("attn.input_header", lang) in [h.value for h in at.subheader]
     assert t("attn.input_pre_first", lang, positions=t("attn.positions_learned", lang)) in markdown(at)
-    assert at.query_params["step"] == "input" and at.radio(key=view.K_STEP).options[0] == t("attn.input_nav", lang)
+    assert at.query_params["step"] == "input" and at.select_slider(key=view.K_STEP).options[0] == t(
+        "attn.input_nav", lang
+    )
     rerun(at, **{view.K_LAYER: 2})
     assert np.allclose(alpha(at), x2[:, :64].numpy(), atol=6e-5)
     assert t("attn.input_pre_later", lang, layer=2, blocks="0–1") in markdown(at)
-    assert len(at.radio(key=view.K_STEP).options) == 10  # X and the nine steps
+    assert len(at.select_slider(key=view.K_STEP).options) == 10  # X and the nine steps
 
 
 def test_scores_and_scaled_scores_share_one_colour_scale():
@@ -631,8 +666,6 @@ def test_a_link_tau_between_slider_stops_snaps_to_the_nearest_and_says_so(lang):
     at = open_attention(lang, tau="0.4")  # between 0.3 and 0.5; nearer 0.5 in log scale
     assert at.select_slider(key=view.K_TAU).value == 0.5 and at.query_params["tau"] == "0.5"
     assert [w.value for w in at.warning] == [t("attn.url_snap_tau", lang, value="0.4", used=0.5)]
-    values, problems = view.parse_url({"tau": "0.04"}, 2, 4)
-    assert values[view.K_TAU] == 0.03 and problems == [("snap_tau", "0.04")]
 
 
 # ---------------------------------------------------------------- guess, then reveal
@@ -647,11 +680,12 @@ def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the
     def step_table_shown() -> bool:
         return any(list(d.value.columns) == positions for d in tables(at))
 
+    rerun(at, **{view.K_CURIOUS: True})
     captions = [c.value for c in at.caption]
     assert not step_table_shown() and t("attn.guess_hidden", lang) in captions
     assert t("ex.score_none", lang) in captions
     assert f"**{t('attn.checks', lang)}**" not in markdown(at)  # the checks say every row sums to 1
-    assert t("attn.heads_header", lang, layer=0) not in [s.value for s in at.subheader]  # nor the α charts
+    assert t("attn.heads_header", lang, layer=0) not in [e.label for e in at.expander]  # nor the α charts
     argmax = at.button_group(key="attn_ex_argmax_key_pick")  # about the last row until a cell is picked
     assert argmax.label == t("ex.argmax_key.prompt", lang, i=3, token="界") and argmax.options == positions
 
@@ -686,4 +720,5 @@ def test_no_widget_shows_streamlits_english_placeholder_on_the_chinese_page():
         placeholder = widget.proto.placeholder
         assert "Choose" not in placeholder and "option" not in placeholder, (widget.key, placeholder)
     # the heads, layers and cells are buttons and sliders: no drop-down with a placeholder
+    more(at)
     assert at.button_group(key=view.K_HEADS_OFF).options == [str(h) for h in range(SEED_HEADS)]  # as the head buttons

@@ -1,17 +1,18 @@
-"""The Attention page's experiments: ablation switches, effects at every position, which heads
-matter, the logit lens — on the context example (where attention matters) and the textbook model
-(where it cannot)."""
+"""The Attention page's experiments: what the switches change at every position, right under them,
+and why; which heads matter; the logit lens — on the context example (where attention matters)
+and the textbook model (where it cannot)."""
 
 from __future__ import annotations
+
+from html.parser import HTMLParser
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-import torch
 from helpers import SMALL, small_model, tables
 from streamlit.testing.v1 import AppTest
-from test_attention_page import markdown, open_attention, open_part, rerun
+from test_attention_page import markdown, more, open_attention, rerun
 
 from bench.experiments import changes
 from tinygpt.attention import Switches
@@ -28,9 +29,11 @@ from tinygpt.explain import explain_cell, head_importance, position_effects, tra
 from tinygpt.formatting import format_change, format_probability
 from tinygpt.i18n import t
 from tinygpt.train import train
-from tinygpt.ui import attention_view as view
-from tinygpt.ui import experiments_view as xv
+from tinygpt.ui.attention import state as view
+from tinygpt.ui.attention.cell import cell_latex
+from tinygpt.ui.attention.effect import CHANGED_MARK
 from tinygpt.ui.models import K_CHOICE
+from tinygpt.why import head_roles
 
 CONTEXT = EXAMPLES["context"]
 #: bench.experiments on the context example: uniform attention (every head) in layer 0.
@@ -44,131 +47,159 @@ def context_tm():
     return train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
 
 
-def table_with(at: AppTest, column: str) -> pd.DataFrame:
-    """The first dataframe on the page that has ``column``."""
-    return next(d.value for d in tables(at) if column in d.value.columns)
+class _Strip(HTMLParser):
+    """The strip under the switches, read back: one dict per position (its aria label and its
+    cells by class: m mark, i index, c character, o own, n switched, t text's next)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.columns: list[dict] = []
+        self._cls: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        if tag == "div" and "listitem" == a.get("role"):
+            self.columns.append({"changed": "changed" in a.get("class", ""), "aria": a.get("aria-label", "")})
+        elif tag == "span" and self.columns and "legend" not in a.get("class", ""):
+            self._cls = a.get("class")
+
+    def handle_data(self, data: str) -> None:
+        if self._cls and self.columns:
+            self.columns[-1][self._cls] = data.strip()
+            self._cls = None
 
 
-def effects_table(at: AppTest, lang: str = "en"):
-    """The effects table as drawn (a static table)."""
-    return next(d for d in tables(at) if t("attn.exp.changed", lang) in d.value.columns)
+def strip(at: AppTest) -> list[dict]:
+    """The strip's columns, in position order."""
+    body = next(h.value for h in at.get("html") if 'class="tg-strip"' in h.value)
+    parser = _Strip()
+    parser.feed(body)
+    return parser.columns
 
 
-def marked(at: AppTest, lang: str = "en") -> list[int]:
-    """Rows of the effects table marked as changed (the ▲ mark in the "changed" column)."""
-    frame = table_with(at, t("attn.exp.changed", lang))
-    return [k for k, v in enumerate(frame[t("attn.exp.changed", lang)]) if v.startswith(xv.CHANGED_MARK)]
+def marked(at: AppTest) -> list[int]:
+    """Positions the strip marks as changed (tinted, and ✓, ✗ or ▲ in their mark row)."""
+    cols = strip(at)
+    assert all(bool(c.get("m")) == c["changed"] for c in cols)  # never colour alone
+    return [k for k, c in enumerate(cols) if c["changed"]]
 
 
-# ---------------------------------------------------------------- effects at every position (context example)
+def count_line(at: AppTest) -> str:
+    """The first line of the effect panel: "k of N changed"."""
+    return next(m.value for m in at.markdown if "predictions changed" in m.value or "changed**" in m.value)
 
 
-def test_head_1_of_layer_0_off_marks_the_changed_positions_and_the_headline_counts_them(context_tm):
-    at = open_attention(own_model=context_tm, part="prediction")
-    assert at.markdown and t("attn.exp.headline_default", "en") in markdown(at)
-    at.button_group(key=view.K_HEADS_OFF).set_value([1]).run()
+def details_table(at: AppTest) -> pd.DataFrame:
+    """The detailed table of every position (the details expander open)."""
+    return next(d.value for d in tables(at) if t("attn.exp.changed", "en") in d.value.columns)
+
+
+# ---------------------------------------------------------------- the effect, right under the switches
+
+
+def test_a_head_switched_off_marks_the_changed_positions_and_the_count_says_how_many(context_tm):
+    at = open_attention(own_model=context_tm)
+    assert t("attn.effect.own", "en", T=15) in markdown(at) and marked(at) == []
+    more(at).button_group(key=view.K_HEADS_OFF).set_value([1]).run()
     assert not at.exception
-    rows = marked(at)
-    assert HEAD1_OFF_CHANGES <= set(rows)
-    assert t("attn.exp.headline", "en", n=len(rows), T=15, layer=0) in markdown(at)
     fx = position_effects(
         context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None], {0: Switches(heads_off=(1,))}
     )
-    assert rows == fx.changed.nonzero().flatten().tolist()
-    frame = table_with(at, t("attn.exp.changed", "en"))
-    assert list(frame[t("attn.pred_pos", "en")]) == position_labels(CONTEXT.display)
+    rows = fx.changed.nonzero().flatten().tolist()
+    assert HEAD1_OFF_CHANGES <= set(rows) and marked(at) == rows
+    assert t("attn.effect.count", "en", n=len(rows), T=15, layer=0) in markdown(at)
+    chars = context_tm.vocab.chars
+    for k, col in enumerate(strip(at)):  # every column: the character, both predictions, the text's next
+        assert col["c"] == CONTEXT.display[k] and col["o"] == chars[int(fx.own_ids[k])]
+        assert col["n"] == chars[int(fx.new_ids[k])]
+        assert col["t"] == (CONTEXT.display[k + 1] if k + 1 < 15 else "—")
+    assert at.query_params["off"] == "1"
+    rerun(at, **{view.K_DETAILS: True})  # every number, one click away
+    frame = details_table(at)
+    assert list(frame.columns[:2]) == [t("attn.exp.changed", "en"), t("attn.pred_new_next", "en")]  # phone: first
+    assert [k for k, v in enumerate(frame[t("attn.exp.changed", "en")]) if v.startswith(CHANGED_MARK)] == rows
+    assert list(frame[t("attn.pred_target", "en")])[:-1] == list(CONTEXT.display[1:])
     assert np.allclose(frame[t("attn.exp.dp", "en")].to_numpy(), fx.delta_own.numpy(), atol=1e-8)
-    assert effects_table(at).highlighted == rows  # a changed row is drawn highlighted, and only those
-    assert at.query_params["off"] == "1" and at.query_params["part"] == "prediction"
-    open_part(at, "steps")  # the steps say where the switch acts, and count the changed predictions
-    assert any(c.value == t("attn.whatif_note", "en", step=7) for c in at.caption)  # weighted_sum reads heads_off
-    assert t("attn.effects_note", "en", n=len(rows), T=15, layer=0) in markdown(at)
-    assert "part" not in at.query_params
-    at.button(key="attn_see_prediction").click().run()  # and its button opens the prediction again
-    assert at.button_group(key=view.K_PART).value == "prediction" and marked(at) == rows
+
+
+def test_each_flip_says_which_key_it_attended_to_before_and_after_and_whether_it_is_right(context_tm):
+    at = open_attention(own_model=context_tm, mask="0")
+    assert marked(at) == [1, 2, 3, 6, 9, 10]  # the mask off: the last position cannot change
+    first = next(m.value for m in at.markdown if m.value.startswith("- **1 爱**"))
+    # position 1 爱 looked at 我 before it (head 1 of layer 0); with the mask off it looks into the future
+    own = walk(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None]).alphas[0, 1, 1]  # (T,)
+    assert "layer 0, head 1" in first and "“我” (position 0, the character before it" in first
+    assert f"α = {float(own.max()):.2f}" in first and "in the future" in first
+    assert "wrong, the text continues with “你”" in first
+    assert t("why.mask_off", "en") in [c.value for c in at.caption]  # why more context makes it worse
+    assert strip(at)[1]["m"] == "✗" and strip(at)[14]["m"] == ""
 
 
 def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experiments_finds(context_tm):
     at = open_attention(own_model=context_tm)
-    at.radio(key=view.K_UNIFORM).set_value("layer").run()
-    assert any(c.value == t("attn.whatif_note", "en", step=6) for c in at.caption)  # softmax reads uniform_heads
-    assert t("attn.check_sdpa_uniform", "en") in markdown(at)
-    assert t("attn.effects_note", "en", n=8, T=15, layer=0) in markdown(at)
-    open_part(at, "prediction")
+    at.toggle(key=view.K_UNIFORM).set_value(True).run()
     assert marked(at) == UNIFORM_LAYER0_CHANGES
     assert changes(context_tm, CONTEXT.display, {0: Switches(uniform_heads=(0, 1))})[0] == UNIFORM_LAYER0_CHANGES
-    assert t("attn.exp.headline", "en", n=8, T=15, layer=0) in markdown(at)
+    assert t("attn.effect.count", "en", n=8, T=15, layer=0) in markdown(at)
     assert at.query_params["uniform"] == "layer"
-    # "this head" follows the chosen head
-    rerun(at, **{view.K_UNIFORM: "head", view.K_HEAD: 1})
+    assert any("spreads its attention evenly" in m.value for m in at.markdown)
+    rerun(at, **{view.K_CURIOUS: True})
+    assert t("attn.check_sdpa_uniform", "en") in markdown(at)
+    # only the chosen head, from "More controls"
+    rerun(at, **{view.K_UNIFORM_SCOPE: "head", view.K_HEAD: 1})
     fx = position_effects(
         context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None], {0: Switches(uniform_heads=(1,))}
     )
-    assert marked(at) == fx.changed.nonzero().flatten().tolist()
-    assert at.radio(key=view.K_UNIFORM).value == "head" and at.query_params["uniform"] == "head"
-    # the reset button switches every ablation off and the URL forgets them
+    assert marked(at) == fx.changed.nonzero().flatten().tolist() and at.query_params["uniform"] == "head"
+    # reset: every switch back to the model's own, and the URL forgets them
     rerun(at, **{view.K_HEADS_OFF: [0]})
     at.button(key="attn_reset").click().run()
-    assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.radio(key=view.K_UNIFORM).value == "none"
+    more(at)
+    assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.toggle(key=view.K_UNIFORM).value is False
     assert "off" not in at.query_params and "uniform" not in at.query_params
-    assert marked(at) == []
+    assert marked(at) == [] and all(b.key != "attn_reset" for b in at.button)  # nothing to reset now
 
 
 def test_a_switch_that_changes_nothing_on_the_context_example_says_why_without_offering_it_again(context_tm):
-    at = open_attention(own_model=context_tm, tau="0.01", part="prediction")
+    at = open_attention(own_model=context_tm, tau="0.01")
     assert marked(at) == []
     text = markdown(at)
-    assert t("attn.exp.why_header", "en") in text
-    assert "τ = 0.01 < 1" in text and t("attn.exp.why_one_char", "en", T=15) not in text
+    assert t("attn.exp.why_header", "en") in text and t("attn.effect.count", "en", n=0, T=15, layer=0) in text
     assert all(b.key != "attn_try_context" for b in at.button)  # this already is the context example
 
 
-def test_mask_off_changes_earlier_positions_and_says_why_the_last_one_cannot(context_tm):
-    at = open_attention(own_model=context_tm, mask="0", part="prediction")
-    rows = marked(at)
-    assert rows == [1, 2, 3, 6, 9, 10] and 14 not in rows
-    labels = position_labels(CONTEXT.display)
-    assert any(c.value == t("attn.exp.mask_last_note", "en", last=labels[-1]) for c in at.caption)
+def test_the_model_s_own_view_says_what_attention_decides_and_which_head_does_it(context_tm):
+    at = open_attention(own_model=context_tm)
+    captions = [c.value for c in at.caption]
+    assert any("“爱” is followed by" in c and "我爱→你" in c for c in captions)
+    roles = head_roles(walk(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None]).alphas)
+    best = max((r for r in roles if r.kind == "previous"), key=lambda r: r.share)
+    assert t("why.role.previous", "en", layer=best.layer, head=best.head, share=best.share) in captions
 
 
 # ---------------------------------------------------------------- the textbook model: nothing changes, and why
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_on_the_textbook_model_nothing_changes_and_the_page_says_why(lang):
-    at = open_attention(lang, mask="0", layer="5", part="prediction")
-    assert marked(at, lang) == []
-    assert t("attn.exp.headline", lang, n=0, T=4, layer=5) in markdown(at)
+def test_on_the_textbook_model_nothing_changes_the_page_says_why_and_its_button_opens_the_context_example(lang):
+    at = open_attention(lang, mask="0", layer="5")
+    assert marked(at) == []
     text = markdown(at)
-    assert t("attn.exp.why_header", lang) in text
-    assert t("attn.exp.why_one_char", lang, T=4) in text  # 你→好, 好→世, 世→界, 界→你 from one character
+    assert t("attn.effect.count", lang, n=0, T=4, layer=5) in text
+    assert f"**{t('attn.exp.why_header', lang)}** {t('attn.exp.why_one_char', lang, T=4)}" in text
     assert t("attn.exp.why_mask_last", lang, last="3 界", layer=5) in text
-    assert t("attn.effects_note_none", lang, T=4, layer=5) in markdown(open_part(at, "steps"))  # and says where why is
-    open_part(at, "prediction")
     button = at.button(key="attn_try_context")
     assert button.label == t("model.offer_context", lang)
     button.click().run()
     assert at.session_state[K_CHOICE] == "context" and not at.exception
     assert at.text_input(key=view.K_TEXT).value == EXAMPLES["context"].display  # the context model's own text
+    assert at.toggle(key=view.K_MASK).value is True  # its own attention again
 
 
-def test_unchanged_reasons_come_from_the_models_numbers():
-    tm = small_model()
-    idx = tm.vocab.encode("你好世界")[None]
-    labels = position_labels("你好世界")
-    fx = position_effects(tm.model, idx, {0: Switches(temperature=0.01)})
-    assert [k for k, _ in xv.unchanged_reasons(fx, Switches(temperature=0.01), 0, 2, False, 0.95, labels)] == [
-        "attn.exp.why_one_hot",
-        "attn.exp.why_tiny" if float(fx.delta_own.max()) < xv.TINY_DELTA else "attn.exp.why_small",
-    ]
-    keys = [k for k, _ in xv.unchanged_reasons(fx, Switches(), 0, 2, True, 0.5, labels)]
-    assert keys == ["attn.exp.why_default", "attn.exp.why_one_char"]
-    keys = [
-        k for k, _ in xv.unchanged_reasons(fx, Switches(causal_mask=False, temperature=0.5), 1, 2, False, 0.5, labels)
-    ]
-    assert keys[:2] == ["attn.exp.why_mask_last", "attn.exp.why_sharp"]
-    alpha = torch.tensor([[[1.0, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]]])  # (1, 3, 3): rows 1.. have max 0.5
-    assert xv.mean_row_max(alpha) == 0.5
+def test_on_the_textbook_model_with_its_own_switches_the_page_says_why_nothing_can_change():
+    at = open_attention("en")
+    assert "In this model's training text every character has one successor (你→好" in markdown(at)
+    assert at.button(key="attn_try_context")
 
 
 # ---------------------------------------------------------------- which heads matter, the logit lens
@@ -176,7 +207,7 @@ def test_unchanged_reasons_come_from_the_models_numbers():
 
 def test_the_heads_table_is_head_importance_and_the_sentence_names_head_1_of_layer_0(context_tm):
     at = open_attention(own_model=context_tm, part="model")
-    frame = table_with(at, t("attn.exp.col_dp", "en"))
+    frame = next(d.value for d in tables(at) if t("attn.exp.col_dp", "en") in d.value.columns)
     hi = head_importance(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None])
     assert frame[t("attn.exp.col_changed", "en", T=15)].tolist() == hi.changed.reshape(-1).tolist()
     assert np.allclose(
@@ -188,25 +219,30 @@ def test_the_heads_table_is_head_importance_and_the_sentence_names_head_1_of_lay
     assert list(shown) == [format_probability(v) for v in hi.max_delta.reshape(-1).tolist()]  # 1.40e-05, never 0.0
     assert frame[t("attn.exp.col_layer", "en")].tolist() == [0, 0, 1, 1]
     assert frame[t("attn.exp.col_head", "en")].tolist() == [0, 1, 0, 1]
-    assert t("attn.exp.heads_top", "en", head=1, layer=0, n=5, T=15, dp=float(hi.max_delta[0, 1])) in markdown(at)
+    text = markdown(at)
+    assert t("attn.exp.heads_top", "en", head=1, layer=0, n=5, T=15, dp=float(hi.max_delta[0, 1])) in text
+    roles = {
+        (r.layer, r.head): r
+        for r in head_roles(walk(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None]).alphas)
+    }
+    assert roles[(0, 1)].kind == "previous"  # head 1 of layer 0 looks at the previous character, in words
+    assert t("why.role.previous", "en", layer=0, head=1, share=roles[(0, 1)].share) in text
 
 
-def test_which_heads_matter_starts_closed_when_its_walks_would_be_slow():
-    quick = open_attention(part="model")  # the seed model on 4 characters: 48 walks, open
-    assert t("attn.exp.heads_none", "en", dp=0.0, head=0, layer=0).split(";")[0] in markdown(quick)
-    slow = open_attention(text="你好世界" * 32, part="model")  # on 128 characters: closed, nothing computed
-    assert any(e.label == t("attn.exp.heads_header", "en") for e in slow.expander)
-    assert t("attn.exp.heads_caption", "en") not in [c.value for c in slow.caption]
-    rerun(slow, **{xv.K_HEADS: True})
-    assert t("attn.exp.heads_caption", "en") in [c.value for c in slow.caption]
+def test_which_heads_matter_is_computed_only_when_opened():
+    closed = open_attention()
+    assert any(e.label == t("attn.exp.heads_header", "en") for e in closed.expander)
+    assert t("attn.exp.heads_caption", "en") not in [c.value for c in closed.caption]
+    rerun(closed, **{view.K_HEADS: True})
+    assert t("attn.exp.heads_caption", "en") in [c.value for c in closed.caption]
 
 
 def test_the_logit_lens_is_drawn_when_opened_and_its_last_row_is_the_models_own_prediction(context_tm):
-    at = open_attention("zh", own_model=context_tm, part="model")
+    at = open_attention("zh", own_model=context_tm)
     lens_header = t("attn.exp.lens_header", "zh")
     assert any(e.label == lens_header for e in at.expander)
     assert t("attn.exp.lens_intro", "zh") not in markdown(at)  # closed: nothing computed or drawn
-    rerun(at, **{xv.K_LENS: True})
+    rerun(at, **{view.K_LENS: True})
     assert t("attn.exp.lens_intro", "zh") in markdown(at)
     frame = next(d.value for d in tables(at) if t("attn.exp.lens_row_last", "zh", l=1) in list(d.value.index))
     idx = context_tm.vocab.encode(CONTEXT.display)[None]
@@ -223,23 +259,20 @@ def test_the_logit_lens_is_drawn_when_opened_and_its_last_row_is_the_models_own_
 def test_bad_off_and_uniform_values_in_the_link_get_a_message(lang):
     at = open_attention(lang, off="1,9", uniform="maybe")
     warnings = [w.value for w in at.warning]
-    assert t("attn.url_bad_off", lang, value="1,9", last=7) in warnings
-    assert t("attn.url_bad_uniform", lang, value="maybe") in warnings
-    assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.radio(key=view.K_UNIFORM).value == "none"
+    assert any("off=1,9" in w and t("accepted.int_list", lang, lo=0, hi=7) in w for w in warnings)
+    assert any("uniform=maybe" in w for w in warnings)
+    more(at)
+    assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.toggle(key=view.K_UNIFORM).value is False
     assert "off" not in at.query_params and "uniform" not in at.query_params
 
 
 def test_off_and_uniform_in_the_link_open_the_same_switches():
     at = open_attention(off="3,1,1", uniform="layer", layer="2")
     assert not at.warning
-    assert at.button_group(key=view.K_HEADS_OFF).value == [1, 3] and at.radio(key=view.K_UNIFORM).value == "layer"
+    more(at)
+    assert at.button_group(key=view.K_HEADS_OFF).value == [1, 3] and at.toggle(key=view.K_UNIFORM).value is True
     assert at.query_params["off"] == "1,3" and at.query_params["uniform"] == "layer"
-    values, problems = view.parse_url({"off": "none", "uniform": "1"}, 2, 4)
-    assert values == {view.K_HEADS_OFF: [], view.K_UNIFORM: "head"} and problems == []
-    values, problems = view.parse_url({"off": "-1", "uniform": ""}, 2, 4)
-    assert [p for p, _ in problems] == ["off", "uniform"] and values[view.K_HEADS_OFF] == []
-    assert view.url_values("你", 0, 0, "mask", True, "sqrt", 1.0, 1.0, [2, 0], "head")["off"] == "0,2"
-    assert "off" not in view.url_values("你", 0, 0, "mask", True, "sqrt", 1.0, 1.0)
+    assert open_attention(uniform="1").session_state[view.K_UNIFORM_SCOPE] == "head"  # an older link's word
 
 
 # ---------------------------------------------------------------- the arithmetic of a cell, the charts
@@ -252,17 +285,17 @@ def test_cell_arithmetic_of_a_uniform_head_and_of_a_head_switched_off():
         Switches(uniform_heads=(2,), heads_off=(3,))
     )
     cell = explain_cell(trace, "softmax", 2, 4, 1)
-    lines = view.cell_latex(cell, "alpha", 4, 1)
+    lines = cell_latex(cell, "alpha", 4, 1)
     assert [key for key, _, _ in lines] == ["attn.cell_dot", "attn.cell_scale", "attn.cell_uniform"]
     assert lines[-1][1] == {"n": 5} and lines[-1][2] == r"\alpha_{4,1} = \dfrac{1}{5} = 0.2"
-    masked = view.cell_latex(explain_cell(trace, "softmax", 2, 1, 3), "alpha", 1, 3)
+    masked = cell_latex(explain_cell(trace, "softmax", 2, 1, 3), "alpha", 1, 3)
     assert [key for key, _, _ in masked][-2:] == ["attn.cell_masked", "attn.cell_uniform_masked"]
     assert masked[-1][2] == r"\alpha_{1,3} = 0"
-    softmax = view.cell_latex(explain_cell(trace, "softmax", 0, 4, 1), "alpha", 4, 1)
+    softmax = cell_latex(explain_cell(trace, "softmax", 0, 4, 1), "alpha", 4, 1)
     assert softmax[-1][0] == "attn.cell_alpha"  # the other heads keep their softmax
-    off = view.cell_latex(explain_cell(trace, "weighted_sum", 3, 5, 2), "heads", 5, 2)
+    off = cell_latex(explain_cell(trace, "weighted_sum", 3, 5, 2), "heads", 5, 2)
     assert [key for key, _, _ in off] == ["attn.cell_dot", "attn.cell_head_off"]
-    on = view.cell_latex(explain_cell(trace, "weighted_sum", 0, 5, 2), "heads", 5, 2)
+    on = cell_latex(explain_cell(trace, "weighted_sum", 0, 5, 2), "heads", 5, 2)
     assert [key for key, _, _ in on] == ["attn.cell_dot"]
 
 
@@ -324,7 +357,7 @@ def test_the_fast_experiment_specs_draw_what_the_altair_charts_draw():
 
 
 def test_every_probability_in_the_effects_and_prediction_tables_is_written_one_way(context_tm):
-    at = open_attention(own_model=context_tm, mask="0", part="prediction")
+    at = open_attention(own_model=context_tm, mask="0", part="prediction")  # the details open
     ids = context_tm.vocab.encode(CONTEXT.display)[None]
     fx = position_effects(context_tm.model, ids, {0: Switches(causal_mask=False)})
 
@@ -348,5 +381,5 @@ def test_a_uniform_head_says_that_scores_scaling_and_tau_do_not_act_on_it(lang, 
     at = open_attention(lang, own_model=context_tm, step="softmax", tau="0.1")
     note = t("attn.uniform_ignores_scores", lang, head=0)
     assert note not in [i.value for i in at.info]
-    rerun(at, **{view.K_UNIFORM: "head"})
+    rerun(at, **{view.K_UNIFORM: True, view.K_UNIFORM_SCOPE: "head"})
     assert note in [i.value for i in at.info]

@@ -190,6 +190,8 @@ def open_page(page: str, lang: str) -> AppTest:
                 1, "run-1", settings, (1.4, 0.3, 0.02), JobStatus.DONE, StopReason.EPOCHS, "好世界你", "好世界你", 1.0
             )
         ]
+    if page in ("predict", "attention"):  # these open on the context example; the tests read the textbook's
+        at.query_params["model"] = "textbook"
     at.switch_page(f"pages/{page}.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -201,10 +203,12 @@ def test_every_chart_has_png_and_svg_downloads_in_the_pages_language(page, lang,
     at = open_page(page, lang)
     buttons = {b.key: b for b in at.get("download_button")}
     # the page draws one section (part) at a time: every section's charts
-    chooser = {
-        "theory": ("theory_section", ("vectors", "weighted_sum", "attention")),
-        "attention": ("attn_part", ("prediction", "model", "training")),
-    }
+    chooser = {"theory": ("theory_section", ("vectors", "weighted_sum", "attention"))}
+    if page == "attention":  # the sections below the steps are expanders drawn while open
+        for key in ("attn_details", "attn_heads", "attn_lens", "attn_training"):
+            at.session_state[key] = True
+        at.run()
+        buttons |= {b.key: b for b in at.get("download_button")}
     if page in chooser:
         key, sections = chooser[page]
         for section in sections:
@@ -234,11 +238,9 @@ def test_the_attention_pages_grids_and_lens_download_when_open(lang, downloads):
     at = open_page("attention", lang)
     for key in ("attn_heads_grid", "attn_layers_grid", "attn_lens"):
         at.session_state[key] = True  # the expanders drawn only while open
-    keys = set()
-    for part in ("prediction", "model"):  # the heads grid is the prediction's, the others the model's
-        at.button_group(key="attn_part").set_value(part).run()
-        assert not at.exception
-        keys |= {b.key for b in at.get("download_button")}
+    at.run()
+    assert not at.exception
+    keys = {b.key for b in at.get("download_button")}
     assert {"attn_heads_grid_figure_png", "attn_layers_grid_figure_svg", "attn_lens_figure_png"} <= keys
     svg = downloads["heads_grid.svg"]()
     assert t("attn.heads_header", lang, layer=0) in svg_texts(svg)

@@ -16,6 +16,7 @@ PAGE_NAMES = ("train", "predict", "attention", "theory")
 def open_app(lang: str = "en", page: str | None = None, **params: str) -> AppTest:
     """Run the app with ?lang= and the given lesson parameters (then switch to ``page``)."""
     at = AppTest.from_file("../streamlit_app.py", default_timeout=180)
+    params.setdefault("model", "textbook")  # the pages open on the context example; these tests read the textbook's
     at.query_params.update({"lang": lang, **params})
     at.run()
     if page is not None:
@@ -245,10 +246,10 @@ def test_attention_exercise_draws_nothing_for_a_step_without_questions():
 
 #: Keyed widgets the Attention page draws that are parts of a registered control: the step's
 #: Previous/Next buttons (``attn_step``), the context example's button (``model_choice``), the
-#: expanders of a long text's step and effects tables (the step's, the effects').
-PARTS_OF_CONTROLS = {"attn_prev", "attn_next", "attn_try_context", "attn_table_open", "attn_effects_table"}
-#: The part chooser and the button to the prediction: navigation, like the page list, not lesson controls.
-ATTN_NAVIGATION = {"attn_part", "attn_see_prediction"}
+#: expanders of the training snapshots (``attn_snapshot``).
+PARTS_OF_CONTROLS = {"attn_prev", "attn_next", "attn_try_context", "attn_training"}
+#: Expanders that hold controls or checks: navigation, like the page list, not lesson controls.
+ATTN_NAVIGATION = {"attn_curious", "attn_more"}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -257,8 +258,9 @@ def test_a_locked_attention_link_draws_only_its_switches_and_keeps_the_links_vie
         lang, lesson="1", pages="attention", show="attn_mask,attn_temperature", step="softmax", mask="0", tau="0.5"
     )
     assert listed_pages(at, lang) == {"attention"} and at.title[0].value == t("attn.title", lang)
-    assert keyed_widgets(at) == {"attn_mask", "attn_temperature"} | ATTN_NAVIGATION
-    assert [e.label for e in at.expander] == [t("attn.switches", lang)]  # the heads and lens sections, the code: hidden
+    assert keyed_widgets(at) == {"attn_mask", "attn_temperature", "attn_curious"}
+    keyed = [e.key for e in at.expander if e.key]
+    assert keyed == ["attn_curious"]  # more controls, the heads and lens sections: hidden
     assert not at.main.get("page_link")  # no link to the Theory page, which the lesson leaves out
     assert at.toggle(key="attn_mask").value is False and at.select_slider(key="attn_temperature").value == 0.5
     step = t("attn.step_header", lang, number=6, n=9, name=t("step.softmax.name", lang))
@@ -278,9 +280,12 @@ def test_every_widget_of_the_attention_page_is_a_lesson_control_and_a_lesson_wit
     at = open_app(lesson="1", pages="attention,theory", step="projection")  # a lesson that hides nothing
     drawn = keyed_widgets(at)
     links = [link.label for link in at.main.get("page_link")]
-    for part in ("prediction", "model", "training"):  # the page draws one part at a time
-        at.button_group(key="attn_part").set_value(part).run()
-        drawn |= keyed_widgets(at)
+    for section in ("attn_more", "attn_details", "attn_heads", "attn_lens", "attn_heads_grid", "attn_layers_grid",
+                    "attn_training", "attn_curious"):  # fmt: skip
+        at.session_state[section] = True  # open every section: its controls are drawn
+    at.session_state["attn_mask"] = False  # a switch changed: "reset" is drawn too
+    at.run()
+    drawn |= keyed_widgets(at)
     assert {
         "attn_text",
         "attn_step",
@@ -291,10 +296,10 @@ def test_every_widget_of_the_attention_page_is_a_lesson_control_and_a_lesson_wit
         "attn_temperature",
         "attn_heads_off",
         "attn_uniform",
+        "attn_uniform_scope",
         "attn_editing",
         "attn_cell_i",
         "attn_all_columns",
-        "attn_source",
         "attn_heads",
         "attn_lens",
     } <= drawn
@@ -304,26 +309,24 @@ def test_every_widget_of_the_attention_page_is_a_lesson_control_and_a_lesson_wit
 
 def test_a_lesson_hiding_every_switch_draws_no_empty_switch_panel():
     at = open_app(lesson="1", pages="attention", show="attn_step", mask="0")
-    assert keyed_widgets(at) == {"attn_step", "attn_prev", "attn_next"} | ATTN_NAVIGATION
-    assert not at.expander and at.query_params["mask"] == "0"
+    assert keyed_widgets(at) == {"attn_step", "attn_prev", "attn_next", "attn_curious"}
+    assert not at.toggle and at.query_params["mask"] == "0"
 
 
 def test_a_lesson_showing_only_a_later_parts_controls_opens_that_part():
     at = open_app(lesson="1", pages="attention", show="attn_heads")
-    assert at.button_group(key="attn_part").value == "model"
-    assert [e.label for e in at.expander] == [t("attn.exp.heads_header", "en")]
+    assert at.session_state["attn_heads"] is True and t("attn.exp.heads_caption", "en") in [c.value for c in at.caption]
+    assert [e.key for e in at.expander if e.key] == ["attn_curious", "attn_heads"]
     at = open_app(lesson="1", pages="attention", show="attn_snapshot")
-    assert at.button_group(key="attn_part").value == "training" and keyed_widgets(at) == {"attn_snapshot"} | {
-        "attn_part"
-    }
-    assert at.query_params["part"] == "training"
+    assert at.session_state["attn_training"] is True
+    assert keyed_widgets(at) == {"attn_curious", "attn_training", "attn_snapshot"}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_one_link_opens_a_locked_guess_then_reveal_lesson_on_a_chosen_step(lang):
     at = open_app(lang, lesson="1", pages="attention", show="attn_mask", step="softmax", guess="1")
-    assert keyed_widgets(at) - {"attn_ex_argmax_key_pick", "attn_ex_row_sum_pick"} == {"attn_mask"} | ATTN_NAVIGATION
-    assert t("step.softmax.name", lang) in at.subheader[0].value  # the link's step
+    assert keyed_widgets(at) - {"attn_ex_argmax_key_pick", "attn_ex_row_sum_pick"} == {"attn_mask"}
+    assert any(t("step.softmax.name", lang) in h.value for h in at.subheader)  # the link's step
     positions = ["0 你", "1 好", "2 世", "3 界"]
     assert not any(list(d.value.columns) == positions for d in tables(at))  # the numbers wait for the guess
     assert at.button_group(key="attn_ex_argmax_key_pick").label == t("ex.argmax_key.prompt", lang, i=3, token="界")
@@ -333,5 +336,8 @@ def test_one_link_opens_a_locked_guess_then_reveal_lesson_on_a_chosen_step(lang)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_bad_guess_value_in_a_link_is_named(lang):
     at = open_app(lang, page="pages/attention.py", guess="maybe")
-    assert t("attn.url_bad_guess", lang, value="maybe") in [w.value for w in at.warning]
+    assert any(
+        w.startswith(t("link.bad_param", lang, name="guess", value="maybe", accepted="")[:20])
+        for w in [w.value for w in at.warning]
+    )
     assert at.toggle(key="attn_guess").value is False

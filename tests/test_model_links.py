@@ -152,13 +152,13 @@ def test_examples_train_once_and_the_textbook_is_the_default():
 
 def test_model_choice_follows_the_student_and_the_url():
     at = app("predict", model="context")
-    assert "Context example: text “我爱你，你爱我。他爱她，她爱他。”" in captions(at)
+    assert t("model.banner.context", "en", text="我爱你，你爱我。他爱她，她爱他。") in captions(at)
     assert at.button_group(key="model_choice").value == "context"
     at.switch_page("pages/attention.py").run()
     assert at.session_state["attn_text"] == EXAMPLES["context"].text[:15]
     at.button_group(key="model_choice").set_value("textbook").run()
     assert at.query_params["model"] == "textbook" and at.session_state["attn_text"] == "你好世界"
-    assert "Textbook example: text “你好世界”" in captions(at)
+    assert t("model.banner.textbook", "en", text="你好世界") in captions(at)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -172,7 +172,7 @@ def test_a_model_trained_without_the_mask_opens_with_the_mask_off_and_reset_rest
     tm = train(TEXT, SMALL, NO_MASK)
     at = app("attention", own_model=tm)
     assert at.session_state["attn_mask"] is False
-    assert t("model.mask_off", "en") in captions(at)
+    assert any(t("model.mask_off", "en") in c.help for c in at.caption if c.help)  # how it trained: behind "?"
     at.toggle(key="attn_mask").set_value(True).run()
     assert at.session_state["attn_mask"] is True
     at.button(key="attn_reset").click().run()
@@ -217,9 +217,7 @@ def test_a_class_link_reproduces_the_model_and_the_view_in_a_fresh_session():
         "softmax",
         False,
     )
-    assert "Your model: text “你好你世界”" not in captions(student) and "Your model: text “你好你世你界”" in captions(
-        student
-    )
+    assert t("model.banner.own", "en", text="你好你世你界") in captions(student)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -231,7 +229,7 @@ def test_a_bad_link_gets_its_message_and_the_page_works_on(lang):
     at = app("attention", lang=lang, train=f"v1;epochs={MAX_EPOCHS + 5};text=你好", edits="0:0:0:nan")
     warnings = [w.value for w in at.warning]
     assert any(f"{t('field.epochs', lang)} = {MAX_EPOCHS + 5}" in w and str(MAX_EPOCHS) in w for w in warnings)
-    assert any(w.startswith(t("link.bad_edits", lang, error="")[:6]) for w in warnings)
+    assert any("edits=0:0:0:nan" in w for w in warnings)
 
 
 def test_score_edits_travel_in_the_link():

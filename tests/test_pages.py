@@ -20,6 +20,8 @@ def open_page(page: str, lang: str = "en") -> AppTest:
     at = AppTest.from_file("../streamlit_app.py", default_timeout=180)
     at.query_params["lang"] = lang
     at.run()
+    if page in ("predict", "attention"):  # these open on the context example; the tests read the textbook's
+        at.query_params["model"] = "textbook"
     if PAGES[page] != "pages/train.py":
         at.switch_page(PAGES[page])
         at.run()
@@ -252,7 +254,7 @@ def test_the_preload_imports_torch_first_and_every_module_of_the_app_but_the_cli
     assert done[: len(server.LIBRARIES)] == list(server.LIBRARIES) and done[0] == "torch"
     modules = server.app_modules()
     assert done[len(server.LIBRARIES) :] == modules  # none failed
-    assert {"tinygpt.model", "tinygpt.ui.navigation", "tinygpt.ui.attention_view", "tinygpt.strings.zh.train"} <= set(
+    assert {"tinygpt.model", "tinygpt.ui.navigation", "tinygpt.ui.attention.effect", "tinygpt.strings.zh.train"} <= set(
         modules
     )
     assert not any(name.endswith("__main__") for name in modules)

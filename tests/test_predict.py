@@ -225,10 +225,8 @@ def test_generate_bounds_and_bad_arguments(untrained):
 
 
 def keep(at: AppTest, key: str, value: object) -> None:
-    """Set a Predict control as a student's change would: its value and the copy the page keeps
-    for the next visit (``common.restore_widget_values`` gives the control that copy on a full run)."""
+    """Set a Predict control as a student's change would (the widget keeps it: persist_state)."""
     at.session_state[key] = value
-    at.session_state[f"_keep.{key}"] = value
 
 
 def open_predict(lang: str, **state) -> AppTest:
@@ -236,6 +234,7 @@ def open_predict(lang: str, **state) -> AppTest:
     at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
     at.query_params["lang"] = lang
     at.run()
+    at.query_params["model"] = "own" if "own_model" in state else "textbook"  # else: the context example
     at.switch_page("pages/predict.py")
     for key, value in state.items():
         keep(at, key, value)
@@ -259,9 +258,9 @@ def result_of(at: AppTest) -> str:
 def test_page_names_unknown_characters_and_shows_the_known_ones(lang):
     at = open_predict(lang, predict_prefix="你们好 ")
     assert len(at.error) == 1
-    space = t("predict.space", lang)
+    space = "U\\+0020"
     assert at.error[0].value == t(
-        "err.unknown_chars", lang, unknown=f"们 “ ” \\({space}\\)", known=KNOWN
+        "err.unknown_chars", lang, unknown=f"们 ␣ \\({space}\\)", known=KNOWN
     )  # Markdown-escaped
     assert not tables(at) and not at.main.page_link
 
@@ -379,7 +378,7 @@ def test_markdown_characters_and_spaces_are_shown_as_typed():
 
     tm = train("a$b\\ c", SMALL, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0))
     at = open_predict("en", own_model=tm, predict_prefix="a$\\x")
-    assert at.error[0].value == t("err.unknown_chars", "en", unknown="x", known=r"a \$ b \\ “ ” \(space\) c")
+    assert at.error[0].value == t("err.unknown_chars", "en", unknown="x", known=r"a \$ b \\ ␣ \(U\+0020\) c")
     at = open_predict("en", own_model=tm, predict_prefix="a$ ", predict_n_new=1)
     fed = next(m.value for m in at.markdown if m.value.startswith("Context fed"))
     assert fed.endswith("**a\\$␣**")  # the trailing space is visible and the bold still closes
@@ -478,7 +477,7 @@ def test_the_prefix_travels_in_the_url_so_a_class_link_opens_the_same_prediction
     at = open_predict(lang, predict_prefix="世界你")
     assert at.query_params["prefix"] == "世界你"
     fresh = AppTest.from_file("../streamlit_app.py", default_timeout=240)
-    fresh.query_params.update({"lang": lang, "prefix": "世界你"})
+    fresh.query_params.update({"lang": lang, "prefix": "世界你", "model": "textbook"})
     fresh.run()
     fresh.switch_page("pages/predict.py").run()
     assert not fresh.exception and not fresh.warning

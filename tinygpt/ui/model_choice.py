@@ -48,6 +48,8 @@ CHOICES: tuple[str, ...] = ("context", "textbook", "own")
 #: The choice of a session's first visit.
 FIRST_CHOICE = "context"
 _LINK_JOB = "_link_job_id"
+#: The choice the pages showed last: what a control that comes back without a value shows.
+_SHOWN = "_model_shown"
 _MESSAGES = "_link_messages"
 
 
@@ -172,7 +174,8 @@ def choose_model() -> tuple[ModelRecord, str]:
         _link_progress()
         st.stop()
     own, has_own = current_model(wait=False)
-    ss.setdefault(K_CHOICE, FIRST_CHOICE)
+    if ss.get(K_CHOICE) not in CHOICES:  # the first visit, or the control's state was lost
+        set_choice(ss.get(_SHOWN, first_choice()))
     if ss[K_CHOICE] == "own" and not has_own:
         st.info(tr("model.own_missing"))
         set_choice("textbook")
@@ -188,10 +191,22 @@ def choose_model() -> tuple[ModelRecord, str]:
             persist_state="session",
             label_visibility="collapsed",
         )
-    choice = ss[K_CHOICE]
+    choice = ss[K_CHOICE] if ss.get(K_CHOICE) in options else ss.get(_SHOWN, FIRST_CHOICE)
+    ss[_SHOWN] = choice
     tm = own if choice == "own" else example_model(choice)
     url.save("model", MODEL_PARAMS)
     return tm, choice
+
+
+def first_choice() -> str:
+    """The model a session's first visit shows: the context example, where attention decides,
+    unless the link names a text (``text=``, ``prefix=``) that only the textbook example can read
+    (a link made before the pages opened on the context example)."""
+    linked = st.query_params.get("text") or st.query_params.get("prefix") or ""
+    context, textbook = (set(EXAMPLES[name].text) for name in ("context", "textbook"))
+    if linked and not set(linked) <= context and set(linked) <= textbook:
+        return "textbook"
+    return FIRST_CHOICE
 
 
 def show_messages() -> None:

@@ -207,7 +207,7 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
             st.markdown(tr("attn.effect.own", T=T))
         else:
             st.markdown(tr("attn.effect.count", n=fx.n_changed, T=T, layer=layer))
-        if not fx.n_changed and (not own or not what_attention_decides(tm.text)):
+        if not fx.n_changed and not own:
             reasons = unchanged_reasons(tm, text, layer, sw, fx)
             st.markdown(f"**{tr('attn.exp.why_header')}** {reasons[0]}")
             if tm.text != EXAMPLES["context"].text:
@@ -215,6 +215,9 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
             if len(reasons) > 1:
                 with st.expander(tr("attn.effect.more_reasons", n=len(reasons) - 1)):
                     st.markdown("\n".join(f"- {r}" for r in reasons[1:]))
+        elif own and not what_attention_decides(tm.text):  # nothing to flip: say why before the student tries
+            st.markdown(decides_sentence(tm))
+            pressed = offer_context_example()
         st.html(strip_html(text, fx, chars, text_next(text, tm)))
     if fx.n_changed:
         reasons = data.flip_reasons(tm, text, layer, sw)

@@ -102,6 +102,11 @@ PART_EXPANDERS: dict[str, str | None] = {
     "training": K_TRAINING,
 }
 
+#: A lesson showing one of these controls opens its section: {control: the section's expander}.
+LESSON_SECTIONS: dict[str, str] = {
+    K_SNAPSHOT: K_TRAINING, K_HEADS: K_HEADS, K_LENS: K_LENS, K_HEADS_GRID: K_HEADS_GRID,
+    K_LAYERS_GRID: K_LAYERS_GRID, K_DETAILS: K_DETAILS,
+}  # fmt: skip
 _MODEL_UID = "_attn_model_uid"  # the model the page showed last
 _PICKER_TEXT = "_attn_picker_text"  # the text the cell pickers index into
 _TRAINED_MASK = "_attn_trained_mask"  # the causal mask the shown model was trained with
@@ -144,8 +149,10 @@ def defaults(tm: ModelRecord) -> None:
     ):
         st.session_state.setdefault(key, value)
     current = lesson()
-    if current is not None and K_SNAPSHOT in current.show:  # a lesson about training opens its section
-        st.session_state.setdefault(K_TRAINING, True)
+    if current is not None:  # a lesson about one section opens it (the snapshots' slider: training)
+        for shown, section in LESSON_SECTIONS.items():
+            if shown in current.show:
+                st.session_state.setdefault(section, True)
 
 
 def reset_switches() -> None:

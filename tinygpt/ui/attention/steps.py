@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 import torch
 
@@ -291,10 +293,12 @@ def matrix_view(
     with st.expander(tr("attn.table", name=shown_title), icon=":material/table:"):
         if is_static(shown.shape[0], len(shown_cols)):  # the text as shown, each value in its tooltip
             show_table(matrix_text(to_numpy(shown, floats=True), labels, shown_cols, decimals), max_height=600)
-        else:  # a long text's grid: the text, in narrow columns
+        elif square:  # a long text's T × T grid: the text, in narrow columns
             table = matrix_text(to_numpy(shown, floats=True), labels, shown_cols, decimals).to_arrow()
             config = {c: st.column_config.TextColumn(width=TABLE_COLUMN_PX, alignment="right") for c in shown_cols}
-            show_table(table, column_config=config if square else None, max_height=600)
+            show_table(table, column_config=config, max_height=600)
+        else:  # a wide grid (every column of d_model): the numbers, every digit
+            show_table(matrix_table(shown, labels, shown_cols), max_height=600)
         if square:
             st.caption(tr("attn.table_rounded"))
         left, right = st.columns(2)
@@ -309,6 +313,12 @@ def matrix_view(
         )
         with right:
             figure_downloads(spec, "attn_figure", shown_title, file_stem=file_name.removesuffix(".csv"))
+
+
+def matrix_table(values: torch.Tensor, row_labels: Sequence[str], col_labels: Sequence[str]) -> pd.DataFrame:
+    """A (R, C) matrix as a DataFrame of float32 with the row labels as its index (a grid's data)."""
+    arr = to_numpy(values, floats=True).astype(np.float32, copy=False)
+    return pd.DataFrame(arr, index=list(row_labels), columns=list(col_labels))
 
 
 def divisor_text(switches: Switches, d_head: int) -> str:
