@@ -302,6 +302,9 @@ def test_a_store_that_cannot_be_reached_loses_nothing_and_is_said(lang, monkeypa
     teacher = app("teacher", lang, **{"class": "K7M2QP", "key": "A" * 24})
     (error,) = [e.value for e in teacher.error]
     assert error.startswith(t("teacher.store_down", lang, reason="")[:6])
+    short = app(None, lang, s="abcdefg")  # a short link cannot be resolved now: said, and s= kept for a reload
+    assert any(w.value.startswith(t("short.unreachable", lang, code="abcdefg", reason="")[:8]) for w in short.warning)
+    assert short.query_params["s"] == "abcdefg"
     builder = app("teacher", lang, **{"from": "predict"})
     builder.button(key="builder_make").click().run()
     link = codes(builder)[0]

@@ -1173,7 +1173,8 @@ def _spread_layout(
     right_label: str,
     wrong_label: str,
 ) -> alt.LayerChart:
-    y = alt.Y("answer:N", sort=list(shown), title=y_title, axis=alt.Axis(labelLimit=220))
+    # no axis title: the labels are the answers (a vertical Chinese title would lie on its side)
+    y = alt.Y("answer:N", sort=list(shown), title=None, axis=alt.Axis(labelLimit=220))
     # whole students only: integer ticks, the axis from 0 and a little room for the count at the bar's end
     x = alt.X("count:Q", title=x_title, scale=alt.Scale(zero=True, nice=True), axis=alt.Axis(tickMinStep=1, format="d"))
     tooltip = [alt.Tooltip("answer:N", title=y_title), alt.Tooltip("count:Q", title=x_title), "status:N"]

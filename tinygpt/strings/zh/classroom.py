@@ -17,7 +17,7 @@ STRINGS: dict[str, str] = {
     "short.bad": "短链接无法识别。{error}。应用照常打开。",
     "short.unreachable": "短链接 {code} 现在打不开：{reason}。请稍后刷新页面。",
     # 班级中的学生
-    "class.banner": "**班级 {code}：**你的猜测会匿名显示在老师的屏幕上（只有填写昵称时才会显示昵称）。",
+    "class.banner": "**班级 {code}**：你的猜测会匿名显示在老师的屏幕上（只有填写昵称时才会显示昵称）。",
     "class.nickname": "昵称（可选）",
     "class.nickname_help": "老师会在你的答案旁看到它。不填则保持匿名。",
     "class.unknown": "班级 {code} 不存在：你的答案不会发送给老师。你可以继续学习，答案会保存在“我的答案”里。",
