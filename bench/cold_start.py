@@ -79,13 +79,13 @@ def free_port() -> int:
 
 
 def start_server(
-    port: int | None = None, log_path: Path = SERVER_LOG, env: dict[str, str] | None = None
+    port: int | None = None, log_path: Path = SERVER_LOG, app_dir: Path = ROOT, env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen, str]:
     """Start ``streamlit run streamlit_app.py`` on a free loopback port: (process, base URL).
 
-    ``env``: variables added to this process's environment (e.g. the class store's
-    ``TINYGPT_DATABASE_URL``). The process leads its own process group (stopped by
-    :func:`stop_server`). Returns at once; use :func:`wait_healthy` to wait for the server.
+    ``app_dir``: the checkout whose app is served (another one measures an earlier version);
+    ``env``: variables added to this process's environment. The process leads its own process
+    group (stopped by :func:`stop_server`). Returns at once; use :func:`wait_healthy` to wait.
     """
     port = port or free_port()
     cmd = [
@@ -107,7 +107,7 @@ def start_server(
     log = open(log_path, "w", encoding="utf-8")
     proc = subprocess.Popen(
         cmd,
-        cwd=ROOT,
+        cwd=app_dir,
         stdout=log,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,

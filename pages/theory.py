@@ -5,6 +5,7 @@ import streamlit as st
 from tinygpt import theory
 from tinygpt.attention import STEP_IDS, future_mask, step_by_id
 from tinygpt.charts import heatmap_spec, probability_bars_spec, vector_picture_spec
+from tinygpt.links import read_theory_params
 from tinygpt.theory import (
     CONCEPT_IDS,
     EXAMPLE_KEYS,
@@ -16,7 +17,7 @@ from tinygpt.theory import (
 )
 from tinygpt.ui.common import resend, scroll_to
 from tinygpt.ui.figures import figure_downloads
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import matrix_text, show_table, text_table
@@ -117,15 +118,20 @@ def concept(cid: str) -> None:
 
 def arrival() -> None:
     """A link from the Attention page (``?concept=<id>&step=<step id>``): say which section explains
-    the step, link back to it, and scroll to that section once per link."""
-    cid, sid = st.query_params.get("concept"), st.query_params.get("step")
-    if cid not in CONCEPT_IDS:
+    the step, link back to it, and scroll to that section once per link. A value that names no
+    concept or step gets a message naming it and the accepted ids (``tinygpt.links.read_theory_params``)."""
+    cid, sid, errors = read_theory_params(
+        st.query_params.get("concept"), st.query_params.get("step"), CONCEPT_IDS, STEP_IDS
+    )
+    for exc in errors:
+        st.warning(tr("theory.bad_link", error=error_text(exc)))
+    if cid is None:
         return
     anchor = concept_anchor(cid)
     first_time = st.session_state.get("_theory_scrolled_to") != (cid, sid)
     if first_time:  # the link opens the concept's section (the student may open another later)
         st.session_state[K_SECTION] = SECTION_OF[cid]
-    if sid in STEP_IDS:
+    if sid is not None:
         step = step_by_id(sid)
         name = tr(f"step.{sid}.name")
         st.info(tr("theory.from_step", number=step.number, name=name, title=tr(f"theory.{cid}.title")))

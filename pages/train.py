@@ -24,7 +24,9 @@ from tinygpt.ui.jobs import (
     MAX_RUNS,
     POLL_SECONDS,
     controls_job,
+    leave_job,
     run_labels,
+    show_notice,
     show_progress,
     start_or_refuse,
 )
@@ -32,6 +34,7 @@ from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
 from tinygpt.ui.train_view import form_values, loaded_run, options_with
+from tinygpt.ui.uploads import read_upload, upload_key
 from tinygpt.vocab import causal_loss_floor, pair_texts
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
@@ -297,19 +300,16 @@ if c[2].button(
     elif (started := start_or_refuse(text, *configs, paused=True, steps=1)) is not None:
         ss["job"] = started
         st.rerun()
+# Stop and Reset end this session's view of a run; a run others follow goes on for them (leave_job).
 if c[3].button(tr("train.stop"), disabled=status not in ACTIVE, key="train_stop", width="stretch"):
-    if mine:
-        job.stop()
-    else:  # the run goes on for the others; this session stops following it
-        ss.pop("job")
+    leave_job(job, keep_view=True)
     st.rerun()
 if c[4].button(
     tr("train.reset"), help=tr("train.reset_help"), disabled=job is None, key="train_reset", width="stretch"
 ):
-    if mine:
-        job.stop()
-    ss.pop("job")
+    leave_job(job, keep_view=False)
     st.rerun()
+show_notice()
 
 # A run that ended joins the session's runs (its curve can be overlaid on later ones).
 runs = ss.setdefault("train_runs", [])
@@ -383,13 +383,11 @@ st.download_button(
     key="train_download",
 )
 upload_limit = f"{checkpoint.MAX_CHECKPOINT_BYTES / 2**20:.0f} MB"
-upload = st.file_uploader(tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key="train_upload")
+upload = st.file_uploader(tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key=upload_key())
 st.caption(tr("train.upload_caption", limit=upload_limit))
-if upload is not None and ss.get("_ckpt_file") != upload.file_id:
-    ss["_ckpt_file"] = upload.file_id
+if upload is not None:  # read once, then released: the uploader forgets it (read_upload)
     try:
-        checkpoint.check_size(upload.size)
-        loaded = checkpoint.from_bytes(upload.getvalue())
+        loaded = read_upload(upload)
         set_own_model(loaded)
         ss["_ckpt_msg"] = (
             "success",
@@ -407,7 +405,7 @@ if upload is not None and ss.get("_ckpt_file") != upload.file_id:
     except Exception as exc:  # a message in the student's language, never a traceback
         ss["_ckpt_msg"] = ("error", error_text(exc))
     st.rerun()
-if upload is not None and ss.get("_ckpt_msg"):
+if ss.get("_ckpt_msg"):
     kind, message = ss["_ckpt_msg"]
     (st.success if kind == "success" else st.error)(message)
     if kind == "success" and tm is not None and not tm.losses:

@@ -45,26 +45,33 @@ def wait_for_redraw(page, before: dict) -> dict:
     return snapshot(page)
 
 
+def open_step_table(page, name: str) -> None:
+    """Open the step's table (one click away under its heatmap) and wait for its cells."""
+    page.get_by_test_id("stMain").get_by_text(t("attn.table", "en", name=name), exact=True).click()
+    page.locator(".tg-table").first.scroll_into_view_if_needed(timeout=60_000)
+    page.wait_for_function(f"() => ({TABLE_CELLS_JS})().length >= 20", timeout=60_000)
+
+
 def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page):
-    page.goto(f"{app_server}/attention?lang=en&step=softmax")
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax")
     wait_for_app(page, 240_000)  # a fresh server trains the default model first
     page.get_by_role("heading", name=t("attn.step_header", "en", number=6, n=len(STEPS), name="Softmax")).wait_for(
         timeout=60_000
     )
-    page.locator(".tg-table").first.scroll_into_view_if_needed(timeout=60_000)
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
-    page.wait_for_function(f"() => ({TABLE_CELLS_JS})().length >= 20", timeout=60_000)
+    open_step_table(page, f"alpha · {t('attn.panel_head', 'en', h=0)}")
     start = snapshot(page)
     alpha = alpha_rows(start["cells"])
     assert len(alpha) == 4 and alpha[0] == [1.0, 0.0, 0.0, 0.0]
 
-    switches = page.get_by_test_id("stExpander").filter(has_text=t("attn.switches", "en"))  # in the main area
+    switches = page.locator(".st-key-attn_whatif")  # in the main area, above the steps
     switches.get_by_text(t("attn.mask", "en"), exact=True).click()
     masked_off = wait_for_redraw(page, start)
     alpha = alpha_rows(masked_off["cells"])
     assert alpha[0][1] > 0 and all(v > 0 for row in alpha for v in row)
-    page.get_by_text(t("attn.check_no_mask", "en")).wait_for(timeout=30_000)
     assert parse_qs(urlparse(page.url).query)["mask"] == ["0"]
+    page.get_by_text(t("attn.curious", "en")).click()  # the checks say so too
+    page.get_by_text(t("attn.check_no_mask", "en")).wait_for(timeout=30_000)
 
     slider = switches.get_by_role("slider").first
     assert slider.get_attribute("aria-valuetext") == "1"
@@ -78,8 +85,8 @@ def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page)
     assert_no_exception(page)
 
 
-def test_a_part_switch_and_a_page_switch_keep_what_the_student_chose(app_server, page):
-    page.goto(f"{app_server}/attention?lang=en")
+def test_more_controls_and_a_page_switch_keep_what_the_student_chose(app_server, page):
+    page.goto(f"{app_server}/attention?lang=en&model=textbook")
     wait_for_app(page, 240_000)
     page.get_by_role("heading", name=t("attn.title", "en")).wait_for(timeout=240_000)
     main = page.get_by_test_id("stMain")
@@ -91,16 +98,17 @@ def test_a_part_switch_and_a_page_switch_keep_what_the_student_chose(app_server,
     def chosen(key: str) -> str:
         return page.locator(f".st-key-{key} button[aria-checked='true']").inner_text()
 
+    main.get_by_text(t("attn.more", "en")).click()  # layer and head are one click away
+    wait_for_app(page)
     click("attn_layer", "1")
     click("attn_output", "V")  # step 1 shows V, with every column
     main.get_by_text(t("attn.all_columns", "en", D=512), exact=True).click()
     wait_for_app(page)
-    table = main.get_by_text(t("attn.table", "en", name="V"), exact=True)  # all 512 columns of V
-    table.wait_for(timeout=60_000)
-    for part in ("prediction", "steps"):
-        click("attn_part", t(f"attn.part.{part}", "en"))
-    table.wait_for(timeout=60_000)  # the browser shows the choices the page draws: V, every column
+    main.get_by_text(t("attn.table", "en", name="V"), exact=True).wait_for(timeout=60_000)
+    main.get_by_text(t("attn.more", "en")).click()  # closed: its controls keep their values
+    wait_for_app(page)
     assert chosen("attn_output") == "V" and page.locator(".st-key-attn_all_columns input").is_checked()
+    assert page.locator(".st-key-attn_layer").count() == 0
     page.locator("[data-testid='stSidebarNav'] a[href$='/predict']").click()
     page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=60_000)
     wait_for_app(page)
@@ -108,15 +116,7 @@ def test_a_part_switch_and_a_page_switch_keep_what_the_student_chose(app_server,
     page.get_by_role("heading", name=t("attn.title", "en")).wait_for(timeout=60_000)
     wait_for_app(page)
     page.wait_for_function("() => new URL(location.href).searchParams.get('layer') === '1'", timeout=60_000)
-    assert chosen("attn_layer") == "1"  # the view as the student left it
-    see = page.locator(".st-key-attn_see_prediction button")
-    see.scroll_into_view_if_needed()
-    see.click()  # from the foot of the steps to the beginning of the prediction part
-    page.wait_for_function("() => new URL(location.href).searchParams.get('part') === 'prediction'", timeout=60_000)
-    wait_for_app(page)
-    page.wait_for_function(
-        """() => { const r = document.querySelector('.st-key-attn_part').getBoundingClientRect();
-        return r.top >= 0 && r.bottom <= innerHeight; }""",
-        timeout=10_000,
-    )
+    assert chosen("attn_output") == "V" and page.locator(".st-key-attn_all_columns input").is_checked()
+    page.go_back()  # Back leaves the page: the switches replaced the address, they did not add to the history
+    page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=60_000)
     assert_no_exception(page)

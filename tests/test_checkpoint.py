@@ -96,7 +96,7 @@ def test_wrong_dtype_nan_weights_and_extra_tensors_are_refused(tm):
     extra = dict(tensors, surprise=torch.zeros(3))
     assert refused(st_save(extra, meta), "unexpected").params["name"] == "surprise"
     missing = {k: v for k, v in tensors.items() if k != "head.bias"}
-    assert refused(st_save(missing, meta), "shapes").params["name"] == "head.bias"
+    assert refused(st_save(missing, meta), "missing").params == {"n": 1, "names": "head.bias"}
 
 
 def test_vocab_and_config_json_must_agree(tm):
@@ -157,3 +157,147 @@ def test_a_checkpoint_written_by_an_earlier_build_loads_with_the_same_logits_and
     assert again.losses == expected["losses"]
     loaded = tm.model.state_dict()
     assert all(torch.equal(v, loaded[k]) for k, v in again.model.state_dict().items())
+
+
+# ---------------------------------------------------------------- crafted files: names, bytes, numbers
+
+
+def craft(header: dict, data: bytes) -> bytes:
+    """A safetensors file written by hand: 8-byte header length, the JSON header, the data."""
+    raw = json.dumps(header).encode()
+    return len(raw).to_bytes(8, "little") + raw + data
+
+
+def header_of(data: bytes) -> tuple[dict, bytes]:
+    """(the JSON header, the tensor data) of safetensors bytes."""
+    n = int.from_bytes(data[:8], "little")
+    return json.loads(data[8 : 8 + n]), data[8 + n :]
+
+
+def no_latin_words(text: str) -> bool:
+    """True when a Chinese message holds no English words (tensor names and numbers aside)."""
+    import re
+
+    words = re.findall(r"[A-Za-z]{4,}", text)
+    return all(w in ("safetensors", "module", "weight", "bias", "token", "embedding") for w in words)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_missing_tensors_are_called_missing_and_named(tm, lang):
+    tensors, meta = parts(to_bytes(tm))
+    gone = ["head.bias", "ln_f.weight", "ln_f.bias"]
+    error = refused(st_save({k: v for k, v in tensors.items() if k not in gone}, meta), "missing")
+    assert error.params["n"] == 3 and set(error.params["names"].split(", ")) == set(gone)
+    text = t("ckpt.err.missing", lang, **error.params)
+    assert all(name in text for name in gone) and ("missing" in str(error))
+    if lang == "zh":
+        assert "缺少" in text and "3 个张量" in text
+    else:
+        assert "lacks 3 tensors" in text
+
+
+def test_a_compiled_models_state_dict_loads_with_its_prefix_stripped(tm):
+    tensors, meta = parts(to_bytes(tm))
+    ids = tm.vocab.encode("你好世界")[None]
+    for prefix in checkpoint.KNOWN_PREFIXES:
+        every = {prefix + k: v for k, v in tensors.items()}  # torch.compile(model).state_dict() names
+        weights_only = {(k if k.startswith("snapshots.") else prefix + k): v for k, v in tensors.items()}
+        for renamed in (every, weights_only):
+            back = from_bytes(st_save(renamed, meta))
+            with torch.no_grad():
+                assert torch.equal(back.model(ids), tm.model(ids))
+            assert sorted(back.snapshots) == sorted(tm.snapshots)
+
+
+def test_an_unknown_prefix_is_named(tm):
+    tensors, meta = parts(to_bytes(tm))
+    error = refused(st_save({"net." + k: v for k, v in tensors.items()}, meta), "prefix")
+    assert error.params == {"prefix": "net.", "example": "token_embedding.weight"}
+    assert "net." in t("ckpt.err.prefix", "zh", **error.params)
+
+
+def test_two_tensors_sharing_bytes_get_a_message_in_the_users_language(tm):
+    header, data = header_of(to_bytes(tm))
+    # head.bias and ln_f.bias have the same shape (V,) and (d_model,) differ; pick two of one shape
+    a, b = "blocks.0.ln1.bias", "blocks.0.ln2.bias"
+    assert header[a]["shape"] == header[b]["shape"]
+    header[b] = {**header[b], "data_offsets": header[a]["data_offsets"]}  # b reads a's bytes
+    error = refused(craft(header, data), "shared")
+    assert {error.params["first"], error.params["second"]} == {a, b}
+    zh = t("ckpt.err.shared", "zh", **error.params)
+    assert a in zh and b in zh and "共用" in zh and no_latin_words(zh.replace(a, "").replace(b, ""))
+
+
+def test_declared_sizes_gaps_and_trailing_bytes_are_refused_before_the_data_is_read(tm):
+    header, data = header_of(to_bytes(tm))
+    name = "head.bias"
+    begin, end = header[name]["data_offsets"]
+    short = {**header, name: {**header[name], "data_offsets": [begin, end - 4]}}
+    assert refused(craft(short, data), "sizes").params == {
+        "name": name,
+        "declared": f"{end - begin - 4:,}",
+        "needed": f"{end - begin:,}",
+    }
+    assert refused(craft(header, data + bytes(4)), "malformed")  # bytes after the last tensor
+    text = t("ckpt.err.malformed", "zh", size="1")
+    assert no_latin_words(text) and "{error}" not in text
+
+
+def test_a_library_error_is_said_in_the_users_language_without_the_librarys_text(tm, monkeypatch):
+    from safetensors import SafetensorError
+
+    def broken(data):
+        raise SafetensorError("Error while deserializing header: InvalidOffset(blocks.0.ln1.bias)")
+
+    monkeypatch.setattr(checkpoint, "st_load", broken)
+    error = refused(to_bytes(tm), "malformed")
+    for lang in ("zh", "en"):
+        assert "InvalidOffset" not in t("ckpt.err.malformed", lang, **error.params)
+    assert no_latin_words(t("ckpt.err.malformed", "zh", **error.params))
+
+
+class CountingReader(io.BytesIO):
+    """A file that counts the bytes read from it."""
+
+    read_bytes = 0
+
+    def read(self, n=-1):
+        out = super().read(n)
+        self.read_bytes += len(out)
+        return out
+
+
+def test_a_large_file_of_zeros_is_refused_after_its_first_bytes():
+    size = 150 * 10**6
+    stream = CountingReader(bytes(size))
+    with pytest.raises(CheckpointError) as info:
+        checkpoint.check_file(stream, size)
+    assert info.value.key == "not_safetensors" and stream.read_bytes <= 9
+
+
+def test_the_header_is_checked_before_a_byte_of_tensor_data_is_read(tm):
+    data = to_bytes(tm)
+    n = int.from_bytes(data[:8], "little")
+    header, rest = header_of(data)
+    header["__metadata__"]["gpt_config"] = json.dumps({**tm.gpt_cfg.to_dict(), "d_ff": 128})
+    crafted = craft(header, rest)
+    stream = CountingReader(crafted)
+    with pytest.raises(CheckpointError):
+        checkpoint.check_file(stream, len(crafted))
+    m = int.from_bytes(crafted[:8], "little")
+    assert stream.read_bytes == 8 + m and m > n  # the header and nothing after it
+    stream = CountingReader(data)
+    checked = checkpoint.check_file(stream, len(data))
+    assert stream.read_bytes == 8 + n and checked.gpt_cfg == tm.gpt_cfg and checked.prefix == ""
+
+
+def test_numbers_in_the_metadata_go_through_the_strict_reader(tm):
+    tensors, meta = parts(to_bytes(tm))
+    huge = meta["gpt_config"].replace('"d_model": 32', '"d_model": ' + "3" * 4400)
+    assert huge != meta["gpt_config"]
+    assert refused(st_save(tensors, {**meta, "gpt_config": huge}), "metadata").params["field"] == "gpt_config"
+    for losses in ("[1.0, NaN]", "[1.0, Infinity]", "[1e999]", "[" + "1" * 4400 + "]"):
+        assert refused(st_save(tensors, {**meta, "losses": losses}), "metadata").params["field"] == "losses"
+    header, data = header_of(to_bytes(tm))
+    raw = json.dumps(header).replace('"data_offsets": [0, ', '"data_offsets": [' + "0" * 4400 + ", ", 1)
+    assert refused(len(raw.encode()).to_bytes(8, "little") + raw.encode() + data, "not_safetensors")

@@ -129,7 +129,12 @@ def test_early_stop_reports_the_epoch_it_stopped_at(capsys):
     "flags, names",
     [
         (["--d-model", "32", "--n-heads", "3"], ["--n-heads", "n_heads=3", "d_model=32"]),
-        (["--lr", "abc"], ["--lr", "invalid float value: 'abc'"]),
+        (["--lr", "abc"], ["--lr", "abc is not accepted: a finite number"]),
+        (["--lr", "nan"], ["--lr", "nan is not accepted: a finite number"]),
+        (["--epochs", "²"], ["--epochs", "² is not accepted: an integer in ASCII digits"]),
+        (["--epochs", "１０"], ["--epochs", "１０ is not accepted: an integer in ASCII digits"]),
+        (["--seed", "9" * 4400], ["--seed", "9" * 30 + "… is not accepted"]),
+        (["--head", "1\u200c"], ["--head", "1⟨U+200C⟩ is not accepted"]),
         (["--lr", "0"], ["--lr", "lr=0.0"]),
         (["--epochs", "0"], ["--epochs", "epochs=0"]),
         (["--text", ""], ["--text", "empty"]),

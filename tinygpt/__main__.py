@@ -24,6 +24,7 @@ from typing import TextIO
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, MAX_TEXT_LEN, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
 from tinygpt.examples import EXAMPLES, Example
+from tinygpt.numbers import MAX_INT_CHARS, read_float, read_int
 
 #: The seed's section banner (30 "=").
 BANNER = "=" * 30
@@ -57,6 +58,26 @@ FLAG_OF = {
 }
 
 
+def whole_number(raw: str) -> int:
+    """An integer flag's value, read by ``tinygpt.numbers`` (ASCII digits and an optional sign, at
+    most ``MAX_INT_CHARS`` characters); the configs check its range. Anything else ("１０", "²",
+    "1e3", 4,400 digits) is an ``argparse.ArgumentTypeError`` naming the value: exit 2."""
+    bound = 10**MAX_INT_CHARS
+    try:
+        return read_int(raw, "", -bound, bound)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(f"{exc.value} is not accepted: an integer in ASCII digits") from None
+
+
+def decimal_number(raw: str) -> float:
+    """A decimal flag's value, read by ``tinygpt.numbers`` (ASCII digits, optional point and exponent,
+    finite); the configs check its range. Anything else ("nan", "１e-3") exits 2 naming the value."""
+    try:
+        return read_float(raw, "", -1e300, 1e300)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(f"{exc.value} is not accepted: a finite number in ASCII digits") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line: one flag per hyperparameter, defaults from the seed program."""
     p = argparse.ArgumentParser(
@@ -68,13 +89,22 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     m = p.add_argument_group("model (模型)")
-    m.add_argument("--d-model", type=int, default=DEFAULT_GPT.d_model, help="width of the residual stream, d_model")
     m.add_argument(
-        "--n-heads", type=int, default=DEFAULT_GPT.n_heads, help="attention heads per layer; must divide d_model"
+        "--d-model", type=whole_number, default=DEFAULT_GPT.d_model, help="width of the residual stream, d_model"
     )
-    m.add_argument("--n-layers", type=int, default=DEFAULT_GPT.n_layers, help="Transformer blocks")
-    m.add_argument("--d-ff", type=int, default=DEFAULT_GPT.d_ff, help="hidden width of the feed-forward network")
-    m.add_argument("--max-len", type=int, default=DEFAULT_GPT.max_len, help="position embeddings = longest context")
+    m.add_argument(
+        "--n-heads",
+        type=whole_number,
+        default=DEFAULT_GPT.n_heads,
+        help="attention heads per layer; must divide d_model",
+    )
+    m.add_argument("--n-layers", type=whole_number, default=DEFAULT_GPT.n_layers, help="Transformer blocks")
+    m.add_argument(
+        "--d-ff", type=whole_number, default=DEFAULT_GPT.d_ff, help="hidden width of the feed-forward network"
+    )
+    m.add_argument(
+        "--max-len", type=whole_number, default=DEFAULT_GPT.max_len, help="position embeddings = longest context"
+    )
     m.add_argument(
         "--norm",
         choices=("pre", "post"),
@@ -97,32 +127,38 @@ def build_parser() -> argparse.ArgumentParser:
         default=SEED_TEXT,
         help=f"training text, 1 to {MAX_TEXT_LEN} characters; its characters are the vocabulary",
     )
-    t.add_argument("--lr", type=float, default=DEFAULT_TRAIN.lr, help="Adam learning rate")
+    t.add_argument("--lr", type=decimal_number, default=DEFAULT_TRAIN.lr, help="Adam learning rate")
     t.add_argument(
-        "--epochs", type=int, default=DEFAULT_TRAIN.epochs, help="optimizer steps (the whole text is one batch)"
+        "--epochs",
+        type=whole_number,
+        default=DEFAULT_TRAIN.epochs,
+        help="optimizer steps (the whole text is one batch)",
     )
     t.add_argument(
-        "--seed", type=int, default=DEFAULT_TRAIN.seed, help="seed of the initial weights; same flags, same output"
+        "--seed",
+        type=whole_number,
+        default=DEFAULT_TRAIN.seed,
+        help="seed of the initial weights; same flags, same output",
     )
     t.add_argument(
         "--early-stop",
-        type=float,
+        type=decimal_number,
         default=0.0,
         metavar="LOSS",
         help="stop once the loss is below LOSS; 0 runs every epoch like the seed",
     )
     t.add_argument(
         "--window",
-        type=int,
+        type=whole_number,
         default=None,
         metavar="N",
         help="train on every N-character window of the text read as a cycle; "
         "default: the whole text (up to --max-len) as one sequence",
     )
     o = p.add_argument_group("output (输出)")
-    o.add_argument("--log-every", type=int, default=100, metavar="N", help="print the loss every N epochs")
-    o.add_argument("--layer", type=int, default=0, help="layer whose attention is printed")
-    o.add_argument("--head", type=int, default=0, help="head whose attention is printed")
+    o.add_argument("--log-every", type=whole_number, default=100, metavar="N", help="print the loss every N epochs")
+    o.add_argument("--layer", type=whole_number, default=0, help="layer whose attention is printed")
+    o.add_argument("--head", type=whole_number, default=0, help="head whose attention is printed")
     return p
 
 

@@ -23,7 +23,8 @@ MAX_MAX_LEN = 512
 #: bounds on the memory and time of one step (the seed: 4 tokens × 18,972,676 parameters).
 MAX_TOKENS_PER_STEP = 1024
 MAX_STEP_WORK = 2_500_000_000
-#: Longest integer :func:`parse_int` reads (far beyond any limit, short of Python's 4300-digit cap).
+#: Characters a number box of the Train form takes (``parse_int`` reads at most
+#: ``tinygpt.numbers.MAX_INT_CHARS`` of them as a number; longer text is named in the message).
 MAX_TYPED_DIGITS = 64
 
 
@@ -45,17 +46,23 @@ class ConfigError(ValueError):
 
 
 def parse_int(typed: str) -> int | str:
-    """The integer a student typed (digits, an optional sign, spaces around), else the stripped text.
+    """The integer a student typed (ASCII digits, an optional sign, spaces around), else the text
+    as a message shows it.
 
-    Any number of digits is read exactly, so the configuration checks name the value as typed
-    (and refuse it with its range); "1e30", "1.5" or "abc" come back as text, which those checks
-    refuse as not an integer. Nothing is rounded or replaced.
+    Read by ``tinygpt.numbers.read_int``, the one reader of numbers from outside: "1e30", "1.5",
+    "abc", a full-width "１０", a superscript "²" or more than ``tinygpt.numbers.MAX_INT_CHARS``
+    characters come back as text (shortened, invisible characters named:
+    ``tinygpt.formatting.shown_text``), which the configuration checks refuse as not an integer,
+    naming that text. Nothing is rounded or replaced.
     """
-    text = typed.strip()
-    body = text[1:] if text[:1] in "+-" else text
-    if body.isascii() and body.isdigit() and len(body) <= MAX_TYPED_DIGITS:
-        return int(text)
-    return text
+    from tinygpt.formatting import shown_text  # tinygpt.numbers imports this module
+    from tinygpt.numbers import MAX_INT_CHARS, read_int
+
+    bound = 10**MAX_INT_CHARS
+    try:
+        return read_int(typed, "", -bound, bound)
+    except ConfigError:
+        return shown_text(typed.strip())
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int) -> None:

@@ -2,9 +2,11 @@
 
 The seed program (textbook section 22.2.2) trains 你好世界 → 好世界你 and then predicts "the
 (t+1)-th character from the first t"; generation repeats that prediction, appending each chosen
-character. Decoding strategies: greedy (argmax), temperature sampling and top-k sampling.
+character. Decoding strategies: greedy (argmax), temperature sampling, top-k sampling and
+top-p (nucleus) sampling (Holtzman et al. 2019, "The Curious Case of Neural Text Degeneration").
 Temperature 0 means greedy; top-k 0 or ≥ vocab_size keeps the whole vocabulary; top-k 1 is
-greedy. Only the last ``max_len`` characters are fed (the model has max_len position
+greedy; top-p 1 keeps the whole vocabulary. With both, top-k is applied first, then top-p (as
+Hugging Face's samplers do). Only the last ``max_len`` characters are fed (the model has max_len position
 embeddings), so position ids stay in 0..max_len-1.
 
 Shapes: T context length, V vocab_size.
@@ -33,14 +35,18 @@ class DecodeConfig:
         top_k: sample only among the k most probable characters; 0 (or k ≥ vocab_size) keeps
             them all, 1 is greedy.
         seed: seed of the sampling generator, so sampling repeats.
+        top_p: nucleus sampling, p in (0, 1]: sample only among the smallest set of most
+            probable characters whose probabilities add up to at least p (:func:`top_p_keep`);
+            1 keeps them all. Applied after temperature and top-k.
     Raises:
-        ValueError naming the value when τ is outside [0, MAX_TEMPERATURE], top_k < 0 or
-        seed is negative.
+        ValueError naming the value when τ is outside [0, MAX_TEMPERATURE], top_k < 0,
+        seed is negative or top_p is outside (0, 1].
     """
 
     temperature: float = 0.0
     top_k: int = 0
     seed: int = 0
+    top_p: float = 1.0
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.temperature) and 0 <= self.temperature <= MAX_TEMPERATURE):
@@ -49,6 +55,8 @@ class DecodeConfig:
             raise ValueError(f"top_k={self.top_k} must be 0 (all) or more")
         if self.seed < 0:
             raise ValueError(f"seed={self.seed} must be 0 or more")
+        if not (math.isfinite(self.top_p) and 0 < self.top_p <= 1):
+            raise ValueError(f"top_p={self.top_p} must be greater than 0 and at most 1")
 
     @property
     def greedy(self) -> bool:
@@ -65,7 +73,7 @@ class GenerationStep:
         cropped: True when earlier characters were dropped to fit the context length.
         logits: the last position's logits, (V,).
         probs: softmax of those logits, (V,), τ = 1 — the model's own distribution.
-        sampling_probs: the distribution actually sampled from after temperature and top-k, (V,);
+        sampling_probs: the distribution actually sampled from after temperature, top-k and top-p, (V,);
             one-hot at the argmax for greedy settings.
         chosen: the character chosen.
         beyond_training: True when the predicting position ``len(context) - 1`` was never
@@ -112,14 +120,36 @@ def next_char_probs(model: GPT, vocab: CharVocab, text: str) -> torch.Tensor:
     return torch.softmax(next_char_logits(model, vocab, text), dim=-1)  # (T, V)
 
 
+def top_p_keep(probs: torch.Tensor, p: float) -> torch.Tensor:
+    """The nucleus of a distribution (V,): a boolean mask (V,) of the smallest set of most
+    probable characters whose probabilities add up to at least ``p`` (Holtzman et al. 2019,
+    "The Curious Case of Neural Text Degeneration", section 3.1: the top-p vocabulary).
+
+    The characters are taken in descending probability (equal probabilities in vocabulary order)
+    until their sum reaches p; the character that makes the sum reach p is kept, so the most
+    probable character is always kept and p = 1 keeps every character. The sum is compared in
+    float64 with a tolerance of 1e-12, so p = 0.75 over (0.5, 0.25, …) keeps exactly two.
+    """
+    if not 0 < p <= 1:
+        raise ValueError(f"top_p={p} must be greater than 0 and at most 1")
+    if p == 1:  # every character, however small its probability (the float sum may fall short of 1)
+        return torch.ones_like(probs, dtype=torch.bool)  # (V,)
+    order = torch.sort(probs.double(), descending=True, stable=True)  # (V,) values and indices
+    before = torch.cumsum(order.values, dim=0) - order.values  # (V,) mass of the more probable ones
+    keep_sorted = before < p - 1e-12  # (V,) still short of p before this one
+    keep_sorted[0] = True
+    return torch.zeros_like(keep_sorted).scatter(0, order.indices, keep_sorted)  # (V,)
+
+
 def sampling_distribution(probs: torch.Tensor, decode: DecodeConfig) -> torch.Tensor:
-    """Reshape a distribution (V,) by temperature and top-k; the result sums to 1.
+    """Reshape a distribution (V,) by temperature, top-k and top-p; the result sums to 1.
 
     p_τ(c) ∝ p(c)^(1/τ), which equals softmax(logits / τ): τ < 1 sharpens, τ > 1 flattens
     toward uniform. Top-k then keeps the k most probable characters (ties at the k-th value are
-    kept) and renormalises. Greedy settings (τ = 0 or k = 1) give a one-hot at the argmax.
-    Finite for every τ in (0, MAX_TEMPERATURE] (the log-probabilities are shifted so their
-    maximum is 0 before dividing by τ).
+    kept) and renormalises; top-p then keeps the nucleus of that distribution (:func:`top_p_keep`)
+    and renormalises again: the order Hugging Face's ``generate`` applies them in. Greedy settings
+    (τ = 0 or k = 1) give a one-hot at the argmax. Finite for every τ in (0, MAX_TEMPERATURE] (the
+    log-probabilities are shifted so their maximum is 0 before dividing by τ).
     """
     V = probs.shape[-1]
     if decode.greedy:
@@ -129,7 +159,11 @@ def sampling_distribution(probs: torch.Tensor, decode: DecodeConfig) -> torch.Te
     if 0 < decode.top_k < V:
         kth = torch.topk(logp, decode.top_k).values[-1]
         logp = logp.masked_fill(logp < kth, float("-inf"))
-    return torch.softmax(logp, dim=-1)  # (V,)
+    dist = torch.softmax(logp, dim=-1)  # (V,)
+    if decode.top_p < 1:
+        dist = dist.masked_fill(~top_p_keep(dist, decode.top_p), 0.0)  # (V,)
+        dist = dist / dist.sum()
+    return dist
 
 
 def training_targets(text: str, window: int, context: str) -> list[str]:
@@ -176,7 +210,7 @@ def generate(
     Args:
         prefix: non-empty text of known characters (any length; only the last context_len are fed).
         n_new: 0..MAX_NEW_CHARS new characters.
-        decode: greedy / temperature / top-k settings.
+        decode: greedy / temperature / top-k / top-p settings.
         trained_len: training window length; steps whose predicting position is ≥ it are marked
             ``beyond_training``. None means max_len (nothing is marked).
         context_len: feed at most this many characters, 1..max_len; None means max_len (the

@@ -16,13 +16,21 @@
 - One training for equal requests: while a job runs, :func:`start_job` hands every request with
   the same :func:`model_key` that running job (a process-wide registry), so N sessions asking for
   the same settings cause one training and all watch its progress. The job's ``owner`` is the
-  session that started it: only it may pause, step or stop the run; the others only follow it
-  (their Stop detaches them, the run goes on for the rest).
-- Memory guard: :func:`start_job` refuses to start a new training (:class:`MemoryLimitError`)
-  when the process's RSS plus what the run would need (:func:`job_memory_mb`) would pass
-  ``MEMORY_LIMIT_MB``, so the host's own limit, which restarts the app for everyone, is not
-  reached by one more training. Models already trained (the shelf) and running jobs are still
-  handed out: they cost no new memory.
+  session that started it: only it may pause or step the run. Every session waiting for a job
+  is one of its ``watchers`` (session tokens: the owner and each follower). A session that stops
+  or resets leaves (:meth:`TrainingJob.leave`): the run goes on while anyone else waits for it
+  and stops when the last one leaves.
+- Limits that hold (every refusal a :class:`JobRefusedError` whose ``key`` is its i18n message):
+  the memory limit is checked when a training is requested (:func:`check_memory`: the process's
+  RSS plus :func:`job_memory_mb` must stay under ``MEMORY_LIMIT_MB``) and again when the queued
+  job actually gets its slot (:func:`check_start_memory`, counting the jobs that have a slot but
+  hold no memory yet); a job refused then ends with :class:`MemoryLimitError` as its ``error``.
+  The line is bounded per server (``JobQueue.max_waiting``, :data:`MAX_WAITING_JOBS`) and per
+  session (one waiting, running or paused job per session token): :class:`QueueFullError`.
+  Models already trained (the shelf) and running jobs are still handed out: they cost no new
+  memory. :func:`reap_unwatched` cancels a job none of whose watchers has had an open session for
+  ``UNWATCHED_GRACE_S`` seconds (the Streamlit side asks its runtime which sessions are open and
+  calls it every ``tinygpt.ui.jobs.REAP_SECONDS``).
 - :class:`RunRecord`: what a session keeps of its earlier runs, labelled by the settings that
   differ (:func:`run_labels`).
 
@@ -51,8 +59,20 @@ from tinygpt.vocab import cyclic, vocab_size_of
 
 ModelKey = tuple[str, GPTConfig, TrainConfig]
 
+
+def _env_int(name: str, default: int) -> int:
+    """A whole number from the environment variable ``name`` (the operator's setting), else ``default``."""
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else default
+
+
 #: Jobs training at once in this process (env TINYGPT_MAX_JOBS overrides): 2 cores, 1 thread each.
-MAX_CONCURRENT_JOBS = max(1, int(os.environ.get("TINYGPT_MAX_JOBS", "2") or 2))
+MAX_CONCURRENT_JOBS = max(1, _env_int("TINYGPT_MAX_JOBS", 2))
+#: Jobs that may wait in line for a slot at once (env TINYGPT_MAX_WAITING overrides); a request
+#: beyond it is refused (:class:`QueueFullError`) instead of waiting for hours.
+MAX_WAITING_JOBS = _env_int("TINYGPT_MAX_WAITING", 6)
+#: A job whose every watcher has had no open session for this long (s) is cancelled.
+UNWATCHED_GRACE_S = 20.0
 #: A job paused longer than this stops by itself and frees its slot.
 MAX_PAUSE_SECONDS = 300.0
 #: Steps/s is measured over this many recent steps.
@@ -63,7 +83,7 @@ MAX_SHELF_PARAMETERS = 60_000_000
 #: A new training is refused when the server's RSS plus the run's estimate would pass this many MB
 #: (10⁶ bytes; env TINYGPT_MEMORY_LIMIT_MB, 0 = no limit). Community Cloud gives an app roughly
 #: 0.7–2.7 GB and restarts it beyond its limit; 2000 MB leaves room for the pages' own peaks.
-MEMORY_LIMIT_MB = max(0, int(os.environ.get("TINYGPT_MEMORY_LIMIT_MB", "2000") or 0))
+MEMORY_LIMIT_MB = _env_int("TINYGPT_MEMORY_LIMIT_MB", 2000)
 #: Bytes a training run holds per parameter: weights, gradients and Adam's two moments (float32).
 JOB_BYTES_PER_PARAMETER = 16
 #: MB a training run holds beyond that (activations, the allocator's slack), whatever its size.
@@ -86,16 +106,37 @@ ACTIVE = frozenset({JobStatus.WAITING, JobStatus.RUNNING, JobStatus.PAUSED})
 
 
 class JobQueue:
-    """Process-wide limit on concurrent training jobs, first come first served."""
+    """Process-wide limit on concurrent training jobs, first come first served, and on the line.
 
-    def __init__(self, slots: int = MAX_CONCURRENT_JOBS) -> None:
+    ``slots`` jobs train at once; at most ``max_waiting`` more may wait for a slot (:meth:`admit`
+    refuses the next one).
+    """
+
+    def __init__(self, slots: int = MAX_CONCURRENT_JOBS, max_waiting: int = MAX_WAITING_JOBS) -> None:
         self.slots = slots
+        self.max_waiting = max_waiting
         self.running = 0
+        self.admitted = 0  # jobs admitted that have not yet got a slot or left the line
         self.waiting: list[str] = []
         self._cond = threading.Condition()
 
+    def admit(self) -> None:
+        """Reserve a place for one more job (before its thread starts; its :meth:`acquire` ends the reservation).
+
+        Raises:
+            QueueFullError (``train.queue_full``): ``max_waiting`` jobs already wait beyond the free slots.
+        """
+        with self._cond:
+            free = max(0, self.slots - self.running)
+            if self.admitted - free >= self.max_waiting:
+                raise QueueFullError("train.queue_full", waiting=self.admitted - free, slots=self.slots)
+            self.admitted += 1
+
     def acquire(self, job_id: str, cancelled=lambda: False) -> bool:
-        """Wait for a slot in line; False if ``cancelled()`` became true while waiting."""
+        """Wait for a slot in line; False if ``cancelled()`` became true while waiting.
+
+        Ends the reservation :meth:`admit` made (call ``admit`` first, as :func:`start_job` does).
+        """
         with self._cond:
             self.waiting.append(job_id)
             try:
@@ -107,6 +148,7 @@ class JobQueue:
                 return True
             finally:
                 self.waiting.remove(job_id)
+                self.admitted = max(0, self.admitted - 1)
                 self._cond.notify_all()
 
     def release(self) -> None:
@@ -121,20 +163,43 @@ class JobQueue:
             return self.waiting.index(job_id) + 1 if job_id in self.waiting else 0
 
 
-class MemoryLimitError(RuntimeError):
-    """A new training would take the server past ``MEMORY_LIMIT_MB``; nothing was started.
+class JobRefusedError(RuntimeError):
+    """The server refused a request it cannot serve now; nothing was started.
 
-    ``key`` is the i18n message (``train.memory_full``), ``params`` fill it (MB figures).
+    ``key`` is the i18n message, ``params`` fill it; the English text is the exception's message.
     """
 
-    key = "train.memory_full"
+    def __init__(self, key: str, message: str, **params: object) -> None:
+        self.key = key
+        self.params = params
+        super().__init__(message)
 
-    def __init__(self, rss_mb: float, need_mb: float, limit_mb: float) -> None:
-        self.params = {"rss": round(rss_mb), "need": round(need_mb), "limit": round(limit_mb)}
+
+class MemoryLimitError(JobRefusedError):
+    """A new training (or a file's loading) would take the server past ``MEMORY_LIMIT_MB``.
+
+    ``key`` is the i18n message: ``train.memory_full`` when requested, ``train.memory_full_start``
+    when a queued job's turn came, ``train.upload_memory`` for a checkpoint file; ``params`` are
+    MB figures (rss, need, limit).
+    """
+
+    def __init__(self, rss_mb: float, need_mb: float, limit_mb: float, key: str = "train.memory_full") -> None:
         super().__init__(
-            f"the server holds {rss_mb:.0f} MB and this training needs about {need_mb:.0f} MB more; "
-            f"the limit is {limit_mb:.0f} MB"
+            key,
+            f"the server holds {rss_mb:.0f} MB and this needs about {need_mb:.0f} MB more; "
+            f"the limit is {limit_mb:.0f} MB",
+            rss=round(rss_mb),
+            need=round(need_mb),
+            limit=round(limit_mb),
         )
+
+
+class QueueFullError(JobRefusedError):
+    """The line is full: ``train.queue_full`` (the server's, params ``waiting``, ``slots``) or
+    ``train.session_busy`` (this session already waits for a training)."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(key, f"the training queue refused the request ({key})", **params)
 
 
 def process_rss_mb() -> float | None:
@@ -152,17 +217,37 @@ def job_memory_mb(gpt_cfg: GPTConfig) -> float:
     return gpt_cfg.n_parameters() * JOB_BYTES_PER_PARAMETER / 1e6 + JOB_BASE_MB
 
 
+def check_memory_mb(need_mb: float, key: str = "train.memory_full", limit_mb: float | None = None) -> None:
+    """Raise :class:`MemoryLimitError` (with i18n ``key``) when the process's RSS plus ``need_mb``
+    would pass the limit (``MEMORY_LIMIT_MB`` unless given; 0 = none)."""
+    limit = MEMORY_LIMIT_MB if limit_mb is None else limit_mb
+    rss = process_rss_mb() if limit else None
+    if rss is not None and rss + need_mb > limit:
+        raise MemoryLimitError(rss, need_mb, limit, key)
+
+
 def check_memory(gpt_cfg: GPTConfig, limit_mb: float | None = None) -> None:
     """Raise :class:`MemoryLimitError` when a training of ``gpt_cfg`` would pass the limit
-    (``MEMORY_LIMIT_MB`` unless given; 0 = none). Jobs waiting in line are not counted: the
-    queue lets at most ``MAX_CONCURRENT_JOBS`` hold their memory at once."""
+    (``MEMORY_LIMIT_MB`` unless given; 0 = none) now. Checked when a training is requested; the
+    job is checked again when its turn comes (:func:`check_start_memory`)."""
+    check_memory_mb(job_memory_mb(gpt_cfg), limit_mb=limit_mb)
+
+
+def check_start_memory(job: TrainingJob, limit_mb: float | None = None) -> None:
+    """Raise :class:`MemoryLimitError` (``train.memory_full_start``) when ``job``, whose slot has
+    just come, would take the server past the limit: the RSS (which holds the running jobs that
+    have taken a step, the shelf's models and the sessions' own) plus what the other jobs with a
+    slot but no step yet will allocate, plus ``job_memory_mb`` of this one."""
     limit = MEMORY_LIMIT_MB if limit_mb is None else limit_mb
     rss = process_rss_mb() if limit else None
     if rss is None:
         return
-    need = job_memory_mb(gpt_cfg)
-    if rss + need > limit:
-        raise MemoryLimitError(rss, need, limit)
+    with _running_lock:
+        others = [j for j in _jobs.values() if j is not job and j._has_slot and not j.losses]
+    pending = sum(job_memory_mb(j.gpt_cfg) for j in others)
+    need = job_memory_mb(job.gpt_cfg)
+    if rss + pending + need > limit:
+        raise MemoryLimitError(rss + pending, need, limit, "train.memory_full_start")
 
 
 def greedy_continuation(tm: ModelRecord) -> tuple[str, str]:
@@ -248,6 +333,12 @@ class TrainingJob:
     job_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     #: Who started the job (a session token; "" for none): the controls are that session's alone.
     owner: str = ""
+    #: Sessions waiting for the job (tokens: the owner and every follower); see :meth:`leave`.
+    watchers: set[str] = field(default_factory=set)
+    #: True when :func:`reap_unwatched` stopped the job because no open session waited for it.
+    cancelled: bool = False
+    _closed_since: dict[str, float] = field(default_factory=dict)
+    _has_slot: bool = False
     _queue: JobQueue | None = None
     _trainer: Trainer | None = None
     _want: str = "run"
@@ -292,6 +383,54 @@ class TrainingJob:
         with self._cond:
             self._stop = True
             self._cond.notify_all()
+
+    def watch(self, token: str) -> None:
+        """Count session ``token`` among those waiting for the job (no-op for "")."""
+        if token:
+            with self._cond:
+                self.watchers.add(token)
+                self._closed_since.pop(token, None)
+
+    def followers(self, token: str) -> int:
+        """How many sessions other than ``token`` wait for the job."""
+        with self._cond:
+            return len(self.watchers - {token})
+
+    def leave(self, token: str) -> int:
+        """Session ``token`` stops waiting for the job; returns how many others still wait.
+
+        When none is left (and the job has not ended) the run stops at the next step boundary,
+        keeping the weights reached; otherwise it goes on for the others.
+        """
+        with self._cond:
+            self.watchers.discard(token)
+            self._closed_since.pop(token, None)
+            left = len(self.watchers)
+        if left == 0 and self.active:
+            self.stop()
+        return left
+
+    def _reap(self, is_open: Callable[[str], bool], now: float, grace: float) -> bool:
+        """Forget watchers whose session has been closed for ``grace`` s; stop the job when none
+        is left. True when this call cancelled it. A job nobody ever watched (started outside a
+        session) is left alone."""
+        with self._cond:
+            tokens = set(self.watchers)
+        if not tokens or not self.active:
+            return False
+        states = {token: is_open(token) for token in tokens}  # outside the lock: it may ask the runtime
+        with self._cond:
+            for token, open_now in states.items():
+                if open_now:
+                    self._closed_since.pop(token, None)
+                elif now - self._closed_since.setdefault(token, now) >= grace:
+                    self.watchers.discard(token)
+                    self._closed_since.pop(token, None)
+            if self.watchers or self._stop:
+                return False
+            self.cancelled = True
+        self.stop()
+        return True
 
     def join(self, timeout: float | None = None) -> None:
         """Wait for the thread to end (tests and benchmarks)."""
@@ -349,9 +488,12 @@ class TrainingJob:
             if not queue.acquire(self.job_id, lambda: self._stop):
                 self._set(status=JobStatus.STOPPED)
                 return
+            self._has_slot = True
             try:
+                check_start_memory(self)  # its turn came: does it still fit?
                 self._train(models)
             finally:
+                self._has_slot = False
                 queue.release()
         except Exception as exc:  # reported on the page, never raised into Streamlit
             self._set(error=exc, status=JobStatus.ERROR)
@@ -406,6 +548,8 @@ class TrainingJob:
 
 #: Running jobs by their settings' key: equal requests share the run (see :func:`start_job`).
 _running: dict[ModelKey, TrainingJob] = {}
+#: Every job started that has not ended, by job id (the limits count them; the reaper visits them).
+_jobs: dict[str, TrainingJob] = {}
 _running_lock = threading.Lock()
 
 
@@ -414,6 +558,44 @@ def _unregister(job: TrainingJob) -> None:
     with _running_lock:
         if _running.get(key) is job:
             del _running[key]
+        _jobs.pop(job.job_id, None)
+
+
+def active_jobs() -> list[TrainingJob]:
+    """Every job started in this process that has not ended (waiting, running or paused)."""
+    with _running_lock:
+        return list(_jobs.values())
+
+
+def _session_busy(token: str, key: ModelKey | None) -> bool:
+    """True when session ``token`` already waits for a job that has not ended and is not stopping,
+    other than a shared run of ``key`` (joining that one again changes nothing)."""
+    if not token:
+        return False
+    for job in _jobs.values():
+        if token in job.watchers and job.active and not job._stop:
+            if _running.get(key) is not job:
+                return True
+    return False
+
+
+def reap_unwatched(
+    is_open: Callable[[str], bool], now: float | None = None, grace: float | None = None
+) -> list[TrainingJob]:
+    """Cancel every waiting, running or paused job that no open session waits for.
+
+    Args:
+        is_open: whether the session of a watcher token is still connected (the Streamlit side
+            asks its runtime; a test passes a fake).
+        now: the time (``time.monotonic()`` unless given; tests pass their own clock).
+        grace: seconds a watcher's session must have been closed before it is forgotten
+            (``UNWATCHED_GRACE_S`` unless given), so a browser that reconnects after a moment keeps its job.
+    Returns:
+        the jobs this call cancelled (stopped at their next step boundary, ``cancelled`` True).
+    """
+    now = time.monotonic() if now is None else now
+    grace = UNWATCHED_GRACE_S if grace is None else grace
+    return [job for job in active_jobs() if job._reap(is_open, now, grace)]
 
 
 def running_job(key: ModelKey) -> TrainingJob | None:
@@ -441,12 +623,16 @@ def start_job(
     training now (waiting or running, in any session)
     return that same job: one training for equal requests; its ``owner`` stays the session that
     started it (the caller compares it with its own ``owner`` to know whether it may control the
-    run). Otherwise a thread starts training, owned by ``owner``. A job started ``paused`` (to
-    take ``steps`` single steps) is the starter's alone: it neither joins nor is joined.
+    run) and ``owner`` joins its watchers. Otherwise a thread starts training, owned and watched by
+    ``owner``. A job started ``paused`` (to take ``steps`` single steps) is the starter's alone:
+    it neither joins nor is joined.
 
     Raises:
-        MemoryLimitError: a new training would pass the memory limit (:func:`check_memory`);
-        a model on the shelf and a running job are handed out all the same.
+        QueueFullError: ``owner`` already waits for another training (``train.session_busy``), or
+        the line of ``queue`` is full (``train.queue_full``).
+        MemoryLimitError: a new training would pass the memory limit now (:func:`check_memory`);
+        a model on the shelf and a running job are handed out all the same. A job admitted here
+        is checked again when its turn comes and, refused then, ends with this error.
     """
     key = model_key(text, gpt_cfg, train_cfg)
     with _running_lock:  # one check-and-start at a time: two equal requests cannot both start
@@ -457,14 +643,20 @@ def start_job(
             job.losses, job.result, job.from_cache = list(cached.losses), cached, True
             job.generation, job.status = greedy_continuation(cached), JobStatus.DONE
             return job
+        if _session_busy(owner, None if paused else key):
+            raise QueueFullError("train.session_busy")
         if not paused:
             shared = _running.get(key)
             if shared is not None and shared.status in (JobStatus.WAITING, JobStatus.RUNNING):
+                shared.watch(owner)
                 return shared
         check_memory(gpt_cfg)
+        queue.admit()
         job = TrainingJob(text, gpt_cfg, train_cfg, owner=owner)
+        job.watch(owner)
         if not paused:
             _running[key] = job
+        _jobs[job.job_id] = job
         job.start(queue, models, paused=paused, steps=steps)
         return job
 

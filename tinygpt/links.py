@@ -17,16 +17,20 @@ character, ``;`` and ``=`` included. Example:
 
 ``edits=``: ``head:i:j:value`` separated by commas, e.g. ``0:3:1:5.5,0:2:0:-1`` (raw score
 S[i, j] of ``head`` set to ``value``).
+
+The Theory page's ``concept=`` and ``step=`` are read here too (:func:`read_theory_params`).
+Every number and name is read by ``tinygpt.numbers``; a refused value is a ConfigError naming it.
 """
 
 from __future__ import annotations
 
-import math
-import re
+from collections.abc import Sequence
 from dataclasses import replace
 
-from tinygpt.config import ConfigError, GPTConfig, TrainConfig
+from tinygpt.config import MAX_D_MODEL, MAX_EPOCHS, MAX_LAYERS, MAX_MAX_LEN, ConfigError, GPTConfig, TrainConfig
+from tinygpt.formatting import shown_text
 from tinygpt.limits import host_configs
+from tinygpt.numbers import read_choice, read_float, read_int
 from tinygpt.record import ModelRecord, StopReason
 
 TRAIN_VERSION = "v1"
@@ -47,8 +51,20 @@ V1_DEFAULTS: dict[str, object] = {
     "window": 0,
 }
 GPT_FIELDS = ("d_model", "n_heads", "n_layers", "d_ff", "max_len", "norm", "positions")
-_INTS = ("d_model", "n_heads", "n_layers", "d_ff", "max_len", "epochs", "seed", "window")
-_FLOATS = ("lr", "early_stop_loss")
+#: The whole-number settings and the range each is read in (the configs check what depends on others,
+#: e.g. n_heads dividing d_model; ``window`` 0 is the whole text).
+_INT_RANGES: dict[str, tuple[int, int]] = {
+    "d_model": (1, MAX_D_MODEL),
+    "n_heads": (1, MAX_D_MODEL),
+    "n_layers": (1, MAX_LAYERS),
+    "d_ff": (1, 4 * MAX_D_MODEL),
+    "max_len": (1, MAX_MAX_LEN),
+    "epochs": (1, MAX_EPOCHS),
+    "seed": (0, 2**31 - 1),
+    "window": (0, MAX_MAX_LEN),
+}
+#: The decimal settings and the range each is read in (TrainConfig refuses lr = 0 with its own message).
+_FLOAT_RANGES: dict[str, tuple[float, float]] = {"lr": (0.0, 1.0), "early_stop_loss": (0.0, 10.0)}
 
 
 def _value_text(value: object) -> str:
@@ -90,15 +106,21 @@ def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
 
     Raises:
         ConfigError naming the setting and what is accepted (``key`` selects the i18n message):
-        an unknown version or setting, a value that is not a number where one is needed, and
-        everything :func:`tinygpt.limits.host_configs` refuses (d_model not divisible by n_heads,
-        epochs over the host's limit, a text too long, …).
+        an unknown version or setting, a value that is not ASCII digits where a number is needed
+        or lies outside its range (``tinygpt.numbers``: full-width or superscript digits and
+        numbers of thousands of digits are refused, named in the message), and everything
+        :func:`tinygpt.limits.host_configs` refuses (d_model not divisible by n_heads, a text too
+        long, …).
     """
     head, sep, text = value.partition(";text=")
     parts = head.split(";")
     if parts[0] != TRAIN_VERSION:
         raise ConfigError(
-            "train", parts[0][:20], f"a link of version {TRAIN_VERSION}", "link_version", version=TRAIN_VERSION
+            "train",
+            shown_text(parts[0], 20),
+            f"a link of version {TRAIN_VERSION}",
+            "link_version",
+            version=TRAIN_VERSION,
         )
     if not sep:
         raise ConfigError("text", "", "key=value settings ending with text=…", "link_text")
@@ -107,8 +129,8 @@ def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
         name, eq, raw = part.partition("=")
         if name not in V1_DEFAULTS or not eq:
             raise ConfigError(
-                name[:30] or part[:30],
-                raw[:30],
+                shown_text(name or part),
+                shown_text(raw),
                 "one of " + ", ".join(V1_DEFAULTS),
                 "link_field",
                 fields=", ".join(V1_DEFAULTS),
@@ -117,32 +139,24 @@ def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
     if not text:
         raise ConfigError("text", "", "at least one character", "link_text")
     window = settings.pop("window")
-    if window < 0:
-        raise ConfigError(
-            "window", window, "0 (the whole text) or 1..max_len", "window_or_whole", hi=settings["max_len"]
-        )
     gpt = {k: settings.pop(k) for k in GPT_FIELDS}
     return (text, *host_configs(text, gpt, {**settings, "window": window or None}))
 
 
 def _parse_value(name: str, raw: str) -> object:
-    if name in _INTS:
-        if not re.fullmatch(r"-?[0-9]+", raw):
-            raise ConfigError(name, raw[:30], "an integer", "integer")
-        return int(raw)
-    if name in _FLOATS:
-        try:
-            number = float(raw)
-        except ValueError:
-            number = math.nan
-        if not math.isfinite(number):
-            raise ConfigError(name, raw[:30], "a number", "number")
-        return number
+    if name in _INT_RANGES:
+        return read_int(raw, name, *_INT_RANGES[name])
+    if name in _FLOAT_RANGES:
+        return read_float(raw, name, *_FLOAT_RANGES[name])
     if name == "causal_mask":
         if raw not in ("0", "1"):
-            raise ConfigError(name, raw[:30], "1 (on) or 0 (off)", "bool01")
+            raise ConfigError(name, shown_text(raw), "1 (on) or 0 (off)", "bool01")
         return raw == "1"
-    return raw  # norm, positions: GPTConfig names the choices
+    return read_choice(raw, name, {c: c for c in _CHOICES[name]})
+
+
+#: The settings that are words, and the words each accepts (GPTConfig's own choices).
+_CHOICES: dict[str, tuple[str, ...]] = {"norm": ("pre", "post"), "positions": ("learned", "sinusoidal")}
 
 
 def reproducible_settings(tm: ModelRecord) -> tuple[str, GPTConfig, TrainConfig] | None:
@@ -171,31 +185,61 @@ def encode_edits(edits: tuple[tuple[int, int, int, float], ...]) -> str:
 def decode_edits(value: str, n_heads: int, max_abs: float) -> tuple[tuple[int, int, int, float], ...]:
     """Score edits (head, i, j, value) of an ``edits=`` value (positions are checked where the text is known).
 
+    Every number is read by ``tinygpt.numbers`` (ASCII digits, bounded length): ``0:²:0:1`` or a
+    full-width head is refused like any other malformed entry.
+
     Raises:
         ConfigError naming the first entry refused: not ``head:i:j:value``, a head outside
-        0..n_heads-1, a negative position or a value that is not finite or beyond ±``max_abs``.
+        0..n_heads-1, a position outside 0..MAX_MAX_LEN-1 or a value that is not finite or beyond
+        ±``max_abs``.
     """
     edits = []
     for part in filter(None, (p.strip() for p in value.split(","))):
         fields = part.split(":")
-        ok = len(fields) == 4 and all(f.isdigit() for f in fields[:3])
-        number = float(fields[3]) if ok and _is_number(fields[3]) else math.nan
-        if not ok or int(fields[0]) >= n_heads or not (math.isfinite(number) and abs(number) <= max_abs):
+        try:
+            if len(fields) != 4:
+                raise ConfigError("edits", part, "head:i:j:value")
+            edits.append(
+                (
+                    read_int(fields[0], "edits", 0, n_heads - 1),
+                    read_int(fields[1], "edits", 0, MAX_MAX_LEN - 1),
+                    read_int(fields[2], "edits", 0, MAX_MAX_LEN - 1),
+                    read_float(fields[3], "edits", -max_abs, max_abs),
+                )
+            )
+        except ConfigError:
             raise ConfigError(
                 "edits",
-                part[:40],
+                shown_text(part, 40),
                 f"head:i:j:value with head 0..{n_heads - 1} and |value| ≤ {max_abs:g}",
                 "edits",
                 last=n_heads - 1,
                 limit=f"{max_abs:g}",
-            )
-        edits.append((int(fields[0]), int(fields[1]), int(fields[2]), number))
+            ) from None
     return tuple(edits)
 
 
-def _is_number(raw: str) -> bool:
-    try:
-        float(raw)
-    except ValueError:
-        return False
-    return True
+def read_theory_params(
+    concept: str | None, step: str | None, concept_ids: Sequence[str], step_ids: Sequence[str]
+) -> tuple[str | None, str | None, list[ConfigError]]:
+    """The Theory page's ``concept=`` (a section to open) and ``step=`` (the attention step the
+    student came from), each read by ``tinygpt.numbers.read_choice`` (case and spaces ignored).
+
+    Returns (concept id or None, step id or None, the errors of the values refused): a missing
+    parameter is None without an error; a value that names no concept or step is None with a
+    ConfigError (key ``choice``) naming it and listing the accepted ids. ``step=`` is read only
+    beside an accepted ``concept=`` (it says which step's link led to the concept).
+    """
+    errors: list[ConfigError] = []
+    cid = sid = None
+    if concept is not None:
+        try:
+            cid = str(read_choice(concept, "concept", {c: c for c in concept_ids}))
+        except ConfigError as exc:
+            errors.append(exc)
+    if cid is not None and step is not None:
+        try:
+            sid = str(read_choice(step, "step", {s: s for s in step_ids}))
+        except ConfigError as exc:
+            errors.append(exc)
+    return cid, sid, errors

@@ -7,6 +7,7 @@ import re
 import streamlit as st
 
 from tinygpt.config import ConfigError
+from tinygpt.formatting import char_name, shown_text
 from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, t
 
 _KEY = "lang"
@@ -53,7 +54,9 @@ def language_switch() -> None:
     st.query_params[_KEY] = lang()
     refused = st.session_state.pop("_lang_refused", None)
     if refused is not None:
-        st.sidebar.warning(t("app.lang_refused", current, value=refused[:20], accepted=", ".join(LANGUAGES)))
+        st.sidebar.warning(
+            t("app.lang_refused", current, value=md_escape(shown_text(refused, 20)), accepted=", ".join(LANGUAGES))
+        )
 
 
 def md_escape(text: str) -> str:
@@ -73,24 +76,25 @@ def error_text(exc: Exception) -> str:
     # Imported here: this module is among the first a script run imports, before torch is needed
     # (tinygpt.ui.navigation sets the page list first), and these modules import torch.
     from tinygpt.checkpoint import CheckpointError
-    from tinygpt.jobs import MemoryLimitError
+    from tinygpt.jobs import JobRefusedError
     from tinygpt.vocab import UnknownCharError
 
-    if isinstance(exc, UnknownCharError):
-
-        def shown(c: str) -> str:
-            return "“ ”" if c == " " else md_escape(c)
-
-        return tr("err.unknown_chars", unknown=" ".join(map(shown, exc.unknown)), known=" ".join(map(shown, exc.known)))
+    if isinstance(exc, UnknownCharError):  # every character named the one way (tinygpt.formatting.char_name)
+        return tr(
+            "err.unknown_chars",
+            unknown=" ".join(md_escape(char_name(c)) for c in exc.unknown),
+            known=" ".join(md_escape(char_name(c)) for c in exc.known),
+        )
     if isinstance(exc, CheckpointError):
         if exc.cause is not None:  # the file's configuration: its reason in this language too
             return tr("ckpt.err.config", error=error_text(exc.cause))
         return tr(f"ckpt.err.{exc.key}", **exc.params)
-    if isinstance(exc, MemoryLimitError):
+    if isinstance(exc, JobRefusedError):
         return tr(exc.key, **exc.params)
     if isinstance(exc, ConfigError):
         accepted = accepted_text(exc)
         name = f"field.{exc.field}"  # a field that is not a form setting (e.g. len(text)) is named in words
         field = tr(name) if name in CATALOGUE else exc.field
-        return tr("err.config", field=field, value=exc.value, accepted=accepted)
+        value = shown_text(exc.value, 40) if isinstance(exc.value, str) else exc.value  # no invisible character
+        return tr("err.config", field=field, value=value, accepted=accepted)
     return tr("err.unexpected", error=str(exc))

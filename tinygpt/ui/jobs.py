@@ -1,12 +1,23 @@
 """The Train page's Streamlit side of training jobs: the process-wide job queue, starting a
-session's job, and drawing its progress, the loss chart (with the session's earlier runs) and how
-it ended. The jobs themselves are ``tinygpt.jobs`` (no Streamlit there); drawing only reads them.
+session's job, leaving a shared run, the reaper of jobs nobody waits for, and drawing its
+progress, the loss chart (with the session's earlier runs) and how it ended. The jobs themselves
+are ``tinygpt.jobs`` (no Streamlit there); drawing only reads them.
+
+Which sessions are open: a job's watchers are session tokens (``tinygpt.ui.models.session_token``);
+:func:`start_job` notes each token's Streamlit session id, and one background thread per process
+(:func:`reaper`, every :data:`REAP_SECONDS`) asks Streamlit's runtime
+(``Runtime.instance().is_active_session``: the session's browser tab is connected) about each and
+calls ``tinygpt.jobs.reap_unwatched``. A session that switches pages stays connected, so its job
+goes on; a closed tab's session is cancelled within ``REAP_SECONDS`` + ``UNWATCHED_GRACE_S`` +
+``REAP_SECONDS`` (under a minute).
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import threading
+import time
 
 import numpy as np
 import pandas as pd
@@ -18,11 +29,13 @@ from tinygpt.jobs import (
     MAX_CONCURRENT_JOBS,
     MAX_PAUSE_SECONDS,
     JobQueue,
+    JobRefusedError,
     JobStatus,
-    MemoryLimitError,
     Progress,
     RunRecord,
     TrainingJob,
+    active_jobs,
+    reap_unwatched,
     settings_of,
 )
 from tinygpt.jobs import run_labels as _run_labels
@@ -45,12 +58,79 @@ POLL_SECONDS = 1.0
 FIRST_POINT_WAIT = 1.5
 #: Earlier runs a session keeps for the overlay.
 MAX_RUNS = 8
+#: The reaper asks the runtime which watchers' sessions are open this often (s).
+REAP_SECONDS = 15.0
+#: Session key of a message the Train page shows once after a rerun (e.g. leaving a shared run).
+K_NOTICE = "_train_notice"
 
 
 @st.cache_resource(show_spinner=False)
 def job_queue() -> JobQueue:
     """The one JobQueue of this server process."""
     return JobQueue()
+
+
+class Reaper:
+    """The process's reaper: which Streamlit session each watcher token belongs to, and the
+    thread that cancels jobs none of whose sessions is open (``tinygpt.jobs.reap_unwatched``)."""
+
+    def __init__(self, interval: float = REAP_SECONDS) -> None:
+        self.interval = interval
+        self.session_ids: dict[str, str] = {}  # watcher token -> Streamlit session id
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._loop, name="tinygpt-job-reaper", daemon=True)
+        self._thread.start()
+
+    def note(self, token: str, session_id: str) -> None:
+        """Remember that ``token`` is the session ``session_id``."""
+        with self._lock:
+            self.session_ids[token] = session_id
+
+    def is_open(self, token: str) -> bool:
+        """True while the token's session is connected to this server. A token whose session is
+        unknown, or a process without Streamlit's runtime (AppTest), counts as open: nothing is
+        cancelled on a guess."""
+        from streamlit.runtime import Runtime
+
+        with self._lock:
+            session_id = self.session_ids.get(token)
+        if session_id is None or not Runtime.exists():
+            return True
+        return Runtime.instance().is_active_session(session_id)
+
+    def reap(self) -> list[TrainingJob]:
+        """One pass: cancel the jobs nobody waits for, forget the tokens of sessions gone."""
+        cancelled = reap_unwatched(self.is_open)
+        watched = {t for job in active_jobs() for t in job.watchers}
+        with self._lock:
+            for token in [t for t in self.session_ids if t not in watched]:
+                del self.session_ids[token]
+        return cancelled
+
+    def _loop(self) -> None:
+        while True:
+            time.sleep(self.interval)
+            try:
+                self.reap()
+            except Exception:  # a failed pass must not end the thread; the next one tries again
+                pass
+
+
+@st.cache_resource(show_spinner=False)
+def reaper() -> Reaper:
+    """The one Reaper of this server process (its thread starts with the first training)."""
+    return Reaper()
+
+
+def _note_session() -> str:
+    """This session's token, noted with its Streamlit session id for the reaper."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    token = session_token()
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        reaper().note(token, ctx.session_id)
+    return token
 
 
 def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[str]:
@@ -65,18 +145,43 @@ def start_job(
     process's job queue and model shelf (``tinygpt.jobs.start_job``): a job another session is
     running for the same settings is shared, and only :func:`controls_job` may control it."""
     return _start_job(
-        text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps, owner=session_token(), fresh=fresh
+        text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps, owner=_note_session(), fresh=fresh
     )
 
 
 def start_or_refuse(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, **options: object) -> TrainingJob | None:
     """:func:`start_job`, or None after showing (in the session's language) why the server
-    refused to start a training: it would pass the memory limit (``tinygpt.jobs.MemoryLimitError``)."""
+    refused to start a training (``tinygpt.jobs.JobRefusedError``): it would pass the memory limit,
+    the server's line is full, or this session already waits for a training."""
     try:
         return start_job(text, gpt_cfg, train_cfg, **options)
-    except MemoryLimitError as exc:
+    except JobRefusedError as exc:
         show_error(exc)
         return None
+
+
+def leave_job(job: TrainingJob | None, keep_view: bool) -> None:
+    """Stop or Reset on the Train page: this session leaves ``job``.
+
+    When other sessions follow the run it goes on for them: this session's view of it ends
+    (``st.session_state["job"]`` is dropped) and the page says how many follow it (:func:`show_notice`).
+    When none does, the run stops at its next step boundary; ``keep_view`` (Stop) keeps it in
+    view with the weights reached, otherwise (Reset) it is dropped too.
+    """
+    if job is None:
+        return
+    others = job.leave(session_token()) if job.active else 0
+    if others:
+        st.session_state[K_NOTICE] = tr("train.left_shared", n=others)
+    if others or not keep_view:
+        st.session_state.pop("job", None)
+
+
+def show_notice() -> None:
+    """The message a Stop or Reset left for this run of the page (shown once)."""
+    notice = st.session_state.pop(K_NOTICE, None)
+    if notice:
+        st.info(notice, icon=":material/group:")
 
 
 def controls_job(job: TrainingJob | None) -> bool:
@@ -176,6 +281,8 @@ def show_progress(job: TrainingJob | None, runs: list[RunRecord]) -> Progress | 
                 st.caption(tr("train.speed", rate=p.steps_per_s, eta=p.eta_s or 0))
         elif p.status == JobStatus.PAUSED:
             st.info(tr("train.paused", step=len(p.losses), loss=loss))
+        if job.active and (n := job.followers(session_token())):
+            st.caption(tr("train.followers", n=n))
     earlier = [r for r in runs if job is None or r.job_id != job.job_id]
     overlay = st.toggle(tr("train.overlay"), value=True, key="train_overlay") if earlier else False
     curves = [(r.settings, r.losses, r.number) for r in (earlier if overlay else [])]

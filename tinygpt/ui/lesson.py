@@ -27,13 +27,20 @@ from typing import TypeVar
 
 import streamlit as st
 
-from tinygpt.ui.i18n import lang, md_escape, tr
+from tinygpt.config import ConfigError
+from tinygpt.formatting import shown_text
+from tinygpt.numbers import read_choice
+from tinygpt.ui.i18n import error_text, lang, md_escape, tr
 
 V = TypeVar("V")
 
 LESSON_PARAMS: tuple[str, ...] = ("lesson", "pages", "show", "hide")
 _STATE = "_lesson"
 _OFF = ("0", "false", "off", "no")
+#: The words ``lesson=`` accepts (case and spaces ignored): on or off.
+LESSON_SWITCH: dict[str, bool] = {w: True for w in ("1", "true", "on", "yes")} | {w: False for w in _OFF}
+#: Names read from each of ``pages``, ``show`` and ``hide`` (there are far fewer pages and controls).
+MAX_LESSON_NAMES = 64
 
 
 def _label(key: str, **fields: object) -> tuple[str, dict[str, object]]:
@@ -51,6 +58,7 @@ LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = {
     "predict_strategy": _label("predict.decoding"),
     "predict_temperature": _label("predict.temperature"),
     "predict_top_k": _label("predict.top_k"),
+    "predict_top_p": _label("predict.top_p"),
     "predict_seed": _label("predict.seed"),
     "predict_context_len": _label("predict.context_len"),
     "predict_panel_start": _label("predict.panels_range", n=16),
@@ -112,7 +120,10 @@ class Lesson:
         pages: URL paths of the pages listed, in the app's order; empty means every page.
         show: the only controls drawn; empty means every control not in ``hide``.
         hide: controls not drawn.
-        bad_pages, bad_controls: names in the link the app does not have, as written.
+        bad_pages, bad_controls: names in the link the app does not have, as a message shows
+            them (``tinygpt.formatting.shown_text``: shortened, invisible characters named).
+        bad_values: the refused values of other parameters (``lesson=`` not one of
+            ``LESSON_SWITCH``), each a ConfigError naming it.
         params: the lesson's query parameters, normalised (written back to the URL).
     """
 
@@ -121,6 +132,7 @@ class Lesson:
     hide: frozenset[str] = frozenset()
     bad_pages: tuple[str, ...] = ()
     bad_controls: tuple[str, ...] = ()
+    bad_values: tuple[ConfigError, ...] = ()
     params: tuple[tuple[str, str], ...] = (("lesson", "1"),)
 
     def visible(self, key: str) -> bool:
@@ -133,8 +145,10 @@ class Lesson:
 
 
 def _names(raw: str | None) -> list[str]:
-    """Comma-separated names, trimmed and lower-cased, without empties or repeats."""
-    return list(dict.fromkeys(n.strip().lower() for n in (raw or "").split(",") if n.strip()))
+    """Comma-separated names, trimmed and lower-cased, without empties or repeats; at most
+    ``MAX_LESSON_NAMES`` of them (a longer list is cut: no page or control is that far down it)."""
+    names = (n.strip().lower() for n in (raw or "").split(",", MAX_LESSON_NAMES)[:MAX_LESSON_NAMES])
+    return list(dict.fromkeys(n for n in names if n))
 
 
 def parse_lesson(
@@ -146,15 +160,24 @@ def parse_lesson(
         params: the query parameters (only ``lesson``, ``pages``, ``show``, ``hide`` are read).
         page_names: the app's page URL paths, in navigation order.
         controls: the lockable widget keys.
-    Unknown names are kept in ``bad_pages``/``bad_controls`` and otherwise ignored; when no named
-    page exists, every page is listed.
+    Unknown names are kept in ``bad_pages``/``bad_controls`` (as a message shows them) and
+    otherwise ignored; when no named page exists, every page is listed. ``lesson=`` is read by
+    ``tinygpt.numbers.read_choice`` among ``LESSON_SWITCH``; another value still makes a lesson
+    and is named in ``bad_values``.
     """
     present = {k: params[k] for k in LESSON_PARAMS if k in params}
-    if not present or (set(present) == {"lesson"} and present["lesson"].strip().lower() in _OFF):
+    bad_values: list[ConfigError] = []
+    switch = True
+    if "lesson" in present:
+        try:
+            switch = bool(read_choice(present["lesson"], "lesson", LESSON_SWITCH))
+        except ConfigError as exc:
+            bad_values.append(exc)
+    if not present or (set(present) == {"lesson"} and not switch):
         return None
     pages, show, hide = (_names(present.get(k)) for k in ("pages", "show", "hide"))
-    bad_pages = tuple(p for p in pages if p not in page_names)
-    bad_controls = tuple(c for c in show + hide if c not in controls)
+    bad_pages = tuple(shown_text(p) for p in pages if p not in page_names)
+    bad_controls = tuple(shown_text(c) for c in show + hide if c not in controls)
     kept_pages = tuple(p for p in page_names if p in pages)
     normalised = [("lesson", "1")] + [
         (k, ",".join(v)) for k, v in (("pages", pages), ("show", show), ("hide", hide)) if v
@@ -165,6 +188,7 @@ def parse_lesson(
         hide=frozenset(c for c in hide if c in controls),
         bad_pages=bad_pages,
         bad_controls=bad_controls,
+        bad_values=tuple(bad_values),
         params=tuple(normalised),
     )
 
@@ -223,6 +247,8 @@ def lesson_note() -> None:
             st.query_params[name] = value
     # A link with only the language opens the full app (a new tab, so the lesson stays here).
     st.info(tr("lesson.note", url=f"?lang={lang()}"), icon=":material/school:")
+    for exc in current.bad_values:
+        st.warning(error_text(exc))
     if current.bad_pages:
         from tinygpt.ui.navigation import PAGES
 

@@ -28,7 +28,7 @@ import streamlit as st
 from tinygpt.classroom import PRIVATE_PARAMS, ascii_query
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.jobs import JobStatus, MemoryLimitError, model_key
+from tinygpt.jobs import JobRefusedError, JobStatus, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.params import read_choice
 from tinygpt.record import ModelRecord, StopReason
@@ -122,7 +122,7 @@ def _open_train_link(spec: str) -> None:
         return
     try:
         job = start_job(text, gpt_cfg, train_cfg)
-    except MemoryLimitError as exc:  # the server is too full to train it: the textbook example meanwhile
+    except JobRefusedError as exc:  # memory or the line is full: the textbook example meanwhile
         _say(tr("link.failed", reason=error_text(exc)))
         set_choice("textbook")
         return

@@ -60,6 +60,10 @@ def restart_steps() -> None:
     st.session_state["predict_step"] = 1
 
 
+#: The top-p slider's step and smallest value.
+TOP_P_STEP = 0.05
+
+
 def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int]:
     """The generation's controls and their notes: (N, strategy, decoding, context length)."""
     n_new = control(
@@ -74,7 +78,7 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
         None,
     )
     strategy_labels = {s: tr(f"predict.strategy.{s}") for s in STRATEGIES}  # format_func must not call tr()
-    d1, d2, d3, d4 = st.columns([2, 2, 2, 1])
+    d1, d2, d3, d5, d4 = st.columns([2, 2, 2, 2, 1])
     if visible("predict_strategy"):
         resend("predict_strategy")
     strategy = control(
@@ -120,6 +124,21 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
         ),
         None,
     )
+    top_p = control(  # nucleus sampling beside top-k: applied after it, for every sampling strategy
+        "predict_top_p",
+        lambda: d5.slider(
+            tr("predict.top_p"),
+            TOP_P_STEP,
+            1.0,
+            step=TOP_P_STEP,
+            help=tr("predict.top_p_help"),
+            disabled=not sampling,
+            key="predict_top_p",
+            on_change=restart_steps,
+            persist_state="session",
+        ),
+        None,
+    )
     seed = control(
         "predict_seed",
         lambda: d4.number_input(
@@ -158,7 +177,12 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
             st.info(tr("predict.k_one"))
         elif top_k > V:
             st.info(tr("predict.k_large", k=top_k, V=V))
-    decode = DecodeConfig(float(tau) if sampling else 0.0, int(top_k) if strategy == "top_k" else 0, int(seed))
+    decode = DecodeConfig(
+        float(tau) if sampling else 0.0,
+        int(top_k) if strategy == "top_k" else 0,
+        int(seed),
+        top_p=float(top_p) if sampling and top_p is not None else 1.0,
+    )
     return n_new, strategy, decode, context_len
 
 
@@ -205,7 +229,9 @@ def generation(tm: ModelRecord, prefix: str) -> None:
     n_new, strategy, decode, context_len = decoding_controls(V, tm.gpt_cfg.max_len)
     save_url(tm)
     try:
-        steps = cached_generate(tm, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len)
+        steps = cached_generate(
+            tm, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len, top_p=decode.top_p
+        )
     except (UnknownCharError, ValueError) as exc:
         show_error(exc)
         return
@@ -300,6 +326,8 @@ def generation_step(
             if 0 < decode.top_k < V
             else tr("predict.series_tau", tau=f"{decode.temperature:g}")
         )
+        if decode.top_p < 1:
+            series = tr("predict.series_top_p", series=series, p=f"{decode.top_p:g}")
         st.markdown(
             tr(
                 "predict.chose_sampled",
@@ -352,6 +380,17 @@ def generation_step(
         )
     if sampling:
         right.caption(tr("predict.reshape_note"))
+    if not decode.greedy and decode.top_p < 1:  # the nucleus: the characters the sampling kept
+        kept = [c for c, q in zip(chars, s.sampling_probs.tolist()) if q > 0]
+        right.caption(
+            tr(
+                "predict.top_p_kept",
+                p=f"{decode.top_p:g}",
+                n=len(kept),
+                V=V,
+                chars=" ".join(md(readable(c)) for c in kept),
+            )
+        )
     if page_shown("attention"):  # a lesson without the Attention page has no link to it
         st.page_link(
             "pages/attention.py",

@@ -43,6 +43,7 @@ def defaults(tm: ModelRecord) -> None:
         ("predict_strategy", "greedy"),
         ("predict_temperature", 1.0),
         ("predict_top_k", min(2, len(tm.vocab))),
+        ("predict_top_p", 1.0),
         ("predict_seed", 0),
         ("predict_context_len", tm.gpt_cfg.max_len),
         ("predict_guess", False),
@@ -74,6 +75,7 @@ def _url_params(tm: ModelRecord) -> tuple[url.Param, ...]:
         ),
         url.field("tau", "predict_temperature", _read_tau, "{:g}".format),
         url.field("k", "predict_top_k", partial(read_int, name="k", lo=0, hi=MAX_TOP_K)),
+        url.field("p", "predict_top_p", _read_top_p, lambda p: None if p >= 1 else f"{p:g}"),
         url.field("seed", "predict_seed", partial(read_int, name="seed", lo=0, hi=MAX_SEED)),
         url.field("guess", "predict_guess", partial(read_flag, name="guess"), lambda on: "1" if on else None),
     )
@@ -82,6 +84,11 @@ def _url_params(tm: ModelRecord) -> tuple[url.Param, ...]:
 def _read_tau(raw: str) -> float:
     """τ of a link, on the slider's 0.05 grid."""
     return round(read_float(raw, "tau", 0.0, MAX_TEMPERATURE) / 0.05) * 0.05
+
+
+def _read_top_p(raw: str) -> float:
+    """Top-p of a link, on the slider's 0.05 grid, from 0.05 to 1 (1: no top-p)."""
+    return max(1, round(read_float(raw, "p", 0.05, 1.0) / 0.05)) * 0.05
 
 
 def _refused(param: url.Param, raw: str, exc: ConfigError) -> str:
@@ -196,8 +203,15 @@ def generation_runs(tm: ModelRecord) -> GenerationRuns:
 
 
 def cached_generate(
-    tm: ModelRecord, prefix: str, n_new: int, temperature: float, top_k: int, seed: int, context_len: int
+    tm: ModelRecord,
+    prefix: str,
+    n_new: int,
+    temperature: float,
+    top_k: int,
+    seed: int,
+    context_len: int,
+    top_p: float = 1.0,
 ) -> list[GenerationStep]:
-    """generate() for these settings (temperature τ, top-k, seed, context length in characters),
-    cached per model: a shorter or longer request of the same run reuses its steps."""
-    return generation_runs(tm).steps(prefix, n_new, DecodeConfig(temperature, top_k, seed), context_len)
+    """generate() for these settings (temperature τ, top-k, seed, context length in characters,
+    top-p), cached per model: a shorter or longer request of the same run reuses its steps."""
+    return generation_runs(tm).steps(prefix, n_new, DecodeConfig(temperature, top_k, seed, top_p), context_len)

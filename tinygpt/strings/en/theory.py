@@ -49,6 +49,7 @@ STRINGS: dict[str, str] = {
     "theory.err.temperature": "The temperature τ = {value} is not accepted: it must be a finite number greater than 0.",
     "theory.err.length": "The vector lengths do not match ({value}): the vectors combined must have the same length.",
     "theory.err.empty": "{value} is empty: at least one number is needed.",
+    "theory.bad_link": "The link's section was not opened. {error}",
     "theory.qkv.title": "5. Queries, keys and values",
     "theory.qkv.body": "Attention gives every position three roles at once. The query $q$ says what the position needs right now; the key $k_i$ is the label position $i$ puts up to say what it holds; the value $v_i$ is what position $i$ actually hands over when it is chosen. All three come from the same input vector $x$ multiplied by three learned matrices $W_Q$, $W_K$ and $W_V$. Keeping the label used for matching apart from the content handed over lets the model search by one criterion and retrieve another kind of information. Think of a library: your question is the query, the titles on the spines are the keys, and what is inside the books are the values.",
     "theory.softmax.title": "6. Similarity and softmax",

@@ -49,6 +49,7 @@ STRINGS: dict[str, str] = {
     "theory.err.temperature": "温度 τ = {value} 不可用：须是大于 0 的有限数。",
     "theory.err.length": "向量长度不匹配（{value}）：参与运算的向量必须一样长。",
     "theory.err.empty": "{value} 是空的：至少需要一个数。",
+    "theory.bad_link": "链接里的章节没有打开。{error}",
     "theory.qkv.title": "5. 查询、键与值",
     "theory.qkv.body": "注意力让每个位置同时扮演三个角色。查询 $q$ 表达“我现在需要什么信息”；键 $k_i$ 是位置 $i$ 贴出的标签，说明“我这里有什么”；值 $v_i$ 是位置 $i$ 被选中时真正交出的内容。三者都由同一个输入向量 $x$ 分别乘上三个可学习的矩阵 $W_Q$、$W_K$、$W_V$ 得到。把“用来匹配的标签”和“交出去的内容”分开，模型就能按一种标准去找、却取回另一种信息。打个比方：在图书馆里，你的问题是查询，书脊上的书名是键，书里的内容是值。",
     "theory.softmax.title": "6. 相似度与 softmax",
