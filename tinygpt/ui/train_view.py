@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import JobStatus, RunRecord, greedy_continuation, settings_of
 from tinygpt.record import ModelRecord
 from tinygpt.ui.i18n import tr
@@ -56,9 +57,14 @@ def options_with(options: list, value: object) -> list:
 
 def form_values(tm: ModelRecord) -> dict[str, object]:
     """The Train form's widget values (session keys) that reproduce ``tm``'s settings."""
-    g, c = tm.gpt_cfg, tm.train_cfg
+    return settings_values(tm.text, tm.gpt_cfg, tm.train_cfg)
+
+
+def settings_values(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
+    """The Train form's widget values (session keys) for these settings (whole numbers as the text boxes hold them)."""
+    g, c = gpt_cfg, train_cfg
     return {
-        "train_text": tm.text,
+        "train_text": text,
         "train_window": str(c.window or 0),
         "train_d_model": g.d_model,
         "train_n_heads": g.n_heads,
