@@ -30,7 +30,8 @@ Controls (located by widget key: Streamlit puts a ``st-key-<key>`` class on the 
 container, wherever the page places it: sidebar, expander, columns). A control that is not
 found is printed as ``skipped (control not found)``, not an error.
 
-- Attention (``/attention?model=textbook&step=softmax``, "More controls" open): τ slider one notch (ArrowRight on the focused thumb,
+- Attention (``/attention?model=textbook&step=softmax``, "More controls" open): τ slider one notch
+  (ArrowRight on the focused thumb,
   ``attn_temperature``), the causal-mask toggle (``attn_mask``), the scaling radio
   (``attn_scaling``: √d_head ↔ 1), a score edit (``attn_editing`` on, then a value typed into
   the score editor's number input and Enter), next / previous step (``attn_next``,
