@@ -1,20 +1,30 @@
-"""A classroom on one server: thirty browser-less sessions follow a lesson from a teacher's link.
+"""A class on one server: thirty browser-less sessions follow a teacher's lesson and answer its
+questions while the teacher's view of the class refreshes.
 
 Each session is a websocket client speaking Streamlit's protocol (``bench.st_client``) against a
-real ``streamlit run``, so the server does all the work it does for thirty browsers. Every
-session (student):
+real ``streamlit run``, so the server does all the work it does for thirty browsers. The class store
+is a SQLite file in a temporary folder, or the PostgreSQL database of ``--database-url`` (the server
+gets it as ``TINYGPT_DATABASE_URL``).
 
-1. opens the teacher's link: the Attention page with ``model=own&train=v1;…`` (a small model, d_model
-   64, 2 layers, a line of a poem, 200 epochs). All open it at once; while its model trains the
-   page shows the training's progress, and the session reruns the page every second, as the
-   page's progress fragment does in a browser, until the page shows the model. The progress
-   text tells a session whether it started that training or follows another session's run
-   ("Another session asked for the same settings first"): one training for equal requests means
-   exactly one session started it;
-2. follows the lesson until ``--seconds`` have passed, pausing ``--think`` seconds (drawn from
-   0.5–1.5 × think) between actions: steps through attention (``attn_step``), flips the causal
-   mask (``attn_mask``), changes the softmax temperature τ (``attn_temperature``), opens the
-   Predict page and types a prefix (``predict_prefix``), back to the Attention page;
+The teacher's lesson (made in the store as the lesson builder makes it: ``tinygpt.classroom``): the
+Train, Predict and Attention pages, only the step, mask, τ and prefix controls, guess before the
+numbers are shown, the teacher's own model (``model=own&train=v1;…``: d_model 64, 2 layers, a line
+of a poem, 200 epochs), and a class. The teacher's session opens the class's view
+(``/teacher?class=…&key=…``) and refreshes it as a browser does (its ``run_every`` fragment, every
+3 s) for the whole lesson, reading how many answers it shows. Every student session:
+
+1. joins at its moment (the class grows to ``--sessions`` over ``--ramp`` seconds): opens the
+   lesson's short link ``/?s=<code>`` (the Train page, the lesson's first), then the Attention
+   page; while the link's model trains the page shows the training's progress, and the session
+   reruns the page every second, as the page's progress fragment does in a browser, until the page
+   shows the model. The progress text tells a session whether it started that training or follows
+   another session's run: one training for equal requests means exactly one session started it;
+2. follows the lesson until the lesson's end, pausing ``--think`` seconds (drawn from 0.5–1.5 ×
+   think) between actions: steps through attention (``attn_step``), flips the causal mask
+   (``attn_mask``), changes the softmax temperature τ (``attn_temperature``), opens the Predict
+   page and types a prefix (``predict_prefix``), back to the Attention page; after each action it
+   answers the questions the step asks (``attn_ex_<kind>_pick``, a random choice; "Check" for a
+   several-answer question) and counts each answer whose verdict the page shows: an answer sent;
 3. a third of them (``--trainers``, 10) also train a small model of their own on the Train page,
    each at a different moment: the "small" preset, then their own line of the poem, weight seed
    and 200 epochs typed into the text boxes, then Train, rerunning the page every second until
@@ -23,15 +33,18 @@ session (student):
    trainer's line of the poem for the trainers, the teacher's line for the others.
 
 Every run is timed from sending ``rerun_script`` to the server's ``script_finished`` (the first
-load of the link too). Errors are exception elements, error alerts, pages not found and broken
-connections. The server's RSS is sampled from /proc every 0.5 s (with ``--url``: only if
-``--pid`` names the server's process). Targets: p95 run time ≤ 1.5 s, peak RSS ≤ 2.5 GB, every
-session's model still shown at the end, no error; each figure is printed with its ratio to the
-target, then ``worst ratio: X.XX``. The CPU the server and the clients used (cores on average over
-the lesson) tells whether the server had its two cores. The server's log goes to artifacts/bench-server.log.
+load of the link and the teacher's refreshes too). Errors are exception elements, error alerts
+(but the "Not quite" of a wrong guess), pages not found and broken connections. The server's RSS
+is sampled from /proc every 0.5 s (with ``--url``: only if ``--pid`` names the server's process).
+At the end the store is asked how many answers the class has: ``answers recorded: A of B`` (A in
+the store, B sent; every answer sent must be recorded). Targets: p95 run time ≤ 1.5 s, peak RSS ≤
+2.5 GB, every answer recorded, every session's model still shown at the end, no error; each figure
+is printed with its ratio to the target, then, last, ``worst ratio: X.XX``. The CPU the server and
+the clients used tells whether the server had its two cores. The server's log goes to
+artifacts/bench-server.log.
 
-Run: python -m bench.classroom [--sessions 30] [--seconds 180] [--trainers 10] [--think 3]
-     [--url http://host:port [--pid PID]]
+Run: python -m bench.classroom [--sessions 30] [--seconds 180] [--ramp 30] [--trainers 10] [--think 3]
+     [--database-url postgresql://…] [--url http://host:port [--pid PID] (--database-url … | --data-dir DIR)]
 """
 
 from __future__ import annotations
@@ -40,14 +53,25 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import statistics
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
-from urllib.parse import quote
 
 from bench.cold_start import load_note, rss_mb, start_server, stop_server, wait_healthy
-from bench.st_client import Run, Session, choice_state, click, connect, select_slider_state, text_state, toggle_state
+from bench.st_client import (
+    Run,
+    Session,
+    choice_state,
+    click,
+    connect,
+    pills_state,
+    select_slider_state,
+    text_state,
+    toggle_state,
+)
 
 TARGET_P95_S = 1.5
 TARGET_PEAK_MB = 2500.0
@@ -57,7 +81,11 @@ RSS_EVERY_S = 0.5
 
 TEACHER_TEXT = "床前明月光疑是地上霜"
 TEACHER_TRAIN = f"v1;d_model=64;n_heads=4;n_layers=2;d_ff=256;lr=0.001;epochs=200;text={TEACHER_TEXT}"
-TEACHER_QUERY = f"lang=en&model=own&train={quote(TEACHER_TRAIN, safe='=;')}"
+#: The controls the lesson lets students use (everything else is locked).
+LESSON_CONTROLS = ("attn_step", "attn_mask", "attn_temperature", "predict_prefix")
+#: How often the teacher's view refreshes (tinygpt.ui.teacher_view.REFRESH_SECONDS).
+TEACHER_REFRESH_S = 3.0
+_SHOWN = re.compile(r"(\d+) students?, (\d+) answers?;")
 #: The trainers' texts: each trains a line of its own (a different model for each of them).
 TRAINER_TEXTS = (
     "举头望明月低头思故乡",
@@ -87,6 +115,8 @@ class Texts:
     shared: str = field(default_factory=lambda: english("link.shared"))
     link_training: str = field(default_factory=lambda: english("link.training_header"))
     own_banner: str = field(default_factory=lambda: english("model.banner.own", text="\0", trained="").split("\0")[0])
+    wrong: str = field(default_factory=lambda: english("ex.wrong", answer="\0", reason="").split("\0")[0])
+    right: str = field(default_factory=lambda: english("ex.right", reason="\0").split("\0")[0])
 
 
 @dataclass
@@ -102,10 +132,12 @@ class Student:
     followed: bool = False  # ... as another session's run ("shared")
     trained_s: float | None = None  # the own training, from Train to its success message
     banner: str = ""  # the Predict page's banner at the end
+    answered: int = 0  # answers sent: the page showed their verdict
 
     def keep(self, what: str, run: Run) -> Run:
         self.runs.append((what, run.seconds))
-        self.errors.extend(f"session {self.number}, {what}: {e}" for e in run.errors)
+        wrong = "error message: " + Texts().wrong  # a wrong guess's verdict is shown as an error alert
+        self.errors.extend(f"session {self.number}, {what}: {e}" for e in run.errors if not e.startswith(wrong))
         return run
 
     @property
@@ -124,9 +156,40 @@ async def wait_for_link(s: Session, me: Student, texts: Texts, run: Run) -> Run:
     return run
 
 
+def option_state(widget, label: str):
+    """The state of a control choosing among labelled options: a select slider's or a radio's."""
+    return select_slider_state(widget, label) if type(widget).__name__ == "Slider" else choice_state(widget, label)
+
+
+async def answer_questions(s: Session, me: Student, page: Run, rng: random.Random, texts: Texts) -> Run:
+    """Answer every question the step shows and has not revealed (a random choice; "Check" after a
+    several-answer question's pick); count each answer whose verdict the page shows."""
+    for _ in range(4):  # a step asks at most two questions; each answer may show the next
+        open_picks = sorted(
+            key
+            for key, w in page.widgets.items()
+            if key.startswith("attn_ex_") and key.endswith("_pick") and not w.disabled
+        )
+        if not open_picks:
+            return page
+        key = open_picks[0]
+        widget = page.widgets[key]
+        label = rng.choice([o.content for o in widget.options])
+        page = me.keep("answer", await s.run(widgets=[pills_state(widget, [label])]))
+        check = page.widgets.get(key.removesuffix("_pick") + "_check")
+        if check is not None:  # a several-answer question reveals on "Check"
+            page = me.keep("answer check", await s.run(widgets=[click(check)]))
+        if any(t.startswith(texts.right) or t.startswith(texts.wrong) for t in page.texts):
+            me.answered += 1
+        else:
+            me.errors.append(f"session {me.number}: no verdict after answering {key}")
+            return page
+    return page
+
+
 async def train_own(s: Session, me: Student) -> None:
     """The Train page: the small preset, an own text, seed and epochs, Train; wait for the result."""
-    page = me.keep("train open", await s.run("", query=""))
+    page = me.keep("train open", await s.run("train"))
     page = me.keep("train preset", await s.run(widgets=[click(page.widgets["train_preset_small"])]))
     w = page.widgets
     page = me.keep(
@@ -153,24 +216,31 @@ async def train_own(s: Session, me: Student) -> None:
 
 async def predict(s: Session, me: Student, prefix: str | None) -> Run:
     """Open the Predict page; type ``prefix`` if given."""
-    page = me.keep("predict open", await s.run("predict", query=""))
+    page = me.keep("predict open", await s.run("predict"))
     if prefix is not None and "predict_prefix" in page.widgets:
         page = me.keep("predict prefix", await s.run(widgets=[text_state(page.widgets["predict_prefix"], prefix)]))
     return page
 
 
-async def student(url: str, me: Student, seconds: float, think: float, rng: random.Random, texts: Texts) -> None:
-    """One session following the lesson (the module's docstring, 1–4)."""
+async def student(
+    url: str, me: Student, end: float, join: float, think: float, rng: random.Random, texts: Texts, link: str
+) -> None:
+    """One session following the lesson (the module's docstring, 1–4): joins at ``join``, ends at
+    ``end`` (perf_counter seconds); ``link`` is the lesson's short link code."""
 
     def pause() -> float:
         return think * rng.uniform(0.5, 1.5)
 
+    await asyncio.sleep(max(0.0, join - time.perf_counter()))
     try:
         async with connect(url) as ws:
             s = Session(ws)
-            deadline = time.perf_counter() + seconds
-            page = me.keep("link open", await s.run("attention", query=TEACHER_QUERY))
+            seconds = end - time.perf_counter()
+            deadline = end
+            me.keep("link open", await s.run("", query=f"s={link}"))  # the lesson's first page: Train
+            page = me.keep("attention open", await s.run("attention"))
             page = await wait_for_link(s, me, texts, page)
+            page = await answer_questions(s, me, page, rng, texts)
             train_at = time.perf_counter() + rng.uniform(0.1, 0.5) * seconds if me.trainer else None
             mask_on, action, shown = True, rng.randrange(4), TEACHER_TEXT  # shown: the text of the model shown
             while time.perf_counter() < deadline:
@@ -179,13 +249,14 @@ async def student(url: str, me: Student, seconds: float, think: float, rng: rand
                     train_at = None
                     await train_own(s, me)
                     shown = me.text if me.trained_s is not None else shown
-                    page = me.keep("attention open", await s.run("attention", query=""))
+                    page = me.keep("attention open", await s.run("attention"))
+                    page = await answer_questions(s, me, page, rng, texts)
                     continue
                 w, action = page.widgets, action + 1
                 if action % 4 == 0 and "attn_step" in w:
                     options = list(w["attn_step"].options)
                     page = me.keep(
-                        "attention step", await s.run(widgets=[choice_state(w["attn_step"], rng.choice(options))])
+                        "attention step", await s.run(widgets=[option_state(w["attn_step"], rng.choice(options))])
                     )
                 elif action % 4 == 1 and "attn_mask" in w:
                     mask_on = not mask_on
@@ -199,7 +270,8 @@ async def student(url: str, me: Student, seconds: float, think: float, rng: rand
                 else:
                     await predict(s, me, shown[: rng.randint(1, 4)])
                     await asyncio.sleep(pause())
-                    page = me.keep("attention open", await s.run("attention", query=""))
+                    page = me.keep("attention open", await s.run("attention"))
+                page = await answer_questions(s, me, page, rng, texts)
             if me.trainer and train_at is not None:
                 me.errors.append(f"session {me.number}: the lesson ended before it trained")
             end = await predict(s, me, None)
@@ -235,22 +307,109 @@ async def sample_rss(pid: int | None, samples: list[float], stop: asyncio.Event)
             pass
 
 
+@dataclass
+class Teacher:
+    """What the teacher's session did and saw: its refreshes and the answers its view showed."""
+
+    runs: list[tuple[str, float]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    shown: list[int] = field(default_factory=list)  # the answer count of each refresh
+
+    def keep(self, what: str, run: Run) -> Run:
+        self.runs.append((what, run.seconds))
+        self.errors.extend(f"teacher, {what}: {e}" for e in run.errors)
+        for text in run.texts:
+            if (found := _SHOWN.match(text)) is not None:
+                self.shown.append(int(found.group(2)))
+        return run
+
+
+async def teacher(url: str, code: str, key: str, me: Teacher, stop: asyncio.Event) -> None:
+    """The teacher's view of the class, refreshed as a browser does (its run_every fragment) until
+    ``stop`` is set, then once more."""
+    try:
+        async with connect(url) as ws:
+            s = Session(ws)
+            me.keep("teacher open", await s.run("teacher", query=f"class={code}&key={key}&lang=en"))
+            while True:
+                stopped = stop.is_set()
+                try:
+                    await asyncio.wait_for(stop.wait(), TEACHER_REFRESH_S)
+                except asyncio.TimeoutError:
+                    pass
+                fragment = next(iter(s.auto_reruns), "")
+                if not fragment:
+                    me.errors.append("teacher: the view has no refreshing part")
+                me.keep("teacher refresh", await s.run(fragment=fragment))
+                if stopped:
+                    return
+    except Exception as exc:  # a broken connection or a timeout is an error of the run, not of the bench
+        me.errors.append(f"teacher failed: {exc!r}")
+
+
 async def lesson(
-    url: str, pid: int | None, sessions: int, trainers: int, seconds: float, think: float
-) -> tuple[list[Student], list[float]]:
-    """All the sessions at once, the RSS sampled meanwhile."""
+    url: str, pid: int | None, sessions: int, trainers: int, seconds: float, ramp: float, think: float, klass: Class
+) -> tuple[list[Student], Teacher, list[float]]:
+    """The teacher's view and the students, joining over ``ramp`` seconds; the RSS sampled meanwhile."""
     texts = Texts()
     students = [
         Student(k, TRAINER_TEXTS[k % len(TRAINER_TEXTS)] if k < trainers else TEACHER_TEXT, k < trainers)
         for k in range(sessions)
     ]
     samples: list[float] = []
-    stop = asyncio.Event()
+    stop, done = asyncio.Event(), asyncio.Event()
     sampler = asyncio.create_task(sample_rss(pid, samples, stop))
-    await asyncio.gather(*(student(url, me, seconds, think, random.Random(me.number), texts) for me in students))
+    watcher = Teacher()
+    view = asyncio.create_task(teacher(url, klass.code, klass.key, watcher, done))
+    start = time.perf_counter()
+    end = start + seconds
+    await asyncio.gather(
+        *(
+            student(
+                url,
+                me,
+                end,
+                start + ramp * me.number / max(sessions, 1),
+                think,
+                random.Random(me.number),
+                texts,
+                klass.link,
+            )
+            for me in students
+        )
+    )
+    done.set()
+    await view
     stop.set()
     await sampler
-    return students, samples
+    return students, watcher, samples
+
+
+@dataclass
+class Class:
+    """The lesson's class in the store: its code, the teacher's key, the short link's code."""
+
+    code: str
+    key: str
+    link: str
+
+
+def open_class(store) -> Class:
+    """Make the lesson as the builder does (``tinygpt.classroom``) with a class, and its short link."""
+    from tinygpt.classroom import LessonPlan, ascii_query, lesson_params, query_with_class
+
+    plan = LessonPlan(
+        pages=("train", "predict", "attention"),
+        controls=LESSON_CONTROLS,
+        model="own",
+        train=TEACHER_TRAIN,
+        view={"step": "softmax"},  # where the lesson's questions start
+        guess=True,
+        lang="en",
+    )
+    query = ascii_query(lesson_params(plan))
+    code, key = store.create_class(query)
+    return Class(code, key, store.shorten(query_with_class(query, code)))
 
 
 def ratio_line(name: str, value: float, target: float, unit: str, note: str = "") -> tuple[str, float]:
@@ -265,12 +424,20 @@ def count_line(name: str, count: int, note: str = "") -> tuple[str, float]:
     return f"{name:<32} {count:9d}    target = 0    ratio {ratio:5.2f}{note}", ratio
 
 
-def report(students: list[Student], samples: list[float], peak_hwm: float | None, seconds: float) -> list[str]:
-    """Figures, per-kind run times and the target lines; the last line is the worst ratio."""
-    runs = sorted(t for me in students for _, t in me.runs)
+def report(
+    students: list[Student],
+    watcher: Teacher,
+    recorded: int,
+    samples: list[float],
+    peak_hwm: float | None,
+    seconds: float,
+) -> list[str]:
+    """Figures, per-kind run times and the target lines; the last line is the worst ratio.
+    ``recorded``: the answers the store holds for the class at the end."""
+    runs = sorted(t for me in [*students, watcher] for _, t in me.runs)
     lines = []
     kinds: dict[str, list[float]] = {}
-    for me in students:
+    for me in [*students, watcher]:
         for what, t in me.runs:
             kinds.setdefault(what, []).append(t)
     lines.append(f"{len(runs)} runs in {seconds:.0f} s ({len(runs) / seconds:.1f}/s) by {len(students)} sessions:")
@@ -299,7 +466,16 @@ def report(students: list[Student], samples: list[float], peak_hwm: float | None
             f"server RSS: start {samples[0]:.0f} MB, median {statistics.median(samples):.0f} MB, "
             f"end {samples[-1]:.0f} MB ({len(samples)} samples)"
         )
-    errors = [e for me in students for e in me.errors]
+    sent = sum(me.answered for me in students)
+    joined, refreshes = sum(bool(me.runs) for me in students), sum(w == "teacher refresh" for w, _ in watcher.runs)
+    lines.append(
+        f"the class: {joined} students answered {sent} questions; the teacher's view refreshed {refreshes} "
+        f"times and showed {watcher.shown[-1] if watcher.shown else 0} answers at its last refresh"
+    )
+    lines.append(f"answers recorded: {recorded} of {sent}")
+    errors = [e for me in [*students, watcher] for e in me.errors]
+    if watcher.shown and watcher.shown[-1] != recorded:
+        errors.append(f"the teacher's view showed {watcher.shown[-1]} answers, the store holds {recorded}")
     if len(starters) > 1:
         errors.append(f"the teacher's model was trained {len(starters)} times")
     for error in dict.fromkeys(errors):
@@ -333,6 +509,7 @@ def report(students: list[Student], samples: list[float], peak_hwm: float | None
             f"{sum(me.trainer for me in students)} trainers' models, the others the teacher's)",
         )
     )
+    figures.append(count_line("answers sent but not recorded", sent - recorded, f"   ({recorded} of {sent} recorded)"))
     figures.append(count_line("errors", len(errors)))
     lines.extend(line for line, _ in figures)
     lines.append(f"worst ratio: {max(r for _, r in figures):.2f}")
@@ -347,20 +524,35 @@ def percentile(values: list[float], q: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.classroom", description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=30)
-    parser.add_argument("--seconds", type=float, default=180.0, help="how long the sessions follow the lesson")
+    parser.add_argument("--seconds", type=float, default=180.0, help="how long the lesson lasts")
+    parser.add_argument("--ramp", type=float, default=30.0, help="the students join one by one over these seconds")
     parser.add_argument(
         "--trainers", type=int, default=None, help="sessions that also train a model (default: a third)"
     )
     parser.add_argument("--think", type=float, default=3.0, help="seconds between a session's actions (0.5–1.5 × this)")
+    parser.add_argument(
+        "--database-url", help="the class store: a PostgreSQL URL (default: SQLite in a temporary folder)"
+    )
+    parser.add_argument("--data-dir", help="with --url and SQLite: the server's TINYGPT_DATA_DIR")
     parser.add_argument("--url", help="an already running app (default: start streamlit run here)")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, to sample its RSS")
     args = parser.parse_args(argv)
     trainers = args.sessions // 3 if args.trainers is None else min(args.trainers, args.sessions)
+    if args.url and not (args.database_url or args.data_dir):
+        parser.error("with --url, name the server's class store: --database-url or --data-dir")
 
+    from tinygpt.store import Store, database_url
+
+    folder = None if (args.database_url or args.data_dir) else tempfile.TemporaryDirectory(prefix="bench-class-")
+    env = {"TINYGPT_DATABASE_URL": args.database_url} if args.database_url else {}
+    env = env or {"TINYGPT_DATA_DIR": args.data_dir or folder.name}
+    store = Store(database_url(env))
+    klass = open_class(store)
     print(load_note())
+    print(f"class store: {store.kind} ({store.url.split('@')[-1]}); class {klass.code}, short link /?s={klass.link}")
     proc, url, pid = None, args.url, args.pid
     if url is None:
-        proc, url = start_server()
+        proc, url = start_server(env=env)
         pid = proc.pid
     try:
         if proc is not None:
@@ -368,21 +560,27 @@ def main(argv: list[str] | None = None) -> int:
         warm = asyncio.run(warm_up(url))
         print(f"warm-up (the teacher opens the app): first load of the Train page {warm:.1f} s")
         start, client_cpu, server_cpu = time.perf_counter(), time.process_time(), cpu_seconds(pid)
-        students, samples = asyncio.run(lesson(url, pid, args.sessions, trainers, args.seconds, args.think))
+        students, watcher, samples = asyncio.run(
+            lesson(url, pid, args.sessions, trainers, args.seconds, args.ramp, args.think, klass)
+        )
         elapsed = time.perf_counter() - start
         client_cpu, server_cpu = time.process_time() - client_cpu, cpu_seconds(pid) - server_cpu
         peak_hwm = rss_mb(pid)[1] if proc is not None else None
+        recorded = store.count_answers(klass.code)
     finally:
         if proc is not None:
             stop_server(proc)
+        store.dispose()
+        if folder is not None:
+            folder.cleanup()
     print(
-        f"{args.sessions} sessions ({trainers} also train), lesson of {args.seconds:g} s, think {args.think:g} s; "
-        f"finished in {elapsed:.0f} s; CPU used: server {server_cpu / elapsed:.2f} cores, these clients "
-        f"{client_cpu / elapsed:.2f} cores (same host)"
+        f"{args.sessions} sessions ({trainers} also train) joining over {args.ramp:g} s, lesson of {args.seconds:g} s, "
+        f"think {args.think:g} s; finished in {elapsed:.0f} s; CPU used: server {server_cpu / elapsed:.2f} cores, "
+        f"these clients {client_cpu / elapsed:.2f} cores (same host)"
     )
-    lines = report(students, samples, peak_hwm, elapsed)
-    print("\n".join(lines))
     print("ratio = figure / target; at most 1.00 meets it.", load_note())
+    lines = report(students, watcher, recorded, samples, peak_hwm, elapsed)
+    print("\n".join(lines))
     return 0 if float(lines[-1].split()[-1]) <= 1.0 else 1
 
 

@@ -30,7 +30,8 @@ Controls (located by widget key: Streamlit puts a ``st-key-<key>`` class on the 
 container, wherever the page places it: sidebar, expander, columns). A control that is not
 found is printed as ``skipped (control not found)``, not an error.
 
-- Attention (``/attention?step=softmax``): τ slider one notch (ArrowRight on the focused thumb,
+- Attention (``/attention?model=textbook&step=softmax``, "More controls" open): τ slider one notch
+  (ArrowRight on the focused thumb,
   ``attn_temperature``), the causal-mask toggle (``attn_mask``), the scaling radio
   (``attn_scaling``: √d_head ↔ 1), a score edit (``attn_editing`` on, then a value typed into
   the score editor's number input and Enter), next / previous step (``attn_next``,
@@ -323,8 +324,10 @@ def press_slider(page, key: str, key_name: str = "ArrowRight") -> Callable[[int]
 
 
 def attention_part(context, url: str, repeats: int, rows: list[Row]) -> None:
-    page = open_page(context, f"{url}/attention?lang=en&step=softmax")
+    page = open_page(context, f"{url}/attention?lang=en&model=textbook&step=softmax")
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=TIMEOUT_MS)
+    page.locator(".st-key-attn_more summary").click()  # scaling and the score editor: "More controls"
+    wait_idle(page)
     run_row(
         rows,
         "attention: τ slider one notch",
@@ -373,7 +376,7 @@ def attention_part(context, url: str, repeats: int, rows: list[Row]) -> None:
         pass
     page.close()
 
-    page = open_page(context, f"{url}/attention?lang=en&step=input")
+    page = open_page(context, f"{url}/attention?lang=en&model=textbook&step=input")
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=TIMEOUT_MS)
     run_row(
         rows,

@@ -68,8 +68,11 @@ class Session:
         self.query = ""  # the query string as the script last wrote it
         self.fragment_of: dict[str, str] = {}  # widget id -> id of the fragment that draws it ("" for none)
         self.widgets: dict[str, object] = {}  # the page's widgets as the browser shows them, by key=
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds: fragments drawn with run_every
 
-    async def run(self, page: str | None = None, query: str | None = None, widgets: list | None = None) -> Run:
+    async def run(
+        self, page: str | None = None, query: str | None = None, widgets: list | None = None, fragment: str = ""
+    ) -> Run:
         """Ask for one run and read the replies until the script finishes.
 
         ``page``: a URL path to open (by its script hash once the navigation named it, else by
@@ -77,6 +80,8 @@ class Session:
         to send (None: the one the script last wrote, as the browser keeps it). ``widgets``:
         ``WidgetState`` messages to send (widgets not sent keep their values on the server). When
         every widget sent on the page shown was drawn by one fragment, only that fragment reruns.
+        ``fragment``: rerun only this fragment of the page shown (as a browser does for a fragment
+        drawn with ``run_every``, whose ids are in :attr:`auto_reruns`).
         """
         msg = BackMsg()
         if page is None and self.page_hash is not None:
@@ -91,9 +96,14 @@ class Session:
             msg.rerun_script.widget_states.widgets.append(state)
         fragments = {self.fragment_of.get(state.id, "") for state in widgets or ()}
         run = Run()
-        if page is None and len(fragments) == 1 and "" not in fragments:
+        if page is None and fragment:
+            msg.rerun_script.fragment_id = fragment
+            run.fragment = True
+        elif page is None and len(fragments) == 1 and "" not in fragments:
             msg.rerun_script.fragment_id = fragments.pop()
             run.fragment = True
+        if not run.fragment:  # a full run draws the page's fragments (and their run_every) anew
+            self.auto_reruns.clear()
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         while True:
@@ -110,6 +120,8 @@ class Session:
                 self.pages.update({p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages})
                 if fwd.navigation.page_script_hash:
                     self.page_hash = fwd.navigation.page_script_hash
+            elif kind == "auto_rerun":
+                self.auto_reruns[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
             elif kind == "page_not_found":
@@ -182,6 +194,13 @@ def select_slider_state(widget, label: str):
     """A select slider's value, by the option's label as shown (``widget.options``)."""
     state = _state(widget)
     state.string_array_value.data.append(label)
+    return state
+
+
+def pills_state(widget, labels: list[str]):
+    """The state of pills (a button group) with the options shown as ``labels`` picked."""
+    state = _state(widget)
+    state.string_array_value.data.extend(labels)
     return state
 
 

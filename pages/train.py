@@ -16,6 +16,7 @@ from tinygpt.config import (
 )
 from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
+from tinygpt.ui import train_url
 from tinygpt.ui.common import model_banner, resend, show_error
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import (
@@ -32,7 +33,7 @@ from tinygpt.ui.jobs import (
 from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
-from tinygpt.ui.train_view import form_values, loaded_run, options_with
+from tinygpt.ui.train_view import form_values, loaded_run, options_with, start_here
 from tinygpt.ui.uploads import read_upload, upload_key
 from tinygpt.vocab import causal_loss_floor, pair_texts
 
@@ -91,6 +92,7 @@ def apply_preset(name: str) -> None:
 
 # A loaded checkpoint's settings, put in the form before its widgets are drawn.
 ss.update(ss.pop("_train_form_from_file", {}))
+train_url.restore()  # a reload: the URL's form= and trained= (the student's model, from the shelf or trained again)
 for _key, _value in SEED.items():  # once: the widgets keep what the student set (persist_state)
     ss.setdefault(_key, _value)
 # Whole-number settings are text boxes read by parse_int: the box shows exactly what is checked and
@@ -118,6 +120,7 @@ def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
 
 
 st.title(tr("train.title"))
+start_here()
 st.markdown(tr("train.intro"))
 
 model_banner(job_notice=False, wait=False)  # does not wait for the default model (trained in the background)
@@ -156,6 +159,7 @@ with left:
     st.select_slider(
         tr("train.d_ff"),
         options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]),
+        help=tr("train.d_ff_help"),
         key="train_d_ff",
         persist_state="session",
     )
@@ -254,6 +258,7 @@ except ConfigError as exc:
     show_error(exc)
 except ValueError:
     st.error(tr("err.empty_text"))
+train_url.write(text, configs, SEED)  # the form and the trained model in the URL, for a reload
 st.caption(
     tr("train.limits", params=f"{MAX_PARAMETERS:,}", epochs=MAX_EPOCHS, text=MAX_TEXT_LEN, tokens=MAX_TOKENS_PER_STEP)
 )

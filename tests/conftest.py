@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -32,6 +33,10 @@ APP_SCRIPT = "streamlit_app.py"
 ARTIFACTS = ROOT / "artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
 SERVER_LOG = ARTIFACTS / "streamlit-server.log"
+
+# The class store of every test (AppTest sessions and the servers the tests start) is a SQLite file
+# in a temporary folder, never the repository's .data/ (tests that need their own set it themselves).
+os.environ.setdefault("TINYGPT_DATA_DIR", tempfile.mkdtemp(prefix="tinygpt-test-store-"))
 
 SERVER_START_TIMEOUT_S = 90.0
 APP_TIMEOUT_MS = 60_000
@@ -204,3 +209,31 @@ def pytest_sessionfinish(session, exitstatus) -> None:
             future.result(timeout=120)
         except Exception:  # a failed example training is reported by the tests that use it
             pass
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """A throwaway PostgreSQL cluster (``bench.postgres``) for the session's tests; stopped and removed at the end.
+
+    Skips when PostgreSQL's server binaries are not installed, unless CI is set: under CI a missing
+    PostgreSQL fails (.ci/run installs it, as it installs chromium).
+    """
+    from bench.postgres import server_bin, start_cluster
+
+    if server_bin() is None:
+        message = "PostgreSQL not installed (apt-get install -y postgresql)"
+        if _in_ci():
+            pytest.fail(f"CI is set but {message}", pytrace=False)
+        pytest.skip(message)
+    cluster = start_cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster, request) -> str:
+    """The URL of a new, empty database in the session's PostgreSQL cluster (one per test)."""
+    name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:40] + f"_{time.monotonic_ns() % 10**9}"
+    return postgres_cluster.new_database(name)

@@ -12,8 +12,10 @@ from tinygpt.i18n import t
 pytestmark = pytest.mark.browser
 
 TIMEOUT = 90_000
-LINK = "predict?lang=en&lesson=1&pages=predict,theory&show=predict_prefix,predict_guess"
-ATTENTION_LINK = "attention?lang=en&lesson=1&pages=attention&show=attn_mask,attn_temperature,attn_guess&step=softmax"
+LINK = "predict?lang=en&model=textbook&lesson=1&pages=predict,theory&show=predict_prefix,predict_guess"
+ATTENTION_LINK = (
+    "attention?lang=en&model=textbook&lesson=1&pages=attention&show=attn_mask,attn_temperature,attn_guess&step=softmax"
+)
 
 
 def open_link(page, app_server: str, link: str, title_key: str) -> None:
@@ -62,7 +64,7 @@ def test_a_locked_attention_link_shows_only_its_switches_and_a_guess_reveals_the
     expect(page.locator("[data-testid='stAlert']", has_text="Lesson view")).to_be_visible()
     expect(main.get_by_text(t("attn.mask", "en"), exact=True)).to_be_visible()
     expect(main.locator("[data-testid='stSlider']")).to_have_count(1)  # τ
-    expect(main.get_by_role("radiogroup")).to_have_count(1)  # the part chooser; step, scaling, uniform: hidden
+    expect(main.get_by_role("radiogroup")).to_have_count(0)  # step, scaling, uniform: hidden
     expect(main.get_by_role("textbox")).to_have_count(0)  # the text
     expect(main.locator("[data-testid='stPageLink']")).to_have_count(0)  # no Theory page in the lesson
     table_label = main.get_by_text(t("attn.table", "en", name="alpha · " + t("attn.panel_head", "en", h=0)))

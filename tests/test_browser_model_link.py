@@ -61,7 +61,7 @@ def test_the_class_link_holds_the_step_and_switches_set_after_the_last_full_run(
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
     page = context.new_page()
     try:
-        page.goto(f"{app_server}/attention?lang=en&step=projection")
+        page.goto(f"{app_server}/attention?lang=en&model=textbook&step=projection")
         wait_for_app(page, 240_000)
         for step in ("split_heads", "scores", "scale", "mask", "softmax"):  # one step on from projection each time
             page.locator(".st-key-attn_next button").click()

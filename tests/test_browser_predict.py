@@ -14,7 +14,7 @@ TIMEOUT = 60_000
 
 
 def test_types_a_prefix_and_steps_generation_in_a_real_browser(app_server, page):
-    page.goto(f"{app_server}/predict?lang=en")
+    page.goto(f"{app_server}/predict?lang=en&model=textbook")
     wait_for_app(page)
     page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=TIMEOUT)
 

@@ -46,12 +46,12 @@ def test_training_continues_across_a_page_switch_and_the_chart_keeps_growing(app
     chart = page.locator("[data-testid='stVegaLiteChart']")
     chart.first.wait_for(timeout=30_000)
 
-    page.get_by_role("link", name=t("nav.predict", "en")).click()
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=t("nav.predict", "en"), exact=True).click()
     page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=60_000)
     page.get_by_text(CATALOGUE["model.training_running"]["en"].split("(")[0].strip()).first.wait_for(timeout=30_000)
     assert_no_exception(page)
 
-    page.get_by_role("link", name=t("nav.train", "en")).click()
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=t("nav.train", "en"), exact=True).click()
     page.get_by_role("heading", name=t("train.title", "en")).wait_for(timeout=60_000)
     back = wait_for_step_above(page, first)  # the same run, further along
     chart.first.wait_for(timeout=30_000)
@@ -88,7 +88,7 @@ def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page
     page.get_by_text(t("train.upload_ok", "zh", text="白日依山尽", params=tm.gpt_cfg.n_parameters(), steps=5)).wait_for(
         timeout=60_000
     )
-    page.get_by_role("link", name=t("nav.predict", "zh")).click()
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=t("nav.predict", "zh"), exact=True).click()
     page.get_by_text(t("model.choice.own", "zh")).first.wait_for(timeout=60_000)
     page.get_by_text("白日依山尽").first.wait_for(timeout=60_000)
     assert_no_exception(page)

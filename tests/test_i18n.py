@@ -19,13 +19,21 @@ PAGES = {
     "predict": "pages/predict.py",
     "attention": "pages/attention.py",
     "theory": "pages/theory.py",
+    "teacher": "pages/teacher.py",
 }
-KNOWN = {"train": "train.title", "predict": "predict.title", "attention": "attn.title", "theory": "theory.title"}
+KNOWN = {
+    "train": "train.title",
+    "predict": "predict.title",
+    "attention": "attn.title",
+    "theory": "theory.title",
+    "teacher": "teacher.title",
+}
 NAV = {
     "pages/train.py": "nav.train",
     "pages/predict.py": "nav.predict",
     "pages/attention.py": "nav.attention",
     "pages/theory.py": "nav.theory",
+    "pages/teacher.py": "nav.teacher",  # reached by its URL, not listed in the sidebar
 }
 # Widget states that show more of a page than its first render (chart titles of a per-head step,
 # the exercise's answer, quiz feedback, an input error).
@@ -44,6 +52,7 @@ VARIANTS = {
         "theory_quiz_temperature": "b",
         "theory_answer": "my own answer",
     },
+    "teacher": {},
 }
 # Pages owned by others that still show untranslated text: {variant: offending strings}. Empty now.
 KNOWN_UNTRANSLATED: dict[str, list[str]] = {}

@@ -248,7 +248,7 @@ def test_page_links_every_concept_to_its_attention_step():
     at = theory_page()
     links = []
     for section in ("definition", "vectors", "weighted_sum", "attention"):
-        links += open_section(at, section).get("page_link")
+        links += open_section(at, section).main.get("page_link")  # not the sidebar's lesson builder
     expected = [s for c in theory.CONCEPTS for s in c.steps]
     assert [parse_qs(p.proto.query_string)["step"][0] for p in links] == expected
     assert {p.proto.page for p in links} == {"attention"}

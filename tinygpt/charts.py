@@ -1281,3 +1281,117 @@ def labelled_heatmap_spec(
     domain = options.get("domain", (0.0, 1.0))
     spec["datasets"] = {_DATA_NAME: pa.table(_labelled_columns(values, texts, row_labels, col_labels, domain, extra))}
     return describe(spec, description)
+
+
+# ---------------------------------------------------------------- a class's answers (the teacher's view)
+
+#: Okabe–Ito bluish green for a right answer, vermillion for a wrong one.
+RIGHT_COLOR, WRONG_COLOR = "#009e73", "#d55e00"
+
+
+def _spread_columns(labels: Sequence[str], counts: Sequence[int], right: Sequence[bool], **marks: str) -> dict:
+    """The rows of :func:`answer_spread`: one per answer. Raises ValueError if the lengths differ."""
+    if not len(labels) == len(counts) == len(right):
+        raise ValueError(f"{len(labels)} labels, {len(counts)} counts, {len(right)} right flags do not match")
+    right_label, wrong_label, right_mark = marks["right_label"], marks["wrong_label"], marks["right_mark"]
+    return {
+        "answer": [f"{right_mark} {label}" if ok else label for label, ok in zip(labels, right)],
+        "count": [int(c) for c in counts],
+        "status": [right_label if ok else wrong_label for ok in right],
+    }
+
+
+def _spread_layout(
+    data: alt.Data | pd.DataFrame,
+    shown: Sequence[str],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    right_label: str,
+    wrong_label: str,
+) -> alt.LayerChart:
+    # no axis title: the labels are the answers (a vertical Chinese title would lie on its side)
+    y = alt.Y("answer:N", sort=list(shown), title=None, axis=alt.Axis(labelLimit=220))
+    # whole students only: integer ticks, the axis from 0 and a little room for the count at the bar's end
+    x = alt.X("count:Q", title=x_title, scale=alt.Scale(zero=True, nice=True), axis=alt.Axis(tickMinStep=1, format="d"))
+    tooltip = [alt.Tooltip("answer:N", title=y_title), alt.Tooltip("count:Q", title=x_title), "status:N"]
+    bars = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=x,
+            y=y,
+            color=alt.Color(
+                "status:N",
+                scale=alt.Scale(domain=[right_label, wrong_label], range=[RIGHT_COLOR, WRONG_COLOR]),
+                legend=alt.Legend(title=None, orient="top"),
+            ),
+            tooltip=tooltip,
+        )
+    )
+    numbers = alt.Chart().mark_text(align="left", dx=4, color="#262730").encode(x=x, y=y, text="count:Q")
+    # a height per bar (alt.Step): with a fixed height Streamlit's theme squeezed the bars into one line
+    return alt.layer(bars, numbers, data=data).properties(
+        title=title, width=360, height=alt.Step(28), description=title or None
+    )
+
+
+def answer_spread(
+    labels: Sequence[str],
+    counts: Sequence[int],
+    right: Sequence[bool],
+    *,
+    title: str = "",
+    x_title: str = "students",
+    y_title: str = "answer",
+    right_label: str = "right",
+    wrong_label: str = "wrong",
+    right_mark: str = "✓",
+    description: str = "",
+) -> alt.LayerChart:
+    """Horizontal bars of how many students gave each answer to one question, right ones marked.
+
+    Args:
+        labels: one label per answer (e.g. "2 世"), kept in the given order top to bottom.
+        counts: how many students gave each (drawn with the count at the bar's end).
+        right: whether each answer is right: green bars with ``right_mark`` before the label
+            (colour and a symbol, not colour alone), the others vermillion.
+        description: what the chart shows, in a sentence (its text alternative; the title without one).
+    The x axis starts at 0 and has whole numbers of students. Raises ValueError if the lengths differ.
+    """
+    titles = {"right_label": right_label, "wrong_label": wrong_label}
+    columns = _spread_columns(labels, counts, right, right_mark=right_mark, **titles)
+    chart = _spread_layout(
+        pd.DataFrame(columns), columns["answer"], title=title, x_title=x_title, y_title=y_title, **titles
+    )
+    return described(chart, description)
+
+
+@functools.lru_cache(maxsize=256)
+def _spread_template(shown: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> str:
+    return json.dumps(_spread_layout(alt.NamedData(name=_DATA_NAME), shown, **dict(options)).to_dict(validate=False))
+
+
+def answer_spread_spec(
+    labels: Sequence[str],
+    counts: Sequence[int],
+    right: Sequence[bool],
+    *,
+    title: str = "",
+    x_title: str = "students",
+    y_title: str = "answer",
+    right_label: str = "right",
+    wrong_label: str = "wrong",
+    right_mark: str = "✓",
+    description: str = "",
+) -> dict:
+    """The Vega-Lite dict of :func:`answer_spread` (same arguments, same picture), built fast: the
+    layout is built with Altair once per answers and titles; the counts are the dataset ``"cells"``,
+    so the teacher's view, refreshed every few seconds, only swaps the numbers of a chart."""
+    titles = {"right_label": right_label, "wrong_label": wrong_label}
+    columns = _spread_columns(labels, counts, right, right_mark=right_mark, **titles)
+    options = (("title", title), ("x_title", x_title), ("y_title", y_title), *titles.items())
+    spec = json.loads(_spread_template(tuple(columns["answer"]), tuple(options)))
+    spec["datasets"] = {_DATA_NAME: pa.table(columns)}
+    return spec

@@ -11,14 +11,14 @@ head…) starts unanswered.
 
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
 import torch
 
 from tinygpt.attention import AttentionTrace, Step
+from tinygpt.classroom import question_id
 from tinygpt.exercises import STEP_QUESTIONS, Fields, Question, question_for
 from tinygpt.model import GPT
+from tinygpt.ui import classroom
 from tinygpt.ui.common import resend
 from tinygpt.ui.i18n import md_escape, tr
 
@@ -27,7 +27,7 @@ SPACE_MARK = "␣"
 
 
 def _identity(question: Question) -> str:
-    return hashlib.sha1(repr(question).encode()).hexdigest()[:16]
+    return question_id(question)  # the same id for every student shown this question (the class store's)
 
 
 def _fields(fields: Fields) -> dict[str, object]:
@@ -65,6 +65,7 @@ def _reveal(question: Question, key_prefix: str) -> None:
     st.session_state[f"_{key_prefix}_revealed"] = True
     right, asked = score()
     st.session_state[SCORE] = (right + question.is_right(picked), asked + 1)
+    classroom.answered(question, _identity(question), picked)  # into "my answers" and the class's answers
 
 
 def ask(question: Question, key_prefix: str) -> bool:
@@ -77,6 +78,8 @@ def ask(question: Question, key_prefix: str) -> bool:
         st.session_state[identity_key] = identity
         st.session_state.pop(pick_key, None)
         st.session_state.pop(revealed_key, None)
+        if (before := classroom.prior_pick(question, identity)) is not None:  # answered before (e.g. a reload)
+            st.session_state[pick_key], st.session_state[revealed_key] = before, True
     revealed = bool(st.session_state.get(revealed_key))
     labels = _choice_labels(question)
     prompt = tr(question.prompt_key, **_fields(question.prompt_fields))

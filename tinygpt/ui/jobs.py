@@ -334,6 +334,9 @@ def end_message(job: TrainingJob, p: Progress) -> None:
                     st.rerun()
         else:
             st.success(tr("train.done_cached" if job.from_cache else "train.done", **figures))
+            from tinygpt.ui.train_view import attention_check  # the page's helper (it imports this module)
+
+            attention_check(tm, start_or_refuse)
     elif p.status == JobStatus.STOPPED:
         in_use = job.result is not None and st.session_state.get("own_model") is job.result
         if in_use:

@@ -21,10 +21,11 @@ has one: trained, loaded from a file or opened from a link). The choice is kept 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import streamlit as st
 
+from tinygpt.classroom import PRIVATE_PARAMS, ascii_query
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import JobRefusedError, JobStatus, model_key
@@ -36,7 +37,9 @@ from tinygpt.ui.attention.data import reliance
 from tinygpt.ui.i18n import accepted_text, error_text, md_escape, tr
 from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
 from tinygpt.ui.lesson import visible
+from tinygpt.ui.lesson_builder import builder_link
 from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
+from tinygpt.ui.navigation import TEACHER_PAGE
 from tinygpt.why import suggested_window
 
 #: The choices, in the control's order: the page opens where attention decides (the context
@@ -330,18 +333,13 @@ def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None
         choice = choice if choice in EXAMPLES else "textbook"
         params = {"model": choice}
         note = tr("link.note_example", name=tr(f"model.choice.{choice}"))
-    params.update({k: v for k, v in st.query_params.items() if k not in ("model", "train")})
+    params.update({k: v for k, v in st.query_params.items() if k not in ("model", "train") and k not in PRIVATE_PARAMS})
     return base_url(page_paths) + url_path + "?" + query_string(params), note
 
 
 def query_string(params: dict[str, str]) -> str:
-    """``k=v&…`` with only what a query value cannot hold escaped (``&``, ``#``, ``%``, ``+``,
-    spaces, control characters): 你好, ``;`` and ``:`` stay readable (browsers encode them when sent)."""
-
-    def escaped(value: str) -> str:
-        return "".join(quote(c, safe="") if c in "&#%+" or not c.isprintable() or c.isspace() else c for c in value)
-
-    return "&".join(f"{escaped(k)}={escaped(v)}" for k, v in params.items())
+    """``k=v&…`` in ASCII only (``tinygpt.classroom.ascii_query``): chat apps cut a link at 你好 or "，"."""
+    return ascii_query(params)
 
 
 #: The key of the "link for my class" popover that reruns when it opens (:func:`class_link`).
@@ -358,6 +356,8 @@ def class_link(url_path: str, page_paths: Iterable[str], fresh: bool = False) ->
     leave a blank page when the main area changes shape, e.g. on the Theory page's sections.)
     Only one fresh popover per script run (it has a widget key).
     """
+    if url_path == TEACHER_PAGE[3]:  # the teacher's page has its own links (tinygpt.ui.teacher_view)
+        return
     _class_link_popover(url_path, page_paths, K_CLASS_LINK if fresh else None)
 
 
@@ -376,3 +376,4 @@ def _class_link_popover(url_path: str, page_paths: Iterable[str], key: str | Non
         else:
             st.code(url, language=None, wrap_lines=True)
             st.caption(note)
+        builder_link(url_path, list(page_paths))  # the lesson builder: short link, QR code, a class

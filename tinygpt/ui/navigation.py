@@ -48,6 +48,9 @@ PAGES: tuple[tuple[str, str, str, str], ...] = (
 #: of its last run.
 FRAGMENT_VIEW_PAGES = frozenset({"attention", "predict", "theory"})
 
+#: The teacher's page (lesson builder, a class's answers): reached by its URL, not listed in the navigation.
+TEACHER_PAGE = ("pages/teacher.py", "nav.teacher", ":material/school:", "teacher")
+
 
 def _listed() -> list[tuple[str, str, str, str]]:
     """The entries of PAGES the navigation lists: all, or those the session's lesson names."""
@@ -73,7 +76,7 @@ def app_pages() -> list[st.Page]:
         return [
             st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
             for n, (path, key, icon, url_path) in enumerate(PAGES)
-        ]
+        ] + [st.Page(TEACHER_PAGE[0], title=tr(TEACHER_PAGE[1]), url_path=TEACHER_PAGE[3], visibility="hidden")]
     listed = _listed()
     start = st.Page(_lesson_start, title=tr(listed[0][1]), url_path="lesson_start", default=True)
     return [start] + [
@@ -92,18 +95,25 @@ def run_app() -> None:
     lesson note (above every page), the model a link asks for, navigation, and the "link for my
     class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
+    if "s" in st.query_params:  # a short link: the query it stands for, before anything reads the URL
+        from tinygpt.ui.classroom import open_short_link
+
+        open_short_link()
     # the style sheet and the scripts: lang attribute, keyboard access to boxes that scroll, ← / → for steps
     st.html(style_sheet(lang(), tr("app.formula_label"), tr("app.table_label")), unsafe_allow_javascript=True)
     in_lesson = lesson() is not None
     # The page list first, before anything imports torch: on a fresh server's first request
     # Streamlit's legacy mode has already sent its own menu of file names, which this replaces.
     page = st.navigation(app_pages(), position="hidden" if in_lesson else "sidebar")
+    from tinygpt.ui.classroom import follow_short_link, student_session
     from tinygpt.ui.model_choice import class_link, resolve_link
     from tinygpt.ui.models import start_default_model
 
+    follow_short_link(page.url_path, {p[3]: p[0] for p in PAGES})  # a resume link's page
     nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own
     language_switch()
     lesson_note()
+    student_session(page.url_path)  # the student's answers and class; "my answers" in the sidebar
     resolve_link()  # ?model= / ?train= of a link just opened (before the page reads the model)
     st.session_state[_ENTRY_MARK] = True
     if nav_box is not None:

@@ -380,6 +380,7 @@ def generation_step(
             column_config={tr("predict.col_char"): st.column_config.TextColumn(pinned=True)},
             key="predict_step_table",
         )
+    right.caption(tr("predict.logit_note"))
     if sampling:
         right.caption(tr("predict.reshape_note"))
     if not decode.greedy and decode.top_p < 1:  # the nucleus: the characters the sampling kept

@@ -36,8 +36,8 @@ NARROW_SCREEN_CSS = f"""
 .tg-table tr.hl > * {{ background: #fbe3b3; }}
 [data-testid="stVegaLiteChart"] {{ max-width: 100%; overflow-x: auto; overflow-y: hidden; }}
 #theory-sections, #attn-parts, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
-.tg-scroll-hint {{ display: none; margin: 0; font-size: 0.8rem; color: #4a4d5a; }}
-@media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} .tg-scroll-hint {{ display: block; }} }}
+.tg-scrolls {{ margin: 0.15rem 0 0; font-size: 0.8rem; color: #4a4d5a; }}
+@media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} }}
 """
 
 #: The strip under the switches (``tinygpt.ui.attention.effect``): a column per position, its rows
@@ -78,6 +78,26 @@ REPLACE_HISTORY_JS = """<script>
     const next = new URL(url, w.location.href);
     return next.pathname === w.location.pathname ? w.history.replaceState(state, title, url) : push(state, title, url);
   };
+})();
+</script>"""
+
+# A chart or table wider than its box scrolls inside it (NARROW_SCREEN_CSS); on a phone nothing
+# shows that more is to the side. This marks each such box once with a line under it, in the
+# page's language (the <html lang> the app sets), and checks again as the page redraws.
+SCROLL_HINT_JS = """<script>
+(() => { const w = window.parent || window; if (w.__tgScrollHint) return; w.__tgScrollHint = true;
+  const d = w.document, text = { zh: "↔ 可以左右滑动查看全部内容", en: "↔ Swipe sideways to see all of it" };
+  const mark = () => {
+    for (const box of d.querySelectorAll('[data-testid="stVegaLiteChart"], .tg-table, .tg-strip')) {
+      const wide = box.scrollWidth > box.clientWidth + 2, next = box.nextElementSibling;
+      const hinted = next && next.classList.contains("tg-scrolls");
+      if (wide && !hinted) { const p = d.createElement("p"); p.className = "tg-scrolls";
+        p.textContent = (d.documentElement.lang || "").startsWith("zh") ? text.zh : text.en; box.after(p); }
+      else if (!wide && hinted) next.remove();
+    } };
+  new w.MutationObserver(() => { clearTimeout(w.__tgScrollTimer); w.__tgScrollTimer = setTimeout(mark, 300); })
+    .observe(d.body, { childList: true, subtree: true });
+  w.addEventListener("resize", mark); mark();
 })();
 </script>"""
 
@@ -148,4 +168,4 @@ def style_sheet(lang: str, formula_label: str, table_label: str) -> str:
         step_keys=json.dumps(STEP_KEYS),
         own_arrows=json.dumps(OWN_ARROWS),
     )
-    return f"<style>{NARROW_SCREEN_CSS}{EFFECT_CSS}</style>{REPLACE_HISTORY_JS}{script}"
+    return f"<style>{NARROW_SCREEN_CSS}{EFFECT_CSS}</style>{REPLACE_HISTORY_JS}{SCROLL_HINT_JS}{script}"

@@ -27,11 +27,6 @@ STATIC_MAX_CELLS = 400
 #: Pixels of one row of either kind of table, for a height in rows.
 ROW_PX = 35
 
-#: A table of more columns than this is wider than a phone: with ``scroll_hint`` a line says it scrolls.
-SCROLL_HINT_COLUMNS = 4
-#: The class of that line: shown only on a narrow screen (``navigation``'s style sheet).
-SCROLL_HINT_CLASS = "tg-scroll-hint"
-
 #: The class of a static table's box; the app's style sheet (``navigation.NARROW_SCREEN_CSS``)
 #: draws it, tests and benchmarks find tables by it.
 TABLE_CLASS = "tg-table"
@@ -159,7 +154,6 @@ def show_table(
     column_config: dict | None = None,
     key: str | None = None,
     on_demand: tuple[str, str] | None = None,
-    scroll_hint: bool = False,
 ) -> bool:
     """Draw ``data``: static (an HTML table) when it has at most :data:`STATIC_MAX_CELLS` cells,
     else a scrolling ``st.dataframe`` (with ``column_config`` and ``key``).
@@ -171,13 +165,9 @@ def show_table(
     ``on_demand`` = (label, widget key): a grid goes in a closed expander with that label and is
     drawn only while it is open (a long text's tables are thousands of cells that the page's
     heatmap and chart already show; the grid's code is then not even loaded).
-    ``scroll_hint``: on a narrow screen (a phone) a line under a table wider than it says that the
-    table scrolls sideways.
     Returns True when the table was drawn static.
     """
     rows, cols = data.shape if not isinstance(data, pa.Table) else (data.num_rows, data.num_columns)
-    if scroll_hint and cols > SCROLL_HINT_COLUMNS:
-        st.html(f'<p class="{SCROLL_HINT_CLASS}">{html.escape(_scroll_hint_text())}</p>')
     if is_static(rows, cols):
         if isinstance(data, pa.Table):
             data = data.to_pandas()
@@ -208,9 +198,3 @@ def show_table(
         height=min(max_height, ROW_PX * (rows + 1) + 3) if max_height else "auto",
     )
     return False
-
-
-def _scroll_hint_text() -> str:
-    from tinygpt.ui.i18n import tr
-
-    return tr("app.scrolls_sideways")

@@ -1,9 +1,53 @@
-"""The Train page's helpers: the form's values of a loaded model, its run record, the choices' lists."""
+"""The Train page's helpers: where a newcomer starts, whether a trained model needs attention,
+the form's values of a loaded model, its run record, the choices' lists."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import streamlit as st
+
+from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import JobStatus, RunRecord, greedy_continuation, settings_of
 from tinygpt.record import ModelRecord
+from tinygpt.ui.i18n import tr
+from tinygpt.ui.lesson import page_shown
+from tinygpt.why import suggested_window
+
+
+def start_here() -> None:
+    """What the app teaches and where to start, one click to each step: watch the model predict,
+    flip the mask and see what changes, then read why (the landing page's first box)."""
+    with st.container(border=True, key="train_start_here"):
+        st.markdown(tr("train.start_here"))
+        with st.container(horizontal=True, gap="small"):
+            for page, key, icon in (
+                ("predict", "train.start_predict", ":material/keyboard_tab:"),
+                ("attention", "train.start_attention", ":material/grid_on:"),
+                ("theory", "train.start_theory", ":material/functions:"),
+            ):
+                if page_shown(page):
+                    st.page_link(f"pages/{page}.py", label=tr(key), icon=icon)
+
+
+def attention_check(tm: ModelRecord, start) -> None:
+    """After a training: does the model rely on attention? Uniform attention in every layer
+    against its own, on its training windows (``reliance``). When nothing changes, why, and, where
+    a training window would make attention matter for this text, a button that trains again
+    with it (``start(text, gpt_cfg, train_cfg)`` starts the job, None when refused)."""
+    from tinygpt.ui.attention.data import reliance
+    from tinygpt.ui.model_choice import reliance_line
+
+    st.markdown(f"**{tr('train.needs_attention')}** {reliance_line(tm)}")
+    window = suggested_window(tm.text, tm.gpt_cfg.max_len)
+    if reliance(tm).changed or window is None or window == tm.window:
+        return
+    if st.button(tr("train.retrain_window", window=window), key="train_retrain_window", icon=":material/replay:"):
+        started = start(tm.text, tm.gpt_cfg, replace(tm.train_cfg, window=window))
+        if started is not None:
+            st.session_state["job"] = started
+            st.session_state["train_window"] = str(window)  # the form shows the settings it trains with
+            st.rerun(scope="app")
 
 
 def options_with(options: list, value: object) -> list:
@@ -13,9 +57,14 @@ def options_with(options: list, value: object) -> list:
 
 def form_values(tm: ModelRecord) -> dict[str, object]:
     """The Train form's widget values (session keys) that reproduce ``tm``'s settings."""
-    g, c = tm.gpt_cfg, tm.train_cfg
+    return settings_values(tm.text, tm.gpt_cfg, tm.train_cfg)
+
+
+def settings_values(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
+    """The Train form's widget values (session keys) for these settings (whole numbers as the text boxes hold them)."""
+    g, c = gpt_cfg, train_cfg
     return {
-        "train_text": tm.text,
+        "train_text": text,
         "train_window": str(c.window or 0),
         "train_d_model": g.d_model,
         "train_n_heads": g.n_heads,

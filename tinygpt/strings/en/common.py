@@ -51,5 +51,4 @@ STRINGS: dict[str, str] = {
     "figure.svg_help": "The chart as an SVG vector image, e.g. for slides: sharp at any size, its text stays text.",
     "link.bad_param": "The link's {name}={value} is not accepted (accepted: {accepted}); that part of the view stays as it was.",
     "accepted.scale": "sqrt, 1 or a number from {lo} to {hi}",
-    "app.scrolls_sideways": "↔ This table scrolls sideways: swipe it to see every column.",
 }

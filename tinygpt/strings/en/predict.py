@@ -93,4 +93,5 @@ STRINGS: dict[str, str] = {
     "predict.panels_text": "{n} small bar charts, one per position: after reading up to that position, the probability of each of the {V} characters to come next; the most likely is red, ▼ marks the training target.",
     "predict.bars_text": "Bar chart, {title}: two bars for each of the {V} characters: {p} and {series}; ◆ marks the character this step chose, ▼ the training target.",
     "predict.reveal_mark": "the model's most likely character",
+    "predict.logit_note": "logit: the model's raw score for a character; softmax turns the scores into the probabilities p.",
 }

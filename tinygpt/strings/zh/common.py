@@ -51,5 +51,4 @@ STRINGS: dict[str, str] = {
     "figure.svg_help": "把图表保存为 SVG 矢量图，可放进幻灯片：任意缩放都清晰，文字仍是文字。",
     "link.bad_param": "链接里的 {name}={value} 不被接受（可接受：{accepted}）；视图的这一部分保持原样。",
     "accepted.scale": "sqrt、1 或 {lo} 到 {hi} 之间的数",
-    "app.scrolls_sideways": "↔ 这个表格可以左右滑动，查看所有列。",
 }

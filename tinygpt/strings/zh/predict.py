@@ -93,4 +93,5 @@ STRINGS: dict[str, str] = {
     "predict.panels_text": "{n} 个小柱状图，每个位置一个：读到这个位置后，{V} 个字各自作为下一个字的概率；红色是最可能的字，▼ 标出训练目标。",
     "predict.bars_text": "柱状图（{title}）：{V} 个字，每个字两根柱：{p} 和 {series}；◆ 标出这一步选中的字，▼ 标出训练目标。",
     "predict.reveal_mark": "模型最可能的字",
+    "predict.logit_note": "logit：模型给某个字的原始得分；softmax 把这些得分变成概率 p。",
 }

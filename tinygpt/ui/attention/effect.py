@@ -281,7 +281,6 @@ def details(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
             ),
             hide_index=True,
             max_height=560,
-            scroll_hint=True,
         )
         own_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.own_ids.tolist(), fx.own_p.tolist())]
         new_text = [f"{chars[k]} {p:.3f}" for k, p in zip(fx.new_ids.tolist(), fx.new_p.tolist())]

@@ -1,0 +1,85 @@
+"""The Train page in its URL (tinygpt.ui.train_url): a reload brings back the form and the trained model."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tinygpt.i18n import t
+from tinygpt.links import decode_train, encode_train
+
+POEM = "床前明月光"
+
+
+def open_train(lang: str = "en", **params: str) -> AppTest:
+    """A session opening the Train page at ``/?lang=…&params`` (a reload of that address)."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    at.query_params.update({"lang": lang, **params})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def small_form(at: AppTest, text: str = POEM, seed: str = "3", epochs: str = "40") -> AppTest:
+    at.button(key="train_preset_small").click().run()
+    at.text_input(key="train_text").input(text)
+    at.text_input(key="train_seed").input(seed)
+    at.text_input(key="train_epochs").input(epochs).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def wait_for_model(at: AppTest, text: str, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        at.run()
+        own = at.session_state["own_model"] if "own_model" in at.session_state else None
+        if own is not None and own.text == text:
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"no own model of {text!r} after {timeout_s} s")
+
+
+def test_the_form_is_in_the_url_and_a_reload_brings_it_back():
+    at = open_train()
+    assert "form" not in at.query_params  # the page's own defaults: nothing to keep
+    small_form(at)
+    form = at.query_params["form"]
+    text, gpt_cfg, train_cfg = decode_train(form)
+    assert (text, gpt_cfg.d_model, gpt_cfg.n_layers, train_cfg.seed, train_cfg.epochs) == (POEM, 64, 2, 3, 40)
+    again = open_train(form=form)  # a reload: a new session on the same address
+    ss = again.session_state
+    assert (ss["train_text"], ss["train_d_model"], ss["train_seed"], ss["train_epochs"], ss["train_lr"]) == (
+        POEM,
+        64,
+        "3",
+        "40",
+        1e-3,
+    )
+    assert again.text_input(key="train_text").value == POEM
+
+
+def test_a_reload_brings_back_the_trained_model_from_the_shelf_or_trains_it_again():
+    at = small_form(open_train(), seed="7", epochs="30")
+    at.button(key="train_start").click().run()
+    wait_for_model(at, POEM)
+    trained = at.session_state["own_model"]
+    assert at.query_params["trained"] == encode_train(POEM, trained.gpt_cfg, trained.train_cfg)
+    params = {k: v for k, v in at.query_params.items() if k != "lang"}
+    again = open_train(**params)  # the same server: the model is on the shelf
+    wait_for_model(again, POEM)
+    back = again.session_state["own_model"]
+    assert back.losses == trained.losses and back.gpt_cfg == trained.gpt_cfg
+    runs = again.session_state["train_runs"]
+    assert [r.losses for r in runs] == [tuple(trained.losses)]  # the run is in the table again
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_refused_settings_in_the_url_are_named_and_the_form_keeps_its_defaults(lang):
+    at = open_train(lang, form="v1;d_model=7;n_heads=2;text=你好", trained="v2;text=x")
+    warnings = [w.value for w in at.warning]
+    assert any(w.startswith(t("train.url_form_bad", lang, error="")[:6]) and "d_model" in w for w in warnings)
+    assert any(w.startswith(t("train.url_trained_bad", lang, error="")[:6]) for w in warnings)
+    assert at.session_state["train_d_model"] == 512 and at.session_state["train_text"] == "你好世界"

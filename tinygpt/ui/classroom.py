@@ -1,0 +1,440 @@
+"""The class in the Streamlit layer: short links, the student's answers, the class a student is in.
+
+Everything here is reached through a few hooks:
+
+- ``navigation.run_app`` calls :func:`open_short_link` before anything reads the URL (a link
+  ``/?s=Ab3xYz7`` becomes the full query it stands for), :func:`follow_short_link` once the
+  navigation exists (a resume link names its page) and :func:`student_session` before the page
+  runs (the student's anonymous token, the class, "my answers" in the sidebar);
+- ``exercise_view.ask`` calls :func:`prior_pick` (a question this student answered before, e.g.
+  before a reload, comes back answered) and :func:`answered` when a guess is revealed.
+
+A student is a random token, kept in the browser's cookie once the student has answered
+something or is in a class (not in the address, which students copy to each other), so a reload
+brings back the answers and the score from the store; a resume link carries it as ``me=`` to
+another browser.
+Each answer is recorded in the store (``tinygpt.store``) under the student's class (``class=``),
+or under no class; an answer the store cannot take now stays in the session and is sent on a
+later run. Nothing here stops a page: a store that cannot be reached, an unknown or closed class
+and a bad code each get a message in the user's language, and the student keeps working.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl
+
+import streamlit as st
+
+from tinygpt.classroom import (
+    PAGE_PARAM,
+    PRIVATE_PARAMS,
+    MyAnswer,
+    answer_ids,
+    answers_csv,
+    answers_markdown,
+    ascii_query,
+    picked_of,
+    question_record,
+)
+from tinygpt.config import ConfigError
+from tinygpt.store import (
+    DEFAULT_ANSWER_DAYS,
+    ClassError,
+    NewAnswer,
+    Store,
+    StoreError,
+    answer_days,
+    database_url,
+    new_student,
+    read_class_code,
+    read_link_code,
+    read_student,
+)
+from tinygpt.ui.i18n import error_text, md_escape, tr
+from tinygpt.ui.lesson import lesson
+
+if TYPE_CHECKING:
+    from tinygpt.exercises import Question
+
+K_ME = "_class_me"  # the student's anonymous token
+K_ANSWERS = "_class_answers"  # question id -> _Entry, this student's answers (loaded and new)
+K_CLASS = "_class_code"  # the class the session answers in (None: none)
+K_STATUS = "_class_status"  # "open", "closed", "unknown" or None (not checked: the store was down)
+K_CLASS_SEEN = "_class_seen"  # the class= value last read
+K_SHORT_SEEN = "_short_seen"  # the s= value last resolved
+K_SHORT_PAGE = "_short_page"  # the page a resolved short link names
+K_MESSAGES = "_class_messages"  # messages for the next run's top (a callback or a hook said them)
+K_NOTE = "_class_note"  # why answers do not go to a class (a bad code, an unknown or closed class)
+K_DOWN = "_class_store_down"  # why the last attempt to send an answer failed (None: it did not)
+K_RESUME = "_class_resume"  # (page and query it was made for, the resume link)
+K_COOKIE = "_class_cookie"  # the token this session last put in the browser's cookie
+K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
+SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
+TEACHER_PAGE = "teacher"
+#: The browser's cookie holding the student's anonymous token (a reload brings the answers back).
+COOKIE = "tinygpt_me"
+_COOKIE_JS = "<script>document.cookie = '{name}={value}; path=/; max-age={age}; SameSite=Lax';</script>"
+LESSON_START = "lesson_start"  # the root URL of a lesson (tinygpt.ui.navigation), which opens its first page
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One answer of this student: what "my answers" lists and what is sent to the store."""
+
+    question_id: str
+    question_text: str
+    answer: str  # choice ids, comma-separated
+    answer_text: str
+    right: bool
+    at: float
+    class_code: str
+    record: dict | None = None  # the question as the store keeps it (None: loaded from the store)
+    sent: bool = False
+
+
+# ---------------------------------------------------------------- the store
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str, keep_days: int) -> Store:
+    return Store(url, keep_days=keep_days)
+
+
+def class_store() -> Store:
+    """The server's store (``TINYGPT_DATABASE_URL`` or the SQLite file): one per process.
+
+    Raises ConfigError for a malformed ``TINYGPT_ANSWER_DAYS``; the store's own calls raise StoreError.
+    """
+    return _store(database_url(), answer_days())
+
+
+def problem_text(exc: Exception) -> str:
+    """A message for a store, class or code problem in the user's language."""
+    if isinstance(exc, StoreError):
+        return tr(exc.key, **exc.params)
+    if isinstance(exc, ClassError):
+        return tr(exc.key, code=exc.code)
+    return error_text(exc)
+
+
+def _say(message: str, kind: str = "warning") -> None:
+    st.session_state.setdefault(K_MESSAGES, []).append((kind, message))
+
+
+def show_messages() -> None:
+    """The messages of the class and of short links, once, at the top of the page."""
+    for kind, message in st.session_state.pop(K_MESSAGES, []):
+        (st.info if kind == "info" else st.warning)(message, icon=":material/school:")
+
+
+# ---------------------------------------------------------------- short links
+
+
+def open_short_link() -> None:
+    """``?s=<code>``: replace the URL's query by the one the code stands for (before anything
+    reads the URL: the lesson, the language, the model). A code that does not exist or is
+    malformed gets a message and the app opens as without it; a store that cannot be reached
+    keeps ``s=`` so a reload tries again."""
+    raw = st.query_params.get("s")
+    ss = st.session_state
+    if raw is None or raw == ss.get(K_SHORT_SEEN):
+        return
+    ss[K_SHORT_SEEN] = raw
+    try:
+        code = read_link_code(raw)
+        query = class_store().resolve(code)
+    except ConfigError as exc:
+        _say(tr("short.bad", error=error_text(exc).rstrip(".。")))
+        del st.query_params["s"]
+        return
+    except StoreError as exc:
+        _say(tr("short.unreachable", code=md_escape(raw[:20]), reason=problem_text(exc)))
+        return
+    if query is None:
+        _say(tr("short.unknown", code=code))
+        del st.query_params["s"]
+        return
+    params = dict(parse_qsl(query, keep_blank_values=True))
+    ss[K_SHORT_PAGE] = params.pop(PAGE_PARAM, None)
+    lang = st.query_params.get("lang")
+    st.query_params.clear()
+    st.query_params.update(params)
+    if "lang" not in params and lang:
+        st.query_params["lang"] = lang
+
+
+def follow_short_link(url_path: str, files: Mapping[str, str]) -> None:
+    """After the navigation is set: open the page a resolved short link names (a resume link),
+    with the link's query; ``files`` maps URL paths to page files. Does nothing otherwise."""
+    target = st.session_state.pop(K_SHORT_PAGE, None)
+    if target and target != url_path and target in files:
+        st.switch_page(files[target], query_params=st.query_params.to_dict())
+
+
+# ---------------------------------------------------------------- the student's session
+
+
+def student_session(url_path: str) -> None:
+    """Before the page runs: the student's token and answers (loaded once from the store when a
+    resume link or the browser's cookie names them), the class of ``class=``, answers waiting to be
+    sent, ``class=`` in the URL and the token in the cookie, the messages, and the class banner and
+    "my answers" in the sidebar.
+    Not on the teacher's page (its ``class=`` is the class the teacher watches)."""
+    ss = st.session_state
+    if K_ME not in ss:
+        _start_student()
+    if url_path != TEACHER_PAGE:
+        _read_class()
+        _send_waiting()
+        _write_url()
+    if lesson() is not None and url_path in ("", LESSON_START):  # this run only opens the lesson's first page
+        return
+    show_messages()
+    if url_path != TEACHER_PAGE:
+        _keep_cookie()
+        _sidebar(url_path)
+
+
+def _start_student() -> None:
+    """The student's token: a resume link's ``me=`` (taken out of the address, so a copied address
+    does not share it), else this browser's cookie (a reload), else a new one; the answers of a
+    known token and their score come back from the store."""
+    ss = st.session_state
+    raw, me = st.query_params.get("me"), None
+    if raw is not None:
+        del st.query_params["me"]
+    else:
+        raw = browser_token()
+    if raw is not None:
+        try:
+            me = read_student(raw)
+        except ConfigError as exc:
+            _say(tr("mine.bad_token", error=error_text(exc).rstrip(".。")))
+    ss[K_ME], ss[K_ANSWERS] = me or new_student(), {}
+    if me is None:
+        return
+    try:
+        loaded = class_store().answers(student=me)
+    except (StoreError, ConfigError) as exc:
+        _say(tr("mine.not_loaded", reason=problem_text(exc)))
+        return
+    for a in loaded:
+        ss[K_ANSWERS].setdefault(
+            a.question_id,
+            _Entry(a.question_id, a.question_text, a.answer, a.answer_text, a.right, a.at, a.class_code, sent=True),
+        )
+    entries = ss[K_ANSWERS].values()
+    if entries:
+        ss[SCORE] = (sum(e.right for e in entries), len(entries))
+        _say(tr("mine.restored", asked=len(entries), right=sum(e.right for e in entries)), "info")
+
+
+def browser_token() -> str | None:
+    """The student's token this browser keeps in its cookie (None: none yet)."""
+    return (st.context.cookies or {}).get(COOKIE)
+
+
+def _read_class() -> None:
+    """``class=`` new to the session: check the class (unknown, closed, or the store down) and say so."""
+    ss = st.session_state
+    raw = st.query_params.get("class")
+    if raw is None or raw == ss.get(K_CLASS_SEEN):
+        return
+    ss[K_CLASS_SEEN] = raw
+    try:
+        code = read_class_code(raw)
+    except ConfigError as exc:
+        ss[K_NOTE] = tr("class.bad_code", error=error_text(exc).rstrip(".。"))
+        ss[K_CLASS], ss[K_STATUS] = None, None
+        return
+    ss[K_CLASS] = code
+    try:
+        info = class_store().get_class(code)
+    except (StoreError, ConfigError) as exc:
+        ss[K_STATUS] = None  # checked again when an answer is sent
+        ss[K_DOWN] = problem_text(exc)
+        return
+    ss[K_STATUS] = "unknown" if info is None else "open" if info.is_open else "closed"
+    ss[K_NOTE] = None if info is not None and info.is_open else tr(f"class.{ss[K_STATUS]}", code=code)
+
+
+def _write_url() -> None:
+    """Keep ``class=`` in the URL (the address a reload opens)."""
+    ss = st.session_state
+    code = ss.get(K_CLASS)
+    if code and st.query_params.get("class") != code:
+        st.query_params["class"] = code
+
+
+def _keep_cookie() -> None:
+    """Put the student's token in this browser's cookie once the student has answered or is in a
+    class (once per token and session; kept as long as the answers)."""
+    ss = st.session_state
+    if (ss.get(K_CLASS) or ss.get(K_ANSWERS)) and ss.get(K_COOKIE) != ss[K_ME]:
+        ss[K_COOKIE] = ss[K_ME]
+        try:
+            days = answer_days()
+        except ConfigError:  # said where the store is used
+            days = DEFAULT_ANSWER_DAYS
+        st.html(_COOKIE_JS.format(name=COOKIE, value=ss[K_ME], age=int(days * 86400)), unsafe_allow_javascript=True)
+
+
+def _class_for_answers() -> str:
+    """The class an answer goes to now: the session's class while it is open (or not yet checked)."""
+    ss = st.session_state
+    return (ss.get(K_CLASS) or "") if ss.get(K_STATUS) in ("open", None) else ""
+
+
+def _send_waiting() -> None:
+    """Send the answers the store has not taken yet (oldest first); stop at the first failure."""
+    ss = st.session_state
+    waiting = [e for e in ss.get(K_ANSWERS, {}).values() if not e.sent]
+    for entry in sorted(waiting, key=lambda e: e.at):
+        try:
+            store = class_store()
+            store.record_answer(_new_answer(entry))
+        except ClassError as exc:  # the class was closed (or removed): keep the answer for the student alone
+            ss[K_STATUS] = "closed" if exc.key == "class.closed" else "unknown"
+            ss[K_NOTE] = tr(f"class.{ss[K_STATUS]}", code=exc.code)
+            entry = replace(entry, class_code="")
+            try:
+                store.record_answer(_new_answer(entry))
+            except (StoreError, ClassError):
+                ss[K_ANSWERS][entry.question_id] = entry
+                continue
+        except (StoreError, ConfigError) as exc:
+            ss[K_DOWN] = problem_text(exc)
+            return
+        if entry.class_code and ss.get(K_STATUS) is None:
+            ss[K_STATUS] = "open"
+        ss[K_ANSWERS][entry.question_id] = replace(entry, sent=True)
+    ss[K_DOWN] = None
+
+
+def _new_answer(entry: _Entry) -> NewAnswer:
+    return NewAnswer(
+        class_code=entry.class_code,
+        question_id=entry.question_id,
+        question_text=entry.question_text,
+        question=entry.record or {},
+        student=st.session_state[K_ME],
+        answer=entry.answer,
+        answer_text=entry.answer_text,
+        right=entry.right,
+        nickname=st.session_state.get(K_NICKNAME) if entry.class_code else None,
+    )
+
+
+# ---------------------------------------------------------------- hooks of exercise_view.ask
+
+
+def prior_pick(question: Question, identity: str) -> str | list[str] | None:
+    """The pick this student made for the question ``identity`` before (this session, or loaded
+    from the store after a reload), as the widget's value; None when never answered."""
+    entry = st.session_state.get(K_ANSWERS, {}).get(identity)
+    return None if entry is None else picked_of(question, entry.answer)
+
+
+def answered(question: Question, identity: str, picked: object) -> None:
+    """A revealed guess: keep it in "my answers" and send it to the store (to the class, if any)."""
+    ss = st.session_state
+    prompt = tr(question.prompt_key, **dict(question.prompt_fields))
+    labels = {c.id: tr(c.key) if c.key else c.text for c in question.choices}
+    if K_ME not in ss:
+        ss[K_ME], ss[K_ANSWERS] = new_student(), {}
+    answers = ss.setdefault(K_ANSWERS, {})
+    if identity in answers:
+        return
+    ids = answer_ids(question, picked)
+    answers[identity] = _Entry(
+        question_id=identity,
+        question_text=prompt,
+        answer=ids,
+        answer_text=", ".join(labels.get(i, i) for i in ids.split(",") if i) or "—",
+        right=question.is_right(picked),
+        at=time.time(),
+        class_code=_class_for_answers(),
+        record=question_record(question),
+    )
+    _send_waiting()
+
+
+# ---------------------------------------------------------------- the sidebar: the class and "my answers"
+
+
+def _sidebar(url_path: str) -> None:
+    ss = st.session_state
+    entries = sorted(ss.get(K_ANSWERS, {}).values(), key=lambda e: e.at)
+    in_class = ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None)
+    if not entries and not in_class and not ss.get(K_NOTE):
+        return
+    with st.sidebar:
+        if ss.get(K_NOTE):
+            st.warning(ss[K_NOTE], icon=":material/school:")
+        if in_class:
+            st.caption(tr("class.banner", code=ss[K_CLASS]))
+            st.text_input(tr("class.nickname"), max_chars=24, help=tr("class.nickname_help"), key=K_NICKNAME)
+        waiting = sum(not e.sent for e in entries)
+        if ss.get(K_DOWN) and waiting:
+            st.warning(tr("class.not_sent", n=waiting, reason=ss[K_DOWN]), icon=":material/cloud_off:")
+        if entries:
+            with st.popover(tr("mine.button"), icon=":material/assignment:", width="stretch"):
+                my_answers(entries, url_path)
+
+
+def my_answers(entries: Sequence[_Entry], url_path: str) -> None:
+    """The student's score, "my answers" as Markdown and CSV, and the resume link."""
+    right = sum(e.right for e in entries)
+    score = tr("ex.score", right=right, asked=len(entries))
+    st.markdown(score)
+    mine = [MyAnswer(e.question_id, e.question_text, e.answer_text, e.right, e.at, e.class_code) for e in entries]
+    headers = [tr(f"mine.col.{c}") for c in ("time", "class", "question", "answer", "right")]
+    yes, no = tr("mine.yes"), tr("mine.no")
+    cols = st.columns(2)
+    cols[0].download_button(
+        tr("mine.markdown"),
+        data=answers_markdown(mine, tr("mine.title"), score, headers, yes, no),
+        file_name="my-answers.md",
+        mime="text/markdown",
+        on_click="ignore",
+        key="mine_markdown",
+        icon=":material/description:",
+    )
+    cols[1].download_button(
+        tr("mine.csv"),
+        data=answers_csv(mine, headers, yes, no).encode("utf-8-sig"),  # a BOM: spreadsheet apps then read UTF-8
+        file_name="my-answers.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="mine_csv",
+        icon=":material/table:",
+    )
+    st.caption(tr("mine.resume_intro"))
+    if st.button(tr("mine.resume"), key="mine_resume", icon=":material/bookmark:"):
+        st.session_state[K_RESUME] = resume_link(url_path)
+    made = st.session_state.get(K_RESUME)
+    if made is not None:
+        url, problem = made
+        st.code(url, language=None, wrap_lines=True)
+        if problem:
+            st.caption(problem)
+
+
+def resume_link(url_path: str) -> tuple[str, str]:
+    """(the link that brings back this page's view and the student's answers, a note): a short
+    link when the store takes it, else the whole link (ASCII) with the reason."""
+    from tinygpt.ui.model_choice import base_url
+    from tinygpt.ui.navigation import PAGES
+
+    params = {k: v for k, v in st.query_params.items() if k not in PRIVATE_PARAMS}
+    params["me"] = st.session_state[K_ME]
+    base = base_url([p[3] for p in PAGES] + [TEACHER_PAGE])
+    try:
+        code = class_store().shorten(ascii_query({PAGE_PARAM: url_path, **params}))
+    except (StoreError, ConfigError, ValueError) as exc:
+        return base + url_path + "?" + ascii_query(params), tr("mine.resume_long", reason=problem_text(exc))
+    return f"{base}?s={code}", ""

@@ -1,0 +1,91 @@
+"""The Train page in its URL: a reload brings back the settings and the student's trained model.
+
+The page's table (``tinygpt.ui.url``), read by :func:`restore` before the widgets and written by
+:func:`write` after them:
+
+- ``form=``: the form's settings, in the format of a model link's ``train=`` (``tinygpt.links``:
+  ``v1;d_model=64;…;text=…``, only what differs from the seed's settings), written while the form
+  holds valid settings other than the page's defaults; read back into the form's widgets.
+- ``trained=``: the settings of the session's own model, when training reproduces it
+  (``tinygpt.links.reproducible_settings``). Training is deterministic, so opening the page with
+  it takes that model from the server's shelf at once, or trains it again as the session's job,
+  whose progress the page shows as for any training (``tinygpt.ui.jobs``); the finished model
+  becomes the session's own, as a trained one does.
+
+Refused values get a message in the user's language naming the value and what is accepted; the
+form then keeps its values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import streamlit as st
+
+from tinygpt.config import ConfigError, GPTConfig, TrainConfig
+from tinygpt.jobs import MemoryLimitError, model_key
+from tinygpt.links import decode_train, encode_train, reproducible_settings
+from tinygpt.ui import url
+from tinygpt.ui.i18n import accepted_text, error_text, tr
+from tinygpt.ui.jobs import start_job
+from tinygpt.ui.train_view import settings_values
+
+PAGE = "train"
+_FORM = "_train_url_form"  # (text, configs) of the form as last read, or None when not valid
+_DEFAULTS = "_train_url_defaults"  # the page's default widget values
+_WANTED = "_train_url_trained"  # the settings of a trained= just read, to bring back
+
+
+def _write_form(ss: Mapping) -> str | None:
+    text, configs = ss.get(_FORM) or ("", None)
+    if configs is None:
+        return st.query_params.get("form")  # settings being typed: the last valid ones stay
+    shown = {k: str(v) for k, v in settings_values(text, *configs).items()}
+    return None if shown == {k: str(v) for k, v in ss.get(_DEFAULTS, {}).items()} else encode_train(text, *configs)
+
+
+def _write_trained(ss: Mapping) -> str | None:
+    own = ss.get("own_model")
+    settings = reproducible_settings(own) if own is not None else None
+    return encode_train(*settings) if settings is not None else None
+
+
+#: The Train page's query parameters.
+TRAIN_URL: tuple[url.Param, ...] = (
+    url.Param("form", lambda raw, notes: settings_values(*decode_train(raw)), _write_form),
+    url.Param("trained", lambda raw, notes: {_WANTED: decode_train(raw)}, _write_trained),
+)
+
+
+def _refused(param: url.Param, raw: str, exc: ConfigError) -> str:
+    return tr(f"train.url_{param.name}_bad", error=error_text(exc).rstrip(".。"), accepted=accepted_text(exc))
+
+
+def restore() -> None:
+    """Top of the Train page, before its widgets: the URL's form into the widgets, and the trained
+    model back (from the shelf, or its training started with its progress shown); messages for
+    refused values."""
+    ss = st.session_state
+    for message in url.load(PAGE, TRAIN_URL, _refused):
+        st.warning(message)
+    wanted = ss.pop(_WANTED, None)
+    if wanted is None:
+        return
+    own, job = ss.get("own_model"), ss.get("job")
+    have = reproducible_settings(own) if own is not None else None
+    if have is not None and model_key(*have) == model_key(*wanted):
+        return
+    if job is not None and job.active:  # the session is training already: that run goes on
+        return
+    try:
+        ss["job"] = start_job(*wanted)  # from the shelf at once, or trained again (shared with equal requests)
+    except MemoryLimitError as exc:
+        st.warning(tr("train.url_trained_failed", reason=error_text(exc)))
+
+
+def write(text: str, configs: tuple[GPTConfig, TrainConfig] | None, defaults: Mapping[str, object]) -> None:
+    """After the form is read (``configs`` None while it holds refused settings): the URL's
+    ``form=`` and ``trained=``; ``defaults`` are the page's own widget values (no ``form=`` for them)."""
+    st.session_state[_FORM] = (text, configs)
+    st.session_state[_DEFAULTS] = dict(defaults)
+    url.save(PAGE, TRAIN_URL)
