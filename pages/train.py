@@ -30,6 +30,7 @@ from tinygpt.ui.jobs import (
     show_progress,
     start_or_refuse,
 )
+from tinygpt.ui.lesson import visible
 from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
@@ -106,6 +107,8 @@ typed = {key: parse_int(ss[key]) for key in INT_KEYS}
 
 def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
     """A horizontal radio of ``options`` labelled by ``train.<name>.<option>``, kept across a language switch."""
+    if not visible(key):  # a teacher's lesson hides it: the form keeps its value
+        return
     labels = {v: tr(f"{key.replace('_', '.', 1)}.{v}") for v in options}  # format_func must not call tr()
     resend(key)
     st.radio(
@@ -125,8 +128,10 @@ st.markdown(tr("train.intro"))
 
 model_banner(job_notice=False, wait=False)  # does not wait for the default model (trained in the background)
 
-cols = st.columns([2, 2, 2, 3], vertical_alignment="center")
-cols[0].markdown(tr("train.presets"))
+# Each setting is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
+cols = st.columns([2, 2, 2, 3], vertical_alignment="center") if visible("train_presets") else []
+if cols:
+    cols[0].markdown(tr("train.presets"))
 for col, name in zip(cols[1:], PRESETS):
     col.button(
         tr(f"train.preset.{name}"),
@@ -145,68 +150,81 @@ if ss.get("train_preset") == "cheat":
 left, right = st.columns(2)
 with left:
     st.subheader(tr("train.model_header"))
-    d_model = st.select_slider(
-        tr("train.d_model"),
-        options_with([16, 32, 64, 128, 256, 512], ss["train_d_model"]),
-        key="train_d_model",
-        persist_state="session",
-    )
+    if visible("train_d_model"):
+        st.select_slider(
+            tr("train.d_model"),
+            options_with([16, 32, 64, 128, 256, 512], ss["train_d_model"]),
+            key="train_d_model",
+            persist_state="session",
+        )
+    d_model = ss["train_d_model"]
     heads = [h for h in options_with([1, 2, 4, 8, 16], ss["train_n_heads"]) if d_model % h == 0]
-    st.select_slider(
-        tr("train.n_heads"), heads, help=tr("train.n_heads_help"), key="train_n_heads", persist_state="session"
-    )
-    st.slider(tr("train.n_layers"), 1, max(8, ss["train_n_layers"]), key="train_n_layers", persist_state="session")
-    st.select_slider(
-        tr("train.d_ff"),
-        options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]),
-        help=tr("train.d_ff_help"),
-        key="train_d_ff",
-        persist_state="session",
-    )
-    st.text_input(tr("train.max_len"), max_chars=MAX_TYPED_DIGITS, key="train_max_len", persist_state="session")
+    if visible("train_n_heads"):
+        st.select_slider(
+            tr("train.n_heads"), heads, help=tr("train.n_heads_help"), key="train_n_heads", persist_state="session"
+        )
+    if visible("train_n_layers"):
+        st.slider(tr("train.n_layers"), 1, max(8, ss["train_n_layers"]), key="train_n_layers", persist_state="session")
+    if visible("train_d_ff"):
+        st.select_slider(
+            tr("train.d_ff"),
+            options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]),
+            help=tr("train.d_ff_help"),
+            key="train_d_ff",
+            persist_state="session",
+        )
+    if visible("train_max_len"):
+        st.text_input(tr("train.max_len"), max_chars=MAX_TYPED_DIGITS, key="train_max_len", persist_state="session")
     choice_radio("train_norm", ("pre", "post"), help=tr("train.norm_help"))
     choice_radio("train_positions", ("learned", "sinusoidal"))
 with right:
     st.subheader(tr("train.optim_header"))
-    st.text_input(
-        tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text", persist_state="session"
-    )
-    st.text_input(
-        tr("train.window"),
-        max_chars=MAX_TYPED_DIGITS,
-        help=tr("train.window_help"),
-        key="train_window",
-        persist_state="session",
-    )
+    if visible("train_text"):
+        st.text_input(
+            tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text", persist_state="session"
+        )
+    if visible("train_window"):
+        st.text_input(
+            tr("train.window"),
+            max_chars=MAX_TYPED_DIGITS,
+            help=tr("train.window_help"),
+            key="train_window",
+            persist_state="session",
+        )
     lr_labels = {
         v: f"{v:g}"
         for v in options_with([1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], ss["train_lr"])
     }
-    st.select_slider(
-        tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key="train_lr", persist_state="session"
-    )
+    if visible("train_lr"):
+        st.select_slider(
+            tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key="train_lr", persist_state="session"
+        )
     if ss["train_lr"] >= LARGE_LR:
         st.caption(tr("train.lr_large", lr=ss["train_lr"]))
-    st.text_input(
-        tr("train.epochs"),
-        max_chars=MAX_TYPED_DIGITS,
-        help=tr("train.epochs_help", max=MAX_EPOCHS),
-        key="train_epochs",
-        persist_state="session",
-    )
-    st.text_input(tr("train.seed"), max_chars=MAX_TYPED_DIGITS, key="train_seed", persist_state="session")
+    if visible("train_epochs"):
+        st.text_input(
+            tr("train.epochs"),
+            max_chars=MAX_TYPED_DIGITS,
+            help=tr("train.epochs_help", max=MAX_EPOCHS),
+            key="train_epochs",
+            persist_state="session",
+        )
+    if visible("train_seed"):
+        st.text_input(tr("train.seed"), max_chars=MAX_TYPED_DIGITS, key="train_seed", persist_state="session")
     es_labels = {v: f"{v:g}" for v in options_with([0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], ss["train_early_stop"])}
-    st.select_slider(
-        tr("train.early_stop"),
-        list(es_labels),
-        format_func=es_labels.get,
-        help=tr("train.early_stop_help"),
-        key="train_early_stop",
-        persist_state="session",
-    )
-    st.toggle(
-        tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask", persist_state="session"
-    )
+    if visible("train_early_stop"):
+        st.select_slider(
+            tr("train.early_stop"),
+            list(es_labels),
+            format_func=es_labels.get,
+            help=tr("train.early_stop_help"),
+            key="train_early_stop",
+            persist_state="session",
+        )
+    if visible("train_causal_mask"):
+        st.toggle(
+            tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask", persist_state="session"
+        )
 
 text, configs = ss["train_text"], None
 max_len, window_typed = typed["train_max_len"], typed["train_window"]
@@ -385,8 +403,10 @@ st.download_button(
     key="train_download",
 )
 upload_limit = f"{checkpoint.MAX_CHECKPOINT_BYTES / 2**20:.0f} MB"
-upload = st.file_uploader(tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key=upload_key())
-st.caption(tr("train.upload_caption", limit=upload_limit))
+upload = None
+if visible("train_upload"):  # a loaded model's settings would replace a lesson's locked ones
+    upload = st.file_uploader(tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key=upload_key())
+    st.caption(tr("train.upload_caption", limit=upload_limit))
 if upload is not None:  # read once, then released: the uploader forgets it (read_upload)
     try:
         loaded = read_upload(upload)

@@ -59,7 +59,7 @@ def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page)
         timeout=60_000
     )
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
-    open_step_table(page, f"alpha · {t('attn.panel_head', 'en', h=0)}")
+    open_step_table(page, f"{t('attn.tensor.alpha', 'en')} · {t('attn.panel_head', 'en', h=0)}")
     start = snapshot(page)
     alpha = alpha_rows(start["cells"])
     assert len(alpha) == 4 and alpha[0] == [1.0, 0.0, 0.0, 0.0]

@@ -98,7 +98,7 @@ def test_the_registry_names_every_attention_control_and_real_labels():
     ):
         assert key in LESSON_CONTROLS
     assert all(label in CATALOGUE for label, _ in LESSON_CONTROLS.values())
-    assert all(key.split("_")[0] in ("predict", "attn", "theory", "model") for key in LESSON_CONTROLS)
+    assert all(key.split("_")[0] in ("train", "predict", "attn", "theory", "model") for key in LESSON_CONTROLS)
 
 
 # ---------------------------------------------------------------- the locked app
@@ -248,8 +248,9 @@ def test_attention_exercise_draws_nothing_for_a_step_without_questions():
 #: Previous/Next buttons (``attn_step``), the context example's button (``model_choice``), the
 #: expanders of the training snapshots (``attn_snapshot``).
 PARTS_OF_CONTROLS = {"attn_prev", "attn_next", "attn_try_context", "attn_training"}
-#: Expanders that hold controls or checks: navigation, like the page list, not lesson controls.
-ATTN_NAVIGATION = {"attn_curious", "attn_more"}
+#: Expanders that hold controls, checks or a chart's data as a table: navigation, like the page
+#: list, not lesson controls.
+ATTN_NAVIGATION = {"attn_curious", "attn_more", "attn_heads_grid_data", "attn_layers_grid_data", "attn_snapshot_data"}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -319,7 +320,7 @@ def test_a_lesson_showing_only_a_later_parts_controls_opens_that_part():
     assert [e.key for e in at.expander if e.key] == ["attn_curious", "attn_heads"]
     at = open_app(lesson="1", pages="attention", show="attn_snapshot")
     assert at.session_state["attn_training"] is True
-    assert keyed_widgets(at) == {"attn_curious", "attn_training", "attn_snapshot"}
+    assert keyed_widgets(at) == {"attn_curious", "attn_training", "attn_snapshot", "attn_snapshot_data"}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

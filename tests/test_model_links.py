@@ -217,7 +217,8 @@ def test_a_class_link_reproduces_the_model_and_the_view_in_a_fresh_session():
         "softmax",
         False,
     )
-    assert t("model.banner.own", "en", text="你好你世你界") in captions(student)
+    assert t("model.banner.link", "en", text="你好你世你界") in captions(student)  # the teacher's, not "your model"
+    assert t("model.banner.own", "en", text="你好你世你界") not in captions(student)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

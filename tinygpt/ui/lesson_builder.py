@@ -35,7 +35,7 @@ K_FROM = "_builder_from"  # (the page the builder was opened from, its view para
 #: Query parameters that are not the view of a page (the view is what a lesson opens on).
 NOT_VIEW = set(PRIVATE_PARAMS) | set(LESSON_KEYS) | {"lang", "model", "train", "guess"}
 #: Pages whose controls a lesson can lock, by the prefix of their widget keys.
-PAGE_PREFIX = {"predict": "predict_", "attention": "attn_", "theory": "theory_"}
+PAGE_PREFIX = {"train": "train_", "predict": "predict_", "attention": "attn_", "theory": "theory_"}
 #: The model choice is a control of both the Predict and the Attention page.
 MODEL_CONTROL = "model_choice"
 TEACHER_FILE = "pages/teacher.py"

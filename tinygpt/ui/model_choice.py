@@ -51,6 +51,8 @@ _LINK_JOB = "_link_job_id"
 #: The choice the pages showed last: what a control that comes back without a value shows.
 _SHOWN = "_model_shown"
 _MESSAGES = "_link_messages"
+#: The uid of the session's own model when a link named it (a teacher's model, not the student's).
+_FROM_LINK = "_own_from_link"
 
 
 # ---------------------------------------------------------------- reading a link (before the page runs)
@@ -145,6 +147,7 @@ def _adopt_link_job() -> None:
     del ss[_LINK_JOB]
     if job.status == JobStatus.DONE:
         set_own_model(job.result)
+        ss[_FROM_LINK] = job.result.uid
     else:
         reason = error_text(job.error) if job.error is not None else tr(f"train.reason.{StopReason.STOPPED}")
         _say(tr("link.failed", reason=reason))
@@ -180,7 +183,7 @@ def choose_model() -> tuple[ModelRecord, str]:
         st.info(tr("model.own_missing"))
         set_choice("textbook")
     options = CHOICES if has_own else CHOICES[:2]
-    labels = {c: tr(f"model.choice.{c}") for c in CHOICES}  # format_func must not call tr()
+    labels = {c: tr(f"model.choice.{own_kind(own) if c == 'own' else c}") for c in CHOICES}  # not in format_func
     if visible(K_CHOICE):
         st.segmented_control(
             tr("model.choice"),
@@ -255,9 +258,16 @@ def settings_line(tm: ModelRecord) -> str:
     )
 
 
+def own_kind(tm: ModelRecord | None) -> str:
+    """What the session's own model ``tm`` is to the student: "link" when a link named it (the
+    teacher's model, trained for the link), else "own" (trained or loaded by the student)."""
+    return "link" if tm is not None and st.session_state.get(_FROM_LINK) == tm.uid else "own"
+
+
 def describe(tm: ModelRecord, choice: str) -> str:
     """The banner's line: which model and its text (how it was trained is :func:`settings_line`)."""
-    return tr(f"model.banner.{choice}", text=md_escape(tm.text), trained=settings_line(tm))
+    kind = own_kind(tm) if choice == "own" else choice
+    return tr(f"model.banner.{kind}", text=md_escape(tm.text), trained=settings_line(tm))
 
 
 def reliance_line(tm: ModelRecord) -> str:

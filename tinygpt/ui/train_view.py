@@ -11,7 +11,7 @@ from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import JobStatus, RunRecord, greedy_continuation, settings_of
 from tinygpt.record import ModelRecord
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.lesson import page_shown
+from tinygpt.ui.lesson import page_shown, visible
 from tinygpt.why import suggested_window
 
 
@@ -40,8 +40,8 @@ def attention_check(tm: ModelRecord, start) -> None:
 
     st.markdown(f"**{tr('train.needs_attention')}** {reliance_line(tm)}")
     window = suggested_window(tm.text, tm.gpt_cfg.max_len)
-    if reliance(tm).changed or window is None or window == tm.window:
-        return
+    if reliance(tm).changed or window is None or window == tm.window or not visible("train_window"):
+        return  # (a lesson that locks the window does not offer another one)
     if st.button(tr("train.retrain_window", window=window), key="train_retrain_window", icon=":material/replay:"):
         started = start(tm.text, tm.gpt_cfg, replace(tm.train_cfg, window=window))
         if started is not None:

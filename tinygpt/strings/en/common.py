@@ -19,7 +19,7 @@ STRINGS: dict[str, str] = {
     "nav.theory": "Theory",
     "model.train_hint": "Train your own on the Train page.",
     "model.with_hint": "{line} {hint}",
-    "model.preparing": "The default model (你好世界 → 好世界你) is being trained in the background; the Predict and Attention pages can use it in a few seconds.",
+    "model.preparing": "The default model (“你好世界” → “好世界你”) is being trained in the background; the Predict and Attention pages can use it in a few seconds.",
     "model.loading": "First visit: training the default model (a few seconds, once)…",
     "model.training_running": "Your training is still running in the background (step {step}); this page uses the latest finished model.",
     "model.training_paused": "Your training is paused (step {step}); this page uses the latest finished model.",

@@ -93,7 +93,7 @@ STRINGS: dict[str, str] = {
     "theory.quiz.intro": "Pick an answer to see at once whether it is right, and why.",
     "theory.quiz.right": "Right. {why}",
     "theory.quiz.wrong": "Not quite. {why}",
-    "theory.quiz.mask_positions.q": "In causal self-attention over 你好世界, which positions may position 2 (世) attend to?",
+    "theory.quiz.mask_positions.q": "In causal self-attention over “你好世界”, which positions may position 2 (世) attend to?",
     "theory.quiz.mask_positions.a": "only 2",
     "theory.quiz.mask_positions.b": "0, 1 and 2",
     "theory.quiz.mask_positions.c": "2 and 3",

@@ -19,7 +19,7 @@ STRINGS: dict[str, str] = {
     "nav.theory": "原理",
     "model.train_hint": "到“训练”页可训练你自己的模型。",
     "model.with_hint": "{line}{hint}",
-    "model.preparing": "默认模型（你好世界 → 好世界你）正在后台训练，几秒后即可在预测和注意力页使用。",
+    "model.preparing": "默认模型（“你好世界”→“好世界你”）正在后台训练，几秒后即可在预测和注意力页使用。",
     "model.loading": "首次使用：正在训练默认模型（约数秒，只需一次）…",
     "model.training_running": "你的训练仍在后台进行（第 {step} 步）；本页使用最近一个训练完成的模型。",
     "model.training_paused": "你的训练已暂停（第 {step} 步）；本页使用最近一个训练完成的模型。",

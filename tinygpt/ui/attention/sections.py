@@ -39,10 +39,18 @@ LENS_TEXT_MAX_T = 32
 
 def _lazy(label: str, key: str, icon: str, control: str | None = None):
     """An expander keyed ``key`` whose content is drawn only while it is open (None when closed,
-    or when a lesson hides ``control``, the section's lesson control, by default ``key``)."""
+    or when a lesson hides ``control``, the section's lesson control, by default ``key``).
+
+    Streamlit knows an expander by its label as well as its key, so one whose label changes ("All
+    heads of layer 1" after layer 0) would come back closed: its open state is kept beside it and
+    handed to the expander under its new label."""
     if not visible(control or key):
         return None
+    ss, opened, shown = st.session_state, f"_{key}_open", f"_{key}_label"
+    if ss.get(shown, label) != label:
+        ss[key] = ss.get(opened, False)
     box = st.expander(label, key=key, on_change="rerun", icon=icon)
+    ss[opened], ss[shown] = box.open, label
     return box if box.open else None
 
 

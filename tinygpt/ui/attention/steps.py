@@ -24,6 +24,7 @@ from tinygpt.charts import heatmap_spec
 from tinygpt.config import GPTConfig
 from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.explain import masked_weights, non_finite, row_sums, sdpa_switch_difference, step_source_location
+from tinygpt.i18n import CATALOGUE
 from tinygpt.record import ModelRecord
 from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui import exercise_view
@@ -209,7 +210,8 @@ def show_step(
         future_note = tr("attn.shared_scale_future") if future is not None else ""
         st.caption(tr("attn.shared_scale", bound=bound, divisor=divisor, future=future_note))
     cols = list(labels) if step.square else [str(j) for j in range(m.shape[1])]
-    title = f"{name} · {tr('attn.panel_head', h=head)}" if step.per_head else name
+    shown_name = tensor_title(name)
+    title = f"{shown_name} · {tr('attn.panel_head', h=head)}" if step.per_head else shown_name
     columns = None
     if step.id in HEAD_COLUMN_STEPS and cfg.n_heads > 1:
         first = head * cfg.d_head
@@ -217,10 +219,10 @@ def show_step(
             first,
             cfg.d_head,
             tr("attn.all_columns_help", h=head),
-            f"{name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}",
+            f"{shown_name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}",
         )
     elif not step.square and m.shape[1] > cfg.d_head:  # the output projection's d_model columns
-        columns = (0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"{name}[:, 0:{cfg.d_head}]")
+        columns = (0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"{shown_name}[:, 0:{cfg.d_head}]")
     matrix_view(
         m,
         labels,
@@ -236,6 +238,14 @@ def show_step(
     )
     show_cell(trace, step, head, output, labels, cols)
     return True
+
+
+def tensor_title(name: str) -> str:
+    """A tensor's name as a chart's title writes it: its symbol ("α" for ``alpha``), with a word
+    in the page's language where the code's name is a word ("S̃ (scaled)"), so a title never
+    mixes languages ("alpha · 头 0"); a symbol as it is (Q, K, V, S)."""
+    key = f"attn.tensor.{name}"
+    return tr(key) if key in CATALOGUE else name
 
 
 def matrix_view(
