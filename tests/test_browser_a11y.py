@@ -156,3 +156,39 @@ def test_the_arrow_keys_move_the_attention_steps_when_no_control_has_the_focus(a
     page.wait_for_timeout(1000)
     assert shown_step(page) == "softmax"
     assert_no_exception(page)
+
+
+#: Each segmented-control button of the Theory page's section chooser: [right edge, the group's
+#: right edge, the four border colours].
+SEGMENTS_JS = """() => Array.from(document.querySelectorAll('.st-key-theory_section button')).map(b => {
+    const s = getComputedStyle(b), group = b.parentElement.getBoundingClientRect();
+    return [b.getBoundingClientRect().right, group.right,
+            [s.borderTopColor, s.borderRightColor, s.borderBottomColor, s.borderLeftColor]];
+})"""
+
+
+def test_on_a_phone_wrapped_buttons_keep_their_borders_and_a_chart_toolbar_leaves_the_table_above(app_server, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    try:
+        page = context.new_page()
+        open_page(page, app_server, "theory", "en")
+        segments = page.evaluate(SEGMENTS_JS)
+        assert len({round(right) for right, _, _ in segments}) < len(segments)  # they wrap onto several rows
+        for right, group_right, colours in segments:
+            assert right <= group_right + 0.5  # not cut at the group's edge
+            assert "rgba(0, 0, 0, 0)" not in colours  # no side left without its border
+
+        open_page(page, app_server, "attention", "en", "&model=context&mask=0")  # the mask off changes predictions
+        page.locator(".st-key-attn_details summary").click()  # the table of every position, then the chart
+        chart = page.locator(".st-key-attn_details [data-testid='stVegaLiteChart']").first
+        chart.wait_for(timeout=TIMEOUT)
+        wait_for_app(page)
+        chart.evaluate("chart => chart.scrollIntoView({block: 'center'})")
+        box = chart.bounding_box()
+        page.touchscreen.tap(box["x"] + 30, box["y"] + 30)  # a tap shows the chart's toolbar
+        toolbar = page.locator(".st-key-attn_details [data-testid='stElementToolbar']").first.bounding_box()
+        last_row = page.locator(".st-key-attn_details .tg-table tbody tr:last-child").first.bounding_box()
+        assert toolbar["y"] >= last_row["y"] + last_row["height"], (toolbar, last_row)
+        assert_no_exception(page)
+    finally:
+        context.close()

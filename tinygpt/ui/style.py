@@ -9,6 +9,8 @@ CHANGED_COLOR = "#e69f00"
 #: Grey text (captions, table headers) that reads on white (6.4:1), on the sidebar's grey (5.7:1)
 #: and on a highlighted row (5.1:1); Streamlit's own caption grey is 4.1:1, under WCAG's 4.5:1.
 MUTED_TEXT = "#5c5f6a"
+#: Room above a chart on a phone for its toolbar, beyond the 1rem gap between elements.
+CHART_TOOLBAR_ROOM = "1.75rem"
 #: The page's ``lang`` attribute for each language of ``tinygpt.i18n.LANGUAGES`` (BCP 47), so
 #: screen readers pronounce the text and browsers pick fonts and line breaks for it.
 HTML_LANG = {"zh": "zh-CN", "en": "en"}
@@ -19,7 +21,12 @@ HTML_LANG = {"zh": "zh-CN", "en": "en"}
 #: inside its box (sideways when wider than the screen, down under a header that stays in view);
 #: a highlighted row is a light tint of ``charts.CHANGED_COLOR``; a chart wider than the screen
 #: scrolls inside its own box, not the whole page; a Theory section scrolled to stops below the
-#: phone's header.
+#: phone's header. On a phone a segmented control's buttons, which wrap onto several rows there,
+#: are apart, each with its whole border and round corners (joined, the ends of a row lost a
+#: border: Streamlit overlaps neighbours by a pixel and rounds only the first and last). A chart
+#: on a phone is drawn a little lower, so that its toolbar (a tap shows it, 44 px tall above the
+#: chart's top) lies in that room and the gap between elements, not over the last row of a table
+#: just above it.
 NARROW_SCREEN_CSS = f"""
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
 .katex-display:focus-visible {{ outline: 2px solid #1f4e9c; outline-offset: 2px; }}
@@ -38,6 +45,12 @@ NARROW_SCREEN_CSS = f"""
 #theory-sections, #attn-parts, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
 .tg-scrolls {{ margin: 0.15rem 0 0; font-size: 0.8rem; color: #4a4d5a; }}
 @media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} }}
+@media (max-width: 640px) {{
+  [role="radiogroup"]:has(> button[data-variant="segmented_control"]) {{ column-gap: 4px; }}
+  button[data-variant="segmented_control"] {{ margin-right: 0 !important; border-radius: 0.5rem !important; }}
+  button[data-variant="segmented_control"][aria-checked="false"] {{ border-color: rgba(38, 39, 48, 0.2) !important; }}
+  [data-testid="stElementContainer"]:has([data-testid="stVegaLiteChart"]) {{ margin-top: {CHART_TOOLBAR_ROOM}; }}
+}}
 """
 
 #: The strip under the switches (``tinygpt.ui.attention.effect``): a column per position, its rows
