@@ -221,6 +221,14 @@ def test_requirements_pin_the_installed_torch_cpu_build_on_linux_and_the_same_ve
     assert not any(ln.startswith(("--extra-index-url", "--index-url", "-i ")) for ln in lines)
 
 
+def test_packages_txt_installs_the_cjk_font_ci_installs_so_cloud_figures_show_chinese():
+    # Community Cloud apt-get installs each line of packages.txt (Debian); without a CJK font the
+    # PNG figures (tinygpt.figures, drawn on the server) show boxes for Chinese characters.
+    packages = [ln.strip() for ln in (ROOT / "packages.txt").read_text().splitlines() if ln.strip()]
+    assert packages == ["fonts-wqy-microhei"]
+    assert "apt-get install -y fonts-wqy-microhei" in (ROOT / ".ci" / "run").read_text()
+
+
 def test_a_diverging_run_exits_1_with_the_trainers_message(capsys, monkeypatch):
     from tinygpt import train as train_module
 
