@@ -4,6 +4,7 @@ speaks one language, and the texts put the examples in quotation marks."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -112,3 +113,35 @@ def test_the_texts_put_the_examples_in_quotation_marks():
                     if not (before.endswith(("“", "「")) and re.match(r"。?[”」]", after)):
                         bare.append(f"{key} ({lang}): …{text[max(0, found.start() - 12) : found.end() + 12]}…")
     assert bare == []
+
+
+def chart_descriptions(at) -> list[str]:
+    return [json.loads(chart.proto.spec).get("description", "") for chart in at.get("vega_lite_chart")]
+
+
+def in_language(text: str, lang: str) -> bool:
+    """A chart description written in ``lang`` (each catalogue's chart sentences name the chart kind)."""
+    return "图" in text if lang == "zh" else bool(re.search(r"[Cc]hart|Heatmap", text)) and "图" not in text
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_chart_of_every_page_says_what_it_shows_in_the_pages_language(lang):
+    seen = []
+    at = open_page("attention", lang, model="context", step="softmax")
+    for section in ("attn_details", "attn_heads", "attn_lens", "attn_heads_grid", "attn_layers_grid", "attn_training"):
+        at.session_state[section] = True  # every section open: all its charts drawn
+    at.run()
+    assert not at.exception
+    seen += chart_descriptions(at)
+    assert len(seen) >= 9  # step, effects, heads, lens, 2 + 2 grid panels, snapshot
+    at = open_page("predict", lang, model="context")
+    seen += chart_descriptions(at)
+    at = open_page("theory", lang)
+    for section in ("vectors", "weighted_sum", "attention"):
+        at.session_state["theory_section"] = section
+        at.run()
+        seen += chart_descriptions(at)
+    at = open_page("train", lang)
+    seen += chart_descriptions(at)  # the empty loss chart
+    assert len(seen) >= 17
+    assert [d for d in seen if not in_language(d, lang)] == []
