@@ -23,7 +23,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.ui.attention_view import K_STEP, K_TAU, K_TEXT, TEMPERATURES, whatif_effects
+from tinygpt.ui.attention.data import effects, flip_reasons, switched_walk
+from tinygpt.ui.attention.state import K_STEP, K_TAU, K_TEXT, TEMPERATURES
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 TARGETS_MS = {4: 150.0, 64: 400.0}
@@ -34,6 +35,7 @@ def open_attention() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=600)
     at.query_params["lang"] = "en"
     at.run()
+    at.query_params["model"] = "textbook"  # the seed model (the page opens on the context example)
     at.switch_page("pages/attention.py")
     at.run()
     if at.exception:
@@ -47,7 +49,8 @@ def time_reruns(at: AppTest, text: str, step: str, reruns: int) -> list[float]:
     at.session_state[K_STEP] = step
     at.session_state[K_TAU] = 1.0
     at.run()  # computes and caches the trace and the model's own pass for this text
-    whatif_effects.clear()  # every temperature below is new to the what-if cache
+    for cache in (effects, flip_reasons, switched_walk):  # every temperature below is new to the caches
+        cache.clear()
     values = [t for t in TEMPERATURES if t != 1.0]
     times = []
     for k in range(reruns):
@@ -65,17 +68,20 @@ def main(reruns: int = 7) -> None:
     at = open_attention()
     print(f"opened the Attention page (seed model trained and cached) in {time.perf_counter() - t0:.1f} s")
     print(f"{'chars':>5} {'step':<11} {'median ms':>9} {'min':>7} {'max':>7} {'target':>7} {'ratio':>6}")
+    worst = 0.0
     for n in (4, 64):
         text = ("你好世界" * 16)[:n]
         for step in ("projection", "softmax"):
             times = time_reruns(at, text, step, reruns)
             median = statistics.median(times)
             target = TARGETS_MS[n]
+            worst = max(worst, median / target)
             print(
                 f"{n:>5} {step:<11} {median:9.1f} {min(times):7.1f} {max(times):7.1f} {target:7.0f} "
                 f"{median / target:6.2f}"
             )
     print("ratio = median / target; below 1.00 meets the target")
+    print(f"worst ratio: {worst:.2f}")
 
 
 if __name__ == "__main__":
