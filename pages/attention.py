@@ -12,7 +12,7 @@ from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.data import what_if
 from tinygpt.ui.common import show_error, show_job_notice
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.lesson import control
+from tinygpt.ui.lesson import control, visible
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.vocab import UnknownCharError
@@ -77,7 +77,8 @@ def what_if_part() -> None:
         return
     effect.details(tm, text, layer, sw, fx)
     st.subheader(tr("attn.steps_header", layer=layer, head=ss[s.K_HEAD]))
-    st.caption(tr("attn.steps_caption"))
+    if any(visible(k) for k in (s.K_LAYER, s.K_HEAD)):  # a lesson may hide the layer and head
+        st.caption(tr("attn.steps_caption"))
     control(
         s.K_GUESS,
         lambda: st.toggle(tr("attn.guess"), help=tr("attn.guess_help"), key=s.K_GUESS, persist_state="session"),

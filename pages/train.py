@@ -10,10 +10,10 @@ from tinygpt.config import (
     MAX_PARAMETERS,
     MAX_TEXT_LEN,
     MAX_TOKENS_PER_STEP,
-    MAX_TYPED_DIGITS,
     ConfigError,
     parse_int,
 )
+from tinygpt.formatting import shown_text
 from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.ui import train_url
@@ -174,7 +174,7 @@ with left:
             persist_state="session",
         )
     if visible("train_max_len"):
-        st.text_input(tr("train.max_len"), max_chars=MAX_TYPED_DIGITS, key="train_max_len", persist_state="session")
+        st.text_input(tr("train.max_len"), key="train_max_len", persist_state="session")
     choice_radio("train_norm", ("pre", "post"), help=tr("train.norm_help"))
     choice_radio("train_positions", ("learned", "sinusoidal"))
 with right:
@@ -186,7 +186,6 @@ with right:
     if visible("train_window"):
         st.text_input(
             tr("train.window"),
-            max_chars=MAX_TYPED_DIGITS,
             help=tr("train.window_help"),
             key="train_window",
             persist_state="session",
@@ -204,13 +203,12 @@ with right:
     if visible("train_epochs"):
         st.text_input(
             tr("train.epochs"),
-            max_chars=MAX_TYPED_DIGITS,
             help=tr("train.epochs_help", max=MAX_EPOCHS),
             key="train_epochs",
             persist_state="session",
         )
     if visible("train_seed"):
-        st.text_input(tr("train.seed"), max_chars=MAX_TYPED_DIGITS, key="train_seed", persist_state="session")
+        st.text_input(tr("train.seed"), key="train_seed", persist_state="session")
     es_labels = {v: f"{v:g}" for v in options_with([0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], ss["train_early_stop"])}
     if visible("train_early_stop"):
         st.select_slider(
@@ -425,7 +423,7 @@ if upload is not None:  # read once, then released: the uploader forgets it (rea
             runs.append(loaded_run(loaded, (runs[-1].number + 1) if runs else 1))
             del runs[:-MAX_RUNS]
     except Exception as exc:  # a message in the student's language, never a traceback
-        ss["_ckpt_msg"] = ("error", error_text(exc))
+        ss["_ckpt_msg"] = ("error", tr("train.upload_refused", name=shown_text(upload.name, 60), error=error_text(exc)))
     st.rerun()
 if ss.get("_ckpt_msg"):
     kind, message = ss["_ckpt_msg"]

@@ -181,7 +181,11 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
     cell = at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0")
     tm = seed_tm()
     own = float(trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["S"][0, 0, 2, 0])
-    assert cell.value == pytest.approx(own, abs=1e-6) and cell.max == view.MAX_EDIT and cell.min == -view.MAX_EDIT
+    assert cell.value == pytest.approx(own, abs=1e-6)
+    cell.set_value(view.MAX_EDIT * 2).run()  # refused in the user's language, the own score kept
+    refused = t("attn.edit_refused", "en", value=f"{view.MAX_EDIT * 2:g}", limit=f"{view.MAX_EDIT:g}")
+    assert refused in [w.value for w in at.warning] and "edits" not in at.query_params
+    cell = at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0")
     cell.set_value(80.0).run()
     after = alpha(at)
     assert np.abs(after[2] - before[2]).max() > 0.1 and after[2, 0] > 0.99

@@ -106,7 +106,8 @@ def test_a_checkpoint_configuration_is_refused_with_its_reason_in_the_users_lang
     at = upload(open_train(lang), save(load(data), metadata=header))
     accepted = t("accepted.int_range", lang, lo=1, hi=5000)
     reason = t("err.config", lang, field=t("field.epochs", lang), value=0, accepted=accepted)
-    assert [e.value for e in at.error] == [t("ckpt.err.config", lang, error=reason)]
+    error = t("ckpt.err.config", lang, error=reason)
+    assert [e.value for e in at.error] == [t("train.upload_refused", lang, name="model.safetensors", error=error)]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -59,7 +59,8 @@ def test_a_file_of_zeros_is_refused_from_its_first_bytes_and_released_at_once(la
     at.file_uploader(key="train_upload").set_value(("zeros.safetensors", bytes(5 * 2**20), "application/octet-stream"))
     at.run()
     assert not at.exception
-    assert [e.value for e in at.error] == [t("ckpt.err.not_safetensors", lang)]
+    refusal = t("train.upload_refused", lang, name="zeros.safetensors", error=t("ckpt.err.not_safetensors", lang))
+    assert [e.value for e in at.error] == [refusal]  # the file named, and why
     assert reads == [9]  # the header length and the byte after it; nothing more
     assert len(removed) == 1  # gone from the session's files on the server
     assert at.session_state["_train_uploads_read"] == 1

@@ -122,9 +122,7 @@ def _read_header(stream: BinaryIO, size: int) -> tuple[dict[str, Any], int]:
         raise CheckpointError(
             "pickle", "this is a pickle / PyTorch .pt file; it is never loaded because it can run code"
         )
-    if size < 9:
-        raise CheckpointError("truncated", f"the file has only {size} bytes", size=f"{size:,}")
-    if not framed:
+    if not framed or size < 9:  # too short for a header: no checkpoint at all
         raise CheckpointError("not_safetensors", "the file does not start with a safetensors header")
     if 8 + n > size:
         raise CheckpointError("truncated", f"the header needs {n} bytes but the file ends first", size=f"{size:,}")

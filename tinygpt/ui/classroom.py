@@ -72,6 +72,7 @@ K_NOTE = "_class_note"  # why answers do not go to a class (a bad code, an unkno
 K_DOWN = "_class_store_down"  # why the last attempt to send an answer failed (None: it did not)
 K_RESUME = "_class_resume"  # (page and query it was made for, the resume link)
 K_COOKIE = "_class_cookie"  # the token this session last put in the browser's cookie
+K_PAGE = "_class_page"  # the URL path of the page shown (a resume link comes back to it)
 K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
 SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 TEACHER_PAGE = "teacher"
@@ -185,6 +186,7 @@ def student_session(url_path: str) -> None:
     "my answers" in the sidebar.
     Not on the teacher's page (its ``class=`` is the class the teacher watches)."""
     ss = st.session_state
+    ss[K_PAGE] = url_path
     if K_ME not in ss:
         _start_student()
     if url_path != TEACHER_PAGE:
@@ -363,6 +365,27 @@ def answered(question: Question, identity: str, picked: object) -> None:
     _send_waiting()
 
 
+def answer_note() -> str | None:
+    """Under an answer: why it did not reach the teacher (the class closed, or is unknown; the store
+    cannot be reached), in the user's language; None when it did, or there is no class."""
+    ss = st.session_state
+    if ss.get(K_STATUS) in ("closed", "unknown") and ss.get(K_CLASS):
+        return tr(f"class.{ss[K_STATUS]}", code=ss[K_CLASS])
+    waiting = sum(not e.sent for e in ss.get(K_ANSWERS, {}).values())
+    if ss.get(K_DOWN) and waiting:
+        return tr("class.not_sent", n=waiting, reason=ss[K_DOWN])
+    return None
+
+
+def my_answers_here() -> None:
+    """ "My answers" as a popover where it is drawn (beside an exercise's score)."""
+    ss = st.session_state
+    entries = sorted(ss.get(K_ANSWERS, {}).values(), key=lambda e: e.at)
+    if entries:
+        with st.popover(tr("mine.button"), icon=":material/assignment:"):
+            my_answers(entries, ss.get(K_PAGE, ""), key_prefix="mine_here")
+
+
 # ---------------------------------------------------------------- the sidebar: the class and "my answers"
 
 
@@ -386,8 +409,9 @@ def _sidebar(url_path: str) -> None:
                 my_answers(entries, url_path)
 
 
-def my_answers(entries: Sequence[_Entry], url_path: str) -> None:
-    """The student's score, "my answers" as Markdown and CSV, and the resume link."""
+def my_answers(entries: Sequence[_Entry], url_path: str, key_prefix: str = "mine") -> None:
+    """The student's score, "my answers" as Markdown and CSV, and the resume link (its widgets
+    keyed ``<key_prefix>_…``: it is drawn in the sidebar and beside an exercise's score)."""
     right = sum(e.right for e in entries)
     score = tr("ex.score", right=right, asked=len(entries))
     st.markdown(score)
@@ -401,7 +425,7 @@ def my_answers(entries: Sequence[_Entry], url_path: str) -> None:
         file_name="my-answers.md",
         mime="text/markdown",
         on_click="ignore",
-        key="mine_markdown",
+        key=f"{key_prefix}_markdown",
         icon=":material/description:",
     )
     cols[1].download_button(
@@ -410,11 +434,11 @@ def my_answers(entries: Sequence[_Entry], url_path: str) -> None:
         file_name="my-answers.csv",
         mime="text/csv",
         on_click="ignore",
-        key="mine_csv",
+        key=f"{key_prefix}_csv",
         icon=":material/table:",
     )
     st.caption(tr("mine.resume_intro"))
-    if st.button(tr("mine.resume"), key="mine_resume", icon=":material/bookmark:"):
+    if st.button(tr("mine.resume"), key=f"{key_prefix}_resume", icon=":material/bookmark:"):
         st.session_state[K_RESUME] = resume_link(url_path)
     made = st.session_state.get(K_RESUME)
     if made is not None:

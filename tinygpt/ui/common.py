@@ -24,11 +24,22 @@ def model_banner(job_notice: bool = True, wait: bool = True) -> ModelRecord | No
     tm, own = current_model(wait=wait)
     if tm is None:
         st.caption(tr("model.preparing"))
+        _until_default_model()
     else:
         model_choice.banner(tm, "own" if own else "textbook")
     if job_notice:
         show_job_notice()
     return tm
+
+
+@st.fragment(run_every=1.0)
+def _until_default_model() -> None:
+    """While the default model trains in the background: check every second, and redraw the page
+    (its banner, the Train page's model) once it is ready."""
+    from tinygpt.ui.models import default_model_ready
+
+    if default_model_ready():
+        st.rerun(scope="app")
 
 
 def show_job_notice() -> None:

@@ -52,9 +52,17 @@ def score() -> tuple[int, int]:
 
 
 def show_score() -> None:
-    """The session's score as a caption, in the session's language."""
+    """The session's score as a caption, in the session's language, and once the student answered,
+    "My answers" (downloads and a resume link) beside it, where the student is (the sidebar's
+    copy is closed on a phone, and an answer given in a fragment does not redraw the sidebar)."""
     right, asked = score()
-    st.caption(tr("ex.score", right=right, asked=asked) if asked else tr("ex.score_none"))
+    if not asked:
+        st.caption(tr("ex.score_none"))
+        return
+    left, right_box = st.columns([3, 2], vertical_alignment="center")
+    left.caption(tr("ex.score", right=right, asked=asked))
+    with right_box:
+        classroom.my_answers_here()
 
 
 def _reveal(question: Question, key_prefix: str) -> None:
@@ -116,6 +124,8 @@ def ask(question: Question, key_prefix: str) -> bool:
         st.success(tr("ex.right", reason=reason), icon=":material/check_circle:")
     else:
         st.error(tr("ex.wrong", answer=answer, reason=reason), icon=":material/cancel:")
+    if (note := classroom.answer_note()) is not None:  # the answer did not reach the teacher: say so here
+        st.warning(note, icon=":material/school:")
     return True
 
 

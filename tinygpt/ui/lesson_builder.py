@@ -132,9 +132,12 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         st.caption(tr("builder.locked_all"))
     model, train = _model_choice()
     step, concept = _start_choice(pages, view)
+    ss.setdefault("builder_guess", True)  # a class sees its students' answers to the questions of guess first
     guess = st.toggle(tr("builder.guess"), key="builder_guess", help=tr("builder.guess_help"))
     ss.setdefault("builder_class", True)
     open_class = st.toggle(tr("builder.class"), key="builder_class", help=tr("builder.class_help"))
+    if open_class and not guess:
+        st.warning(tr("builder.class_without_guess"), icon=":material/help:")
     start_view = dict(view) if source in pages else {}  # the view of the page the builder was opened from
     for name, value in (("step", step), ("concept", concept)):
         if value:

@@ -252,7 +252,9 @@ def generation(tm: ModelRecord, prefix: str) -> None:
             tr("predict.col_chosen"): [readable(x.chosen) for x in steps],
             tr("predict.col_p_chosen"): [float(x.probs[chars.index(x.chosen)]) for x in steps],
             tr("predict.col_expected"): [
-                training_targets(tm.text, tm.window, x.context)[-1] or tr("predict.no_target") for x in steps
+                " / ".join(map(readable, training_targets(tm.text, tm.window, x.context)[-1]))
+                or tr("predict.no_target")
+                for x in steps
             ],
             tr("predict.col_beyond"): [yes if x.beyond_training else no for x in steps],
         }

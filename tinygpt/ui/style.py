@@ -26,9 +26,11 @@ HTML_LANG = {"zh": "zh-CN", "en": "en"}
 #: border: Streamlit overlaps neighbours by a pixel and rounds only the first and last). A chart
 #: on a phone is drawn a little lower, so that its toolbar (a tap shows it, 44 px tall above the
 #: chart's top) lies in that room and the gap between elements, not over the last row of a table
-#: just above it.
+#: just above it. Streamlit's English "Press Enter to apply" under a text box is not shown: every page
+#: is in the user's language, and Enter (or leaving the box) applies as the app's texts say.
 NARROW_SCREEN_CSS = f"""
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
+[data-testid="InputInstructions"] {{ display: none; }}
 .katex-display:focus-visible {{ outline: 2px solid #1f4e9c; outline-offset: 2px; }}
 .stApp [data-testid="stCaptionContainer"] {{ color: {MUTED_TEXT}; opacity: 1; }}
 .tg-table {{ overflow: auto; max-width: 100%; border: 1px solid rgba(49, 51, 63, 0.1); border-radius: 0.5rem; }}

@@ -262,5 +262,8 @@ STRINGS: dict[str, str] = {
     "why.role.first": "Head {head} of layer {layer} looks at the first character: α on position 0 is {share:.2f} on average.",
     "why.role.spread": "Head {head} of layer {layer} looks at no fixed place: a row's largest α is {share:.2f} on average.",
     "attn.reset_help": "Back to the model's own attention: the mask as it was trained, τ = 1, no uniform attention, every head on, no edited score.",
-    "attn.effect.more_reasons": "{n} more reason(s), from the numbers",
+    "attn.effect.more_reasons": "{n} more {n:reason|reasons}, from the numbers",
+    "why.knock_on": "your switch in layer {layer} changed what the later layers read, so {look}",
+    "attn.switch_layer": "The switches act on layer {layer} (choose it under More controls).",
+    "attn.edit_refused": "The score {value} is not accepted: type a number from −{limit} to {limit}. The score in use is kept.",
 }

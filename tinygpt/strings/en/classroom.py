@@ -111,4 +111,5 @@ STRINGS: dict[str, str] = {
     "train.url_form_bad": "The settings in the address were left out. {error}. The form shows the defaults.",
     "train.url_trained_bad": "The trained model in the address was left out. {error}.",
     "train.url_trained_failed": "Your trained model could not be brought back ({reason}). Train it again when the server has room.",
+    "builder.class_without_guess": "With “guess first” off, the students answer no question, so nothing reaches your class view. Turn it on for a class.",
 }

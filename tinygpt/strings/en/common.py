@@ -27,7 +27,7 @@ STRINGS: dict[str, str] = {
     "err.empty_text": "Please enter at least one character.",
     "err.config": "The setting {field} = {value} is not accepted: {accepted}",
     "err.unexpected": "Something unexpected went wrong: {error}. Nothing trained was lost; adjust the input and try again.",
-    "accepted.int_range": "an integer from {lo} to {hi}",
+    "accepted.int_range": "an integer from {lo} to {hi} (digits 0–9)",
     "accepted.window_or_whole": "0 (the whole text) or an integer from 1 to {hi}",
     "accepted.choice": "one of: {options}",
     "accepted.even": "an even number with sinusoidal positions",

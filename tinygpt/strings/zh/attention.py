@@ -263,4 +263,7 @@ STRINGS: dict[str, str] = {
     "why.role.spread": "第 {layer} 层第 {head} 个头没有固定的关注位置：每一行最大的 α 平均是 {share:.2f}。",
     "attn.reset_help": "回到模型自己的注意力：掩码与训练时一致，τ = 1，不均匀化，所有头都开着，不修改得分。",
     "attn.effect.more_reasons": "另外 {n} 条原因（来自模型的数）",
+    "why.knock_on": "你在第 {layer} 层的开关改变了后面各层读到的东西，于是{look}",
+    "attn.switch_layer": "开关作用于第 {layer} 层（在“更多控件”里选层）。",
+    "attn.edit_refused": "得分 {value} 不被接受：请输入 −{limit} 到 {limit} 之间的数。仍使用原来的得分。",
 }

@@ -111,4 +111,5 @@ STRINGS: dict[str, str] = {
     "train.url_form_bad": "地址中的设置未被采用。{error}。表单显示默认设置。",
     "train.url_trained_bad": "地址中的已训练模型未被采用。{error}。",
     "train.url_trained_failed": "无法恢复你训练的模型（{reason}）。请在服务器有空余时重新训练。",
+    "builder.class_without_guess": "没有打开“先猜再看”，学生不会回答任何问题，班级视图里也就收不到答案。开班时请打开它。",
 }

@@ -114,8 +114,9 @@ def _where(j: int, i: int) -> str:
     return tr("why.where", j=j, rel=rel)
 
 
-def flip_sentence(f: Flip, text: str, chars: Sequence[str]) -> str:
-    """One changed position, in words, from its :class:`~tinygpt.why.Flip`."""
+def flip_sentence(f: Flip, text: str, chars: Sequence[str], switched: int) -> str:
+    """One changed position, in words, from its :class:`~tinygpt.why.Flip`; ``switched`` is the
+    layer the switches act on (a flip seen in a later layer is a knock-on effect of it)."""
     fields = dict(
         layer=f.layer,
         head=f.head,
@@ -128,6 +129,8 @@ def flip_sentence(f: Flip, text: str, chars: Sequence[str]) -> str:
         n=f.n_keys,
     )
     look = tr("why.look.off" if f.head_off else "why.look.uniform" if f.uniform_after else "why.look.moved", **fields)
+    if f.layer != switched:
+        look = tr("why.knock_on", layer=switched, look=look)
     if f.target is None:
         verdict = tr("why.end")
     else:
@@ -222,10 +225,10 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
     if fx.n_changed:
         reasons = data.flip_reasons(tm, text, layer, sw)
         for f in reasons[:SHOWN_FLIPS]:
-            st.markdown("- " + flip_sentence(f, text, chars))
+            st.markdown("- " + flip_sentence(f, text, chars, layer))
         if len(reasons) > SHOWN_FLIPS:
             with st.expander(tr("attn.effect.all_reasons", n=len(reasons))):
-                st.markdown("\n".join("- " + flip_sentence(f, text, chars) for f in reasons[SHOWN_FLIPS:]))
+                st.markdown("\n".join("- " + flip_sentence(f, text, chars, layer) for f in reasons[SHOWN_FLIPS:]))
         if not sw.causal_mask and tm.train_cfg.causal_mask:
             st.caption(tr("why.mask_off"))
     elif own and what_attention_decides(tm.text):

@@ -295,7 +295,9 @@ def whole_model(
     (the grids would give the answers away)."""
     ss = st.session_state
     layer, head, cfg = ss[s.K_LAYER], ss[s.K_HEAD], tm.gpt_cfg
-    st.subheader(tr("attn.whole_header"))
+    sections = (s.K_HEADS, s.K_LENS, s.K_HEADS_GRID, s.K_LAYERS_GRID, s.K_SNAPSHOT)
+    if any(visible(k) for k in sections):  # a lesson may hide them all
+        st.subheader(tr("attn.whole_header"))
     heads_that_matter(tm, text, labels)
     logit_lens(tm, text, labels)
     if heads_alpha is not None:

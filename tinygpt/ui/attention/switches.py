@@ -23,6 +23,8 @@ from tinygpt.ui.common import resend
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, visible
 
+_REFUSED = "_attn_edit_refused"  # the message for a score the editor refused, shown once
+
 #: The first view's switches, in their order on the page.
 PRIMARY = (s.K_MASK, s.K_UNIFORM, s.K_TAU, s.K_RESET)
 #: "More controls": everything else that changes the attention shown.
@@ -46,6 +48,8 @@ def primary(tm: ModelRecord) -> None:
     """The switches in view at first: the causal mask and uniform attention side by side (also on
     a phone), τ below them with "reset" (back to the model's own) once anything is changed."""
     layer = st.session_state[s.K_LAYER]
+    if layer != 0:  # the first view is about layer 0; another layer is said, since the effect differs
+        st.caption(tr("attn.switch_layer", layer=layer))
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         control(
             s.K_MASK,
@@ -217,10 +221,8 @@ def score_editor(base: AttentionTrace, labels: Sequence[str]) -> None:
         cell = (layer, head, i, j)
         key = f"{s.K_EDIT_VALUE}_l{layer}_h{head}_i{i}_j{j}"
         ss.setdefault(key, ss[s.K_EDITS].get(cell, own))
-        c.number_input(
+        c.number_input(  # no min/max: Streamlit would refuse out of range in English; _store_edit says it
             f"S[{i}, {j}]",
-            min_value=-s.MAX_EDIT,
-            max_value=s.MAX_EDIT,
             step=1.0,
             format="%.4f",
             key=key,
@@ -228,6 +230,8 @@ def score_editor(base: AttentionTrace, labels: Sequence[str]) -> None:
             on_change=_store_edit,
             args=(cell, own, key),
         )
+        if (refused := st.session_state.pop(_REFUSED, None)) is not None:
+            st.warning(refused)
         edits = s.edits_of(layer, head, T)
         if edits:
             cells = ", ".join(f"S[{i}, {j}] = {v:.4g}" for _, i, j, v in edits)
@@ -245,4 +249,7 @@ def _store_edit(cell: tuple[int, int, int, int], own: float, key: str) -> None:
         edits.pop(cell, None)
     elif math.isfinite(value) and abs(value) <= s.MAX_EDIT:
         edits[cell] = float(value)
+    else:  # refused, said under the editor; the input shows the score in use again
+        st.session_state[_REFUSED] = tr("attn.edit_refused", value=f"{value:g}", limit=f"{s.MAX_EDIT:g}")
+        st.session_state[key] = edits.get(cell, own)
     st.session_state[s.K_EDITS] = edits
