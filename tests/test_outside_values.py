@@ -184,3 +184,21 @@ def test_link_messages_name_what_they_repeat_from_the_url(lang):
     at = open_page("predict", lang, model="own", train="v1;seed=1\u200c0;text=你好")
     (warning,) = [w.value for w in at.warning]
     assert "1⟨U+200C⟩0" in warning and "\u200c" not in warning
+
+
+@pytest.mark.parametrize("bad", ["\u202e", "\u200c", "\u0007"])
+def test_a_training_text_with_an_invisible_or_direction_changing_character_is_refused_naming_it(bad):
+    from tinygpt.formatting import char_name
+    from tinygpt.links import decode_train
+    from tinygpt.limits import host_configs
+
+    gpt = {"max_len": 16, "d_model": 32, "n_heads": 4, "n_layers": 1, "d_ff": 64, "norm": "pre", "positions": "learned"}
+    training = {"lr": 1e-3, "epochs": 10, "seed": 0, "early_stop_loss": 0.0, "causal_mask": True, "window": None}
+    text = f"{bad}床前明月光"
+    with pytest.raises(ConfigError) as info:
+        host_configs(text, gpt, training)
+    assert info.value.key == "text_chars" and info.value.params == {"names": char_name(bad)}
+    assert bad not in str(info.value.value)  # shown named, never raw
+    with pytest.raises(ConfigError):  # a link carrying it is refused the same way
+        decode_train(f"v1;d_model=32;n_heads=4;n_layers=1;d_ff=64;max_len=16;text={text}")
+    assert host_configs("床前明月光，疑是地上霜", gpt, training)  # a comma, a space-free poem: accepted

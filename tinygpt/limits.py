@@ -7,6 +7,8 @@ step (parameters × tokens), which bound a step's memory and time on 2 cores.
 
 from __future__ import annotations
 
+import unicodedata
+
 from tinygpt.config import (
     MAX_EPOCHS,
     MAX_STEP_WORK,
@@ -16,6 +18,7 @@ from tinygpt.config import (
     GPTConfig,
     TrainConfig,
 )
+from tinygpt.formatting import char_name, shown_text
 from tinygpt.vocab import vocab_size_of
 
 
@@ -39,6 +42,15 @@ def check_host_limits(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> 
     Raises:
         ConfigError naming the value and the limit (``key`` selects the i18n message).
     """
+    if hidden := unseen_chars(text):
+        names = ", ".join(char_name(c) for c in hidden)
+        raise ConfigError(
+            "text",
+            shown_text(text),
+            f"characters a reader can see (not {names})",
+            "text_chars",
+            names=names,
+        )
     if len(text) > MAX_TEXT_LEN:
         raise ConfigError(
             "len(text)",
@@ -72,6 +84,13 @@ def check_host_limits(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> 
             params=f"{params:,}",
             tokens=tokens,
         )
+
+
+def unseen_chars(text: str) -> list[str]:
+    """The characters of ``text`` a training text must not hold, each once: invisible, control and
+    direction-changing characters (Unicode categories Cf, Cc, Cs, Co, Cn). A model that learned
+    them would show its texts reversed or with characters missing on every page."""
+    return list(dict.fromkeys(c for c in text if unicodedata.category(c) in ("Cf", "Cc", "Cs", "Co", "Cn")))
 
 
 def host_configs(text: str, gpt: dict, training: dict) -> tuple[GPTConfig, TrainConfig]:

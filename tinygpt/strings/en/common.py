@@ -51,4 +51,6 @@ STRINGS: dict[str, str] = {
     "figure.svg_help": "The chart as an SVG vector image, e.g. for slides: sharp at any size, its text stays text.",
     "link.bad_param": "The link's {name}={value} is not accepted (accepted: {accepted}); that part of the view stays as it was.",
     "accepted.scale": "sqrt, 1 or a number from {lo} to {hi}",
+    "accepted.text_chars": "characters a reader can see; this text holds {names}, which a model would learn and then show invisibly or reversed",
+    "field.text": "Training text",
 }

@@ -51,4 +51,6 @@ STRINGS: dict[str, str] = {
     "figure.svg_help": "把图表保存为 SVG 矢量图，可放进幻灯片：任意缩放都清晰，文字仍是文字。",
     "link.bad_param": "链接里的 {name}={value} 不被接受（可接受：{accepted}）；视图的这一部分保持原样。",
     "accepted.scale": "sqrt、1 或 {lo} 到 {hi} 之间的数",
+    "accepted.text_chars": "看得见的字符；这段文本里有 {names}，模型学会后会把它们显示成看不见的或把文字倒过来",
+    "field.text": "训练文本",
 }
