@@ -46,6 +46,8 @@ def open_page(page: str, lang: str = "en", own_model: ModelRecord | None = None,
         at.session_state["own_model"] = own_model
     at.run()
     at.query_params.update(params)
+    if page == "attention":  # the step's table is one click away on the page: open here, as tests read it
+        at.session_state["attn_table_open"] = True
     at.switch_page(f"pages/{page}.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]

@@ -161,14 +161,15 @@ def test_grey_text_passes_wcag_contrast_on_every_background_it_sits_on():
     for background in ("#ffffff", "#f0f2f6", "#fbe3b3"):  # page, sidebar, a highlighted table row
         assert contrast(MUTED_TEXT, background) >= 4.5
     assert contrast("#7d7d83", "#ffffff") < 4.5  # Streamlit's own caption grey, which axe-core flags
-    sheet = style_sheet("zh", "公式", "表格")
+    sheet = style_sheet("zh", "公式", "表格", "↔")
     assert f"color: {MUTED_TEXT}; opacity: 1" in sheet  # captions: the colour, without Streamlit's opacity
     assert "rgba(49, 51, 63, 0.6)" not in sheet  # nor the table headers' faded grey
 
 
 def test_the_style_sheet_sets_the_page_language_and_names_boxes_that_scroll():
     for lang, code in HTML_LANG.items():
-        assert f"d.documentElement.lang = {json.dumps(code)};" in style_sheet(lang, "F", "T")
-    sheet = style_sheet("zh", "公式（可左右滚动）", "表格（可滚动）")
+        assert f"d.documentElement.lang = {json.dumps(code)};" in style_sheet(lang, "F", "T", "↔")
+    sheet = style_sheet("zh", "公式（可左右滚动）", "表格（可滚动）", "↔ 可以左右滑动")
     assert '".katex-display": "公式（可左右滚动）"' in sheet and '".tg-table": "表格（可滚动）"' in sheet
     assert '"ArrowLeft": "attn_prev"' in sheet and '"ArrowRight": "attn_next"' in sheet
+    assert '[data-tg-scrolls]::after { content: "↔ 可以左右滑动";' in sheet  # the scroll hint in the page's language

@@ -205,7 +205,7 @@ def test_every_chart_has_png_and_svg_downloads_in_the_pages_language(page, lang,
     # the page draws one section (part) at a time: every section's charts
     chooser = {"theory": ("theory_section", ("vectors", "weighted_sum", "attention"))}
     if page == "attention":  # the sections below the steps are expanders drawn while open
-        for key in ("attn_details", "attn_heads", "attn_lens", "attn_training"):
+        for key in ("attn_details", "attn_heads", "attn_lens", "attn_training", "attn_table_open"):
             at.session_state[key] = True
         at.run()
         buttons |= {b.key: b for b in at.get("download_button")}

@@ -250,7 +250,14 @@ def test_attention_exercise_draws_nothing_for_a_step_without_questions():
 PARTS_OF_CONTROLS = {"attn_prev", "attn_next", "attn_try_context", "attn_training"}
 #: Expanders that hold controls, checks or a chart's data as a table: navigation, like the page
 #: list, not lesson controls.
-ATTN_NAVIGATION = {"attn_curious", "attn_more", "attn_heads_grid_data", "attn_layers_grid_data", "attn_snapshot_data"}
+ATTN_NAVIGATION = {
+    "attn_curious",
+    "attn_more",
+    "attn_table_open",
+    "attn_heads_grid_data",
+    "attn_layers_grid_data",
+    "attn_snapshot_data",
+}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -259,13 +266,16 @@ def test_a_locked_attention_link_draws_only_its_switches_and_keeps_the_links_vie
         lang, lesson="1", pages="attention", show="attn_mask,attn_temperature", step="softmax", mask="0", tau="0.5"
     )
     assert listed_pages(at, lang) == {"attention"} and at.title[0].value == t("attn.title", lang)
-    assert keyed_widgets(at) == {"attn_mask", "attn_temperature", "attn_curious"}
+    assert keyed_widgets(at) == {"attn_mask", "attn_temperature", "attn_curious", "attn_table_open"}
     keyed = [e.key for e in at.expander if e.key]
-    assert keyed == ["attn_curious"]  # more controls, the heads and lens sections: hidden
+    assert keyed == ["attn_table_open", "attn_curious"]  # more controls, the heads and lens sections: hidden
     assert not at.main.get("page_link")  # no link to the Theory page, which the lesson leaves out
     assert at.toggle(key="attn_mask").value is False and at.select_slider(key="attn_temperature").value == 0.5
     step = t("attn.step_header", lang, number=6, n=9, name=t("step.softmax.name", lang))
     assert step in [s.value for s in at.subheader]  # the hidden step control keeps the link's step=softmax
+    assert not tables(at)  # the step's table is one click away
+    at.session_state["attn_table_open"] = True
+    at.run()
     alpha = tables(at)[0].value.to_numpy()
     assert alpha.shape == (4, 4) and (alpha[0, 1:] > 0).all()  # mask off, from the link
     assert {k: at.query_params[k] for k in ("step", "mask", "tau", "lesson", "show")} == {
@@ -310,17 +320,23 @@ def test_every_widget_of_the_attention_page_is_a_lesson_control_and_a_lesson_wit
 
 def test_a_lesson_hiding_every_switch_draws_no_empty_switch_panel():
     at = open_app(lesson="1", pages="attention", show="attn_step", mask="0")
-    assert keyed_widgets(at) == {"attn_step", "attn_prev", "attn_next", "attn_curious"}
+    assert keyed_widgets(at) == {"attn_step", "attn_prev", "attn_next", "attn_curious", "attn_table_open"}
     assert not at.toggle and at.query_params["mask"] == "0"
 
 
 def test_a_lesson_showing_only_a_later_parts_controls_opens_that_part():
     at = open_app(lesson="1", pages="attention", show="attn_heads")
     assert at.session_state["attn_heads"] is True and t("attn.exp.heads_caption", "en") in [c.value for c in at.caption]
-    assert [e.key for e in at.expander if e.key] == ["attn_curious", "attn_heads"]
+    assert [e.key for e in at.expander if e.key] == ["attn_table_open", "attn_curious", "attn_heads"]
     at = open_app(lesson="1", pages="attention", show="attn_snapshot")
     assert at.session_state["attn_training"] is True
-    assert keyed_widgets(at) == {"attn_curious", "attn_training", "attn_snapshot", "attn_snapshot_data"}
+    assert keyed_widgets(at) == {
+        "attn_curious",
+        "attn_table_open",
+        "attn_training",
+        "attn_snapshot",
+        "attn_snapshot_data",
+    }
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

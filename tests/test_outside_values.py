@@ -189,8 +189,8 @@ def test_link_messages_name_what_they_repeat_from_the_url(lang):
 @pytest.mark.parametrize("bad", ["\u202e", "\u200c", "\u0007"])
 def test_a_training_text_with_an_invisible_or_direction_changing_character_is_refused_naming_it(bad):
     from tinygpt.formatting import char_name
-    from tinygpt.links import decode_train
     from tinygpt.limits import host_configs
+    from tinygpt.links import decode_train
 
     gpt = {"max_len": 16, "d_model": 32, "n_heads": 4, "n_layers": 1, "d_ff": 64, "norm": "pre", "positions": "learned"}
     training = {"lr": 1e-3, "epochs": 10, "seed": 0, "early_stop_loss": 0.0, "causal_mask": True, "window": None}

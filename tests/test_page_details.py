@@ -97,9 +97,9 @@ def test_a_space_is_named_in_predicts_tables_and_its_guess():
 def test_the_softmax_steps_title_is_alpha_in_the_pages_language(lang):
     at = open_page("attention", lang, step="softmax")
     head = t("attn.panel_head", lang, h=0)
-    labels = [e.label for e in at.expander]
-    assert t("attn.table", lang, name=f"α · {head}") in labels
-    assert not [label for label in labels if "alpha" in label]
+    titles = [m.value for m in at.markdown] + [e.label for e in at.expander]
+    assert f"**{t('attn.table', lang, name=f'α · {head}')}**" in titles  # the step's table, its title
+    assert not [title for title in titles if "alpha ·" in title]
 
 
 def test_the_texts_put_the_examples_in_quotation_marks():

@@ -22,6 +22,7 @@ def open_page(page: str, lang: str = "en") -> AppTest:
     at.run()
     if page in ("predict", "attention"):  # these open on the context example; the tests read the textbook's
         at.query_params["model"] = "textbook"
+    at.session_state["attn_table_open"] = True  # the step's table, one click away on the page
     if PAGES[page] != "pages/train.py":
         at.switch_page(PAGES[page])
         at.run()

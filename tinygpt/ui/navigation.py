@@ -100,7 +100,10 @@ def run_app() -> None:
 
         open_short_link()
     # the style sheet and the scripts: lang attribute, keyboard access to boxes that scroll, ← / → for steps
-    st.html(style_sheet(lang(), tr("app.formula_label"), tr("app.table_label")), unsafe_allow_javascript=True)
+    st.html(
+        style_sheet(lang(), tr("app.formula_label"), tr("app.table_label"), tr("app.scrolls_sideways")),
+        unsafe_allow_javascript=True,
+    )
     in_lesson = lesson() is not None
     # The page list first, before anything imports torch: on a fresh server's first request
     # Streamlit's legacy mode has already sent its own menu of file names, which this replaces.

@@ -45,7 +45,6 @@ NARROW_SCREEN_CSS = f"""
 .tg-table tr.hl > * {{ background: #fbe3b3; }}
 [data-testid="stVegaLiteChart"] {{ max-width: 100%; overflow-x: auto; overflow-y: hidden; }}
 #theory-sections, #attn-parts, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
-.tg-scrolls {{ margin: 0.15rem 0 0; font-size: 0.8rem; color: #4a4d5a; }}
 @media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} }}
 @media (max-width: 640px) {{
   [role="radiogroup"]:has(> button[data-variant="segmented_control"]) {{ column-gap: 4px; }}
@@ -96,26 +95,6 @@ REPLACE_HISTORY_JS = """<script>
 })();
 </script>"""
 
-# A chart or table wider than its box scrolls inside it (NARROW_SCREEN_CSS); on a phone nothing
-# shows that more is to the side. This marks each such box once with a line under it, in the
-# page's language (the <html lang> the app sets), and checks again as the page redraws.
-SCROLL_HINT_JS = """<script>
-(() => { const w = window.parent || window; if (w.__tgScrollHint) return; w.__tgScrollHint = true;
-  const d = w.document, text = { zh: "↔ 可以左右滑动查看全部内容", en: "↔ Swipe sideways to see all of it" };
-  const mark = () => {
-    for (const box of d.querySelectorAll('[data-testid="stVegaLiteChart"], .tg-table, .tg-strip')) {
-      const wide = box.scrollWidth > box.clientWidth + 2, next = box.nextElementSibling;
-      const hinted = next && next.classList.contains("tg-scrolls");
-      if (wide && !hinted) { const p = d.createElement("p"); p.className = "tg-scrolls";
-        p.textContent = (d.documentElement.lang || "").startsWith("zh") ? text.zh : text.en; box.after(p); }
-      else if (!wide && hinted) next.remove();
-    } };
-  new w.MutationObserver(() => { clearTimeout(w.__tgScrollTimer); w.__tgScrollTimer = setTimeout(mark, 300); })
-    .observe(d.body, { childList: true, subtree: true });
-  w.addEventListener("resize", mark); mark();
-})();
-</script>"""
-
 #: Keys that move the Attention page's steps when no control has the focus: a click on the button
 #: keyed ``attn_prev`` / ``attn_next`` (Streamlit gives a keyed element the class ``st-key-<key>``).
 STEP_KEYS = {"ArrowLeft": "attn_prev", "ArrowRight": "attn_next"}
@@ -131,29 +110,37 @@ OWN_ARROWS = (
 # - the page's lang attribute follows the language shown;
 # - a box that scrolls (a display formula or a chart wider than the page, a static table wider or
 #   taller than its box) can be reached with the Tab key and scrolled with the arrow keys, and is
-#   named for screen readers (a chart keeps its own name, its description); re-checked after the
-#   page changes and when the window is resized;
+#   named for screen readers (a chart keeps its own name, its description); a box that scrolls
+#   sideways says so under it (``tg-scrolls`` on its element, the text in CSS: ``scroll_css``);
+#   re-checked in the frame after the page changes and when the window is resized, and only
+#   what changed is written, so a redraw is not followed by a second wave of changes;
 # - ← / → move the Attention page's steps when no control has the focus (installed once per tab).
 ACCESS_JS = Template("""<script>
 (() => { const w = window.parent || window, d = w.document;
-  d.documentElement.lang = $lang; w.__tgScrollLabels = $scroll_labels;
+  if (d.documentElement.lang !== $lang) d.documentElement.lang = $lang;
+  w.__tgScrollLabels = $scroll_labels;
   if (w.__tgAccess) { w.__tgAccess(); return; }
-  const label = () => {
+  const set = (el, attr, value) => { if (el.getAttribute(attr) !== value) el.setAttribute(attr, value); };
+  const drop = (el, attr) => { if (el.hasAttribute(attr)) el.removeAttribute(attr); };
+  const check = () => {
     for (const [selector, name] of Object.entries(w.__tgScrollLabels)) {
       for (const box of d.querySelectorAll(selector)) {
         const style = w.getComputedStyle(box), scrolls = (overflow) => overflow === 'auto' || overflow === 'scroll';
-        if ((scrolls(style.overflowX) && box.scrollWidth > box.clientWidth + 1)
-            || (scrolls(style.overflowY) && box.scrollHeight > box.clientHeight + 1)) {
-          box.tabIndex = 0;
-          if (name) { box.setAttribute('role', 'group'); box.setAttribute('aria-label', name); }
-        } else if (box.hasAttribute('tabindex')) {
-          for (const attr of name ? ['tabindex', 'role', 'aria-label'] : ['tabindex']) box.removeAttribute(attr);
+        const wide = scrolls(style.overflowX) && box.scrollWidth > box.clientWidth + 1;
+        const tall = scrolls(style.overflowY) && box.scrollHeight > box.clientHeight + 1;
+        if (wide || tall) {
+          set(box, 'tabindex', '0');
+          if (name) { set(box, 'role', 'group'); set(box, 'aria-label', name); }
+        } else {
+          for (const attr of name ? ['tabindex', 'role', 'aria-label'] : ['tabindex']) drop(box, attr);
         }
+        const holder = box.closest('[data-testid="stElementContainer"]') || box;
+        if (wide && box.offsetParent !== null) set(holder, 'data-tg-scrolls', ''); else drop(holder, 'data-tg-scrolls');
       }
     }
   };
-  let timer = 0;
-  w.__tgAccess = () => { clearTimeout(timer); timer = setTimeout(label, 150); };
+  let frame = 0;
+  w.__tgAccess = () => { if (!frame) frame = w.requestAnimationFrame(() => { frame = 0; check(); }); };
   new w.MutationObserver(w.__tgAccess).observe(d.body, {childList: true, subtree: true});
   w.addEventListener('resize', w.__tgAccess);
   w.__tgAccess();
@@ -171,11 +158,21 @@ ACCESS_JS = Template("""<script>
 </script>""")
 
 
-def style_sheet(lang: str, formula_label: str, table_label: str) -> str:
+def scroll_css(hint: str) -> str:
+    """The line under a box that scrolls sideways (its element marked ``data-tg-scrolls`` by
+    :data:`ACCESS_JS`), ``hint`` in the user's language: a phone shows that more is to the side."""
+    text = json.dumps(hint, ensure_ascii=False)
+    return (
+        f"[data-tg-scrolls]::after {{ content: {text}; display: block; margin-top: 0.15rem; "
+        f"font-size: 0.8rem; color: {MUTED_TEXT}; }}"
+    )
+
+
+def style_sheet(lang: str, formula_label: str, table_label: str, scroll_hint: str) -> str:
     """Everything above, as one ``st.html`` element at the top of every page: the style sheet, the
     history script and the access script for the language ``lang`` (a code of
     ``tinygpt.i18n.LANGUAGES``), naming a formula that scrolls ``formula_label`` and a table that
-    scrolls ``table_label``."""
+    scrolls ``table_label``; ``scroll_hint`` says under a box that it scrolls sideways."""
     labels = {".katex-display": formula_label, ".tg-table": table_label, "[data-testid=stVegaLiteChart]": None}
     script = ACCESS_JS.substitute(
         lang=json.dumps(HTML_LANG.get(lang, lang)),
@@ -183,4 +180,4 @@ def style_sheet(lang: str, formula_label: str, table_label: str) -> str:
         step_keys=json.dumps(STEP_KEYS),
         own_arrows=json.dumps(OWN_ARROWS),
     )
-    return f"<style>{NARROW_SCREEN_CSS}{EFFECT_CSS}</style>{REPLACE_HISTORY_JS}{SCROLL_HINT_JS}{script}"
+    return f"<style>{NARROW_SCREEN_CSS}{EFFECT_CSS}{scroll_css(scroll_hint)}</style>{REPLACE_HISTORY_JS}{script}"

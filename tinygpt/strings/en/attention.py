@@ -266,4 +266,5 @@ STRINGS: dict[str, str] = {
     "why.knock_on": "your switch in layer {layer} changed what the later layers read, so {look}",
     "attn.switch_layer": "The switches act on layer {layer} (choose it under More controls).",
     "attn.edit_refused": "The score {value} is not accepted: type a number from −{limit} to {limit}. The score in use is kept.",
+    "attn.table_open": "The numbers as a table (and a CSV of every value)",
 }

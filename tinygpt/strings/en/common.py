@@ -53,4 +53,5 @@ STRINGS: dict[str, str] = {
     "accepted.scale": "sqrt, 1 or a number from {lo} to {hi}",
     "accepted.text_chars": "characters a reader can see; this text holds {names}, which a model would learn and then show invisibly or reversed",
     "field.text": "Training text",
+    "app.scrolls_sideways": "↔ Swipe sideways to see all of it.",
 }

@@ -266,4 +266,5 @@ STRINGS: dict[str, str] = {
     "why.knock_on": "你在第 {layer} 层的开关改变了后面各层读到的东西，于是{look}",
     "attn.switch_layer": "开关作用于第 {layer} 层（在“更多控件”里选层）。",
     "attn.edit_refused": "得分 {value} 不被接受：请输入 −{limit} 到 {limit} 之间的数。仍使用原来的得分。",
+    "attn.table_open": "这些数的表格（以及包含全部数值的 CSV）",
 }

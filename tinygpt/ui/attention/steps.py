@@ -312,7 +312,12 @@ def matrix_view(
     )
     st.vega_lite_chart(spec, width="content")
     decimals = 2 if square else 4
-    with st.expander(tr("attn.table", name=shown_title), icon=":material/table:"):
+    # one label for every step, so the expander stays open from step to step; drawn only while open
+    box = st.expander(tr("attn.table_open"), key=s.K_TABLE, on_change="rerun", icon=":material/table:")
+    if not box.open:
+        return
+    with box:
+        st.markdown(f"**{tr('attn.table', name=shown_title)}**")
         if is_static(shown.shape[0], len(shown_cols)):  # the text as shown, each value in its tooltip
             show_table(matrix_text(to_numpy(shown, floats=True), labels, shown_cols, decimals), max_height=600)
         elif square:  # a long text's T × T grid: the text, in narrow columns
