@@ -179,6 +179,18 @@ def wait_for_app(page, timeout_ms: int = APP_TIMEOUT_MS) -> None:
     page.wait_for_function(APP_IDLE_JS, timeout=timeout_ms, polling=100)
 
 
+def open_step_table(page, name: str, lang: str = "en", timeout_ms: int = APP_TIMEOUT_MS) -> None:
+    """Open the Attention page's step table (the expander keyed ``attn_table_open``, one click away
+    under the step's heatmap) and wait until it shows the table of ``name`` (``attn.table``)."""
+    from tinygpt.i18n import t
+
+    box = page.locator(".st-key-attn_table_open")
+    if not box.locator("details[open]").count():
+        box.locator("summary").click()
+    page.get_by_test_id("stMain").get_by_text(t("attn.table", lang, name=name), exact=True).wait_for(timeout=timeout_ms)
+    wait_for_app(page, timeout_ms)
+
+
 def assert_no_exception(page) -> None:
     """Assert the page shows no `[data-testid="stException"]` element; show their text if any."""
     exceptions = page.locator('[data-testid="stException"]')

@@ -3,12 +3,11 @@ critical issue on any page in either language, the page's ``lang`` follows the l
 every chart has a text description, wide formulas can be scrolled with the keyboard, and the
 Attention page's steps move with the arrow keys."""
 
-import re
 from collections import Counter
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from conftest import assert_no_exception, wait_for_app
+from conftest import assert_no_exception, open_step_table, wait_for_app
 
 from tinygpt.i18n import t
 
@@ -71,8 +70,7 @@ def test_no_serious_axe_findings_on_attention_after_the_mask_and_a_step_table(ap
     switches.get_by_text(t("attn.mask", lang), exact=True).click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('mask') === '0'", timeout=TIMEOUT)
     wait_for_app(page)
-    table = t("attn.table", lang, name="@").split("@")[1]  # the step's table: "… (table)"
-    page.get_by_test_id("stMain").get_by_text(re.compile(re.escape(table) + "$")).first.click()
+    open_step_table(page, t("attn.tensor.alpha", lang) + " · " + t("attn.panel_head", lang, h=0), lang)
     page.locator(".tg-table").first.wait_for(timeout=TIMEOUT)
     wait_for_app(page)
     assert_no_exception(page)

@@ -4,6 +4,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from conftest import assert_no_exception, wait_for_app
+from conftest import open_step_table as open_table
 
 from tinygpt.attention import STEPS
 from tinygpt.i18n import t
@@ -47,7 +48,7 @@ def wait_for_redraw(page, before: dict) -> dict:
 
 def open_step_table(page, name: str) -> None:
     """Open the step's table (one click away under its heatmap) and wait for its cells."""
-    page.get_by_test_id("stMain").get_by_text(t("attn.table", "en", name=name), exact=True).click()
+    open_table(page, name)
     page.locator(".tg-table").first.scroll_into_view_if_needed(timeout=60_000)
     page.wait_for_function(f"() => ({TABLE_CELLS_JS})().length >= 20", timeout=60_000)
 
@@ -104,7 +105,7 @@ def test_more_controls_and_a_page_switch_keep_what_the_student_chose(app_server,
     click("attn_output", "V")  # step 1 shows V, with every column
     main.get_by_text(t("attn.all_columns", "en", D=512), exact=True).click()
     wait_for_app(page)
-    main.get_by_text(t("attn.table", "en", name="V"), exact=True).wait_for(timeout=60_000)
+    open_table(page, "V")
     main.get_by_text(t("attn.more", "en")).click()  # closed: its controls keep their values
     wait_for_app(page)
     assert chosen("attn_output") == "V" and page.locator(".st-key-attn_all_columns input").is_checked()

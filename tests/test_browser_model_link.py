@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import numpy as np
 import pytest
-from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
+from conftest import SCREENSHOTS, assert_no_exception, open_step_table, wait_for_app
 from playwright.sync_api import expect
 
 from tinygpt.explain import trace_of
@@ -41,6 +41,7 @@ def test_a_class_link_for_a_poem_model_opens_that_model_and_view_in_a_fresh_brow
         )  # trained (or taken from the shelf), then shown
         wait_for_app(page)
         assert POEM in page.locator("[data-testid='stMain']").inner_text()
+        open_step_table(page, t("attn.tensor.alpha", lang) + " · " + t("attn.panel_head", lang, h=1), lang)
         titles = page.evaluate(TITLE_VALUES_JS)  # α of head 1, each cell's full value in its tooltip
         shown = np.array([[float(v.replace("−∞", "-inf")) for v in row] for row in titles])
         text, gpt_cfg, train_cfg = decode_train(TRAIN)
