@@ -7,7 +7,8 @@ is a SQLite file in a temporary folder, or the PostgreSQL database of ``--databa
 gets it as ``TINYGPT_DATABASE_URL``).
 
 The teacher's lesson (made in the store as the lesson builder makes it: ``tinygpt.classroom``): the
-Train, Predict and Attention pages, only the step, mask, τ and prefix controls, guess before the
+Train, Predict and Attention pages, only the step, mask, τ and prefix controls and the Train page's
+presets, text, seed and epochs (for the sessions that train), guess before the
 numbers are shown, the teacher's own model (``model=own&train=v1;…``: d_model 64, 2 layers, a line
 of a poem, 200 epochs), and a class. The teacher's session opens the class's view
 (``/teacher?class=…&key=…``) and refreshes it as a browser does (its ``run_every`` fragment, every
@@ -82,7 +83,16 @@ RSS_EVERY_S = 0.5
 TEACHER_TEXT = "床前明月光疑是地上霜"
 TEACHER_TRAIN = f"v1;d_model=64;n_heads=4;n_layers=2;d_ff=256;lr=0.001;epochs=200;text={TEACHER_TEXT}"
 #: The controls the lesson lets students use (everything else is locked).
-LESSON_CONTROLS = ("attn_step", "attn_mask", "attn_temperature", "predict_prefix")
+LESSON_CONTROLS = (
+    "attn_step",
+    "attn_mask",
+    "attn_temperature",
+    "predict_prefix",
+    "train_presets",
+    "train_text",
+    "train_seed",
+    "train_epochs",
+)
 #: How often the teacher's view refreshes (tinygpt.ui.teacher_view.REFRESH_SECONDS).
 TEACHER_REFRESH_S = 3.0
 _SHOWN = re.compile(r"(\d+) students?, (\d+) answers?;")
@@ -115,6 +125,7 @@ class Texts:
     shared: str = field(default_factory=lambda: english("link.shared"))
     link_training: str = field(default_factory=lambda: english("link.training_header"))
     own_banner: str = field(default_factory=lambda: english("model.banner.own", text="\0", trained="").split("\0")[0])
+    link_banner: str = field(default_factory=lambda: english("model.banner.link", text="\0", trained="").split("\0")[0])
     wrong: str = field(default_factory=lambda: english("ex.wrong", answer="\0", reason="").split("\0")[0])
     right: str = field(default_factory=lambda: english("ex.right", reason="\0").split("\0")[0])
 
@@ -142,7 +153,8 @@ class Student:
 
     @property
     def kept_model(self) -> bool:
-        return self.banner.startswith(Texts().own_banner + self.text + "”")
+        texts = Texts()  # a trainer shows its own model; the others, the model of the teacher's link
+        return self.banner.startswith((texts.own_banner if self.trainer else texts.link_banner) + self.text + "”")
 
 
 async def wait_for_link(s: Session, me: Student, texts: Texts, run: Run) -> Run:
@@ -275,7 +287,8 @@ async def student(
             if me.trainer and train_at is not None:
                 me.errors.append(f"session {me.number}: the lesson ended before it trained")
             end = await predict(s, me, None)
-            me.banner = next((t for t in end.texts if t.startswith(texts.own_banner)), " / ".join(end.texts[:3]))
+            banners = (texts.own_banner, texts.link_banner)
+            me.banner = next((t for t in end.texts if t.startswith(banners)), " / ".join(end.texts[:3]))
     except Exception as exc:  # a broken connection or a timeout is an error of the run, not of the bench
         me.errors.append(f"session {me.number} failed: {exc!r}")
 

@@ -102,7 +102,7 @@ STRINGS: dict[str, str] = {
     "train.no": "no",
     "train.ckpt_header": "Save and load a model",
     "train.download": "Download the current model (safetensors)",
-    "train.session_note": "Models you train live in this browser session: reloading or closing the page starts a new one. Download a model to keep it.",
+    "train.session_note": "A reload brings your trained model back: its settings are in the page's address, so it is taken from the server or trained again, with its progress shown. To come back to it later, keep the address or download the model.",
     "train.download_help": "Weights as safetensors; the configuration, vocabulary, text and loss curve are in the file's metadata (JSON).",
     "train.upload": "Load a model file (.safetensors)",
     "train.upload_ok": "Loaded: text “{text}”, {params:,} parameters, {steps} {steps:step|steps}. Every page now uses this model.",

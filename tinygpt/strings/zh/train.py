@@ -102,7 +102,7 @@ STRINGS: dict[str, str] = {
     "train.no": "否",
     "train.ckpt_header": "保存与载入模型",
     "train.download": "下载当前模型（safetensors）",
-    "train.session_note": "训练出的模型只保存在这次浏览器会话里：刷新或关闭页面就会开始新的会话。想保留模型，请先下载。",
+    "train.session_note": "刷新页面后，你训练的模型会回来：它的设置在网址里，模型会从服务器上取回，或重新训练一遍并显示进度。想以后再用，请保存这个网址，或者下载模型。",
     "train.download_help": "权重保存为 safetensors；配置、词表、文本和损失曲线写在文件的元数据（JSON）里。",
     "train.upload": "载入模型文件（.safetensors）",
     "train.upload_ok": "已载入：文本“{text}”，{params:,} 个参数，{steps} 步。所有页面现在使用这个模型。",
