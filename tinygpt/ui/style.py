@@ -120,14 +120,15 @@ ACCESS_JS = Template("""<script>
   if (d.documentElement.lang !== $lang) d.documentElement.lang = $lang;
   w.__tgScrollLabels = $scroll_labels;
   if (w.__tgAccess) { w.__tgAccess(); return; }
+  const SLACK = 8;  // px: a formula's italic overhang (a pixel or two) is not content to scroll to
   const set = (el, attr, value) => { if (el.getAttribute(attr) !== value) el.setAttribute(attr, value); };
   const drop = (el, attr) => { if (el.hasAttribute(attr)) el.removeAttribute(attr); };
   const check = () => {
     for (const [selector, name] of Object.entries(w.__tgScrollLabels)) {
       for (const box of d.querySelectorAll(selector)) {
         const style = w.getComputedStyle(box), scrolls = (overflow) => overflow === 'auto' || overflow === 'scroll';
-        const wide = scrolls(style.overflowX) && box.scrollWidth > box.clientWidth + 1;
-        const tall = scrolls(style.overflowY) && box.scrollHeight > box.clientHeight + 1;
+        const wide = scrolls(style.overflowX) && box.scrollWidth > box.clientWidth + SLACK;
+        const tall = scrolls(style.overflowY) && box.scrollHeight > box.clientHeight + SLACK;
         if (wide || tall) {
           set(box, 'tabindex', '0');
           if (name) { set(box, 'role', 'group'); set(box, 'aria-label', name); }
