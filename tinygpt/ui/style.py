@@ -120,15 +120,17 @@ ACCESS_JS = Template("""<script>
   if (d.documentElement.lang !== $lang) d.documentElement.lang = $lang;
   w.__tgScrollLabels = $scroll_labels;
   if (w.__tgAccess) { w.__tgAccess(); return; }
-  const SLACK = 8;  // px: a formula's italic overhang (a pixel or two) is not content to scroll to
+  // Any overflow makes a box reachable by keyboard (it does scroll); the "swipe sideways" line needs
+  // more than SLACK px, since a formula's italic overhang of a pixel or two is nothing to look for.
+  const SLACK = 8;
   const set = (el, attr, value) => { if (el.getAttribute(attr) !== value) el.setAttribute(attr, value); };
   const drop = (el, attr) => { if (el.hasAttribute(attr)) el.removeAttribute(attr); };
   const check = () => {
     for (const [selector, name] of Object.entries(w.__tgScrollLabels)) {
       for (const box of d.querySelectorAll(selector)) {
         const style = w.getComputedStyle(box), scrolls = (overflow) => overflow === 'auto' || overflow === 'scroll';
-        const wide = scrolls(style.overflowX) && box.scrollWidth > box.clientWidth + SLACK;
-        const tall = scrolls(style.overflowY) && box.scrollHeight > box.clientHeight + SLACK;
+        const over = scrolls(style.overflowX) ? box.scrollWidth - box.clientWidth : 0;
+        const wide = over > 1, tall = scrolls(style.overflowY) && box.scrollHeight > box.clientHeight + 1;
         if (wide || tall) {
           set(box, 'tabindex', '0');
           if (name) { set(box, 'role', 'group'); set(box, 'aria-label', name); }
@@ -136,7 +138,8 @@ ACCESS_JS = Template("""<script>
           for (const attr of name ? ['tabindex', 'role', 'aria-label'] : ['tabindex']) drop(box, attr);
         }
         const holder = box.closest('[data-testid="stElementContainer"]') || box;
-        if (wide && box.offsetParent !== null) set(holder, 'data-tg-scrolls', ''); else drop(holder, 'data-tg-scrolls');
+        if (over > SLACK && box.offsetParent !== null) set(holder, 'data-tg-scrolls', '');
+        else drop(holder, 'data-tg-scrolls');
       }
     }
   };
