@@ -56,9 +56,10 @@ def codes(at: AppTest) -> list[str]:
 
 
 def make_class(lang: str = "en", guess: bool = True) -> tuple[AppTest, str, str, str]:
-    """A teacher builds a locked guess-first lesson on Attention's softmax step with a class:
+    """A teacher builds a locked guess-first lesson on Attention's softmax step of the textbook example with a class:
     (the teacher's session, the students' short link, the class code, the teacher's key)."""
     at = app("teacher", lang, **{"from": "attention", "step": "softmax", "tau": "1"})
+    at.button_group(key="builder_model").set_value("textbook").run()  # the example whose answers the tests know
     at.multiselect(key="builder_controls_attention").set_value(["attn_mask", "attn_temperature"]).run()
     if guess:
         at.toggle(key="builder_guess").set_value(True).run()
@@ -147,6 +148,7 @@ def test_the_builder_names_controls_by_their_labels_and_makes_a_short_ascii_link
     assert "attn_mask" not in shown
     assert at.multiselect(key="builder_pages").value == ["attention"]  # the page it was opened from
     assert at.selectbox(key="builder_step").value == "softmax"
+    assert at.button_group(key="builder_model").value == "context"  # what a student's first visit shows
     teacher, short, code, key = make_class(lang)
     base, query = short.split("?")
     assert query.startswith("s=") and len(query) == 2 + LINK_CODE_LEN and is_ascii_link(short)
@@ -368,3 +370,11 @@ def test_the_most_answered_questions_are_charts_and_the_rest_one_table(store, mo
     counts = [m.value for m in view.markdown if "answered ·" in m.value]
     assert counts == ["3 answered · 3 right (100 %)", "2 answered · 2 right (100 %)"]  # q2 and q3, in their order
     assert [e.label for e in view.expander if e.label.startswith("1 more")] == ["1 more question, fewer answered"]
+
+
+def test_the_builder_offers_the_model_the_teachers_pages_show(store):
+    at = app("attention", "en", model="textbook")
+    at.switch_page("pages/teacher.py")
+    at.run()
+    assert at.button_group(key="builder_model").value == "textbook"  # the teacher was looking at it
+    assert app("teacher", "en").button_group(key="builder_model").value == "context"  # no choice yet

@@ -170,7 +170,6 @@ def test_the_attention_page_names_an_invisible_character_of_the_text(lang, char,
 def test_the_predict_page_names_characters_the_same_way(lang):
     at = open_page("predict", lang, model="textbook")
     at.session_state["predict_prefix"] = "你\u200c好"
-    at.session_state["_keep.predict_prefix"] = "你\u200c好"
     at.run()
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "U\\+200C" in errors[0] and "\u200c" not in errors[0]

@@ -166,15 +166,17 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
 
 
 def _model_choice() -> tuple[str, str | None]:
-    """The lesson's model (the session's choice by default) and, for an own model, its ``train=``."""
+    """The lesson's model (the session's choice by default, else the context example) and, for an own
+    model, its ``train=``."""
     ss = st.session_state
     own = ss.get("own_model")
     settings = reproducible_settings(own) if own is not None else None
     options = list(EXAMPLES) + (["own"] if settings is not None else [])
-    current = ss.get(K_CHOICE, ss.get(f"_keep.{K_CHOICE}", "textbook"))
-    ss.setdefault("builder_model", current if current in options else "textbook")
+    # the model the teacher's pages show, else the one a student's first visit shows (the context example)
+    current = ss.get(K_CHOICE) or "context"
+    ss.setdefault("builder_model", current if current in options else "context")
     if ss["builder_model"] not in options:
-        ss["builder_model"] = "textbook"
+        ss["builder_model"] = "context"
     names = {c: tr(f"model.choice.{c}") for c in options}
     model = st.segmented_control(
         tr("builder.model"), options, format_func=names.get, required=True, key="builder_model"
