@@ -124,3 +124,37 @@ def test_a_language_switch_keeps_every_radio_choice(app_server, page):
     pick_then_switch_language(page, "predict", "predict.strategy.temperature", "zh", "en")
     pick_then_switch_language(page, "train", "train.norm.post", "en", "zh")
     assert_no_exception(page)
+
+
+def test_a_language_switch_after_a_new_question_does_not_answer_it(app_server, page):
+    """The pick of the last question must not come back, after a language switch, as the answer to
+    the question that replaced it (a changed text asks another one)."""
+    page.goto(f"{app_server}/attention?lang=zh&model=textbook&step=scores&guess=1")
+    wait_for_app(page)
+    question = page.locator(".st-key-attn_ex_argmax_key_pick")
+    question.locator("button", has_text=re.compile("^2 世$")).click()
+    verdicts = page.locator("[data-testid='stAlert']").filter(
+        has_text=re.compile(
+            "|".join(
+                re.escape(t(k, lang, reason="", answer="")[:4])
+                for k in ("ex.right", "ex.wrong")
+                for lang in ("zh", "en")
+            )
+        )
+    )
+    verdicts.first.wait_for(timeout=TIMEOUT)
+    wait_for_app(page)
+    text = page.locator(".st-key-attn_text input")
+    text.fill("你好世界你好")
+    text.press("Enter")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('text') === '你好世界你好'", timeout=TIMEOUT)
+    wait_for_app(page)
+    assert verdicts.count() == 0  # the new question is open
+    page.locator("[data-testid='stSidebar']").get_by_text("English", exact=True).click()
+    page.get_by_role("heading", name=t("attn.title", "en")).wait_for(timeout=TIMEOUT)
+    wait_for_app(page)
+    page.wait_for_timeout(1000)
+    wait_for_app(page)
+    assert verdicts.count() == 0  # still open: nothing was answered for the student
+    assert page.get_by_text(t("ex.score", "en", right=1, asked=1)).count() == 1
+    assert_no_exception(page)

@@ -84,7 +84,9 @@ def ask(question: Question, key_prefix: str) -> bool:
     identity = _identity(question)
     if st.session_state.get(identity_key) != identity:  # another question under these keys: start afresh
         st.session_state[identity_key] = identity
-        st.session_state.pop(pick_key, None)
+        # an empty pick written (not dropped), so the browser's pill of the last question is cleared too:
+        # kept there, the next rerun (a language switch) would send it back as an answer to this question
+        st.session_state[pick_key] = [] if question.multiple else None
         st.session_state.pop(revealed_key, None)
         if (before := classroom.prior_pick(question, identity)) is not None:  # answered before (e.g. a reload)
             st.session_state[pick_key], st.session_state[revealed_key] = before, True
