@@ -378,3 +378,16 @@ def test_the_builder_offers_the_model_the_teachers_pages_show(store):
     at.run()
     assert at.button_group(key="builder_model").value == "textbook"  # the teacher was looking at it
     assert app("teacher", "en").button_group(key="builder_model").value == "context"  # no choice yet
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_builder_warns_when_guess_first_opens_on_a_step_without_questions(lang, store):
+    warning = t("builder.guess_no_question", lang, step="@").split("@")[0]
+    at = app("teacher", lang, **{"from": "attention", "step": "projection"})  # step 1 asks nothing
+    at.multiselect(key="builder_controls_attention").set_value(["attn_mask"]).run()
+    assert any(w.value.startswith(warning) for w in at.warning)
+    at.selectbox(key="builder_step").set_value("softmax").run()  # step 6 asks two questions
+    assert not any(w.value.startswith(warning) for w in at.warning)
+    at.selectbox(key="builder_step").set_value("projection").run()
+    at.multiselect(key="builder_controls_attention").set_value(["attn_mask", "attn_step"]).run()
+    assert not any(w.value.startswith(warning) for w in at.warning)  # students can move to a step that asks

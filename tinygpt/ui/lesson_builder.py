@@ -22,6 +22,7 @@ from tinygpt.attention import STEP_IDS, step_by_id
 from tinygpt.classroom import LESSON_KEYS, PRIVATE_PARAMS, LessonPlan, ascii_query, lesson_params, query_with_class
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
+from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.links import encode_train, reproducible_settings
 from tinygpt.store import StoreError
 from tinygpt.theory import CONCEPT_IDS
@@ -138,6 +139,11 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
     open_class = st.toggle(tr("builder.class"), key="builder_class", help=tr("builder.class_help"))
     if open_class and not guess:
         st.warning(tr("builder.class_without_guess"), icon=":material/help:")
+    opening = step or view.get("step") or STEP_IDS[0]  # "" opens on the view's step, else step 1
+    if guess and "attention" in pages and lock == "chosen" and "attn_step" not in chosen:
+        if not STEP_QUESTIONS.get(opening):  # students stay on a step that asks nothing
+            name = tr("attn.input_nav") if opening == "input" else tr(f"step.{opening}.name")
+            st.warning(tr("builder.guess_no_question", step=name), icon=":material/help:")
     start_view = dict(view) if source in pages else {}  # the view of the page the builder was opened from
     for name, value in (("step", step), ("concept", concept)):
         if value:

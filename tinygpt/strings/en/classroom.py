@@ -112,4 +112,5 @@ STRINGS: dict[str, str] = {
     "train.url_trained_bad": "The trained model in the address was left out. {error}.",
     "train.url_trained_failed": "Your trained model could not be brought back ({reason}). Train it again when the server has room.",
     "builder.class_without_guess": "With “guess first” off, the students answer no question, so nothing reaches your class view. Turn it on for a class.",
+    "builder.guess_no_question": "Guess first asks its questions on steps 3–8 of the Attention page. This lesson opens on “{step}”, which asks none, and students cannot change the step: open the lesson on a step with a question (for example step 6, softmax), or let them use the step control.",
 }
