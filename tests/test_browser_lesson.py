@@ -86,3 +86,19 @@ def test_a_locked_attention_link_shows_only_its_switches_and_a_guess_reveals_the
     ).to_be_visible()
     assert "lesson=1" in page.url and "step=softmax" in page.url
     assert_no_exception(page)
+
+
+def test_a_reload_right_after_an_answer_brings_it_back_outside_a_class(app_server, page):
+    """The answer is given in the step's fragment (no full run after it): the browser's cookie must
+    hold the student's token already, so the reload finds the answer in the store."""
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&guess=1")
+    wait_for_app(page, TIMEOUT)
+    page.locator(".st-key-attn_ex_argmax_key_pick button", has_text=re.compile("^2 世$")).click()
+    verdict = page.locator("[data-testid='stAlert']").filter(has_text=re.compile("Right!|Not quite"))
+    expect(verdict).to_have_count(1, timeout=TIMEOUT)
+    wait_for_app(page, TIMEOUT)
+    page.reload()
+    wait_for_app(page, TIMEOUT)
+    expect(verdict).to_have_count(1, timeout=TIMEOUT)  # revealed again, not asked again
+    expect(page.get_by_text(t("ex.score", "en", right=1, asked=1))).to_have_count(1)
+    assert_no_exception(page)

@@ -197,7 +197,7 @@ def student_session(url_path: str) -> None:
         return
     show_messages()
     if url_path != TEACHER_PAGE:
-        _keep_cookie()
+        keep_cookie()
         _sidebar(url_path)
 
 
@@ -272,9 +272,11 @@ def _write_url() -> None:
         st.query_params["class"] = code
 
 
-def _keep_cookie() -> None:
+def keep_cookie() -> None:
     """Put the student's token in this browser's cookie once the student has answered or is in a
-    class (once per token and session; kept as long as the answers)."""
+    class (once per token and session; kept as long as the answers). Called on every page's run
+    and where an answer is revealed, since an answer given in a fragment reruns only that
+    fragment: a reload right after it finds the token."""
     ss = st.session_state
     if (ss.get(K_CLASS) or ss.get(K_ANSWERS)) and ss.get(K_COOKIE) != ss[K_ME]:
         ss[K_COOKIE] = ss[K_ME]

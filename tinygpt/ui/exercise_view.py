@@ -119,6 +119,7 @@ def ask(question: Question, key_prefix: str) -> bool:
             st.caption(tr("ex.pick_hint"))
     if not revealed:
         return False
+    classroom.keep_cookie()  # a reload brings this answer back
     right = question.is_right(st.session_state.get(pick_key))
     reason = tr(question.reason_key, **_fields(question.reason_fields))
     answer = ", ".join(labels[c.id] for c in question.answer_choices)
