@@ -82,7 +82,9 @@ def start_cluster() -> Cluster:
     as_user: list[str] = []
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres", "postgres")
-        as_user = ["runuser", "-u", "postgres", "--"]
+        # runuser lives in /usr/sbin, which a login shell's PATH may leave out
+        runuser = shutil.which("runuser") or shutil.which("runuser", path="/usr/sbin:/sbin") or "runuser"
+        as_user = [runuser, "-u", "postgres", "--"]
     cluster = Cluster(folder, free_port(), bin_dir, as_user)
     data, log = folder / "data", folder / "server.log"
     try:
