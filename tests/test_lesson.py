@@ -358,3 +358,19 @@ def test_a_bad_guess_value_in_a_link_is_named(lang):
         for w in [w.value for w in at.warning]
     )
     assert at.toggle(key="attn_guess").value is False
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_lesson_that_sets_a_hidden_switch_says_so_where_the_effect_is_counted(lang):
+    at = open_app(lang, lesson="1", pages="attention", show="attn_step", model="context", mask="0")
+    said = t("attn.lesson_set", lang, switches=f"{t('attn.mask', lang)}: {t('attn.lesson_off', lang)}")
+    texts = [m.value for m in at.markdown]
+    assert said in texts  # the student sees no switch, and is told the mask is off
+
+    def said_by(key: str) -> bool:  # a count worded by ``key``, whatever the number changed
+        head, tail = t(key, lang, n="@", T=15, layer=0).split("@")
+        return any(m.startswith(head) and m.endswith(tail) for m in texts)
+
+    assert said_by("attn.effect.count_lesson") and not said_by("attn.effect.count")
+    at = open_app(lang, lesson="1", pages="attention", show="attn_mask", model="context", mask="0")
+    assert said not in [m.value for m in at.markdown]  # the switch is on the page: nothing to say

@@ -267,4 +267,9 @@ STRINGS: dict[str, str] = {
     "attn.switch_layer": "开关作用于第 {layer} 层（在“更多控件”里选层）。",
     "attn.edit_refused": "得分 {value} 不被接受：请输入 −{limit} 到 {limit} 之间的数。仍使用原来的得分。",
     "attn.table_open": "这些数的表格（以及包含全部数值的 CSV）",
+    "attn.lesson_set": "老师的链接替你设好了这些开关：{switches}。",
+    "attn.lesson_on": "开",
+    "attn.lesson_off": "关",
+    "attn.lesson_edits": "改了 {n} 个得分",
+    "attn.effect.count_lesson": "这些设置在第 {layer} 层让 **{T} 个预测中的 {n} 个改变了**。",
 }

@@ -195,6 +195,26 @@ def offer_context_example() -> bool:
     )
 
 
+def set_by_lesson(tm: ModelRecord, sw: Switches, layer: int) -> list[str]:
+    """The switches a teacher's lesson link set away from the model's own and hides from the
+    student, each as "name: value" in the user's language (empty outside a lesson)."""
+    own, named = s.own_switches(tm), []
+    on_off = {True: tr("attn.lesson_on"), False: tr("attn.lesson_off")}
+    if sw.causal_mask != own.causal_mask and not visible(s.K_MASK):
+        named.append(f"{tr('attn.mask')}: {on_off[sw.causal_mask]}")
+    if sw.uniform_heads and not visible(s.K_UNIFORM):
+        named.append(f"{tr('attn.uniform')}: {on_off[True]}")
+    if sw.temperature != own.temperature and not visible(s.K_TAU):
+        named.append(f"τ = {sw.temperature:g}")
+    if sw.heads_off and not visible(s.K_HEADS_OFF):
+        named.append(tr("attn.heads_off", layer=layer) + ": " + ", ".join(str(h) for h in sw.heads_off))
+    if sw.divisor != own.divisor and not visible(s.K_SCALING):
+        named.append(f"{tr('attn.scaling')} {sw.divisor:g}")
+    if sw.edits and not visible(s.K_EDITING):
+        named.append(tr("attn.lesson_edits", n=len(sw.edits)))
+    return named
+
+
 def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffects:
     """The count, the strip and the reasons (see the module's docstring); returns the effects.
 
@@ -206,10 +226,13 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
     own = sw == s.own_switches(tm)
     pressed = False
     with st.container(key="effect_count"):
+        if lesson_set := set_by_lesson(tm, sw, layer):  # the student sees no switch: say what the link set
+            st.markdown(tr("attn.lesson_set", switches="; ".join(lesson_set)))
         if own:
             st.markdown(tr("attn.effect.own", T=T))
         else:
-            st.markdown(tr("attn.effect.count", n=fx.n_changed, T=T, layer=layer))
+            key = "attn.effect.count_lesson" if lesson_set else "attn.effect.count"
+            st.markdown(tr(key, n=fx.n_changed, T=T, layer=layer))
         if not fx.n_changed and not own:
             reasons = unchanged_reasons(tm, text, layer, sw, fx)
             st.markdown(f"**{tr('attn.exp.why_header')}** {reasons[0]}")
