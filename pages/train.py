@@ -224,7 +224,7 @@ with right:
             tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask", persist_state="session"
         )
 
-text, configs = ss["train_text"], None
+text, configs, form_error = ss["train_text"], None, None
 max_len, window_typed = typed["train_max_len"], typed["train_window"]
 try:
     # a window longer than max_len is refused too
@@ -272,8 +272,10 @@ try:
         st.info(tr("train.loss_floor", floor=floor), icon=":material/info:")
 except ConfigError as exc:
     show_error(exc)
+    form_error = error_text(exc)
 except ValueError:
     st.error(tr("err.empty_text"))
+    form_error = tr("err.empty_text")
 train_url.write(text, configs, SEED)  # the form and the trained model in the URL, for a reload
 st.caption(
     tr("train.limits", params=f"{MAX_PARAMETERS:,}", epochs=MAX_EPOCHS, text=MAX_TEXT_LEN, tokens=MAX_TOKENS_PER_STEP)
@@ -327,6 +329,8 @@ if c[4].button(
 ):
     leave_job(job, keep_view=False)
     st.rerun()
+if form_error is not None:  # Train is off: why, next to it (the message above may be off screen)
+    st.caption(tr("train.start_off", error=form_error))
 show_notice()
 
 # A run that ended joins the session's runs (its curve can be overlaid on later ones).

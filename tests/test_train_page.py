@@ -198,3 +198,16 @@ def test_a_too_long_text_is_named_in_words_not_code(lang):
         accepted=t("accepted.max_text_len", lang, limit=MAX_TEXT_LEN),
     )
     assert [e.value for e in at.error] == [expected] and "len(" not in expected
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_refused_setting_is_said_again_beside_the_disabled_train_button(lang):
+    at = open_train(lang)
+    assert at.button(key="train_start").disabled is False
+    at.text_input(key="train_epochs").set_value("５０").run()  # full-width digits
+    (error,) = [e.value for e in at.error]
+    assert at.button(key="train_start").disabled is True
+    assert t("train.start_off", lang, error=error) in [c.value for c in at.caption]  # next to the button
+    at.text_input(key="train_epochs").set_value("50").run()
+    assert at.button(key="train_start").disabled is False and not at.error
+    assert not any(c.value.startswith(t("train.start_off", lang, error="")) for c in at.caption)

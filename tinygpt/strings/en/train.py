@@ -161,4 +161,5 @@ STRINGS: dict[str, str] = {
     "train.retrain_window": "Train it again with a window of {window} characters",
     "train.d_ff_help": "The hidden width of the feed-forward network (FFN): the small two-layer network each block applies to every position on its own, after attention. The textbook uses 4 × d_model.",
     "train.upload_refused": "“{name}” was not loaded: {error}",
+    "train.start_off": "Train is off until the settings are accepted: {error}",
 }

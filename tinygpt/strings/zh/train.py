@@ -161,4 +161,5 @@ STRINGS: dict[str, str] = {
     "train.retrain_window": "用 {window} 个字的窗口重新训练",
     "train.d_ff_help": "前馈网络（FFN）的隐藏层宽度：每个块在注意力之后，对每个位置单独使用的一个两层小网络。教材用 4 × d_model。",
     "train.upload_refused": "没有载入“{name}”：{error}",
+    "train.start_off": "设置被接受之前不能开始训练：{error}",
 }
