@@ -223,6 +223,9 @@ def test_short_links_are_ascii_codes_for_a_query(store):
     assert store.resolve(code) == query
     assert store.shorten(query + "&step=softmax") != code
     assert store.resolve("abcdefg") is None
+    assert store.resolve(code.swapcase()) == query  # typed from a projector in the wrong case
+    other = next(c for c in (store.shorten(f"lesson=1&n={n}") for n in range(99)) if c.lower() != code.lower())
+    assert store.resolve(other.upper()) == store.resolve(other)
     with pytest.raises(ValueError):
         store.shorten("x" * 9000)
 

@@ -712,12 +712,17 @@ class Store:
         raise StoreError("store.unreachable", "no free short link code", reason="no free short link code")
 
     def resolve(self, code: str) -> str | None:
-        """The query string of short link ``code``, or None when there is none."""
+        """The query string of short link ``code``, or None when there is none. A code typed in
+        the wrong case (from a projector) finds its link when no other code differs only in case."""
         with self._connection() as conn:
-            row = conn.execute(sa.select(_links.c.query, _links.c.used_at).where(_links.c.code == code)).first()
+            columns = (_links.c.code, _links.c.query, _links.c.used_at)
+            row = conn.execute(sa.select(*columns).where(_links.c.code == code)).first()
+            if row is None:
+                rows = conn.execute(sa.select(*columns).where(sa.func.lower(_links.c.code) == code.lower())).all()
+                row = rows[0] if len(rows) == 1 else None
             now = self.clock()
             if row is not None and now - row.used_at > 86400:  # kept alive by use, written at most daily
-                conn.execute(_links.update().where(_links.c.code == code).values(used_at=now))
+                conn.execute(_links.update().where(_links.c.code == row.code).values(used_at=now))
         return None if row is None else row.query
 
     # ------------------------------------------------------------------ expiry

@@ -41,6 +41,7 @@ from tinygpt.classroom import (
     question_record,
 )
 from tinygpt.config import ConfigError
+from tinygpt.formatting import shown_text
 from tinygpt.store import (
     DEFAULT_ANSWER_DAYS,
     ClassError,
@@ -148,8 +149,8 @@ def open_short_link() -> None:
     try:
         code = read_link_code(raw)
         query = class_store().resolve(code)
-    except ConfigError as exc:
-        _say(tr("short.bad", error=error_text(exc).rstrip(".。")))
+    except ConfigError:  # not a code the app makes: to a student, a link that does not exist
+        _say(tr("short.unknown", code=md_escape(shown_text(raw, 20))))
         del st.query_params["s"]
         return
     except StoreError as exc:

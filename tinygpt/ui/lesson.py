@@ -277,10 +277,9 @@ def lesson_note() -> None:
             )
         )
     if current.bad_controls:
+        # the widget keys a link accepts go behind the help icon: the teacher's business, not the student's
         st.warning(
-            tr(
-                "lesson.bad_controls",
-                names=md_escape(", ".join(current.bad_controls)),
-                accepted=md_escape(_accepted_controls()),
-            )
+            tr("lesson.bad_controls", names=md_escape(", ".join(current.bad_controls))),
+            icon=":material/school:",
         )
+        st.caption(tr("lesson.accepted_controls"), help=md_escape(_accepted_controls()))

@@ -14,7 +14,6 @@ STRINGS: dict[str, str] = {
     "accepted.code": "a code of {n} letters and digits, as the app's link gives it",
     # short links
     "short.unknown": "The short link {code} does not exist (or has expired): the app opens as usual. Ask for a new link.",
-    "short.bad": "The short link is not accepted. {error}. The app opens as usual.",
     "short.unreachable": "The short link {code} cannot be opened now: {reason}. Reload the page in a moment.",
     # the student in a class
     "class.banner": "**Class {code}:** your guesses go to your teacher's screen, anonymously (with a nickname only if you type one).",

@@ -3,5 +3,6 @@
 STRINGS: dict[str, str] = {
     "lesson.note": "**Lesson view:** your teacher's link shows only the pages and controls of today's lesson. To leave it, [open the full app]({url}) (a new tab).",
     "lesson.bad_pages": "The link names pages this app does not have: {names}. Accepted pages: {accepted}.",
-    "lesson.bad_controls": "The link names controls this app does not have: {names}. Accepted controls: {accepted}.",
+    "lesson.bad_controls": "Your teacher's link names controls this app does not have ({names}); the lesson shows the others.",
+    "lesson.accepted_controls": "The control names a lesson link accepts (for the teacher)",
 }

@@ -14,7 +14,6 @@ STRINGS: dict[str, str] = {
     "accepted.code": "由 {n} 个字母和数字组成的代码，与应用给出的链接中一致",
     # 短链接
     "short.unknown": "短链接 {code} 不存在（或已过期），应用照常打开。请向老师要一个新链接。",
-    "short.bad": "短链接无法识别。{error}。应用照常打开。",
     "short.unreachable": "短链接 {code} 现在打不开：{reason}。请稍后刷新页面。",
     # 班级中的学生
     "class.banner": "**班级 {code}**：你的猜测会匿名显示在老师的屏幕上（只有填写昵称时才会显示昵称）。",
