@@ -102,3 +102,21 @@ def test_a_reload_right_after_an_answer_brings_it_back_outside_a_class(app_serve
     expect(verdict).to_have_count(1, timeout=TIMEOUT)  # revealed again, not asked again
     expect(page.get_by_text(t("ex.score", "en", right=1, asked=1))).to_have_count(1)
     assert_no_exception(page)
+
+
+def test_on_a_phone_a_lessons_page_link_closes_the_sidebar(app_server, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{app_server}/predict?lesson=1&pages=predict,attention&lang=en")
+        wait_for_app(page, TIMEOUT)
+        page.locator("[data-testid=stExpandSidebarButton]").click()
+        links = page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a")
+        expect(links.nth(1)).to_be_in_viewport()
+        links.nth(1).click()  # Attention
+        page.get_by_role("heading", name=t("attn.title", "en")).wait_for(timeout=TIMEOUT)
+        wait_for_app(page, TIMEOUT)
+        expect(page.locator("[data-testid=stExpandSidebarButton]")).to_be_visible()  # closed again
+        expect(links.nth(1)).not_to_be_in_viewport()
+    finally:
+        context.close()

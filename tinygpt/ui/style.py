@@ -114,7 +114,8 @@ OWN_ARROWS = (
 #   sideways says so under it (``tg-scrolls`` on its element, the text in CSS: ``scroll_css``);
 #   re-checked in the frame after the page changes and when the window is resized, and only
 #   what changed is written, so a redraw is not followed by a second wave of changes;
-# - ← / → move the Attention page's steps when no control has the focus (installed once per tab).
+# - ← / → move the Attention page's steps when no control has the focus (installed once per tab);
+# - on a phone, following a page link in the sidebar closes the sidebar.
 ACCESS_JS = Template("""<script>
 (() => { const w = window.parent || window, d = w.document;
   if (d.documentElement.lang !== $lang) d.documentElement.lang = $lang;
@@ -158,6 +159,13 @@ ACCESS_JS = Template("""<script>
     e.preventDefault();
     button.click();
   });
+  // A lesson lists its pages as links in the sidebar, which covers a phone's screen: close it
+  // after a link is followed, as Streamlit's own page menu does.
+  d.addEventListener('click', (e) => {
+    if (w.innerWidth > 736 || !e.target.closest('[data-testid=stSidebar] [data-testid=stPageLink] a')) return;
+    const close = d.querySelector('[data-testid=stSidebarCollapseButton] button');
+    if (close) w.setTimeout(() => close.click(), 50);
+  }, true);
 })();
 </script>""")
 
