@@ -364,7 +364,11 @@ def test_a_bad_guess_value_in_a_link_is_named(lang):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_lesson_that_sets_a_hidden_switch_says_so_where_the_effect_is_counted(lang):
     at = open_app(lang, lesson="1", pages="attention", show="attn_step", model="context", mask="0")
-    said = t("attn.lesson_set", lang, switches=f"{t('attn.mask', lang)}: {t('attn.lesson_off', lang)}")
+    said = t(
+        "attn.lesson_set",
+        lang,
+        switches=t("attn.lesson_switch", lang, name=t("attn.mask", lang), value=t("attn.lesson_off", lang)),
+    )
     texts = [m.value for m in at.markdown]
     assert said in texts  # the student sees no switch, and is told the mask is off
 

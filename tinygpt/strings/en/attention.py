@@ -272,4 +272,5 @@ STRINGS: dict[str, str] = {
     "attn.lesson_off": "off",
     "attn.lesson_edits": "{n} edited {n:score|scores}",
     "attn.effect.count_lesson": "**{n} of {T} predictions changed** by these settings in layer {layer}.",
+    "attn.lesson_switch": "{name}: {value}",
 }

@@ -272,4 +272,5 @@ STRINGS: dict[str, str] = {
     "attn.lesson_off": "关",
     "attn.lesson_edits": "改了 {n} 个得分",
     "attn.effect.count_lesson": "这些设置在第 {layer} 层让 **{T} 个预测中的 {n} 个改变了**。",
+    "attn.lesson_switch": "{name}：{value}",
 }

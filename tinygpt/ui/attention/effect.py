@@ -201,13 +201,14 @@ def set_by_lesson(tm: ModelRecord, sw: Switches, layer: int) -> list[str]:
     own, named = s.own_switches(tm), []
     on_off = {True: tr("attn.lesson_on"), False: tr("attn.lesson_off")}
     if sw.causal_mask != own.causal_mask and not visible(s.K_MASK):
-        named.append(f"{tr('attn.mask')}: {on_off[sw.causal_mask]}")
+        named.append(tr("attn.lesson_switch", name=tr("attn.mask"), value=on_off[sw.causal_mask]))
     if sw.uniform_heads and not visible(s.K_UNIFORM):
-        named.append(f"{tr('attn.uniform')}: {on_off[True]}")
+        named.append(tr("attn.lesson_switch", name=tr("attn.uniform"), value=on_off[True]))
     if sw.temperature != own.temperature and not visible(s.K_TAU):
         named.append(f"τ = {sw.temperature:g}")
     if sw.heads_off and not visible(s.K_HEADS_OFF):
-        named.append(tr("attn.heads_off", layer=layer) + ": " + ", ".join(str(h) for h in sw.heads_off))
+        heads = ", ".join(str(h) for h in sw.heads_off)
+        named.append(tr("attn.lesson_switch", name=tr("attn.heads_off", layer=layer), value=heads))
     if sw.divisor != own.divisor and not visible(s.K_SCALING):
         named.append(f"{tr('attn.scaling')} {sw.divisor:g}")
     if sw.edits and not visible(s.K_EDITING):
