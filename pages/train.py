@@ -34,7 +34,7 @@ from tinygpt.ui.lesson import visible
 from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
-from tinygpt.ui.train_view import form_values, loaded_run, options_with, start_here
+from tinygpt.ui.train_view import form_values, loaded_run, not_whole_numbers, options_with, start_here
 from tinygpt.ui.uploads import read_upload, upload_key
 from tinygpt.vocab import causal_loss_floor, pair_texts
 
@@ -226,9 +226,9 @@ with right:
 
 text, configs, form_error = ss["train_text"], None, None
 max_len, window_typed = typed["train_max_len"], typed["train_window"]
+# a window longer than max_len is refused too
+longest = min(max(max_len, 1), MAX_MAX_LEN) if isinstance(max_len, int) else MAX_MAX_LEN
 try:
-    # a window longer than max_len is refused too
-    longest = min(max(max_len, 1), MAX_MAX_LEN) if isinstance(max_len, int) else MAX_MAX_LEN
     if (
         not isinstance(window_typed, int) or not 0 <= window_typed <= longest
     ):  # 0 is the page's "whole text" (window None)
@@ -272,6 +272,9 @@ try:
         st.info(tr("train.loss_floor", floor=floor), icon=":material/info:")
 except ConfigError as exc:
     show_error(exc)
+    for other in not_whole_numbers(typed, longest):  # every box that holds no whole number, not only the first
+        if other.field != exc.field:
+            show_error(other)
     form_error = error_text(exc)
 except ValueError:
     st.error(tr("err.empty_text"))

@@ -211,3 +211,17 @@ def test_a_refused_setting_is_said_again_beside_the_disabled_train_button(lang):
     at.text_input(key="train_epochs").set_value("50").run()
     assert at.button(key="train_start").disabled is False and not at.error
     assert not any(c.value.startswith(t("train.start_off", lang, error="")) for c in at.caption)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_box_that_holds_no_whole_number_is_named_at_once(lang):
+    at = open_train(lang)
+    at.text_input(key="train_epochs").set_value("５０").run()
+    at.text_input(key="train_seed").set_value("abc").run()
+    at.text_input(key="train_max_len").set_value("1e3").run()
+    errors = [e.value for e in at.error]
+    assert len(errors) == 3, errors
+    named = {"epochs": t("field.epochs", lang), "seed": t("field.seed", lang), "max_len": "max_len"}  # the term itself
+    for field, value in (("epochs", "５０"), ("seed", "abc"), ("max_len", "1e3")):
+        assert sum(named[field] in e and value in e for e in errors) == 1, (field, errors)
+    assert at.button(key="train_start").disabled is True

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from tinygpt.config import GPTConfig, TrainConfig
+from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, ConfigError, GPTConfig, TrainConfig
 from tinygpt.jobs import JobStatus, RunRecord, greedy_continuation, settings_of
 from tinygpt.record import ModelRecord
 from tinygpt.ui.i18n import tr
@@ -95,3 +95,24 @@ def loaded_run(tm: ModelRecord, number: int) -> RunRecord:
         expected,
         tm.seconds,
     )
+
+
+def not_whole_numbers(typed: dict[str, int | str], longest_window: int) -> list[ConfigError]:
+    """The errors of every whole-number box of the Train form (``train_max_len``, ``train_window``,
+    ``train_epochs``, ``train_seed``) whose text is not a whole number, each as the form's own
+    check words it, so the page can name all of them at once (that check stops at the first)."""
+    errors: list[ConfigError] = []
+    for key, value in typed.items():
+        if isinstance(value, int):
+            continue
+        name = key.removeprefix("train_")
+        try:
+            if name == "window":
+                raise ConfigError("window", value, f"0 or 1..{longest_window}", "window_or_whole", hi=longest_window)
+            if name in ("epochs", "seed"):
+                replace(DEFAULT_TRAIN, **{name: value})
+            else:
+                replace(DEFAULT_GPT, **{name: value})
+        except ConfigError as exc:
+            errors.append(exc)
+    return errors
