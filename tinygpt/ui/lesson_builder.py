@@ -139,7 +139,8 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
     open_class = st.toggle(tr("builder.class"), key="builder_class", help=tr("builder.class_help"))
     if open_class and not guess:
         st.warning(tr("builder.class_without_guess"), icon=":material/help:")
-    opening = step or view.get("step") or STEP_IDS[0]  # "" opens on the view's step, else step 1
+    viewed = view.get("step") if view.get("step") in ("input", *STEP_IDS) else None
+    opening = step or viewed or STEP_IDS[0]  # "" opens on the view's step, else step 1
     if guess and "attention" in pages and lock == "chosen" and "attn_step" not in chosen:
         if not STEP_QUESTIONS.get(opening):  # students stay on a step that asks nothing
             name = tr("attn.input_nav") if opening == "input" else tr(f"step.{opening}.name")
