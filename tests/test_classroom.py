@@ -207,6 +207,7 @@ def test_students_answers_arrive_on_the_teachers_page_anonymously(store):
     teacher, short, code, key = make_class("en")
     code_s = short.split("s=")[1]
     ann = app(None, "en", s=code_s)
+    assert t("class.banner_main", "en", code=code) in [c.value for c in ann.main.caption]  # seen on a phone too
     ann.sidebar.text_input(key="class_nickname").input("Ann").run()
     answer_both(ann, argmax="2", row_sum="1")
     bob = app(None, "en", s=code_s)

@@ -198,6 +198,8 @@ def student_session(url_path: str) -> None:
         return
     show_messages()
     if url_path != TEACHER_PAGE:
+        if ss.get(K_CLASS):  # on a phone the sidebar (with the class, the nickname) starts closed
+            st.caption(tr("class.banner_main", code=ss[K_CLASS]))
         keep_cookie()
         _sidebar(url_path)
 
