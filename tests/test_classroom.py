@@ -239,9 +239,11 @@ def test_the_teachers_page_needs_the_key_and_shows_nothing_without_it(lang, stor
         at = app("teacher", lang, **params)
         assert [e.value for e in at.error] == [message]
         assert not at.header and not at.get("vega_lite_chart") and not codes(at) and not at.button
-    at = app("teacher", lang, **{"class": code, "key": "short"})
+    at = app("teacher", lang, **{"class": code, "key": "short"})  # a key the app never gives: it opens nothing
+    assert [e.value for e in at.error] == [t("teacher.bad_key", lang, code=code)]
+    at = app("teacher", lang, **{"class": "no!", "key": key})
     (error,) = [e.value for e in at.error]
-    assert error.startswith(t("teacher.bad_link", lang, error="")[:6]) and "short" in error
+    assert error.startswith(t("teacher.bad_link", lang, error="")[:6]) and "no!" in error
 
 
 def test_a_closed_class_keeps_the_students_answers_for_them_and_says_so(store):

@@ -108,6 +108,8 @@ def test_a_head_switched_off_marks_the_changed_positions_and_the_count_says_how_
     rows = fx.changed.nonzero().flatten().tolist()
     assert HEAD1_OFF_CHANGES <= set(rows) and marked(at) == rows
     assert t("attn.effect.count", "en", n=len(rows), T=15, layer=0) in markdown(at)
+    legend = t("attn.strip.legend", "en", changed="▲", right="✓", wrong="✗")
+    assert legend in [c.value for c in at.caption]  # the marks are said in words under the strip
     chars = context_tm.vocab.chars
     for k, col in enumerate(strip(at)):  # every column: the character, both predictions, the text's next
         assert col["c"] == CONTEXT.display[k] and col["o"] == chars[int(fx.own_ids[k])]

@@ -192,7 +192,7 @@ def test_predict_guess_reveals_after_a_pick_and_keeps_the_score(lang):
     at.text_input(key="predict_prefix").set_value("你好").run()  # a new question: unanswered again
     assert not at.button_group(key="predict_quiz_pick").value and not tables(at)
     at.button_group(key="predict_quiz_pick").set_value("界").run()
-    assert at.error[0].value.startswith(t("ex.wrong", lang, answer="世", reason=""))
+    assert at.error[0].value.startswith(t("ex.wrong", lang, answer=t("ex.quoted", lang, text="世"), reason=""))
     assert t("ex.score", lang, right=1, asked=2) in [c.value for c in at.caption]
 
 

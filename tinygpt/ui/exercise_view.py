@@ -122,7 +122,11 @@ def ask(question: Question, key_prefix: str) -> bool:
     classroom.keep_cookie()  # a reload brings this answer back
     right = question.is_right(st.session_state.get(pick_key))
     reason = tr(question.reason_key, **_fields(question.reason_fields))
-    answer = ", ".join(labels[c.id] for c in question.answer_choices)
+    # a character is quoted ("。" would run into the sentence's own full stop); numbers and named choices are not
+    answer = ", ".join(
+        tr("ex.quoted", text=labels[c.id]) if not c.key and len(c.text) == 1 and not c.text.isdigit() else labels[c.id]
+        for c in question.answer_choices
+    )
     if right:
         st.success(tr("ex.right", reason=reason), icon=":material/check_circle:")
     else:

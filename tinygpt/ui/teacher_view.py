@@ -43,9 +43,14 @@ def page(page_paths: list[str], page_titles: dict[str, str]) -> None:
         st.error(tr("teacher.no_key"), icon=":material/lock:")
         return
     try:
-        code, key = read_class_code(raw_code or ""), read_teacher_key(raw_key)
+        code = read_class_code(raw_code or "")
     except ConfigError as exc:
         st.error(tr("teacher.bad_link", error=error_text(exc).rstrip(".。")), icon=":material/lock:")
+        return
+    try:
+        key = read_teacher_key(raw_key)
+    except ConfigError:  # a key the app never gives: to the teacher, a key that does not open the class
+        st.error(tr("teacher.bad_key", code=code), icon=":material/lock:")
         return
     try:
         store = class_store()

@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "field.me": "student token",
     "field.key": "teacher's key",
     "field.TINYGPT_ANSWER_DAYS": "TINYGPT_ANSWER_DAYS",
-    "accepted.code": "a code of {n} letters and digits, as the app's link gives it",
+    "accepted.code": "a code of {n} characters, as the app's link gives it",
     # short links
     "short.unknown": "The short link {code} does not exist (or has expired): the app opens as usual. Ask for a new link.",
     "short.unreachable": "The short link {code} cannot be opened now: {reason}. Reload the page in a moment.",

@@ -25,4 +25,5 @@ STRINGS: dict[str, str] = {
     "ex.head_off.reason_none": "With head {head} of layer {layer} off no prediction changes: the largest change in the probability of a predicted character is {delta:.4f}, at position {position}.",
     "ex.next_char.prompt": "Which character will the model predict after “{context}”?",
     "ex.next_char.reason": "p({char} | {context}) = {p:.4f} is the largest of the {V} characters' probabilities.",
+    "ex.quoted": "“{text}”",
 }

@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "field.me": "学生标识",
     "field.key": "教师密钥",
     "field.TINYGPT_ANSWER_DAYS": "TINYGPT_ANSWER_DAYS",
-    "accepted.code": "由 {n} 个字母和数字组成的代码，与应用给出的链接中一致",
+    "accepted.code": "由 {n} 个字符组成的代码，与应用给出的链接中一致",
     # 短链接
     "short.unknown": "短链接 {code} 不存在（或已过期），应用照常打开。请向老师要一个新链接。",
     "short.unreachable": "短链接 {code} 现在打不开：{reason}。请稍后刷新页面。",

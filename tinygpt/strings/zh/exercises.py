@@ -25,4 +25,5 @@ STRINGS: dict[str, str] = {
     "ex.head_off.reason_none": "关掉第 {layer} 层的头 {head} 后没有预测改变：预测字的概率最大变化为 {delta:.4f}，在位置 {position}。",
     "ex.next_char.prompt": "在“{context}”之后，模型会预测哪个字？",
     "ex.next_char.reason": "p({char} | {context}) = {p:.4f} 是 {V} 个字中最大的概率。",
+    "ex.quoted": "“{text}”",
 }

@@ -247,6 +247,7 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
             pressed = offer_context_example()
         st.html(strip_html(text, fx, chars, text_next(text, tm)))
     if fx.n_changed:
+        st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
         reasons = data.flip_reasons(tm, text, layer, sw)
         for f in reasons[:SHOWN_FLIPS]:
             st.markdown("- " + flip_sentence(f, text, chars, layer))
