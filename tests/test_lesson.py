@@ -379,3 +379,11 @@ def test_a_lesson_that_sets_a_hidden_switch_says_so_where_the_effect_is_counted(
     assert said_by("attn.effect.count_lesson") and not said_by("attn.effect.count")
     at = open_app(lang, lesson="1", pages="attention", show="attn_mask", model="context", mask="0")
     assert said not in [m.value for m in at.markdown]  # the switch is on the page: nothing to say
+
+
+def test_a_lesson_does_not_offer_students_the_teachers_link_popover():
+    def builder_links(at: AppTest) -> list:  # the popover's "Make a lesson" page link
+        return [link for link in at.sidebar.get("page_link") if "teacher" in str(link.proto.page)]
+
+    assert builder_links(open_app())  # the full app offers the teacher's tools
+    assert not builder_links(open_app(lesson="1", pages="attention", show="attn_mask"))

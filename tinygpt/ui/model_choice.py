@@ -36,7 +36,7 @@ from tinygpt.ui import url
 from tinygpt.ui.attention.data import reliance
 from tinygpt.ui.i18n import accepted_text, error_text, md_escape, tr
 from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
-from tinygpt.ui.lesson import visible
+from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.lesson_builder import builder_link
 from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
 from tinygpt.ui.navigation import TEACHER_PAGE
@@ -367,6 +367,8 @@ def class_link(url_path: str, page_paths: Iterable[str], fresh: bool = False) ->
     Only one fresh popover per script run (it has a widget key).
     """
     if url_path == TEACHER_PAGE[3]:  # the teacher's page has its own links (tinygpt.ui.teacher_view)
+        return
+    if lesson() is not None:  # students in a lesson: a teacher's tool would only puzzle them
         return
     _class_link_popover(url_path, page_paths, K_CLASS_LINK if fresh else None)
 
