@@ -382,8 +382,8 @@ def test_a_lesson_that_sets_a_hidden_switch_says_so_where_the_effect_is_counted(
 
 
 def test_a_lesson_does_not_offer_students_the_teachers_link_popover():
-    def builder_links(at: AppTest) -> list:  # the popover's "Make a lesson" page link
-        return [link for link in at.sidebar.get("page_link") if "teacher" in str(link.proto.page)]
+    def popovers(at: AppTest) -> list:  # "Link for my class" is the sidebar's one popover
+        return [b for b in at.sidebar.get("flex_container") if any(c.type == "popover" for c in b.children.values())]
 
-    assert builder_links(open_app())  # the full app offers the teacher's tools
-    assert not builder_links(open_app(lesson="1", pages="attention", show="attn_mask"))
+    assert popovers(open_app())  # the full app offers the teacher's tools
+    assert not popovers(open_app(lesson="1", pages="attention", show="attn_mask"))
