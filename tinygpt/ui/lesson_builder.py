@@ -23,11 +23,12 @@ from tinygpt.classroom import LESSON_KEYS, PRIVATE_PARAMS, LessonPlan, ascii_que
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
 from tinygpt.exercises import STEP_QUESTIONS
+from tinygpt.formatting import shown_text
 from tinygpt.links import encode_train, reproducible_settings
 from tinygpt.store import StoreError
 from tinygpt.theory import CONCEPT_IDS
 from tinygpt.ui.classroom import TEACHER_PAGE, class_store, problem_text
-from tinygpt.ui.i18n import lang, tr
+from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.ui.lesson import LESSON_CONTROLS, lesson
 from tinygpt.ui.models import K_CHOICE
 
@@ -132,6 +133,8 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
     if lock == "chosen" and pages and not chosen:
         st.caption(tr("builder.locked_all"))
     model, train = _model_choice()
+    if carried := view_settings(view):  # what the lesson takes from the page the builder came from
+        st.caption(tr("builder.view", settings="; ".join(carried)))
     step, concept = _start_choice(pages, view)
     ss.setdefault("builder_guess", True)  # a class sees its students' answers to the questions of guess first
     guess = st.toggle(tr("builder.guess"), key="builder_guess", help=tr("builder.guess_help"))
@@ -170,6 +173,24 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
     made = ss.get(K_RESULT)
     if made is not None and made.class_code is None:
         show_links(made.student_url, made.long_url, made.note)
+
+
+def view_settings(view: dict[str, str]) -> list[str]:
+    """The settings of ``view`` (the query of the page the builder came from) a lesson keeps and a
+    student would notice, in the teacher's language: switches away from the model's own, the text."""
+    named = []
+    if view.get("mask") == "0":
+        named.append(tr("attn.lesson_switch", name=tr("attn.mask"), value=tr("attn.lesson_off")))
+    if view.get("uniform"):
+        named.append(tr("attn.lesson_switch", name=tr("attn.uniform"), value=tr("attn.lesson_on")))
+    if view.get("tau") not in (None, "1"):
+        named.append(f"τ = {shown_text(view['tau'], 12)}")
+    if view.get("off"):
+        named.append(tr("attn.lesson_switch", name=tr("builder.heads_off"), value=shown_text(view["off"], 20)))
+    for name in ("text", "prefix"):
+        if view.get(name):
+            named.append(tr("builder.view_text", text=md_escape(shown_text(view[name], 30))))
+    return named
 
 
 def _model_choice() -> tuple[str, str | None]:

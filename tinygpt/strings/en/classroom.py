@@ -113,4 +113,7 @@ STRINGS: dict[str, str] = {
     "builder.class_without_guess": "With “guess first” off, the students answer no question, so nothing reaches your class view. Turn it on for a class.",
     "builder.guess_no_question": "Guess first asks its questions on steps 3–8 of the Attention page. This lesson opens on “{step}”, which asks none, and students cannot change the step: open the lesson on a step with a question (for example step 6, softmax), or let them use the step control.",
     "class.banner_main": "Class {code}: your guesses go to your teacher's screen, anonymously. A nickname and your answers are in the side menu (» at the top left).",
+    "builder.view": "The lesson opens on your view: {settings}.",
+    "builder.heads_off": "heads off",
+    "builder.view_text": "text “{text}”",
 }

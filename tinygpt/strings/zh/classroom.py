@@ -113,4 +113,7 @@ STRINGS: dict[str, str] = {
     "builder.class_without_guess": "没有打开“先猜再看”，学生不会回答任何问题，班级视图里也就收不到答案。开班时请打开它。",
     "builder.guess_no_question": "“先猜再看”的问题在注意力页面的第 3–8 步。这节课打开在“{step}”，这一步没有问题，而学生又不能换步骤：请让课程打开在有问题的步骤（例如第 6 步 softmax），或者让学生可以使用步骤控件。",
     "class.banner_main": "班级 {code}：你的猜测会匿名显示在老师的屏幕上。昵称和你的答案在侧边菜单里（左上角的 »）。",
+    "builder.view": "课程会打开在你当前的视图：{settings}。",
+    "builder.heads_off": "关闭的头",
+    "builder.view_text": "文本“{text}”",
 }
