@@ -1,4 +1,4 @@
-"""Limits under a class (issue 26): twenty links for the largest model at once, then every tab closed.
+"""Limits under a class: twenty links for the largest model at once, then every tab closed.
 
 Against a real ``streamlit run`` (browser-less sessions of ``bench.st_client``):
 

@@ -1,4 +1,4 @@
-"""Uploads under a class (issue 26): a 150 MB file of zeros uploaded on the Train page in five tabs.
+"""Uploads under a class: a 150 MB file of zeros uploaded on the Train page in five tabs.
 
 Against a real ``streamlit run`` and headless Debian Chromium (Playwright):
 
