@@ -394,7 +394,7 @@ def test_next_character_panels_fit_the_page_width(V):
     assert panel_columns(4, panels=8) == 4 and panel_columns(8, panels=8) == 2  # the seed's 4 characters: a row of 4
 
 
-# ---- marks and small probabilities (issue 15) --------------------------------------------------
+# ---- marks and small probabilities -----------------------------------------------------------
 
 
 def test_format_probability_writes_small_values_in_scientific_notation():

@@ -1,4 +1,4 @@
-"""The Train page's rough edges of issue 15 (AppTest, both languages where text is involved)."""
+"""The Train page: checkpoints, presets, the runs table, refused settings (AppTest, zh and en)."""
 
 from __future__ import annotations
 
