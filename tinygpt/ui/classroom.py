@@ -22,10 +22,9 @@ and a bad code each get a message in the user's language, and the student keeps 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl
 
 import streamlit as st
 
@@ -41,21 +40,18 @@ from tinygpt.classroom import (
     question_record,
 )
 from tinygpt.config import ConfigError
-from tinygpt.formatting import shown_text
 from tinygpt.store import (
     DEFAULT_ANSWER_DAYS,
     ClassError,
     NewAnswer,
-    Store,
     StoreError,
     answer_days,
-    database_url,
     new_student,
     read_class_code,
-    read_link_code,
     read_student,
 )
-from tinygpt.ui.i18n import error_text, md_escape, tr
+from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
+from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.lesson import lesson
 
 if TYPE_CHECKING:
@@ -66,9 +62,6 @@ K_ANSWERS = "_class_answers"  # question id -> _Entry, this student's answers (l
 K_CLASS = "_class_code"  # the class the session answers in (None: none)
 K_STATUS = "_class_status"  # "open", "closed", "unknown" or None (not checked: the store was down)
 K_CLASS_SEEN = "_class_seen"  # the class= value last read
-K_SHORT_SEEN = "_short_seen"  # the s= value last resolved
-K_SHORT_PAGE = "_short_page"  # the page a resolved short link names
-K_MESSAGES = "_class_messages"  # messages for the next run's top (a callback or a hook said them)
 K_NOTE = "_class_note"  # why answers do not go to a class (a bad code, an unknown or closed class)
 K_DOWN = "_class_store_down"  # why the last attempt to send an answer failed (None: it did not)
 K_RESUME = "_class_resume"  # (page and query it was made for, the resume link)
@@ -96,85 +89,6 @@ class _Entry:
     class_code: str
     record: dict | None = None  # the question as the store keeps it (None: loaded from the store)
     sent: bool = False
-
-
-# ---------------------------------------------------------------- the store
-
-
-@st.cache_resource(show_spinner=False)
-def _store(url: str, keep_days: int) -> Store:
-    return Store(url, keep_days=keep_days)
-
-
-def class_store() -> Store:
-    """The server's store (``TINYGPT_DATABASE_URL`` or the SQLite file): one per process.
-
-    Raises ConfigError for a malformed ``TINYGPT_ANSWER_DAYS``; the store's own calls raise StoreError.
-    """
-    return _store(database_url(), answer_days())
-
-
-def problem_text(exc: Exception) -> str:
-    """A message for a store, class or code problem in the user's language."""
-    if isinstance(exc, StoreError):
-        return tr(exc.key, **exc.params)
-    if isinstance(exc, ClassError):
-        return tr(exc.key, code=exc.code)
-    return error_text(exc)
-
-
-def _say(message: str, kind: str = "warning") -> None:
-    st.session_state.setdefault(K_MESSAGES, []).append((kind, message))
-
-
-def show_messages() -> None:
-    """The messages of the class and of short links, once, at the top of the page."""
-    for kind, message in st.session_state.pop(K_MESSAGES, []):
-        (st.info if kind == "info" else st.warning)(message, icon=":material/school:")
-
-
-# ---------------------------------------------------------------- short links
-
-
-def open_short_link() -> None:
-    """``?s=<code>``: replace the URL's query by the one the code stands for (before anything
-    reads the URL: the lesson, the language, the model). A code that does not exist or is
-    malformed gets a message and the app opens as without it; a store that cannot be reached
-    keeps ``s=`` so a reload tries again."""
-    raw = st.query_params.get("s")
-    ss = st.session_state
-    if raw is None or raw == ss.get(K_SHORT_SEEN):
-        return
-    ss[K_SHORT_SEEN] = raw
-    try:
-        code = read_link_code(raw)
-        query = class_store().resolve(code)
-    except ConfigError:  # not a code the app makes: to a student, a link that does not exist
-        _say(tr("short.unknown", code=md_escape(shown_text(raw, 20))))
-        del st.query_params["s"]
-        return
-    except StoreError as exc:
-        _say(tr("short.unreachable", code=md_escape(raw[:20]), reason=problem_text(exc)))
-        return
-    if query is None:
-        _say(tr("short.unknown", code=code))
-        del st.query_params["s"]
-        return
-    params = dict(parse_qsl(query, keep_blank_values=True))
-    ss[K_SHORT_PAGE] = params.pop(PAGE_PARAM, None)
-    lang = st.query_params.get("lang")
-    st.query_params.clear()
-    st.query_params.update(params)
-    if "lang" not in params and lang:
-        st.query_params["lang"] = lang
-
-
-def follow_short_link(url_path: str, files: Mapping[str, str]) -> None:
-    """After the navigation is set: open the page a resolved short link names (a resume link),
-    with the link's query; ``files`` maps URL paths to page files. Does nothing otherwise."""
-    target = st.session_state.pop(K_SHORT_PAGE, None)
-    if target and target != url_path and target in files:
-        st.switch_page(files[target], query_params=st.query_params.to_dict())
 
 
 # ---------------------------------------------------------------- the student's session
@@ -218,14 +132,14 @@ def _start_student() -> None:
         try:
             me = read_student(raw)
         except ConfigError as exc:
-            _say(tr("mine.bad_token", error=error_text(exc).rstrip(".。")))
+            say(tr("mine.bad_token", error=error_text(exc).rstrip(".。")))
     ss[K_ME], ss[K_ANSWERS] = me or new_student(), {}
     if me is None:
         return
     try:
         loaded = class_store().answers(student=me)
     except (StoreError, ConfigError) as exc:
-        _say(tr("mine.not_loaded", reason=problem_text(exc)))
+        say(tr("mine.not_loaded", reason=problem_text(exc)))
         return
     for a in loaded:
         ss[K_ANSWERS].setdefault(
@@ -235,7 +149,7 @@ def _start_student() -> None:
     entries = ss[K_ANSWERS].values()
     if entries:
         ss[SCORE] = (sum(e.right for e in entries), len(entries))
-        _say(tr("mine.restored", asked=len(entries), right=sum(e.right for e in entries)), "info")
+        say(tr("mine.restored", asked=len(entries), right=sum(e.right for e in entries)), "info")
 
 
 def browser_token() -> str | None:

@@ -27,7 +27,8 @@ from tinygpt.formatting import shown_text
 from tinygpt.links import encode_train, reproducible_settings
 from tinygpt.store import StoreError
 from tinygpt.theory import CONCEPT_IDS
-from tinygpt.ui.classroom import TEACHER_PAGE, class_store, problem_text
+from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.ui.lesson import LESSON_CONTROLS, lesson
 from tinygpt.ui.models import K_CHOICE

@@ -96,7 +96,7 @@ def run_app() -> None:
     class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
     if "s" in st.query_params:  # a short link: the query it stands for, before anything reads the URL
-        from tinygpt.ui.classroom import open_short_link
+        from tinygpt.ui.short_links import open_short_link
 
         open_short_link()
     # the style sheet and the scripts: lang attribute, keyboard access to boxes that scroll, ← / → for steps
@@ -108,9 +108,10 @@ def run_app() -> None:
     # The page list first, before anything imports torch: on a fresh server's first request
     # Streamlit's legacy mode has already sent its own menu of file names, which this replaces.
     page = st.navigation(app_pages(), position="hidden" if in_lesson else "sidebar")
-    from tinygpt.ui.classroom import follow_short_link, student_session
+    from tinygpt.ui.classroom import student_session
     from tinygpt.ui.model_choice import class_link, resolve_link
     from tinygpt.ui.models import start_default_model
+    from tinygpt.ui.short_links import follow_short_link
 
     follow_short_link(page.url_path, {p[3]: p[0] for p in PAGES})  # a resume link's page
     nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own

@@ -21,7 +21,8 @@ from tinygpt.config import ConfigError
 from tinygpt.i18n import CATALOGUE
 from tinygpt.store import ClassError, QuestionSummary, StoreError, read_class_code, read_teacher_key
 from tinygpt.ui import lesson_builder
-from tinygpt.ui.classroom import TEACHER_PAGE, class_store, problem_text
+from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.i18n import error_text, lang, md_escape, tr
 from tinygpt.ui.tables import show_table, text_table
 

@@ -1,0 +1,44 @@
+"""The class store as the pages reach it: one store per process, problems worded in the user's
+language, and messages said at the top of the next run (a callback or a hook cannot draw)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from tinygpt.store import ClassError, Store, StoreError, answer_days, database_url
+from tinygpt.ui.i18n import error_text, tr
+
+K_MESSAGES = "_class_messages"  # messages for the next run's top (a callback or a hook said them)
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url: str, keep_days: int) -> Store:
+    return Store(url, keep_days=keep_days)
+
+
+def class_store() -> Store:
+    """The server's store (``TINYGPT_DATABASE_URL`` or the SQLite file): one per process.
+
+    Raises ConfigError for a malformed ``TINYGPT_ANSWER_DAYS``; the store's own calls raise StoreError.
+    """
+    return _store(database_url(), answer_days())
+
+
+def problem_text(exc: Exception) -> str:
+    """A message for a store, class or code problem in the user's language."""
+    if isinstance(exc, StoreError):
+        return tr(exc.key, **exc.params)
+    if isinstance(exc, ClassError):
+        return tr(exc.key, code=exc.code)
+    return error_text(exc)
+
+
+def say(message: str, kind: str = "warning") -> None:
+    """Keep ``message`` for :func:`show_messages` (``kind``: "warning" or "info")."""
+    st.session_state.setdefault(K_MESSAGES, []).append((kind, message))
+
+
+def show_messages() -> None:
+    """The messages of the class and of short links, once, at the top of the page."""
+    for kind, message in st.session_state.pop(K_MESSAGES, []):
+        (st.info if kind == "info" else st.warning)(message, icon=":material/school:")
