@@ -3,7 +3,6 @@
 import pandas as pd
 import streamlit as st
 
-from tinygpt import checkpoint
 from tinygpt.config import (
     MAX_EPOCHS,
     MAX_MAX_LEN,
@@ -13,7 +12,6 @@ from tinygpt.config import (
     ConfigError,
     parse_int,
 )
-from tinygpt.formatting import shown_text
 from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.ui import train_url
@@ -31,11 +29,9 @@ from tinygpt.ui.jobs import (
     start_or_refuse,
 )
 from tinygpt.ui.lesson import visible
-from tinygpt.ui.models import current_model, set_own_model
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
-from tinygpt.ui.train_view import form_values, loaded_run, not_whole_numbers, options_with, start_here
-from tinygpt.ui.uploads import read_upload, upload_key
+from tinygpt.ui.train_view import checkpoints, not_whole_numbers, options_with, start_here
 from tinygpt.vocab import causal_loss_floor, pair_texts
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
@@ -394,46 +390,4 @@ if runs:
     )
 
 # ---------------------------------------------------------------- checkpoints (safetensors, never pickle)
-st.subheader(tr("train.ckpt_header"))
-st.caption(tr("train.session_note"))
-tm, _ = current_model(wait=False)  # None while the default model is still being trained
-st.download_button(
-    tr("train.download"),
-    data=(lambda: checkpoint.to_bytes(tm)) if tm is not None else b"",
-    file_name=f"tinygpt-{tm.uid[:8] if tm is not None else 'default'}.safetensors",
-    mime="application/octet-stream",
-    help=tr("train.download_help") if tm is not None else tr("model.preparing"),
-    on_click="ignore",
-    disabled=tm is None,
-    key="train_download",
-)
-upload_limit = f"{checkpoint.MAX_CHECKPOINT_BYTES / 2**20:.0f} MB"
-upload = None
-if visible("train_upload"):  # a loaded model's settings would replace a lesson's locked ones
-    upload = st.file_uploader(tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key=upload_key())
-    st.caption(tr("train.upload_caption", limit=upload_limit))
-if upload is not None:  # read once, then released: the uploader forgets it (read_upload)
-    try:
-        loaded = read_upload(upload)
-        set_own_model(loaded)
-        ss["_ckpt_msg"] = (
-            "success",
-            tr("train.upload_ok", text=loaded.text, params=loaded.gpt_cfg.n_parameters(), steps=len(loaded.losses)),
-        )
-        # The form shows the loaded model's settings (applied before the widgets on the next run) and
-        # the chart its curve, as one of the session's runs.
-        ss["_train_form_from_file"] = form_values(loaded)
-        ss.pop("train_preset", None)
-        if job is not None and not job.active:
-            ss.pop("job")
-        if loaded.losses:
-            runs.append(loaded_run(loaded, (runs[-1].number + 1) if runs else 1))
-            del runs[:-MAX_RUNS]
-    except Exception as exc:  # a message in the student's language, never a traceback
-        ss["_ckpt_msg"] = ("error", tr("train.upload_refused", name=shown_text(upload.name, 60), error=error_text(exc)))
-    st.rerun()
-if ss.get("_ckpt_msg"):
-    kind, message = ss["_ckpt_msg"]
-    (st.success if kind == "success" else st.error)(message)
-    if kind == "success" and tm is not None and not tm.losses:
-        st.caption(tr("train.loaded_no_curve"))
+checkpoints(job, runs)

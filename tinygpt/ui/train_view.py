@@ -1,5 +1,6 @@
 """The Train page's helpers: where a newcomer starts, whether a trained model needs attention,
-the form's values of a loaded model, its run record, the choices' lists."""
+the form's values of a loaded model, its run record, the choices' lists, the boxes that hold no
+whole number, and saving and loading a model (checkpoints)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,16 @@ from dataclasses import replace
 
 import streamlit as st
 
+from tinygpt import checkpoint
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, ConfigError, GPTConfig, TrainConfig
-from tinygpt.jobs import JobStatus, RunRecord, greedy_continuation, settings_of
+from tinygpt.formatting import shown_text
+from tinygpt.jobs import JobStatus, RunRecord, TrainingJob, greedy_continuation, settings_of
 from tinygpt.record import ModelRecord
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.jobs import MAX_RUNS
 from tinygpt.ui.lesson import page_shown, visible
+from tinygpt.ui.models import current_model, set_own_model
+from tinygpt.ui.uploads import read_upload, upload_key
 from tinygpt.why import suggested_window
 
 
@@ -116,3 +122,59 @@ def not_whole_numbers(typed: dict[str, int | str], longest_window: int) -> list[
         except ConfigError as exc:
             errors.append(exc)
     return errors
+
+
+def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
+    """The Train page's save and load: the session's model as a safetensors download, and an
+    uploaded checkpoint (checked from its first bytes, never pickle) that becomes the session's
+    model, fills the form with its settings and joins ``runs`` with its curve. A refused file
+    gets a message naming it, in the user's language."""
+    ss = st.session_state
+    st.subheader(tr("train.ckpt_header"))
+    st.caption(tr("train.session_note"))
+    tm, _ = current_model(wait=False)  # None while the default model is still being trained
+    st.download_button(
+        tr("train.download"),
+        data=(lambda: checkpoint.to_bytes(tm)) if tm is not None else b"",
+        file_name=f"tinygpt-{tm.uid[:8] if tm is not None else 'default'}.safetensors",
+        mime="application/octet-stream",
+        help=tr("train.download_help") if tm is not None else tr("model.preparing"),
+        on_click="ignore",
+        disabled=tm is None,
+        key="train_download",
+    )
+    upload_limit = f"{checkpoint.MAX_CHECKPOINT_BYTES / 2**20:.0f} MB"
+    upload = None
+    if visible("train_upload"):  # a loaded model's settings would replace a lesson's locked ones
+        upload = st.file_uploader(
+            tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key=upload_key()
+        )
+        st.caption(tr("train.upload_caption", limit=upload_limit))
+    if upload is not None:  # read once, then released: the uploader forgets it (read_upload)
+        try:
+            loaded = read_upload(upload)
+            set_own_model(loaded)
+            ss["_ckpt_msg"] = (
+                "success",
+                tr("train.upload_ok", text=loaded.text, params=loaded.gpt_cfg.n_parameters(), steps=len(loaded.losses)),
+            )
+            # The form shows the loaded model's settings (applied before the widgets on the next run) and
+            # the chart its curve, as one of the session's runs.
+            ss["_train_form_from_file"] = form_values(loaded)
+            ss.pop("train_preset", None)
+            if job is not None and not job.active:
+                ss.pop("job")
+            if loaded.losses:
+                runs.append(loaded_run(loaded, (runs[-1].number + 1) if runs else 1))
+                del runs[:-MAX_RUNS]
+        except Exception as exc:  # a message in the student's language, never a traceback
+            ss["_ckpt_msg"] = (
+                "error",
+                tr("train.upload_refused", name=shown_text(upload.name, 60), error=error_text(exc)),
+            )
+        st.rerun()
+    if ss.get("_ckpt_msg"):
+        kind, message = ss["_ckpt_msg"]
+        (st.success if kind == "success" else st.error)(message)
+        if kind == "success" and tm is not None and not tm.losses:
+            st.caption(tr("train.loaded_no_curve"))
