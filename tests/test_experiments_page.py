@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from helpers import SMALL, small_model, tables
+from helpers import SMALL, served_example, small_model, tables
 from streamlit.testing.v1 import AppTest
 from test_attention_page import markdown, more, open_attention, rerun
 
@@ -28,7 +28,6 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.explain import explain_cell, head_importance, position_effects, trace_of, walk
 from tinygpt.formatting import format_change, format_probability
 from tinygpt.i18n import t
-from tinygpt.train import train
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
 from tinygpt.ui.attention.effect import CHANGED_MARK
@@ -36,7 +35,8 @@ from tinygpt.ui.models import K_CHOICE
 from tinygpt.why import head_roles
 
 CONTEXT = EXAMPLES["context"]
-#: bench.experiments on the context example: uniform attention (every head) in layer 0.
+#: bench.experiments on the context example as the app serves it (the shipped weights, the same on
+#: every machine): uniform attention (every head) in layer 0.
 UNIFORM_LAYER0_CHANGES = [3, 5, 6, 7, 10, 12, 13, 14]
 #: ... and head 1 of layer 0 switched off (5 of 15 positions, these among them).
 HEAD1_OFF_CHANGES = {5, 7, 10, 13}
@@ -44,7 +44,8 @@ HEAD1_OFF_CHANGES = {5, 7, 10, 13}
 
 @pytest.fixture(scope="module")
 def context_tm():
-    return train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
+    """The context example's model the page shows (the shipped checkpoint)."""
+    return served_example("context")
 
 
 class _Strip(HTMLParser):

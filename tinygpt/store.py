@@ -44,7 +44,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -434,6 +434,11 @@ class Store:
         if write and self.clock() - self._last_purge > PURGE_EVERY_S:
             self._last_purge = self.clock()
             self.purge()
+
+    def transaction(self, write: bool = False) -> AbstractContextManager[sa.Connection]:
+        """A connection in a transaction (committed at the end), for a table kept beside the store's
+        own (``tinygpt.model_library``); a failure raises :class:`StoreError` as every call does."""
+        return self._connection(write)
 
     def _create_schema(self, engine: sa.Engine) -> None:
         """Create the tables on first use; refuse a database of a newer schema (StoreError)."""
