@@ -32,7 +32,7 @@ import torch
 
 from tinygpt.attention import STEP_IDS, AttentionTrace, Switches
 from tinygpt.explain import PositionEffects, position_effects
-from tinygpt.formatting import char_name
+from tinygpt.formatting import char_name, number
 from tinygpt.model import GPT
 
 #: The id of the choice "none of them" (no cell is masked, no prediction changes).
@@ -242,7 +242,7 @@ def head_off_question(
     T = idx.shape[-1]
     tokens = list(tokens) if len(tokens) == T else [str(k) for k in range(T)]
     changed = [k for k in range(T) if bool(fx.changed[k])]
-    common: Fields = (("layer", layer), ("head", head))
+    common: Fields = (("layer", number(layer)), ("head", number(head)))  # as people count them, from 1
     if changed:
         reason_key = "ex.head_off.reason"
         fields = common + (("positions", ", ".join(f"{k} {char_name(tokens[k])}" for k in changed)),)

@@ -167,6 +167,20 @@ def head_roles(alphas: torch.Tensor) -> list[HeadRole]:
     return roles
 
 
+def looks_back(alphas: torch.Tensor, layer: int) -> tuple[int, float]:
+    """The head of ``layer`` that looks most at the previous character, and its average weight
+    there: α (L, h, T, T) with the causal mask, rows 1..T-1 (row 0 has no previous character).
+    Head 0 with weight 0.0 for a text of one character. The head a lesson about attention opens
+    on: the one whose α shows "look one character back"."""
+    T = alphas.shape[-1]
+    if T < 2:
+        return 0, 0.0
+    rows = torch.arange(1, T)
+    shares = alphas[layer][:, rows, rows - 1].double().mean(dim=-1)  # (h,)
+    head = int(shares.argmax())
+    return head, float(shares[head])
+
+
 # ---------------------------------------------------------------- what a text asks of attention
 
 

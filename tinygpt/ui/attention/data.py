@@ -27,7 +27,7 @@ from tinygpt.explain import (
 )
 from tinygpt.record import ModelRecord
 from tinygpt.ui.models import attention_trace
-from tinygpt.why import Flip, HeadRole, Reliance, attention_reliance, flips, head_roles
+from tinygpt.why import Flip, HeadRole, Reliance, attention_reliance, flips, head_roles, looks_back
 
 _BY_UID = {ModelRecord: lambda tm: tm.uid}
 
@@ -69,6 +69,13 @@ def flip_reasons(tm: ModelRecord, text: str, layer: int, switches: Switches) -> 
 def roles(tm: ModelRecord, text: str) -> list[HeadRole]:
     """What each head of the model looks at in ``text`` (``tinygpt.why.head_roles``)."""
     return head_roles(own_walk(tm, text).alphas)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
+def steps_head(tm: ModelRecord, text: str, layer: int) -> tuple[int, float]:
+    """The head of ``layer`` the steps open on: the one that looks most at the previous character
+    in ``text`` (``tinygpt.why.looks_back``), with its average weight there."""
+    return looks_back(own_walk(tm, text).alphas, layer)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
