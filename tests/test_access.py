@@ -17,7 +17,7 @@ LABELS = charts.position_labels(CONTEXT)
 T = len(CONTEXT)
 ALPHA = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]  # (T, T), rows sum to 1
 MASKED = np.triu(np.ones((T, T), dtype=bool), 1)
-DESCRIPTION = "热图（α · 头 0）：15 行 × 15 列。"
+DESCRIPTION = "热图（α · 头 1）：15 行 × 15 列。"
 
 #: Every builder and its fast variant, with arguments that draw a small chart.
 BUILDERS = {
