@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "train.title": "Train the tiny GPT",
-    "train.intro": "Set the hyperparameters and train. The defaults are the textbook program's: d_model 512, 8 heads, 6 layers, d_ff 2048, Adam with learning rate 1e-4. The model learns to map each character of “你好世界” to the next one (“好世界你”). Training runs in the background: pause it, step it, stop it, or visit the other pages and come back.",
+    "train.intro": "Set the hyperparameters and train. The defaults are the textbook program's: d_model 512 (each character is 512 numbers), 8 heads, 6 layers, d_ff 2048, Adam with learning rate 1e-4. The model learns to map each character of “你好世界” to the next one (“好世界你”). Training runs in the background: pause it, step it, stop it, or visit the other pages and come back. The Predict and Attention pages open on another, much smaller model, the context example: d_model {d_model}, {n_layers} layers of {n_heads} heads each.",
     "train.presets": "Start from a preset:",
     "train.preset.seed": "Textbook settings",
     "train.preset.small": "Small and fast",
