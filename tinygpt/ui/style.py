@@ -27,7 +27,8 @@ HTML_LANG = {"zh": "zh-CN", "en": "en"}
 #: on a phone is drawn a little lower, so that its toolbar (a tap shows it, 44 px tall above the
 #: chart's top) lies in that room and the gap between elements, not over the last row of a table
 #: just above it. Streamlit's English "Press Enter to apply" under a text box is not shown: every page
-#: is in the user's language, and Enter (or leaving the box) applies as the app's texts say.
+#: is in the user's language, and Enter (or leaving the box) applies as the app's texts say. A page
+#: link in the page wraps onto a second line rather than ending in "…" (cut mid-character on a phone).
 NARROW_SCREEN_CSS = f"""
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
 [data-testid="InputInstructions"] {{ display: none; }}
@@ -45,6 +46,10 @@ NARROW_SCREEN_CSS = f"""
 .tg-table tr.hl > * {{ background: #fbe3b3; }}
 [data-testid="stVegaLiteChart"] {{ max-width: 100%; overflow-x: auto; overflow-y: hidden; }}
 #theory-sections, #attn-parts, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
+[data-testid="stMain"] [data-testid="stPageLink"] a span:has(> [data-testid="stMarkdownContainer"]),
+[data-testid="stMain"] [data-testid="stPageLink"] a [data-testid="stMarkdownContainer"],
+[data-testid="stMain"] [data-testid="stPageLink"] a p {{ white-space: normal; overflow: visible; text-overflow: clip; }}
+[data-testid="stMain"] [data-testid="stPageLink"] a {{ height: auto; }}
 @media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} }}
 @media (max-width: 640px) {{
   [role="radiogroup"]:has(> button[data-variant="segmented_control"]) {{ column-gap: 4px; }}

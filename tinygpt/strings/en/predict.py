@@ -94,4 +94,5 @@ STRINGS: dict[str, str] = {
     "predict.bars_text": "Bar chart, {title}: two bars for each of the {V} characters: {p} and {series}; ◆ marks the character this step chose, ▼ the training target.",
     "predict.reveal_mark": "the model's most likely character",
     "predict.logit_note": "logit: the model's raw score for a character; softmax turns the scores into the probabilities p.",
+    "predict.next_step": "Next: ② flip a switch on the Attention page and see which predictions change, and why",
 }

@@ -94,4 +94,5 @@ STRINGS: dict[str, str] = {
     "predict.bars_text": "柱状图（{title}）：{V} 个字，每个字两根柱：{p} 和 {series}；◆ 标出这一步选中的字，▼ 标出训练目标。",
     "predict.reveal_mark": "模型最可能的字",
     "predict.logit_note": "logit：模型给某个字的原始得分；softmax 把这些得分变成概率 p。",
+    "predict.next_step": "下一步：② 在“注意力九步”里拨动开关，看哪些预测变了、为什么",
 }
