@@ -193,14 +193,14 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
             pressed = offer_context_example()
         st.html(strip_html(text, fx, chars, text_next(text, tm)))
     if fx.n_changed:
-        st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
-        reasons = data.flip_reasons(tm, text, layer, sw)
+        reasons = data.flip_reasons(tm, text, layer, sw)  # first, so a phone has the first one in view
         how = switch_phrase(sw, s.own_switches(tm))
         for f in reasons[:SHOWN_FLIPS]:
             st.markdown("- " + flip_sentence(f, text, chars, layer, how))
         if len(reasons) > SHOWN_FLIPS:
             with st.expander(tr("attn.effect.all_reasons", n=len(reasons))):
                 st.markdown("\n".join("- " + flip_sentence(f, text, chars, layer, how) for f in reasons[SHOWN_FLIPS:]))
+        st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
         st.caption(tr("attn.effect.numbers_note"))
         if not sw.causal_mask and tm.train_cfg.causal_mask:
             st.caption(tr("why.mask_off"))
