@@ -29,6 +29,8 @@ HTML_LANG = {"zh": "zh-CN", "en": "en"}
 #: just above it. Streamlit's English "Press Enter to apply" under a text box is not shown: every page
 #: is in the user's language, and Enter (or leaving the box) applies as the app's texts say. A page
 #: link in the page wraps onto a second line rather than ending in "…" (cut mid-character on a phone).
+#: "My answers" is on the page once: the sidebar's copy is hidden while the page shows its own
+#: beside an exercise's score.
 NARROW_SCREEN_CSS = f"""
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
 [data-testid="InputInstructions"] {{ display: none; }}
@@ -50,6 +52,7 @@ NARROW_SCREEN_CSS = f"""
 [data-testid="stMain"] [data-testid="stPageLink"] a [data-testid="stMarkdownContainer"],
 [data-testid="stMain"] [data-testid="stPageLink"] a p {{ white-space: normal; overflow: visible; text-overflow: clip; }}
 [data-testid="stMain"] [data-testid="stPageLink"] a {{ height: auto; }}
+.stApp:has([data-testid="stMain"] .st-key-mine_here) .st-key-mine_sidebar {{ display: none; }}
 @media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} }}
 @media (max-width: 640px) {{
   [role="radiogroup"]:has(> button[data-variant="segmented_control"]) {{ column-gap: 4px; }}
