@@ -47,6 +47,7 @@ class QuestionKind(enum.StrEnum):
     ROW_SUM = "row_sum"
     HEAD_OFF = "head_off"
     NEXT_CHAR = "next_char"
+    THEORY_QUIZ = "theory_quiz"
 
 
 #: The questions each step of attention asks, the first being the step's main one. Every step is
@@ -321,3 +322,13 @@ def question_for(
         _check_query(trace, head, 0)
         return head_off_question(model, idx, trace.layer, head, _tokens(trace))
     raise ValueError(f"{str(kind)!r} is not a question of the attention steps")
+
+
+def theory_question(qid: str, right: str, options: str = "abcd") -> Question:
+    """A self-test question of the Theory page as "my answers" and the class store keep it: its
+    text is the i18n ``theory.quiz.<qid>.q``, its options ``theory.quiz.<qid>.<o>`` for each
+    letter of ``options``, ``right`` the letter of the right one, the reason ``theory.quiz.<qid>.why``."""
+    choices = tuple(Choice(o, key=f"theory.quiz.{qid}.{o}") for o in options)
+    return Question(
+        QuestionKind.THEORY_QUIZ, f"theory.quiz.{qid}.q", (), choices, frozenset({right}), f"theory.quiz.{qid}.why", ()
+    )
