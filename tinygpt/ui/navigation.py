@@ -101,7 +101,9 @@ def run_app() -> None:
         open_short_link()
     # the style sheet and the scripts: lang attribute, keyboard access to boxes that scroll, ← / → for steps
     st.html(
-        style_sheet(lang(), tr("app.formula_label"), tr("app.table_label"), tr("app.scrolls_sideways")),
+        style_sheet(
+            lang(), tr("app.formula_label"), tr("app.table_label"), tr("app.scrolls_sideways"), tr("app.upload_button")
+        ),
         unsafe_allow_javascript=True,
     )
     in_lesson = lesson() is not None

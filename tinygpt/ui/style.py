@@ -122,12 +122,13 @@ OWN_ARROWS = (
 #   sideways says so under it (``tg-scrolls`` on its element, the text in CSS: ``scroll_css``);
 #   re-checked in the frame after the page changes and when the window is resized, and only
 #   what changed is written, so a redraw is not followed by a second wave of changes;
+# - the file uploader's button is named in the page's language (its text is Streamlit's English);
 # - ← / → move the Attention page's steps when no control has the focus (installed once per tab);
 # - on a phone, following a page link in the sidebar closes the sidebar.
 ACCESS_JS = Template("""<script>
 (() => { const w = window.parent || window, d = w.document;
   if (d.documentElement.lang !== $lang) d.documentElement.lang = $lang;
-  w.__tgScrollLabels = $scroll_labels;
+  w.__tgScrollLabels = $scroll_labels; w.__tgUploadLabel = $upload_label;
   if (w.__tgAccess) { w.__tgAccess(); return; }
   // Any overflow makes a box reachable by keyboard (it does scroll); the "swipe sideways" line needs
   // more than SLACK px, since a formula's italic overhang of a pixel or two is nothing to look for.
@@ -135,6 +136,9 @@ ACCESS_JS = Template("""<script>
   const set = (el, attr, value) => { if (el.getAttribute(attr) !== value) el.setAttribute(attr, value); };
   const drop = (el, attr) => { if (el.hasAttribute(attr)) el.removeAttribute(attr); };
   const check = () => {
+    for (const b of d.querySelectorAll('[data-testid=stFileUploaderDropzone] [data-testid=stBaseButton-secondary]')) {
+      if (w.__tgUploadLabel) set(b, 'aria-label', w.__tgUploadLabel);  // its text is Streamlit's English
+    }
     for (const [selector, name] of Object.entries(w.__tgScrollLabels)) {
       for (const box of d.querySelectorAll(selector)) {
         const style = w.getComputedStyle(box), scrolls = (overflow) => overflow === 'auto' || overflow === 'scroll';
@@ -188,16 +192,34 @@ def scroll_css(hint: str) -> str:
     )
 
 
-def style_sheet(lang: str, formula_label: str, table_label: str, scroll_hint: str) -> str:
+def uploader_css(button: str) -> str:
+    """Streamlit's file uploader in the page's language: its button reads ``button`` (Streamlit
+    writes "Upload" in English, with no parameter to change it), and its English size line is not
+    shown (the page says the limit under the uploader in the user's language)."""
+    text = json.dumps(button, ensure_ascii=False)
+    box = '[data-testid="stFileUploaderDropzone"]'
+    return (
+        f'{box} [data-testid="stBaseButton-secondary"] [data-testid="stMarkdownContainer"] p {{ font-size: 0; }}'
+        f'{box} [data-testid="stBaseButton-secondary"] [data-testid="stMarkdownContainer"] p::after '
+        f"{{ content: {text}; font-size: 0.875rem; }}"
+        f'{box} [data-testid="stFileUploaderDropzoneInstructions"] {{ display: none; }}'
+    )
+
+
+def style_sheet(lang: str, formula_label: str, table_label: str, scroll_hint: str, upload_button: str = "") -> str:
     """Everything above, as one ``st.html`` element at the top of every page: the style sheet, the
     history script and the access script for the language ``lang`` (a code of
     ``tinygpt.i18n.LANGUAGES``), naming a formula that scrolls ``formula_label`` and a table that
-    scrolls ``table_label``; ``scroll_hint`` says under a box that it scrolls sideways."""
+    scrolls ``table_label``; ``scroll_hint`` says under a box that it scrolls sideways;
+    ``upload_button`` is the file uploader's button (:func:`uploader_css`; Streamlit's own when empty)."""
     labels = {".katex-display": formula_label, ".tg-table": table_label, "[data-testid=stVegaLiteChart]": None}
     script = ACCESS_JS.substitute(
         lang=json.dumps(HTML_LANG.get(lang, lang)),
         scroll_labels=json.dumps(labels, ensure_ascii=False),
         step_keys=json.dumps(STEP_KEYS),
         own_arrows=json.dumps(OWN_ARROWS),
+        upload_label=json.dumps(upload_button, ensure_ascii=False),
     )
-    return f"<style>{NARROW_SCREEN_CSS}{EFFECT_CSS}{scroll_css(scroll_hint)}</style>{REPLACE_HISTORY_JS}{script}"
+    upload = uploader_css(upload_button) if upload_button else ""
+    css = NARROW_SCREEN_CSS + EFFECT_CSS + scroll_css(scroll_hint) + upload
+    return f"<style>{css}</style>{REPLACE_HISTORY_JS}{script}"

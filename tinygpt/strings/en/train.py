@@ -151,7 +151,7 @@ STRINGS: dict[str, str] = {
     "train.train_again_help": "These settings were trained before, so the finished model was used at once. This trains the same settings again from scratch as a new run, with the live chart; the result is the same model.",
     "train.col.number": "#",
     "train.upload_help": "A .safetensors file downloaded from this app (at most {limit}). Other files are refused with a message.",
-    "train.upload_caption": "Drag a .safetensors file onto the box above, or press the box's button to choose one (the box's own small print is Streamlit's, in English). At most {limit}.",
+    "train.upload_caption": "Drag a .safetensors file onto the box above, or press “Choose a file” in it. At most {limit}.",
     "train.loaded_no_curve": "This file carries no loss curve, so the chart has nothing to show for it.",
     "train.start_here": "**New here?** This app shows how attention lets a tiny GPT pick the next character. Start with ① the model's predictions, then ② flip the causal mask and see which predictions change and why, then ③ read the math behind it. Or train a model of your own below.",
     "train.start_predict": "① Watch it predict",

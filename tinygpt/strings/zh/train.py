@@ -151,7 +151,7 @@ STRINGS: dict[str, str] = {
     "train.train_again_help": "这些设置以前训练过，所以直接用了训练好的模型。这里会用同样的设置从头再训练一次，作为新的一次训练，并显示实时曲线；结果是同一个模型。",
     "train.col.number": "#",
     "train.upload_help": "从本应用下载的 .safetensors 文件（最大 {limit}）。其他文件会被拒绝并给出说明。",
-    "train.upload_caption": "把 .safetensors 文件拖到上面的框里，或点框里的按钮选择文件（框里的小字由 Streamlit 显示，是英文）。文件最大 {limit}。",
+    "train.upload_caption": "把 .safetensors 文件拖到上面的框里，或点框里的“选择文件”。文件最大 {limit}。",
     "train.loaded_no_curve": "这个文件没有损失曲线，所以图中没有它的曲线。",
     "train.start_here": "**第一次来？** 这个应用展示注意力如何帮一个小小的 GPT 选出下一个字。先 ① 看模型怎么预测，再 ② 拨动因果掩码，看哪些预测变了、为什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
     "train.start_predict": "① 看它预测",
