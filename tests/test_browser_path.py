@@ -28,6 +28,8 @@ SIZES = [(1400, 1000), (390, 844)]
 BOX_JS = """(el) => { const r = el.getBoundingClientRect();
     return [r.top, r.bottom, r.left, r.right, innerHeight, innerWidth]; }"""
 
+SIDEBAR_RIGHT_JS = "() => document.querySelector('[data-testid=stSidebar]').getBoundingClientRect().right"
+
 
 class Path:
     """A student on ``page``: clicks and scrolls, counted."""
@@ -112,6 +114,22 @@ def test_predict_shows_its_next_step_above_the_fold_and_it_leads_to_the_flip(bro
         _flip_seen(path, "zh")
         _report(path, f"path_start_predict_{size[0]}x{size[1]}")
         assert (path.clicks, path.scrolls) == (3, 0), path.stops
+        assert_no_exception(page)
+    finally:
+        context.close()
+
+
+def test_on_a_phone_the_page_menu_closes_after_a_choice(browser, app_server):
+    context, page = _open(browser, app_server, (390, 844), "zh")
+    try:
+        sidebar = page.get_by_test_id("stSidebar")
+        page.locator("[data-testid=stExpandSidebarButton]").first.click()  # "»": the page menu
+        page.wait_for_function(f"() => ({SIDEBAR_RIGHT_JS})() > 200")
+        sidebar.locator("[data-testid=stSidebarNav] a").filter(has_text=t("nav.predict", "zh")).click()
+        page.wait_for_url(re.compile(r"/predict"), timeout=60_000)
+        page.wait_for_function(f"() => ({SIDEBAR_RIGHT_JS})() <= 0", timeout=10_000)  # closed: the page in view
+        wait_for_app(page, 240_000)
+        page.screenshot(path=str(SCREENSHOTS / "path_phone_menu_closed.png"))
         assert_no_exception(page)
     finally:
         context.close()

@@ -124,7 +124,7 @@ OWN_ARROWS = (
 #   what changed is written, so a redraw is not followed by a second wave of changes;
 # - the file uploader's button is named in the page's language (its text is Streamlit's English);
 # - ← / → move the Attention page's steps when no control has the focus (installed once per tab);
-# - on a phone, following a page link in the sidebar closes the sidebar.
+# - on a phone, choosing a page in the sidebar (its page menu or a lesson's links) closes the sidebar.
 ACCESS_JS = Template("""<script>
 (() => { const w = window.parent || window, d = w.document;
   if (d.documentElement.lang !== $lang) d.documentElement.lang = $lang;
@@ -171,10 +171,11 @@ ACCESS_JS = Template("""<script>
     e.preventDefault();
     button.click();
   });
-  // A lesson lists its pages as links in the sidebar, which covers a phone's screen: close it
-  // after a link is followed, as Streamlit's own page menu does.
+  // The sidebar's page menu (Streamlit's, or a lesson's links) covers a phone's screen: close it
+  // after a page is chosen.
+  const MENU_LINKS = '[data-testid=stSidebar] [data-testid=stPageLink] a, [data-testid=stSidebarNav] a';
   d.addEventListener('click', (e) => {
-    if (w.innerWidth > 736 || !e.target.closest('[data-testid=stSidebar] [data-testid=stPageLink] a')) return;
+    if (w.innerWidth > 736 || !e.target.closest(MENU_LINKS)) return;
     const close = d.querySelector('[data-testid=stSidebarCollapseButton] button');
     if (close) w.setTimeout(() => close.click(), 50);
   }, true);
