@@ -301,7 +301,7 @@ def my_answers_here() -> None:
     ss = st.session_state
     entries = sorted(ss.get(K_ANSWERS, {}).values(), key=lambda e: e.at)
     if entries:
-        with st.popover(tr("mine.button"), icon=":material/assignment:"):
+        with st.container(key="mine_here"), st.popover(tr("mine.button"), icon=":material/assignment:"):
             my_answers(entries, ss.get(K_PAGE, ""), key_prefix="mine_here")
 
 
@@ -324,8 +324,9 @@ def _sidebar(url_path: str) -> None:
         if ss.get(K_DOWN) and waiting:
             st.warning(tr("class.not_sent", n=waiting, reason=ss[K_DOWN]), icon=":material/cloud_off:")
         if entries:
-            with st.popover(tr("mine.button"), icon=":material/assignment:", width="stretch"):
-                my_answers(entries, url_path)
+            with st.container(key="mine_sidebar"):  # hidden while the page shows its own (tinygpt/ui/style.py)
+                with st.popover(tr("mine.button"), icon=":material/assignment:", width="stretch"):
+                    my_answers(entries, url_path)
 
 
 def my_answers(entries: Sequence[_Entry], url_path: str, key_prefix: str = "mine") -> None:
