@@ -50,6 +50,7 @@ from tinygpt.store import (
     read_class_code,
     read_student,
 )
+from tinygpt.ui.class_retry import waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.lesson import lesson
@@ -227,13 +228,25 @@ def _send_waiting() -> None:
             except (StoreError, ClassError):
                 ss[K_ANSWERS][entry.question_id] = entry
                 continue
-        except (StoreError, ConfigError) as exc:
+        except StoreError as exc:
+            if exc.key != "store.refused":
+                ss[K_DOWN] = problem_text(exc)
+                return
+            ss[K_ANSWERS][entry.question_id] = replace(entry, sent=True)  # refused: kept here, not sent again
+            say(tr("class.refused", n=1, reason=problem_text(exc)))
+            continue
+        except ConfigError as exc:
             ss[K_DOWN] = problem_text(exc)
             return
         if entry.class_code and ss.get(K_STATUS) is None:
             ss[K_STATUS] = "open"
         ss[K_ANSWERS][entry.question_id] = replace(entry, sent=True)
     ss[K_DOWN] = None
+
+
+def _waiting() -> int:
+    """How many of this student's answers the store has not taken yet."""
+    return sum(not e.sent for e in st.session_state.get(K_ANSWERS, {}).values())
 
 
 def _new_answer(entry: _Entry) -> NewAnswer:
@@ -320,9 +333,8 @@ def _sidebar(url_path: str) -> None:
         if in_class:
             st.caption(tr("class.banner", code=ss[K_CLASS]))
             st.text_input(tr("class.nickname"), max_chars=24, help=tr("class.nickname_help"), key=K_NICKNAME)
-        waiting = sum(not e.sent for e in entries)
-        if ss.get(K_DOWN) and waiting:
-            st.warning(tr("class.not_sent", n=waiting, reason=ss[K_DOWN]), icon=":material/cloud_off:")
+        if any(not e.sent for e in entries):  # sent by themselves when the store is back
+            waiting_answers(_send_waiting, _waiting, lambda: st.session_state.get(K_DOWN))
         if entries:
             with st.popover(tr("mine.button"), icon=":material/assignment:", width="stretch"):
                 my_answers(entries, url_path)

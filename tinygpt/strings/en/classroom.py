@@ -14,7 +14,6 @@ STRINGS: dict[str, str] = {
     "accepted.code": "a code of {n} characters, as the app's link gives it",
     # short links
     "short.unknown": "The short link {code} does not exist (or has expired): the app opens as usual. Ask for a new link.",
-    "short.unreachable": "The short link {code} cannot be opened now: {reason}. Reload the page in a moment.",
     # the student in a class
     "class.banner": "**Class {code}:** your guesses go to your teacher's screen, anonymously (with a nickname only if you type one).",
     "class.nickname": "Nickname (optional)",
@@ -77,8 +76,6 @@ STRINGS: dict[str, str] = {
     "teacher.title": "Teacher",
     "teacher.no_key": "This view needs the teacher's key: open the teacher's link you got when the class was made.",
     "teacher.bad_link": "This teacher's link is not accepted. {error}.",
-    "teacher.unknown": "There is no class {code} (or it has expired).",
-    "teacher.bad_key": "The key does not open class {code}. Open the teacher's link you got when the class was made.",
     "teacher.store_down": "The class cannot be shown: {reason}. Trying again every few seconds.",
     "teacher.class_header": "Class {code}",
     "teacher.your_link": "Your teacher's link (keep it private)",

@@ -14,7 +14,6 @@ STRINGS: dict[str, str] = {
     "accepted.code": "由 {n} 个字符组成的代码，与应用给出的链接中一致",
     # 短链接
     "short.unknown": "短链接 {code} 不存在（或已过期），应用照常打开。请向老师要一个新链接。",
-    "short.unreachable": "短链接 {code} 现在打不开：{reason}。请稍后刷新页面。",
     # 班级中的学生
     "class.banner": "**班级 {code}**：你的猜测会匿名显示在老师的屏幕上（只有填写昵称时才会显示昵称）。",
     "class.nickname": "昵称（可选）",
@@ -77,8 +76,6 @@ STRINGS: dict[str, str] = {
     "teacher.title": "教师",
     "teacher.no_key": "此视图需要教师密钥：请打开创建班级时得到的教师链接。",
     "teacher.bad_link": "这个教师链接无法识别。{error}。",
-    "teacher.unknown": "班级 {code} 不存在（或已过期）。",
-    "teacher.bad_key": "此密钥无法打开班级 {code}。请打开创建班级时得到的教师链接。",
     "teacher.store_down": "无法显示班级：{reason}。每隔几秒会自动重试。",
     "teacher.class_header": "班级 {code}",
     "teacher.your_link": "你的教师链接（请保密）",

@@ -1,0 +1,12 @@
+"""Strings of a class that keeps going: a refused answer, a lost store file, the teacher's key, guessing — English."""
+
+STRINGS: dict[str, str] = {
+    "store.refused": "the class store did not accept this one answer ({reason})",
+    "store.gone": "the class store's file was deleted or moved while the app was running, so nothing can be recorded until the app is restarted (the server's log names the file)",
+    "class.refused": "{n} {n:answer was|answers were} not accepted by the class store ({reason}). {n:It stays|They stay} in My answers; the other answers are sent as usual.",
+    "class.sent_now": "The store is back: your waiting answers have been sent.",
+    "teacher.no_access": "This link does not open a class: there is no such class, it has expired, or the key is not its teacher's key. Open the teacher's link you got when the class was made.",
+    "teacher.too_many": "Too many links that open no class were tried from this device. Wait {seconds} s, then open the teacher's link again.",
+    "short.too_many": "Too many short links that do not exist were tried from this device. Wait {seconds} s, then open the link again.",
+    "short.waiting": "The short link {code} cannot be opened yet: {reason}. This page tries again by itself every few seconds and opens the lesson as soon as it can.",
+}
