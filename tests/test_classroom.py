@@ -66,7 +66,9 @@ def make_class(lang: str = "en", guess: bool = True) -> tuple[AppTest, str, str,
     at.button(key="builder_make").click().run()
     assert not at.exception, [e.value for e in at.exception]
     short = codes(at)[0]
-    return at, short, at.query_params["class"], at.query_params["key"]
+    code = at.query_params["class"]
+    assert "key" not in at.query_params  # the page a teacher projects holds no key in its address
+    return at, short, code, at.session_state["_teacher_keys"][code]
 
 
 # ---------------------------------------------------------------- pure: links in ASCII, the lesson's query

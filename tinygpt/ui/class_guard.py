@@ -31,6 +31,11 @@ def _normal(raw_code: str) -> str:
     return raw_code.strip().upper()
 
 
+def browser_cookies() -> dict[str, str]:
+    """The cookies this browser sent when the session started."""
+    return dict(st.context.cookies or {})
+
+
 def remember_key(code: str, key: str) -> None:
     """Keep the teacher's ``key`` of class ``code`` in this session (the builder's new class)."""
     st.session_state.setdefault(K_KEYS, {})[code] = key
@@ -48,14 +53,14 @@ def teacher_credentials() -> tuple[str | None, str | None]:
     if raw_code is None:
         return None, None
     code = _normal(raw_code)
-    kept = st.session_state.get(K_KEYS, {}).get(code) or (st.context.cookies or {}).get(COOKIE_PREFIX + code)
+    kept = st.session_state.get(K_KEYS, {}).get(code) or browser_cookies().get(COOKIE_PREFIX + code)
     return raw_code, kept
 
 
 def keep_key_cookie(code: str, key: str) -> None:
     """Once the key has opened class ``code``: keep it in this browser's cookie (once per session)."""
     done = st.session_state.setdefault(K_KEY_COOKIES, set())
-    if code in done or (st.context.cookies or {}).get(COOKIE_PREFIX + code) == key:
+    if code in done or browser_cookies().get(COOKIE_PREFIX + code) == key:
         return
     done.add(code)
     try:

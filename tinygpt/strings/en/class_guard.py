@@ -1,9 +1,9 @@
 """Strings of a class that keeps going: a refused answer, a lost store file, the teacher's key, guessing — English."""
 
 STRINGS: dict[str, str] = {
-    "store.refused": "the class store did not accept this one answer ({reason})",
+    "store.refused": "the class store did not accept it ({reason})",
     "store.gone": "the class store's file was deleted or moved while the app was running, so nothing can be recorded until the app is restarted (the server's log names the file)",
-    "class.refused": "{n} {n:answer was|answers were} not accepted by the class store ({reason}). {n:It stays|They stay} in My answers; the other answers are sent as usual.",
+    "class.refused": "{n} {n:answer|answers} could not be saved: {reason}. {n:It stays|They stay} in My answers; your other answers are sent as usual.",
     "class.sent_now": "The store is back: your waiting answers have been sent.",
     "teacher.no_access": "This link does not open a class: there is no such class, it has expired, or the key is not its teacher's key. Open the teacher's link you got when the class was made.",
     "teacher.too_many": "Too many links that open no class were tried from this device. Wait {seconds} s, then open the teacher's link again.",
