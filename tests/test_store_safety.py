@@ -213,3 +213,29 @@ def test_a_reason_a_person_reads_names_no_place():
     for place in ("db.school.lan", "10.0.0.7", "5432", "running"):
         assert place not in reason
     assert "/srv/tiny" not in public_reason("unable to open database file /srv/tiny/data/tinygpt.sqlite3")
+
+
+def test_expired_records_are_deleted_by_a_timer_without_any_write(store, clock):
+    import threading
+
+    from tinygpt.store_upkeep import keep_purging
+
+    code, _ = store.create_class("lesson=1")
+    store.record_answer(answer(code, new_student(), "0", True))
+    clock.now += 31 * DAY
+    stop = threading.Event()
+    thread = keep_purging(store, every_s=0.05, stop=stop)
+    deadline = time.monotonic() + 10
+    engine = store_module.sa.create_engine(store.url)
+    try:
+        while time.monotonic() < deadline:
+            with engine.connect() as conn:
+                left = conn.execute(store_module.sa.text("SELECT count(*) FROM answers")).scalar()
+            if left == 0:
+                break
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        thread.join(5)
+        engine.dispose()
+    assert left == 0 and not thread.is_alive()

@@ -21,14 +21,20 @@ the writer), in the folder named by the environment variable ``TINYGPT_DATA_DIR`
 
 The schema is created on first use and versioned in the table ``schema_version``; a database
 written by a newer version of the app is refused (:class:`StoreError`, key ``store.schema_newer``)
-rather than misread. Answers older than ``TINYGPT_ANSWER_DAYS`` days (default 30) are deleted, and
-classes with them; short links not opened for :data:`LINK_DAYS` days are deleted (:meth:`Store.purge`,
-run at most once an hour by the writes).
+rather than misread. Answers older than ``TINYGPT_ANSWER_DAYS`` days (default 30), classes with
+them, resume links (a short link holding a student's token) made before then and short links not
+opened for :data:`LINK_DAYS` days are never read and are deleted (:meth:`Store.purge`, run hourly by
+a timer, :mod:`tinygpt.store_upkeep`, and at most hourly by the writes).
+
+Text from outside is cleaned before it reaches the database (:mod:`tinygpt.store_text`).
 
 Errors: a store that cannot be reached (a stopped server, a folder that cannot be written, a
-malformed URL) raises :class:`StoreError`, the one type the pages turn into a message; after such
-a failure the store answers at once with the same error for :data:`RETRY_SECONDS` instead of
-waiting for the database again, so pages stay quick while it is down. An unknown or closed class
+malformed URL, a SQLite file deleted while the app runs) raises :class:`StoreError`, the one type
+the pages turn into a message; after a connection failure the store answers at once with the same
+error for :data:`RETRY_SECONDS` instead of waiting for the database again, so pages stay quick
+while it is down. A value the database refuses is that one call's error (``store.refused``), never
+the server's. Every failure is logged (logger ``tinygpt.store``) with the class code, never a key
+or a token. An unknown or closed class
 or a wrong teacher key raise :class:`ClassError`. Codes read from a URL go through
 :func:`read_code`, which refuses anything but the code's own alphabet and length
 (:class:`~tinygpt.config.ConfigError` naming the value).

@@ -50,7 +50,7 @@ from tinygpt.store import (
     read_class_code,
     read_student,
 )
-from tinygpt.ui.class_retry import waiting_answers
+from tinygpt.ui.class_retry import K_WAITED, waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.lesson import lesson
@@ -298,24 +298,25 @@ def answered(question: Question, identity: str, picked: object) -> None:
 
 
 def answer_note() -> str | None:
-    """Under an answer: why it did not reach the teacher (the class closed, or is unknown; the store
-    cannot be reached), in the user's language; None when it did, or there is no class."""
+    """Under an answer: why it does not reach the teacher (the class closed, or is unknown), in the
+    user's language; None when it does, or there is no class. Answers waiting for the store are
+    said beside the score (:func:`my_answers_here`), where they are sent by themselves."""
     ss = st.session_state
     if ss.get(K_STATUS) in ("closed", "unknown") and ss.get(K_CLASS):
         return tr(f"class.{ss[K_STATUS]}", code=ss[K_CLASS])
-    waiting = sum(not e.sent for e in ss.get(K_ANSWERS, {}).values())
-    if ss.get(K_DOWN) and waiting:
-        return tr("class.not_sent", n=waiting, reason=ss[K_DOWN])
     return None
 
 
 def my_answers_here() -> None:
-    """ "My answers" as a popover where it is drawn (beside an exercise's score)."""
+    """ "My answers" as a popover where it is drawn (beside an exercise's score), and answers waiting
+    for the store, said and sent again every few seconds (:mod:`tinygpt.ui.class_retry`)."""
     ss = st.session_state
     entries = sorted(ss.get(K_ANSWERS, {}).values(), key=lambda e: e.at)
     if entries:
         with st.popover(tr("mine.button"), icon=":material/assignment:"):
             my_answers(entries, ss.get(K_PAGE, ""), key_prefix="mine_here")
+    if _waiting() or ss.get(K_WAITED):
+        waiting_answers(_send_waiting, _waiting, lambda: st.session_state.get(K_DOWN))
 
 
 # ---------------------------------------------------------------- the sidebar: the class and "my answers"
@@ -333,8 +334,6 @@ def _sidebar(url_path: str) -> None:
         if in_class:
             st.caption(tr("class.banner", code=ss[K_CLASS]))
             st.text_input(tr("class.nickname"), max_chars=24, help=tr("class.nickname_help"), key=K_NICKNAME)
-        if any(not e.sent for e in entries):  # sent by themselves when the store is back
-            waiting_answers(_send_waiting, _waiting, lambda: st.session_state.get(K_DOWN))
         if entries:
             with st.popover(tr("mine.button"), icon=":material/assignment:", width="stretch"):
                 my_answers(entries, url_path)
