@@ -9,6 +9,7 @@ import shutil
 
 import pytest
 import test_classroom
+from helpers import tables
 from test_classroom import answer_both, app, make_class
 
 from tinygpt.guard import Attempts
@@ -136,3 +137,48 @@ def test_a_deleted_data_folder_is_said_to_the_teacher(store, tmp_path):
     teacher.run()
     (error,) = [e.value for e in teacher.error]
     assert error == t("teacher.store_down", "en", reason=t("store.gone", "en"))
+
+
+def test_a_reopened_class_takes_the_answers_of_a_student_who_saw_it_closed(store):
+    teacher, short, code, _ = make_class("en")
+    teacher.button(key="teacher_close").click().run()
+    student = app(None, "en", s=short.split("s=")[1])
+    assert t("class.closed", "en", code=code) in [w.value for w in student.sidebar.warning]
+    banner = t("class.banner_main", "en", code=code)
+    assert banner not in [c.value for c in student.main.caption]  # not told that guesses go to the teacher
+    teacher.button(key="teacher_reopen").click().run()
+    answer_both(student)
+    assert store.count_answers(code) == 2  # counted in the class, not kept under no class
+    assert banner in [c.value for c in student.main.caption]
+
+
+def test_two_tabs_answering_differently_are_told_which_answer_counts(store, monkeypatch):
+    from tinygpt.ui import classroom
+
+    _, short, code, _ = make_class("en")
+    first = app(None, "en", s=short.split("s=")[1])
+    me = first.session_state[classroom.K_ME]
+    monkeypatch.setattr(classroom, "browser_token", lambda: me)  # the second tab shares the browser's cookie
+    second = app(None, "en", s=short.split("s=")[1])
+    assert second.session_state[classroom.K_ME] == me
+    first.button_group(key="attn_ex_argmax_key_pick").set_value("2").run()
+    second.button_group(key="attn_ex_argmax_key_pick").set_value("3").run()
+    (kept,) = store.answers(class_code=code)
+    assert kept.answer == "2"
+    said = [w.value for w in second.warning if "another tab" in w.value]
+    assert said and kept.answer_text in said[0]
+    assert {e.answer for e in second.session_state[classroom.K_ANSWERS].values()} == {"2"}
+
+
+def test_the_teacher_sees_the_nicknames_students_typed(store):
+    teacher, short, code, _ = make_class("en")
+    ann = app(None, "en", s=short.split("s=")[1])
+    ann.sidebar.text_input(key="class_nickname").input("Ann").run()
+    answer_both(ann, argmax="2", row_sum="1")
+    answer_both(app(None, "en", s=short.split("s=")[1]), argmax="3", row_sum="1")
+    teacher.run()
+    (box,) = [e for e in teacher.expander if e.label.startswith("Who answered")]
+    assert box.label == t("teacher.roster", "en", n=2)
+    (who,) = [tb.value for tb in tables(teacher) if "student" in tb.value.columns]
+    assert who.values.tolist() == [["Ann", 2, 2], ["—", 2, 1]]
+    assert "Ann" not in " ".join(m.value for m in teacher.main.markdown)  # nowhere but in that box

@@ -52,6 +52,7 @@ from tinygpt.store import (
 )
 from tinygpt.ui.class_retry import K_WAITED, waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
+from tinygpt.ui.class_sync import first_answer_kept, recheck_class
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.lesson import lesson
 
@@ -107,13 +108,14 @@ def student_session(url_path: str) -> None:
         _start_student()
     if url_path != TEACHER_PAGE:
         _read_class()
+        recheck_class()
         _send_waiting()
         _write_url()
     if lesson() is not None and url_path in ("", LESSON_START):  # this run only opens the lesson's first page
         return
     show_messages()
     if url_path != TEACHER_PAGE:
-        if ss.get(K_CLASS):  # on a phone the sidebar (with the class, the nickname) starts closed
+        if ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None):  # on a phone the sidebar starts closed
             st.caption(tr("class.banner_main", code=ss[K_CLASS]))
         keep_cookie()
         _sidebar(url_path)
@@ -218,7 +220,8 @@ def _send_waiting() -> None:
     for entry in sorted(waiting, key=lambda e: e.at):
         try:
             store = class_store()
-            store.record_answer(_new_answer(entry))
+            if not store.record_answer(_new_answer(entry)):  # answered before, in another tab
+                entry = first_answer_kept(store, entry, ss[K_ME])
         except ClassError as exc:  # the class was closed (or removed): keep the answer for the student alone
             ss[K_STATUS] = "closed" if exc.key == "class.closed" else "unknown"
             ss[K_NOTE] = tr(f"class.{ss[K_STATUS]}", code=exc.code)
@@ -245,7 +248,7 @@ def _send_waiting() -> None:
 
 
 def _waiting() -> int:
-    """How many of this student's answers the store has not taken yet."""
+    """How many of this student's answers wait for the store."""
     return sum(not e.sent for e in st.session_state.get(K_ANSWERS, {}).values())
 
 
@@ -283,6 +286,7 @@ def answered(question: Question, identity: str, picked: object) -> None:
     answers = ss.setdefault(K_ANSWERS, {})
     if identity in answers:
         return
+    recheck_class(force=True)  # a class seen closed may have been reopened
     ids = answer_ids(question, picked)
     answers[identity] = _Entry(
         question_id=identity,

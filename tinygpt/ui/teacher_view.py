@@ -27,6 +27,7 @@ from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.i18n import error_text, lang, md_escape, tr
 from tinygpt.ui.tables import show_table, text_table
+from tinygpt.ui.teacher_roster import roster
 
 #: Seconds between two refreshes of the class's answers.
 REFRESH_SECONDS = 3
@@ -179,7 +180,7 @@ def live_answers(code: str) -> None:
     try:
         store = class_store()
         store.check(write=True)  # the folder, the file, the database: answers can be written now
-        summaries, students = store.summary(code), store.students(code)
+        summaries, students, given = store.summary(code), store.students(code), store.answers(class_code=code)
     except (StoreError, ConfigError) as exc:
         st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
@@ -190,6 +191,7 @@ def live_answers(code: str) -> None:
     if not summaries:
         st.info(tr("teacher.none_yet"))
         return
+    roster(given)  # the nicknames students typed, collapsed
     numbered = list(enumerate(summaries, 1))  # in the order first answered
     most = {n for n, _ in sorted(numbered, key=lambda x: -x[1].answered)[:MAX_CHARTS]}
     others = [(n, q) for n, q in numbered if n not in most]

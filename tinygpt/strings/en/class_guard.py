@@ -9,4 +9,10 @@ STRINGS: dict[str, str] = {
     "teacher.too_many": "Too many links that open no class were tried from this device. Wait {seconds} s, then open the teacher's link again.",
     "short.too_many": "Too many short links that do not exist were tried from this device. Wait {seconds} s, then open the link again.",
     "short.waiting": "The short link {code} cannot be opened yet: {reason}. This page tries again by itself every few seconds and opens the lesson as soon as it can.",
+    "class.other_tab": "You answered “{question}” before, in another tab: your first answer, {answer}, is the one kept and counted.",
+    "teacher.roster": "Who answered ({n} {n:student|students})",
+    "teacher.roster_help": "Nicknames as students typed them (— for a student who stayed anonymous). Not for the projector.",
+    "teacher.col_student": "student",
+    "teacher.col_right": "right",
+    "teacher.anonymous": "—",
 }

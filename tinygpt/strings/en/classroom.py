@@ -17,7 +17,7 @@ STRINGS: dict[str, str] = {
     # the student in a class
     "class.banner": "**Class {code}:** your guesses go to your teacher's screen, anonymously (with a nickname only if you type one).",
     "class.nickname": "Nickname (optional)",
-    "class.nickname_help": "Shown to your teacher beside your answers. Leave it empty to stay anonymous.",
+    "class.nickname_help": "Shown to your teacher in the list of who answered, with how many you got right. Leave it empty to stay anonymous.",
     "class.unknown": "There is no class {code}: your answers are not sent to a teacher. You can keep working; your answers stay with you (My answers).",
     "class.closed": "Class {code} is closed: your answers are no longer sent to the teacher. You can keep working; your answers stay with you (My answers).",
     "class.bad_key": "This is not the teacher's key of class {code}.",
@@ -85,7 +85,7 @@ STRINGS: dict[str, str] = {
     "teacher.close": "Close the class",
     "teacher.reopen": "Reopen the class",
     "teacher.clear": "Clear the answers",
-    "teacher.clear_confirm": "Delete every answer of this class? This cannot be undone.",
+    "teacher.clear_confirm": "Delete every answer of this class? They go from the students' “My answers” too: after a reload their questions are unanswered and they can answer again (files they downloaded stay). This cannot be undone.",
     "teacher.clear_yes": "Yes, delete them",
     "teacher.cleared": "{n} {n:answer|answers} deleted.",
     "teacher.answers_header": "The class's answers",

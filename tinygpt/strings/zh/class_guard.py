@@ -9,4 +9,10 @@ STRINGS: dict[str, str] = {
     "teacher.too_many": "这台设备尝试了太多打不开班级的链接。请等待 {seconds} 秒，再打开教师链接。",
     "short.too_many": "这台设备尝试了太多不存在的短链接。请等待 {seconds} 秒，再打开链接。",
     "short.waiting": "短链接 {code} 暂时打不开：{reason}。本页面每隔几秒会自动重试，一旦可以就会打开课程。",
+    "class.other_tab": "你之前已在另一个标签页回答过“{question}”：保留并计入的是你的第一个答案 {answer}。",
+    "teacher.roster": "谁回答了（{n} 名学生）",
+    "teacher.roster_help": "学生填写的昵称（“—”表示保持匿名的学生）。不要投影到屏幕上。",
+    "teacher.col_student": "学生",
+    "teacher.col_right": "答对",
+    "teacher.anonymous": "—",
 }

@@ -17,7 +17,7 @@ STRINGS: dict[str, str] = {
     # 班级中的学生
     "class.banner": "**班级 {code}**：你的猜测会匿名显示在老师的屏幕上（只有填写昵称时才会显示昵称）。",
     "class.nickname": "昵称（可选）",
-    "class.nickname_help": "老师会在你的答案旁看到它。不填则保持匿名。",
+    "class.nickname_help": "老师会在“谁回答了”的名单中看到它，以及你答对了几题。不填则保持匿名。",
     "class.unknown": "班级 {code} 不存在：你的答案不会发送给老师。你可以继续学习，答案会保存在“我的答案”里。",
     "class.closed": "班级 {code} 已关闭：你的答案不再发送给老师。你可以继续学习，答案会保存在“我的答案”里。",
     "class.bad_key": "这不是班级 {code} 的教师密钥。",
@@ -85,7 +85,7 @@ STRINGS: dict[str, str] = {
     "teacher.close": "关闭班级",
     "teacher.reopen": "重新开放班级",
     "teacher.clear": "清空答案",
-    "teacher.clear_confirm": "删除这个班级的所有答案？此操作无法撤销。",
+    "teacher.clear_confirm": "删除本班级的所有答案？学生“我的答案”中的这些答案也会一并删除：刷新页面后题目变为未作答，学生可以重新作答（已下载的文件不受影响）。此操作无法撤销。",
     "teacher.clear_yes": "确定删除",
     "teacher.cleared": "已删除 {n} 个答案。",
     "teacher.answers_header": "班级的答案",
