@@ -182,3 +182,21 @@ def test_the_teacher_sees_the_nicknames_students_typed(store):
     (who,) = [tb.value for tb in tables(teacher) if "student" in tb.value.columns]
     assert who.values.tolist() == [["Ann", 2, 2], ["—", 2, 1]]
     assert "Ann" not in " ".join(m.value for m in teacher.main.markdown)  # nowhere but in that box
+
+
+def test_a_link_only_this_computer_can_open_is_said_under_its_qr_code(store):
+    from tinygpt.ui.lesson_builder import local_host
+
+    for url, host in (
+        ("http://localhost:8501/?s=Ab3xYz7", "localhost"),
+        ("http://127.0.0.1:8501/?s=Ab3xYz7", "127.0.0.1"),
+        ("http://[::1]:8501/", "::1"),
+        ("http://0.0.0.0:8501/", "0.0.0.0"),
+        ("http://192.168.1.20:8501/?s=Ab3xYz7", None),
+        ("https://tinygpt.school.example/?s=Ab3xYz7", None),
+    ):
+        assert local_host(url) == host, url
+    teacher, short, _, _ = make_class("en")
+    assert short.startswith("http://localhost") or short.startswith("http://127.")
+    host = local_host(short)
+    assert t("builder.local_link", "en", host=host) in [w.value for w in teacher.warning]

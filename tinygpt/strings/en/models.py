@@ -48,7 +48,7 @@ STRINGS: dict[str, str] = {
     "accepted.integer": "an integer",
     "accepted.number": "a number",
     "accepted.bool01": "1 (on) or 0 (off)",
-    "accepted.edits": "head:i:j:value entries separated by commas, head from 0 to {last}, |value| at most {limit}",
+    "accepted.edits": "head:i:j:value entries separated by commas: head from 0 to {last}; i (the row, a query) and j (the column, a key) positions of the text, counted from 0, with j at most i; |value| at most {limit}",
     "model.relies": "Relies on attention: uniform attention in every layer changes {k} of its {n} training predictions.",
     "model.relies_none_text": "Does not need attention: uniform attention in every layer changes none of its {n} training predictions (each character of its text has one successor).",
     "model.relies_none_window": "Does not need attention: uniform attention in every layer changes none of its {n} training predictions (one training window of {window} characters: the position alone tells the next character; a window of {suggest} would make attention matter).",
