@@ -16,4 +16,5 @@ STRINGS: dict[str, str] = {
     "teacher.col_right": "right",
     "teacher.anonymous": "—",
     "builder.local_link": "This link names {host}, this computer itself: the students' phones cannot open it. Open this page by the computer's address on the school's network (for example `http://192.168.1.20:8501`; `hostname -I` shows it) and make the link there.",
+    "link.text_cut": "The link's {name}= has {n} characters; a link carries at most {limit}, so the first {limit} are used.",
 }
