@@ -179,7 +179,7 @@ def test_the_teacher_sees_the_nicknames_students_typed(store):
     teacher.run()
     (box,) = [e for e in teacher.expander if e.label.startswith("Who answered")]
     assert box.label == t("teacher.roster", "en", n=2)
-    (who,) = [tb.value for tb in tables(teacher) if "student" in tb.value.columns]
+    (who,) = [tb.value for tb in tables(teacher) if "questions answered" in tb.value.columns]
     assert who.values.tolist() == [["Ann", 2, 2], ["—", 2, 1]]
     assert "Ann" not in " ".join(m.value for m in teacher.main.markdown)  # nowhere but in that box
 
