@@ -15,6 +15,7 @@ Used by ``bench.load`` and ``bench.classroom``.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from dataclasses import dataclass, field
 
@@ -163,10 +164,22 @@ class Session:
         return widget_id or None
 
 
+#: The local address a task's sessions connect from (None: the system's choice). A proxy that keeps a
+#: client on one server by its address (``bench.cluster``) then sees each session as another client.
+LOCAL_HOST: contextvars.ContextVar[str | None] = contextvars.ContextVar("LOCAL_HOST", default=None)
+
+
 def connect(url: str):
-    """A websocket to the app's stream at ``url`` (http://host:port): ``async with connect(url) as ws``."""
+    """A websocket to the app's stream at ``url`` (http://host:port): ``async with connect(url) as ws``,
+    from the address :data:`LOCAL_HOST` holds in this task, if any."""
+    local = LOCAL_HOST.get()
     return websockets.connect(
-        stream_url(url), subprotocols=["streamlit"], max_size=None, open_timeout=120, ping_interval=None
+        stream_url(url),
+        subprotocols=["streamlit"],
+        max_size=None,
+        open_timeout=120,
+        ping_interval=None,
+        **({"local_addr": (local, 0)} if local else {}),
     )
 
 

@@ -12,6 +12,7 @@ import re
 import pytest
 from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
 from playwright.sync_api import expect
+from test_browser_a11y import blocking_findings, summary
 
 from bench.cold_start import ARTIFACTS, start_server, stop_server, wait_healthy
 from tinygpt.classroom import query_with_class
@@ -51,6 +52,8 @@ def test_the_teachers_key_leaves_the_address_and_a_lower_case_short_link_opens(b
         expect(teacher).to_have_url(re.compile(rf"/teacher\?class={code}&lang=en$|/teacher\?lang=en&class={code}$"))
         assert key not in teacher.url
         teacher.screenshot(path=str(SCREENSHOTS / "class_guard_teacher.png"), full_page=True)
+        findings = blocking_findings(teacher)  # the class's page, its warning under the QR code too
+        assert findings == [], summary(findings)
         teacher.reload()  # the address as projected: the key comes from this browser's cookie
         heading.wait_for(timeout=TIMEOUT)
         wait_for_app(teacher)

@@ -79,6 +79,24 @@ def test_edits_parameter_round_trip_and_refusals():
             decode_edits(bad, 2, 100.0)
 
 
+@pytest.mark.parametrize("typed", ["1e-400", "0", "0.0", "-1e-3", "5", "fast"])
+def test_a_learning_rate_refused_in_a_link_is_shown_as_typed_with_one_wording(typed):
+    with pytest.raises(ConfigError) as info:
+        decode_train(f"v1;lr={typed};text=ab")
+    assert (info.value.field, info.value.value, info.value.key) == ("lr", typed, "lr")
+    with pytest.raises(ConfigError) as form:  # the Train page's own check says the same
+        TrainConfig(lr=0.0)
+    assert info.value.accepted == form.value.accepted and form.value.key == "lr"
+
+
+def test_a_score_edit_outside_the_text_is_told_that_i_and_j_are_positions_of_the_text():
+    with pytest.raises(ConfigError) as info:
+        decode_edits("0:999:999:5", 2, 100.0)
+    assert info.value.key == "edits" and info.value.value == "0:999:999:5"
+    for lang, word in (("en", "positions of the text"), ("zh", "文本中的位置")):
+        assert word in t(f"accepted.{info.value.key}", lang, **info.value.params)
+
+
 def test_reproducible_settings_of_finished_stopped_and_loaded_models():
     tm = train(TEXT, SMALL, TrainConfig(lr=3e-3, epochs=6, early_stop_loss=0.0))
     assert reproducible_settings(tm) == (TEXT, tm.gpt_cfg, tm.train_cfg)

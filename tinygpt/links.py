@@ -144,6 +144,14 @@ def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
 
 
 def _parse_value(name: str, raw: str) -> object:
+    if name == "lr":  # TrainConfig's wording: greater than 0 (1e-400 reads as 0.0), at most 1; the text as typed
+        try:
+            value = read_float(raw, name, *_FLOAT_RANGES[name])
+        except ConfigError:
+            value = 0.0
+        if value <= 0.0:
+            raise ConfigError("lr", shown_text(raw), "a number greater than 0 and at most 1", "lr")
+        return value
     if name in _INT_RANGES:
         return read_int(raw, name, *_INT_RANGES[name])
     if name in _FLOAT_RANGES:

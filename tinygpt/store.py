@@ -34,10 +34,9 @@ the pages turn into a message; after a connection failure the store answers at o
 error for :data:`RETRY_SECONDS` instead of waiting for the database again, so pages stay quick
 while it is down. A value the database refuses is that one call's error (``store.refused``), never
 the server's. Every failure is logged (logger ``tinygpt.store``) with the class code, never a key
-or a token. An unknown or closed class
-or a wrong teacher key raise :class:`ClassError`. Codes read from a URL go through
-:func:`read_code`, which refuses anything but the code's own alphabet and length
-(:class:`~tinygpt.config.ConfigError` naming the value).
+or a token. An unknown or closed class or a wrong teacher key raise :class:`ClassError`. Codes
+read from a URL go through :func:`read_code`, which refuses anything but the code's own alphabet
+and length (:class:`~tinygpt.config.ConfigError` naming the value).
 """
 
 from __future__ import annotations
@@ -60,6 +59,7 @@ from sqlalchemy import exc as sa_exc
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_int
+from tinygpt.store_files import file_gone, file_id, sqlite_path
 from tinygpt.store_text import clean_json, clean_text, log_failure, public_reason
 
 #: The version of the schema this code writes and reads.
@@ -260,24 +260,6 @@ _SCHEMA_LOCK = 2_025_250_001
 _SERVER_WIDE = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.DisconnectionError, sa_exc.TimeoutError, OSError)
 
 
-def _sqlite_path(url: sa.URL) -> str | None:
-    """The file of a SQLite URL (``sqlite:///path`` or ``sqlite:///file:path?uri=true``), None for
-    another database or one in memory."""
-    database = url.database if url.get_backend_name() == "sqlite" else None
-    if database and url.query.get("uri") and database.startswith("file:"):
-        database = database[len("file:") :]
-    return None if not database or database == ":memory:" else database
-
-
-def _sqlite_file_id(engine: sa.Engine) -> tuple[str, int, int] | None:
-    """(path, device, inode) of a SQLite engine's file, None for another database or one in memory."""
-    database = _sqlite_path(engine.url)
-    if database is None:
-        return None
-    found = os.stat(database)
-    return database, found.st_dev, found.st_ino
-
-
 def read_code(raw: str, name: str, alphabet: str, length: int, upper: bool = False) -> str:
     """A code from outside (a URL): exactly ``length`` characters of ``alphabet``.
 
@@ -405,9 +387,9 @@ class Store:
                 "store.bad_url", f"not a database URL: {_safe_url(self.url)}", url=_safe_url(self.url)
             ) from exc
         if url.get_backend_name() == "sqlite":
-            if _sqlite_path(url) is not None:
+            if sqlite_path(url) is not None:
                 try:
-                    Path(_sqlite_path(url)).parent.mkdir(parents=True, exist_ok=True)
+                    Path(sqlite_path(url)).parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
                     raise self._unreachable(exc, "create the folder") from exc
             engine = sa.create_engine(url, connect_args={"timeout": CONNECT_TIMEOUT_S, "check_same_thread": False})
@@ -449,16 +431,9 @@ class Store:
 
     def _check_file(self, what: str, code: str) -> None:
         """SQLite: the database file is still the one opened (not deleted or replaced); StoreError ``store.gone``."""
-        if self._file_id is None:
-            return
-        try:
-            found = os.stat(self._file_id[0])
-        except OSError:
-            found = None
-        if found is None or (found.st_dev, found.st_ino) != self._file_id[1:]:
-            exc = FileNotFoundError(f"the SQLite file {self._file_id[0]} was deleted or replaced while the app ran")
-            log_failure(what, code, exc, server_wide=True)
-            raise StoreError("store.gone", str(exc))
+        if (gone := file_gone(self._file_id)) is not None:
+            log_failure(what, code, FileNotFoundError(gone), server_wide=True)
+            raise StoreError("store.gone", gone)
 
     @contextmanager
     def _connection(self, write: bool = False, what: str = "read", code: str = "") -> Iterator[sa.Connection]:
@@ -474,7 +449,7 @@ class Store:
                 if not self._ready:
                     self._create_schema(self._engine)
                     self._ready = True
-                    self._file_id = _sqlite_file_id(self._engine)
+                    self._file_id = file_id(self._engine.url)
             self._check_file(what, code)
             with self._engine.begin() as conn:
                 yield conn

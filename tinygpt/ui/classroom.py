@@ -14,9 +14,10 @@ something or is in a class (not in the address, which students copy to each othe
 brings back the answers and the score from the store; a resume link carries it as ``me=`` to
 another browser.
 Each answer is recorded in the store (``tinygpt.store``) under the student's class (``class=``),
-or under no class; an answer the store cannot take now stays in the session and is sent on a
-later run. Nothing here stops a page: a store that cannot be reached, an unknown or closed class
-and a bad code each get a message in the user's language, and the student keeps working.
+or under no class; an answer the store cannot take now stays in the session and is sent by
+itself every few seconds (``tinygpt.ui.class_retry``). Nothing here stops a page: a store that
+cannot be reached, an unknown or closed class and a bad code each get a message in the user's
+language, and the student keeps working.
 """
 
 from __future__ import annotations

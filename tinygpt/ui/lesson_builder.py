@@ -13,7 +13,9 @@ and its QR code are given instead (they work without the store), with the reason
 from __future__ import annotations
 
 import io
+import ipaddress
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import segno
 import streamlit as st
@@ -294,3 +296,18 @@ def show_links(student_url: str, long_url: str, note: str = "", key: str = "buil
                 st.code(long_url, language=None, wrap_lines=True)
         if note:
             st.warning(note, icon=":material/cloud_off:")
+        if (host := local_host(student_url)) is not None:  # a projected QR code no phone can open
+            st.warning(tr("builder.local_link", host=host), icon=":material/wifi_off:")
+
+
+def local_host(url: str) -> str | None:
+    """The host of ``url`` when it is this computer alone (localhost, 127.x.x.x, ::1, 0.0.0.0),
+    which no other device can open; None for any other host."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return host
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    return host if address.is_loopback or address.is_unspecified else None

@@ -37,7 +37,7 @@ def roster(answers: Sequence[Answer]) -> None:
             text_table(
                 {
                     tr("teacher.col_student"): [r[0] for r in rows],
-                    tr("teacher.col_answered"): [r[1] for r in rows],
+                    tr("teacher.col_questions"): [r[1] for r in rows],
                     tr("teacher.col_right"): [r[2] for r in rows],
                 }
             ),

@@ -4,9 +4,10 @@
 (the teacher's link, made with the class) shows the class: its students' link and QR code for the
 projector, close / reopen and clear, and per question, refreshed every :data:`REFRESH_SECONDS`
 (``st.fragment(run_every=…)``): how many answered, the spread of the answers as a bar chart with
-its table, and the share right. Without the key, with a wrong one or for an unknown class the page
-says so and shows nothing of the class. When the store cannot be reached the page says that
-answers are not being recorded and keeps trying.
+its table, and the share right. The key leaves the address at once (``tinygpt.ui.class_guard``:
+kept in the session and a cookie). Without the key, with a wrong one or for an unknown class the
+page says the same and shows nothing of the class; a client that tries too many waits. When the
+store cannot be reached the page says that answers are not being recorded and keeps trying.
 """
 
 from __future__ import annotations

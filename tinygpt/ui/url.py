@@ -26,6 +26,8 @@ from typing import Any
 import streamlit as st
 
 from tinygpt.config import ConfigError
+from tinygpt.params import MAX_TEXT_CHARS, read_text
+from tinygpt.ui.i18n import tr
 
 #: The session key of what each page last wrote: {(page, parameter): text}.
 _WRITTEN = "_url_written"
@@ -49,8 +51,15 @@ class Param:
 
 def field(name: str, key: str, read: Callable[[str], Any], write: Callable[[Any], str | None] = str) -> Param:
     """A parameter that is one widget's value: ``read(raw)`` gives the value of session key
-    ``key`` (raising ConfigError to refuse it); ``write(value)`` its text (None: left out)."""
-    return Param(name, lambda raw, notes: {key: read(raw)}, lambda ss: write(ss[key]))
+    ``key`` (raising ConfigError to refuse it); ``write(value)`` its text (None: left out).
+    A text longer than a link carries (:func:`tinygpt.params.read_text` keeps its start) gets a note."""
+
+    def read_into(raw: str, notes: list[str]) -> Mapping[str, Any]:
+        if read is read_text and len(raw) > MAX_TEXT_CHARS:
+            notes.append(tr("link.text_cut", name=name, n=len(raw), limit=MAX_TEXT_CHARS))
+        return {key: read(raw)}
+
+    return Param(name, read_into, lambda ss: write(ss[key]))
 
 
 def _written() -> dict[tuple[str, str], str | None]:

@@ -13,6 +13,9 @@ STRINGS: dict[str, str] = {
     "teacher.roster": "Who answered ({n} {n:student|students})",
     "teacher.roster_help": "Nicknames as students typed them (— for a student who stayed anonymous). Not for the projector.",
     "teacher.col_student": "student",
+    "teacher.col_questions": "questions answered",
     "teacher.col_right": "right",
     "teacher.anonymous": "—",
+    "builder.local_link": "This link names {host}, this computer itself: the students' phones cannot open it. Open this page by the computer's address on the school's network (for example `http://192.168.1.20:8501`; `hostname -I` shows it) and make the link there.",
+    "link.text_cut": "The link's {name}= has {n} characters; a link carries at most {limit}, so the first {limit} are used.",
 }

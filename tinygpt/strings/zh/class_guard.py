@@ -13,6 +13,9 @@ STRINGS: dict[str, str] = {
     "teacher.roster": "谁回答了（{n} 名学生）",
     "teacher.roster_help": "学生填写的昵称（“—”表示保持匿名的学生）。不要投影到屏幕上。",
     "teacher.col_student": "学生",
+    "teacher.col_questions": "作答题数",
     "teacher.col_right": "答对",
     "teacher.anonymous": "—",
+    "builder.local_link": "这个链接指向 {host}，也就是这台电脑本身：学生的手机打不开它。请用这台电脑在学校网络中的地址打开本页面（例如 `http://192.168.1.20:8501`；`hostname -I` 可以显示该地址），再在那里生成链接。",
+    "link.text_cut": "链接中的 {name}= 有 {n} 个字符；链接最多携带 {limit} 个字符，因此只使用前 {limit} 个。",
 }
