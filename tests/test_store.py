@@ -315,6 +315,18 @@ def test_a_store_that_cannot_be_reached_raises_one_error_type(tmp_path):
     assert caught.value.key == "store.bad_url"
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_store_that_cannot_be_used_is_said_to_people_without_its_host_port_or_password(lang):
+    from tinygpt.i18n import t
+
+    for url in ("postgresql://u:secret@db.school.example:5433/c", "postgresql://u:secret@db.school.example:99x/c"):
+        with pytest.raises(StoreError) as caught:
+            Store(database_url({"TINYGPT_DATABASE_URL": url})).check()
+        shown = t(caught.value.key, lang, **caught.value.params)
+        assert caught.value.key.startswith("store.") and shown
+        assert not any(part in shown for part in ("db.school.example", "5433", "99x", "secret")), shown
+
+
 def test_the_environment_chooses_the_database_and_the_days_kept(tmp_path):
     assert database_url({"TINYGPT_DATABASE_URL": "postgresql://u:p@db:5432/c"}) == "postgresql+psycopg://u:p@db:5432/c"
     assert database_url({"TINYGPT_DATABASE_URL": "postgres://db/c"}) == "postgresql+psycopg://db/c"

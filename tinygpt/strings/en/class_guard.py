@@ -1,7 +1,7 @@
 """Strings of a class that keeps going: a refused answer, a lost store file, the teacher's key, guessing — English."""
 
 STRINGS: dict[str, str] = {
-    "store.refused": "the class store did not accept it ({reason})",
+    "store.refused": "the class store did not accept it (the server's log says why)",
     "store.gone": "the class store's file was deleted or moved while the app was running, so nothing can be recorded until the app is restarted (the server's log names the file)",
     "class.refused": "{n} {n:answer|answers} could not be saved: {reason}. {n:It stays|They stay} in My answers; your other answers are sent as usual.",
     "class.sent_now": "The store is back: your waiting answers have been sent.",

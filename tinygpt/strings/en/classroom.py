@@ -3,9 +3,9 @@
 STRINGS: dict[str, str] = {
     "nav.teacher": "Teacher",
     # the class store
-    "store.unreachable": "the class store cannot be reached ({reason})",
+    "store.unreachable": "the class store cannot be reached (the server's log says why)",
     "store.schema_newer": "the class store was written by a newer version of this app (its schema is version {found}; this app reads version {supported})",
-    "store.bad_url": "TINYGPT_DATABASE_URL = {url} is not a database this app can use (accepted: sqlite:///… or postgresql://…)",
+    "store.bad_url": "The class store is not set up: the server's TINYGPT_DATABASE_URL is not a database this app can use (accepted: sqlite:///… or postgresql://…; the server's log names the value). Answers are not recorded until it is fixed.",
     "field.class": "class code",
     "field.s": "short link",
     "field.me": "student token",

@@ -3,9 +3,9 @@
 STRINGS: dict[str, str] = {
     "nav.teacher": "教师",
     # 数据存储
-    "store.unreachable": "无法连接班级数据存储（{reason}）",
+    "store.unreachable": "无法连接班级数据存储（原因写在服务器日志里）",
     "store.schema_newer": "班级数据存储由更新版本的应用写入（其结构版本为 {found}，本应用只能读取版本 {supported}）",
-    "store.bad_url": "TINYGPT_DATABASE_URL = {url} 不是本应用可用的数据库（可接受：sqlite:///… 或 postgresql://…）",
+    "store.bad_url": "班级数据库没有设置好：服务器的 TINYGPT_DATABASE_URL 不是本应用可用的数据库（可接受：sqlite:///… 或 postgresql://…；服务器日志里写着它的值）。修好之前，答案不会被记录。",
     "field.class": "班级代码",
     "field.s": "短链接",
     "field.me": "学生标识",
