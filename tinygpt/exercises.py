@@ -47,6 +47,9 @@ class QuestionKind(enum.StrEnum):
     ROW_SUM = "row_sum"
     HEAD_OFF = "head_off"
     NEXT_CHAR = "next_char"
+    SOFTMAX_SHARE = "softmax_share"  # the concept check (tinygpt.concept_check)
+    TAU_ARGMAX = "tau_argmax"  # the concept check (tinygpt.concept_check)
+    PREDICT_FLIP = "predict_flip"  # marks on the strip before a switch flips (tinygpt.predictions)
 
 
 #: The questions each step of attention asks, the first being the step's main one. Every step is

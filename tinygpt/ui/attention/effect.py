@@ -25,7 +25,7 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.explain import PositionEffects
 from tinygpt.formatting import char_name, format_change, format_probability
 from tinygpt.record import ModelRecord
-from tinygpt.ui.attention import data
+from tinygpt.ui.attention import data, predict_marks
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import md_escape, tr
@@ -246,6 +246,7 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
             st.markdown(decides_sentence(tm))
             pressed = offer_context_example()
         st.html(strip_html(text, fx, chars, text_next(text, tm)))
+    predict_marks.section(tm, text, layer, sw, fx)  # the student's marks before a flip, scored after it
     if fx.n_changed:
         st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
         reasons = data.flip_reasons(tm, text, layer, sw)
