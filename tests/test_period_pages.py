@@ -22,7 +22,7 @@ STRIP_COL = re.compile(
     r'<div class="(col[^"]*)" role="listitem"[^>]*><span class="m">[^<]*</span><span class="i">(\d+)</span>'
 )
 #: A column of the marks' strip: its outcome, whether it changed, its position.
-MARKS_COL = re.compile(r'<div class="col (\w+)( changed)?" role="listitem"[^>]*><span class="i">(\d+)</span>')
+MARKS_COL = re.compile(r'<div class="col (\w+)( flipped)?" role="listitem"[^>]*><span class="i">(\d+)</span>')
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_marks_made_before_the_flip_are_scored_against_the_strip_after_it(lang):
     hits, misses, alarms = len(marked & changed), len(changed - marked), len(marked - changed)
     score = t("attn.marks.score", lang, hits=hits, misses=misses, false_alarms=alarms, T=15)
     assert any(m.value.startswith(score) for m in at.markdown)
-    missed = [m.value for m in at.markdown if m.value.startswith(f"- {t('attn.marks.miss', lang)}")]
+    missed = [m.value for m in at.markdown if m.value.startswith("- " + t("attn.marks.miss", lang, why=""))]
     if misses:  # the misses' reasons, one line each
         assert len(missed) == 1 and missed[0].count("\n- ") + 1 == misses
     else:

@@ -26,11 +26,17 @@ from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.i18n import md_escape, tr
 from tinygpt.ui.lesson import visible
+from tinygpt.ui.style import CHANGED_COLOR
 
 K_MARKS = "attn_marks"  # the multiselect of the positions expected to change
 _SCORED = "_attn_marks_scored"  # the id of the prediction recorded since the last return to the model's own
 SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 MARK, CHANGED = "●", "▲"
+#: A changed position drawn as the effect's strip draws it; the result in words, small.
+_CSS = f"""<style>
+.tg-marks .col.flipped {{ background: {CHANGED_COLOR}33; outline: 1px solid {CHANGED_COLOR}; }}
+.tg-marks .col .n {{ font-size: 0.75rem; }}
+</style>"""
 
 
 def _char(c: str) -> str:
@@ -104,7 +110,7 @@ def section(tm: ModelRecord, text: str, layer: int, sw, fx: PositionEffects) -> 
             chars = list(tm.vocab.chars)
             why = {f.position: f for f in data.flip_reasons(tm, text, layer, sw)}
             lines = [
-                f"- {tr('attn.marks.miss')}: " + flip_sentence(why[k], text, chars, layer)
+                "- " + tr("attn.marks.miss", why=flip_sentence(why[k], text, chars, layer))
                 for k in score.misses
                 if k in why
             ]
@@ -144,7 +150,7 @@ def marks_html(text: str, marked: list[int], changed: list[bool], outcomes: tupl
         cells = [str(k), _char(c), MARK if k in marks else "", CHANGED if changed[k] else "", short]
         classes = ("i", "c", "o", "m", "n")
         spans = "".join(f'<span class="{cls}">{html.escape(v) or "&nbsp;"}</span>' for cls, v in zip(classes, cells))
-        css = f"col {outcome}" + (" changed" if changed[k] else "")
+        css = f"col {outcome}" + (" flipped" if changed[k] else "")  # not "changed": that is the effect's strip
         parts.append(f'<div class="{css}" role="listitem" aria-label="{html.escape(label)}">{spans}</div>')
     aria = html.escape(tr("attn.marks.strip_label"))
-    return f'<div class="tg-strip tg-marks" role="list" aria-label="{aria}">{"".join(parts)}</div>'
+    return f'{_CSS}<div class="tg-strip tg-marks" role="list" aria-label="{aria}">{"".join(parts)}</div>'
