@@ -3,8 +3,13 @@ and sees each mark scored against the positions the page's own strip shows chang
 
 import pytest
 from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
+from test_browser_a11y import blocking_findings, summary
 
+from tinygpt.classroom import question_record
+from tinygpt.exercises import NONE
 from tinygpt.i18n import t
+from tinygpt.predictions import prediction_id, prediction_question
+from tinygpt.store import NewAnswer, Store, database_url
 
 pytestmark = pytest.mark.browser
 
@@ -55,8 +60,85 @@ def test_marks_on_the_strip_are_scored_after_the_flip(browser, app_server, lang,
         assert score_text in page.locator(".st-key-attn_marks_score").inner_text()
         page.locator(".st-key-attn_marks_score").scroll_into_view_if_needed()
         assert_no_exception(page)
+        if width > 600:
+            findings = blocking_findings(page)
+            assert findings == [], summary(findings)
     finally:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         name = f"period_marks_scored_{lang}_{'phone' if width < 600 else 'desktop'}.png"
         page.screenshot(path=str(SCREENSHOTS / name), full_page=False)
+        context.close()
+
+
+ROW_SUM = {
+    "kind": "row_sum",
+    "prompt_key": "ex.row_sum.prompt",
+    "prompt_fields": [["i", 2], ["token", "世"]],
+    "choices": [["0", "0", ""], ["1", "1", ""], ["3", "3", ""], ["4", "4", ""], ["depends", "", "ex.row_sum.depends"]],
+    "answers": ["1"],
+    "multiple": False,
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_teacher_sees_the_wrong_ideas_and_what_the_class_learned(app_server, page, lang):
+    store = Store(database_url())  # the server's store (TINYGPT_DATA_DIR of the tests)
+    try:
+        code, key = store.create_class("lesson=1&pages=attention")
+        q = prediction_question(list("你好世界"), [False, True, False, True], "mask", 0, last_layer=True)
+        rows = [
+            ("check:pre:row_sum:aaaa1111", ROW_SUM, "0", False),
+            ("check:pre:row_sum:aaaa1111", ROW_SUM, "depends", False),
+            ("check:pre:row_sum:aaaa1111", ROW_SUM, "1", True),
+            ("check:post:row_sum:aaaa1111", ROW_SUM, "1", True),
+            ("check:post:row_sum:aaaa1111", ROW_SUM, "1", True),
+            ("check:post:row_sum:aaaa1111", ROW_SUM, "0", False),
+            (prediction_id(q), question_record(q), NONE, False),
+        ]
+        for n, (qid, record, picked, right) in enumerate(rows):
+            student = f"{n % 3:016x}"
+            store.record_answer(NewAnswer(code, qid, "q", record, student, picked, picked, right, nickname="Ann"))
+    finally:
+        store.dispose()
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(f"{app_server}/teacher?class={code}&key={key}&lang={lang}")
+    wait_for_app(page, 240_000)
+    header = page.get_by_text(t("report.header", lang), exact=True)
+    header.wait_for(timeout=60_000)
+    main = page.get_by_test_id("stMain")
+    idea = t("mis.weight_negative", lang)
+    assert main.get_by_text(idea[:12]).count() >= 1
+    link = main.locator("a", has_text=t("teacher.mis.try", lang)).first
+    assert "/attention?model=context" in link.get_attribute("href")
+    page.locator(".st-key-teacher_mis_weight_negative").scroll_into_view_if_needed()
+    report = main.locator(".tg-table").last.inner_text()
+    assert "33 %" in report and "67 %" in report and "0.50" in report  # 1 of 3 before, 2 of 3 after
+    assert "Ann" not in main.inner_text()
+    assert_no_exception(page)
+    findings = blocking_findings(page)
+    assert findings == [], summary(findings)
+    header.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / f"period_teacher_{lang}.png"))
+
+
+def test_the_concept_check_is_a_form_on_the_attention_page(app_server, browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{app_server}/attention?lang=en")
+        wait_for_app(page, 240_000)
+        page.locator(".st-key-check_open summary").click()
+        form = page.get_by_test_id("stForm")
+        form.wait_for(timeout=60_000)
+        wait_for_app(page)
+        assert form.get_by_text("1. Which cells of row 7").count() == 1
+        form.get_by_role("button", name=t("check.submit", "en")).click()
+        wait_for_app(page)
+        assert page.get_by_text(t("check.missing", "en", n=5)).count() == 1
+        assert_no_exception(page)
+        findings = blocking_findings(page)
+        assert findings == [], summary(findings)
+        form.scroll_into_view_if_needed()
+    finally:
+        page.screenshot(path=str(SCREENSHOTS / "period_concept_check_phone.png"))
         context.close()

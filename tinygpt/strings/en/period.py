@@ -4,7 +4,7 @@ STRINGS: dict[str, str] = {
     # questions of the concept check and of the strip's predictions (tinygpt.concept_check, tinygpt.predictions)
     "ex.softmax_share.prompt": "In row {i} ({token}), key {j} has the largest score ({sj:.2f}) and key {k} the next largest ({sk:.2f}). After softmax, what weight does key {k} get?",
     "ex.softmax_share.zero": "exactly 0",
-    "ex.softmax_share.between": "more than 0, less than key's with the largest score",
+    "ex.softmax_share.between": "between 0 and the weight of the key with the largest score",
     "ex.softmax_share.equal": "the same as the key with the largest score",
     "ex.softmax_share.negative": "less than 0",
     "ex.softmax_share.reason": "α[{i}, {k}] = {ak:.3f} and α[{i}, {j}] = {aj:.3f}: softmax gives every key a share e^s / Σ e^s — never negative, larger for a larger score, so the second key keeps a smaller share, not nothing.",
@@ -83,7 +83,7 @@ STRINGS: dict[str, str] = {
     "teacher.mis.caption": "Each wrong answer is matched to the wrong idea it reveals. Live; no names.",
     "teacher.mis.none": "No misconception revealed yet.",
     "teacher.mis.row": "**{students} {students:student|students}** ({answers} {answers:answer|answers}): {idea}",
-    "teacher.mis.try": "Show the experiment",
+    "teacher.mis.try": "Experiment",
     "teacher.mis.try_help": "Opens the Attention page on the experiment that shows why the idea is wrong (project it for the class).",
     # the concept check (tinygpt.ui.concept_check_view)
     "check.header": "Concept check: 5 questions",

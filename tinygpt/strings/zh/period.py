@@ -4,7 +4,7 @@ STRINGS: dict[str, str] = {
     # questions of the concept check and of the strip's predictions (tinygpt.concept_check, tinygpt.predictions)
     "ex.softmax_share.prompt": "第 {i} 行（{token}）里，键 {j} 的分数最大（{sj:.2f}），键 {k} 第二大（{sk:.2f}）。softmax 之后，键 {k} 得到多少权重？",
     "ex.softmax_share.zero": "正好是 0",
-    "ex.softmax_share.between": "大于 0，但比分数最大的键少",
+    "ex.softmax_share.between": "在 0 和分数最大的键的权重之间",
     "ex.softmax_share.equal": "和分数最大的键一样多",
     "ex.softmax_share.negative": "小于 0",
     "ex.softmax_share.reason": "α[{i}, {k}] = {ak:.3f}，α[{i}, {j}] = {aj:.3f}：softmax 给每个键一份 e^s / Σ e^s，永远不是负数，分数越大份额越大，所以第二个键得到的是较小的一份，而不是 0。",
@@ -83,7 +83,7 @@ STRINGS: dict[str, str] = {
     "teacher.mis.caption": "每个错误答案都对应它暴露出的误解。实时更新；不显示名字。",
     "teacher.mis.none": "还没有发现误解。",
     "teacher.mis.row": "**{students} 位同学**（{answers} 个答案）：{idea}",
-    "teacher.mis.try": "打开实验",
+    "teacher.mis.try": "看实验",
     "teacher.mis.try_help": "在注意力页面打开说明这个想法为什么错的实验（可以投影给全班看）。",
     # the concept check (tinygpt.ui.concept_check_view)
     "check.header": "概念小测：5 道题",
