@@ -127,7 +127,7 @@ def test_the_concept_check_is_a_form_on_the_attention_page(app_server, browser):
     try:
         page.goto(f"{app_server}/attention?lang=en")
         wait_for_app(page, 240_000)
-        page.locator(".st-key-check_open summary").click()
+        page.locator(".st-key-attn_check summary").click()
         form = page.get_by_test_id("stForm")
         form.wait_for(timeout=60_000)
         wait_for_app(page)

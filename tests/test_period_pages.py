@@ -118,7 +118,7 @@ RIGHT = {"mask": ["2", "3"], "last": [NONE], "row_sum": "1", "softmax": "between
 
 def test_the_concept_check_before_and_after_on_the_page_a_student_is_on():
     at = open_page("attention", "en")  # 你好世界: the middle row is 1, the last 3
-    at.session_state["check_open"] = True
+    at.session_state["attn_check"] = True
     at.run()
     tau = at.button_group(key="check_pre_tau")
     right = dict(RIGHT, tau=re.search(r"gives key (\d+) the largest", tau.label).group(1))  # τ keeps the order

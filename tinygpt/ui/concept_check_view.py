@@ -19,10 +19,11 @@ from tinygpt.misconceptions import misconceptions
 from tinygpt.record import ModelRecord
 from tinygpt.ui import classroom
 from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.lesson import visible
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.tables import show_table, text_table
 
-K_BOX = "check_open"  # the expander
+K_BOX = "attn_check"  # the expander (a lesson control: a teacher's lesson may hide it)
 _POST = "_check_post"  # the student asked for the check at the end
 SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 
@@ -42,6 +43,8 @@ def _mine() -> list[tuple[str, bool, float]]:
 
 def section(tm: ModelRecord, text: str) -> None:
     """The check's expander (drawn only while open): the form of the phase due, or the results."""
+    if not visible(K_BOX):
+        return
     box = st.expander(tr("check.header"), key=K_BOX, on_change="rerun", icon=":material/quiz:")
     if not box.open:
         return

@@ -28,7 +28,7 @@ from tinygpt.ui.i18n import md_escape, tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.style import CHANGED_COLOR
 
-K_MARKS = "attn_marks"  # the multiselect of the positions expected to change
+K_MARKS = "attn_marks"  # the multiselect of the positions expected to change (a lesson control)
 _SCORED = "_attn_marks_scored"  # the id of the prediction recorded since the last return to the model's own
 SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 MARK, CHANGED = "●", "▲"
@@ -58,7 +58,10 @@ def _exclusive() -> None:
 
 
 def section(tm: ModelRecord, text: str, layer: int, sw, fx: PositionEffects) -> None:
-    """Before a flip, the marks; after it, their score (see the module's docstring)."""
+    """Before a flip, the marks; after it, their score (see the module's docstring). Not drawn when
+    a teacher's lesson hides the marks (``attn_marks``)."""
+    if not visible(K_MARKS):
+        return
     ss = st.session_state
     labels = _labels(text)
     switch = flipped(s.own_switches(tm), sw)
