@@ -15,8 +15,15 @@ from tinygpt.class_report import report, report_csv, report_markdown, report_row
 from tinygpt.classroom import question_record
 from tinygpt.concept_check import CONCEPTS, check_id, check_questions, own_results, parse_check_id, phase_done
 from tinygpt.examples import EXAMPLES
-from tinygpt.exercises import NONE, argmax_key_question, masked_cells_question, row_sum_question
+from tinygpt.exercises import (
+    NONE,
+    argmax_key_question,
+    masked_cells_question,
+    next_char_question,
+    row_sum_question,
+)
 from tinygpt.explain import trace_of
+from tinygpt.generate import next_char_probs
 from tinygpt.i18n import CATALOGUE, LANGUAGES
 from tinygpt.misconceptions import REFUTED_BY, Misconception, count, misconceptions, refuting_params
 from tinygpt.predictions import (
@@ -181,6 +188,24 @@ def test_predictions_next_characters_and_the_check_name_theirs(trace):
     wrong = next(c.id for c in tau.choices if c.id not in tau.answers)
     assert misconceptions(question_record(tau), wrong) == (M.TAU_REORDERS,)
     assert misconceptions({"kind": "unknown", "answers": ["1"]}, "2") == ()  # never raises
+
+
+def test_every_wrong_option_of_every_one_answer_question_and_every_wrong_cell_names_an_idea(trace):
+    tm = seed_model()
+    probs = next_char_probs(tm.model, tm.vocab, "你好")[-1]  # (V,)
+    check = check_questions(trace)
+    questions = [argmax_key_question(trace, 0, i) for i in range(4)] + [row_sum_question(trace, 0, i) for i in range(4)]
+    questions += [next_char_question(probs, tm.vocab.chars, "你好"), check["softmax"], check["tau"]]
+    for q in questions:
+        record = question_record(q)
+        for c in q.choices:
+            named = misconceptions(record, c.id)
+            assert bool(named) == (c.id not in q.answers), (q.kind, c.id, named)
+    for i in range(4):  # the mask: any one wrong cell, or "none" where cells are masked
+        q = masked_cells_question(trace, 0, i)
+        for c in q.choices:
+            if {c.id} != set(q.answers):
+                assert misconceptions(question_record(q), c.id), (i, c.id)
 
 
 def test_misconceptions_are_counted_per_student_over_a_class(trace):

@@ -85,16 +85,22 @@ def test_marks_made_before_the_flip_are_scored_against_the_strip_after_it(lang):
     assert not [h for h in at.get("html") if "tg-marks" in h.value]
 
 
-def test_none_will_change_excludes_the_positions_and_a_flip_without_marks_says_how():
+def test_none_will_change_excludes_the_positions_names_its_wrong_idea_and_a_flip_without_marks_says_how():
     at = open_page("attention", "en", model="context")
     at.multiselect(key="attn_marks").set_value(["2", NONE]).run()
     assert at.multiselect(key="attn_marks").value == [NONE]
     at.multiselect(key="attn_marks").set_value([NONE, "3"]).run()
     assert at.multiselect(key="attn_marks").value == ["3"]
-    at.multiselect(key="attn_marks").set_value([]).run()
-    at.toggle(key="attn_mask").set_value(False).run()
+    at.multiselect(key="attn_marks").set_value([NONE]).run()
+    at.toggle(key="attn_mask").set_value(False).run()  # the mask off changes something: "none" was wrong
+    assert changed_on_strip(at)
+    idea = t("mis.you_may_think", "en", idea=t("mis.switch_changes_nothing", "en"))
+    assert idea in [c.value for c in at.caption]
+    at.toggle(key="attn_mask").set_value(True).run()
+    assert at.multiselect(key="attn_marks").value == []  # cleared for the next prediction
+    at.toggle(key="attn_mask").set_value(False).run()  # a flip without marks: how to predict next time
     assert t("attn.marks.not_made", "en") in [c.value for c in at.caption]
-    assert not any(q.startswith("predict:") for q in at.session_state["_class_answers"])
+    assert [q.split(":")[:3] for q in at.session_state["_class_answers"]] == [["predict", "mask", "0"]]
 
 
 def test_a_wrong_answer_names_the_wrong_idea_it_reveals():

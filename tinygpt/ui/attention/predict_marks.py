@@ -21,7 +21,7 @@ from tinygpt.explain import PositionEffects
 from tinygpt.formatting import char_name
 from tinygpt.predictions import Outcome, flipped, mark_ids, prediction_id, prediction_question, score_marks
 from tinygpt.record import ModelRecord
-from tinygpt.ui import classroom
+from tinygpt.ui import classroom, misconception_view
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.i18n import md_escape, tr
@@ -107,6 +107,8 @@ def section(tm: ModelRecord, text: str, layer: int, sw, fx: PositionEffects) -> 
         )
         st.html(marks_html(text, positions, changed, score.outcomes))
         st.caption(tr("attn.marks.legend", mark=MARK, changed=CHANGED))
+        if not score.perfect:
+            misconception_view.note(question, mark_ids(positions))  # the wrong idea the marks reveal, if any
         if score.misses:
             from tinygpt.ui.attention.effect import flip_sentence
 
