@@ -19,7 +19,7 @@ from tinygpt.misconceptions import misconceptions
 from tinygpt.record import ModelRecord
 from tinygpt.ui import classroom
 from tinygpt.ui.i18n import md_escape, tr
-from tinygpt.ui.lesson import visible
+from tinygpt.ui.lesson import lesson
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.tables import show_table, text_table
 
@@ -43,8 +43,8 @@ def _mine() -> list[tuple[str, bool, float]]:
 
 def section(tm: ModelRecord, text: str) -> None:
     """The check's expander (drawn only while open): the form of the phase due, or the results."""
-    if not visible(K_BOX):
-        return
+    if (current := lesson()) is not None and not current.visible(K_BOX):  # a lesson link may hide it;
+        return  # a teacher leading the class does not: the check is the student's own answers
     box = st.expander(tr("check.header"), key=K_BOX, on_change="rerun", icon=":material/quiz:")
     if not box.open:
         return

@@ -25,7 +25,7 @@ from tinygpt.ui import classroom, misconception_view
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.i18n import md_escape, tr
-from tinygpt.ui.lesson import visible
+from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.style import CHANGED_COLOR
 
 K_MARKS = "attn_marks"  # the multiselect of the positions expected to change (a lesson control)
@@ -59,8 +59,9 @@ def _exclusive() -> None:
 
 def section(tm: ModelRecord, text: str, layer: int, sw, fx: PositionEffects) -> None:
     """Before a flip, the marks; after it, their score (see the module's docstring). Not drawn when
-    a teacher's lesson hides the marks (``attn_marks``)."""
-    if not visible(K_MARKS):
+    a teacher's lesson link hides the marks (``attn_marks``); drawn while a teacher leads the class,
+    which locks the view, not the student's own answers."""
+    if (current := lesson()) is not None and not current.visible(K_MARKS):
         return
     ss = st.session_state
     labels = _labels(text)

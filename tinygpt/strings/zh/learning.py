@@ -1,4 +1,4 @@
-"""Strings of the class period: predictions on the strip, misconceptions, the concept check and its report — 中文."""
+"""Strings of what a class learns: predictions on the strip, misconceptions, the concept check and its report — 中文."""
 
 STRINGS: dict[str, str] = {
     # questions of the concept check and of the strip's predictions (tinygpt.concept_check, tinygpt.predictions)

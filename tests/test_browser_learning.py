@@ -65,7 +65,7 @@ def test_marks_on_the_strip_are_scored_after_the_flip(browser, app_server, lang,
             assert findings == [], summary(findings)
     finally:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        name = f"period_marks_scored_{lang}_{'phone' if width < 600 else 'desktop'}.png"
+        name = f"learning_marks_scored_{lang}_{'phone' if width < 600 else 'desktop'}.png"
         page.screenshot(path=str(SCREENSHOTS / name), full_page=False)
         context.close()
 
@@ -118,7 +118,7 @@ def test_the_teacher_sees_the_wrong_ideas_and_what_the_class_learned(app_server,
     findings = blocking_findings(page)
     assert findings == [], summary(findings)
     header.scroll_into_view_if_needed()
-    page.screenshot(path=str(SCREENSHOTS / f"period_teacher_{lang}.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"learning_teacher_{lang}.png"))
 
 
 def test_the_concept_check_is_a_form_on_the_attention_page(app_server, browser):
@@ -140,5 +140,5 @@ def test_the_concept_check_is_a_form_on_the_attention_page(app_server, browser):
         assert findings == [], summary(findings)
         form.scroll_into_view_if_needed()
     finally:
-        page.screenshot(path=str(SCREENSHOTS / "period_concept_check_phone.png"))
+        page.screenshot(path=str(SCREENSHOTS / "learning_concept_check_phone.png"))
         context.close()
