@@ -234,3 +234,14 @@ def test_the_projector_draws_the_latest_prediction_per_position(store):
     assert body.count('class="col changed"') == 2
     table = tables(at)[0].value
     assert table[t("tally.col.predicted", "en")].tolist() == [0, 2, 0, 1]
+
+
+def test_the_concept_check_is_on_the_predict_page_too_about_the_models_own_text():
+    at = open_page("predict", "en")  # the textbook: its text 你好世界
+    at.session_state["attn_check"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert t("check.intro", "en", text="你好世界") in [c.value for c in at.caption]
+    labels = [at.button_group(key=f"check_pre_{c}").label for c in CONCEPTS]
+    assert labels[0] == "1. " + t("ex.masked_cells.prompt", "en", i=1, token="好")
+    assert labels[1] == "2. " + t("ex.masked_cells.prompt", "en", i=3, token="界")

@@ -41,8 +41,12 @@ def _mine() -> list[tuple[str, bool, float]]:
     return [(e.question_id, e.right, e.at) for e in st.session_state.get(classroom.K_ANSWERS, {}).values()]
 
 
-def section(tm: ModelRecord, text: str) -> None:
-    """The check's expander (drawn only while open): the form of the phase due, or the results."""
+def section(tm: ModelRecord, text: str | None = None) -> None:
+    """The check's expander (drawn only while open): the form of the phase due, or the results.
+
+    ``text``: the text the page shows; None for the model's first training window (a page
+    without a text of attention, e.g. Predict)."""
+    text = tm.text[: tm.window][: tm.gpt_cfg.max_len] if text is None else text
     if (current := lesson()) is not None and not current.visible(K_BOX):  # a lesson link may hide it;
         return  # a teacher leading the class does not: the check is the student's own answers
     box = st.expander(tr("check.header"), key=K_BOX, on_change="rerun", icon=":material/quiz:")
