@@ -32,10 +32,13 @@ K_MARKS = "attn_marks"  # the multiselect of the positions expected to change (a
 _SCORED = "_attn_marks_scored"  # the id of the prediction recorded since the last return to the model's own
 SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 MARK, CHANGED = "●", "▲"
+#: The misses' reasons written out; the rest are one click away.
+SHOWN_MISSES = 3
 #: A changed position drawn as the effect's strip draws it; the result in words, small.
 _CSS = f"""<style>
 .tg-marks .col.flipped {{ background: {CHANGED_COLOR}33; outline: 1px solid {CHANGED_COLOR}; }}
-.tg-marks .col .n {{ font-size: 0.75rem; }}
+.tg-marks .col .n {{ font-size: 0.7rem; }}
+@media (max-width: 640px) {{ .tg-marks .col .n {{ font-size: 0.55rem; }} }}
 </style>"""
 
 
@@ -120,7 +123,10 @@ def section(tm: ModelRecord, text: str, layer: int, sw, fx: PositionEffects) -> 
                 for k in score.misses
                 if k in why
             ]
-            st.markdown("\n".join(lines))
+            st.markdown("\n".join(lines[:SHOWN_MISSES]))
+            if len(lines) > SHOWN_MISSES:
+                with st.expander(tr("attn.marks.more_misses", n=len(lines) - SHOWN_MISSES)):
+                    st.markdown("\n".join(lines[SHOWN_MISSES:]))
 
 
 def _record(question, identity: str, picked: list[str]) -> None:
