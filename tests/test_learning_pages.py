@@ -92,6 +92,10 @@ def test_none_will_change_excludes_the_positions_names_its_wrong_idea_and_a_flip
     assert at.multiselect(key="attn_marks").value == [NONE]
     at.multiselect(key="attn_marks").set_value([NONE, "3"]).run()
     assert at.multiselect(key="attn_marks").value == ["3"]
+    at.multiselect(key="attn_marks").set_value(["3", NONE]).run()  # in the options' order: "none" just picked
+    assert at.multiselect(key="attn_marks").value == [NONE]
+    at.multiselect(key="attn_marks").set_value(["5", NONE]).run()  # a position just picked
+    assert at.multiselect(key="attn_marks").value == ["5"]
     at.multiselect(key="attn_marks").set_value([NONE]).run()
     at.toggle(key="attn_mask").set_value(False).run()  # the mask off changes something: "none" was wrong
     assert changed_on_strip(at)

@@ -16,6 +16,7 @@ import html
 
 import streamlit as st
 
+from tinygpt.attention import Switches
 from tinygpt.exercises import NONE
 from tinygpt.explain import PositionEffects
 from tinygpt.formatting import char_name
@@ -30,6 +31,7 @@ from tinygpt.ui.style import CHANGED_COLOR
 
 K_MARKS = "attn_marks"  # the multiselect of the positions expected to change (a lesson control)
 _SCORED = "_attn_marks_scored"  # the id of the prediction recorded since the last return to the model's own
+_BEFORE = "_attn_marks_before"  # the marks before the multiselect's last change
 SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 MARK, CHANGED = "●", "▲"
 #: The misses' reasons written out; the rest are one click away.
@@ -52,15 +54,19 @@ def _labels(text: str) -> dict[str, str]:
 
 
 def _exclusive() -> None:
-    """Multiselect callback: "none will change" and positions exclude each other (the last pick wins)."""
-    marks = list(st.session_state.get(K_MARKS) or [])
-    if marks and marks[-1] == NONE:
-        st.session_state[K_MARKS] = [NONE]
-    elif NONE in marks:
-        st.session_state[K_MARKS] = [m for m in marks if m != NONE]
+    """Multiselect callback: "none will change" and positions exclude each other; the one just
+    picked wins (read against the marks before the change, whatever order the widget sends)."""
+    ss = st.session_state
+    marks = list(ss.get(K_MARKS) or [])
+    added = set(marks) - set(ss.get(_BEFORE) or [])
+    if NONE in added:
+        marks = [NONE]
+    elif added and NONE in marks:
+        marks = [m for m in marks if m != NONE]
+    ss[K_MARKS] = ss[_BEFORE] = marks
 
 
-def section(tm: ModelRecord, text: str, layer: int, sw, fx: PositionEffects) -> None:
+def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> None:
     """Before a flip, the marks; after it, their score (see the module's docstring). Not drawn when
     a teacher's lesson link hides the marks (``attn_marks``); drawn while a teacher leads the class,
     which locks the view, not the student's own answers."""
@@ -72,7 +78,7 @@ def section(tm: ModelRecord, text: str, layer: int, sw, fx: PositionEffects) -> 
     if switch is None:
         if ss.pop(_SCORED, None) is not None:  # a new prediction for the next flip
             ss[K_MARKS] = []
-        ss[K_MARKS] = [m for m in ss.get(K_MARKS) or [] if m in labels]  # the text may have changed
+        ss[K_MARKS] = ss[_BEFORE] = [m for m in ss.get(K_MARKS) or [] if m in labels]  # the text may have changed
         st.multiselect(
             tr("attn.marks.label"),
             list(labels),
