@@ -18,6 +18,7 @@ from tinygpt.exercises import Question
 from tinygpt.misconceptions import misconceptions
 from tinygpt.record import ModelRecord
 from tinygpt.ui import classroom
+from tinygpt.ui.common import resend
 from tinygpt.ui.i18n import md_escape, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.models import attention_trace
@@ -82,6 +83,7 @@ def _form(phase: str, questions: dict[str, Question]) -> None:
             q = questions[concept]
             labels = _labels(q)
             prompt = f"{n}. " + tr(q.prompt_key, **_fields(q.prompt_fields))
+            resend(f"check_{phase}_{concept}")  # the browser knows a pick by its label (the language changes it)
             st.pills(
                 prompt,
                 list(labels),

@@ -78,7 +78,9 @@ def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
     if switch is None:
         if ss.pop(_SCORED, None) is not None:  # a new prediction for the next flip
             ss[K_MARKS] = []
-        ss[K_MARKS] = ss[_BEFORE] = [m for m in ss.get(K_MARKS) or [] if m in labels]  # the text may have changed
+        # written back on every run: the text may have changed, and the browser knows "none will
+        # change" by its label, which the language changes (as common.resend does)
+        ss[K_MARKS] = ss[_BEFORE] = [m for m in ss.get(K_MARKS) or [] if m in labels]
         st.multiselect(
             tr("attn.marks.label"),
             list(labels),
