@@ -109,7 +109,7 @@ STRINGS: dict[str, str] = {
     "check.concept.tau": "Temperature τ",
     # the teacher's report (tinygpt.ui.class_report_view)
     "report.header": "What the class learned",
-    "report.how": "Students take the concept check (five questions) on the Attention page, at the start and again at the end.",
+    "report.how": "Students take the concept check (five questions, on the Attention and Predict pages) at the start and again at the end.",
     "report.none": "No concept check answered yet.",
     "report.col.concept": "idea",
     "report.col.pre_n": "answered before",

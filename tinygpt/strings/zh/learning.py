@@ -109,7 +109,7 @@ STRINGS: dict[str, str] = {
     "check.concept.tau": "温度 τ",
     # the teacher's report (tinygpt.ui.class_report_view)
     "report.header": "全班学到了什么",
-    "report.how": "学生在注意力页面上做概念小测（五道题）：上课开始时做一次，结束时再做一次。",
+    "report.how": "学生做概念小测（五道题，在注意力和预测页面上）：上课开始时做一次，结束时再做一次。",
     "report.none": "还没有人做概念小测。",
     "report.col.concept": "概念",
     "report.col.pre_n": "课前作答人数",
