@@ -228,12 +228,17 @@ def test_the_projector_draws_the_latest_prediction_per_position(store):
             NewAnswer(code, prediction_id(q), "q", question_record(q), f"{n:016x}", picked, picked, False)
         )
 
-    def projector(code: str) -> None:
+    def projector(code: str, reveal: bool) -> None:
         from tinygpt.ui.prediction_tally import draw_prediction_tally
 
-        draw_prediction_tally(code)
+        draw_prediction_tally(code, reveal=reveal)
 
-    at = AppTest.from_function(projector, args=(code,), default_timeout=60)
+    hidden = AppTest.from_function(projector, args=(code, False), default_timeout=60)
+    hidden.query_params["lang"] = "en"
+    hidden.run()
+    assert [m.value for m in hidden.markdown] == [t("tally.hidden", "en", students=3)]
+    assert not [h for h in hidden.get("html") if "tg-tally" in h.value] and not tables(hidden)
+    at = AppTest.from_function(projector, args=(code, True), default_timeout=60)
     at.query_params["lang"] = "en"
     at.run()
     assert not at.exception, [e.value for e in at.exception]

@@ -85,9 +85,10 @@ def draw_tally(tally: PredictionTally, key: str = "tally") -> None:
     )
 
 
-def draw_prediction_tally(code: str, key: str = "tally") -> bool:
+def draw_prediction_tally(code: str, key: str = "tally", reveal: bool = True) -> bool:
     """The projector's section: the header and the latest prediction's tally of class ``code``;
-    True when there was one to draw. A store that cannot be reached is said, never raised."""
+    True when there was one to draw. ``reveal=False`` shows only how many predicted (the spread
+    waits until the teacher reveals it). A store that cannot be reached is said, never raised."""
     st.subheader(tr("tally.header"), anchor=False)
     try:
         tally = latest(code)
@@ -97,5 +98,8 @@ def draw_prediction_tally(code: str, key: str = "tally") -> bool:
     if tally is None:
         st.info(tr("tally.none_yet"))
         return False
-    draw_tally(tally, key)
+    if reveal:
+        draw_tally(tally, key)
+    else:
+        st.markdown(tr("tally.hidden", students=tally.students))
     return True

@@ -49,6 +49,7 @@ STRINGS: dict[str, str] = {
     "tally.header": "Predicted against what changed",
     "tally.none_yet": "No prediction yet: students mark positions on the Attention page before a switch flips.",
     "tally.summary": "{students} {students:student|students} predicted; {nothing} expected no change. Changed: {changed}.",
+    "tally.hidden": "{students} {students:student|students} predicted. The spread appears when your teacher reveals it.",
     "tally.changed_none": "nothing",
     "tally.label": "Per position: how many students expected a change, and whether it changed",
     "tally.aria": "Position {pos}: {n} {n:student|students} expected a change; {changed}",

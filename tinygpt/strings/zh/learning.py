@@ -49,6 +49,7 @@ STRINGS: dict[str, str] = {
     "tally.header": "预测与实际改变",
     "tally.none_yet": "还没有预测：学生在注意力页面上、开关拨动之前选出位置。",
     "tally.summary": "{students} 位同学做了预测；{nothing} 位认为都不会变。实际改变的位置：{changed}。",
+    "tally.hidden": "{students} 位同学做了预测。老师公布后才显示分布。",
     "tally.changed_none": "没有",
     "tally.label": "每个位置：多少同学预测它会改变，以及它是否改变",
     "tally.aria": "位置 {pos}：{n} 位同学预测会改变；{changed}",
