@@ -12,6 +12,7 @@ import html
 
 import streamlit as st
 
+from tinygpt.charts import CHANGED_COLOR, SAME_COLOR
 from tinygpt.config import ConfigError
 from tinygpt.predictions import PredictionTally, tallies
 from tinygpt.store import StoreError
@@ -22,14 +23,14 @@ from tinygpt.ui.tables import show_table, text_table
 CHANGED = "▲"
 #: The tallest bar, in rem (the projector's type is large).
 BAR_REM = 6.0
-_CSS = """<style>
-.tg-tally { display: flex; flex-wrap: wrap; gap: 6px; align-items: flex-end; font-size: 1.6rem; }
-.tg-tally .col { display: flex; flex-direction: column; align-items: center; min-width: 2.6em; }
-.tg-tally .bar { width: 1.6em; background: #3b6fb6; border-radius: 3px 3px 0 0; }
-.tg-tally .col.changed .bar { background: #d9822b; }
-.tg-tally .n { font-weight: 700; }
-.tg-tally .pos { font-size: 1.1rem; }
-.tg-tally .ch { font-size: 1rem; color: #8a5a00; min-height: 1.4em; }
+_CSS = f"""<style>
+.tg-tally {{ display: flex; flex-wrap: wrap; gap: 6px; align-items: flex-end; font-size: 1.6rem; }}
+.tg-tally .col {{ display: flex; flex-direction: column; align-items: center; min-width: 2.6em; }}
+.tg-tally .bar {{ width: 1.6em; background: {SAME_COLOR}; border-radius: 3px 3px 0 0; }}
+.tg-tally .col.changed .bar {{ background: {CHANGED_COLOR}; }}
+.tg-tally .n {{ font-weight: 700; }}
+.tg-tally .pos {{ font-size: 1.1rem; }}
+.tg-tally .ch {{ font-size: 1rem; color: #8a5a00; height: 1.6em; line-height: 1.6em; }}
 </style>"""
 
 
