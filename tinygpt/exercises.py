@@ -18,6 +18,9 @@ Questions of the Attention page, for one layer, head and query position i:
 Question of the Predict page: ``next_char``, which character comes next after this prefix? The
 model's argmax.
 
+Built in their own modules from this one's parts: the concept check's ``softmax_share`` and
+``tau_argmax`` (:mod:`tinygpt.concept_check`) and the strip's ``predict_flip`` (:mod:`tinygpt.predictions`).
+
 This module reads ``tinygpt.attention`` and ``tinygpt.explain``; neither imports it.
 Shapes: T sequence length, V vocab_size.
 """

@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from tinygpt.classroom import question_record
-from tinygpt.concept_check import CONCEPTS, MIN_T, check_id, check_questions, own_results
+from tinygpt.concept_check import CONCEPTS, MIN_T, check_id, check_questions, own_results, phase_done
 from tinygpt.exercises import Question
 from tinygpt.misconceptions import misconceptions
 from tinygpt.record import ModelRecord
@@ -58,9 +58,9 @@ def section(tm: ModelRecord, text: str | None = None) -> None:
             st.info(tr("check.short", n=MIN_T))
             return
         questions = check_questions(attention_trace(tm, text, 0), head=0)
-        results = own_results(_mine())
-        pre_done = all("pre" in results.get(c, {}) for c in CONCEPTS)
-        post_done = all("post" in results.get(c, {}) for c in CONCEPTS)
+        mine = _mine()
+        results = own_results(mine)
+        pre_done, post_done = phase_done(mine, "pre"), phase_done(mine, "post")
         st.caption(tr("check.intro", text=md_escape(text)))
         if not pre_done:
             _form("pre", questions)
