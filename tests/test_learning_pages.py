@@ -15,7 +15,7 @@ from tinygpt.classroom import question_record
 from tinygpt.concept_check import CONCEPTS
 from tinygpt.exercises import NONE
 from tinygpt.i18n import t
-from tinygpt.predictions import prediction_id, prediction_question
+from tinygpt.predictions import prediction_id, prediction_question, tallies
 from tinygpt.store import NewAnswer, Store, database_url
 
 #: A column of the effect's strip: its classes and its position.
@@ -260,3 +260,17 @@ def test_the_concept_check_is_on_the_predict_page_too_about_the_models_own_text(
     labels = [at.button_group(key=f"check_pre_{c}").label for c in CONCEPTS]
     assert labels[0] == "1. " + t("ex.masked_cells.prompt", "en", i=1, token="好")
     assert labels[1] == "2. " + t("ex.masked_cells.prompt", "en", i=3, token="界")
+
+
+def test_a_students_marks_reach_the_class_and_its_tally_matches_the_strip(store):
+    code, _ = store.create_class("lesson=1&pages=attention")
+    at = open_page("attention", "en", model="context", **{"class": code})
+    at.multiselect(key="attn_marks").set_value(["2", "5"]).run()
+    at.toggle(key="attn_mask").set_value(False).run()
+    changed = changed_on_strip(at)
+    (row,) = store.answers(code)
+    assert row.question_id.startswith("predict:mask:0:") and row.answer == "2,5"
+    records = {s.question_id: s.question for s in store.summary(code)}
+    (tally,) = tallies(store.answers(code), records)
+    assert tally.students == 1 and tally.predicted == tuple(int(k in (2, 5)) for k in range(15))
+    assert {k for k, c in enumerate(tally.changed) if c} == changed  # what changed, as the student's page showed
