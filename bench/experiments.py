@@ -2,12 +2,13 @@
 
 Run: ``python -m bench.experiments [NAME ...]`` (default: every example of ``tinygpt.examples``).
 
-Trains each example (its own configs, one intra-op thread) and prints its training time, final
-loss and accuracy (greedy argmax = target over every training position), then a table for its
-display text (the first training window, T characters): one row per switch, one column per
-layer plus one with the switch in every layer. A cell ``k/T Δp`` says that the switch changes
-the predicted character (argmax) at k of the T positions, and that the largest change of any
-character's probability at any position is Δp = max |p_switched − p_own|.
+Takes the model the app serves for each example (the shipped checkpoint, the same on every
+machine; an example without one is trained here, one intra-op thread) and prints where it comes
+from, its weights hash, final loss and accuracy (greedy argmax = target over every training
+position), then a table for its display text (the first training window, T characters): one row
+per switch, one column per layer plus one with the switch in every layer. A cell ``k/T Δp`` says
+that the switch changes the predicted character (argmax) at k of the T positions, and that the
+largest change of any character's probability at any position is Δp = max |p_switched − p_own|.
 
 Rows: the causal mask off; τ = 1000 (α ≈ uniform over the positions the mask leaves); τ = 0.01
 (α ≈ one-hot on the highest score); no scaling (scores divided by 1 instead of √d_head); head h
@@ -29,6 +30,8 @@ import torch
 from tinygpt.attention import Switches
 from tinygpt.examples import EXAMPLES, Example
 from tinygpt.explain import position_effects
+from tinygpt.jobs import model_key
+from tinygpt.model_library import shipped_model, weights_hash
 from tinygpt.train import ModelRecord, train
 from tinygpt.vocab import training_pairs
 
@@ -71,11 +74,20 @@ def effect_table(tm: ModelRecord, text: str) -> list[tuple[str, list[tuple[list[
     ]
 
 
-def report(example: Example) -> None:
-    """Train ``example`` and print its figures and its table."""
+def served(example: Example) -> tuple[ModelRecord, str]:
+    """The model the app serves for ``example`` and where it comes from: the shipped checkpoint
+    (the same weights on every machine), else a training on this machine."""
+    shipped = shipped_model(model_key(example.text, example.gpt, example.train))
+    if shipped is not None:
+        return shipped, f"shipped: tinygpt/weights/{example.name}.safetensors"
     start = time.perf_counter()
     tm = train(example.text, example.gpt, example.train)
-    wall = time.perf_counter() - start
+    return tm, f"trained on this machine in {time.perf_counter() - start:.2f} s"
+
+
+def report(example: Example) -> None:
+    """Print the figures and the table of the model the app serves for ``example``."""
+    tm, source = served(example)
     correct, total = accuracy(tm)
     text = example.display
     with torch.no_grad():
@@ -86,8 +98,9 @@ def report(example: Example) -> None:
         f"d_model {g.d_model}, {g.n_heads} heads, {g.n_layers} layers, d_ff {g.d_ff}, max_len {g.max_len}; "
         f"lr {t.lr:g}, {t.epochs} epochs, seed {t.seed}, window {tm.window}, early stop {t.early_stop_loss:g}"
     )
+    print(f"model: {source}; weights sha256 {weights_hash(tm)[:16]}")
     print(
-        f"trained in {wall:.2f} s ({tm.seconds:.2f} s in {len(tm.losses)} steps, stop: {tm.stop_reason}); "
+        f"{len(tm.losses)} steps (stop: {tm.stop_reason}); "
         f"final loss {tm.losses[-1]:.4f}; accuracy {correct}/{total} = {correct / total:.1%}"
     )
     print(f"display (T = {len(text)}): {text} → {pred}")

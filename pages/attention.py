@@ -5,6 +5,7 @@ import streamlit as st
 
 from tinygpt.attention import future_mask
 from tinygpt.charts import position_labels
+from tinygpt.formatting import number
 from tinygpt.generate import crop_context
 from tinygpt.ui import concept_check_view, model_choice
 from tinygpt.ui.attention import effect, sections, steps, switches
@@ -77,7 +78,7 @@ def what_if_part() -> None:
         return
     concept_check_view.section(tm, text)  # five questions before the lesson and after it
     effect.details(tm, text, layer, sw, fx)
-    st.subheader(tr("attn.steps_header", layer=layer, head=ss[s.K_HEAD]))
+    st.subheader(tr("attn.steps_header", layer=number(layer), head=number(ss[s.K_HEAD])))
     if any(visible(k) for k in (s.K_LAYER, s.K_HEAD)):  # a lesson may hide the layer and head
         st.caption(tr("attn.steps_caption"))
     control(

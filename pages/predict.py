@@ -10,7 +10,7 @@ from tinygpt.ui import predict_view as view
 from tinygpt.ui.common import show_error, show_job_notice
 from tinygpt.ui.figures import bars_text, chart_data, figure_spec
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.lesson import control
+from tinygpt.ui.lesson import control, page_shown
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.predict_generation import generation, md, position_panels, readable, restart_steps, short
 from tinygpt.ui.predict_view import cached_probs
@@ -53,6 +53,9 @@ guess = control(
     None,
 )
 view.save_url(tm)
+if page_shown("attention"):  # the next step of the start box's path, in view before the numbers
+    with st.container(key="predict_next_step"):
+        st.page_link("pages/attention.py", label=tr("predict.next_step"), icon=":material/arrow_forward:")
 
 if not prefix:
     st.warning(tr("predict.empty", known=known))

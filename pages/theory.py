@@ -16,6 +16,7 @@ from tinygpt.theory import (
     format_vector,
 )
 from tinygpt.ui.common import resend, scroll_to
+from tinygpt.ui.exercise_view import count_theory_answer
 from tinygpt.ui.figures import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
@@ -381,10 +382,9 @@ def quiz_question(qid: str, right_answer: str) -> None:
         persist_state="session",
     )
     if choice is not None:
-        why = tr(f"theory.quiz.{qid}.why")
-        (st.success if choice == right_answer else st.warning)(
-            tr("theory.quiz.right" if choice == right_answer else "theory.quiz.wrong", why=why)
-        )
+        count_theory_answer(qid, right_answer, key)  # once, in the score and "my answers"
+        ok, why = choice == right_answer, tr(f"theory.quiz.{qid}.why")
+        (st.success if ok else st.warning)(tr("theory.quiz.right" if ok else "theory.quiz.wrong", why=why))
 
 
 def first_section() -> str:

@@ -12,6 +12,7 @@ from tinygpt.config import (
     ConfigError,
     parse_int,
 )
+from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.ui import train_url
@@ -120,7 +121,8 @@ def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
 
 st.title(tr("train.title"))
 start_here()
-st.markdown(tr("train.intro"))
+small = EXAMPLES["context"].gpt  # the model Predict and Attention open on, told apart from this one
+st.markdown(tr("train.intro", d_model=small.d_model, n_layers=small.n_layers, n_heads=small.n_heads))
 
 model_banner(job_notice=False, wait=False)  # does not wait for the default model (trained in the background)
 

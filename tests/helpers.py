@@ -9,6 +9,8 @@ import pandas as pd
 import pyarrow as pa
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
+from tinygpt.examples import EXAMPLES
+from tinygpt.jobs import ModelShelf, model_key
 from tinygpt.record import ModelRecord
 from tinygpt.train import train
 from tinygpt.ui.tables import TABLE_CLASS
@@ -23,6 +25,15 @@ SMALL = GPTConfig(vocab_size=4, max_len=16, d_model=32, n_heads=4, n_layers=2, d
 def seed_model() -> ModelRecord:
     """The seed configuration trained on 你好世界 with the default early stop (about 3 s, once)."""
     return train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
+
+
+@functools.cache
+def served_example(name: str) -> ModelRecord:
+    """The model the app serves for ``EXAMPLES[name]``: the shipped checkpoint where one ships
+    (``tinygpt.model_library``; the same weights on every machine), else trained here."""
+    ex = EXAMPLES[name]
+    key = model_key(ex.text, ex.gpt, ex.train)
+    return ModelShelf().get(key) or train(ex.text, ex.gpt, ex.train)
 
 
 @functools.cache

@@ -17,7 +17,7 @@ LABELS = charts.position_labels(CONTEXT)
 T = len(CONTEXT)
 ALPHA = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]  # (T, T), rows sum to 1
 MASKED = np.triu(np.ones((T, T), dtype=bool), 1)
-DESCRIPTION = "热图（α · 头 0）：15 行 × 15 列。"
+DESCRIPTION = "热图（α · 头 1）：15 行 × 15 列。"
 
 #: Every builder and its fast variant, with arguments that draw a small chart.
 BUILDERS = {
@@ -173,3 +173,10 @@ def test_the_style_sheet_sets_the_page_language_and_names_boxes_that_scroll():
     assert '".katex-display": "公式（可左右滚动）"' in sheet and '".tg-table": "表格（可滚动）"' in sheet
     assert '"ArrowLeft": "attn_prev"' in sheet and '"ArrowRight": "attn_next"' in sheet
     assert '[data-tg-scrolls]::after { content: "↔ 可以左右滑动";' in sheet  # the scroll hint in the page's language
+
+
+def test_the_file_uploader_speaks_the_page_s_language():
+    sheet = style_sheet("zh", "公式", "表格", "↔", "选择文件")
+    assert 'content: "选择文件"' in sheet and 'w.__tgUploadLabel = "选择文件";' in sheet
+    assert '[data-testid="stFileUploaderDropzoneInstructions"] { display: none; }' in sheet  # its English limit
+    assert "stFileUploaderDropzoneInstructions" not in style_sheet("zh", "公式", "表格", "↔")

@@ -366,7 +366,9 @@ def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
     at = open_attention(own_model=with_snaps, part="training")
     assert at.select_slider(key="attn_snapshot").options == ["1", "50", "300"]
     at.select_slider(key="attn_snapshot").set_value(50).run()
-    assert any(c.value == t("attn.snap_caption", "en", text="你好世界", step=50, layer=0, head=0) for c in at.caption)
+    head = at.session_state[view.K_HEAD] + 1  # the head the page opened on, counted from 1
+    caption = t("attn.snap_caption", "en", text="你好世界", step=50, layer=1, head=head)
+    assert any(c.value == caption for c in at.caption)
     rerun(at, **{view.K_TRAINING: False})  # closed: not drawn, its value kept
     assert all(s.key != "attn_snapshot" for s in at.select_slider)
     assert rerun(at, **{view.K_TRAINING: True}).select_slider(key="attn_snapshot").value == 50
@@ -725,4 +727,21 @@ def test_no_widget_shows_streamlits_english_placeholder_on_the_chinese_page():
         assert "Choose" not in placeholder and "option" not in placeholder, (widget.key, placeholder)
     # the heads, layers and cells are buttons and sliders: no drop-down with a placeholder
     more(at)
-    assert at.button_group(key=view.K_HEADS_OFF).options == [str(h) for h in range(SEED_HEADS)]  # as the head buttons
+    counted = [str(h + 1) for h in range(SEED_HEADS)]  # people count from 1; the values stay indices
+    assert at.button_group(key=view.K_HEADS_OFF).options == counted  # as the head buttons
+    assert at.button_group(key=view.K_HEAD).options == counted
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_index_0_is_layer_1_and_head_1_on_the_page_and_the_code_view_says_how_they_map(lang):
+    at = open_attention(lang, layer="0", head="0", step="softmax")
+    assert t("attn.steps_header", lang, layer=1, head=1) in [h.value for h in at.subheader]
+    assert at.session_state[view.K_HEAD] == 0 and at.session_state[view.K_LAYER] == 0  # the link's indices
+    shapes = [c.value for c in at.caption if c.value.startswith("d_head = d_model")]  # "…batch 0, head 1"
+    assert len(shapes) == 1 and t("attn.head_part", lang, head=1) in shapes[0]
+    assert t("attn.head_part", lang, head=0) not in shapes[0]
+    rerun(at, **{view.K_CURIOUS: True})
+    assert t("attn.source_indices", lang, layer=1, head=1, l=0, h=0) in [c.value for c in at.caption]
+    rerun(at, **{view.K_HEAD: 1})  # the second head: "head 2" on the page, head=1 in the link
+    assert t("attn.steps_header", lang, layer=1, head=2) in [h.value for h in at.subheader]
+    assert at.query_params["head"] == "1"

@@ -63,8 +63,9 @@ def test_the_first_view_is_few_controls_and_one_click_on_the_mask_shows_its_effe
         assert "model=context" in page.url  # the page opens where attention decides
         click_mask(page, lang)
         count = page.locator(".st-key-effect_count").inner_text()
-        n, T = (int(x) for x in re.findall(r"\d+", count.split("\n")[0])[:2]) if lang == "en" else (None, None)
-        if lang == "zh":  # "…让 15 个预测中的 6 个改变了。"
+        if lang == "en":  # "The switches act in layer 1 of 2: 6 of 15 predictions changed."
+            n, T = (int(x) for x in re.findall(r"(\d+) of (\d+) predictions", count)[0])
+        else:  # "开关作用在第 1 层（共 2 层）：15 个预测中的 6 个改变了。"
             T, n = (int(x) for x in re.findall(r"(\d+) 个预测中的 (\d+) 个", count)[0])
         assert T == 15 and n >= 1, count
         columns = page.evaluate(CHANGED_COLUMNS_JS)
@@ -103,12 +104,12 @@ def test_on_the_textbook_model_the_reason_and_a_working_context_button_are_in_vi
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_on_a_phone_the_alpha_grids_fit_the_screen(browser, app_server, lang):
-    context, page = open_page(browser, app_server, 390, 844, f"lang={lang}&model=textbook&step=softmax")
+    context, page = open_page(browser, app_server, 390, 844, f"lang={lang}&model=textbook&step=softmax&head=0")
     try:
         main = page.get_by_test_id("stMain")
         for header, charts in (
-            (t("attn.heads_header", lang, layer=0), 8),  # the 8 heads
-            (t("attn.layers_header", lang, head=0), 6),  # the 6 layers
+            (t("attn.heads_header", lang, layer=1), 8),  # the 8 heads of layer 1 (index 0)
+            (t("attn.layers_header", lang, head=1), 6),  # the 6 layers' head 1 (head=0 in the link)
         ):
             grid = main.get_by_test_id("stExpander").filter(has_text=header)  # drawn only while open
             grid.locator("summary").click()
@@ -131,7 +132,7 @@ def test_on_a_desktop_the_whole_alpha_table_of_ten_positions_is_visible(browser,
         browser, app_server, 1400, 1000, "lang=en&model=textbook&step=softmax&text=你好世界你好世界你好"
     )
     try:
-        open_step_table(page, "α · head 0")
+        open_step_table(page, "α · head 1")
         page.locator(".tg-table").first.scroll_into_view_if_needed(timeout=60_000)
         table_width, box_width = page.evaluate(TABLE_SCROLL_JS)
         assert table_width <= box_width, (table_width, box_width)  # no sideways scrolling: 10 of 10 columns

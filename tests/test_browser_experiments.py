@@ -40,5 +40,5 @@ def test_uniform_attention_in_layer_0_marks_the_changed_positions(app_server, pa
     columns = page.evaluate(COLUMNS_JS)
     assert [int(i) for changed, i, _ in columns if changed] == UNIFORM_LAYER0_CHANGES
     count = page.locator(".st-key-effect_count p").first.inner_text()
-    assert count.startswith("8 of 15 predictions changed")
+    assert count == t("attn.effect.count", "en", n=8, T=15, layer=1, L=2).replace("**", "")
     assert_no_exception(page)

@@ -146,17 +146,19 @@ FIXTURE = Path(__file__).parent / "fixtures" / "small_seed0_12steps"
 def test_a_checkpoint_written_by_an_earlier_build_loads_with_the_same_logits_and_training_reproduces_it():
     """tests/fixtures/small_seed0_12steps.*: SMALL trained 12 steps (lr 3e-3, seed 0) and saved;
     the JSON holds its losses and its logits of 你好世界, recorded when the file was written.
-    The format and the model's mathematics must keep both bitwise."""
+    The format keeps the stored numbers bitwise; the model's mathematics keeps the logits and a new
+    training to float32 rounding (another CPU's kernels add in another order: a few 1e-7 here)."""
     expected = json.loads(FIXTURE.with_suffix(".json").read_text(encoding="utf-8"))
     tm = from_bytes(FIXTURE.with_suffix(".safetensors").read_bytes())
     assert tm.losses == expected["losses"]
     with torch.no_grad():
         logits = tm.model(tm.vocab.encode(expected["text"])[None])[0]  # (T, V)
-    assert logits.tolist() == expected["logits"]
+    torch.testing.assert_close(logits, torch.tensor(expected["logits"]), rtol=1e-5, atol=1e-5)
     again = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=12, early_stop_loss=0.0, seed=0))
-    assert again.losses == expected["losses"]
+    assert again.losses == pytest.approx(expected["losses"], abs=1e-5)
     loaded = tm.model.state_dict()
-    assert all(torch.equal(v, loaded[k]) for k, v in again.model.state_dict().items())
+    for name, weight in again.model.state_dict().items():
+        torch.testing.assert_close(weight, loaded[name], rtol=1e-4, atol=1e-5)
 
 
 # ---------------------------------------------------------------- crafted files: names, bytes, numbers

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
 import torch
-from helpers import seed_model
+from helpers import seed_model, served_example
 
 from bench.experiments import accuracy, changes
 from tinygpt.__main__ import BANNER, main
@@ -17,7 +18,8 @@ from tinygpt.train import train
 
 CONTEXT = EXAMPLES["context"]
 UNIFORM = Switches(temperature=1000.0)  # α ≈ uniform over the positions the mask leaves
-#: Positions of the context example's display text whose prediction changes with τ = 1000 in layer 0.
+#: Positions of the context example's display text whose prediction changes with τ = 1000 in layer 0,
+#: in the shipped model (tinygpt/weights/context.safetensors), which every machine serves.
 UNIFORM_LAYER0_CHANGES = [3, 5, 6, 7, 10, 12, 13, 14]
 
 
@@ -29,6 +31,13 @@ def parse_sections(text: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def context_model():
+    """The context example as the app serves it: the shipped weights, the same on every machine."""
+    return served_example("context")
+
+
+@pytest.fixture(scope="module")
+def trained_here():
+    """The context example trained on this machine (its kernels decide the last bits of every weight)."""
     return train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
 
 
@@ -44,13 +53,27 @@ def test_examples_are_the_textbook_run_and_a_small_context_run():
     assert CONTEXT.display == CONTEXT.text[:15] and len(CONTEXT.display) == CONTEXT.gpt.max_len
 
 
-def test_context_example_trains_deterministically_to_the_best_accuracy_its_windows_allow(context_model):
+def test_context_example_trains_deterministically_to_the_best_accuracy_its_windows_allow(trained_here):
     again = train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
-    assert again.losses == context_model.losses and len(context_model.losses) == CONTEXT.train.epochs
+    assert again.losses == trained_here.losses and len(trained_here.losses) == CONTEXT.train.epochs
     # 16 windows × 15 positions; the first position of a window has no context, so 9 of them
     # (我, 你, 她, ，, 。, 他 have two successors, 爱 four) cannot be told apart: at most 231 are right.
+    assert accuracy(trained_here) == (231, 240)
+
+
+def test_the_shipped_context_model_is_a_training_of_the_examples_settings(context_model, trained_here):
+    """The shipped checkpoint holds the example's settings, its 150 losses and the best accuracy; a
+    training on this machine ends at the same loss to 4 digits (its kernels round otherwise, so not
+    to the last bit) and reaches the same accuracy."""
+    assert (context_model.text, context_model.gpt_cfg, context_model.train_cfg) == (
+        CONTEXT.text,
+        CONTEXT.gpt,
+        CONTEXT.train,
+    )
+    assert context_model.frozen and len(context_model.losses) == CONTEXT.train.epochs
     assert accuracy(context_model) == (231, 240)
-    assert accuracy(context_model)[0] / 240 >= 0.95
+    assert context_model.losses[0] == pytest.approx(trained_here.losses[0], rel=1e-6)  # the same initial weights
+    assert context_model.losses[-1] == pytest.approx(trained_here.losses[-1], abs=1e-3)
 
 
 def test_context_example_predicts_its_display_text_and_needs_attention_in_layer_0(context_model):
@@ -83,7 +106,10 @@ def test_cli_runs_the_context_example_and_flags_given_as_well_override_it(capsys
     assert re.findall(r"^Epoch (\d+),", text, flags=re.M) == ["0", "50", "100"]  # 150 epochs, no early stop
     sections = parse_sections(text)
     assert sections["输入"] == str(list(CONTEXT.display))
-    assert sections["预测"] == str(list(CONTEXT.text[1:16]))
+    # The first position has nothing before it: 我 is followed by 爱 or by 。 (both in the text), and
+    # which one a training on this machine's kernels favours is a coin toss; every later position is decided.
+    predicted = ast.literal_eval(sections["预测"])  # the printed list of characters
+    assert predicted[0] in {"爱", "。"} and predicted[1:] == list(CONTEXT.text[2:16])
     assert sections["softmax alpha"].count("\n") >= 14  # (15, 15) α of head 0, layer 0
 
     assert main(["--example", "context", "--epochs", "2", "--log-every", "1", "--d-model", "16"]) == 0

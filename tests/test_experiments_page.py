@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from helpers import SMALL, small_model, tables
+from helpers import SMALL, served_example, small_model, tables
 from streamlit.testing.v1 import AppTest
 from test_attention_page import markdown, more, open_attention, rerun
 
@@ -28,7 +28,6 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.explain import explain_cell, head_importance, position_effects, trace_of, walk
 from tinygpt.formatting import format_change, format_probability
 from tinygpt.i18n import t
-from tinygpt.train import train
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
 from tinygpt.ui.attention.effect import CHANGED_MARK
@@ -36,7 +35,8 @@ from tinygpt.ui.models import K_CHOICE
 from tinygpt.why import head_roles
 
 CONTEXT = EXAMPLES["context"]
-#: bench.experiments on the context example: uniform attention (every head) in layer 0.
+#: bench.experiments on the context example as the app serves it (the shipped weights, the same on
+#: every machine): uniform attention (every head) in layer 0.
 UNIFORM_LAYER0_CHANGES = [3, 5, 6, 7, 10, 12, 13, 14]
 #: ... and head 1 of layer 0 switched off (5 of 15 positions, these among them).
 HEAD1_OFF_CHANGES = {5, 7, 10, 13}
@@ -44,7 +44,8 @@ HEAD1_OFF_CHANGES = {5, 7, 10, 13}
 
 @pytest.fixture(scope="module")
 def context_tm():
-    return train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
+    """The context example's model the page shows (the shipped checkpoint)."""
+    return served_example("context")
 
 
 class _Strip(HTMLParser):
@@ -99,7 +100,7 @@ def details_table(at: AppTest) -> pd.DataFrame:
 
 def test_a_head_switched_off_marks_the_changed_positions_and_the_count_says_how_many(context_tm):
     at = open_attention(own_model=context_tm)
-    assert t("attn.effect.own", "en", T=15) in markdown(at) and marked(at) == []
+    assert t("attn.effect.own", "en", T=15, layer=1, L=2) in markdown(at) and marked(at) == []
     more(at).button_group(key=view.K_HEADS_OFF).set_value([1]).run()
     assert not at.exception
     fx = position_effects(
@@ -107,7 +108,7 @@ def test_a_head_switched_off_marks_the_changed_positions_and_the_count_says_how_
     )
     rows = fx.changed.nonzero().flatten().tolist()
     assert HEAD1_OFF_CHANGES <= set(rows) and marked(at) == rows
-    assert t("attn.effect.count", "en", n=len(rows), T=15, layer=0) in markdown(at)
+    assert t("attn.effect.count", "en", n=len(rows), T=15, layer=1, L=2) in markdown(at)  # index 0: layer 1
     legend = t("attn.strip.legend", "en", changed="▲", right="✓", wrong="✗")
     assert legend in [c.value for c in at.caption]  # the marks are said in words under the strip
     chars = context_tm.vocab.chars
@@ -130,9 +131,12 @@ def test_each_flip_says_which_key_it_attended_to_before_and_after_and_whether_it
     first = next(m.value for m in at.markdown if m.value.startswith("- **1 爱**"))
     # position 1 爱 looked at 我 before it (head 1 of layer 0); with the mask off it looks into the future
     own = walk(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None]).alphas[0, 1, 1]  # (T,)
-    assert "layer 0, head 1" in first and "“我” (position 0, the character before it" in first
-    assert f"α = {float(own.max()):.2f}" in first and "in the future" in first
-    assert "wrong, the text continues with “你”" in first
+    # a plain sentence first (where it looked, which switch), the verdict, then the numbers
+    assert first.startswith("- **1 爱**: “爱” used to look at “我” (position 0, the character before it); with")
+    assert "in the future" in first and "wrong, the text continues with “你”" in first
+    numbers = first[first.index("wrong, the text") :]  # the numbers come after the sentence
+    assert "(layer 1, head 2: α on “我”" in numbers and f"α on “我” {float(own.max()):.2f} →" in numbers
+    assert t("attn.effect.numbers_note", "en") in [c.value for c in at.caption]  # α said in words
     assert t("why.mask_off", "en") in [c.value for c in at.caption]  # why more context makes it worse
     assert strip(at)[1]["m"] == "✗" and strip(at)[14]["m"] == ""
 
@@ -142,9 +146,9 @@ def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experi
     at.toggle(key=view.K_UNIFORM).set_value(True).run()
     assert marked(at) == UNIFORM_LAYER0_CHANGES
     assert changes(context_tm, CONTEXT.display, {0: Switches(uniform_heads=(0, 1))})[0] == UNIFORM_LAYER0_CHANGES
-    assert t("attn.effect.count", "en", n=8, T=15, layer=0) in markdown(at)
+    assert t("attn.effect.count", "en", n=8, T=15, layer=1, L=2) in markdown(at)
     assert at.query_params["uniform"] == "layer"
-    assert any("spreads its attention evenly" in m.value for m in at.markdown)
+    assert any("treats all" in m.value and "characters it may see alike" in m.value for m in at.markdown)
     rerun(at, **{view.K_CURIOUS: True})
     assert t("attn.check_sdpa_uniform", "en") in markdown(at)
     # only the chosen head, from "More controls"
@@ -166,7 +170,7 @@ def test_a_switch_that_changes_nothing_on_the_context_example_says_why_without_o
     at = open_attention(own_model=context_tm, tau="0.01")
     assert marked(at) == []
     text = markdown(at)
-    assert t("attn.exp.why_header", "en") in text and t("attn.effect.count", "en", n=0, T=15, layer=0) in text
+    assert t("attn.exp.why_header", "en") in text and t("attn.effect.count", "en", n=0, T=15, layer=1, L=2) in text
     assert all(b.key != "attn_try_context" for b in at.button)  # this already is the context example
 
 
@@ -174,9 +178,14 @@ def test_the_model_s_own_view_says_what_attention_decides_and_which_head_does_it
     at = open_attention(own_model=context_tm)
     captions = [c.value for c in at.caption]
     assert any("“爱” is followed by" in c and "我爱→你" in c for c in captions)
-    roles = head_roles(walk(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None]).alphas)
-    best = max((r for r in roles if r.kind == "previous"), key=lambda r: r.share)
-    assert t("why.role.previous", "en", layer=best.layer, head=best.head, share=best.share) in captions
+    alphas = walk(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None]).alphas
+    roles = {(r.layer, r.head): r for r in head_roles(alphas)}
+    # both heads of layer 0 look back; head index 1 is the one the prediction needs (5 flips when off)
+    assert roles[(0, 0)].kind == roles[(0, 1)].kind == "previous"
+    sentence = t("why.role.previous", "en", layer=1, head=2, share=roles[(0, 1)].share)
+    assert f"{sentence} {t('why.role.steps_open', 'en')}" in captions  # "head 2 of layer 1": index 1 of layer 0
+    assert at.session_state[view.K_HEAD] == 1  # ... and the steps open on it
+    assert t("attn.steps_header", "en", layer=1, head=2) in [h.value for h in at.subheader]
 
 
 # ---------------------------------------------------------------- the textbook model: nothing changes, and why
@@ -187,9 +196,9 @@ def test_on_the_textbook_model_nothing_changes_the_page_says_why_and_its_button_
     at = open_attention(lang, mask="0", layer="5")
     assert marked(at) == []
     text = markdown(at)
-    assert t("attn.effect.count", lang, n=0, T=4, layer=5) in text
+    assert t("attn.effect.count", lang, n=0, T=4, layer=6, L=6) in text  # layer=5 in the link: layer 6 of 6
     assert f"**{t('attn.exp.why_header', lang)}** {t('attn.exp.why_one_char', lang, T=4)}" in text
-    assert t("attn.exp.why_mask_last", lang, last="3 界", layer=5) in text
+    assert t("attn.exp.why_mask_last", lang, last="3 界", layer=6) in text
     button = at.button(key="attn_try_context")
     assert button.label == t("model.offer_context", lang)
     button.click().run()
@@ -219,16 +228,16 @@ def test_the_heads_table_is_head_importance_and_the_sentence_names_head_1_of_lay
         t("attn.exp.col_dp", "en")
     ]
     assert list(shown) == [format_probability(v) for v in hi.max_delta.reshape(-1).tolist()]  # 1.40e-05, never 0.0
-    assert frame[t("attn.exp.col_layer", "en")].tolist() == [0, 0, 1, 1]
-    assert frame[t("attn.exp.col_head", "en")].tolist() == [0, 1, 0, 1]
+    assert frame[t("attn.exp.col_layer", "en")].tolist() == [1, 1, 2, 2]  # counted from 1, as people count
+    assert frame[t("attn.exp.col_head", "en")].tolist() == [1, 2, 1, 2]
     text = markdown(at)
-    assert t("attn.exp.heads_top", "en", head=1, layer=0, n=5, T=15, dp=float(hi.max_delta[0, 1])) in text
+    assert t("attn.exp.heads_top", "en", head=2, layer=1, n=5, T=15, dp=float(hi.max_delta[0, 1])) in text
     roles = {
         (r.layer, r.head): r
         for r in head_roles(walk(context_tm.model, context_tm.vocab.encode(CONTEXT.display)[None]).alphas)
     }
     assert roles[(0, 1)].kind == "previous"  # head 1 of layer 0 looks at the previous character, in words
-    assert t("why.role.previous", "en", layer=0, head=1, share=roles[(0, 1)].share) in text
+    assert t("why.role.previous", "en", layer=1, head=2, share=roles[(0, 1)].share) in text
 
 
 def test_which_heads_matter_is_computed_only_when_opened():
@@ -246,10 +255,10 @@ def test_the_logit_lens_is_drawn_when_opened_and_its_last_row_is_the_models_own_
     assert t("attn.exp.lens_intro", "zh") not in markdown(at)  # closed: nothing computed or drawn
     rerun(at, **{view.K_LENS: True})
     assert t("attn.exp.lens_intro", "zh") in markdown(at)
-    frame = next(d.value for d in tables(at) if t("attn.exp.lens_row_last", "zh", l=1) in list(d.value.index))
+    frame = next(d.value for d in tables(at) if t("attn.exp.lens_row_last", "zh", l=2) in list(d.value.index))
     idx = context_tm.vocab.encode(CONTEXT.display)[None]
     own = walk(context_tm.model, idx).logits[0].argmax(-1)  # (T,)
-    assert list(frame.index) == [t("attn.exp.lens_row", "zh", l=0), t("attn.exp.lens_row_last", "zh", l=1)]
+    assert list(frame.index) == [t("attn.exp.lens_row", "zh", l=1), t("attn.exp.lens_row_last", "zh", l=2)]
     assert [cell.split(" ")[0] for cell in frame.iloc[-1]] == [context_tm.vocab.chars[k] for k in own.tolist()]
     assert "".join(cell.split(" ")[0] for cell in frame.iloc[-1]) == CONTEXT.text[1:16]
 
@@ -380,8 +389,8 @@ def test_every_probability_in_the_effects_and_prediction_tables_is_written_one_w
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_uniform_head_says_that_scores_scaling_and_tau_do_not_act_on_it(lang, context_tm):
-    at = open_attention(lang, own_model=context_tm, step="softmax", tau="0.1")
-    note = t("attn.uniform_ignores_scores", lang, head=0)
+    at = open_attention(lang, own_model=context_tm, step="softmax", tau="0.1", head="0")
+    note = t("attn.uniform_ignores_scores", lang, head=1)  # head=0 in the link: head 1 on the page
     assert note not in [i.value for i in at.info]
     rerun(at, **{view.K_UNIFORM: True, view.K_UNIFORM_SCOPE: "head"})
     assert note in [i.value for i in at.info]

@@ -373,7 +373,7 @@ def test_a_lesson_that_sets_a_hidden_switch_says_so_where_the_effect_is_counted(
     assert said in texts  # the student sees no switch, and is told the mask is off
 
     def said_by(key: str) -> bool:  # a count worded by ``key``, whatever the number changed
-        head, tail = t(key, lang, n="@", T=15, layer=0).split("@")
+        head, tail = t(key, lang, n="@", T=15, layer=1, L=2).split("@")
         return any(m.startswith(head) and m.endswith(tail) for m in texts)
 
     assert said_by("attn.effect.count_lesson") and not said_by("attn.effect.count")

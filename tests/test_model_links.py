@@ -152,13 +152,15 @@ def test_examples_train_once_and_the_textbook_is_the_default():
 
 def test_model_choice_follows_the_student_and_the_url():
     at = app("predict", model="context")
-    assert t("model.banner.context", "en", text="我爱你，你爱我。他爱她，她爱他。") in captions(at)
+    assert t("model.banner.context", "en", text="我爱你，你爱我。他爱她，她爱他。", size="") in captions(at)
+    assert t("model.size", "en", d_model=32, n_layers=2, n_heads=2) in captions(at)  # not the Train page's 512/6/8
     assert at.button_group(key="model_choice").value == "context"
     at.switch_page("pages/attention.py").run()
     assert at.session_state["attn_text"] == EXAMPLES["context"].text[:15]
     at.button_group(key="model_choice").set_value("textbook").run()
     assert at.query_params["model"] == "textbook" and at.session_state["attn_text"] == "你好世界"
-    assert t("model.banner.textbook", "en", text="你好世界") in captions(at)
+    assert t("model.banner.textbook", "en", text="你好世界", size="") in captions(at)
+    assert t("model.size", "en", d_model=512, n_layers=6, n_heads=8) in captions(at)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -217,8 +219,9 @@ def test_a_class_link_reproduces_the_model_and_the_view_in_a_fresh_session():
         "softmax",
         False,
     )
-    assert t("model.banner.link", "en", text="你好你世你界") in captions(student)  # the teacher's, not "your model"
-    assert t("model.banner.own", "en", text="你好你世你界") not in captions(student)
+    # the teacher's model, not "your model"
+    assert t("model.banner.link", "en", text="你好你世你界", size="") in captions(student)
+    assert t("model.banner.own", "en", text="你好你世你界", size="") not in captions(student)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -225,3 +225,17 @@ def test_every_box_that_holds_no_whole_number_is_named_at_once(lang):
     for field, value in (("epochs", "５０"), ("seed", "abc"), ("max_len", "1e3")):
         assert sum(named[field] in e and value in e for e in errors) == 1, (field, errors)
     assert at.button(key="train_start").disabled is True
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_returning_student_is_not_asked_whether_this_is_the_first_visit(lang):
+    from tinygpt.ui import classroom
+
+    at = open_train(lang)
+    first = [m.value for m in at.markdown]
+    assert t("train.start_here", lang) in first and t("train.start_back", lang) not in first
+    entry = classroom._Entry("q1", "question", "a", "A", True, 0.0, "", sent=True)
+    at.session_state[classroom.K_ANSWERS] = {"q1": entry}  # answers of this student ("welcome back")
+    at.run()
+    again = [m.value for m in at.markdown]
+    assert t("train.start_back", lang) in again and t("train.start_here", lang) not in again

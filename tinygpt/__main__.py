@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, MAX_TEXT_LEN, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
@@ -159,6 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--log-every", type=whole_number, default=100, metavar="N", help="print the loss every N epochs")
     o.add_argument("--layer", type=whole_number, default=0, help="layer whose attention is printed")
     o.add_argument("--head", type=whole_number, default=0, help="head whose attention is printed")
+    o.add_argument(
+        "--save",
+        metavar="PATH",
+        default=None,
+        help="write the trained model to PATH as a safetensors checkpoint (the app loads it with Load a model; "
+        "tinygpt/weights/NAME.safetensors is the model the app ships for example NAME)",
+    )
     return p
 
 
@@ -312,10 +320,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tinygpt.train import NonFiniteLossError
 
     try:
-        run(args.text, gpt_cfg, train_cfg, sys.stdout, args.log_every, args.layer, args.head)
+        tm = run(args.text, gpt_cfg, train_cfg, sys.stdout, args.log_every, args.layer, args.head)
     except NonFiniteLossError as exc:
         print(f"python -m tinygpt: error: {exc}", file=sys.stderr)
         return 1
+    if args.save:
+        from tinygpt.checkpoint import to_bytes  # heavy (torch): imported only when saving
+        from tinygpt.model_library import weights_hash  # heavy (torch): imported only when saving
+
+        try:
+            Path(args.save).write_bytes(to_bytes(tm))
+        except OSError as exc:
+            print(f"python -m tinygpt: error: --save {args.save}: {exc.strerror}", file=sys.stderr)
+            return 1
+        print(f"\nsaved {args.save} (weights sha256 {weights_hash(tm)[:16]})")
     return 0
 
 

@@ -35,7 +35,7 @@ import torch
 
 from tinygpt.attention import STEP_IDS, AttentionTrace, Switches
 from tinygpt.explain import PositionEffects, position_effects
-from tinygpt.formatting import char_name
+from tinygpt.formatting import char_name, number
 from tinygpt.model import GPT
 
 #: The id of the choice "none of them" (no cell is masked, no prediction changes).
@@ -50,6 +50,7 @@ class QuestionKind(enum.StrEnum):
     ROW_SUM = "row_sum"
     HEAD_OFF = "head_off"
     NEXT_CHAR = "next_char"
+    THEORY_QUIZ = "theory_quiz"
     SOFTMAX_SHARE = "softmax_share"  # the concept check (tinygpt.concept_check)
     TAU_ARGMAX = "tau_argmax"  # the concept check (tinygpt.concept_check)
     PREDICT_FLIP = "predict_flip"  # marks on the strip before a switch flips (tinygpt.predictions)
@@ -248,7 +249,7 @@ def head_off_question(
     T = idx.shape[-1]
     tokens = list(tokens) if len(tokens) == T else [str(k) for k in range(T)]
     changed = [k for k in range(T) if bool(fx.changed[k])]
-    common: Fields = (("layer", layer), ("head", head))
+    common: Fields = (("layer", number(layer)), ("head", number(head)))  # as people count them, from 1
     if changed:
         reason_key = "ex.head_off.reason"
         fields = common + (("positions", ", ".join(f"{k} {char_name(tokens[k])}" for k in changed)),)
@@ -327,3 +328,13 @@ def question_for(
         _check_query(trace, head, 0)
         return head_off_question(model, idx, trace.layer, head, _tokens(trace))
     raise ValueError(f"{str(kind)!r} is not a question of the attention steps")
+
+
+def theory_question(qid: str, right: str, options: str = "abcd") -> Question:
+    """A self-test question of the Theory page as "my answers" and the class store keep it: its
+    text is the i18n ``theory.quiz.<qid>.q``, its options ``theory.quiz.<qid>.<o>`` for each
+    letter of ``options``, ``right`` the letter of the right one, the reason ``theory.quiz.<qid>.why``."""
+    choices = tuple(Choice(o, key=f"theory.quiz.{qid}.{o}") for o in options)
+    return Question(
+        QuestionKind.THEORY_QUIZ, f"theory.quiz.{qid}.q", (), choices, frozenset({right}), f"theory.quiz.{qid}.why", ()
+    )

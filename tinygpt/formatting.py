@@ -70,3 +70,9 @@ def shown_text(text: str, limit: int = 30) -> str:
     combining or bidirectional character but the plain space written ⟨U+XXXX⟩ (:func:`char_name`)."""
     shown = "".join(c if c == " " or char_name(c) == c else f"⟨U+{ord(c):04X}⟩" for c in text[:limit])
     return shown + "…" if len(text) > limit else shown
+
+
+def number(index: int) -> int:
+    """The number a person reads for a layer or head of index ``index``: people count from 1
+    ("head 1" is index 0); code, tensors and links keep the index."""
+    return index + 1

@@ -53,11 +53,10 @@ from dataclasses import dataclass, field
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.examples import EXAMPLES
 from tinygpt.generate import MAX_NEW_CHARS, generate
+from tinygpt.model_library import ModelKey, ModelLibrary
 from tinygpt.record import ModelRecord, StopReason
 from tinygpt.train import NonFiniteLossError, Trainer, build, release_free_memory, train
 from tinygpt.vocab import cyclic, vocab_size_of
-
-ModelKey = tuple[str, GPTConfig, TrainConfig]
 
 
 def _env_int(name: str, default: int) -> int:
@@ -263,22 +262,39 @@ def greedy_continuation(tm: ModelRecord) -> tuple[str, str]:
 
 @dataclass
 class ModelShelf:
-    """Process-wide store of finished, frozen models, keyed by (text, GPTConfig, TrainConfig), LRU."""
+    """Process-wide store of finished, frozen models, keyed by (text, GPTConfig, TrainConfig), LRU.
+
+    Behind it, ``library`` (``tinygpt.model_library``) decides which weights a setting has: a model
+    missing here is looked up there (shipped with the app, or published in the class store by
+    another server), and a model trained here is published there first, so the shelf holds the
+    model every server hands out for those settings.
+    """
 
     models: OrderedDict[ModelKey, ModelRecord] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     max_parameters: int = MAX_SHELF_PARAMETERS
+    library: ModelLibrary = field(default_factory=ModelLibrary)
 
     def get(self, key: ModelKey) -> ModelRecord | None:
-        """The model trained with these settings, or None."""
+        """The model trained with these settings (here, shipped or published), or None."""
         with self.lock:
             tm = self.models.get(key)
             if tm is not None:
                 self.models.move_to_end(key)
-            return tm
+                return tm
+        found = self.library.get(key)
+        return None if found is None else self._keep(key, found)
 
     def put(self, key: ModelKey, tm: ModelRecord) -> ModelRecord:
-        """Store ``tm`` (frozen) unless the key is there; return the stored model for the key."""
+        """Keep ``tm`` (frozen) unless the key has a model (here, shipped or published); return the
+        model kept for the key."""
+        with self.lock:
+            if key in self.models:
+                self.models.move_to_end(key)
+                return self.models[key]
+        return self._keep(key, self.library.publish(tm))
+
+    def _keep(self, key: ModelKey, tm: ModelRecord) -> ModelRecord:
         with self.lock:
             if key in self.models:
                 self.models.move_to_end(key)
@@ -740,9 +756,10 @@ def _train_example(name: str, models: ModelShelf, future: Future[ModelRecord]) -
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WARM_UP_NICE)
     except (AttributeError, OSError):  # no setpriority (Windows), or not allowed: train as it is
         pass
+    key = model_key(ex.text, ex.gpt, ex.train)
     try:
-        tm = train(ex.text, ex.gpt, ex.train)
-        future.set_result(models.put(model_key(ex.text, ex.gpt, ex.train), tm))
+        found = models.get(key)  # shipped with the app, or published by another server
+        future.set_result(found if found is not None else models.put(key, train(ex.text, ex.gpt, ex.train)))
     except BaseException as exc:  # the pages re-raise it where they wait for the model
         future.set_exception(exc)
 
@@ -759,10 +776,11 @@ def example_training(name: str, models: ModelShelf) -> Future[ModelRecord]:
 
     The first call for a name starts training it in a background thread, which puts it on
     ``models`` under its :func:`model_key`; later calls return the same Future (their ``models``
-    is not used). The thread uses ``tinygpt.train.TRAIN_THREADS`` (one core), so a page renders
-    on the other core meanwhile instead of waiting for the model. Training is deterministic, so
-    the shelf's model is the one ``python -m tinygpt --example NAME`` trains. A training error is
-    raised by ``result()``; KeyError for an unknown name.
+    is not used). A model shipped with the app or published in the class store
+    (``tinygpt.model_library``) is taken as it is; otherwise the thread trains it with
+    ``tinygpt.train.TRAIN_THREADS`` (one core), so a page renders on the other core meanwhile
+    instead of waiting for the model. A training error is raised by ``result()``; KeyError for an
+    unknown name.
     """
     if name not in EXAMPLES:
         raise KeyError(name)

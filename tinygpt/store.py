@@ -21,14 +21,20 @@ the writer), in the folder named by the environment variable ``TINYGPT_DATA_DIR`
 
 The schema is created on first use and versioned in the table ``schema_version``; a database
 written by a newer version of the app is refused (:class:`StoreError`, key ``store.schema_newer``)
-rather than misread. Answers older than ``TINYGPT_ANSWER_DAYS`` days (default 30) are deleted, and
-classes with them; short links not opened for :data:`LINK_DAYS` days are deleted (:meth:`Store.purge`,
-run at most once an hour by the writes).
+rather than misread. Answers older than ``TINYGPT_ANSWER_DAYS`` days (default 30), classes with
+them, resume links (a short link holding a student's token) made before then and short links not
+opened for :data:`LINK_DAYS` days are never read and are deleted (:meth:`Store.purge`, run hourly by
+a timer, :mod:`tinygpt.store_upkeep`, and at most hourly by the writes).
+
+Text from outside is cleaned before it reaches the database (:mod:`tinygpt.store_text`).
 
 Errors: a store that cannot be reached (a stopped server, a folder that cannot be written, a
-malformed URL) raises :class:`StoreError`, the one type the pages turn into a message; after such
-a failure the store answers at once with the same error for :data:`RETRY_SECONDS` instead of
-waiting for the database again, so pages stay quick while it is down. An unknown or closed class
+malformed URL, a SQLite file deleted while the app runs) raises :class:`StoreError`, the one type
+the pages turn into a message; after a connection failure the store answers at once with the same
+error for :data:`RETRY_SECONDS` instead of waiting for the database again, so pages stay quick
+while it is down. A value the database refuses is that one call's error (``store.refused``), never
+the server's. Every failure is logged (logger ``tinygpt.store``) with the class code, never a key
+or a token. An unknown or closed class
 or a wrong teacher key raise :class:`ClassError`. Codes read from a URL go through
 :func:`read_code`, which refuses anything but the code's own alphabet and length
 (:class:`~tinygpt.config.ConfigError` naming the value).
@@ -44,7 +50,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +60,7 @@ from sqlalchemy import exc as sa_exc
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_int
+from tinygpt.store_text import clean_json, clean_text, log_failure, public_reason
 
 #: The version of the schema this code writes and reads.
 SCHEMA_VERSION = 1
@@ -90,6 +97,7 @@ MAX_NICKNAME = 24
 #: The longest query string a short link or a lesson holds (a long training text fits).
 MAX_QUERY_CHARS = 8000
 MAX_TEXT_CHARS = 2000
+QUESTION_ID_LEN = 64
 
 
 class StoreError(Exception):
@@ -216,7 +224,7 @@ _questions = sa.Table(
     "questions",
     _metadata,
     sa.Column("class_code", sa.String(CLASS_CODE_LEN), primary_key=True),
-    sa.Column("question_id", sa.String(64), primary_key=True),
+    sa.Column("question_id", sa.String(QUESTION_ID_LEN), primary_key=True),
     sa.Column("text", sa.Text, nullable=False),
     sa.Column("data", sa.Text, nullable=False),
     sa.Column("first_at", sa.Float, nullable=False),
@@ -226,7 +234,7 @@ _answers = sa.Table(
     _metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("class_code", sa.String(CLASS_CODE_LEN), nullable=False),
-    sa.Column("question_id", sa.String(64), nullable=False),
+    sa.Column("question_id", sa.String(QUESTION_ID_LEN), nullable=False),
     sa.Column("student", sa.String(STUDENT_LEN), nullable=False),
     sa.Column("nickname", sa.String(MAX_NICKNAME), nullable=True),
     sa.Column("answer", sa.Text, nullable=False),
@@ -248,6 +256,26 @@ _links = sa.Table(
 )
 #: A number PostgreSQL's advisory lock uses while one server creates the schema.
 _SCHEMA_LOCK = 2_025_250_001
+#: Failures meaning the database cannot be reached at all (every session's problem, not one value's).
+_SERVER_WIDE = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.DisconnectionError, sa_exc.TimeoutError, OSError)
+
+
+def _sqlite_path(url: sa.URL) -> str | None:
+    """The file of a SQLite URL (``sqlite:///path`` or ``sqlite:///file:path?uri=true``), None for
+    another database or one in memory."""
+    database = url.database if url.get_backend_name() == "sqlite" else None
+    if database and url.query.get("uri") and database.startswith("file:"):
+        database = database[len("file:") :]
+    return None if not database or database == ":memory:" else database
+
+
+def _sqlite_file_id(engine: sa.Engine) -> tuple[str, int, int] | None:
+    """(path, device, inode) of a SQLite engine's file, None for another database or one in memory."""
+    database = _sqlite_path(engine.url)
+    if database is None:
+        return None
+    found = os.stat(database)
+    return database, found.st_dev, found.st_ino
 
 
 def read_code(raw: str, name: str, alphabet: str, length: int, upper: bool = False) -> str:
@@ -270,8 +298,9 @@ def read_class_code(raw: str) -> str:
 
 
 def read_link_code(raw: str) -> str:
-    """A short link's code from a URL (``s=``); ConfigError otherwise."""
-    return read_code(raw, "s", LINK_ALPHABET, LINK_CODE_LEN)
+    """A short link's code from a URL (``s=``), in either case (a phone capitalises what a
+    student types from a projector; :meth:`Store.resolve` finds the code ignoring case); ConfigError otherwise."""
+    return read_code(raw, "s", LINK_ALPHABET + LINK_ALPHABET.swapcase(), LINK_CODE_LEN)
 
 
 def read_student(raw: str) -> str:
@@ -290,8 +319,9 @@ def new_student() -> str:
 
 
 def clean_nickname(raw: str | None) -> str | None:
-    """A nickname as stored: trimmed, at most :data:`MAX_NICKNAME` characters, None when empty."""
-    text = " ".join((raw or "").split())[:MAX_NICKNAME]
+    """A nickname as stored: cleaned (:func:`~tinygpt.store_text.clean_text`), blanks joined,
+    at most :data:`MAX_NICKNAME` characters, None when empty."""
+    text = " ".join(clean_text(raw or "").split())[:MAX_NICKNAME]
     return text or None
 
 
@@ -353,6 +383,7 @@ class Store:
         self._down_until = 0.0
         self._down_reason = ""
         self._last_purge = float("-inf")
+        self._file_id: tuple[str, int, int] | None = None  # SQLite: (path, device, inode) of the file opened
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> Store:
@@ -374,11 +405,11 @@ class Store:
                 "store.bad_url", f"not a database URL: {_safe_url(self.url)}", url=_safe_url(self.url)
             ) from exc
         if url.get_backend_name() == "sqlite":
-            if url.database and url.database != ":memory:":
+            if _sqlite_path(url) is not None:
                 try:
-                    Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+                    Path(_sqlite_path(url)).parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
-                    raise self._unreachable(exc) from exc
+                    raise self._unreachable(exc, "create the folder") from exc
             engine = sa.create_engine(url, connect_args={"timeout": CONNECT_TIMEOUT_S, "check_same_thread": False})
 
             @sa.event.listens_for(engine, "connect")
@@ -403,16 +434,36 @@ class Store:
                 "store.bad_url", f"not a usable database URL: {_safe_url(self.url)}", url=_safe_url(self.url)
             ) from exc
 
-    def _unreachable(self, exc: BaseException) -> StoreError:
-        detail = str(getattr(exc, "orig", None) or exc).strip()
-        reason = detail.splitlines()[0][:200] if detail else type(exc).__name__
+    def _unreachable(self, exc: BaseException, what: str = "connect", code: str = "") -> StoreError:
+        """The error for a failure of ``what`` (logged with the class ``code``): a connection
+        failure stops the store for :data:`RETRY_SECONDS` (``store.unreachable``); any other (a
+        value the database refuses) is that one call's error (``store.refused``)."""
+        server_wide = isinstance(exc, _SERVER_WIDE) or bool(getattr(exc, "connection_invalidated", False))
+        log_failure(what, code, exc, server_wide)
+        reason = public_reason(str(getattr(exc, "orig", None) or exc)) or type(exc).__name__
+        if not server_wide:
+            return StoreError("store.refused", f"the class store refused a write: {reason}", reason=reason)
         self._down_until = time.monotonic() + RETRY_SECONDS
         self._down_reason = reason
         return StoreError("store.unreachable", f"the class store cannot be reached: {reason}", reason=reason)
 
+    def _check_file(self, what: str, code: str) -> None:
+        """SQLite: the database file is still the one opened (not deleted or replaced); StoreError ``store.gone``."""
+        if self._file_id is None:
+            return
+        try:
+            found = os.stat(self._file_id[0])
+        except OSError:
+            found = None
+        if found is None or (found.st_dev, found.st_ino) != self._file_id[1:]:
+            exc = FileNotFoundError(f"the SQLite file {self._file_id[0]} was deleted or replaced while the app ran")
+            log_failure(what, code, exc, server_wide=True)
+            raise StoreError("store.gone", str(exc))
+
     @contextmanager
-    def _connection(self, write: bool = False) -> Iterator[sa.Connection]:
-        """A connection in a transaction (committed at the end); database failures -> StoreError."""
+    def _connection(self, write: bool = False, what: str = "read", code: str = "") -> Iterator[sa.Connection]:
+        """A connection in a transaction (committed at the end); database failures -> StoreError,
+        logged with ``what`` was done and the class ``code``."""
         if time.monotonic() < self._down_until:
             reason = self._down_reason
             raise StoreError("store.unreachable", f"the class store cannot be reached: {reason}", reason=reason)
@@ -423,17 +474,27 @@ class Store:
                 if not self._ready:
                     self._create_schema(self._engine)
                     self._ready = True
+                    self._file_id = _sqlite_file_id(self._engine)
+            self._check_file(what, code)
             with self._engine.begin() as conn:
                 yield conn
         except (StoreError, ClassError):
             raise
         except sa_exc.IntegrityError:
             raise
-        except (sa_exc.SQLAlchemyError, OSError) as exc:
-            raise self._unreachable(exc) from exc
+        except (sa_exc.SQLAlchemyError, OSError, ValueError) as exc:  # ValueError: a text a driver cannot encode
+            raise self._unreachable(exc, what, code) from exc
         if write and self.clock() - self._last_purge > PURGE_EVERY_S:
             self._last_purge = self.clock()
-            self.purge()
+            try:
+                self.purge()
+            except StoreError:  # logged; the write itself was kept
+                pass
+
+    def transaction(self, write: bool = False) -> AbstractContextManager[sa.Connection]:
+        """A connection in a transaction (committed at the end), for a table kept beside the store's
+        own (``tinygpt.model_library``); a failure raises :class:`StoreError` as every call does."""
+        return self._connection(write)
 
     def _create_schema(self, engine: sa.Engine) -> None:
         """Create the tables on first use; refuse a database of a newer schema (StoreError)."""
@@ -465,9 +526,27 @@ class Store:
         with self._connection() as conn:
             return int(conn.execute(sa.select(sa.func.max(_version_table.c.version))).scalar())
 
-    def check(self) -> None:
-        """Reach the database (and create its schema on first use); StoreError when it cannot."""
-        self.schema_version()
+    def check(self, write: bool = False) -> None:
+        """Reach the database (and create its schema on first use); with ``write``, write to it too
+        (a row rewritten with its own value), so a read-only file, folder or database is found.
+        StoreError when it cannot."""
+        if not write:
+            self.schema_version()
+            return
+        with self._connection(what="check writing") as conn:
+            conn.execute(_version_table.update().values(version=_version_table.c.version))
+
+    def _cutoff(self) -> float:
+        """Unix seconds before which answers and classes have expired."""
+        return self.clock() - self.keep_days * 86400
+
+    def _live_answers(self, cutoff: float) -> sa.ColumnElement[bool]:
+        """Answers not expired, of no class or of a class not expired (what a read may show)."""
+        live_classes = sa.select(_classes.c.code).where(_classes.c.created_at >= cutoff)
+        return sa.and_(
+            _answers.c.answered_at >= cutoff,
+            sa.or_(_answers.c.class_code == "", _answers.c.class_code.in_(live_classes)),
+        )
 
     def dispose(self) -> None:
         """Close the pooled connections (a test's end, a changed URL)."""
@@ -482,13 +561,14 @@ class Store:
         The key is returned once and only its hash is kept: whoever holds it can see and close
         the class. Raises ValueError for a lesson longer than :data:`MAX_QUERY_CHARS`.
         """
+        lesson = clean_text(lesson)
         if len(lesson) > MAX_QUERY_CHARS:
             raise ValueError(f"a lesson of {len(lesson)} characters; at most {MAX_QUERY_CHARS}")
         key = secrets.token_urlsafe(18)
         for _ in range(20):  # a code already taken: draw again (1 in 10^9 per existing class)
             code = _random_code(CLASS_ALPHABET, CLASS_CODE_LEN)
             try:
-                with self._connection(write=True) as conn:
+                with self._connection(write=True, what="create a class", code=code) as conn:
                     conn.execute(
                         _classes.insert().values(
                             code=code, teacher_hash=_hash_key(key), lesson=lesson, created_at=self.clock()
@@ -500,19 +580,25 @@ class Store:
         raise StoreError("store.unreachable", "no free class code", reason="no free class code")
 
     def get_class(self, code: str) -> ClassInfo | None:
-        """The class ``code``, or None when there is none."""
-        with self._connection() as conn:
-            row = conn.execute(sa.select(_classes).where(_classes.c.code == code)).first()
+        """The class ``code``, or None when there is none (or it has expired)."""
+        with self._connection(what="read a class", code=code) as conn:
+            row = conn.execute(
+                sa.select(_classes).where(_classes.c.code == code, _classes.c.created_at >= self._cutoff())
+            ).first()
         return None if row is None else ClassInfo(row.code, row.lesson, row.created_at, row.closed_at)
 
     def is_teacher(self, code: str, key: str) -> bool:
-        """True when ``key`` is the teacher's key of class ``code`` (False for an unknown class)."""
-        with self._connection() as conn:
-            stored = conn.execute(sa.select(_classes.c.teacher_hash).where(_classes.c.code == code)).scalar()
+        """True when ``key`` is the teacher's key of class ``code`` (False for an unknown or expired class)."""
+        with self._connection(what="check a teacher's key", code=code) as conn:
+            stored = conn.execute(self._teacher_hash(code)).scalar()
         return stored is not None and hmac.compare_digest(stored, _hash_key(key))
 
+    def _teacher_hash(self, code: str) -> sa.Select:
+        live = _classes.c.created_at >= self._cutoff()
+        return sa.select(_classes.c.teacher_hash).where(_classes.c.code == code, live)
+
     def _require_teacher(self, conn: sa.Connection, code: str, key: str) -> None:
-        stored = conn.execute(sa.select(_classes.c.teacher_hash).where(_classes.c.code == code)).scalar()
+        stored = conn.execute(self._teacher_hash(code)).scalar()
         if stored is None:
             raise ClassError("class.unknown", code)
         if not hmac.compare_digest(stored, _hash_key(key)):
@@ -520,7 +606,7 @@ class Store:
 
     def close_class(self, code: str, key: str) -> None:
         """Close the class: its students' answers are no longer recorded. ClassError for a wrong key."""
-        with self._connection(write=True) as conn:
+        with self._connection(write=True, what="close a class", code=code) as conn:
             self._require_teacher(conn, code, key)
             conn.execute(
                 _classes.update()
@@ -530,13 +616,13 @@ class Store:
 
     def reopen_class(self, code: str, key: str) -> None:
         """Open a closed class again. ClassError for a wrong key."""
-        with self._connection(write=True) as conn:
+        with self._connection(write=True, what="reopen a class", code=code) as conn:
             self._require_teacher(conn, code, key)
             conn.execute(_classes.update().where(_classes.c.code == code).values(closed_at=None))
 
     def clear_class(self, code: str, key: str) -> int:
         """Delete every answer (and question) of the class; returns how many answers. ClassError for a wrong key."""
-        with self._connection(write=True) as conn:
+        with self._connection(write=True, what="clear a class", code=code) as conn:
             self._require_teacher(conn, code, key)
             deleted = conn.execute(_answers.delete().where(_answers.c.class_code == code)).rowcount
             conn.execute(_questions.delete().where(_questions.c.class_code == code))
@@ -569,11 +655,15 @@ class Store:
         answers, StoreError when the store cannot be reached, ValueError for a malformed token.
         """
         read_student(new.student)
+        if new.class_code:
+            read_class_code(new.class_code)
         now = self.clock()
-        with self._connection(write=True) as conn:
+        with self._connection(write=True, what="record an answer", code=new.class_code) as conn:
             if new.class_code:
                 closed = conn.execute(
-                    sa.select(_classes.c.closed_at, _classes.c.code).where(_classes.c.code == new.class_code)
+                    sa.select(_classes.c.closed_at, _classes.c.code).where(
+                        _classes.c.code == new.class_code, _classes.c.created_at >= self._cutoff()
+                    )
                 ).first()
                 if closed is None:
                     raise ClassError("class.unknown", new.class_code)
@@ -584,9 +674,9 @@ class Store:
                 _questions,
                 {
                     "class_code": new.class_code,
-                    "question_id": new.question_id,
-                    "text": new.question_text[:MAX_TEXT_CHARS],
-                    "data": json.dumps(new.question, ensure_ascii=False),
+                    "question_id": clean_text(new.question_id, QUESTION_ID_LEN),
+                    "text": clean_text(new.question_text, MAX_TEXT_CHARS),
+                    "data": clean_json(new.question),
                     "first_at": now,
                 },
             )
@@ -595,29 +685,33 @@ class Store:
                 _answers,
                 {
                     "class_code": new.class_code,
-                    "question_id": new.question_id,
+                    "question_id": clean_text(new.question_id, QUESTION_ID_LEN),
                     "student": new.student,
                     "nickname": clean_nickname(new.nickname),
-                    "answer": new.answer[:MAX_TEXT_CHARS],
-                    "answer_text": new.answer_text[:MAX_TEXT_CHARS],
+                    "answer": clean_text(new.answer, MAX_TEXT_CHARS),
+                    "answer_text": clean_text(new.answer_text, MAX_TEXT_CHARS),
                     "is_right": bool(new.right),
                     "answered_at": now,
                 },
             )
 
     def answers(self, class_code: str | None = None, student: str | None = None) -> list[Answer]:
-        """Recorded answers, oldest first: of one class, of one student, or both."""
-        q = sa.select(_answers, _questions.c.text).join(
-            _questions,
-            sa.and_(
-                _questions.c.class_code == _answers.c.class_code, _questions.c.question_id == _answers.c.question_id
-            ),
+        """Recorded answers not expired, oldest first: of one class, of one student, or both."""
+        q = (
+            sa.select(_answers, _questions.c.text)
+            .join(
+                _questions,
+                sa.and_(
+                    _questions.c.class_code == _answers.c.class_code, _questions.c.question_id == _answers.c.question_id
+                ),
+            )
+            .where(self._live_answers(self._cutoff()))
         )
         if class_code is not None:
             q = q.where(_answers.c.class_code == class_code)
         if student is not None:
             q = q.where(_answers.c.student == student)
-        with self._connection() as conn:
+        with self._connection(what="read answers", code=class_code or "") as conn:
             rows = conn.execute(q.order_by(_answers.c.answered_at, _answers.c.id)).all()
         return [
             Answer(
@@ -635,18 +729,20 @@ class Store:
         ]
 
     def count_answers(self, class_code: str) -> int:
-        """How many answers class ``class_code`` has."""
-        with self._connection() as conn:
+        """How many answers (not expired) class ``class_code`` has."""
+        live = self._live_answers(self._cutoff())
+        with self._connection(what="count answers", code=class_code) as conn:
             return int(
                 conn.execute(
-                    sa.select(sa.func.count()).select_from(_answers).where(_answers.c.class_code == class_code)
+                    sa.select(sa.func.count()).select_from(_answers).where(_answers.c.class_code == class_code, live)
                 ).scalar()
             )
 
     def summary(self, class_code: str) -> list[QuestionSummary]:
         """Per question of the class, in the order first answered: how many answered, how many
-        rightly, and the spread of the answers (most frequent first)."""
-        with self._connection() as conn:
+        rightly, and the spread of the answers (most frequent first); expired answers are not counted."""
+        live = self._live_answers(self._cutoff())
+        with self._connection(what="summarise answers", code=class_code) as conn:
             questions = conn.execute(
                 sa.select(_questions).where(_questions.c.class_code == class_code).order_by(_questions.c.first_at)
             ).all()
@@ -658,14 +754,14 @@ class Store:
                     sa.func.min(_answers.c.answer_text),
                     sa.func.count(),
                 )
-                .where(_answers.c.class_code == class_code)
+                .where(_answers.c.class_code == class_code, live)
                 .group_by(_answers.c.question_id, _answers.c.answer, _answers.c.is_right)
             ).all()
         by_question: dict[str, list] = {}
         for row in counts:
             by_question.setdefault(row[0], []).append(row)
         summaries = []
-        for q in questions:
+        for q in (q for q in questions if q.question_id in by_question):
             rows = sorted(by_question.get(q.question_id, []), key=lambda r: (-r[4], r[1]))
             summaries.append(
                 QuestionSummary(
@@ -682,29 +778,52 @@ class Store:
         return summaries
 
     def students(self, class_code: str) -> int:
-        """How many students answered at least one question of the class."""
-        with self._connection() as conn:
+        """How many students answered at least one question of the class (answers not expired)."""
+        live = self._live_answers(self._cutoff())
+        with self._connection(what="count students", code=class_code) as conn:
             return int(
                 conn.execute(
-                    sa.select(sa.func.count(sa.distinct(_answers.c.student))).where(_answers.c.class_code == class_code)
+                    sa.select(sa.func.count(sa.distinct(_answers.c.student))).where(
+                        _answers.c.class_code == class_code, live
+                    )
                 ).scalar()
             )
 
     # ------------------------------------------------------------------ short links
 
+    def _link_cutoffs(self) -> sa.ColumnElement[bool]:
+        """Short links alive: opened within :data:`LINK_DAYS` days, and a resume link (holding a
+        student's token, ``me=``) made within the days answers are kept (it opens nothing older)."""
+        now = self.clock()
+        resume = sa.or_(_links.c.query.like("me=%"), _links.c.query.like("%&me=%"))
+        return sa.and_(
+            _links.c.used_at >= now - LINK_DAYS * 86400, sa.or_(~resume, _links.c.created_at >= self._cutoff())
+        )
+
     def shorten(self, query: str) -> str:
-        """The short code of ``query`` (the same code for the same query). ValueError for a query
+        """The short code of ``query`` (cleaned, :func:`~tinygpt.store_text.clean_text`; the same
+        code for the same query), unique whatever the case it is typed in. ValueError for a query
         longer than :data:`MAX_QUERY_CHARS`."""
+        query = clean_text(query)
         if len(query) > MAX_QUERY_CHARS:
             raise ValueError(f"a link of {len(query)} characters; at most {MAX_QUERY_CHARS}")
         digest = hashlib.sha256(query.encode("utf-8")).hexdigest()
         for _ in range(20):
-            with self._connection(write=True) as conn:
-                found = conn.execute(sa.select(_links.c.code).where(_links.c.query_hash == digest)).scalar()
-                if found is not None:
-                    return found
-                code = _random_code(LINK_ALPHABET, LINK_CODE_LEN)
+            with self._connection(write=True, what="make a short link") as conn:
                 now = self.clock()
+                found = conn.execute(
+                    sa.select(_links.c.code, self._link_cutoffs().label("alive")).where(_links.c.query_hash == digest)
+                ).first()
+                if found is not None:
+                    if not found.alive:  # expired, not purged yet: it lives again from now
+                        conn.execute(
+                            _links.update().where(_links.c.code == found.code).values(created_at=now, used_at=now)
+                        )
+                    return found.code
+                code = _random_code(LINK_ALPHABET, LINK_CODE_LEN)
+                same = sa.select(_links.c.code).where(sa.func.lower(_links.c.code) == code.lower())
+                if conn.execute(same).first() is not None:
+                    continue
                 values = {"code": code, "query_hash": digest, "query": query, "created_at": now, "used_at": now}
                 if self._insert_ignoring_duplicate(conn, _links, values):
                     return code
@@ -712,13 +831,16 @@ class Store:
         raise StoreError("store.unreachable", "no free short link code", reason="no free short link code")
 
     def resolve(self, code: str) -> str | None:
-        """The query string of short link ``code``, or None when there is none. A code typed in
-        the wrong case (from a projector) finds its link when no other code differs only in case."""
-        with self._connection() as conn:
+        """The query string of short link ``code``, or None when there is none (or it has expired,
+        :meth:`_link_cutoffs`). A code typed in another case (from a projector, on a phone) finds
+        its link: no two codes differ only in case."""
+        with self._connection(what="open a short link") as conn:
             columns = (_links.c.code, _links.c.query, _links.c.used_at)
-            row = conn.execute(sa.select(*columns).where(_links.c.code == code)).first()
+            alive = self._link_cutoffs()
+            row = conn.execute(sa.select(*columns).where(_links.c.code == code, alive)).first()
             if row is None:
-                rows = conn.execute(sa.select(*columns).where(sa.func.lower(_links.c.code) == code.lower())).all()
+                lower = sa.func.lower(_links.c.code) == code.lower()
+                rows = conn.execute(sa.select(*columns).where(lower, alive)).all()
                 row = rows[0] if len(rows) == 1 else None
             now = self.clock()
             if row is not None and now - row.used_at > 86400:  # kept alive by use, written at most daily
@@ -729,11 +851,11 @@ class Store:
 
     def purge(self) -> dict[str, int]:
         """Delete answers older than ``keep_days`` days, classes created before that (with their
-        questions and answers), questions no answer refers to any more, and short links not
-        opened for :data:`LINK_DAYS` days. Returns how many rows of each kind were deleted."""
-        now = self.clock()
-        cutoff = now - self.keep_days * 86400
-        with self._connection() as conn:
+        questions and answers), questions no answer refers to any more, short links not opened for
+        :data:`LINK_DAYS` days and resume links older than ``keep_days`` days. Returns how many rows
+        of each kind were deleted."""
+        cutoff = self._cutoff()
+        with self._connection(what="delete expired records") as conn:
             old_classes = sa.select(_classes.c.code).where(_classes.c.created_at < cutoff)
             answers = conn.execute(
                 _answers.delete().where(sa.or_(_answers.c.answered_at < cutoff, _answers.c.class_code.in_(old_classes)))
@@ -743,5 +865,5 @@ class Store:
             )
             questions = conn.execute(_questions.delete().where(~sa.exists(used))).rowcount
             classes = conn.execute(_classes.delete().where(_classes.c.created_at < cutoff)).rowcount
-            links = conn.execute(_links.delete().where(_links.c.used_at < now - LINK_DAYS * 86400)).rowcount
+            links = conn.execute(_links.delete().where(~self._link_cutoffs())).rowcount
         return {"answers": answers, "questions": questions, "classes": classes, "links": links}

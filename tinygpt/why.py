@@ -11,6 +11,7 @@ Shapes: T sequence length, h n_heads, L n_layers, V vocab_size.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -165,6 +166,35 @@ def head_roles(alphas: torch.Tensor) -> list[HeadRole]:
             else:
                 roles.append(HeadRole(layer, head, "spread", float(a[rows].amax(dim=-1).mean())))
     return roles
+
+
+def previous_shares(alphas: torch.Tensor, layer: int) -> list[float]:
+    """Each head's average weight on the previous character in ``layer``: α (L, h, T, T), rows
+    1..T-1 (row 0 has none before it); h zeros for a text of one character."""
+    T = alphas.shape[-1]
+    if T < 2:
+        return [0.0] * alphas.shape[1]
+    rows = torch.arange(1, T)
+    return alphas[layer][:, rows, rows - 1].double().mean(dim=-1).tolist()  # (h,)
+
+
+def looks_back(alphas: torch.Tensor, layer: int, changed: Sequence[int] | None = None) -> tuple[int, float]:
+    """The head of ``layer`` that looks at the previous character, and its average weight there.
+
+    α (L, h, T, T) with the causal mask, rows 1..T-1 (row 0 has no previous character). Of the
+    heads that put at least :data:`ROLE_SHARE` there, the one whose switching off changes the
+    most predictions (``changed``: a count per head of ``layer``, as
+    :func:`tinygpt.explain.head_importance` gives) and then the largest weight; with no such
+    head, the largest weight. Head 0 with weight 0.0 for a text of one character. The head a
+    lesson opens on: its α shows "look one character back", and the model needs it.
+    """
+    if alphas.shape[-1] < 2:
+        return 0, 0.0
+    shares, h = previous_shares(alphas, layer), alphas.shape[1]
+    needed = list(changed) if changed is not None else [0] * h
+    looking = [k for k in range(h) if shares[k] >= ROLE_SHARE] or list(range(h))
+    head = max(looking, key=lambda k: (needed[k], shares[k]))
+    return head, shares[head]
 
 
 # ---------------------------------------------------------------- what a text asks of attention

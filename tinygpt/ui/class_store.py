@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from tinygpt.store import ClassError, Store, StoreError, answer_days, database_url
+from tinygpt.store_upkeep import keep_purging
 from tinygpt.ui.i18n import error_text, tr
 
 K_MESSAGES = "_class_messages"  # messages for the next run's top (a callback or a hook said them)
@@ -13,7 +14,9 @@ K_MESSAGES = "_class_messages"  # messages for the next run's top (a callback or
 
 @st.cache_resource(show_spinner=False)
 def _store(url: str, keep_days: int) -> Store:
-    return Store(url, keep_days=keep_days)
+    store = Store(url, keep_days=keep_days)
+    keep_purging(store)  # expired records deleted hourly, whether or not anyone writes
+    return store
 
 
 def class_store() -> Store:

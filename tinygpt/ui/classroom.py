@@ -50,7 +50,9 @@ from tinygpt.store import (
     read_class_code,
     read_student,
 )
+from tinygpt.ui.class_retry import K_WAITED, waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
+from tinygpt.ui.class_sync import first_answer_kept, recheck_class
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.lesson import lesson
 
@@ -106,13 +108,14 @@ def student_session(url_path: str) -> None:
         _start_student()
     if url_path != TEACHER_PAGE:
         _read_class()
+        recheck_class()
         _send_waiting()
         _write_url()
     if lesson() is not None and url_path in ("", LESSON_START):  # this run only opens the lesson's first page
         return
     show_messages()
     if url_path != TEACHER_PAGE:
-        if ss.get(K_CLASS):  # on a phone the sidebar (with the class, the nickname) starts closed
+        if ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None):  # on a phone the sidebar starts closed
             st.caption(tr("class.banner_main", code=ss[K_CLASS]))
         keep_cookie()
         _sidebar(url_path)
@@ -217,7 +220,8 @@ def _send_waiting() -> None:
     for entry in sorted(waiting, key=lambda e: e.at):
         try:
             store = class_store()
-            store.record_answer(_new_answer(entry))
+            if not store.record_answer(_new_answer(entry)):  # answered before, in another tab
+                entry = first_answer_kept(store, entry, ss[K_ME])
         except ClassError as exc:  # the class was closed (or removed): keep the answer for the student alone
             ss[K_STATUS] = "closed" if exc.key == "class.closed" else "unknown"
             ss[K_NOTE] = tr(f"class.{ss[K_STATUS]}", code=exc.code)
@@ -227,13 +231,25 @@ def _send_waiting() -> None:
             except (StoreError, ClassError):
                 ss[K_ANSWERS][entry.question_id] = entry
                 continue
-        except (StoreError, ConfigError) as exc:
+        except StoreError as exc:
+            if exc.key != "store.refused":
+                ss[K_DOWN] = problem_text(exc)
+                return
+            ss[K_ANSWERS][entry.question_id] = replace(entry, sent=True)  # refused: kept here, not sent again
+            say(tr("class.refused", n=1, reason=problem_text(exc)))
+            continue
+        except ConfigError as exc:
             ss[K_DOWN] = problem_text(exc)
             return
         if entry.class_code and ss.get(K_STATUS) is None:
             ss[K_STATUS] = "open"
         ss[K_ANSWERS][entry.question_id] = replace(entry, sent=True)
     ss[K_DOWN] = None
+
+
+def _waiting() -> int:
+    """How many of this student's answers wait for the store."""
+    return sum(not e.sent for e in st.session_state.get(K_ANSWERS, {}).values())
 
 
 def _new_answer(entry: _Entry) -> NewAnswer:
@@ -270,6 +286,7 @@ def answered(question: Question, identity: str, picked: object) -> None:
     answers = ss.setdefault(K_ANSWERS, {})
     if identity in answers:
         return
+    recheck_class(force=True)  # a class seen closed may have been reopened
     ids = answer_ids(question, picked)
     answers[identity] = _Entry(
         question_id=identity,
@@ -285,24 +302,25 @@ def answered(question: Question, identity: str, picked: object) -> None:
 
 
 def answer_note() -> str | None:
-    """Under an answer: why it did not reach the teacher (the class closed, or is unknown; the store
-    cannot be reached), in the user's language; None when it did, or there is no class."""
+    """Under an answer: why it does not reach the teacher (the class closed, or is unknown), in the
+    user's language; None when it does, or there is no class. Answers waiting for the store are
+    said beside the score (:func:`my_answers_here`), where they are sent by themselves."""
     ss = st.session_state
     if ss.get(K_STATUS) in ("closed", "unknown") and ss.get(K_CLASS):
         return tr(f"class.{ss[K_STATUS]}", code=ss[K_CLASS])
-    waiting = sum(not e.sent for e in ss.get(K_ANSWERS, {}).values())
-    if ss.get(K_DOWN) and waiting:
-        return tr("class.not_sent", n=waiting, reason=ss[K_DOWN])
     return None
 
 
 def my_answers_here() -> None:
-    """ "My answers" as a popover where it is drawn (beside an exercise's score)."""
+    """ "My answers" as a popover where it is drawn (beside an exercise's score), and answers waiting
+    for the store, said and sent again every few seconds (:mod:`tinygpt.ui.class_retry`)."""
     ss = st.session_state
     entries = sorted(ss.get(K_ANSWERS, {}).values(), key=lambda e: e.at)
     if entries:
-        with st.popover(tr("mine.button"), icon=":material/assignment:"):
+        with st.container(key="mine_here"), st.popover(tr("mine.button"), icon=":material/assignment:"):
             my_answers(entries, ss.get(K_PAGE, ""), key_prefix="mine_here")
+    if _waiting() or ss.get(K_WAITED):
+        waiting_answers(_send_waiting, _waiting, lambda: st.session_state.get(K_DOWN))
 
 
 # ---------------------------------------------------------------- the sidebar: the class and "my answers"
@@ -320,12 +338,10 @@ def _sidebar(url_path: str) -> None:
         if in_class:
             st.caption(tr("class.banner", code=ss[K_CLASS]))
             st.text_input(tr("class.nickname"), max_chars=24, help=tr("class.nickname_help"), key=K_NICKNAME)
-        waiting = sum(not e.sent for e in entries)
-        if ss.get(K_DOWN) and waiting:
-            st.warning(tr("class.not_sent", n=waiting, reason=ss[K_DOWN]), icon=":material/cloud_off:")
         if entries:
-            with st.popover(tr("mine.button"), icon=":material/assignment:", width="stretch"):
-                my_answers(entries, url_path)
+            with st.container(key="mine_sidebar"):  # hidden while the page shows its own (tinygpt/ui/style.py)
+                with st.popover(tr("mine.button"), icon=":material/assignment:", width="stretch"):
+                    my_answers(entries, url_path)
 
 
 def my_answers(entries: Sequence[_Entry], url_path: str, key_prefix: str = "mine") -> None:

@@ -16,7 +16,7 @@ import torch
 
 from tinygpt.attention import AttentionTrace, Step
 from tinygpt.classroom import question_id
-from tinygpt.exercises import STEP_QUESTIONS, Fields, Question, question_for
+from tinygpt.exercises import STEP_QUESTIONS, Fields, Question, question_for, theory_question
 from tinygpt.model import GPT
 from tinygpt.ui import classroom, misconception_view
 from tinygpt.ui.common import resend
@@ -74,6 +74,20 @@ def _reveal(question: Question, key_prefix: str) -> None:
     right, asked = score()
     st.session_state[SCORE] = (right + question.is_right(picked), asked + 1)
     classroom.answered(question, _identity(question), picked)  # into "my answers" and the class's answers
+
+
+def count_theory_answer(qid: str, right_answer: str, key: str) -> None:
+    """A Theory self-test question answered (its radio keyed ``key``): the first pick is counted
+    in the score and kept in "my answers" (and the class's answers), as a guess is; later picks
+    and reruns change nothing."""
+    picked = st.session_state.get(key)
+    question = theory_question(qid, right_answer)
+    identity = _identity(question)
+    if picked is None or identity in st.session_state.get(classroom.K_ANSWERS, {}):
+        return  # nothing picked, or counted already
+    right, asked = score()
+    st.session_state[SCORE] = (right + question.is_right(picked), asked + 1)
+    classroom.answered(question, identity, picked)
 
 
 def ask(question: Question, key_prefix: str) -> bool:

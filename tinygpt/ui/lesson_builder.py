@@ -27,6 +27,7 @@ from tinygpt.formatting import shown_text
 from tinygpt.links import encode_train, reproducible_settings
 from tinygpt.store import StoreError
 from tinygpt.theory import CONCEPT_IDS
+from tinygpt.ui.class_guard import remember_key
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.i18n import lang, md_escape, tr
@@ -167,7 +168,8 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         made = make_lesson(plan, open_class, page_paths)
         ss[K_RESULT] = made
         if made.class_code is not None:  # the teacher's view of the new class, on this page
-            st.query_params.update({"class": made.class_code, "key": made.teacher_key})
+            remember_key(made.class_code, made.teacher_key)  # the key stays out of the address
+            st.query_params["class"] = made.class_code
             st.rerun()
     if not pages:
         st.caption(tr("builder.no_pages"))

@@ -267,7 +267,9 @@ def own_kind(tm: ModelRecord | None) -> str:
 def describe(tm: ModelRecord, choice: str) -> str:
     """The banner's line: which model and its text (how it was trained is :func:`settings_line`)."""
     kind = own_kind(tm) if choice == "own" else choice
-    return tr(f"model.banner.{kind}", text=md_escape(tm.text), trained=settings_line(tm))
+    g = tm.gpt_cfg
+    size = tr("model.size", d_model=g.d_model, n_layers=g.n_layers, n_heads=g.n_heads)
+    return tr(f"model.banner.{kind}", text=md_escape(tm.text), trained=settings_line(tm), size=size)
 
 
 def reliance_line(tm: ModelRecord) -> str:
@@ -275,11 +277,11 @@ def reliance_line(tm: ModelRecord) -> str:
     training windows: "changes k of N training predictions", and at k = 0 why."""
     r = reliance(tm)
     if r.changed:
-        return tr("model.relies", k=r.changed, n=r.total)
+        return tr("model.relies", k=r.changed, n=r.total, L=tm.gpt_cfg.n_layers)
     window = suggested_window(tm.text, tm.gpt_cfg.max_len)
     if window is None:
-        return tr("model.relies_none_text", n=r.total)
-    return tr("model.relies_none_window", n=r.total, window=tm.window, suggest=window)
+        return tr("model.relies_none_text", n=r.total, L=tm.gpt_cfg.n_layers)
+    return tr("model.relies_none_window", n=r.total, window=tm.window, suggest=window, L=tm.gpt_cfg.n_layers)
 
 
 def banner(tm: ModelRecord, choice: str) -> None:

@@ -17,16 +17,24 @@ import uuid
 import streamlit as st
 
 from tinygpt.attention import AttentionTrace
+from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
 from tinygpt.explain import trace_of
 from tinygpt.jobs import ModelShelf, default_training, example_training
+from tinygpt.model_library import ModelLibrary
 from tinygpt.record import ModelRecord
+from tinygpt.ui.class_store import class_store
 
 
 @st.cache_resource(show_spinner=False)
 def shelf() -> ModelShelf:
-    """The one ModelShelf of this server process."""
-    return ModelShelf()
+    """The one ModelShelf of this server process, backed by the shipped models and the class store
+    (``tinygpt.model_library``): every server sharing the store hands out the same weights."""
+    try:
+        store = class_store()
+    except ConfigError:  # a malformed TINYGPT_ANSWER_DAYS: the class pages say so; models stay this server's
+        store = None
+    return ModelShelf(library=ModelLibrary(store))
 
 
 #: Session key of the model choice (textbook / context / own), shared by the Predict and Attention pages.

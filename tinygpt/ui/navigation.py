@@ -22,6 +22,7 @@ from tinygpt.ui.lesson import lesson, lesson_note
 from tinygpt.ui.style import style_sheet
 
 _ENTRY_MARK = "_entry_script_ran"
+_PAINTED = "_first_page_drawn"  # the session's first page was drawn: no "loading" line any more
 
 #: The browser tab's icon: Material Symbols Rounded ``grid_on`` (the Attention page's icon), drawn
 #: 64 × 64 in the theme's primary colour from the font Streamlit bundles. Streamlit serves an image
@@ -101,13 +102,20 @@ def run_app() -> None:
         open_short_link()
     # the style sheet and the scripts: lang attribute, keyboard access to boxes that scroll, ← / → for steps
     st.html(
-        style_sheet(lang(), tr("app.formula_label"), tr("app.table_label"), tr("app.scrolls_sideways")),
+        style_sheet(
+            lang(), tr("app.formula_label"), tr("app.table_label"), tr("app.scrolls_sideways"), tr("app.upload_button")
+        ),
         unsafe_allow_javascript=True,
     )
     in_lesson = lesson() is not None
     # The page list first, before anything imports torch: on a fresh server's first request
     # Streamlit's legacy mode has already sent its own menu of file names, which this replaces.
     page = st.navigation(app_pages(), position="hidden" if in_lesson else "sidebar")
+    # A session's first page says at once that it is coming: on a fresh server the imports below
+    # (torch) and the first page's models take seconds, and a phone would show an empty page.
+    loading, first = st.empty(), not st.session_state.get(_PAINTED)
+    if first:
+        loading.caption(tr("app.loading"))
     from tinygpt.ui.classroom import student_session
     from tinygpt.ui.model_choice import class_link, resolve_link
     from tinygpt.ui.models import start_default_model
@@ -127,7 +135,12 @@ def run_app() -> None:
     slot = st.sidebar.empty()  # above whatever the page puts in the sidebar
     with slot.container():  # the link as the URL stands, kept if the page stops itself (st.stop)
         class_link(page.url_path, [p[3] for p in PAGES])
-    page.run()
+    try:
+        page.run()
+    finally:  # also when the page stops itself (st.stop) or asks for a rerun
+        if first:
+            loading.empty()
+            st.session_state[_PAINTED] = True
     # after the page's own run, so the first page is not slowed by it: trains the examples' models
     # in background threads, once per process (a page that needs one first starts it itself)
     start_default_model()

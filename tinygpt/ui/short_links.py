@@ -3,6 +3,7 @@ reads the URL; a resume link's page opened once the navigation is set."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from urllib.parse import parse_qsl
 
@@ -12,35 +13,51 @@ from tinygpt.classroom import PAGE_PARAM
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.store import StoreError, read_link_code
+from tinygpt.ui.class_guard import attempts, client_id
 from tinygpt.ui.class_store import class_store, problem_text, say
 from tinygpt.ui.i18n import md_escape, tr
 
 K_SHORT_SEEN = "_short_seen"  # the s= value last resolved
 K_SHORT_PAGE = "_short_page"  # the page a resolved short link names
+#: Seconds between two tries of a store that could not be reached.
+RETRY_SECONDS = 3
 
 
 def open_short_link() -> None:
     """``?s=<code>``: replace the URL's query by the one the code stands for (before anything
-    reads the URL: the lesson, the language, the model). A code that does not exist or is
-    malformed gets a message and the app opens as without it; a store that cannot be reached
-    keeps ``s=`` so a reload tries again."""
+    reads the URL: the lesson, the language, the model), the code typed in any case. A code that
+    does not exist or is malformed gets a message and the app opens as without it (a client that
+    tries too many waits: :mod:`tinygpt.ui.class_guard`); while the store cannot be reached the
+    page says so and nothing else, and opens the lesson by itself once the store answers."""
     raw = st.query_params.get("s")
     ss = st.session_state
     if raw is None or raw == ss.get(K_SHORT_SEEN):
+        return
+    guard, client = attempts("short"), client_id()
+    if wait := guard.wait_s(client):
+        say(tr("short.too_many", seconds=math.ceil(wait)))
+        del st.query_params["s"]
         return
     ss[K_SHORT_SEEN] = raw
     try:
         code = read_link_code(raw)
         query = class_store().resolve(code)
     except ConfigError:  # not a code the app makes: to a student, a link that does not exist
+        guard.failed(client)
         say(tr("short.unknown", code=md_escape(shown_text(raw, 20))))
         del st.query_params["s"]
         return
     except StoreError as exc:
-        say(tr("short.unreachable", code=md_escape(raw[:20]), reason=problem_text(exc)))
-        return
+        ss[K_SHORT_SEEN] = None  # the next run tries again
+        st.warning(
+            tr("short.waiting", code=md_escape(shown_text(raw, 20)), reason=problem_text(exc)),
+            icon=":material/cloud_off:",
+        )
+        _wait_for_store()
+        st.stop()
     if query is None:
-        say(tr("short.unknown", code=code))
+        guard.failed(client)
+        say(tr("short.unknown", code=md_escape(code)))
         del st.query_params["s"]
         return
     params = dict(parse_qsl(query, keep_blank_values=True))
@@ -50,6 +67,16 @@ def open_short_link() -> None:
     st.query_params.update(params)
     if "lang" not in params and lang:
         st.query_params["lang"] = lang
+
+
+@st.fragment(run_every=RETRY_SECONDS)
+def _wait_for_store() -> None:
+    """While the store cannot be reached: try again every few seconds; the whole run again when it answers."""
+    try:
+        class_store().check()
+    except (StoreError, ConfigError):
+        return
+    st.rerun(scope="app")
 
 
 def follow_short_link(url_path: str, files: Mapping[str, str]) -> None:

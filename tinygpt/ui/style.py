@@ -27,7 +27,10 @@ HTML_LANG = {"zh": "zh-CN", "en": "en"}
 #: on a phone is drawn a little lower, so that its toolbar (a tap shows it, 44 px tall above the
 #: chart's top) lies in that room and the gap between elements, not over the last row of a table
 #: just above it. Streamlit's English "Press Enter to apply" under a text box is not shown: every page
-#: is in the user's language, and Enter (or leaving the box) applies as the app's texts say.
+#: is in the user's language, and Enter (or leaving the box) applies as the app's texts say. A page
+#: link in the page wraps onto a second line rather than ending in "…" (cut mid-character on a phone).
+#: "My answers" is on the page once: the sidebar's copy is hidden while the page shows its own
+#: beside an exercise's score.
 NARROW_SCREEN_CSS = f"""
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
 [data-testid="InputInstructions"] {{ display: none; }}
@@ -45,6 +48,11 @@ NARROW_SCREEN_CSS = f"""
 .tg-table tr.hl > * {{ background: #fbe3b3; }}
 [data-testid="stVegaLiteChart"] {{ max-width: 100%; overflow-x: auto; overflow-y: hidden; }}
 #theory-sections, #attn-parts, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
+[data-testid="stMain"] [data-testid="stPageLink"] a span:has(> [data-testid="stMarkdownContainer"]),
+[data-testid="stMain"] [data-testid="stPageLink"] a [data-testid="stMarkdownContainer"],
+[data-testid="stMain"] [data-testid="stPageLink"] a p {{ white-space: normal; overflow: visible; text-overflow: clip; }}
+[data-testid="stMain"] [data-testid="stPageLink"] a {{ height: auto; }}
+.stApp:has([data-testid="stMain"] .st-key-mine_here) .st-key-mine_sidebar {{ display: none; }}
 @media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} }}
 @media (max-width: 640px) {{
   [role="radiogroup"]:has(> button[data-variant="segmented_control"]) {{ column-gap: 4px; }}
@@ -114,12 +122,13 @@ OWN_ARROWS = (
 #   sideways says so under it (``tg-scrolls`` on its element, the text in CSS: ``scroll_css``);
 #   re-checked in the frame after the page changes and when the window is resized, and only
 #   what changed is written, so a redraw is not followed by a second wave of changes;
+# - the file uploader's button is named in the page's language (its text is Streamlit's English);
 # - ← / → move the Attention page's steps when no control has the focus (installed once per tab);
-# - on a phone, following a page link in the sidebar closes the sidebar.
+# - on a phone, choosing a page in the sidebar (its page menu or a lesson's links) closes the sidebar.
 ACCESS_JS = Template("""<script>
 (() => { const w = window.parent || window, d = w.document;
   if (d.documentElement.lang !== $lang) d.documentElement.lang = $lang;
-  w.__tgScrollLabels = $scroll_labels;
+  w.__tgScrollLabels = $scroll_labels; w.__tgUploadLabel = $upload_label;
   if (w.__tgAccess) { w.__tgAccess(); return; }
   // Any overflow makes a box reachable by keyboard (it does scroll); the "swipe sideways" line needs
   // more than SLACK px, since a formula's italic overhang of a pixel or two is nothing to look for.
@@ -127,6 +136,9 @@ ACCESS_JS = Template("""<script>
   const set = (el, attr, value) => { if (el.getAttribute(attr) !== value) el.setAttribute(attr, value); };
   const drop = (el, attr) => { if (el.hasAttribute(attr)) el.removeAttribute(attr); };
   const check = () => {
+    for (const b of d.querySelectorAll('[data-testid=stFileUploaderDropzone] [data-testid=stBaseButton-secondary]')) {
+      if (w.__tgUploadLabel) set(b, 'aria-label', w.__tgUploadLabel);  // its text is Streamlit's English
+    }
     for (const [selector, name] of Object.entries(w.__tgScrollLabels)) {
       for (const box of d.querySelectorAll(selector)) {
         const style = w.getComputedStyle(box), scrolls = (overflow) => overflow === 'auto' || overflow === 'scroll';
@@ -159,10 +171,11 @@ ACCESS_JS = Template("""<script>
     e.preventDefault();
     button.click();
   });
-  // A lesson lists its pages as links in the sidebar, which covers a phone's screen: close it
-  // after a link is followed, as Streamlit's own page menu does.
+  // The sidebar's page menu (Streamlit's, or a lesson's links) covers a phone's screen: close it
+  // after a page is chosen.
+  const MENU_LINKS = '[data-testid=stSidebar] [data-testid=stPageLink] a, [data-testid=stSidebarNav] a';
   d.addEventListener('click', (e) => {
-    if (w.innerWidth > 736 || !e.target.closest('[data-testid=stSidebar] [data-testid=stPageLink] a')) return;
+    if (w.innerWidth > 736 || !e.target.closest(MENU_LINKS)) return;
     const close = d.querySelector('[data-testid=stSidebarCollapseButton] button');
     if (close) w.setTimeout(() => close.click(), 50);
   }, true);
@@ -180,16 +193,34 @@ def scroll_css(hint: str) -> str:
     )
 
 
-def style_sheet(lang: str, formula_label: str, table_label: str, scroll_hint: str) -> str:
+def uploader_css(button: str) -> str:
+    """Streamlit's file uploader in the page's language: its button reads ``button`` (Streamlit
+    writes "Upload" in English, with no parameter to change it), and its English size line is not
+    shown (the page says the limit under the uploader in the user's language)."""
+    text = json.dumps(button, ensure_ascii=False)
+    box = '[data-testid="stFileUploaderDropzone"]'
+    return (
+        f'{box} [data-testid="stBaseButton-secondary"] [data-testid="stMarkdownContainer"] p {{ font-size: 0; }}'
+        f'{box} [data-testid="stBaseButton-secondary"] [data-testid="stMarkdownContainer"] p::after '
+        f"{{ content: {text}; font-size: 0.875rem; }}"
+        f'{box} [data-testid="stFileUploaderDropzoneInstructions"] {{ display: none; }}'
+    )
+
+
+def style_sheet(lang: str, formula_label: str, table_label: str, scroll_hint: str, upload_button: str = "") -> str:
     """Everything above, as one ``st.html`` element at the top of every page: the style sheet, the
     history script and the access script for the language ``lang`` (a code of
     ``tinygpt.i18n.LANGUAGES``), naming a formula that scrolls ``formula_label`` and a table that
-    scrolls ``table_label``; ``scroll_hint`` says under a box that it scrolls sideways."""
+    scrolls ``table_label``; ``scroll_hint`` says under a box that it scrolls sideways;
+    ``upload_button`` is the file uploader's button (:func:`uploader_css`; Streamlit's own when empty)."""
     labels = {".katex-display": formula_label, ".tg-table": table_label, "[data-testid=stVegaLiteChart]": None}
     script = ACCESS_JS.substitute(
         lang=json.dumps(HTML_LANG.get(lang, lang)),
         scroll_labels=json.dumps(labels, ensure_ascii=False),
         step_keys=json.dumps(STEP_KEYS),
         own_arrows=json.dumps(OWN_ARROWS),
+        upload_label=json.dumps(upload_button, ensure_ascii=False),
     )
-    return f"<style>{NARROW_SCREEN_CSS}{EFFECT_CSS}{scroll_css(scroll_hint)}</style>{REPLACE_HISTORY_JS}{script}"
+    upload = uploader_css(upload_button) if upload_button else ""
+    css = NARROW_SCREEN_CSS + EFFECT_CSS + scroll_css(scroll_hint) + upload
+    return f"<style>{css}</style>{REPLACE_HISTORY_JS}{script}"

@@ -11,6 +11,7 @@ answers are not being recorded and keeps trying.
 
 from __future__ import annotations
 
+import math
 import time
 
 import streamlit as st
@@ -21,10 +22,12 @@ from tinygpt.config import ConfigError
 from tinygpt.i18n import CATALOGUE
 from tinygpt.store import ClassError, QuestionSummary, StoreError, read_class_code, read_teacher_key
 from tinygpt.ui import class_report_view, lesson_builder, misconception_view
+from tinygpt.ui.class_guard import attempts, client_id, keep_key_cookie, teacher_credentials
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.i18n import error_text, lang, md_escape, tr
 from tinygpt.ui.tables import show_table, text_table
+from tinygpt.ui.teacher_roster import roster
 
 #: Seconds between two refreshes of the class's answers.
 REFRESH_SECONDS = 3
@@ -36,9 +39,13 @@ SPACE_MARK = "␣"
 def page(page_paths: list[str], page_titles: dict[str, str]) -> None:
     """The teacher's page: the class of ``class=``/``key=`` if given (else the builder alone)."""
     st.title(tr("teacher.title"))
-    raw_code, raw_key = st.query_params.get("class"), st.query_params.get("key")
+    raw_code, raw_key = teacher_credentials()
     if raw_code is None and raw_key is None:
         lesson_builder.builder(page_paths, page_titles)
+        return
+    guard, client = attempts("teacher"), client_id()
+    if wait := guard.wait_s(client):
+        st.error(tr("teacher.too_many", seconds=math.ceil(wait)), icon=":material/lock:")
         return
     if not raw_key:
         st.error(tr("teacher.no_key"), icon=":material/lock:")
@@ -51,7 +58,8 @@ def page(page_paths: list[str], page_titles: dict[str, str]) -> None:
     try:
         key = read_teacher_key(raw_key)
     except ConfigError:  # a key the app never gives: to the teacher, a key that does not open the class
-        st.error(tr("teacher.bad_key", code=code), icon=":material/lock:")
+        guard.failed(client)
+        st.error(tr("teacher.no_access"), icon=":material/lock:")
         return
     try:
         store = class_store()
@@ -61,12 +69,11 @@ def page(page_paths: list[str], page_titles: dict[str, str]) -> None:
         st.error(tr("teacher.store_down", reason=problem_text(exc)), icon=":material/cloud_off:")
         _wait_for_store()
         return
-    if info is None:
-        st.error(tr("teacher.unknown", code=code), icon=":material/lock:")
+    if not allowed:  # no such class and a wrong key read the same: the page confirms no class code
+        guard.failed(client)
+        st.error(tr("teacher.no_access"), icon=":material/lock:")
         return
-    if not allowed:
-        st.error(tr("teacher.bad_key", code=code), icon=":material/lock:")
-        return
+    keep_key_cookie(code, key)
     class_view(code, key, info.lesson, info.is_open, page_paths)
     with st.expander(tr("teacher.another"), icon=":material/add_link:"):
         lesson_builder.builder(page_paths, page_titles)
@@ -174,7 +181,8 @@ def live_answers(code: str) -> None:
     st.subheader(tr("teacher.answers_header"), anchor=False)
     try:
         store = class_store()
-        summaries, students = store.summary(code), store.students(code)
+        store.check(write=True)  # the folder, the file, the database: answers can be written now
+        summaries, students, given = store.summary(code), store.students(code), store.answers(class_code=code)
     except (StoreError, ConfigError) as exc:
         st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
@@ -185,6 +193,7 @@ def live_answers(code: str) -> None:
     if not summaries:
         st.info(tr("teacher.none_yet"))
         return
+    roster(given)  # the nicknames students typed, collapsed
     numbered = list(enumerate(summaries, 1))  # in the order first answered
     most = {n for n, _ in sorted(numbered, key=lambda x: -x[1].answered)[:MAX_CHARTS]}
     others = [(n, q) for n, q in numbered if n not in most]

@@ -23,9 +23,13 @@ from tinygpt.why import suggested_window
 
 def start_here() -> None:
     """What the app teaches and where to start, one click to each step: watch the model predict,
-    flip the mask and see what changes, then read why (the landing page's first box)."""
+    flip the mask and see what changes, then read why (the landing page's first box). A student
+    with answers already (a returning one) is not asked whether this is the first visit."""
+    from tinygpt.ui.classroom import K_ANSWERS
+
+    back = bool(st.session_state.get(K_ANSWERS))  # answers came back: "welcome back" is said, not "new here?"
     with st.container(border=True, key="train_start_here"):
-        st.markdown(tr("train.start_here"))
+        st.markdown(tr("train.start_back" if back else "train.start_here"))
         with st.container(horizontal=True, gap="small"):
             for page, key, icon in (
                 ("predict", "train.start_predict", ":material/keyboard_tab:"),

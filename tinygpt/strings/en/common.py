@@ -54,4 +54,6 @@ STRINGS: dict[str, str] = {
     "accepted.text_chars": "characters a reader can see; this text holds {names}, which a model would learn and then show invisibly or reversed",
     "field.text": "Training text",
     "app.scrolls_sideways": "↔ Swipe sideways to see all of it.",
+    "app.upload_button": "Choose a file",
+    "app.loading": "⏳ Opening the page… a server that has just started needs a few seconds the first time.",
 }

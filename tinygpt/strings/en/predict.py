@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "predict.strategy.temperature": "Temperature sampling",
     "predict.strategy.top_k": "Top-k sampling",
     "predict.temperature": "Temperature τ",
-    "predict.temperature_help": "Logits are divided by τ before sampling: p_τ ∝ p^(1/τ). τ < 1 sharpens, τ > 1 flattens, τ = 0 is greedy.",
+    "predict.temperature_help": "The logits (the model's raw score for each character, which softmax turns into probabilities) are divided by τ before sampling: p_τ ∝ p^(1/τ). τ < 1 sharpens, τ > 1 flattens, τ = 0 is greedy (always the most likely character).",
     "predict.top_k": "k (sample among the k most probable)",
     "predict.top_k_help": "0 means no limit; k = 1 is greedy.",
     "predict.top_p": "top-p (sample among the most probable characters up to this total)",
@@ -94,4 +94,5 @@ STRINGS: dict[str, str] = {
     "predict.bars_text": "Bar chart, {title}: two bars for each of the {V} characters: {p} and {series}; ◆ marks the character this step chose, ▼ the training target.",
     "predict.reveal_mark": "the model's most likely character",
     "predict.logit_note": "logit: the model's raw score for a character; softmax turns the scores into the probabilities p.",
+    "predict.next_step": "Next: ② flip a switch on the Attention page and see which predictions change, and why",
 }

@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "theory.title": "The mathematics behind attention",
-    "theory.intro": "Attention is built from a handful of vector operations: addition, scaling, the dot product, a weighted average and softmax. This page gives the formula of each (after Vaswani et al. 2017 and standard linear algebra) with a small example you can drag, and links every idea to the step of the Attention page where the real model does the same thing.",
+    "theory.intro": "Attention is built from a handful of vector operations: addition, scaling, the dot product, a weighted average and softmax. This page gives the formula of each (after the paper that introduced the Transformer, Vaswani et al. 2017, “Attention Is All You Need”, and standard linear algebra) with a small example you can drag, and links every idea to the step of the Attention page where the real model does the same thing.",
     "theory.link": "See it in the model: step {number} · {name}",
     "theory.section.definition": "1 · What attention computes",
     "theory.section.vectors": "2–3 · Vectors",
@@ -85,7 +85,7 @@ STRINGS: dict[str, str] = {
     "theory.mx.output": "Output αV (each row is one token's new vector)",
     "theory.mx.check": "Check: row 2 recomputed with the single-query formula of section 6 (divided by √d) differs by at most {diff}.",
     "theory.exercise.title": "Exercise",
-    "theory.exercise.question": "Which limitation of recurrent neural networks (RNNs) on long sequences does self-attention overcome? Then explain, in your own words, the core idea of attention.",
+    "theory.exercise.question": "Which limitation of recurrent neural networks (RNNs: models that read one character at a time and squeeze everything read into one fixed-size “memory” vector) on long sequences does self-attention overcome? Then explain, in your own words, the core idea of attention.",
     "theory.exercise.yours": "Write your own answer first (kept only in this session)",
     "theory.exercise.show": "Show the reference answer",
     "theory.exercise.answer": "**The RNN's limitation.** An RNN reads one token at a time and squeezes everything it has read into a hidden state of fixed size. Information from $n$ positions back reaches the current position only through $n$ successive updates, getting diluted or overwritten on the way; in training, the gradient must travel back along the same long chain and tends to vanish or explode, so long-range dependencies are hard to learn. And step $t$ cannot start before step $t-1$ is finished, so positions of one sequence cannot be processed in parallel and long sequences train slowly.\n\n**How self-attention overcomes it.** Every position compares itself directly with every position it is allowed to see, so any two positions are one step apart and information is not passed from hand to hand; the scores of all positions come out of one matrix product $QK^\\top$, which runs in parallel. The price is a cost that grows with the square of the sequence length, and because attention itself ignores order, positions have to be encoded separately.\n\n**The core idea.** Attention is a soft lookup by content: each position asks a query, compares it with every key (dot product), softmax turns the similarities into non-negative weights that sum to 1, and the output is the weighted average of the values. Whom to attend to is not fixed in advance; it is computed from the data and learned in training. In this app's model, the weights of the position holding 世 tell you how much it takes from 你, 好 and 世 to predict the next character.",
@@ -113,7 +113,7 @@ STRINGS: dict[str, str] = {
     "theory.quiz.shift.why": "exp(sᵢ + c) = exp(c)·exp(sᵢ): numerator and denominator are both multiplied by exp(c), which cancels. Try it in section 6's example.",
     "theory.quiz.temperature.q": "As the temperature τ gets closer and closer to 0, what do the softmax weights become?",
     "theory.quiz.temperature.a": "all equal",
-    "theory.quiz.temperature.b": "concentrated on the top score (nearly one-hot)",
+    "theory.quiz.temperature.b": "concentrated on the top score (nearly one-hot: one is 1, the others 0)",
     "theory.quiz.temperature.c": "all 0",
     "theory.quiz.temperature.d": "some become negative",
     "theory.quiz.temperature.why": "Dividing by a tiny τ blows up the gaps between scores, so the top score's exponential swamps the rest. A large τ evens them out.",

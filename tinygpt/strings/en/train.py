@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "train.title": "Train the tiny GPT",
-    "train.intro": "Set the hyperparameters and train. The defaults are the textbook program's: d_model 512, 8 heads, 6 layers, d_ff 2048, Adam with learning rate 1e-4. The model learns to map each character of “你好世界” to the next one (“好世界你”). Training runs in the background: pause it, step it, stop it, or visit the other pages and come back.",
+    "train.intro": "Set the hyperparameters and train. The defaults are the textbook program's: d_model 512 (each character is 512 numbers), 8 heads, 6 layers, d_ff 2048, Adam with learning rate 1e-4. The model learns to map each character of “你好世界” to the next one (“好世界你”). Training runs in the background: pause it, step it, stop it, or visit the other pages and come back. The Predict and Attention pages open on another, much smaller model, the context example: d_model {d_model}, {n_layers} layers of {n_heads} heads each.",
     "train.presets": "Start from a preset:",
     "train.preset.seed": "Textbook settings",
     "train.preset.small": "Small and fast",
@@ -151,7 +151,7 @@ STRINGS: dict[str, str] = {
     "train.train_again_help": "These settings were trained before, so the finished model was used at once. This trains the same settings again from scratch as a new run, with the live chart; the result is the same model.",
     "train.col.number": "#",
     "train.upload_help": "A .safetensors file downloaded from this app (at most {limit}). Other files are refused with a message.",
-    "train.upload_caption": "Drag a .safetensors file onto the box above, or press the box's button to choose one (the box's own small print is Streamlit's, in English). At most {limit}.",
+    "train.upload_caption": "Drag a .safetensors file onto the box above, or press “Choose a file” in it. At most {limit}.",
     "train.loaded_no_curve": "This file carries no loss curve, so the chart has nothing to show for it.",
     "train.start_here": "**New here?** This app shows how attention lets a tiny GPT pick the next character. Start with ① the model's predictions, then ② flip the causal mask and see which predictions change and why, then ③ read the math behind it. Or train a model of your own below.",
     "train.start_predict": "① Watch it predict",
@@ -162,4 +162,5 @@ STRINGS: dict[str, str] = {
     "train.d_ff_help": "The hidden width of the feed-forward network (FFN): the small two-layer network each block applies to every position on its own, after attention. The textbook uses 4 × d_model.",
     "train.upload_refused": "“{name}” was not loaded: {error}",
     "train.start_off": "Train is off until the settings are accepted: {error}",
+    "train.start_back": "**Carry on from here:** ① the model's predictions, then ② flip the causal mask and see which predictions change and why, then ③ read the math behind it. Or train a model of your own below.",
 }

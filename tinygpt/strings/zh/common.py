@@ -54,4 +54,6 @@ STRINGS: dict[str, str] = {
     "accepted.text_chars": "看得见的字符；这段文本里有 {names}，模型学会后会把它们显示成看不见的或把文字倒过来",
     "field.text": "训练文本",
     "app.scrolls_sideways": "↔ 可以左右滑动，查看全部内容。",
+    "app.upload_button": "选择文件",
+    "app.loading": "⏳ 页面正在打开……刚启动的服务器第一次要准备几秒钟。",
 }

@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "predict.strategy.temperature": "温度采样",
     "predict.strategy.top_k": "Top-k 采样",
     "predict.temperature": "温度 τ",
-    "predict.temperature_help": "采样前 logits 除以 τ：p_τ ∝ p^(1/τ)。τ < 1 更尖锐，τ > 1 更平坦，τ = 0 即贪心。",
+    "predict.temperature_help": "采样前把 logits（模型给每个字的原始得分，softmax 把它们变成概率）除以 τ：p_τ ∝ p^(1/τ)。τ < 1 更尖锐，τ > 1 更平坦，τ = 0 即贪心（总是选概率最大的字）。",
     "predict.top_k": "k（只在最可能的 k 个字中采样）",
     "predict.top_k_help": "0 表示不限制；k = 1 即贪心。",
     "predict.top_p": "top-p（在概率累计到这个值的最可能的字中采样）",
@@ -94,4 +94,5 @@ STRINGS: dict[str, str] = {
     "predict.bars_text": "柱状图（{title}）：{V} 个字，每个字两根柱：{p} 和 {series}；◆ 标出这一步选中的字，▼ 标出训练目标。",
     "predict.reveal_mark": "模型最可能的字",
     "predict.logit_note": "logit：模型给某个字的原始得分；softmax 把这些得分变成概率 p。",
+    "predict.next_step": "下一步：② 在“注意力九步”里拨动开关，看哪些预测变了、为什么",
 }

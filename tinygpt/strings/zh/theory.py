@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "theory.title": "注意力背后的数学",
-    "theory.intro": "注意力只用到几样向量运算：加法、数乘、内积、加权平均和 softmax。本页给出每一样的公式（依据 Vaswani 等人 2017 年的论文和标准线性代数），配一个可以动手拖动的小例子，并在每个概念下附上链接，直接跳到“注意力九步”页里真实模型做同一件事的那一步。",
+    "theory.intro": "注意力只用到几样向量运算：加法、数乘、内积、加权平均和 softmax。本页给出每一样的公式（依据提出 Transformer 的论文——Vaswani 等人 2017 年的《Attention Is All You Need》——和标准线性代数），配一个可以动手拖动的小例子，并在每个概念下附上链接，直接跳到“注意力九步”页里真实模型做同一件事的那一步。",
     "theory.link": "在模型中查看：第 {number} 步 · {name}",
     "theory.section.definition": "1 · 注意力算什么",
     "theory.section.vectors": "2–3 · 向量",
@@ -85,7 +85,7 @@ STRINGS: dict[str, str] = {
     "theory.mx.output": "输出 αV（每行是一个词元的新向量）",
     "theory.mx.check": "核对：第 2 行用第 6 节的单个查询公式（除以 √d）重新计算，最大差为 {diff}。",
     "theory.exercise.title": "课后习题",
-    "theory.exercise.question": "自注意力克服了循环神经网络（RNN）在处理长序列时的哪种局限？再用你自己的话说一说注意力机制的核心思想。",
+    "theory.exercise.question": "自注意力克服了循环神经网络（RNN：一种一次读一个字、把读过的一切压进一个固定大小的“记忆”向量的模型）在处理长序列时的哪种局限？再用你自己的话说一说注意力机制的核心思想。",
     "theory.exercise.yours": "先写下你的答案（只保存在本次会话中）",
     "theory.exercise.show": "显示参考答案",
     "theory.exercise.answer": "**RNN 的局限。** RNN 一次读一个词元，把读过的一切压进一个固定大小的隐藏状态。相隔 $n$ 个位置的信息要经过 $n$ 次连续更新才能传到当前位置，途中不断被冲淡或覆盖；训练时梯度也要沿这条长链反向传播，容易消失或爆炸，所以远距离的依赖很难学会。而且第 $t$ 步必须等第 $t-1$ 步算完，同一序列内无法并行，长序列训练很慢。\n\n**自注意力怎样解决。** 每个位置直接与所有（允许看的）位置比较，任意两个位置之间只隔一步，信息不必层层转手；所有位置的得分用一次矩阵乘法 $QK^\\top$ 同时算出，可以充分并行。代价是计算量随序列长度平方增长，并且注意力本身不区分顺序，需要额外加入位置编码。\n\n**核心思想。** 注意力是一种“按内容软查找”：每个位置提出查询，与所有键比较相似度（内积），softmax 把相似度变成非负、和为 1 的权重，输出就是各个值的加权平均。该关注谁不是事先规定的，而是由数据算出、在训练中学会的。在本应用的模型里，“世”这个位置的权重告诉你它从“你”“好”“世”中各取多少信息来预测下一个字。",
@@ -113,7 +113,7 @@ STRINGS: dict[str, str] = {
     "theory.quiz.shift.why": "exp(sᵢ + c) = exp(c)·exp(sᵢ)，分子分母同乘 exp(c)，正好约掉。第 6 节的例子里可以验证。",
     "theory.quiz.temperature.q": "温度 τ 越来越接近 0 时，softmax 的权重会变成什么样？",
     "theory.quiz.temperature.a": "全部相等",
-    "theory.quiz.temperature.b": "集中到得分最高的那一个（接近 one-hot）",
+    "theory.quiz.temperature.b": "集中到得分最高的那一个（接近 one-hot：一个是 1，其余都是 0）",
     "theory.quiz.temperature.c": "全部变成 0",
     "theory.quiz.temperature.d": "有些变成负数",
     "theory.quiz.temperature.why": "除以很小的 τ 会把得分差距放得很大，最大者的 exp 远远压过其余。τ 很大时则趋于平均。",

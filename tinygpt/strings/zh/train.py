@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "train.title": "训练微型 GPT",
-    "train.intro": "设置超参数并训练。默认值就是教材程序的设置：d_model 512、8 个头、6 层、d_ff 2048、Adam 学习率 1e-4。模型学习把“你好世界”的每个字映射到下一个字（“好世界你”）。训练在后台进行：可以暂停、单步、停止，也可以切换到其他页面再回来。",
+    "train.intro": "设置超参数并训练。默认值就是教材程序的设置：d_model 512（每个字用 512 个数表示）、8 个头、6 层、d_ff 2048、Adam 学习率 1e-4。模型学习把“你好世界”的每个字映射到下一个字（“好世界你”）。训练在后台进行：可以暂停、单步、停止，也可以切换到其他页面再回来。“预测”和“注意力九步”两页一开始讲的是另一个小得多的模型——上下文示例：d_model {d_model}、{n_layers} 层、每层 {n_heads} 个头。",
     "train.presets": "从预设开始：",
     "train.preset.seed": "教材设置",
     "train.preset.small": "小模型（几秒）",
@@ -151,7 +151,7 @@ STRINGS: dict[str, str] = {
     "train.train_again_help": "这些设置以前训练过，所以直接用了训练好的模型。这里会用同样的设置从头再训练一次，作为新的一次训练，并显示实时曲线；结果是同一个模型。",
     "train.col.number": "#",
     "train.upload_help": "从本应用下载的 .safetensors 文件（最大 {limit}）。其他文件会被拒绝并给出说明。",
-    "train.upload_caption": "把 .safetensors 文件拖到上面的框里，或点框里的按钮选择文件（框里的小字由 Streamlit 显示，是英文）。文件最大 {limit}。",
+    "train.upload_caption": "把 .safetensors 文件拖到上面的框里，或点框里的“选择文件”。文件最大 {limit}。",
     "train.loaded_no_curve": "这个文件没有损失曲线，所以图中没有它的曲线。",
     "train.start_here": "**第一次来？** 这个应用展示注意力如何帮一个小小的 GPT 选出下一个字。先 ① 看模型怎么预测，再 ② 拨动因果掩码，看哪些预测变了、为什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
     "train.start_predict": "① 看它预测",
@@ -162,4 +162,5 @@ STRINGS: dict[str, str] = {
     "train.d_ff_help": "前馈网络（FFN）的隐藏层宽度：每个块在注意力之后，对每个位置单独使用的一个两层小网络。教材用 4 × d_model。",
     "train.upload_refused": "没有载入“{name}”：{error}",
     "train.start_off": "设置被接受之前不能开始训练：{error}",
+    "train.start_back": "**从这里接着学：** 先 ① 看模型怎么预测，再 ② 拨动因果掩码，看哪些预测变了、为什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
 }

@@ -27,7 +27,18 @@ from tinygpt.explain import (
 )
 from tinygpt.record import ModelRecord
 from tinygpt.ui.models import attention_trace
-from tinygpt.why import Flip, HeadRole, Reliance, attention_reliance, flips, head_roles
+from tinygpt.why import (
+    ROLE_SHARE,
+    Flip,
+    HeadRole,
+    Reliance,
+    attention_reliance,
+    flips,
+    head_roles,
+    looks_back,
+    previous_shares,
+    what_attention_decides,
+)
 
 _BY_UID = {ModelRecord: lambda tm: tm.uid}
 
@@ -69,6 +80,18 @@ def flip_reasons(tm: ModelRecord, text: str, layer: int, switches: Switches) -> 
 def roles(tm: ModelRecord, text: str) -> list[HeadRole]:
     """What each head of the model looks at in ``text`` (``tinygpt.why.head_roles``)."""
     return head_roles(own_walk(tm, text).alphas)
+
+
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
+def steps_head(tm: ModelRecord, text: str, layer: int) -> tuple[int, float]:
+    """The head of ``layer`` the steps open on: of the heads that look at the previous character in
+    ``text``, the one the prediction needs most (``tinygpt.why.looks_back``), with its average
+    weight there."""
+    alphas = own_walk(tm, text).alphas  # (L, h, T, T)
+    several = sum(share >= ROLE_SHARE for share in previous_shares(alphas, layer)) > 1
+    if several and what_attention_decides(tm.text):  # which of them the prediction needs (L·h walks)
+        return looks_back(alphas, layer, head_effects(tm, text)[0][layer].tolist())
+    return looks_back(alphas, layer)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)

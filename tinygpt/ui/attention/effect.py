@@ -3,10 +3,10 @@
 The panel (a container keyed ``effect_count``) counts the changed predictions ("k of N changed"),
 draws every position as a small column — the character, the model's own next character, the one
 under the switches and the text's next character — with the changed ones marked (colour, ▲ and
-✓/✗, never colour alone), and says why: for each changed position the key it attended to most
-before and after, in the layer and head where its α moved most; with the mask off, why more
-context makes it worse; when nothing changes, the reason, with a button to the context example.
-The table and chart of every number are one click away (:func:`details`).
+✓/✗, never colour alone), and says why (worded by :mod:`tinygpt.ui.attention.reasons`): for each
+changed position where it looked before and after, in the layer and head where its α moved most;
+with the mask off, why more context makes it worse; when nothing changes, the reason, with a
+button to the context example. The table and chart of every number are one click away (:func:`details`).
 
 Shapes: T sequence length, V vocab_size.
 """
@@ -23,15 +23,17 @@ from tinygpt.attention import Switches
 from tinygpt.charts import effects_spec
 from tinygpt.examples import EXAMPLES
 from tinygpt.explain import PositionEffects
-from tinygpt.formatting import char_name, format_change, format_probability
+from tinygpt.formatting import format_change, format_probability, number
 from tinygpt.record import ModelRecord
 from tinygpt.ui.attention import data, predict_marks
 from tinygpt.ui.attention import state as s
+from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, switch_phrase
+from tinygpt.ui.attention.reasons import shown_char as _char
 from tinygpt.ui.figures import figure_downloads
 from tinygpt.ui.i18n import md_escape, tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.tables import show_table, text_table
-from tinygpt.why import Flip, HeadRole, what_attention_decides
+from tinygpt.why import what_attention_decides
 
 #: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
 CHANGED_MARK = "▲"
@@ -42,16 +44,6 @@ TINY_DELTA = 0.01
 ONE_HOT_SHARE = 0.9
 #: Reasons written out under the strip; the rest are behind "all reasons".
 SHOWN_FLIPS = 3
-
-
-def _char(c: str) -> str:
-    """A character as the strip and the sentences show it (a space or an invisible one named)."""
-    name = char_name(c)
-    return "␣" if c == " " else name
-
-
-def _quoted(c: str) -> str:
-    return tr("why.quoted", c=md_escape(_char(c)))
 
 
 def text_next(text: str, tm: ModelRecord) -> list[str | None]:
@@ -101,53 +93,6 @@ def strip_html(text: str, fx: PositionEffects, chars: Sequence[str], targets: Se
     )
 
 
-def _where(j: int, i: int) -> str:
-    d = i - j
-    if d == 0:
-        rel = tr("why.where.self")
-    elif d == 1:
-        rel = tr("why.where.prev")
-    elif d > 0:
-        rel = tr("why.where.before", d=d)
-    else:
-        rel = tr("why.where.after", d=-d)
-    return tr("why.where", j=j, rel=rel)
-
-
-def flip_sentence(f: Flip, text: str, chars: Sequence[str], switched: int) -> str:
-    """One changed position, in words, from its :class:`~tinygpt.why.Flip`; ``switched`` is the
-    layer the switches act on (a flip seen in a later layer is a knock-on effect of it)."""
-    fields = dict(
-        layer=f.layer,
-        head=f.head,
-        k0=_quoted(text[f.key_before]),
-        w0=_where(f.key_before, f.position),
-        a0=f.alpha_before,
-        k1=_quoted(text[f.key_after]),
-        w1=_where(f.key_after, f.position),
-        a1=f.alpha_after,
-        n=f.n_keys,
-    )
-    look = tr("why.look.off" if f.head_off else "why.look.uniform" if f.uniform_after else "why.look.moved", **fields)
-    if f.layer != switched:
-        look = tr("why.knock_on", layer=switched, look=look)
-    if f.target is None:
-        verdict = tr("why.end")
-    else:
-        t = _quoted(chars[f.target])
-        key = "why.right" if f.right else "why.also_wrong" if not f.was_right else "why.wrong"
-        verdict = tr(key, t=t)
-    pos = f"{f.position} {_char(text[f.position])}"
-    return tr(
-        "why.flip", pos=md_escape(pos), look=look, new=_quoted(chars[f.new]), own=_quoted(chars[f.own]), verdict=verdict
-    )
-
-
-def role_sentence(role: HeadRole) -> str:
-    """What one head does, in words (``tinygpt.why.head_roles``)."""
-    return tr(f"why.role.{role.kind}", layer=role.layer, head=role.head, share=role.share)
-
-
 def decides_sentence(tm: ModelRecord) -> str:
     """What attention has to decide in the model's training text, or that it has nothing to decide."""
     decided = what_attention_decides(tm.text)
@@ -155,11 +100,11 @@ def decides_sentence(tm: ModelRecord) -> str:
         pairs = ", ".join(f"{_char(a)}→{_char(b)}" for a, b in zip(tm.text, tm.text[1:] + tm.text[:1]))
         return tr("why.decides_none", pairs=md_escape(pairs[:80]))
     best = max(decided, key=lambda d: (bool(d.rule), len(d.nexts)))
-    nexts = tr("why.or").join(_quoted(c) for c in best.nexts)
+    nexts = tr("why.or").join(quoted(c) for c in best.nexts)
     if best.rule:
         rule = ", ".join(f"{_char(p)}{_char(best.char)}→{_char(n)}" for p, n in best.rule)
-        return tr("why.decides_rule", c=_quoted(best.char), nexts=nexts, rule=md_escape(rule))
-    return tr("why.decides_norule", c=_quoted(best.char), nexts=nexts)
+        return tr("why.decides_rule", c=quoted(best.char), nexts=nexts, rule=md_escape(rule))
+    return tr("why.decides_norule", c=quoted(best.char), nexts=nexts)
 
 
 def unchanged_reasons(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> list[str]:
@@ -170,13 +115,13 @@ def unchanged_reasons(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: 
     reasons = [tr("attn.exp.why_one_char", T=T)] if follows else []
     if not sw.causal_mask and tm.train_cfg.causal_mask and T > 1:
         key = "attn.exp.why_mask_last" if layer == n_layers - 1 else "attn.exp.why_mask"
-        reasons.append(tr(key, last=labels[-1], layer=layer))
+        reasons.append(tr(key, last=labels[-1], layer=number(layer)))
     if sw.temperature < 1.0:
         alphas = data.own_walk(tm, text).alphas[layer]  # (h, T, T)
         rows = alphas[:, 1:]
         share = float(rows.amax(dim=-1).mean()) if rows.numel() else 1.0
         key = "attn.exp.why_one_hot" if share >= ONE_HOT_SHARE else "attn.exp.why_sharp"
-        reasons.append(tr(key, tau=sw.temperature, share=share, layer=layer))
+        reasons.append(tr(key, tau=sw.temperature, share=share, layer=number(layer)))
     k = int(fx.delta_own.argmax())
     dp = float(fx.delta_own[k])
     reasons.append(tr("attn.exp.why_tiny" if dp < TINY_DELTA else "attn.exp.why_small", dp=dp, pos=labels[k]))
@@ -207,8 +152,8 @@ def set_by_lesson(tm: ModelRecord, sw: Switches, layer: int) -> list[str]:
     if sw.temperature != own.temperature and not visible(s.K_TAU):
         named.append(f"τ = {sw.temperature:g}")
     if sw.heads_off and not visible(s.K_HEADS_OFF):
-        heads = ", ".join(str(h) for h in sw.heads_off)
-        named.append(tr("attn.lesson_switch", name=tr("attn.heads_off", layer=layer), value=heads))
+        heads = ", ".join(str(number(h)) for h in sw.heads_off)
+        named.append(tr("attn.lesson_switch", name=tr("attn.heads_off", layer=number(layer)), value=heads))
     if sw.divisor != own.divisor and not visible(s.K_SCALING):
         named.append(f"{tr('attn.scaling')} {sw.divisor:g}")
     if sw.edits and not visible(s.K_EDITING):
@@ -229,11 +174,12 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
     with st.container(key="effect_count"):
         if lesson_set := set_by_lesson(tm, sw, layer):  # the student sees no switch: say what the link set
             st.markdown(tr("attn.lesson_set", switches="; ".join(lesson_set)))
+        where = dict(layer=number(layer), L=tm.gpt_cfg.n_layers)  # the layer is said beside the count
         if own:
-            st.markdown(tr("attn.effect.own", T=T))
+            st.markdown(tr("attn.effect.own", T=T, **where))
         else:
             key = "attn.effect.count_lesson" if lesson_set else "attn.effect.count"
-            st.markdown(tr(key, n=fx.n_changed, T=T, layer=layer))
+            st.markdown(tr(key, n=fx.n_changed, T=T, **where))
         if not fx.n_changed and not own:
             reasons = unchanged_reasons(tm, text, layer, sw, fx)
             st.markdown(f"**{tr('attn.exp.why_header')}** {reasons[0]}")
@@ -248,20 +194,24 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
         st.html(strip_html(text, fx, chars, text_next(text, tm)))
     predict_marks.section(tm, text, layer, sw, fx)  # the student's marks before a flip, scored after it
     if fx.n_changed:
-        st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
-        reasons = data.flip_reasons(tm, text, layer, sw)
+        reasons = data.flip_reasons(tm, text, layer, sw)  # first, so a phone has the first one in view
+        how = switch_phrase(sw, s.own_switches(tm))
         for f in reasons[:SHOWN_FLIPS]:
-            st.markdown("- " + flip_sentence(f, text, chars, layer))
+            st.markdown("- " + flip_sentence(f, text, chars, layer, how))
         if len(reasons) > SHOWN_FLIPS:
             with st.expander(tr("attn.effect.all_reasons", n=len(reasons))):
-                st.markdown("\n".join("- " + flip_sentence(f, text, chars, layer) for f in reasons[SHOWN_FLIPS:]))
+                st.markdown("\n".join("- " + flip_sentence(f, text, chars, layer, how) for f in reasons[SHOWN_FLIPS:]))
+        st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
+        st.caption(tr("attn.effect.numbers_note"))
         if not sw.causal_mask and tm.train_cfg.causal_mask:
             st.caption(tr("why.mask_off"))
     elif own and what_attention_decides(tm.text):
         st.caption(decides_sentence(tm))
-        previous = [r for r in data.roles(tm, text) if r.kind == "previous"]
-        if previous:
-            st.caption(role_sentence(max(previous, key=lambda r: r.share)))
+        head = data.steps_head(tm, text, layer)[0]  # the head that looks back, which the steps open on
+        role = next(r for r in data.roles(tm, text) if (r.layer, r.head) == (layer, head))
+        if role.kind == "previous":
+            shown = st.session_state.get(s.K_HEAD) == head
+            st.caption(f"{role_sentence(role)} {tr('why.role.steps_open') if shown else ''}".strip())
     if pressed:
         st.rerun(scope="app")
     return fx

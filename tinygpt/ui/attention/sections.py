@@ -22,7 +22,7 @@ import torch
 from tinygpt.arrays import to_numpy
 from tinygpt.attention import future_mask
 from tinygpt.charts import alpha_grid_spec, heatmap_spec, labelled_heatmap_spec
-from tinygpt.formatting import format_probability
+from tinygpt.formatting import format_probability, number
 from tinygpt.record import ModelRecord
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
@@ -59,8 +59,8 @@ def heads_table(changed: np.ndarray, max_delta: np.ndarray, T: int) -> TextTable
     L, h = changed.shape
     return text_table(
         {
-            tr("attn.exp.col_layer"): np.repeat(np.arange(L), h).tolist(),
-            tr("attn.exp.col_head"): np.tile(np.arange(h), L).tolist(),
+            tr("attn.exp.col_layer"): np.repeat(np.arange(1, L + 1), h).tolist(),
+            tr("attn.exp.col_head"): np.tile(np.arange(1, h + 1), L).tolist(),
             tr("attn.exp.col_changed", T=T): changed.reshape(-1).tolist(),
             tr("attn.exp.col_dp"): max_delta.reshape(-1).tolist(),
         },
@@ -80,12 +80,13 @@ def heads_that_matter(tm: ModelRecord, text: str, labels: Sequence[str]) -> None
         T = len(labels)
         layer, head = divmod(int(np.lexsort((max_delta.reshape(-1), changed.reshape(-1)))[-1]), h)
         n, dp = int(changed[layer, head]), float(max_delta[layer, head])
-        st.markdown(tr("attn.exp.heads_top" if n else "attn.exp.heads_none", layer=layer, head=head, n=n, T=T, dp=dp))
+        shown = dict(layer=number(layer), head=number(head), n=n, T=T, dp=dp)
+        st.markdown(tr("attn.exp.heads_top" if n else "attn.exp.heads_none", **shown))
         roles = {(r.layer, r.head): r for r in data.roles(tm, text)}
         st.markdown(tr("attn.exp.heads_does", sentence=role_sentence(roles[(layer, head)])))
         st.caption(tr("attn.exp.heads_caption"))
-        rows = [tr("attn.panel_layer", l=k) for k in range(L)]
-        cols = [tr("attn.panel_head", h=k) for k in range(h)]
+        rows = [tr("attn.panel_layer", l=number(k)) for k in range(L)]
+        cols = [tr("attn.panel_head", h=number(k)) for k in range(h)]
         left, right = st.columns([1, 1])
         with left:
             spec = labelled_heatmap_spec(
@@ -126,7 +127,7 @@ def lens_frame(probs: np.ndarray, chars: Sequence[str], labels: Sequence[str]) -
 
 def lens_rows(L: int) -> list[str]:
     """Row labels of the logit lens; the last row is the model's own output."""
-    return [tr("attn.exp.lens_row_last" if k == L - 1 else "attn.exp.lens_row", l=k) for k in range(L)]
+    return [tr("attn.exp.lens_row_last" if k == L - 1 else "attn.exp.lens_row", l=number(k)) for k in range(L)]
 
 
 def logit_lens(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
@@ -257,7 +258,7 @@ def snapshots(tm: ModelRecord, layer: int, head: int) -> None:
         alpha = tm.snapshots[chosen][layer, head]  # (T, T)
         text = cyclic(tm.text, alpha.shape[-1])  # the training window the snapshot is of
         labels = [f"{i} {c}" for i, c in enumerate(text)]
-        caption = tr("attn.snap_caption", text=text, step=chosen, layer=layer, head=head)
+        caption = tr("attn.snap_caption", text=text, step=chosen, layer=number(layer), head=number(head))
         st.caption(caption)
         spec = heatmap_spec(
             alpha,
@@ -303,18 +304,18 @@ def whole_model(
     if heads_alpha is not None:
         alpha_grid(
             heads_alpha,
-            [tr("attn.panel_head", h=h) for h in range(cfg.n_heads)],
+            [tr("attn.panel_head", h=number(h)) for h in range(cfg.n_heads)],
             labels,
             causal if mask_on else None,
-            header=tr("attn.heads_header", layer=layer),
+            header=tr("attn.heads_header", layer=number(layer)),
             key=s.K_HEADS_GRID,
         )
         alpha_grid(
             data.own_walk(tm, text).alphas[:, head],
-            [tr("attn.panel_layer", l=k) for k in range(cfg.n_layers)],
+            [tr("attn.panel_layer", l=number(k)) for k in range(cfg.n_layers)],
             labels,
             causal if tm.train_cfg.causal_mask else None,
-            header=tr("attn.layers_header", head=head),
+            header=tr("attn.layers_header", head=number(head)),
             key=s.K_LAYERS_GRID,
             caption=tr("attn.layers_caption"),
         )

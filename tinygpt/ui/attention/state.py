@@ -22,7 +22,7 @@ import streamlit as st
 
 from tinygpt.attention import STEP_IDS, Switches
 from tinygpt.config import ConfigError, GPTConfig
-from tinygpt.formatting import shown_text
+from tinygpt.formatting import number, shown_text
 from tinygpt.links import decode_edits, encode_edits
 from tinygpt.params import (
     read_choice_of,
@@ -39,6 +39,7 @@ from tinygpt.params import (
 )
 from tinygpt.record import ModelRecord
 from tinygpt.ui import url
+from tinygpt.ui.attention import data
 from tinygpt.ui.i18n import accepted_text, tr
 from tinygpt.ui.lesson import lesson
 
@@ -127,13 +128,19 @@ def own_text(tm: ModelRecord) -> str:
     return tm.text[: tm.window][: tm.gpt_cfg.max_len]
 
 
+def opening_head(tm: ModelRecord) -> int:
+    """The head the page opens on in layer 0: the one that looks at the previous character in the
+    model's own text (the head the page's sentence about it names), so the steps show it first."""
+    return data.steps_head(tm, own_text(tm), 0)[0]
+
+
 def defaults(tm: ModelRecord) -> None:
     """Give every widget of the page its default once (the session keeps what the student set)."""
     cfg = tm.gpt_cfg
     for key, value in (
         (K_TEXT, own_text(tm)),
         (K_LAYER, 0),
-        (K_HEAD, 0),
+        (K_HEAD, opening_head(tm)),
         (K_STEP, STEP_IDS[0]),
         (K_MASK, tm.train_cfg.causal_mask),
         (K_SCALING, "sqrt"),
@@ -174,6 +181,7 @@ def follow_model(tm: ModelRecord) -> None:
     last, ss[_MODEL_UID] = ss.get(_MODEL_UID), tm.uid
     if last is not None and last != tm.uid:
         reset_switches()
+        ss[K_LAYER], ss[K_HEAD] = 0, opening_head(tm)
         if not readable(tm, ss.get(K_TEXT, "")) or not ss.get(K_TEXT):
             ss[K_TEXT] = own_text(tm)
     defaults(tm)
@@ -187,10 +195,11 @@ def clamp(cfg: GPTConfig, text: str) -> list[str]:
         value = ss.get(key, 0)
         if not (isinstance(value, int) and 0 <= value < count):
             ss[key] = 0
-            messages.append(tr(f"attn.stale_{name}", value=value, last=count - 1))
+            shown = number(value) if isinstance(value, int) else value
+            messages.append(tr(f"attn.stale_{name}", value=shown, last=count))
     if stale := [h for h in ss.get(K_HEADS_OFF, []) if not 0 <= h < cfg.n_heads]:
         ss[K_HEADS_OFF] = [h for h in ss[K_HEADS_OFF] if h not in stale]
-        messages.append(tr("attn.stale_off", value=", ".join(map(str, stale)), last=cfg.n_heads - 1))
+        messages.append(tr("attn.stale_off", value=", ".join(str(number(h)) for h in stale), last=cfg.n_heads))
     if ss.get(K_STEP) not in NAV_IDS:
         ss[K_STEP] = STEP_IDS[0]
     T = max(len(text), 1)

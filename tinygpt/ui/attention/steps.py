@@ -24,6 +24,7 @@ from tinygpt.charts import heatmap_spec
 from tinygpt.config import GPTConfig
 from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.explain import masked_weights, non_finite, row_sums, sdpa_switch_difference, step_source_location
+from tinygpt.formatting import number
 from tinygpt.i18n import CATALOGUE
 from tinygpt.record import ModelRecord
 from tinygpt.theory import STEP_CONCEPT
@@ -185,7 +186,7 @@ def show_step(
         output = step.outputs.index(name) if name in step.outputs else 0
     name = step.outputs[output]
     m = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)
-    head_part = tr("attn.head_part", head=head) if step.per_head else ""
+    head_part = tr("attn.head_part", head=number(head)) if step.per_head else ""
     st.caption(
         tr(
             "attn.d_head",
@@ -203,7 +204,7 @@ def show_step(
     if step.id == "softmax":
         st.caption(tr("attn.tau_now", tau=trace.switches.temperature))
         if head in trace.switches.uniform_heads:  # the softmax of this head is replaced, scores unused
-            st.info(tr("attn.uniform_ignores_scores", head=head))
+            st.info(tr("attn.uniform_ignores_scores", head=number(head)))
     bound = None
     if step.id in SHARED_SCALE_STEPS:
         bound = shared_score_bound(trace, head, future)
@@ -211,15 +212,15 @@ def show_step(
         st.caption(tr("attn.shared_scale", bound=bound, divisor=divisor, future=future_note))
     cols = list(labels) if step.square else [str(j) for j in range(m.shape[1])]
     shown_name = tensor_title(name)
-    title = f"{shown_name} · {tr('attn.panel_head', h=head)}" if step.per_head else shown_name
+    title = f"{shown_name} · {tr('attn.panel_head', h=number(head))}" if step.per_head else shown_name
     columns = None
     if step.id in HEAD_COLUMN_STEPS and cfg.n_heads > 1:
         first = head * cfg.d_head
         columns = (
             first,
             cfg.d_head,
-            tr("attn.all_columns_help", h=head),
-            f"{shown_name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=head)}",
+            tr("attn.all_columns_help", h=number(head)),
+            f"{shown_name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=number(head))}",
         )
     elif not step.square and m.shape[1] > cfg.d_head:  # the output projection's d_model columns
         columns = (0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"{shown_name}[:, 0:{cfg.d_head}]")
@@ -378,6 +379,7 @@ def for_the_curious(
         if step is not None and visible(s.K_SOURCE):
             path, first, last = step_source_location(step)
             st.markdown(f"**{tr('attn.source', path=path, first=first, last=last)}**")
+            st.caption(tr("attn.source_indices", layer=number(trace.layer), head=number(head), l=trace.layer, h=head))
             st.code(step.source(), language="python")
 
 
@@ -387,7 +389,7 @@ def show_checks(tm: ModelRecord, text: str, base: AttentionTrace, trace: Attenti
     ok, warn = ":material/check_circle:", ":material/warning:"
     sums = row_sums(trace)[0, head]  # (T,)
     dev = float((sums.double() - 1).abs().max())
-    lines = [f"{ok if dev < 1e-5 else warn} " + tr("attn.check_rows", n=sums.numel(), dev=dev, head=head)]
+    lines = [f"{ok if dev < 1e-5 else warn} " + tr("attn.check_rows", n=sums.numel(), dev=dev, head=number(head))]
     n_masked, worst = masked_weights(trace)
     if trace.switches.causal_mask:
         value = tr("attn.check_masked_value") if worst == 0.0 else f"{worst:.3g}"

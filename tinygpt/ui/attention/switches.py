@@ -17,6 +17,7 @@ import streamlit as st
 
 from tinygpt.attention import AttentionTrace
 from tinygpt.config import GPTConfig
+from tinygpt.formatting import number
 from tinygpt.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.common import resend
@@ -47,9 +48,7 @@ def is_own(tm: ModelRecord) -> bool:
 def primary(tm: ModelRecord) -> None:
     """The switches in view at first: the causal mask and uniform attention side by side (also on
     a phone), τ below them with "reset" (back to the model's own) once anything is changed."""
-    layer = st.session_state[s.K_LAYER]
-    if layer != 0:  # the first view is about layer 0; another layer is said, since the effect differs
-        st.caption(tr("attn.switch_layer", layer=layer))
+    layer = st.session_state[s.K_LAYER]  # said beside the count (effect.panel)
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         control(
             s.K_MASK,
@@ -60,7 +59,7 @@ def primary(tm: ModelRecord) -> None:
             s.K_UNIFORM,
             lambda: st.toggle(
                 tr("attn.uniform"),
-                help=tr("attn.uniform_help_layer", layer=layer),
+                help=tr("attn.uniform_help_layer", layer=number(layer)),
                 key=s.K_UNIFORM,
                 persist_state="session",
             ),
@@ -109,10 +108,10 @@ def more(cfg: GPTConfig, base: AttentionTrace | None, labels: Sequence[str]) -> 
             control(
                 s.K_HEADS_OFF,
                 lambda: st.pills(
-                    tr("attn.heads_off", layer=ss[s.K_LAYER]),
+                    tr("attn.heads_off", layer=number(ss[s.K_LAYER])),
                     range(cfg.n_heads),
                     selection_mode="multi",
-                    format_func=str,
+                    format_func=_counted,
                     help=tr("attn.heads_off_help"),
                     key=s.K_HEADS_OFF,
                     persist_state="session",
@@ -120,8 +119,8 @@ def more(cfg: GPTConfig, base: AttentionTrace | None, labels: Sequence[str]) -> 
                 None,
             )
             scopes = {
-                "layer": tr("attn.uniform_layer", layer=ss[s.K_LAYER]),
-                "head": tr("attn.uniform_head", head=ss[s.K_HEAD]),
+                "layer": tr("attn.uniform_layer", layer=number(ss[s.K_LAYER])),
+                "head": tr("attn.uniform_head", head=number(ss[s.K_HEAD])),
             }
             control(
                 s.K_UNIFORM_SCOPE,
@@ -168,6 +167,11 @@ def more(cfg: GPTConfig, base: AttentionTrace | None, labels: Sequence[str]) -> 
             score_editor(base, labels)
 
 
+def _counted(index: int) -> str:
+    """A layer's or head's button label: its number counted from 1 (the widget's value stays the index)."""
+    return str(number(index))
+
+
 def _layer_and_head(cfg: GPTConfig) -> None:
     """The layer and the head the switches, the effects and the steps use: a button each."""
     left, right = st.columns([cfg.n_layers + 2, cfg.n_heads + 2])
@@ -175,14 +179,24 @@ def _layer_and_head(cfg: GPTConfig) -> None:
         control(
             s.K_LAYER,
             lambda: left.segmented_control(
-                tr("attn.layer"), range(cfg.n_layers), key=s.K_LAYER, required=True, persist_state="session"
+                tr("attn.layer"),
+                range(cfg.n_layers),
+                format_func=_counted,
+                key=s.K_LAYER,
+                required=True,
+                persist_state="session",
             ),
             None,
         )
     control(
         s.K_HEAD,
         lambda: right.segmented_control(
-            tr("attn.head"), range(cfg.n_heads), key=s.K_HEAD, required=True, persist_state="session"
+            tr("attn.head"),
+            range(cfg.n_heads),
+            format_func=_counted,
+            key=s.K_HEAD,
+            required=True,
+            persist_state="session",
         ),
         None,
     )
@@ -205,7 +219,7 @@ def score_editor(base: AttentionTrace, labels: Sequence[str]) -> None:
     layer, head = ss[s.K_LAYER], ss[s.K_HEAD]
     with st.container(border=True):
         if not st.toggle(
-            tr("attn.edit_header", layer=layer, head=head),
+            tr("attn.edit_header", layer=number(layer), head=number(head)),
             help=tr("attn.edit_help"),
             key=s.K_EDITING,
             persist_state="session",
