@@ -208,6 +208,21 @@ def test_every_wrong_option_of_every_one_answer_question_and_every_wrong_cell_na
                 assert misconceptions(question_record(q), c.id), (i, c.id)
 
 
+def test_every_wrong_option_of_the_theory_quiz_names_an_idea():
+    from tinygpt.exercises import theory_question
+    from tinygpt.misconceptions import THEORY_QUIZ
+
+    quiz = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": "b"}  # pages/theory.QUIZ
+    assert set(THEORY_QUIZ) == set(quiz)
+    for qid, right in quiz.items():
+        record = question_record(theory_question(qid, right))
+        for letter in "abcd":
+            assert bool(misconceptions(record, letter)) == (letter != right), (qid, letter)
+    record = question_record(theory_question("mask_weight", "c"))
+    assert misconceptions(record, "b") == (M.WEIGHT_NEGATIVE,)
+    assert misconceptions(record, "a") == (M.MASKED_STILL_WEIGHED,)
+
+
 def test_misconceptions_are_counted_per_student_over_a_class(trace):
     rs = row_sum_question(trace, 0, 2)
     mask = masked_cells_question(trace, 0, 1)

@@ -28,6 +28,7 @@ Registry, by question kind (i the query, T the positions):
   position → the last position cannot see every key.
 - ``next_char``: the context's last character → the model repeats the character it read; another
   → the model writes what makes sense, not what its training made most likely.
+- ``theory_quiz`` (the Theory page's self-test): each wrong letter of each question, in :data:`THEORY_QUIZ`.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ class Misconception(enum.StrEnum):
     SOFTMAX_ONE_HOT = "softmax_one_hot"
     SOFTMAX_EQUAL = "softmax_equal"
     TAU_REORDERS = "tau_reorders"
+    TAU_FLATTENS = "tau_flattens"
+    MASKED_STILL_WEIGHED = "masked_still_weighed"
+    SHIFT_MATTERS = "shift_matters"
     ATTEND_SELF = "attend_self"
     ATTEND_PREVIOUS = "attend_previous"
     ATTEND_MEANING = "attend_meaning"
@@ -82,6 +86,9 @@ REFUTED_BY: dict[Misconception, dict[str, str]] = {
     M.SOFTMAX_ONE_HOT: {"step": "softmax"},
     M.SOFTMAX_EQUAL: {"step": "softmax"},
     M.TAU_REORDERS: {"step": "softmax", "tau": "0.5"},
+    M.TAU_FLATTENS: {"step": "softmax", "tau": "0.1"},
+    M.MASKED_STILL_WEIGHED: {"step": "softmax"},
+    M.SHIFT_MATTERS: {"step": "softmax"},
     M.ATTEND_SELF: {"step": "scores"},
     M.ATTEND_PREVIOUS: {"step": "scores"},
     M.ATTEND_MEANING: {"step": "scores"},
@@ -176,6 +183,13 @@ def _next_char(record: Mapping, picked: set[str]) -> list[Misconception]:
 _SINGLE = {
     "softmax_share": {"zero": M.SOFTMAX_ONE_HOT, "equal": M.SOFTMAX_EQUAL, "negative": M.WEIGHT_NEGATIVE},
 }
+#: The Theory page's self-test (``tinygpt.exercises.theory_question``): question id -> wrong option -> idea.
+THEORY_QUIZ: dict[str, dict[str, Misconception]] = {
+    "mask_positions": {"a": M.MASK_HIDES_PAST, "c": M.MASK_HIDES_PAST, "d": M.MASK_HIDES_NOTHING},
+    "mask_weight": {"a": M.MASKED_STILL_WEIGHED, "b": M.WEIGHT_NEGATIVE, "d": M.MASKED_STILL_WEIGHED},
+    "shift": {"a": M.SUM_DEPENDS, "b": M.SHIFT_MATTERS, "c": M.SUM_DEPENDS},
+    "temperature": {"a": M.TAU_FLATTENS, "c": M.SUM_DEPENDS, "d": M.WEIGHT_NEGATIVE},
+}
 
 
 def misconceptions(record: Mapping, answer: str) -> tuple[Misconception, ...]:
@@ -209,6 +223,9 @@ def misconceptions(record: Mapping, answer: str) -> tuple[Misconception, ...]:
         found = _next_char(record, picked)
     elif kind in _SINGLE:
         found = [m for p in picked if (m := _SINGLE[kind].get(p)) is not None]
+    elif kind == "theory_quiz":
+        qid = str(record.get("prompt_key", "")).removeprefix("theory.quiz.").removesuffix(".q")
+        found = [m for p in picked if (m := THEORY_QUIZ.get(qid, {}).get(p)) is not None]
     else:
         found = []
     return tuple(dict.fromkeys(found))
