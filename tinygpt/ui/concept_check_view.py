@@ -139,7 +139,7 @@ def _results(results: dict[str, dict[str, bool]], questions: dict[str, Question]
         labels = _labels(q)
         answer = ", ".join(labels[c.id] for c in q.answer_choices)
         reason = tr(q.reason_key, **_fields(q.reason_fields))
-        st.markdown(f"**{n}. {tr(f'check.concept.{concept}')}** — {answer}. {reason}")
+        st.markdown(tr("check.answer_line", n=n, concept=tr(f"check.concept.{concept}"), answer=answer, reason=reason))
         mine = next((e for e in entries.values() if e.question_id.startswith(f"check:post:{concept}:")), None)
         if mine is None or mine.right:
             continue

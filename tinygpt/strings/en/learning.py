@@ -101,6 +101,7 @@ STRINGS: dict[str, str] = {
     "check.pre_done": "Before: **{right} of {total}** right. The answers come at the end: take the check again then.",
     "check.start_post": "Take the check at the end",
     "check.post_done": "Before: {pre} of {total} right · after: **{post} of {total}** right.",
+    "check.answer_line": "**{n}. {concept}** — the answer: {answer}. {reason}",
     "check.col.concept": "idea",
     "check.col.pre": "before",
     "check.col.post": "after",

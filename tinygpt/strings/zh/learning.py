@@ -101,6 +101,7 @@ STRINGS: dict[str, str] = {
     "check.pre_done": "上课前：**{total} 道中对了 {right} 道**。答案在结束时公布：到时再做一次。",
     "check.start_post": "结束时再做一次",
     "check.post_done": "上课前：{total} 道中对了 {pre} 道 · 上课后：**{total} 道中对了 {post} 道**。",
+    "check.answer_line": "**{n}. {concept}** — 答案：{answer}。{reason}",
     "check.col.concept": "概念",
     "check.col.pre": "上课前",
     "check.col.post": "上课后",
