@@ -7,7 +7,7 @@ from tinygpt.attention import future_mask
 from tinygpt.charts import position_labels
 from tinygpt.formatting import number
 from tinygpt.generate import crop_context
-from tinygpt.ui import model_choice
+from tinygpt.ui import concept_check_view, model_choice
 from tinygpt.ui.attention import effect, sections, steps, switches
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.data import what_if
@@ -76,6 +76,7 @@ def what_if_part() -> None:
     s.save_url(cfg)
     if base is None:
         return
+    concept_check_view.section(tm, text)  # five questions before the lesson and after it
     effect.details(tm, text, layer, sw, fx)
     st.subheader(tr("attn.steps_header", layer=number(layer), head=number(ss[s.K_HEAD])))
     if any(visible(k) for k in (s.K_LAYER, s.K_HEAD)):  # a lesson may hide the layer and head

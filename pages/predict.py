@@ -5,7 +5,7 @@ import streamlit as st
 from tinygpt.exercises import next_char_question
 from tinygpt.formatting import format_probability
 from tinygpt.generate import crop_context, training_targets
-from tinygpt.ui import exercise_view, model_choice
+from tinygpt.ui import concept_check_view, exercise_view, model_choice
 from tinygpt.ui import predict_view as view
 from tinygpt.ui.common import show_error, show_job_notice
 from tinygpt.ui.figures import bars_text, chart_data, figure_spec
@@ -150,3 +150,4 @@ position_panels(tm, shown, probs, targets)
 
 # ---- autoregressive generation, one step at a time ----
 generation(tm, prefix)
+concept_check_view.section(tm)  # five questions before the lesson and after it, on this page too

@@ -18,6 +18,9 @@ Questions of the Attention page, for one layer, head and query position i:
 Question of the Predict page: ``next_char``, which character comes next after this prefix? The
 model's argmax.
 
+Built in their own modules from this one's parts: the concept check's ``softmax_share`` and
+``tau_argmax`` (:mod:`tinygpt.concept_check`) and the strip's ``predict_flip`` (:mod:`tinygpt.predictions`).
+
 This module reads ``tinygpt.attention`` and ``tinygpt.explain``; neither imports it.
 Shapes: T sequence length, V vocab_size.
 """
@@ -48,6 +51,9 @@ class QuestionKind(enum.StrEnum):
     HEAD_OFF = "head_off"
     NEXT_CHAR = "next_char"
     THEORY_QUIZ = "theory_quiz"
+    SOFTMAX_SHARE = "softmax_share"  # the concept check (tinygpt.concept_check)
+    TAU_ARGMAX = "tau_argmax"  # the concept check (tinygpt.concept_check)
+    PREDICT_FLIP = "predict_flip"  # marks on the strip before a switch flips (tinygpt.predictions)
 
 
 #: The questions each step of attention asks, the first being the step's main one. Every step is

@@ -18,7 +18,7 @@ from tinygpt.attention import AttentionTrace, Step
 from tinygpt.classroom import question_id
 from tinygpt.exercises import STEP_QUESTIONS, Fields, Question, question_for, theory_question
 from tinygpt.model import GPT
-from tinygpt.ui import classroom
+from tinygpt.ui import classroom, misconception_view
 from tinygpt.ui.common import resend
 from tinygpt.ui.i18n import md_escape, tr
 
@@ -145,6 +145,7 @@ def ask(question: Question, key_prefix: str) -> bool:
         st.success(tr("ex.right", reason=reason), icon=":material/check_circle:")
     else:
         st.error(tr("ex.wrong", answer=answer, reason=reason), icon=":material/cancel:")
+        misconception_view.note(question, st.session_state.get(pick_key))  # the wrong idea it reveals
     if (note := classroom.answer_note()) is not None:  # the answer did not reach the teacher: say so here
         st.warning(note, icon=":material/school:")
     return True

@@ -89,6 +89,8 @@ LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = {
     "attn_source": _label("attn.source", path="tinygpt/attention.py", first="…", last="…"),
     "attn_heads": _label("attn.exp.heads_header"),
     "attn_lens": _label("attn.exp.lens_header"),
+    "attn_marks": _label("attn.marks.label"),
+    "attn_check": _label("check.header"),
     # Train (the Train, Pause, Step, Stop and Reset buttons and the downloads are always drawn)
     "train_presets": _label("train.presets"),
     "train_d_model": _label("train.d_model"),

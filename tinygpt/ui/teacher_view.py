@@ -22,7 +22,7 @@ from tinygpt.classroom import query_with_class
 from tinygpt.config import ConfigError
 from tinygpt.i18n import CATALOGUE
 from tinygpt.store import ClassError, QuestionSummary, StoreError, read_class_code, read_teacher_key
-from tinygpt.ui import lesson_builder
+from tinygpt.ui import class_report_view, lesson_builder, misconception_view
 from tinygpt.ui.class_guard import attempts, client_id, keep_key_cookie, teacher_credentials
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import TEACHER_PAGE
@@ -108,6 +108,8 @@ def class_view(code: str, key: str, lesson: str, is_open: bool, page_paths: list
         st.code(teacher_url, language=None, wrap_lines=True)
     controls(code, key, is_open)
     live_answers(code)
+    misconception_view.section(code)  # the wrong ideas the answers reveal, each with its experiment
+    class_report_view.section(code)  # the concept check before and after: what the class learned
 
 
 def controls(code: str, key: str, is_open: bool) -> None:

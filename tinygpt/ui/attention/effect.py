@@ -25,7 +25,7 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.explain import PositionEffects
 from tinygpt.formatting import format_change, format_probability, number
 from tinygpt.record import ModelRecord
-from tinygpt.ui.attention import data
+from tinygpt.ui.attention import data, predict_marks
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, switch_phrase
 from tinygpt.ui.attention.reasons import shown_char as _char
@@ -192,6 +192,7 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
             st.markdown(decides_sentence(tm))
             pressed = offer_context_example()
         st.html(strip_html(text, fx, chars, text_next(text, tm)))
+    predict_marks.section(tm, text, layer, sw, fx)  # the student's marks before a flip, scored after it
     if fx.n_changed:
         reasons = data.flip_reasons(tm, text, layer, sw)  # first, so a phone has the first one in view
         how = switch_phrase(sw, s.own_switches(tm))

@@ -1,0 +1,276 @@
+"""The class period on the pages (AppTest): marks on the strip scored after a flip against the page's
+own changed positions, the wrong idea under a wrong answer, the concept check before and after,
+and the teacher's live misconceptions and report; the projector's tally of a class's predictions."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from helpers import open_page, tables
+from streamlit.testing.v1 import AppTest
+
+from tinygpt.classroom import question_record
+from tinygpt.concept_check import CONCEPTS
+from tinygpt.exercises import NONE
+from tinygpt.i18n import t
+from tinygpt.predictions import prediction_id, prediction_question, tallies
+from tinygpt.store import NewAnswer, Store, database_url
+
+#: A column of the effect's strip: its classes and its position.
+STRIP_COL = re.compile(
+    r'<div class="(col[^"]*)" role="listitem"[^>]*><span class="m">[^<]*</span><span class="i">(\d+)</span>'
+)
+#: A column of the marks' strip: its outcome, whether it changed, its position.
+MARKS_COL = re.compile(r'<div class="col (\w+)( flipped)?" role="listitem"[^>]*><span class="i">(\d+)</span>')
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch) -> Store:
+    """A fresh SQLite store, the one the app's sessions use (TINYGPT_DATA_DIR)."""
+    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
+    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
+    s = Store(database_url())
+    yield s
+    s.dispose()
+
+
+def html_with(at: AppTest, marker: str) -> str:
+    (body,) = [h.value for h in at.get("html") if marker in h.value]
+    return body
+
+
+def changed_on_strip(at: AppTest) -> set[int]:
+    """The positions the page's own strip marks as changed."""
+    cols = STRIP_COL.findall(html_with(at, 'tg-strip" role'))
+    assert cols, "the strip has columns"
+    return {int(i) for css, i in cols if "changed" in css}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_marks_made_before_the_flip_are_scored_against_the_strip_after_it(lang):
+    at = open_page("attention", lang, model="context")
+    marks = at.multiselect(key="attn_marks")
+    assert marks.label == t("attn.marks.label", lang) and marks.options[-1] == t("attn.marks.none", lang)
+    assert len(marks.options) == 16  # 15 positions and "none will change"
+    picked = ["0", "1", "4", "7", "13"]
+    marks.set_value(picked).run()
+    at.toggle(key="attn_mask").set_value(False).run()
+    assert not at.exception, [e.value for e in at.exception]
+    changed = changed_on_strip(at)
+    assert changed, "the mask off changes some prediction of the context example"
+    columns = MARKS_COL.findall(html_with(at, "tg-marks"))
+    assert [int(i) for _, _, i in columns] == list(range(15))
+    marked = {int(p) for p in picked}
+    for outcome, was_changed, i in columns:  # each position scored against the page's own strip
+        k = int(i)
+        assert bool(was_changed) == (k in changed)
+        expected = ("hit" if k in marked else "miss") if k in changed else ("false_alarm" if k in marked else "quiet")
+        assert outcome == expected, (k, outcome)
+    hits, misses, alarms = len(marked & changed), len(changed - marked), len(marked - changed)
+    score = t("attn.marks.score", lang, hits=hits, misses=misses, false_alarms=alarms, T=15)
+    assert any(m.value.startswith(score) for m in at.markdown)
+    missed = [m.value for m in at.markdown if m.value.startswith("- " + t("attn.marks.miss", lang, why=""))]
+    if misses:  # the misses' reasons, one line each: three in view, the others one click away
+        assert len(missed) == (2 if misses > 3 else 1) and missed[0].count("\n- ") + 1 == min(misses, 3)
+        assert sum(m.count("\n- ") + 1 for m in missed) == misses
+    else:
+        assert not missed
+    entries = at.session_state["_class_answers"]
+    (qid,) = [q for q in entries if q.startswith("predict:")]
+    assert qid.startswith("predict:mask:0:")
+    assert entries[qid].answer == ",".join(sorted(picked, key=int))
+    assert entries[qid].right == (marked == changed)
+    at.toggle(key="attn_mask").set_value(True).run()  # back to the model's own: a new prediction
+    assert at.multiselect(key="attn_marks").value == []
+    assert not [h for h in at.get("html") if "tg-marks" in h.value]
+
+
+def test_none_will_change_excludes_the_positions_names_its_wrong_idea_and_a_flip_without_marks_says_how():
+    at = open_page("attention", "en", model="context")
+    at.multiselect(key="attn_marks").set_value(["2", NONE]).run()
+    assert at.multiselect(key="attn_marks").value == [NONE]
+    at.multiselect(key="attn_marks").set_value([NONE, "3"]).run()
+    assert at.multiselect(key="attn_marks").value == ["3"]
+    at.multiselect(key="attn_marks").set_value(["3", NONE]).run()  # in the options' order: "none" just picked
+    assert at.multiselect(key="attn_marks").value == [NONE]
+    at.multiselect(key="attn_marks").set_value(["5", NONE]).run()  # a position just picked
+    assert at.multiselect(key="attn_marks").value == ["5"]
+    at.multiselect(key="attn_marks").set_value([NONE]).run()
+    at.toggle(key="attn_mask").set_value(False).run()  # the mask off changes something: "none" was wrong
+    assert changed_on_strip(at)
+    idea = t("mis.you_may_think", "en", idea=t("mis.switch_changes_nothing", "en"))
+    assert idea in [c.value for c in at.caption]
+    at.toggle(key="attn_mask").set_value(True).run()
+    assert at.multiselect(key="attn_marks").value == []  # cleared for the next prediction
+    at.toggle(key="attn_mask").set_value(False).run()  # a flip without marks: how to predict next time
+    assert t("attn.marks.not_made", "en") in [c.value for c in at.caption]
+    assert [q.split(":")[:3] for q in at.session_state["_class_answers"]] == [["predict", "mask", "0"]]
+
+
+def test_a_wrong_answer_names_the_wrong_idea_it_reveals():
+    at = open_page("attention", "en", step="softmax")  # the textbook: the last row of 4 sums to 1
+    at.toggle(key="attn_guess").set_value(True).run()
+    at.button_group(key="attn_ex_row_sum_pick").set_value("0").run()
+    captions = [c.value for c in at.caption]
+    assert t("mis.you_may_think", "en", idea=t("mis.weight_negative", "en")) in captions
+    assert not at.exception
+
+
+def answer_check(at: AppTest, phase: str, picks: dict[str, object]) -> None:
+    for concept, value in picks.items():
+        at.button_group(key=f"check_{phase}_{concept}").set_value(value)
+    at.button(key=f"FormSubmitter:check_form_{phase}-{t('check.submit', 'en')}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+RIGHT = {"mask": ["2", "3"], "last": [NONE], "row_sum": "1", "softmax": "between", "tau": None}
+
+
+def test_the_concept_check_before_and_after_on_the_page_a_student_is_on():
+    at = open_page("attention", "en")  # 你好世界: the middle row is 1, the last 3
+    at.session_state["attn_check"] = True
+    at.run()
+    tau = at.button_group(key="check_pre_tau")
+    right = dict(RIGHT, tau=re.search(r"gives key (\d+) the largest", tau.label).group(1))  # τ keeps the order
+    answer_check(at, "pre", {"mask": ["0"], "row_sum": "0"})  # three left open: nothing recorded
+    assert t("check.missing", "en", n=3) in [w.value for w in at.warning]
+    assert not any(q.startswith("check:") for q in at.session_state["_class_answers"])
+    answer_check(at, "pre", {"mask": ["0"], "last": [NONE], "row_sum": "0", "softmax": "between", "tau": right["tau"]})
+    entries = at.session_state["_class_answers"]
+    pre = {q.split(":")[2]: e for q, e in entries.items() if q.startswith("check:pre:")}
+    assert set(pre) == set(CONCEPTS)
+    n_right = sum(e.right for e in pre.values())
+    assert not pre["mask"].right and not pre["row_sum"].right and pre["last"].right
+    assert t("check.pre_done", "en", right=n_right, total=5) in [m.value for m in at.markdown]
+    assert not [tb for tb in tables(at) if t("check.col.post", "en") in tb.value.columns]  # the answers come at the end
+    at.button(key="check_start_post").click().run()
+    answer_check(at, "post", {**RIGHT, "tau": right["tau"], "row_sum": "depends"})
+    post = {q.split(":")[2]: e for q, e in at.session_state["_class_answers"].items() if q.startswith("check:post:")}
+    assert set(post) == set(CONCEPTS) and not post["row_sum"].right and post["mask"].right
+    n_post = sum(e.right for e in post.values())
+    assert t("check.post_done", "en", pre=n_right, post=n_post, total=5) in [m.value for m in at.markdown]
+    table = [tb for tb in tables(at) if t("check.col.post", "en") in tb.value.columns][0].value
+    assert table[t("check.col.pre", "en")].tolist()[:3] == [
+        t("check.wrong", "en"),
+        t("check.right", "en"),
+        t("check.wrong", "en"),
+    ]
+    assert table[t("check.col.post", "en")].tolist()[2] == t("check.wrong", "en")
+    idea = t("mis.you_may_think", "en", idea=t("mis.sum_depends", "en"))
+    assert idea in [c.value for c in at.caption]  # the wrong idea of the answer after
+    answers = at.session_state["_class_answers"]  # after a reload the answers come from the store, without records
+    at.session_state["_class_answers"] = {q: dataclasses.replace(e, record=None) for q, e in answers.items()}
+    at.run()
+    assert idea in [c.value for c in at.caption]
+
+
+def test_the_teacher_sees_misconceptions_live_with_their_experiment_and_the_report(store):
+    code, key = store.create_class("lesson=1&pages=attention")
+    q = prediction_question(list("你好世界"), [False, True, False, True], "mask", 0, last_layer=True)
+    record = question_record(q)
+    rs = {
+        "kind": "row_sum",
+        "prompt_key": "ex.row_sum.prompt",
+        "prompt_fields": [["i", 2], ["token", "世"]],
+        "choices": [
+            ["0", "0", ""],
+            ["1", "1", ""],
+            ["3", "3", ""],
+            ["4", "4", ""],
+            ["depends", "", "ex.row_sum.depends"],
+        ],
+        "answers": ["1"],
+        "multiple": False,
+    }
+    for n, (qid, rec, picked, right) in enumerate(
+        [
+            ("check:pre:row_sum:aaaa1111", rs, "0", False),
+            ("check:pre:row_sum:aaaa1111", rs, "0", False),
+            ("check:post:row_sum:aaaa1111", rs, "1", True),
+            ("check:post:row_sum:aaaa1111", rs, "0", False),
+            (prediction_id(q), record, NONE, False),
+        ]
+    ):
+        student = f"{n % 4:016x}"
+        store.record_answer(NewAnswer(code, qid, "q", rec, student, picked, picked, right, nickname="Ann"))
+    view = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    view.query_params.update({"lang": "en", "class": code, "key": key})
+    view.run()
+    view.switch_page("pages/teacher.py")
+    view.query_params.update({"lang": "en", "class": code, "key": key})
+    view.run()
+    assert not view.exception, [e.value for e in view.exception]
+    texts = [m.value for m in view.markdown]
+    negative = t("teacher.mis.row", "en", students=3, answers=3, idea=t("mis.weight_negative", "en"))
+    assert negative in texts
+    assert t("teacher.mis.row", "en", students=1, answers=1, idea=t("mis.switch_changes_nothing", "en")) in texts
+    urls = [b.proto.url for b in view.get("link_button")]
+    assert any(u.endswith("/attention?model=context&step=softmax&lang=en") for u in urls), urls
+    report = [tb for tb in tables(view) if t("report.col.gain", "en") in tb.value.columns][0].value
+    row = report[report[t("report.col.concept", "en")] == t("check.concept.row_sum", "en")].iloc[0]
+    assert (row[t("report.col.pre", "en")], row[t("report.col.post", "en")], row[t("report.col.gain", "en")]) == (
+        "0 %",
+        "50 %",
+        "0.50",
+    )
+    assert "a weight can be negative (2 → 1)" in row[t("report.col.stayed", "en")]
+    assert {b.proto.label for b in view.get("download_button")} >= {t("report.markdown", "en"), t("report.csv", "en")}
+    assert "Ann" not in " ".join(texts)
+
+
+def test_the_projector_draws_the_latest_prediction_per_position(store):
+    code, _ = store.create_class("lesson=1&pages=attention")
+    q = prediction_question(list("你好世界"), [False, True, False, True], "mask", 0, last_layer=True)
+    for n, picked in enumerate(["1,3", "1", NONE]):
+        store.record_answer(
+            NewAnswer(code, prediction_id(q), "q", question_record(q), f"{n:016x}", picked, picked, False)
+        )
+
+    def projector(code: str, reveal: bool) -> None:
+        from tinygpt.ui.prediction_tally import draw_prediction_tally
+
+        draw_prediction_tally(code, reveal=reveal)
+
+    hidden = AppTest.from_function(projector, args=(code, False), default_timeout=60)
+    hidden.query_params["lang"] = "en"
+    hidden.run()
+    assert [m.value for m in hidden.markdown] == [t("tally.hidden", "en", students=3)]
+    assert not [h for h in hidden.get("html") if "tg-tally" in h.value] and not tables(hidden)
+    at = AppTest.from_function(projector, args=(code, True), default_timeout=60)
+    at.query_params["lang"] = "en"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    changed = t("tally.summary", "en", students=3, nothing=1, changed="1 好, 3 界")
+    assert any(m.value == changed for m in at.markdown)
+    body = html_with(at, "tg-tally")
+    assert re.findall(r'<span class="n">(\d+)</span>', body) == ["0", "2", "0", "1"]
+    assert body.count('class="col changed"') == 2
+    table = tables(at)[0].value
+    assert table[t("tally.col.predicted", "en")].tolist() == [0, 2, 0, 1]
+
+
+def test_the_concept_check_is_on_the_predict_page_too_about_the_models_own_text():
+    at = open_page("predict", "en")  # the textbook: its text 你好世界
+    at.session_state["attn_check"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert t("check.intro", "en", text="你好世界") in [c.value for c in at.caption]
+    labels = [at.button_group(key=f"check_pre_{c}").label for c in CONCEPTS]
+    assert labels[0] == "1. " + t("ex.masked_cells.prompt", "en", i=1, token="好")
+    assert labels[1] == "2. " + t("ex.masked_cells.prompt", "en", i=3, token="界")
+
+
+def test_a_students_marks_reach_the_class_and_its_tally_matches_the_strip(store):
+    code, _ = store.create_class("lesson=1&pages=attention")
+    at = open_page("attention", "en", model="context", **{"class": code})
+    at.multiselect(key="attn_marks").set_value(["2", "5"]).run()
+    at.toggle(key="attn_mask").set_value(False).run()
+    changed = changed_on_strip(at)
+    (row,) = store.answers(code)
+    assert row.question_id.startswith("predict:mask:0:") and row.answer == "2,5"
+    records = {s.question_id: s.question for s in store.summary(code)}
+    (tally,) = tallies(store.answers(code), records)
+    assert tally.students == 1 and tally.predicted == tuple(int(k in (2, 5)) for k in range(15))
+    assert {k for k, c in enumerate(tally.changed) if c} == changed  # what changed, as the student's page showed
