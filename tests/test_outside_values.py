@@ -40,7 +40,7 @@ def test_a_train_link_refuses_odd_digits_naming_the_value(setting, raw):
     with pytest.raises(ConfigError) as refused:
         decode_train(f"v1;{setting}={raw};text=你好")
     exc = refused.value
-    assert exc.field == setting and exc.key in ("int_range", "float_range")
+    assert exc.field == setting and exc.key in ("int_range", "float_range", "lr")  # lr: the Train page's wording
     assert exc.value == (raw if len(raw) <= 30 else raw[:30] + "…")
 
 
