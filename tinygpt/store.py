@@ -55,8 +55,8 @@ from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_int
 
-#: The version of the schema this code writes and reads.
-SCHEMA_VERSION = 1
+#: The version of the schema this code writes and reads (2: answers have a round; the class period's state).
+SCHEMA_VERSION = 2
 ENV_URL = "TINYGPT_DATABASE_URL"
 ENV_DIR = "TINYGPT_DATA_DIR"
 ENV_ANSWER_DAYS = "TINYGPT_ANSWER_DAYS"
@@ -146,6 +146,7 @@ class NewAnswer:
         answer_text: the same as the student saw it (choice labels).
         right: whether the answer is right.
         nickname: what the student typed as a nickname, or None.
+        round: the vote's round (1, or 2 after "discuss, then answer again"); one answer per round.
     """
 
     class_code: str
@@ -157,6 +158,7 @@ class NewAnswer:
     answer_text: str
     right: bool
     nickname: str | None = None
+    round: int = 1
 
 
 @dataclass(frozen=True)
@@ -233,7 +235,8 @@ _answers = sa.Table(
     sa.Column("answer_text", sa.Text, nullable=False),
     sa.Column("is_right", sa.Boolean, nullable=False),
     sa.Column("answered_at", sa.Float, nullable=False),
-    sa.UniqueConstraint("class_code", "question_id", "student", name="one_answer_per_student"),
+    sa.Column("round", sa.Integer, nullable=False, server_default="1"),
+    sa.UniqueConstraint("class_code", "question_id", "student", "round", name="one_answer_per_student"),
     sa.Index("answers_by_student", "student"),
     sa.Index("answers_by_time", "answered_at"),
 )
@@ -245,6 +248,15 @@ _links = sa.Table(
     sa.Column("query", sa.Text, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("used_at", sa.Float, nullable=False),
+)
+#: The class period's current state, one row per class (``tinygpt.period`` reads and writes it).
+class_state_table = sa.Table(
+    "class_state",
+    _metadata,
+    sa.Column("class_code", sa.String(CLASS_CODE_LEN), primary_key=True),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
 )
 #: A number PostgreSQL's advisory lock uses while one server creates the schema.
 _SCHEMA_LOCK = 2_025_250_001
@@ -330,6 +342,36 @@ def _safe_url(url: str) -> str:
         return sa.engine.make_url(url).render_as_string(hide_password=True)
     except sa_exc.ArgumentError:
         return shown_text(url.split("@")[-1], 60)
+
+
+def _migrate(conn: sa.Connection, found: int) -> None:
+    """Bring a schema of version ``found`` to :data:`SCHEMA_VERSION` in the caller's transaction.
+
+    1 -> 2: answers get a ``round`` (existing answers are round 1) and one answer per student,
+    question and round; the table ``class_state`` is created. SQLite cannot change a table's
+    constraint, so there the answers are copied into a new table.
+    """
+    if found < 2:
+        if conn.dialect.name == "sqlite":
+            for index in _answers.indexes:
+                conn.execute(sa.text(f"DROP INDEX IF EXISTS {index.name}"))
+            conn.execute(sa.text("ALTER TABLE answers RENAME TO answers_v1"))
+            _answers.create(conn)
+            columns = ", ".join(c.name for c in _answers.columns if c.name != "round")
+            conn.execute(sa.text(f"INSERT INTO answers ({columns}, round) SELECT {columns}, 1 FROM answers_v1"))
+            conn.execute(sa.text("DROP TABLE answers_v1"))
+        else:
+            conn.execute(sa.text("ALTER TABLE answers ADD COLUMN round INTEGER NOT NULL DEFAULT 1"))
+            conn.execute(sa.text("ALTER TABLE answers DROP CONSTRAINT one_answer_per_student"))
+            conn.execute(
+                sa.text(
+                    "ALTER TABLE answers ADD CONSTRAINT one_answer_per_student "
+                    "UNIQUE (class_code, question_id, student, round)"
+                )
+            )
+        class_state_table.create(conn, checkfirst=True)
+    conn.execute(_version_table.delete())
+    conn.execute(_version_table.insert().values(version=SCHEMA_VERSION))
 
 
 class Store:
@@ -454,7 +496,8 @@ class Store:
                             found=found,
                             supported=SCHEMA_VERSION,
                         )
-                    # found < SCHEMA_VERSION: the migrations from older versions would run here (none yet).
+                    elif found < SCHEMA_VERSION:
+                        _migrate(conn, found)
                 return
             except (sa_exc.IntegrityError, sa_exc.ProgrammingError, sa_exc.OperationalError):
                 if attempt:
@@ -602,6 +645,7 @@ class Store:
                     "answer_text": new.answer_text[:MAX_TEXT_CHARS],
                     "is_right": bool(new.right),
                     "answered_at": now,
+                    "round": int(new.round),
                 },
             )
 
@@ -742,6 +786,7 @@ class Store:
                 _answers.c.class_code == _questions.c.class_code, _answers.c.question_id == _questions.c.question_id
             )
             questions = conn.execute(_questions.delete().where(~sa.exists(used))).rowcount
+            conn.execute(class_state_table.delete().where(class_state_table.c.class_code.in_(old_classes)))
             classes = conn.execute(_classes.delete().where(_classes.c.created_at < cutoff)).rowcount
             links = conn.execute(_links.delete().where(_links.c.used_at < now - LINK_DAYS * 86400)).rowcount
         return {"answers": answers, "questions": questions, "classes": classes, "links": links}
