@@ -25,10 +25,10 @@ import streamlit as st
 
 from tinygpt.classroom import answer_ids
 from tinygpt.config import ConfigError
-from tinygpt.period import ClassState, question_from_data, read_state
+from tinygpt.period import LED_PAGES, ClassState, question_from_data, read_state
 from tinygpt.store import ClassError, NewAnswer, StoreError
 from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.classroom import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_STATUS
+from tinygpt.ui.classroom import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
 from tinygpt.ui.i18n import md_escape, tr
 from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
 
@@ -157,14 +157,17 @@ def live(code: str, url_path: str) -> None:
 
 
 def _where() -> str:
-    """The view the page shows now, as the student reads it (the page, the step)."""
+    """The view the page shows now, as the student reads it: the page, and the step on the Attention page."""
     from tinygpt.ui.attention import state as attn
 
     ss = st.session_state
-    step = ss.get(attn.K_STEP, "")
-    step_name = tr("attn.input_nav") if step == attn.INPUT else tr(f"step.{step}.name")
-    number = attn.NAV_IDS.index(step) if step in attn.NAV_IDS else 0
-    return tr("period.where", page=tr(f"nav.{ss.get('_class_page') or 'attention'}"), n=number, step=step_name)
+    page = ss.get(K_PAGE) or ""
+    title = tr(f"nav.{page}") if page in LED_PAGES else ""
+    step = ss.get(attn.K_STEP)
+    if page != attn.PAGE or step not in attn.NAV_IDS:
+        return title
+    name = tr("attn.input_nav") if step == attn.INPUT else tr(f"step.{step}.name")
+    return tr("period.where", page=title, n=attn.NAV_IDS.index(step), step=name)
 
 
 # ---------------------------------------------------------------- the vote
