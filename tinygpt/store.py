@@ -689,7 +689,7 @@ class Store:
 
     def summary(self, class_code: str) -> list[QuestionSummary]:
         """Per question of the class, in the order first answered: how many answered, how many
-        rightly, and the spread of the answers (most frequent first)."""
+        rightly, and the spread of the answers (most frequent first); of a class vote, its first round."""
         with self._connection() as conn:
             questions = conn.execute(
                 sa.select(_questions).where(_questions.c.class_code == class_code).order_by(_questions.c.first_at)
@@ -702,7 +702,7 @@ class Store:
                     sa.func.min(_answers.c.answer_text),
                     sa.func.count(),
                 )
-                .where(_answers.c.class_code == class_code)
+                .where(_answers.c.class_code == class_code, _answers.c.round == 1)  # a vote's round 2: tinygpt.period
                 .group_by(_answers.c.question_id, _answers.c.answer, _answers.c.is_right)
             ).all()
         by_question: dict[str, list] = {}

@@ -79,10 +79,10 @@ def _widgets_state(stored: ClassState) -> ClassState:
     ss = st.session_state
     return replace(
         stored,
-        page=ss[K_PAGE],
-        model=ss[K_MODEL],
+        page=ss.get(K_PAGE) or stored.page,  # a segmented control clicked twice holds None
+        model=ss.get(K_MODEL) or stored.model,
         text=(ss.get(K_TEXT) or "").strip(),
-        step=ss[K_STEP],
+        step=ss.get(K_STEP) or stored.step,
         mask=bool(ss[K_MASK]),
         uniform=bool(ss[K_UNIFORM]),
         tau=float(ss[K_TAU]),
