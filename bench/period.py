@@ -11,7 +11,7 @@ and opens on the context example.
   (``lead_step``) and flips the causal mask (``lead_mask``), picks a row and asks "which key does
   this row attend to most?" (``lead_ask``); once every student answered it starts round 2
   (``lead_round2``), then reveals (``lead_reveal``) and closes the question (``lead_close``).
-- Every student opens the class's short link and reruns its page's class fragment every 2 s, as
+- Every student opens the class's short link and reruns its page's class fragment every second, as
   a browser does (``run_every``). A student "sees the teacher's change" when its page shows the
   teacher's step (the line "your teacher is leading" names the step the page shows), the
   question's round (its vote widget), or the revealed answer; the time from the teacher's action
@@ -46,7 +46,7 @@ from bench.cold_start import load_note, start_server, stop_server, wait_healthy
 from bench.st_client import Run, Session, choice_state, click, connect, pills_state, toggle_state
 
 TARGET_SEE_S = 3.0
-POLL_S = 2.0  # tinygpt.ui.follow.REFRESH_SECONDS
+POLL_S = 1.0  # tinygpt.ui.follow.REFRESH_SECONDS
 WAIT_S = 40.0  # the longest the teacher waits for the class at each action
 STEPS = ("scores", "mask", "softmax", "scale", "softmax")
 ROUND_RIGHT = {1: 0.5, 2: 0.8}
@@ -84,12 +84,17 @@ class Period:
         self.cast: Counter = Counter()  # (question id, round, answer) -> votes cast
         self.rights: dict[str, set[str]] = {}  # question id -> its right choices
 
-    def where(self, step: str) -> str:
+    def where(self, step: str, mask: bool) -> str:
+        """The leading line's view once the page follows: the page, the step and the mask."""
         from tinygpt.period import LED_STEPS
 
-        return english(
+        where = english(
             "period.where", page=english("nav.attention"), n=LED_STEPS.index(step), step=english(f"step.{step}.name")
         )
+        mask_line = english(
+            "attn.lesson_switch", name=english("attn.mask"), value=english(f"attn.lesson_{'on' if mask else 'off'}")
+        )
+        return f"{where}; {mask_line}"
 
 
 def check(who: str, run: Run, errors: list[str]) -> Run:
@@ -98,7 +103,7 @@ def check(who: str, run: Run, errors: list[str]) -> Run:
 
 
 def class_fragment(s: Session) -> str:
-    """The id of the page's fragment that reads the class every 2 s."""
+    """The id of the page's fragment that reads the class every second."""
     ids = [f for f, every in s.auto_reruns.items() if abs(every - POLL_S) < 0.01]
     return ids[-1] if ids else ""  # the latest: a page opened by switch_page drew the fragment anew
 
@@ -180,7 +185,7 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
             mask = True
             for n in range(questions):
                 step = STEPS[n % len(STEPS)]
-                period.expect = Expect(time.perf_counter(), period.where(step), serial=period.expect.serial + 1)
+                period.expect = Expect(time.perf_counter(), period.where(step, mask), serial=period.expect.serial + 1)
                 w = page.widgets
                 page = check(
                     "teacher",
@@ -189,9 +194,9 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
                 )
                 await wait_all(students, period.expect.serial)
                 mask = not mask
-                period.expect = Expect(time.perf_counter(), period.where(step), serial=period.expect.serial + 1)
+                period.expect = Expect(time.perf_counter(), period.where(step, mask), serial=period.expect.serial + 1)
                 page = check("teacher", await s.run(widgets=[toggle_state(page.widgets["lead_mask"], mask)]), errs)
-                await asyncio.sleep(POLL_S * 1.5)  # the mask: not shown by the "where" line; let the class catch up
+                await wait_all(students, period.expect.serial)
                 rows = page.widgets["lead_row"]
                 page = check(
                     "teacher",
@@ -208,7 +213,7 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
                     key = f"period_vote_{state.question_id}_{rnd}"
                     period.expect = Expect(
                         period.expect.at if rnd == 1 else time.perf_counter(),
-                        period.where(step),
+                        period.where(step, mask),
                         key,
                         serial=period.expect.serial + 1,
                     )
@@ -224,7 +229,7 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
                 page = check("teacher", await s.run(fragment=_fragment_of(s, "lead_reveal")), errs)
                 period.expect = Expect(
                     time.perf_counter(),
-                    period.where(step),
+                    period.where(step, mask),
                     f"period_vote_{state.question_id}_2",
                     True,
                     period.expect.serial + 1,
@@ -303,6 +308,9 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
         f"{len(students)} students, {actions} teacher's changes: {len(samples)} seen, "
         f"{missed} not seen within {WAIT_S:g} s"
     )
+    unseen = Counter(k for me in students for k in range(1, actions + 1) if k not in me.seen)
+    if unseen:
+        lines.append("  not seen: " + ", ".join(f"change {k} by {n} students" for k, n in sorted(unseen.items())))
     if samples:
         lines.append(
             f"student sees the teacher's change: median {statistics.median(samples):.2f} s, "

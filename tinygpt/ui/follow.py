@@ -33,7 +33,7 @@ from tinygpt.ui.i18n import md_escape, tr
 from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
 
 #: Seconds between two readings of the class's state on a student's page.
-REFRESH_SECONDS = 2
+REFRESH_SECONDS = 1
 K_STATE = "_follow_state"  # the class state this page last read (ClassState)
 K_APPLIED = "_follow_applied"  # session key -> the teacher's value last put there
 K_VOTES = "_period_votes"  # (question id, round) -> the answer ids this student sent
@@ -157,7 +157,8 @@ def live(code: str, url_path: str) -> None:
 
 
 def _where() -> str:
-    """The view the page shows now, as the student reads it: the page, and the step on the Attention page."""
+    """The view the page shows now, as the student reads it: the page; on the Attention page the
+    step and the switches that differ from the model's own (the mask always)."""
     from tinygpt.ui.attention import state as attn
 
     ss = st.session_state
@@ -167,7 +168,14 @@ def _where() -> str:
     if page != attn.PAGE or step not in attn.NAV_IDS:
         return title
     name = tr("attn.input_nav") if step == attn.INPUT else tr(f"step.{step}.name")
-    return tr("period.where", page=title, n=attn.NAV_IDS.index(step), step=name)
+    on_off = {True: tr("attn.lesson_on"), False: tr("attn.lesson_off")}
+    switches = [tr("attn.lesson_switch", name=tr("attn.mask"), value=on_off[bool(ss.get(attn.K_MASK, True))])]
+    if ss.get(attn.K_UNIFORM):
+        switches.append(tr("attn.lesson_switch", name=tr("attn.uniform"), value=on_off[True]))
+    if ss.get(attn.K_TAU, 1.0) != 1.0:
+        switches.append(f"τ = {ss[attn.K_TAU]:g}")
+    where = tr("period.where", page=title, n=attn.NAV_IDS.index(step), step=name)
+    return f"{where}; {'; '.join(switches)}"
 
 
 # ---------------------------------------------------------------- the vote
