@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from tinygpt.classroom import answer_ids
+from tinygpt.classroom import LESSON_KEYS, answer_ids
 from tinygpt.config import ConfigError
 from tinygpt.period import LED_PAGES, ClassState, question_from_data, read_state
 from tinygpt.store import ClassError, NewAnswer, StoreError
@@ -110,7 +110,8 @@ def class_period(url_path: str, page_files: dict[str, str]) -> None:
         _apply(state)
         current = lesson()
         if state.page != url_path and state.page in page_files and (current is None or current.page_shown(state.page)):
-            st.switch_page(page_files[state.page], query_params=st.query_params.to_dict())
+            keep = {k: v for k, v in st.query_params.items() if k in (*LESSON_KEYS, "lang")}  # not the old view
+            st.switch_page(page_files[state.page], query_params=keep)
     else:
         ss.pop(FOLLOW_OPEN, None)
         ss.pop(K_APPLIED, None)
@@ -138,11 +139,11 @@ def _out_of_step(state: ClassState, url_path: str) -> bool:
 def live(code: str, url_path: str) -> None:
     """The class's state on a student's page, read every few seconds: the whole page runs again
     when the teacher's view changed; the line "your teacher is leading"; the open question."""
-    state = _read(code)
+    full_run = st.session_state.pop(K_FULL_RUN, False)
+    state = st.session_state.get(K_STATE) if full_run else _read(code)  # a whole run read it just before
     _send_waiting()
     if state is None:
         return
-    full_run = st.session_state.pop(K_FULL_RUN, False)
     if not full_run and _out_of_step(state, url_path):
         tries = st.session_state.get(K_RERUNS, (None, 0))
         count = tries[1] + 1 if tries[0] == state.version else 1

@@ -60,6 +60,7 @@ def page(page_paths: list[str]) -> None:
     from tinygpt.ui.lesson_builder import qr_png
 
     st.html(STYLE)
+    st.set_page_config(initial_sidebar_state="collapsed")  # the room sees the class, not the app's menu
     raw = st.query_params.get("class")
     if not raw:
         st.title(tr("projector.title"))
