@@ -2,10 +2,11 @@
 on a 390×844 phone) follow and vote twice; the projector shows the answers only once revealed,
 with how round 2 compares with round 1, and never a student's token.
 
-Screenshots for the reviewer: artifacts/screenshots/period_teacher_lead.png (leading the class),
-period_teacher.png (the question's private spread in round 2), period_projector.png (the projector after the reveal, 1400×1000),
-period_projector_phone.png (the same at 390×844), period_student_phone.png (a phone student after
-the reveal), period_student_following.png (a student's page while the teacher leads)."""
+Screenshots for the reviewer (artifacts/screenshots/): period_teacher_lead.png (leading the
+class), period_teacher.png (the question's private spread in round 2), period_projector.png (the
+projector after the reveal, 1400×1000), period_projector_phone.png (the same at 390×844),
+period_student_phone.png (a phone student after the reveal), period_student_following.png (a
+student's page while the teacher leads)."""
 
 from __future__ import annotations
 
