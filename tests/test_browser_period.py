@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 
 from tinygpt.classroom import LessonPlan, ascii_query, lesson_params, query_with_class
 from tinygpt.i18n import t
+from tinygpt.period import read_state
 from tinygpt.store import Store
 
 pytestmark = pytest.mark.browser
@@ -98,9 +99,18 @@ def test_a_teacher_leads_three_students_through_a_vote_in_two_rounds(browser, ap
         teacher.locator(".st-key-lead_ask button").click()
         for student in students:
             expect(student.locator(".st-key-period_question")).to_be_visible(timeout=SEEN)
-        for n, student in enumerate(students):
-            vote(student, n % 2)
-        expect(teacher.get_by_text(re.compile(r"^Round 1: 3 answered"))).to_be_visible(timeout=SEEN)
+        store = Store.from_environment()
+        try:
+            state = read_state(store, code)
+        finally:
+            store.dispose()
+        ids = [c[0] for c in state.question["choices"]]
+        right = ids.index(sorted(state.question["answers"])[0])
+        wrong = next(n for n, i in enumerate(ids) if i not in state.question["answers"])
+        for n, student in enumerate(students):  # one right, two wrong: 33 %, where the class discusses
+            vote(student, right if n == 0 else wrong)
+        expect(teacher.get_by_text(re.compile(r"^Round 1: 3 answered · 1 right \(33 %\)"))).to_be_visible(timeout=SEEN)
+        expect(teacher.get_by_text(re.compile("discuss with their neighbour"))).to_be_visible()
         expect(projector.locator(".st-key-projector_count")).to_contain_text("3 students have answered", timeout=SEEN)
         expect(projector.get_by_text(en("projector.hidden"))).to_be_visible()
         expect(projector.locator("[data-testid='stVegaLiteChart']")).to_have_count(0)  # no spread before the reveal
@@ -109,15 +119,16 @@ def test_a_teacher_leads_three_students_through_a_vote_in_two_rounds(browser, ap
         teacher.locator(".st-key-lead_round2 button").click()
         for student in students:
             expect(student.get_by_text(en("period.round2_student"))).to_be_visible(timeout=SEEN)
-        for student in students:
-            vote(student, 0)
-        expect(teacher.get_by_text(re.compile(r"^Round 2: 3 answered"))).to_be_visible(timeout=SEEN)
+        for n, student in enumerate(students):  # two change to the right answer, none away from it
+            vote(student, right if n < 2 else wrong)
+        expect(teacher.get_by_text(re.compile(r"^Round 2: 3 answered · 2 right"))).to_be_visible(timeout=SEEN)
         wait_for_app(teacher)
         teacher.get_by_role("heading", name=en("period.question_section")).scroll_into_view_if_needed()
         teacher.screenshot(path=str(SCREENSHOTS / "period_teacher.png"))
         teacher.locator(".st-key-lead_reveal button").click()
         expect(projector.locator(".st-key-projector_reveal")).to_contain_text("The answer is", timeout=SEEN)
-        expect(projector.locator(".st-key-projector_reveal")).to_contain_text("changed to the right answer")
+        compare = en("period.compare", first="33", second="67", to_right=1, to_wrong=0)
+        expect(projector.locator(".st-key-projector_reveal")).to_contain_text(compare)
         expect(projector.locator("[data-testid='stVegaLiteChart']")).to_have_count(2)  # round 2 and round 1
         for student in students:
             expect(

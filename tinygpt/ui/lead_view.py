@@ -235,22 +235,36 @@ def _set(code: str, key: str, **changes: object) -> None:
     _write(code, key, state.without_question() if changes.pop("close", False) else replace(state, **changes))
 
 
-@st.fragment(run_every=REFRESH_SECONDS)
 def question(code: str, key: str) -> None:
-    """The class's question: ask one; then its answers (private), round 2, reveal, close."""
+    """The class's question: the form that asks one, or the open question (:func:`open_question`)."""
     st.subheader(tr("period.question_section"), anchor=False)
+    try:
+        state = _state(code)
+    except (StoreError, ConfigError) as exc:
+        st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
+        return
+    if state.question is None:  # drawn outside the refreshing part: a pick is never redrawn under the mouse
+        if (problem := st.session_state.pop("_lead_problem", None)) is not None:
+            st.error(problem)
+        _ask_form(state, (code, key))
+        return
+    open_question(code, key)
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def open_question(code: str, key: str) -> None:
+    """The open question's answers (private to the teacher), refreshed; round 2, reveal, close."""
     try:
         state = _state(code)
         votes = tally(class_store(), code, state.question_id) if state.question else None
     except (StoreError, ConfigError) as exc:
         st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
+    if state.question is None or votes is None:  # closed (in another tab): the form to ask the next one
+        st.rerun(scope="app")
     if (problem := st.session_state.pop("_lead_problem", None)) is not None:
         st.error(problem)
     args = (code, key)
-    if state.question is None or votes is None:
-        _ask_form(state, args)
-        return
     st.markdown(f"**{question_prompt(state.question)}**")
     now = votes.of(state.round)
     share = f"{100 * now.share_right:.0f}"
@@ -285,14 +299,9 @@ def question(code: str, key: str) -> None:
         st.success(
             tr("period.revealed_teacher", answer=right_labels(state.question), reason=question_reason(state.question))
         )
-        st.button(
-            tr("period.close"),
-            key="lead_close",
-            on_click=_set,
-            args=args,
-            kwargs={"close": True},
-            icon=":material/done:",
-        )
+        if st.button(tr("period.close"), key="lead_close", icon=":material/done:"):
+            _set(code, key, close=True)
+            st.rerun(scope="app")  # the form to ask the next question is outside this part
 
 
 def _ask_form(state: ClassState, args: tuple[str, str]) -> None:
