@@ -344,36 +344,6 @@ def _safe_url(url: str) -> str:
         return shown_text(url.split("@")[-1], 60)
 
 
-def _migrate(conn: sa.Connection, found: int) -> None:
-    """Bring a schema of version ``found`` to :data:`SCHEMA_VERSION` in the caller's transaction.
-
-    1 -> 2: answers get a ``round`` (existing answers are round 1) and one answer per student,
-    question and round; the table ``class_state`` is created. SQLite cannot change a table's
-    constraint, so there the answers are copied into a new table.
-    """
-    if found < 2:
-        if conn.dialect.name == "sqlite":
-            for index in _answers.indexes:
-                conn.execute(sa.text(f"DROP INDEX IF EXISTS {index.name}"))
-            conn.execute(sa.text("ALTER TABLE answers RENAME TO answers_v1"))
-            _answers.create(conn)
-            columns = ", ".join(c.name for c in _answers.columns if c.name != "round")
-            conn.execute(sa.text(f"INSERT INTO answers ({columns}, round) SELECT {columns}, 1 FROM answers_v1"))
-            conn.execute(sa.text("DROP TABLE answers_v1"))
-        else:
-            conn.execute(sa.text("ALTER TABLE answers ADD COLUMN round INTEGER NOT NULL DEFAULT 1"))
-            conn.execute(sa.text("ALTER TABLE answers DROP CONSTRAINT one_answer_per_student"))
-            conn.execute(
-                sa.text(
-                    "ALTER TABLE answers ADD CONSTRAINT one_answer_per_student "
-                    "UNIQUE (class_code, question_id, student, round)"
-                )
-            )
-        class_state_table.create(conn, checkfirst=True)
-    conn.execute(_version_table.delete())
-    conn.execute(_version_table.insert().values(version=SCHEMA_VERSION))
-
-
 class Store:
     """Classes, answers and short links in one database (module docstring).
 
@@ -497,7 +467,9 @@ class Store:
                             supported=SCHEMA_VERSION,
                         )
                     elif found < SCHEMA_VERSION:
-                        _migrate(conn, found)
+                        from tinygpt.store_migrate import migrate
+
+                        migrate(conn, found, SCHEMA_VERSION, _answers, class_state_table, _version_table)
                 return
             except (sa_exc.IntegrityError, sa_exc.ProgrammingError, sa_exc.OperationalError):
                 if attempt:
