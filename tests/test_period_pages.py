@@ -137,3 +137,15 @@ def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_project
 
     teacher.button(key="lead_close").click().run()
     assert read_state(store, code).question is None
+
+
+def test_a_text_the_model_cannot_read_is_named_to_the_teacher_and_asks_nothing(store):
+    code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
+    teacher = app("teacher", **{"class": code, "key": key})
+    teacher.text_input(key="lead_text").input("你好Z").run()
+    assert read_state(store, code).text == "你好Z"
+    assert any("Z" in w.value for w in teacher.warning)
+    teacher.button(key="lead_ask").click().run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    assert read_state(store, code).question is None
+    assert any("Z" in e.value for e in teacher.error)

@@ -169,6 +169,7 @@ def lead(code: str, key: str) -> None:
             tr("period.text"), key=K_TEXT, help=tr("period.text_help"), on_change=_publish, args=args, max_chars=200
         )
         right.selectbox(tr("attn.step"), list(steps), format_func=steps.get, key=K_STEP, on_change=_publish, args=args)
+        _check_text(stored)
         left.toggle(tr("attn.mask"), key=K_MASK, on_change=_publish, args=args)
         right.toggle(tr("attn.uniform"), key=K_UNIFORM, on_change=_publish, args=args)
         st.select_slider(tr("attn.temperature"), TEMPERATURES, key=K_TAU, on_change=_publish, args=args)
@@ -183,6 +184,18 @@ def lead(code: str, key: str) -> None:
             args=args,
             placeholder=tr("period.open_none"),
         )
+
+
+def _check_text(state: ClassState) -> None:
+    """A warning when the model students see cannot read the text (their pages would say so too)."""
+    from tinygpt.ui.models import example_model
+    from tinygpt.vocab import UnknownCharError
+
+    if state.text:
+        try:
+            example_model(state.model).vocab.encode(state.text)
+        except UnknownCharError as exc:
+            st.warning(error_text(exc))
 
 
 def _step_for(kind: QuestionKind, step: str) -> str:
