@@ -13,10 +13,11 @@ and opens on the context example.
   (``lead_round2``), then reveals (``lead_reveal``) and closes the question (``lead_close``).
 - Every student opens the class's short link and reruns its page's class fragment every second, as
   a browser does (``run_every``). A student "sees the teacher's change" when its page shows the
-  teacher's step (the line "your teacher is leading" names the step the page shows), the
+  teacher's step and mask (the line "your teacher is leading" names those the page shows), the
   question's round (its vote widget), or the revealed answer; the time from the teacher's action
-  (sent) to that run's end is one sample. Each student answers each round once: in round 1 right
-  with probability 0.5, in round 2 with 0.8 (a discussion helped), a random wrong choice otherwise.
+  (sent to the teacher's view) to the end of the student's run that shows it is one sample. Each
+  student answers each round once: in round 1 right with probability 0.5, in round 2 with 0.8 (a
+  discussion helped), a random wrong choice otherwise.
 - The projector's session (``/projector?class=…``) refreshes as a browser does; after each reveal
   of round 2 it must show how many changed to the right answer and away from it, as counted from
   the votes the students cast.
@@ -203,6 +204,7 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
                     await s.run(widgets=[choice_state(rows, rows.options[(n * 2 + 3) % len(rows.options)])]),
                     errs,
                 )
+                asked = time.perf_counter()
                 page = check("teacher", await s.run(widgets=[click(page.widgets["lead_ask"])]), errs)
                 state = read_state(period.store, period.code)
                 if state is None or state.question is None:
@@ -210,19 +212,13 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
                     continue
                 period.rights[state.question_id] = set(state.question["answers"])
                 for rnd in (1, 2):
-                    key = f"period_vote_{state.question_id}_{rnd}"
-                    period.expect = Expect(
-                        period.expect.at if rnd == 1 else time.perf_counter(),
-                        period.where(step, mask),
-                        key,
-                        serial=period.expect.serial + 1,
-                    )
-                    if rnd == 1:
-                        period.expect.at = time.perf_counter()
-                    else:
+                    sent = asked  # each change is timed from the moment the teacher's view was asked to make it
+                    if rnd == 2:
                         page = check("teacher", await s.run(fragment=_fragment_of(s, "lead_round2")), errs)
+                        sent = time.perf_counter()
                         page = check("teacher", await s.run(widgets=[click(page.widgets["lead_round2"])]), errs)
-                        period.expect.at = time.perf_counter()
+                    key = f"period_vote_{state.question_id}_{rnd}"
+                    period.expect = Expect(sent, period.where(step, mask), key, serial=period.expect.serial + 1)
                     await wait_all(
                         students, period.expect.serial, lambda me, q=state.question_id, r=rnd: (q, r) in me.voted
                     )
