@@ -23,6 +23,7 @@ from tinygpt.period import (
     state_from_json,
     suggest_discussion,
     tally,
+    votes_of,
     write_state,
 )
 from tinygpt.store import SCHEMA_VERSION, ClassError, NewAnswer, Store, database_url
@@ -157,6 +158,9 @@ def test_a_student_votes_once_per_round_and_the_tally_compares_the_rounds(store,
     assert (got.of(2).answered, got.of(2).right) == (4, 3)
     assert (got.to_right, got.to_wrong, got.both) == (2, 1, 4)
     assert got.of(3).answered == 0
+    assert votes_of(store, code, question_id(question), students[0]) == {1: right, 2: right}
+    assert votes_of(store, code, question_id(question), students[4]) == {1: wrong}
+    assert votes_of(store, code, "another question", students[0]) == {}
 
 
 def test_count_votes_from_rows():

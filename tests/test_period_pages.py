@@ -108,6 +108,9 @@ def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_project
         assert not student.exception, [e.value for e in student.exception]
         assert t("period.sent", "en") in texts(student)
         assert student.button_group(key=vote_key).disabled
+    again = app("attention", **{"class": code, "me": students[0].session_state["_class_me"]})  # a reload
+    assert again.button_group(key=vote_key).disabled and again.button_group(key=vote_key).value == right
+    assert t("period.sent", "en") in texts(again)
     teacher.run()
     assert any(x.startswith("Round 1: 3 answered · 1 right (33 %)") for x in texts(teacher))
     assert any("discuss with their neighbour" in x for x in texts(teacher))

@@ -12,6 +12,7 @@
 - :func:`tally`, :func:`count_votes`: a question's votes as aggregates only (how many answered
   per round, how many rightly, the spread, how many changed to or away from the right answer):
   never a token or a nickname, so the projector's page, which holds no key, can show them.
+- :func:`votes_of`: one student's own votes on a question (a reloaded page shows them).
 - :func:`suggest_discussion`: peer instruction's rule (Mazur; Crouch & Mazur 2001): when 30–70 %
   answered rightly, the class discusses with a neighbour and answers again.
 """
@@ -279,6 +280,15 @@ def tally(store: Store, code: str, question_id: str) -> Tally:
     with store._connection() as conn:
         rows = conn.execute(query, {"code": code, "q": question_id}).all()
     return count_votes((r[0], r[1], r[2], r[3]) for r in rows)
+
+
+def votes_of(store: Store, code: str, question_id: str, student: str) -> dict[int, str]:
+    """One student's votes on ``question_id`` in class ``code``: round -> answer (choice ids), so a
+    reloaded page shows the votes already cast. StoreError when the store cannot be reached."""
+    query = sa.text("SELECT round, answer FROM answers WHERE class_code = :code AND question_id = :q AND student = :s")
+    with store._connection() as conn:
+        rows = conn.execute(query, {"code": code, "q": question_id, "s": student}).all()
+    return {int(r[0]): r[1] for r in rows}
 
 
 def suggest_discussion(share_right: float) -> bool:

@@ -25,7 +25,7 @@ import streamlit as st
 
 from tinygpt.classroom import LESSON_KEYS, answer_ids
 from tinygpt.config import ConfigError
-from tinygpt.period import LED_PAGES, ClassState, question_from_data, read_state
+from tinygpt.period import LED_PAGES, ClassState, question_from_data, read_state, votes_of
 from tinygpt.store import ClassError, NewAnswer, StoreError
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
@@ -38,6 +38,7 @@ K_STATE = "_follow_state"  # the class state this page last read (ClassState)
 K_APPLIED = "_follow_applied"  # session key -> the teacher's value last put there
 K_VOTES = "_period_votes"  # (question id, round) -> the answer ids this student sent
 K_WAITING = "_period_waiting"  # votes the store could not take yet (NewAnswer)
+K_LOADED = "_period_loaded"  # the questions whose earlier votes were read from the store
 K_FULL_RUN = "_follow_full_run"  # set while the whole page runs (the fragment then reruns nothing)
 K_RERUNS = "_follow_reruns"  # (state version, how many whole-page reruns it caused)
 MAX_RERUNS = 3
@@ -192,6 +193,7 @@ def _question(code: str, state: ClassState) -> None:
     ss = st.session_state
     question = question_from_data(state.question)
     votes = ss.setdefault(K_VOTES, {})
+    _load_votes(code, state.question_id)
     sent = votes.get((state.question_id, state.round))
     fields = _fields(question.prompt_fields)
     labels = {c.id: tr(c.key) if c.key else (md_escape(c.text) if c.text.strip() else "␣") for c in question.choices}
@@ -231,6 +233,21 @@ def _question(code: str, state: ClassState) -> None:
         st.caption(tr("period.sent"))
     else:
         st.caption(tr("period.pick"))
+
+
+def _load_votes(code: str, question_id: str) -> None:
+    """Once per question: the votes this student cast before (a reload, another tab) from the store."""
+    ss = st.session_state
+    loaded = ss.setdefault(K_LOADED, set())
+    if question_id in loaded:
+        return
+    try:
+        mine = votes_of(class_store(), code, question_id, ss[K_ME])
+    except (StoreError, ConfigError):
+        return  # tried again on the next refresh
+    loaded.add(question_id)
+    for rnd, answer in mine.items():
+        ss[K_VOTES].setdefault((question_id, rnd), answer)
 
 
 def _vote(code: str, state: ClassState, key: str) -> None:
