@@ -20,7 +20,7 @@ from tinygpt.attention import Switches
 from tinygpt.charts import position_labels
 from tinygpt.classroom import question_id
 from tinygpt.config import ConfigError
-from tinygpt.exercises import STEP_QUESTIONS, QuestionKind, question_for
+from tinygpt.exercises import STEP_QUESTIONS, Question, QuestionKind, question_for
 from tinygpt.period import (
     LED_MODELS,
     LED_PAGES,
@@ -205,10 +205,10 @@ def _step_for(kind: QuestionKind, step: str) -> str:
     return next(s for s, kinds in STEP_QUESTIONS.items() if kind in kinds)
 
 
-def make_question(state: ClassState, kind: QuestionKind, row: int):
-    """The question ``kind`` about query row ``row`` of head 1 in layer 1, computed from the model,
-    text and switches students see. Raises UnknownCharError for a text the model cannot read,
-    IndexError for a row outside it."""
+def make_question(state: ClassState, kind: QuestionKind, row: int) -> tuple[Question, str]:
+    """(the question ``kind`` about query row ``row`` of head 1 in layer 1, the text it is about),
+    computed from the model, text and switches students see. Raises UnknownCharError for a text
+    the model cannot read, IndexError for a row outside it."""
     from tinygpt.ui.attention.data import what_if
     from tinygpt.ui.attention.state import own_text
     from tinygpt.ui.models import attention_trace, example_model
