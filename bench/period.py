@@ -124,7 +124,7 @@ async def student(url: str, me: Student, period: Period) -> None:
                 shown = (not e.step_text or e.step_text in texts) and (not e.vote_key or e.vote_key in run.widgets)
                 shown = shown and (
                     not e.revealed
-                    or english("period.revealed", answer="\0", reason="").split("\0")[0] in texts
+                    or english("ex.wrong", answer="\0", reason="").split("\0")[0] in texts
                     or english("ex.right", reason="\0").split("\0")[0] in texts
                 )
                 if e.serial and shown and e.serial not in me.seen:

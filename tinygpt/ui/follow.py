@@ -204,9 +204,12 @@ def _question(code: str, state: ClassState) -> None:
     closed = sent is not None or state.revealed
     if sent is not None:
         ss[key] = sent.split(",") if question.multiple else sent
+    prompt = tr(question.prompt_key, **fields)
+    st.markdown(prompt)  # as text: a closed vote's own label would be greyed out beyond what can be read
     st.pills(
-        tr(question.prompt_key, **fields),
+        prompt,
         list(labels),
+        label_visibility="collapsed",
         format_func=labels.get,
         selection_mode="multi" if question.multiple else "single",
         key=key,
@@ -225,10 +228,12 @@ def _question(code: str, state: ClassState) -> None:
         mine = votes.get((state.question_id, 2)) or votes.get((state.question_id, 1))
         reason = tr(question.reason_key, **_fields(question.reason_fields))
         right = ", ".join(labels[c.id] for c in question.answer_choices)
-        if mine is not None and question.is_right(mine.split(",") if question.multiple else mine):
-            st.success(tr("ex.right", reason=reason), icon=":material/check_circle:")
-        else:
+        if mine is None:
             st.info(tr("period.revealed", answer=right, reason=reason), icon=":material/lightbulb:")
+        elif question.is_right(mine.split(",") if question.multiple else mine):
+            st.success(tr("ex.right", reason=reason), icon=":material/check_circle:")
+        else:  # not an error box: a vote is a step of learning, said without alarm
+            st.info(tr("ex.wrong", answer=right, reason=reason), icon=":material/lightbulb:")
     elif sent is not None:
         st.caption(tr("period.sent"))
     else:
