@@ -61,6 +61,13 @@ def test_a_student_follows_the_teacher_and_gets_the_controls_back_when_let_explo
         for x in texts(student)
     )
 
+    write_state(store, code, key, replace(led, text="好世"))  # the teacher's text, then the model's own again
+    student.run()
+    assert student.session_state["attn_text"] == "好世"
+    write_state(store, code, key, led)
+    student.run()
+    assert student.session_state["attn_text"] == "你好世界"
+
     write_state(store, code, key, replace(led, follow=False))
     student.switch_page("pages/attention.py").run()  # (AppTest reruns the page it opened, a browser the page shown)
     assert not student.exception

@@ -90,6 +90,11 @@ def _apply(state: ClassState) -> None:
         ss["model_choice"] = state.model
         attn.follow_model(tm)  # the new model's own attention and text, before the teacher's switches
         predict_follows(tm)
+    if not state.text and applied.get(attn.K_TEXT):  # the teacher went back to the model's own text
+        own = attn.own_text(example_model(state.model))
+        ss[attn.K_TEXT] = ss["predict_prefix"] = own
+        for key in (attn.K_TEXT, "predict_prefix"):
+            applied.pop(key, None)
     for key, value in wanted(state).items():
         if key not in opened or applied.get(key) != value:
             if ss.get(key) != value:
