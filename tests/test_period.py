@@ -23,6 +23,7 @@ from tinygpt.period import (
     state_from_json,
     suggest_discussion,
     tally,
+    view_query,
     votes_of,
     write_state,
 )
@@ -109,6 +110,20 @@ def test_invalid_fields_take_their_defaults_and_valid_ones_stay():
     assert state.tau == 1000.0 and len(state.text) == 200
     assert state.question is None and state.question_id == "" and state.round == 0 and not state.revealed
     assert state.open_controls == ("attn_mask",) and state.version == 0
+
+
+def test_the_students_view_as_a_link_carries_the_pages_own_parameters_and_no_class():
+    attention = ClassState(page="attention", step="mask", text="你好", model="textbook", mask=False, tau=0.5)
+    assert view_query(attention, "zh") == [
+        ("model", "textbook"),
+        ("step", "mask"),
+        ("mask", "0"),
+        ("tau", "0.5"),
+        ("text", "你好"),
+        ("lang", "zh"),
+    ]
+    predict = ClassState(page="predict", text="你", follow=True)
+    assert view_query(predict, "en") == [("model", "context"), ("prefix", "你"), ("lang", "en")]
 
 
 def test_the_discussion_band_is_thirty_to_seventy_percent():

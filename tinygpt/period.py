@@ -7,6 +7,7 @@
   fields: a state written by another version of the app never breaks a student's page).
 - :func:`write_state`, :func:`read_state`: the state in the class store's ``class_state`` table
   (``tinygpt.store``), through the store's own connection and its teacher check.
+- :func:`view_query`: the link to the view students see, for the teacher's own tab.
 - :func:`question_data`, :func:`question_from_data`: a :class:`tinygpt.exercises.Question` as the
   state carries it to every student, and back.
 - :func:`tally`, :func:`count_votes`: a question's votes as aggregates only (how many answered
@@ -146,6 +147,21 @@ def state_from_json(raw: str | None) -> ClassState:
         revealed=question_ok and data.get("revealed") is True,
         version=version if isinstance(version, int) and not isinstance(version, bool) and version >= 0 else 0,
     )
+
+
+def view_query(state: ClassState, lang: str) -> list[tuple[str, str]]:
+    """The query of a link to the view students see (the page's own parameters, no class, no key):
+    the teacher opens it in another tab, or on the projector, to show what the class looks at."""
+    params: list[tuple[str, str]] = [("model", state.model)]
+    if state.page == "attention":
+        params += [("step", state.step), ("mask", "1" if state.mask else "0"), ("tau", f"{state.tau:g}")]
+        if state.uniform:
+            params.append(("uniform", "layer"))
+        if state.text:
+            params.append(("text", state.text))
+    elif state.page == "predict" and state.text:
+        params.append(("prefix", state.text))
+    return params + [("lang", lang)]
 
 
 # ---------------------------------------------------------------- the question

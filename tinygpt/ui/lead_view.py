@@ -29,6 +29,7 @@ from tinygpt.period import (
     read_state,
     suggest_discussion,
     tally,
+    view_query,
     write_state,
 )
 from tinygpt.store import ClassError, StoreError
@@ -152,6 +153,7 @@ def lead(code: str, key: str) -> None:
                 args=(*args, True),
                 icon=":material/co_present:",
             )
+        _preview(stored)
         pages = {p: tr(f"nav.{p}") for p in LED_PAGES}
         models = {m: tr(f"model.choice.{m}") for m in LED_MODELS}
         steps = {
@@ -184,6 +186,18 @@ def lead(code: str, key: str) -> None:
             args=args,
             placeholder=tr("period.open_none"),
         )
+
+
+def _preview(state: ClassState) -> None:
+    """A link to the view students see, without the class (to show it on the projector)."""
+    from tinygpt.classroom import ascii_query
+    from tinygpt.ui.classroom import TEACHER_PAGE
+    from tinygpt.ui.i18n import lang
+    from tinygpt.ui.model_choice import base_url
+    from tinygpt.ui.navigation import PAGES
+
+    url = f"{base_url([p[3] for p in PAGES] + [TEACHER_PAGE])}{state.page}?{ascii_query(view_query(state, lang()))}"
+    st.link_button(tr("period.preview"), url, icon=":material/open_in_new:", help=tr("period.preview_help"))
 
 
 def _check_text(state: ClassState) -> None:

@@ -22,6 +22,8 @@ STRINGS: dict[str, str] = {
     "period.following": "**Students follow you:** their pages show the view below within a few seconds, and the controls you have not opened are locked.",
     "period.explore": "Let them explore",
     "period.exploring": "Students explore on their own. Press “Students follow me” to show them your view below.",
+    "period.preview": "Open the students' view",
+    "period.preview_help": "The view your students see, in a new tab (without the class): show it on the projector while you lead.",
     "period.page": "Page",
     "period.text": "Text",
     "period.text_help": "The text on the Attention page (and the prefix on the Predict page). Empty: the model's own text.",

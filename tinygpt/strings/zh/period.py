@@ -22,6 +22,8 @@ STRINGS: dict[str, str] = {
     "period.following": "**学生正在跟随你：** 几秒钟内他们的页面就会显示下面的视图，你没有打开的控件被锁定。",
     "period.explore": "让他们自己探索",
     "period.exploring": "学生正在自己探索。按“学生跟随我”，让他们看到你下面设置的视图。",
+    "period.preview": "打开学生看到的视图",
+    "period.preview_help": "在新标签页中打开学生看到的视图（不加入班级）：带领全班时可以投到屏幕上。",
     "period.page": "页面",
     "period.text": "文本",
     "period.text_help": "注意力页面上的文本（也是预测页面的前缀）。留空：使用模型自己的文本。",
