@@ -136,7 +136,11 @@ def lead(code: str, key: str) -> None:
     with st.container(border=True, key="lead_box"):
         if stored.follow:
             st.success(tr("period.following"), icon=":material/co_present:")
-            st.button(
+        else:
+            st.caption(tr("period.exploring"))
+        switch, preview = st.columns(2, vertical_alignment="center")
+        if stored.follow:
+            switch.button(
                 tr("period.explore"),
                 key="lead_explore",
                 on_click=_publish,
@@ -144,8 +148,7 @@ def lead(code: str, key: str) -> None:
                 icon=":material/explore:",
             )
         else:
-            st.caption(tr("period.exploring"))
-            st.button(
+            switch.button(
                 tr("period.follow"),
                 key="lead_follow",
                 type="primary",
@@ -153,7 +156,8 @@ def lead(code: str, key: str) -> None:
                 args=(*args, True),
                 icon=":material/co_present:",
             )
-        _preview(stored)
+        with preview:
+            _preview(stored)
         pages = {p: tr(f"nav.{p}") for p in LED_PAGES}
         models = {m: tr(f"model.choice.{m}") for m in LED_MODELS}
         steps = {
