@@ -1,13 +1,15 @@
 """Browser tests of accessibility: axe-core (through axe-playwright-python) finds no serious or
-critical issue on any page in either language, the page's ``lang`` follows the language chosen,
+critical issue on any page in either language (the teacher's view of a class and the projector's
+page with a revealed vote too, on a desktop and a phone), the page's ``lang`` follows the language chosen,
 every chart has a text description, wide formulas can be scrolled with the keyboard, and the
 Attention page's steps move with the arrow keys."""
 
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from conftest import assert_no_exception, open_step_table, wait_for_app
+from conftest import SCREENSHOTS, assert_no_exception, open_step_table, wait_for_app
 
 from tinygpt.i18n import t
 
@@ -190,3 +192,68 @@ def test_on_a_phone_wrapped_buttons_keep_their_borders_and_a_chart_toolbar_leave
         assert_no_exception(page)
     finally:
         context.close()
+
+
+def revealed_class() -> tuple[str, str]:
+    """A class whose question was voted on in two rounds and revealed: (code, teacher's key)."""
+    import torch
+
+    from tinygpt.classroom import question_id
+    from tinygpt.config import GPTConfig
+    from tinygpt.exercises import argmax_key_question
+    from tinygpt.explain import trace_of
+    from tinygpt.model import GPT
+    from tinygpt.period import ClassState, question_data, write_state
+    from tinygpt.store import NewAnswer, Store
+
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8)).eval()
+    question = argmax_key_question(trace_of(model, torch.tensor([[0, 1, 2, 3]])), 0, 3)
+    identity = question_id(question)
+    store = Store.from_environment()  # the server's store (tests/conftest.py sets TINYGPT_DATA_DIR)
+    try:
+        code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
+        for n, (first, second) in enumerate([("0", "1"), ("1", "1"), ("2", "0")]):
+            for rnd, picked in ((1, first), (2, second)):
+                store.record_answer(
+                    NewAnswer(
+                        code,
+                        identity,
+                        "prompt",
+                        question_data(question),
+                        f"{n:016x}",
+                        picked,
+                        picked,
+                        question.is_right(picked),
+                        None,
+                        rnd,
+                    )  # fmt: skip
+                )
+        state = ClassState(follow=True).with_question(question, identity)
+        write_state(store, code, key, replace(state, round=2, revealed=True))
+    finally:
+        store.dispose()
+    return code, key
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_no_serious_axe_findings_on_the_projector_and_the_teachers_view_of_a_revealed_vote(app_server, browser, lang):
+    code, key = revealed_class()
+    for size in ({"width": 1400, "height": 1000}, {"width": 390, "height": 844}):
+        context = browser.new_context(viewport=size, locale="en-US")
+        try:
+            page = context.new_page()
+            for name, query in (("projector", f"class={code}"), ("teacher", f"class={code}&key={key}")):
+                page.goto(f"{app_server}/{name}?{query}&lang={lang}")
+                page.get_by_role("heading", level=1).first.wait_for(timeout=TIMEOUT)
+                page.locator("[data-testid='stVegaLiteChart']").first.wait_for(timeout=TIMEOUT)
+                page.wait_for_timeout(500)
+                wait_for_app(page)
+                assert_no_exception(page)
+                findings = blocking_findings(page)
+                assert findings == [], f"{name} at {size['width']} px: {summary(findings)}"
+                labels = page.evaluate(CHART_LABELS_JS)
+                assert labels and all(label and label != "Vega visualization" for label in labels), labels
+            page.screenshot(path=str(SCREENSHOTS / f"a11y_teacher_{lang}_{size['width']}.png"), full_page=True)
+        finally:
+            context.close()

@@ -34,6 +34,7 @@ NAV = {
     "pages/attention.py": "nav.attention",
     "pages/theory.py": "nav.theory",
     "pages/teacher.py": "nav.teacher",  # reached by its URL, not listed in the sidebar
+    "pages/projector.py": "nav.projector",  # the same
 }
 # Widget states that show more of a page than its first render (chart titles of a per-head step,
 # the exercise's answer, quiz feedback, an input error).

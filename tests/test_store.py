@@ -178,6 +178,7 @@ def test_answers_are_anonymous_and_the_first_answer_of_a_student_counts(store):
         "answer_text",
         "is_right",
         "answered_at",
+        "round",
     }
     assert [r.answer for r in store.answers(student=cat)] == ["0", "1"]
 

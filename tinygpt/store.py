@@ -62,8 +62,8 @@ from tinygpt.numbers import read_int
 from tinygpt.store_files import file_gone, file_id, sqlite_path
 from tinygpt.store_text import clean_json, clean_text, log_failure, public_reason
 
-#: The version of the schema this code writes and reads.
-SCHEMA_VERSION = 1
+#: The version of the schema this code writes and reads (2: answers have a round; the class period's state).
+SCHEMA_VERSION = 2
 ENV_URL = "TINYGPT_DATABASE_URL"
 ENV_DIR = "TINYGPT_DATA_DIR"
 ENV_ANSWER_DAYS = "TINYGPT_ANSWER_DAYS"
@@ -154,6 +154,7 @@ class NewAnswer:
         answer_text: the same as the student saw it (choice labels).
         right: whether the answer is right.
         nickname: what the student typed as a nickname, or None.
+        round: the vote's round (1, or 2 after "discuss, then answer again"); one answer per round.
     """
 
     class_code: str
@@ -165,6 +166,7 @@ class NewAnswer:
     answer_text: str
     right: bool
     nickname: str | None = None
+    round: int = 1
 
 
 @dataclass(frozen=True)
@@ -241,7 +243,8 @@ _answers = sa.Table(
     sa.Column("answer_text", sa.Text, nullable=False),
     sa.Column("is_right", sa.Boolean, nullable=False),
     sa.Column("answered_at", sa.Float, nullable=False),
-    sa.UniqueConstraint("class_code", "question_id", "student", name="one_answer_per_student"),
+    sa.Column("round", sa.Integer, nullable=False, server_default="1"),
+    sa.UniqueConstraint("class_code", "question_id", "student", "round", name="one_answer_per_student"),
     sa.Index("answers_by_student", "student"),
     sa.Index("answers_by_time", "answered_at"),
 )
@@ -253,6 +256,15 @@ _links = sa.Table(
     sa.Column("query", sa.Text, nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("used_at", sa.Float, nullable=False),
+)
+#: The class period's current state, one row per class (``tinygpt.period`` reads and writes it).
+class_state_table = sa.Table(
+    "class_state",
+    _metadata,
+    sa.Column("class_code", sa.String(CLASS_CODE_LEN), primary_key=True),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("version", sa.Integer, nullable=False),
+    sa.Column("updated_at", sa.Float, nullable=False),
 )
 #: A number PostgreSQL's advisory lock uses while one server creates the schema.
 _SCHEMA_LOCK = 2_025_250_001
@@ -466,10 +478,13 @@ class Store:
             except StoreError:  # logged; the write itself was kept
                 pass
 
-    def transaction(self, write: bool = False) -> AbstractContextManager[sa.Connection]:
+    def transaction(
+        self, write: bool = False, what: str = "read", code: str = ""
+    ) -> AbstractContextManager[sa.Connection]:
         """A connection in a transaction (committed at the end), for a table kept beside the store's
-        own (``tinygpt.model_library``); a failure raises :class:`StoreError` as every call does."""
-        return self._connection(write)
+        own (``tinygpt.model_library``, ``tinygpt.period``); a failure raises :class:`StoreError` as
+        every call does, logged with ``what`` was done and the class ``code``."""
+        return self._connection(write, what, code)
 
     def _create_schema(self, engine: sa.Engine) -> None:
         """Create the tables on first use; refuse a database of a newer schema (StoreError)."""
@@ -490,7 +505,10 @@ class Store:
                             found=found,
                             supported=SCHEMA_VERSION,
                         )
-                    # found < SCHEMA_VERSION: the migrations from older versions would run here (none yet).
+                    elif found < SCHEMA_VERSION:
+                        from tinygpt.store_migrate import migrate
+
+                        migrate(conn, found, SCHEMA_VERSION, _answers, class_state_table, _version_table)
                 return
             except (sa_exc.IntegrityError, sa_exc.ProgrammingError, sa_exc.OperationalError):
                 if attempt:
@@ -667,6 +685,7 @@ class Store:
                     "answer_text": clean_text(new.answer_text, MAX_TEXT_CHARS),
                     "is_right": bool(new.right),
                     "answered_at": now,
+                    "round": int(new.round),
                 },
             )
 
@@ -715,7 +734,8 @@ class Store:
 
     def summary(self, class_code: str) -> list[QuestionSummary]:
         """Per question of the class, in the order first answered: how many answered, how many
-        rightly, and the spread of the answers (most frequent first); expired answers are not counted."""
+        rightly, and the spread of the answers (most frequent first); of a class vote, its first round;
+        expired answers are not counted."""
         live = self._live_answers(self._cutoff())
         with self._connection(what="summarise answers", code=class_code) as conn:
             questions = conn.execute(
@@ -729,7 +749,7 @@ class Store:
                     sa.func.min(_answers.c.answer_text),
                     sa.func.count(),
                 )
-                .where(_answers.c.class_code == class_code, live)
+                .where(_answers.c.class_code == class_code, live, _answers.c.round == 1)  # round 2: tinygpt.period
                 .group_by(_answers.c.question_id, _answers.c.answer, _answers.c.is_right)
             ).all()
         by_question: dict[str, list] = {}
@@ -839,6 +859,7 @@ class Store:
                 _answers.c.class_code == _questions.c.class_code, _answers.c.question_id == _questions.c.question_id
             )
             questions = conn.execute(_questions.delete().where(~sa.exists(used))).rowcount
+            conn.execute(class_state_table.delete().where(class_state_table.c.class_code.in_(old_classes)))
             classes = conn.execute(_classes.delete().where(_classes.c.created_at < cutoff)).rowcount
             links = conn.execute(_links.delete().where(~self._link_cutoffs())).rowcount
         return {"answers": answers, "questions": questions, "classes": classes, "links": links}

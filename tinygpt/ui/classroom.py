@@ -73,6 +73,9 @@ K_PAGE = "_class_page"  # the URL path of the page shown (a resume link comes ba
 K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
 SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 TEACHER_PAGE = "teacher"
+PROJECTOR_PAGE = "projector"
+#: Pages whose ``class=`` is the class shown, not the class a student answers in.
+CLASS_VIEW_PAGES = (TEACHER_PAGE, PROJECTOR_PAGE)
 #: The browser's cookie holding the student's anonymous token (a reload brings the answers back).
 COOKIE = "tinygpt_me"
 _COOKIE_JS = "<script>document.cookie = '{name}={value}; path=/; max-age={age}; SameSite=Lax';</script>"
@@ -102,12 +105,12 @@ def student_session(url_path: str) -> None:
     resume link or the browser's cookie names them), the class of ``class=``, answers waiting to be
     sent, ``class=`` in the URL and the token in the cookie, the messages, and the class banner and
     "my answers" in the sidebar.
-    Not on the teacher's page (its ``class=`` is the class the teacher watches)."""
+    Not on the teacher's and the projector's pages (their ``class=`` is the class they show)."""
     ss = st.session_state
     ss[K_PAGE] = url_path
     if K_ME not in ss:
         _start_student()
-    if url_path != TEACHER_PAGE:
+    if url_path not in CLASS_VIEW_PAGES:
         _read_class()
         recheck_class()
         _send_waiting()
@@ -115,7 +118,7 @@ def student_session(url_path: str) -> None:
     if lesson() is not None and url_path in ("", LESSON_START):  # this run only opens the lesson's first page
         return
     show_messages()
-    if url_path != TEACHER_PAGE:
+    if url_path not in CLASS_VIEW_PAGES:
         if ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None):  # on a phone the sidebar starts closed
             st.caption(tr("class.banner_main", code=ss[K_CLASS]))
         keep_cookie()

@@ -36,6 +36,9 @@ V = TypeVar("V")
 
 LESSON_PARAMS: tuple[str, ...] = ("lesson", "pages", "show", "hide")
 _STATE = "_lesson"
+#: While a student follows the teacher (``tinygpt.ui.follow``): the controls the teacher opened;
+#: every other control is locked as a lesson hides it.
+FOLLOW_OPEN = "_follow_open"
 _OFF = ("0", "false", "off", "no")
 #: The words ``lesson=`` accepts (case and spaces ignored): on or off.
 LESSON_SWITCH: dict[str, bool] = {w: True for w in ("1", "true", "on", "yes")} | {w: False for w in _OFF}
@@ -223,12 +226,16 @@ def lesson() -> Lesson | None:
 
 
 def visible(key: str) -> bool:
-    """True when control ``key`` is drawn; False when this session's lesson hides it.
+    """True when control ``key`` is drawn; False when this session's lesson hides it, or the
+    teacher leads the class and has not opened it.
 
     Raises KeyError for a key that is not in LESSON_CONTROLS (every lockable control is registered).
     """
     if key not in LESSON_CONTROLS:
         raise KeyError(f"{key!r} is not a lockable control; register it in LESSON_CONTROLS")
+    opened = st.session_state.get(FOLLOW_OPEN)
+    if opened is not None and key not in opened:  # the teacher leads and has not opened this control
+        return False
     current = lesson()
     return current is None or current.visible(key)
 

@@ -39,7 +39,7 @@ from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
 from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.lesson_builder import builder_link
 from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
-from tinygpt.ui.navigation import TEACHER_PAGE
+from tinygpt.ui.navigation import PROJECTOR_PAGE, TEACHER_PAGE
 from tinygpt.why import suggested_window
 
 #: The choices, in the control's order: the page opens where attention decides (the context
@@ -368,7 +368,7 @@ def class_link(url_path: str, page_paths: Iterable[str], fresh: bool = False) ->
     leave a blank page when the main area changes shape, e.g. on the Theory page's sections.)
     Only one fresh popover per script run (it has a widget key).
     """
-    if url_path == TEACHER_PAGE[3]:  # the teacher's page has its own links (tinygpt.ui.teacher_view)
+    if url_path in (TEACHER_PAGE[3], PROJECTOR_PAGE[3]):  # the teacher's page has its own links (teacher_view)
         return
     if lesson() is not None:  # students in a lesson: a teacher's tool would only puzzle them
         return

@@ -51,6 +51,8 @@ FRAGMENT_VIEW_PAGES = frozenset({"attention", "predict", "theory"})
 
 #: The teacher's page (lesson builder, a class's answers): reached by its URL, not listed in the navigation.
 TEACHER_PAGE = ("pages/teacher.py", "nav.teacher", ":material/school:", "teacher")
+#: The projector's page (a class's code, question and revealed answers): reached by its URL, not listed.
+PROJECTOR_PAGE = ("pages/projector.py", "nav.projector", ":material/cast_for_education:", "projector")
 
 
 def _listed() -> list[tuple[str, str, str, str]]:
@@ -77,7 +79,10 @@ def app_pages() -> list[st.Page]:
         return [
             st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
             for n, (path, key, icon, url_path) in enumerate(PAGES)
-        ] + [st.Page(TEACHER_PAGE[0], title=tr(TEACHER_PAGE[1]), url_path=TEACHER_PAGE[3], visibility="hidden")]
+        ] + [
+            st.Page(path, title=tr(key), url_path=url_path, visibility="hidden")
+            for path, key, _, url_path in (TEACHER_PAGE, PROJECTOR_PAGE)
+        ]
     listed = _listed()
     start = st.Page(_lesson_start, title=tr(listed[0][1]), url_path="lesson_start", default=True)
     return [start] + [
@@ -127,6 +132,9 @@ def run_app() -> None:
     lesson_note()
     student_session(page.url_path)  # the student's answers and class; "my answers" in the sidebar
     resolve_link()  # ?model= / ?train= of a link just opened (before the page reads the model)
+    from tinygpt.ui.follow import class_period
+
+    class_period(page.url_path, {p[3]: p[0] for p in PAGES})  # the teacher leads: the class's view, its question
     st.session_state[_ENTRY_MARK] = True
     if nav_box is not None:
         with nav_box:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -107,9 +108,20 @@ def class_view(code: str, key: str, lesson: str, is_open: bool, page_paths: list
         st.caption(tr("teacher.your_link_help"))
         st.code(teacher_url, language=None, wrap_lines=True)
     controls(code, key, is_open)
+    for section in class_sections():
+        section(code, key)
     live_answers(code)
     misconception_view.section(code)  # the wrong ideas the answers reveal, each with its experiment
     class_report_view.section(code)  # the concept check before and after: what the class learned
+
+
+def class_sections() -> list[Callable[[str, str], None]]:
+    """The sections of a class's view between its controls and its answers, in the order drawn;
+    each is called with the class code and the teacher's key. A part of the class period adds its
+    section here: leading the class, the class's question and its rounds."""
+    from tinygpt.ui import lead_view, projector_view
+
+    return [projector_view.projector_link, lead_view.lead, lead_view.question]
 
 
 def controls(code: str, key: str, is_open: bool) -> None:

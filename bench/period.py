@@ -1,0 +1,401 @@
+"""A class period on one server: a teacher leads thirty browser-less students through five
+questions, each voted in two rounds, while a projector shows the class.
+
+Every session is a websocket client speaking Streamlit's protocol (``bench.st_client``) against a
+real ``streamlit run``; the class store is a SQLite file in a temporary folder, or the PostgreSQL
+database of ``--database-url``. The class's lesson lists the Predict, Attention and Theory pages
+and opens on the context example.
+
+- The teacher's session opens the class's view (``/teacher?class=…&key=…``) and presses "Students
+  follow me". For each of five questions it moves the class to another step of attention
+  (``lead_step``) and flips the causal mask (``lead_mask``), picks a row and asks "which key does
+  this row attend to most?" (``lead_ask``); once every student answered it starts round 2
+  (``lead_round2``), then reveals (``lead_reveal``) and closes the question (``lead_close``).
+- Every student opens the class's short link and reruns its page's class fragment every second, as
+  a browser does (``run_every``). A student "sees the teacher's change" when its page shows the
+  teacher's step and mask (the line "your teacher is leading" names those the page shows), the
+  question's round (its vote widget), or the revealed answer; the time from the teacher's action
+  (sent to the teacher's view) to the end of the student's run that shows it is one sample. Each
+  student answers each round once: in round 1 right with probability 0.5, in round 2 with 0.8 (a
+  discussion helped), a random wrong choice otherwise.
+- The projector's session (``/projector?class=…``) refreshes as a browser does; after each reveal
+  of round 2 it must show how many changed to the right answer and away from it, as counted from
+  the votes the students cast.
+
+At the end: ``votes recorded: A of B`` (A in the store, B cast); the tallies (``tinygpt.period.tally``)
+must equal the votes cast, question by question and round by round; no error (exception elements,
+error alerts, broken connections). Target: p95 of "student sees the teacher's change" ≤ 3 s. Each
+figure is printed with its ratio to the target, then, last, ``worst ratio: X.XX``.
+
+Run: python -m bench.period [--students 30] [--questions 5] [--database-url postgresql://…]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from bench.classroom import count_line, english, percentile, ratio_line
+from bench.cold_start import load_note, start_server, stop_server, wait_healthy
+from bench.st_client import Run, Session, choice_state, click, connect, pills_state, toggle_state
+
+TARGET_SEE_S = 3.0
+POLL_S = 1.0  # tinygpt.ui.follow.REFRESH_SECONDS
+WAIT_S = 40.0  # the longest the teacher waits for the class at each action
+STEPS = ("scores", "mask", "softmax", "scale", "softmax")
+ROUND_RIGHT = {1: 0.5, 2: 0.8}
+
+
+@dataclass
+class Expect:
+    """The teacher's latest action: when it was sent and what a student's page shows once it follows."""
+
+    at: float = 0.0
+    step_text: str = ""  # the "where" of the leading line
+    vote_key: str = ""  # the vote widget of the open round
+    revealed: bool = False
+    serial: int = 0
+
+
+@dataclass
+class Student:
+    number: int
+    rng: random.Random
+    seen: dict[int, float] = field(default_factory=dict)  # action serial -> seconds until seen
+    voted: dict[tuple[str, int], str] = field(default_factory=dict)  # (question id, round) -> choice id
+    errors: list[str] = field(default_factory=list)
+    runs: int = 0
+
+
+class Period:
+    """What the teacher did and what the sessions share."""
+
+    def __init__(self, store, code: str, key: str, link: str) -> None:
+        self.store, self.code, self.key, self.link = store, code, key, link
+        self.expect = Expect()
+        self.done = False
+        self.errors: list[str] = []
+        self.cast: Counter = Counter()  # (question id, round, answer) -> votes cast
+        self.rights: dict[str, set[str]] = {}  # question id -> its right choices
+
+    def where(self, step: str, mask: bool) -> str:
+        """The leading line's view once the page follows: the page, the step and the mask."""
+        from tinygpt.period import LED_STEPS
+
+        where = english(
+            "period.where", page=english("nav.attention"), n=LED_STEPS.index(step), step=english(f"step.{step}.name")
+        )
+        mask_line = english(
+            "attn.lesson_switch", name=english("attn.mask"), value=english(f"attn.lesson_{'on' if mask else 'off'}")
+        )
+        return f"{where}; {mask_line}"
+
+
+def check(who: str, run: Run, errors: list[str]) -> Run:
+    errors.extend(f"{who}: {e}" for e in run.errors)
+    return run
+
+
+def class_fragment(s: Session) -> str:
+    """The id of the page's fragment that reads the class every second."""
+    ids = [f for f, every in s.auto_reruns.items() if abs(every - POLL_S) < 0.01]
+    return ids[-1] if ids else ""  # the latest: a page opened by switch_page drew the fragment anew
+
+
+async def student(url: str, me: Student, period: Period) -> None:
+    """Join late or early, follow, vote once per round."""
+    from tinygpt.period import read_state
+
+    await asyncio.sleep(me.number * 0.2)
+    try:
+        async with connect(url) as ws:
+            s = Session(ws)
+            run = check(f"student {me.number}", await s.run("", query=f"s={period.link}"), me.errors)
+            while not period.done:
+                e = period.expect
+                texts = " ".join(run.texts)
+                shown = (not e.step_text or e.step_text in texts) and (not e.vote_key or e.vote_key in run.widgets)
+                shown = shown and (
+                    not e.revealed
+                    or english("ex.wrong", answer="\0", reason="").split("\0")[0] in texts
+                    or english("ex.right", reason="\0").split("\0")[0] in texts
+                )
+                if e.serial and shown and e.serial not in me.seen:
+                    me.seen[e.serial] = time.perf_counter() - e.at
+                widget = run.widgets.get(e.vote_key) if e.vote_key else None
+                if widget is not None and not widget.disabled:
+                    qid, rnd = e.vote_key.removeprefix("period_vote_").rsplit("_", 1)
+                    state = read_state(period.store, period.code)
+                    if state is not None and state.question_id == qid and (qid, int(rnd)) not in me.voted:
+                        right = set(state.question["answers"])
+                        ids = [c[0] for c in state.question["choices"]]
+                        wrong = [i for i in ids if i not in right]
+                        pick = (
+                            sorted(right)[0]
+                            if (me.rng.random() < ROUND_RIGHT[int(rnd)] or not wrong)
+                            else me.rng.choice(wrong)
+                        )
+                        label = next(o.content for o, i in zip(widget.options, ids) if i == pick)
+                        run = check(
+                            f"student {me.number}", await s.run(widgets=[pills_state(widget, [label])]), me.errors
+                        )
+                        me.runs += 1
+                        if any(english("period.sent") in t for t in run.texts):
+                            me.voted[(qid, int(rnd))] = pick
+                            period.cast[(qid, int(rnd), pick)] += 1
+                        else:
+                            me.errors.append(f"student {me.number}: no confirmation after voting {e.vote_key}")
+                        continue
+                await asyncio.sleep(POLL_S)
+                fragment = class_fragment(s)
+                if not fragment:
+                    me.errors.append(f"student {me.number}: the page has no class fragment")
+                    return
+                run = check(f"student {me.number}", await s.run(fragment=fragment), me.errors)
+                me.runs += 1
+    except Exception as exc:  # a broken connection or a timeout is an error of the run
+        me.errors.append(f"student {me.number} failed: {exc!r}")
+
+
+async def wait_all(students: list[Student], serial: int, test=None) -> None:
+    deadline = time.perf_counter() + WAIT_S
+    while time.perf_counter() < deadline:
+        if all((serial in me.seen) if test is None else test(me) for me in students):
+            return
+        await asyncio.sleep(0.25)
+
+
+async def teacher(url: str, period: Period, students: list[Student], questions: int) -> None:
+    """Lead: follow, then per question a new step and mask, ask, round 2, reveal, close."""
+    from tinygpt.period import read_state
+
+    try:
+        async with connect(url) as ws:
+            s = Session(ws)
+            errs = period.errors
+            page = check("teacher", await s.run("teacher", query=f"class={period.code}&key={period.key}&lang=en"), errs)
+            page = check("teacher", await s.run(widgets=[click(page.widgets["lead_follow"])]), errs)
+            await asyncio.sleep(8)  # the class joins
+            mask = True
+            for n in range(questions):
+                step = STEPS[n % len(STEPS)]
+                period.expect = Expect(time.perf_counter(), period.where(step, mask), serial=period.expect.serial + 1)
+                w = page.widgets
+                page = check(
+                    "teacher",
+                    await s.run(widgets=[choice_state(w["lead_step"], _step_label(w["lead_step"], step))]),
+                    errs,
+                )
+                await wait_all(students, period.expect.serial)
+                mask = not mask
+                period.expect = Expect(time.perf_counter(), period.where(step, mask), serial=period.expect.serial + 1)
+                page = check("teacher", await s.run(widgets=[toggle_state(page.widgets["lead_mask"], mask)]), errs)
+                await wait_all(students, period.expect.serial)
+                rows = page.widgets["lead_row"]
+                page = check(
+                    "teacher",
+                    await s.run(widgets=[choice_state(rows, rows.options[(n * 2 + 3) % len(rows.options)])]),
+                    errs,
+                )
+                asked = time.perf_counter()
+                page = check("teacher", await s.run(widgets=[click(page.widgets["lead_ask"])]), errs)
+                state = read_state(period.store, period.code)
+                if state is None or state.question is None:
+                    errs.append(f"teacher: question {n + 1} was not asked")
+                    continue
+                period.rights[state.question_id] = set(state.question["answers"])
+                for rnd in (1, 2):
+                    sent = asked  # each change is timed from the moment the teacher's view was asked to make it
+                    if rnd == 2:
+                        page = check("teacher", await s.run(fragment=_fragment_of(s, "lead_round2")), errs)
+                        sent = time.perf_counter()
+                        page = check("teacher", await s.run(widgets=[click(page.widgets["lead_round2"])]), errs)
+                    key = f"period_vote_{state.question_id}_{rnd}"
+                    period.expect = Expect(sent, period.where(step, mask), key, serial=period.expect.serial + 1)
+                    await wait_all(
+                        students, period.expect.serial, lambda me, q=state.question_id, r=rnd: (q, r) in me.voted
+                    )
+                page = check("teacher", await s.run(fragment=_fragment_of(s, "lead_reveal")), errs)
+                period.expect = Expect(
+                    time.perf_counter(),
+                    period.where(step, mask),
+                    f"period_vote_{state.question_id}_2",
+                    True,
+                    period.expect.serial + 1,
+                )
+                page = check("teacher", await s.run(widgets=[click(page.widgets["lead_reveal"])]), errs)
+                await wait_all(students, period.expect.serial)
+                await asyncio.sleep(POLL_S * 1.5)  # the projector refreshes
+                page = check("teacher", await s.run(fragment=_fragment_of(s, "lead_close")), errs)
+                page = check("teacher", await s.run(widgets=[click(page.widgets["lead_close"])]), errs)
+                page = check("teacher", await s.run(), errs)
+    except Exception as exc:
+        period.errors.append(f"teacher failed: {exc!r}")
+    finally:
+        period.done = True
+
+
+def _step_label(widget, step: str) -> str:
+    name = english(f"step.{step}.name")
+    return next(o for o in widget.options if o.endswith(name))
+
+
+def _fragment_of(s: Session, key: str) -> str:
+    ids = [wid for wid in s.fragment_of if wid.endswith("-" + key)]
+    return s.fragment_of[ids[-1]] if ids else ""
+
+
+async def projector(url: str, period: Period, seen: dict[str, str]) -> None:
+    """The projector's page, refreshed as a browser does; keeps the compare line of each question."""
+    from tinygpt.period import read_state
+
+    try:
+        async with connect(url) as ws:
+            s = Session(ws)
+            run = check("projector", await s.run("projector", query=f"class={period.code}&lang=en"), period.errors)
+            marker = english("period.compare", first="\0", second="", to_right=0, to_wrong=0).split("\0")[0]
+            while not period.done:
+                state = read_state(period.store, period.code)
+                for t in run.texts:
+                    if t.startswith(marker) and state is not None and state.question_id:
+                        seen[state.question_id] = t
+                await asyncio.sleep(POLL_S)
+                fragment = list(s.auto_reruns)[-1] if s.auto_reruns else ""
+                run = check("projector", await s.run(fragment=fragment), period.errors)
+    except Exception as exc:
+        period.errors.append(f"projector failed: {exc!r}")
+
+
+def open_class(store) -> tuple[str, str, str]:
+    """A class running a lesson of Predict, Attention and Theory on the context example: (code, key, short link)."""
+    from tinygpt.classroom import LessonPlan, ascii_query, lesson_params, query_with_class
+
+    plan = LessonPlan(pages=("predict", "attention", "theory"), model="context", view={"step": "softmax"}, lang="en")
+    query = ascii_query(lesson_params(plan))
+    code, key = store.create_class(query)
+    return code, key, store.shorten(query_with_class(query, code))
+
+
+async def period_run(url: str, period: Period, n_students: int, questions: int):
+    students = [Student(k, random.Random(k)) for k in range(n_students)]
+    seen: dict[str, str] = {}
+    tasks = [asyncio.create_task(student(url, me, period)) for me in students]
+    tasks.append(asyncio.create_task(projector(url, period, seen)))
+    await teacher(url, period, students, questions)
+    await asyncio.gather(*tasks)
+    return students, seen
+
+
+def report(period: Period, students: list[Student], seen: dict[str, str], recorded: int) -> list[str]:
+    from tinygpt.period import tally
+
+    lines = []
+    samples = sorted(t for me in students for t in me.seen.values())
+    actions = period.expect.serial
+    missed = sum(actions - len(me.seen) for me in students)
+    lines.append(
+        f"{len(students)} students, {actions} teacher's changes: {len(samples)} seen, "
+        f"{missed} not seen within {WAIT_S:g} s"
+    )
+    unseen = Counter(k for me in students for k in range(1, actions + 1) if k not in me.seen)
+    if unseen:
+        lines.append("  not seen: " + ", ".join(f"change {k} by {n} students" for k, n in sorted(unseen.items())))
+    if samples:
+        lines.append(
+            f"student sees the teacher's change: median {statistics.median(samples):.2f} s, "
+            f"p95 {percentile(samples, 0.95):.2f} s, max {samples[-1]:.2f} s"
+        )
+    cast = sum(period.cast.values())
+    lines.append(f"votes recorded: {recorded} of {cast}")
+    errors = [e for me in students for e in me.errors] + period.errors
+    mismatched = 0
+    questions = sorted({q for q, _, _ in period.cast})
+    for q in questions:
+        got = tally(period.store, period.code, q)
+        for rnd in (1, 2):
+            mine = {a: n for (qq, r, a), n in period.cast.items() if qq == q and r == rnd}
+            if got.of(rnd).spread != mine:
+                mismatched += 1
+                errors.append(f"question {q} round {rnd}: the tally says {got.of(rnd).spread}, the votes cast {mine}")
+        right = period.rights[q]
+        both = [me.voted for me in students if (q, 1) in me.voted and (q, 2) in me.voted]
+        to_right = sum(v[(q, 1)] not in right and v[(q, 2)] in right for v in both)
+        to_wrong = sum(v[(q, 1)] in right and v[(q, 2)] not in right for v in both)
+        if (got.to_right, got.to_wrong) != (to_right, to_wrong):
+            mismatched += 1
+            errors.append(
+                f"question {q}: the tally's changes {got.to_right}/{got.to_wrong}, the votes' {to_right}/{to_wrong}"
+            )
+        shares = []
+        for rnd in (1, 2):
+            votes = {a: n for (qq, r, a), n in period.cast.items() if qq == q and r == rnd}
+            shares.append(f"{100 * sum(n for a, n in votes.items() if a in right) / max(sum(votes.values()), 1):.0f}")
+        expected = english("period.compare", first=shares[0], second=shares[1], to_right=to_right, to_wrong=to_wrong)
+        if seen.get(q) != expected:
+            mismatched += 1
+            errors.append(f"question {q}: the projector showed {seen.get(q)!r}, the votes say {expected!r}")
+    lines.append(
+        f"tallies equal to the votes cast: {len(questions) * 3 - mismatched} of {len(questions) * 3} "
+        "(per question: round 1, round 2, changes; the projector's line too)"
+    )
+    for error in dict.fromkeys(errors):
+        lines.append(f"  ! {error}")
+    lines.append("")
+    p95 = percentile(samples, 0.95) if samples else float("inf")
+    figures = [
+        ratio_line("p95 student sees the change", p95 if not missed else max(p95, float("inf")), TARGET_SEE_S, "s"),
+        count_line("votes cast but not recorded", cast - recorded, f"   ({recorded} of {cast} recorded)"),
+        count_line("tallies unequal to the votes", mismatched),
+        count_line("errors", len(errors)),
+    ]
+    lines.extend(line for line, _ in figures)
+    lines.append(f"worst ratio: {max(r for _, r in figures):.2f}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.period", description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=30)
+    parser.add_argument("--questions", type=int, default=5)
+    parser.add_argument(
+        "--database-url", help="the class store: a PostgreSQL URL (default: SQLite in a temporary folder)"
+    )
+    args = parser.parse_args(argv)
+
+    from tinygpt.store import Store, database_url
+
+    folder = None if args.database_url else tempfile.TemporaryDirectory(prefix="bench-period-")
+    env = {"TINYGPT_DATABASE_URL": args.database_url} if args.database_url else {"TINYGPT_DATA_DIR": folder.name}
+    store = Store(database_url(env))
+    code, key, link = open_class(store)
+    period = Period(store, code, key, link)
+    print(load_note())
+    print(f"class store: {store.kind}; class {code}, short link /?s={link}")
+    proc, url = start_server(env=env)
+    try:
+        wait_healthy(proc, url)
+        start = time.perf_counter()
+        students, seen = asyncio.run(period_run(url, period, args.students, args.questions))
+        elapsed = time.perf_counter() - start
+        recorded = store.count_answers(code)
+        print(f"{args.students} students, {args.questions} questions in two rounds; the period took {elapsed:.0f} s")
+        print("ratio = figure / target; at most 1.00 meets it.", load_note())
+        lines = report(period, students, seen, recorded)
+    finally:
+        stop_server(proc)
+        store.dispose()
+        if folder is not None:
+            folder.cleanup()
+    print("\n".join(lines))
+    return 0 if float(lines[-1].split()[-1]) <= 1.0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""The class period's core (tinygpt.period): the state and its JSON, the state in the store, votes
+with a round, their tallies, and the store's migration from the schema without rounds."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import sqlalchemy as sa
+import torch
+
+from tinygpt.classroom import question_id
+from tinygpt.exercises import argmax_key_question
+from tinygpt.explain import trace_of
+from tinygpt.model import GPT
+from tinygpt.period import (
+    ClassState,
+    count_votes,
+    question_data,
+    question_from_data,
+    read_state,
+    state_from_json,
+    suggest_discussion,
+    tally,
+    view_query,
+    votes_of,
+    write_state,
+)
+from tinygpt.store import SCHEMA_VERSION, ClassError, NewAnswer, Store, database_url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path) -> str:
+    if request.param == "sqlite":
+        return database_url({"TINYGPT_DATA_DIR": str(tmp_path / "data")})
+    return database_url({"TINYGPT_DATABASE_URL": request.getfixturevalue("postgres_url")})
+
+
+@pytest.fixture
+def store(store_url):
+    s = Store(store_url)
+    yield s
+    s.dispose()
+
+
+@pytest.fixture(scope="module")
+def question():
+    from tinygpt.config import GPTConfig
+
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8)).eval()
+    idx = torch.tensor([[0, 1, 2, 3]])
+    trace = trace_of(model, idx, layer=0)
+    return argmax_key_question(trace, head=0, query=3)
+
+
+def vote(code: str, student: str, q, picked: str, rnd: int) -> NewAnswer:
+    right = q.is_right(picked)
+    return NewAnswer(code, question_id(q), "prompt", question_data(q), student, picked, picked, right, None, rnd)
+
+
+# ---------------------------------------------------------------- the state
+
+
+def test_a_state_goes_to_json_and_back_unchanged(question):
+    state = ClassState(
+        page="predict",
+        step="mask",
+        text="你好",
+        model="textbook",
+        mask=False,
+        uniform=True,
+        tau=0.1,
+        open_controls=("attn_mask",),
+        follow=True,
+        version=7,
+    ).with_question(question, question_id(question))
+    back = state_from_json(state.to_json())
+    assert back == state
+    assert back.round == 1 and not back.revealed and back.question_id == question_id(question)
+    assert question_from_data(back.question) == question
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [None, "", "not json", "[1, 2]", '{"page": "nowhere", "tau": "hot", "round": 9, "follow": "yes"}'],
+)
+def test_anything_else_reads_as_the_default_state(raw):
+    assert state_from_json(raw) == ClassState()
+
+
+def test_invalid_fields_take_their_defaults_and_valid_ones_stay():
+    raw = json.dumps(
+        {
+            "page": "predict",
+            "step": "nine",
+            "tau": float("1e9"),
+            "text": "x" * 999,
+            "question": {"kind": "no such kind"},
+            "question_id": "abc",
+            "round": 2,
+            "revealed": True,
+            "open_controls": ["attn_mask", 3],
+            "version": -1,
+        }
+    )
+    state = state_from_json(raw)
+    assert state.page == "predict" and state.step == "softmax"
+    assert state.tau == 1000.0 and len(state.text) == 200
+    assert state.question is None and state.question_id == "" and state.round == 0 and not state.revealed
+    assert state.open_controls == ("attn_mask",) and state.version == 0
+
+
+def test_the_students_view_as_a_link_carries_the_pages_own_parameters_and_no_class():
+    attention = ClassState(page="attention", step="mask", text="你好", model="textbook", mask=False, tau=0.5)
+    assert view_query(attention, "zh") == [
+        ("model", "textbook"),
+        ("step", "mask"),
+        ("mask", "0"),
+        ("tau", "0.5"),
+        ("text", "你好"),
+        ("lang", "zh"),
+    ]
+    predict = ClassState(page="predict", text="你", follow=True)
+    assert view_query(predict, "en") == [("model", "context"), ("prefix", "你"), ("lang", "en")]
+
+
+def test_the_discussion_band_is_thirty_to_seventy_percent():
+    assert [suggest_discussion(x) for x in (0.0, 0.29, 0.3, 0.5, 0.7, 0.71, 1.0)] == [
+        False,
+        False,
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
+
+
+# ---------------------------------------------------------------- the store
+
+
+def test_the_teacher_writes_the_state_and_every_write_adds_a_version(store):
+    code, key = store.create_class("lesson=1")
+    assert read_state(store, code) is None
+    first = write_state(store, code, key, ClassState(follow=True, step="mask"))
+    second = write_state(store, code, key, ClassState(follow=False, step="scale"))
+    assert (first.version, second.version) == (1, 2)
+    assert read_state(store, code) == second
+    with pytest.raises(ClassError) as wrong:
+        write_state(store, code, "x" * 24, ClassState())
+    assert wrong.value.key == "class.bad_key"
+    assert read_state(store, code) == second
+
+
+def test_a_student_votes_once_per_round_and_the_tally_compares_the_rounds(store, question):
+    code, _ = store.create_class("lesson=1")
+    right = sorted(question.answers)[0]
+    wrong = next(c.id for c in question.choices if c.id not in question.answers)
+    students = [f"{n:016x}" for n in range(5)]
+    # round 1: two right, three wrong; round 2: four right (two changed to it), one wrong (one changed away)
+    first = [right, right, wrong, wrong, wrong]
+    second = [right, wrong, right, right, wrong]
+    for s, a in zip(students, first):
+        assert store.record_answer(vote(code, s, question, a, 1))
+    assert not store.record_answer(vote(code, students[0], question, wrong, 1))  # a second vote in round 1
+    for s, a in zip(students[:4], second[:4]):
+        assert store.record_answer(vote(code, s, question, a, 2))
+    got = tally(store, code, question_id(question))
+    assert (got.of(1).answered, got.of(1).right) == (5, 2)
+    assert got.of(1).spread == {wrong: 3, right: 2}
+    assert (got.of(2).answered, got.of(2).right) == (4, 3)
+    assert (got.to_right, got.to_wrong, got.both) == (2, 1, 4)
+    assert got.of(3).answered == 0
+    assert votes_of(store, code, question_id(question), students[0]) == {1: right, 2: right}
+    assert votes_of(store, code, question_id(question), students[4]) == {1: wrong}
+    assert votes_of(store, code, "another question", students[0]) == {}
+
+
+def test_count_votes_from_rows():
+    rows = [("a", 1, "0", False), ("a", 2, "1", True), ("b", 1, "1", True), ("b", 2, "1", True), ("c", 2, "0", False)]
+    got = count_votes(rows)
+    assert got.of(1).spread == {"0": 1, "1": 1} and got.of(2).spread == {"1": 2, "0": 1}
+    assert (got.to_right, got.to_wrong, got.both) == (1, 0, 2)
+
+
+V1_TABLES = (
+    "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+    "CREATE TABLE classes (code VARCHAR(6) PRIMARY KEY, teacher_hash VARCHAR(64) NOT NULL, lesson TEXT NOT NULL, "
+    "created_at FLOAT NOT NULL, closed_at FLOAT)",
+    "CREATE TABLE questions (class_code VARCHAR(6) NOT NULL, question_id VARCHAR(64) NOT NULL, text TEXT NOT NULL, "
+    "data TEXT NOT NULL, first_at FLOAT NOT NULL, PRIMARY KEY (class_code, question_id))",
+    "CREATE TABLE answers (id {serial} PRIMARY KEY, class_code VARCHAR(6) NOT NULL, question_id VARCHAR(64) NOT NULL, "
+    "student VARCHAR(16) NOT NULL, nickname VARCHAR(24), answer TEXT NOT NULL, answer_text TEXT NOT NULL, "
+    "is_right BOOLEAN NOT NULL, answered_at FLOAT NOT NULL, "
+    "CONSTRAINT one_answer_per_student UNIQUE (class_code, question_id, student))",
+    "CREATE INDEX answers_by_student ON answers (student)",
+    "CREATE INDEX answers_by_time ON answers (answered_at)",
+    "CREATE TABLE short_links (code VARCHAR(7) PRIMARY KEY, query_hash VARCHAR(64) NOT NULL UNIQUE, "
+    "query TEXT NOT NULL, created_at FLOAT NOT NULL, used_at FLOAT NOT NULL)",
+    "INSERT INTO schema_version (version) VALUES (1)",
+    "INSERT INTO classes VALUES ('K7M2QP', 'h', 'lesson=1', {now}, NULL)",
+    "INSERT INTO questions VALUES ('K7M2QP', 'q1', 'Which?', '{{}}', {now})",
+    "INSERT INTO answers (class_code, question_id, student, nickname, answer, answer_text, is_right, answered_at) "
+    "VALUES ('K7M2QP', 'q1', '00000000000000aa', NULL, '1', '1 好', {true}, {now})",
+)
+
+
+def test_a_store_of_the_schema_without_rounds_is_migrated_and_keeps_its_answers(store_url, tmp_path):
+    engine = sa.create_engine(store_url)
+    serial, true = ("SERIAL", "TRUE") if engine.dialect.name == "postgresql" else ("INTEGER", "1")
+    if engine.dialect.name == "sqlite":
+        (tmp_path / "data").mkdir(exist_ok=True)
+    with engine.begin() as conn:
+        for statement in V1_TABLES:
+            conn.execute(sa.text(statement.format(serial=serial, true=true, now=time.time())))
+    engine.dispose()
+    store = Store(store_url)
+    try:
+        assert store.schema_version() == SCHEMA_VERSION == 2
+        kept = store.answers(class_code="K7M2QP")
+        assert [(a.student, a.answer, a.right) for a in kept] == [("00000000000000aa", "1", True)]
+        again = NewAnswer("K7M2QP", "q1", "Which?", {}, "00000000000000aa", "0", "0 你", False)
+        assert not store.record_answer(again)  # round 1 had its answer already
+        assert store.record_answer(NewAnswer(**{**again.__dict__, "round": 2}))
+        assert tally(store, "K7M2QP", "q1").of(2).answered == 1
+        assert tally(store, "K7M2QP", "q1").of(1).right == 1
+        assert read_state(store, "K7M2QP") is None  # the state's table exists
+        with store._connection() as conn:
+            versions = conn.execute(sa.text("SELECT version FROM schema_version")).scalars().all()
+        assert versions == [2]
+    finally:
+        store.dispose()

@@ -1,0 +1,161 @@
+"""The class period in the app (AppTest): the teacher's view writes the class's state, a student's
+page follows it with the controls the teacher has not opened locked, students vote once per round,
+and the projector's page shows the answers only once revealed, never a nickname."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tinygpt.i18n import t
+from tinygpt.period import ClassState, question_from_data, read_state, tally, write_state
+from tinygpt.store import Store, database_url
+from tinygpt.ui.lesson import visible
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch) -> Store:
+    """A fresh SQLite store for the test, the one the app's sessions use (TINYGPT_DATA_DIR)."""
+    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
+    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
+    s = Store(database_url())
+    yield s
+    s.dispose()
+
+
+def app(page: str, **params: str) -> AppTest:
+    """A session that opens ``/<page>?lang=en&params``, as a link does."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    at.query_params.update({"lang": "en", **params})
+    at.run()
+    at.switch_page(f"pages/{page}.py")
+    at.query_params.update({"lang": "en", **params})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> list[str]:
+    return [e.value for e in (*at.markdown, *at.info, *at.success, *at.caption, *at.error, *at.warning)]
+
+
+def keys(at: AppTest, kind: str) -> set[str]:
+    return {w.key for w in at.get(kind) if getattr(w, "key", None)}
+
+
+def test_a_student_follows_the_teacher_and_gets_the_controls_back_when_let_explore(store):
+    code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=textbook&lang=en")
+    led = ClassState(page="attention", step="mask", model="textbook", mask=False, tau=0.5, follow=True)
+    write_state(store, code, key, replace(led, open_controls=("attn_temperature",)))
+    student = app("predict", **{"class": code})  # joins late, on another page: lands where the class is
+    assert student.session_state["attn_step"] == "mask"
+    assert student.session_state["attn_mask"] is False and student.session_state["attn_temperature"] == 0.5
+    assert student.session_state["model_choice"] == "textbook"
+    assert any(x.startswith("**Your teacher is leading.**") for x in texts(student))
+    assert "attn_mask" not in keys(student, "toggle")  # locked: the teacher has not opened it
+    assert "attn_temperature" in keys(student, "select_slider")  # opened by the teacher
+    assert any(
+        t("attn.lesson_switch", "en", name=t("attn.mask", "en"), value=t("attn.lesson_off", "en")) in x
+        for x in texts(student)
+    )
+
+    write_state(store, code, key, replace(led, text="好世"))  # the teacher's text, then the model's own again
+    student.run()
+    assert student.session_state["attn_text"] == "好世"
+    write_state(store, code, key, led)
+    student.run()
+    assert student.session_state["attn_text"] == "你好世界"
+
+    write_state(store, code, key, replace(led, follow=False))
+    student.switch_page("pages/attention.py").run()  # (AppTest reruns the page it opened, a browser the page shown)
+    assert not student.exception
+    assert "attn_mask" in keys(student, "toggle")
+    assert not any(x.startswith("**Your teacher is leading.**") for x in texts(student))
+
+
+def test_following_locks_what_the_teacher_has_not_opened_as_a_lesson_does():
+    import streamlit as st
+
+    from tinygpt.ui.lesson import FOLLOW_OPEN
+
+    st.session_state[FOLLOW_OPEN] = frozenset({"attn_mask"})
+    try:
+        assert visible("attn_mask") and not visible("attn_temperature")
+    finally:
+        del st.session_state[FOLLOW_OPEN]
+    assert visible("attn_temperature")
+
+
+def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_projector_shows(store):
+    code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
+    teacher = app("teacher", **{"class": code, "key": key})
+    teacher.button(key="lead_follow").click().run()
+    assert read_state(store, code).follow
+    teacher.button_group(key="lead_model").set_value("textbook").run()
+    teacher.toggle(key="lead_mask").set_value(False).run()
+    state = read_state(store, code)
+    assert (state.model, state.mask, state.follow, state.question) == ("textbook", False, True, None)
+    teacher.selectbox(key="lead_row").set_value(2).run()
+    teacher.button(key="lead_ask").click().run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    state = read_state(store, code)
+    question = question_from_data(state.question)
+    assert state.round == 1 and not state.revealed and state.question_id
+    assert question.prompt_fields[0] == ("i", 2) and len(question.choices) == 4  # the mask is off: every key
+
+    right = sorted(question.answers)[0]
+    wrong = next(c.id for c in question.choices if c.id not in question.answers)
+    students = [app("attention", **{"class": code}) for _ in range(3)]
+    vote_key = f"period_vote_{state.question_id}_1"
+    students[0].sidebar.text_input(key="class_nickname").input("Zed").run()
+    for n, student in enumerate(students):  # one right, two wrong: 33 %, the band where the class discusses
+        student.button_group(key=vote_key).set_value(right if n == 0 else wrong).run()
+        assert not student.exception, [e.value for e in student.exception]
+        assert t("period.sent", "en") in texts(student)
+        assert student.button_group(key=vote_key).disabled
+    again = app("attention", **{"class": code, "me": students[0].session_state["_class_me"]})  # a reload
+    assert again.button_group(key=vote_key).disabled and again.button_group(key=vote_key).value == right
+    assert t("period.sent", "en") in texts(again)
+    teacher.run()
+    assert any(x.startswith("Round 1: 3 answered · 1 right (33 %)") for x in texts(teacher))
+    assert any("discuss with their neighbour" in x for x in texts(teacher))
+
+    projector = app("projector", **{"class": code})
+    assert t("projector.answered", "en", n=3, round=1) in texts(projector)
+    assert not projector.get("vega_lite_chart")  # the spread stays hidden until the reveal
+
+    teacher.button(key="lead_round2").click().run()
+    assert read_state(store, code).round == 2
+    for student in students:
+        student.run()
+        student.button_group(key=f"period_vote_{state.question_id}_2").set_value(right).run()
+    votes = tally(store, code, state.question_id)
+    assert (votes.of(1).answered, votes.of(1).right, votes.of(2).answered, votes.of(2).right) == (3, 1, 3, 3)
+    assert (votes.to_right, votes.to_wrong) == (2, 0)
+
+    teacher.button(key="lead_reveal").click().run()
+    projector.run()
+    shown = " ".join(texts(projector))
+    assert t("period.compare", "en", first="33", second="100", to_right=2, to_wrong=0) in shown
+    assert len(projector.get("vega_lite_chart")) == 2  # round 2 and round 1
+    assert "Zed" in {a.nickname for a in store.answers(code)}  # kept for the teacher, never on the projector
+    assert "Zed" not in shown and not any(a.student in shown for a in store.answers(code))
+    students[1].run()
+    assert any(x.startswith(t("ex.right", "en", reason="")) for x in [e.value for e in students[1].success])
+
+    teacher.button(key="lead_close").click().run()
+    assert read_state(store, code).question is None
+
+
+def test_a_text_the_model_cannot_read_is_named_to_the_teacher_and_asks_nothing(store):
+    code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
+    teacher = app("teacher", **{"class": code, "key": key})
+    teacher.text_input(key="lead_text").input("你好Z").run()
+    assert read_state(store, code).text == "你好Z"
+    assert any("Z" in w.value for w in teacher.warning)
+    teacher.button(key="lead_ask").click().run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    assert read_state(store, code).question is None
+    assert any("Z" in e.value for e in teacher.error)

@@ -1,0 +1,302 @@
+"""A student's page in a class the teacher leads: follow the teacher's view, and vote.
+
+``navigation.run_app`` calls :func:`class_period` before the page runs. In a class (``class=``,
+``tinygpt.ui.classroom``) it reads the class's state (``tinygpt.period``) and:
+
+- while the teacher leads ("Students follow me"), puts the teacher's model, text, step and
+  switches into the session before the page draws its widgets, and opens the teacher's page (so a
+  student who joins late lands where the class is); every control the teacher has not opened is
+  locked: ``tinygpt.ui.lesson.visible`` hides it while :data:`lesson.FOLLOW_OPEN` holds the
+  opened ones, and the page uses the teacher's value; a line says the teacher is leading;
+- draws :func:`live` at the top of the page, a fragment that reads the state again every
+  :data:`REFRESH_SECONDS` and reruns the whole page when the teacher's view changed, and shows the
+  class's open question: the student answers without seeing anyone else's answer, once per round,
+  and sees the right answer and the model's own numbers when the teacher reveals them.
+
+A store that cannot be reached changes nothing on the page; a vote it could not take waits in the
+session and is sent on the next refresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import streamlit as st
+
+from tinygpt.classroom import LESSON_KEYS, answer_ids
+from tinygpt.config import ConfigError
+from tinygpt.period import LED_PAGES, ClassState, question_from_data, read_state, votes_of
+from tinygpt.store import ClassError, NewAnswer, StoreError
+from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.ui.classroom import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
+from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
+
+#: Seconds between two readings of the class's state on a student's page.
+REFRESH_SECONDS = 1
+K_STATE = "_follow_state"  # the class state this page last read (ClassState)
+K_APPLIED = "_follow_applied"  # session key -> the teacher's value last put there
+K_VOTES = "_period_votes"  # (question id, round) -> the answer ids this student sent
+K_WAITING = "_period_waiting"  # votes the store could not take yet (NewAnswer)
+K_LOADED = "_period_loaded"  # the questions whose earlier votes were read from the store
+K_FULL_RUN = "_follow_full_run"  # set while the whole page runs (the fragment then reruns nothing)
+K_RERUNS = "_follow_reruns"  # (state version, how many whole-page reruns it caused)
+MAX_RERUNS = 3
+
+
+def _class_code() -> str | None:
+    ss = st.session_state
+    return ss.get(K_CLASS) if ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None) else None
+
+
+def _read(code: str) -> ClassState | None:
+    """The class's state (None before the teacher wrote one); the last one read when the store is down."""
+    try:
+        state = read_state(class_store(), code)
+    except (StoreError, ConfigError):
+        return st.session_state.get(K_STATE)
+    st.session_state[K_STATE] = state
+    return state
+
+
+def wanted(state: ClassState) -> dict[str, object]:
+    """The session values the teacher's view sets: widget key -> value."""
+    from tinygpt.ui.attention import state as attn
+
+    values: dict[str, object] = {
+        "model_choice": state.model,
+        attn.K_STEP: state.step,
+        attn.K_MASK: state.mask,
+        attn.K_UNIFORM: state.uniform,
+        attn.K_TAU: min(attn.TEMPERATURES, key=lambda t: abs(t - state.tau)),
+    }
+    if state.text:
+        values[attn.K_TEXT] = values["predict_prefix"] = state.text
+    return values
+
+
+def _apply(state: ClassState) -> None:
+    """Put the teacher's view into the session (before the widgets): locked controls always take
+    the teacher's value; opened ones only when the teacher changed it."""
+    from tinygpt.ui.attention import state as attn
+    from tinygpt.ui.models import example_model
+    from tinygpt.ui.predict_view import follow_model as predict_follows
+
+    ss = st.session_state
+    opened = set(state.open_controls)
+    applied = ss.setdefault(K_APPLIED, {})
+    if ss.get("model_choice") != state.model and "model_choice" not in opened:
+        tm = example_model(state.model)
+        ss["model_choice"] = state.model
+        attn.follow_model(tm)  # the new model's own attention and text, before the teacher's switches
+        predict_follows(tm)
+    if not state.text and applied.get(attn.K_TEXT):  # the teacher went back to the model's own text
+        own = attn.own_text(example_model(state.model))
+        ss[attn.K_TEXT] = ss["predict_prefix"] = own
+        for key in (attn.K_TEXT, "predict_prefix"):
+            applied.pop(key, None)
+    for key, value in wanted(state).items():
+        if key not in opened or applied.get(key) != value:
+            if ss.get(key) != value:
+                ss[key] = value
+            applied[key] = value
+
+
+def class_period(url_path: str, page_files: dict[str, str]) -> None:
+    """Before the page runs (``navigation.run_app``): follow the teacher if the class says so (its
+    view into the session, its page opened, the other controls locked), then :func:`live`."""
+    ss = st.session_state
+    code = _class_code()
+    if code is None or url_path in CLASS_VIEW_PAGES:
+        ss.pop(FOLLOW_OPEN, None)
+        return
+    state = _read(code)
+    if state is not None and state.follow:
+        ss[FOLLOW_OPEN] = frozenset(state.open_controls)
+        _apply(state)
+        current = lesson()
+        if state.page != url_path and state.page in page_files and (current is None or current.page_shown(state.page)):
+            keep = {k: v for k, v in st.query_params.items() if k in (*LESSON_KEYS, "lang")}  # not the old view
+            st.switch_page(page_files[state.page], query_params=keep)
+    else:
+        ss.pop(FOLLOW_OPEN, None)
+        ss.pop(K_APPLIED, None)
+    ss[K_FULL_RUN] = True
+    live(code, url_path)
+
+
+def _out_of_step(state: ClassState, url_path: str) -> bool:
+    """True when the page does not show the teacher's view (the whole page must run again)."""
+    ss = st.session_state
+    if not state.follow:
+        return ss.get(FOLLOW_OPEN) is not None  # the teacher let them explore: the controls come back
+    if ss.get(FOLLOW_OPEN) != frozenset(state.open_controls):
+        return True
+    current = lesson()
+    if state.page != url_path and (current is None or current.page_shown(state.page)):
+        return True
+    opened, applied = set(state.open_controls), ss.get(K_APPLIED, {})
+    return any((ss.get(k) != v) if k not in opened else applied.get(k) != v for k, v in wanted(state).items()) or (
+        ss.get("model_choice") != state.model and "model_choice" not in opened
+    )
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def live(code: str, url_path: str) -> None:
+    """The class's state on a student's page, read every few seconds: the whole page runs again
+    when the teacher's view changed; the line "your teacher is leading"; the open question."""
+    full_run = st.session_state.pop(K_FULL_RUN, False)
+    state = st.session_state.get(K_STATE) if full_run else _read(code)  # a whole run read it just before
+    _send_waiting()
+    if state is None:
+        return
+    if not full_run and _out_of_step(state, url_path):
+        tries = st.session_state.get(K_RERUNS, (None, 0))
+        count = tries[1] + 1 if tries[0] == state.version else 1
+        st.session_state[K_RERUNS] = (state.version, count)
+        if count <= MAX_RERUNS:  # a view the page cannot take (an unreadable text) does not loop
+            st.rerun(scope="app")
+    if state.follow:
+        st.info(tr("period.leading", where=_where()), icon=":material/co_present:")
+    if state.question is not None and state.round:
+        with st.container(border=True, key="period_question"):
+            _question(code, state)
+
+
+def _where() -> str:
+    """The view the page shows now, as the student reads it: the page; on the Attention page the
+    step and the switches that differ from the model's own (the mask always)."""
+    from tinygpt.ui.attention import state as attn
+
+    ss = st.session_state
+    page = ss.get(K_PAGE) or ""
+    title = tr(f"nav.{page}") if page in LED_PAGES else ""
+    step = ss.get(attn.K_STEP)
+    if page != attn.PAGE or step not in attn.NAV_IDS:
+        return title
+    name = tr("attn.input_nav") if step == attn.INPUT else tr(f"step.{step}.name")
+    on_off = {True: tr("attn.lesson_on"), False: tr("attn.lesson_off")}
+    switches = [tr("attn.lesson_switch", name=tr("attn.mask"), value=on_off[bool(ss.get(attn.K_MASK, True))])]
+    if ss.get(attn.K_UNIFORM):
+        switches.append(tr("attn.lesson_switch", name=tr("attn.uniform"), value=on_off[True]))
+    if ss.get(attn.K_TAU, 1.0) != 1.0:
+        switches.append(f"τ = {ss[attn.K_TAU]:g}")
+    where = tr("period.where", page=title, n=attn.NAV_IDS.index(step), step=name)
+    return f"{where}; {'; '.join(switches)}"
+
+
+# ---------------------------------------------------------------- the vote
+
+
+def _fields(fields: Iterable[tuple[str, object]]) -> dict[str, object]:
+    """A question's fields ready for Markdown: text escaped, numbers as they are."""
+    return {name: md_escape(value) if isinstance(value, str) else value for name, value in fields}
+
+
+def _question(code: str, state: ClassState) -> None:
+    """The class's question: pick an answer (once per round), then wait; the verdict after the reveal."""
+    ss = st.session_state
+    question = question_from_data(state.question)
+    votes = ss.setdefault(K_VOTES, {})
+    _load_votes(code, state.question_id)
+    sent = votes.get((state.question_id, state.round))
+    fields = _fields(question.prompt_fields)
+    labels = {c.id: tr(c.key) if c.key else (md_escape(c.text) if c.text.strip() else "␣") for c in question.choices}
+    st.markdown(f"#### {tr('period.question_header', round=state.round)}")
+    if state.round == 2 and not state.revealed:
+        st.caption(tr("period.round2_student"))
+    key = f"period_vote_{state.question_id}_{state.round}"
+    closed = sent is not None or state.revealed
+    if sent is not None:
+        ss[key] = sent.split(",") if question.multiple else sent
+    prompt = tr(question.prompt_key, **fields)
+    st.markdown(prompt)  # as text: a closed vote's own label would be greyed out beyond what can be read
+    st.pills(
+        prompt,
+        list(labels),
+        label_visibility="collapsed",
+        format_func=labels.get,
+        selection_mode="multi" if question.multiple else "single",
+        key=key,
+        disabled=closed,
+        on_change=None if question.multiple else _vote,
+        args=None if question.multiple else (code, state, key),
+    )
+    if question.multiple and not closed:
+        st.button(
+            tr("period.send"),
+            key=f"period_send_{state.question_id}_{state.round}",
+            on_click=_vote,
+            args=(code, state, key),
+        )
+    if state.revealed:
+        mine = votes.get((state.question_id, 2)) or votes.get((state.question_id, 1))
+        reason = tr(question.reason_key, **_fields(question.reason_fields))
+        right = ", ".join(labels[c.id] for c in question.answer_choices)
+        if mine is None:
+            st.info(tr("period.revealed", answer=right, reason=reason), icon=":material/lightbulb:")
+        elif question.is_right(mine.split(",") if question.multiple else mine):
+            st.success(tr("ex.right", reason=reason), icon=":material/check_circle:")
+        else:  # not an error box: a vote is a step of learning, said without alarm
+            st.info(tr("ex.wrong", answer=right, reason=reason), icon=":material/lightbulb:")
+    elif sent is not None:
+        st.caption(tr("period.sent"))
+    else:
+        st.caption(tr("period.pick"))
+
+
+def _load_votes(code: str, question_id: str) -> None:
+    """Once per question: the votes this student cast before (a reload, another tab) from the store."""
+    ss = st.session_state
+    loaded = ss.setdefault(K_LOADED, set())
+    if question_id in loaded:
+        return
+    try:
+        mine = votes_of(class_store(), code, question_id, ss[K_ME])
+    except (StoreError, ConfigError):
+        return  # tried again on the next refresh
+    loaded.add(question_id)
+    for rnd, answer in mine.items():
+        ss[K_VOTES].setdefault((question_id, rnd), answer)
+
+
+def _vote(code: str, state: ClassState, key: str) -> None:
+    """Widget callback: send this student's answer for the open round (once)."""
+    ss = st.session_state
+    question = question_from_data(state.question)
+    picked = ss.get(key)
+    if not picked or (state.question_id, state.round) in ss.get(K_VOTES, {}):
+        return
+    ids = answer_ids(question, picked)
+    labels = {c.id: c.text or tr(c.key) for c in question.choices}
+    ss.setdefault(K_VOTES, {})[(state.question_id, state.round)] = ids
+    ss.setdefault(K_WAITING, []).append(
+        NewAnswer(
+            class_code=code,
+            question_id=state.question_id,
+            question_text=tr(question.prompt_key, **dict(question.prompt_fields)),
+            question=dict(state.question),
+            student=ss[K_ME],
+            answer=ids,
+            answer_text=", ".join(labels.get(i, i) for i in ids.split(",") if i),
+            right=question.is_right(picked),
+            nickname=ss.get(K_NICKNAME),
+            round=state.round,
+        )
+    )
+    _send_waiting()
+
+
+def _send_waiting() -> None:
+    """Send the votes the store has not taken yet; a closed class drops them (said by the class banner)."""
+    ss = st.session_state
+    waiting = ss.get(K_WAITING, [])
+    while waiting:
+        try:
+            class_store().record_answer(waiting[0])
+        except ClassError:
+            pass
+        except (StoreError, ConfigError) as exc:
+            st.caption(tr("period.waiting", n=len(waiting), reason=problem_text(exc)))
+            return
+        waiting.pop(0)

@@ -1,0 +1,355 @@
+"""The teacher leads the class (sections of the teacher's view of a class, ``teacher_view``).
+
+- :func:`lead`: "Students follow me" / "Let them explore", and the view students see while they
+  follow: the page, the model, the text, the step, the first switches of the Attention page, and
+  the controls students may still use. Each change is written at once into the class's state
+  (``tinygpt.period.write_state``), which every student's page reads every few seconds.
+- :func:`question`: vote, discuss, vote again. The teacher asks a question computed from the
+  model's own numbers (``tinygpt.exercises``) on the view students see; students answer without
+  seeing anyone else's answer; the teacher sees the spread here, privately, refreshed every
+  :data:`REFRESH_SECONDS`; between 30 % and 70 % right the app suggests that students discuss with
+  a neighbour and answer again (round 2); "Reveal" shows the spread, the right answer and the
+  model's numbers on the projector and on every student's page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from tinygpt.attention import Switches
+from tinygpt.charts import position_labels
+from tinygpt.classroom import question_id
+from tinygpt.config import ConfigError
+from tinygpt.exercises import STEP_QUESTIONS, Question, QuestionKind, question_for
+from tinygpt.period import (
+    LED_MODELS,
+    LED_PAGES,
+    LED_STEPS,
+    ClassState,
+    read_state,
+    suggest_discussion,
+    tally,
+    view_query,
+    write_state,
+)
+from tinygpt.store import ClassError, StoreError
+from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
+
+#: Seconds between two refreshes of the open question's answers on the teacher's view.
+REFRESH_SECONDS = 2
+#: The controls a teacher may leave open to students while they follow.
+OPENABLE: tuple[str, ...] = (
+    "attn_mask",
+    "attn_uniform",
+    "attn_temperature",
+    "attn_step",
+    "attn_text",
+    "predict_prefix",
+)
+#: The questions a teacher can ask the class (those of the Attention page's steps).
+KINDS: tuple[QuestionKind, ...] = (
+    QuestionKind.ARGMAX_KEY,
+    QuestionKind.MASKED_CELLS,
+    QuestionKind.ROW_SUM,
+    QuestionKind.HEAD_OFF,
+)
+K_PAGE, K_MODEL, K_TEXT, K_STEP = "lead_page", "lead_model", "lead_text", "lead_step"
+K_MASK, K_UNIFORM, K_TAU, K_OPEN = "lead_mask", "lead_uniform", "lead_tau", "lead_open"
+K_KIND, K_ROW = "lead_kind", "lead_row"
+_LOADED = "_lead_loaded"  # the class whose stored state the widgets were given
+
+
+def _state(code: str) -> ClassState:
+    """The class's stored state (the default one before the teacher wrote any). StoreError when down."""
+    return read_state(class_store(), code) or ClassState()
+
+
+def _write(code: str, key: str, state: ClassState) -> None:
+    try:
+        write_state(class_store(), code, key, state)
+    except (StoreError, ClassError, ConfigError) as exc:
+        st.session_state["_lead_problem"] = problem_text(exc)
+
+
+def _widgets_state(stored: ClassState) -> ClassState:
+    """``stored`` with the view the teacher's widgets set."""
+    from dataclasses import replace
+
+    ss = st.session_state
+    return replace(
+        stored,
+        page=ss.get(K_PAGE) or stored.page,  # a segmented control clicked twice holds None
+        model=ss.get(K_MODEL) or stored.model,
+        text=(ss.get(K_TEXT) or "").strip(),
+        step=ss.get(K_STEP) or stored.step,
+        mask=bool(ss[K_MASK]),
+        uniform=bool(ss[K_UNIFORM]),
+        tau=float(ss[K_TAU]),
+        open_controls=tuple(ss.get(K_OPEN) or ()),
+    )
+
+
+def _publish(code: str, key: str, follow: bool | None = None) -> None:
+    """Widget callback: write the view of the widgets (and ``follow`` when given) into the class's state."""
+    from dataclasses import replace
+
+    try:
+        stored = _state(code)
+    except (StoreError, ConfigError) as exc:
+        st.session_state["_lead_problem"] = problem_text(exc)
+        return
+    new = _widgets_state(stored)
+    _write(code, key, new if follow is None else replace(new, follow=follow))
+
+
+def _load(code: str, stored: ClassState) -> None:
+    """Give the widgets the stored view once per class (the session keeps what the teacher sets)."""
+    from tinygpt.ui.attention.state import TEMPERATURES
+
+    ss = st.session_state
+    if ss.get(_LOADED) == code:
+        return
+    ss[_LOADED] = code
+    ss[K_PAGE], ss[K_MODEL], ss[K_TEXT], ss[K_STEP] = stored.page, stored.model, stored.text, stored.step
+    ss[K_MASK], ss[K_UNIFORM] = stored.mask, stored.uniform
+    ss[K_TAU] = min(TEMPERATURES, key=lambda t: abs(t - stored.tau))
+    ss[K_OPEN] = [k for k in stored.open_controls if k in OPENABLE]
+
+
+def lead(code: str, key: str) -> None:
+    """Lead the class: follow or explore, and the view students see while they follow."""
+    from tinygpt.ui.attention.state import TEMPERATURES
+    from tinygpt.ui.lesson import LESSON_CONTROLS
+
+    st.subheader(tr("period.lead_header"), anchor=False)
+    try:
+        stored = _state(code)
+    except (StoreError, ConfigError) as exc:
+        st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
+        return
+    _load(code, stored)
+    if (problem := st.session_state.pop("_lead_problem", None)) is not None:
+        st.error(problem, icon=":material/cloud_off:")
+    args = (code, key)
+    with st.container(border=True, key="lead_box"):
+        if stored.follow:
+            st.success(tr("period.following"), icon=":material/co_present:")
+        else:
+            st.caption(tr("period.exploring"))
+        switch, preview = st.columns(2, vertical_alignment="center")
+        if stored.follow:
+            switch.button(
+                tr("period.explore"),
+                key="lead_explore",
+                on_click=_publish,
+                args=(*args, False),
+                icon=":material/explore:",
+            )
+        else:
+            switch.button(
+                tr("period.follow"),
+                key="lead_follow",
+                type="primary",
+                on_click=_publish,
+                args=(*args, True),
+                icon=":material/co_present:",
+            )
+        with preview:
+            _preview(stored)
+        pages = {p: tr(f"nav.{p}") for p in LED_PAGES}
+        models = {m: tr(f"model.choice.{m}") for m in LED_MODELS}
+        steps = {
+            s: tr("attn.input_nav") if s == "input" else f"{n} · {tr(f'step.{s}.name')}"
+            for n, s in enumerate(LED_STEPS)
+        }
+        left, right = st.columns(2)
+        left.segmented_control(
+            tr("period.page"), list(pages), format_func=pages.get, key=K_PAGE, on_change=_publish, args=args
+        )
+        right.segmented_control(
+            tr("model.choice"), list(models), format_func=models.get, key=K_MODEL, on_change=_publish, args=args
+        )
+        left.text_input(
+            tr("period.text"), key=K_TEXT, help=tr("period.text_help"), on_change=_publish, args=args, max_chars=200
+        )
+        right.selectbox(tr("attn.step"), list(steps), format_func=steps.get, key=K_STEP, on_change=_publish, args=args)
+        _check_text(stored)
+        left.toggle(tr("attn.mask"), key=K_MASK, on_change=_publish, args=args)
+        right.toggle(tr("attn.uniform"), key=K_UNIFORM, on_change=_publish, args=args)
+        st.select_slider(tr("attn.temperature"), TEMPERATURES, key=K_TAU, on_change=_publish, args=args)
+        controls = {k: tr(LESSON_CONTROLS[k][0], **LESSON_CONTROLS[k][1]) for k in OPENABLE}
+        st.multiselect(
+            tr("period.open"),
+            list(controls),
+            format_func=controls.get,
+            key=K_OPEN,
+            help=tr("period.open_help"),
+            on_change=_publish,
+            args=args,
+            placeholder=tr("period.open_none"),
+        )
+
+
+def _preview(state: ClassState) -> None:
+    """A link to the view students see, without the class (to show it on the projector)."""
+    from tinygpt.classroom import ascii_query
+    from tinygpt.ui.classroom import TEACHER_PAGE
+    from tinygpt.ui.i18n import lang
+    from tinygpt.ui.model_choice import base_url
+    from tinygpt.ui.navigation import PAGES
+
+    url = f"{base_url([p[3] for p in PAGES] + [TEACHER_PAGE])}{state.page}?{ascii_query(view_query(state, lang()))}"
+    st.link_button(tr("period.preview"), url, icon=":material/open_in_new:", help=tr("period.preview_help"))
+
+
+def _check_text(state: ClassState) -> None:
+    """A warning when the model students see cannot read the text (their pages would say so too)."""
+    from tinygpt.ui.models import example_model
+    from tinygpt.vocab import UnknownCharError
+
+    if state.text:
+        try:
+            example_model(state.model).vocab.encode(state.text)
+        except UnknownCharError as exc:
+            st.warning(error_text(exc))
+
+
+def _step_for(kind: QuestionKind, step: str) -> str:
+    """The step whose question ``kind`` is: ``step`` when it asks it, else the first step that does."""
+    if kind in STEP_QUESTIONS.get(step, ()):
+        return step
+    return next(s for s, kinds in STEP_QUESTIONS.items() if kind in kinds)
+
+
+def make_question(state: ClassState, kind: QuestionKind, row: int) -> tuple[Question, str]:
+    """(the question ``kind`` about query row ``row`` of head 1 in layer 1, the text it is about),
+    computed from the model, text and switches students see. Raises UnknownCharError for a text
+    the model cannot read, IndexError for a row outside it."""
+    from tinygpt.ui.attention.data import what_if
+    from tinygpt.ui.attention.state import own_text
+    from tinygpt.ui.models import attention_trace, example_model
+
+    tm = example_model(state.model)
+    text = (state.text or own_text(tm))[: tm.gpt_cfg.max_len]
+    uniform = tuple(range(tm.gpt_cfg.n_heads)) if state.uniform else ()
+    trace = what_if(
+        attention_trace(tm, text, 0), Switches(causal_mask=state.mask, temperature=state.tau, uniform_heads=uniform)
+    )
+    idx = tm.vocab.encode(text)[None]  # (1, T)
+    return question_for(_step_for(kind, state.step), trace, 0, row, kind, tm.model, idx), text
+
+
+def _ask(code: str, key: str) -> None:
+    ss = st.session_state
+    try:
+        state = _state(code)
+        q, _ = make_question(state, QuestionKind(ss[K_KIND]), int(ss.get(K_ROW) or 0))
+    except (StoreError, ConfigError) as exc:
+        ss["_lead_problem"] = problem_text(exc)
+        return
+    except (KeyError, IndexError, ValueError) as exc:
+        ss["_lead_problem"] = error_text(exc)
+        return
+    _write(code, key, state.with_question(q, question_id(q)))
+
+
+def _set(code: str, key: str, **changes: object) -> None:
+    from dataclasses import replace
+
+    try:
+        state = _state(code)
+    except (StoreError, ConfigError) as exc:
+        st.session_state["_lead_problem"] = problem_text(exc)
+        return
+    _write(code, key, state.without_question() if changes.pop("close", False) else replace(state, **changes))
+
+
+def question(code: str, key: str) -> None:
+    """The class's question: the form that asks one, or the open question (:func:`open_question`)."""
+    st.subheader(tr("period.question_section"), anchor=False)
+    try:
+        state = _state(code)
+    except (StoreError, ConfigError) as exc:
+        st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
+        return
+    if state.question is None:  # drawn outside the refreshing part: a pick is never redrawn under the mouse
+        if (problem := st.session_state.pop("_lead_problem", None)) is not None:
+            st.error(problem)
+        _ask_form(state, (code, key))
+        return
+    open_question(code, key)
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def open_question(code: str, key: str) -> None:
+    """The open question's answers (private to the teacher), refreshed; round 2, reveal, close."""
+    try:
+        state = _state(code)
+        votes = tally(class_store(), code, state.question_id) if state.question else None
+    except (StoreError, ConfigError) as exc:
+        st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
+        return
+    if state.question is None or votes is None:  # closed (in another tab): the form to ask the next one
+        st.rerun(scope="app")
+    if (problem := st.session_state.pop("_lead_problem", None)) is not None:
+        st.error(problem)
+    args = (code, key)
+    st.markdown(f"**{question_prompt(state.question)}**")
+    now = votes.of(state.round)
+    share = f"{100 * now.share_right:.0f}"
+    st.markdown(tr("period.teacher_counts", round=state.round, answered=now.answered, right=now.right, share=share))
+    draw_spread(state.question, now, state.round, key="lead_spread")
+    if state.round == 2:
+        st.caption(compare_line(votes))
+    if not state.revealed:
+        discuss = state.round == 1 and now.answered > 0 and suggest_discussion(now.share_right)
+        if discuss:
+            st.info(tr("period.suggest", share=share), icon=":material/forum:")
+        cols = st.columns(2)
+        if state.round == 1:
+            cols[0].button(
+                tr("period.round2"),
+                key="lead_round2",
+                type="primary" if discuss else "secondary",
+                on_click=_set,
+                args=args,
+                kwargs={"round": 2},
+                icon=":material/forum:",
+            )
+        cols[1].button(
+            tr("period.reveal"),
+            key="lead_reveal",
+            on_click=_set,
+            args=args,
+            kwargs={"revealed": True},
+            icon=":material/visibility:",
+        )
+    else:
+        st.success(
+            tr("period.revealed_teacher", answer=right_labels(state.question), reason=question_reason(state.question))
+        )
+        if st.button(tr("period.close"), key="lead_close", icon=":material/done:"):
+            _set(code, key, close=True)
+            st.rerun(scope="app")  # the form to ask the next question is outside this part
+
+
+def _ask_form(state: ClassState, args: tuple[str, str]) -> None:
+    """Choose a question about the view students see, and ask it."""
+    from tinygpt.ui.attention.state import own_text
+    from tinygpt.ui.models import example_model
+
+    tm = example_model(state.model)
+    text = (state.text or own_text(tm))[: tm.gpt_cfg.max_len]
+    kinds = {str(k): tr(f"period.kind.{k}") for k in KINDS}
+    rows = dict(enumerate(position_labels(text)))
+    st.session_state.setdefault(K_KIND, str(KINDS[0]))
+    if st.session_state.get(K_ROW) not in rows:
+        st.session_state[K_ROW] = max(rows) if rows else 0
+    left, right = st.columns(2)
+    left.selectbox(tr("period.kind"), list(kinds), format_func=kinds.get, key=K_KIND)
+    if rows:
+        right.selectbox(tr("period.row"), list(rows), format_func=rows.get, key=K_ROW)
+    st.caption(tr("period.ask_help", text=text))
+    st.button(tr("period.ask"), key="lead_ask", type="primary", on_click=_ask, args=args, icon=":material/how_to_vote:")
