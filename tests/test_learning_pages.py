@@ -274,3 +274,24 @@ def test_a_students_marks_reach_the_class_and_its_tally_matches_the_strip(store)
     (tally,) = tallies(store.answers(code), records)
     assert tally.students == 1 and tally.predicted == tuple(int(k in (2, 5)) for k in range(15))
     assert {k for k, c in enumerate(tally.changed) if c} == changed  # what changed, as the student's page showed
+
+
+def test_the_projector_page_shows_the_classs_prediction_per_position(store):
+    code, _ = store.create_class("lesson=1&pages=attention")
+    q = prediction_question(list("你好世界"), [False, True, False, True], "mask", 0, last_layer=True)
+    for n, picked in enumerate(["1,3", "1"]):
+        store.record_answer(
+            NewAnswer(code, prediction_id(q), "q", question_record(q), f"{n:016x}", picked, picked, False)
+        )
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    at.query_params.update({"lang": "en", "class": code})
+    at.run()
+    at.switch_page("pages/projector.py")
+    at.query_params.update({"lang": "en", "class": code})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert t("tally.header", "en") in [h.value for h in at.subheader]
+    summary = t("tally.summary", "en", students=2, nothing=0, changed="1 好, 3 界")
+    assert any(m.value == summary for m in at.markdown)  # no question is open: the tally is shown
+    body = html_with(at, "tg-tally")
+    assert re.findall(r'<span class="n">(\d+)</span>', body) == ["0", "2", "0", "1"]
