@@ -24,15 +24,12 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 from tinygpt.classroom import question_record
 from tinygpt.exercises import Choice, Question, QuestionKind
-
-if TYPE_CHECKING:
-    from tinygpt.store import Store
+from tinygpt.store import Store, class_state_table
 
 #: The pages a teacher can lead students to (URL paths).
 LED_PAGES: tuple[str, ...] = ("attention", "predict", "theory")
@@ -208,27 +205,25 @@ def write_state(store: Store, code: str, key: str, state: ClassState) -> ClassSt
     """Keep ``state`` as class ``code``'s current state; returns it with its new version (the
     stored one plus 1). Raises ClassError for an unknown class or a wrong key, StoreError when the
     store cannot be reached."""
-    from tinygpt.store import class_state_table as table
-
     with store.transaction(write=True, what="write the class state", code=code) as conn:
         store._require_teacher(conn, code, key)
-        old = conn.execute(sa.select(table.c.version).where(table.c.class_code == code)).scalar()
+        old = conn.execute(
+            sa.select(class_state_table.c.version).where(class_state_table.c.class_code == code)
+        ).scalar()
         new = replace(state, version=(old or 0) + 1)
         values = {"state": new.to_json(), "version": new.version, "updated_at": store.clock()}
         if old is None:
-            conn.execute(table.insert().values(class_code=code, **values))
+            conn.execute(class_state_table.insert().values(class_code=code, **values))
         else:
-            conn.execute(table.update().where(table.c.class_code == code).values(**values))
+            conn.execute(class_state_table.update().where(class_state_table.c.class_code == code).values(**values))
     return new
 
 
 def read_state(store: Store, code: str) -> ClassState | None:
     """Class ``code``'s current state, or None before its teacher wrote one. StoreError when the
     store cannot be reached."""
-    from tinygpt.store import class_state_table as table
-
     with store.transaction() as conn:
-        raw = conn.execute(sa.select(table.c.state).where(table.c.class_code == code)).scalar()
+        raw = conn.execute(sa.select(class_state_table.c.state).where(class_state_table.c.class_code == code)).scalar()
     return None if raw is None else state_from_json(raw)
 
 

@@ -27,10 +27,13 @@ from tinygpt.classroom import LESSON_KEYS, answer_ids
 from tinygpt.config import ConfigError
 from tinygpt.period import LED_PAGES, ClassState, question_from_data, read_state, votes_of
 from tinygpt.store import ClassError, NewAnswer, StoreError
+from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
 from tinygpt.ui.i18n import md_escape, tr
 from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
+from tinygpt.ui.models import example_model
+from tinygpt.ui.predict_view import follow_model as predict_follows
 
 #: Seconds between two readings of the class's state on a student's page.
 REFRESH_SECONDS = 1
@@ -61,7 +64,6 @@ def _read(code: str) -> ClassState | None:
 
 def wanted(state: ClassState) -> dict[str, object]:
     """The session values the teacher's view sets: widget key -> value."""
-    from tinygpt.ui.attention import state as attn
 
     values: dict[str, object] = {
         "model_choice": state.model,
@@ -78,9 +80,6 @@ def wanted(state: ClassState) -> dict[str, object]:
 def _apply(state: ClassState) -> None:
     """Put the teacher's view into the session (before the widgets): locked controls always take
     the teacher's value; opened ones only when the teacher changed it."""
-    from tinygpt.ui.attention import state as attn
-    from tinygpt.ui.models import example_model
-    from tinygpt.ui.predict_view import follow_model as predict_follows
 
     ss = st.session_state
     opened = set(state.open_controls)
@@ -166,7 +165,6 @@ def live(code: str, url_path: str) -> None:
 def _where() -> str:
     """The view the page shows now, as the student reads it: the page; on the Attention page the
     step and the switches that differ from the model's own (the mask always)."""
-    from tinygpt.ui.attention import state as attn
 
     ss = st.session_state
     page = ss.get(K_PAGE) or ""

@@ -18,7 +18,7 @@ import streamlit as st
 
 from tinygpt.attention import Switches
 from tinygpt.charts import position_labels
-from tinygpt.classroom import question_id
+from tinygpt.classroom import ascii_query, question_id
 from tinygpt.config import ConfigError
 from tinygpt.exercises import STEP_QUESTIONS, Question, QuestionKind, question_for
 from tinygpt.period import (
@@ -33,9 +33,17 @@ from tinygpt.period import (
     write_state,
 )
 from tinygpt.store import ClassError, StoreError
+from tinygpt.ui.attention.data import what_if
+from tinygpt.ui.attention.state import TEMPERATURES, own_text
 from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.classroom import TEACHER_PAGE
+from tinygpt.ui.i18n import error_text, lang, tr
+from tinygpt.ui.lesson import LESSON_CONTROLS
+from tinygpt.ui.model_choice import base_url
+from tinygpt.ui.models import attention_trace, example_model
+from tinygpt.ui.navigation import PAGES
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
+from tinygpt.vocab import UnknownCharError
 
 #: Seconds between two refreshes of the open question's answers on the teacher's view.
 REFRESH_SECONDS = 2
@@ -106,7 +114,6 @@ def _publish(code: str, key: str, follow: bool | None = None) -> None:
 
 def _load(code: str, stored: ClassState) -> None:
     """Give the widgets the stored view once per class (the session keeps what the teacher sets)."""
-    from tinygpt.ui.attention.state import TEMPERATURES
 
     ss = st.session_state
     if ss.get(_LOADED) == code:
@@ -120,8 +127,6 @@ def _load(code: str, stored: ClassState) -> None:
 
 def lead(code: str, key: str) -> None:
     """Lead the class: follow or explore, and the view students see while they follow."""
-    from tinygpt.ui.attention.state import TEMPERATURES
-    from tinygpt.ui.lesson import LESSON_CONTROLS
 
     st.subheader(tr("period.lead_header"), anchor=False)
     try:
@@ -194,11 +199,6 @@ def lead(code: str, key: str) -> None:
 
 def _preview(state: ClassState) -> None:
     """A link to the view students see, without the class (to show it on the projector)."""
-    from tinygpt.classroom import ascii_query
-    from tinygpt.ui.classroom import TEACHER_PAGE
-    from tinygpt.ui.i18n import lang
-    from tinygpt.ui.model_choice import base_url
-    from tinygpt.ui.navigation import PAGES
 
     url = f"{base_url([p[3] for p in PAGES] + [TEACHER_PAGE])}{state.page}?{ascii_query(view_query(state, lang()))}"
     st.link_button(tr("period.preview"), url, icon=":material/open_in_new:", help=tr("period.preview_help"))
@@ -206,8 +206,6 @@ def _preview(state: ClassState) -> None:
 
 def _check_text(state: ClassState) -> None:
     """A warning when the model students see cannot read the text (their pages would say so too)."""
-    from tinygpt.ui.models import example_model
-    from tinygpt.vocab import UnknownCharError
 
     if state.text:
         try:
@@ -227,9 +225,6 @@ def make_question(state: ClassState, kind: QuestionKind, row: int) -> tuple[Ques
     """(the question ``kind`` about query row ``row`` of head 1 in layer 1, the text it is about),
     computed from the model, text and switches students see. Raises UnknownCharError for a text
     the model cannot read, IndexError for a row outside it."""
-    from tinygpt.ui.attention.data import what_if
-    from tinygpt.ui.attention.state import own_text
-    from tinygpt.ui.models import attention_trace, example_model
 
     tm = example_model(state.model)
     text = (state.text or own_text(tm))[: tm.gpt_cfg.max_len]
@@ -337,8 +332,6 @@ def open_question(code: str, key: str) -> None:
 
 def _ask_form(state: ClassState, args: tuple[str, str]) -> None:
     """Choose a question about the view students see, and ask it."""
-    from tinygpt.ui.attention.state import own_text
-    from tinygpt.ui.models import example_model
 
     tm = example_model(state.model)
     text = (state.text or own_text(tm))[: tm.gpt_cfg.max_len]

@@ -17,7 +17,10 @@ from tinygpt.config import ConfigError
 from tinygpt.misconceptions import Misconception, count, misconceptions, refuting_params
 from tinygpt.store import StoreError
 from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.i18n import lang, tr
+from tinygpt.ui.model_choice import base_url
+from tinygpt.ui.navigation import PAGES
 
 if TYPE_CHECKING:
     from tinygpt.exercises import Question
@@ -46,9 +49,6 @@ def note(question: Question, picked: object) -> None:
 
 def experiment_url(m: Misconception) -> str:
     """The Attention page's address showing the experiment that refutes ``m``, in the session's language."""
-    from tinygpt.ui.classroom import TEACHER_PAGE
-    from tinygpt.ui.model_choice import base_url
-    from tinygpt.ui.navigation import PAGES
 
     base = base_url([p[3] for p in PAGES] + [TEACHER_PAGE])
     return f"{base}attention?{ascii_query({**refuting_params(m), 'lang': lang()})}"

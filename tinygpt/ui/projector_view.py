@@ -19,6 +19,9 @@ from tinygpt.store import StoreError, read_class_code
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import PROJECTOR_PAGE, TEACHER_PAGE
 from tinygpt.ui.i18n import error_text, lang, tr
+from tinygpt.ui.lesson_builder import qr_png
+from tinygpt.ui.model_choice import base_url
+from tinygpt.ui.navigation import PAGES
 from tinygpt.ui.prediction_tally import draw_prediction_tally
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 
@@ -34,7 +37,6 @@ STYLE = """<style>
 
 def _student_url(code: str, lesson: str, page_paths: list[str]) -> str:
     """The students' link of the class: a short link when the store makes one, else the whole link."""
-    from tinygpt.ui.model_choice import base_url
 
     base = base_url(page_paths + [TEACHER_PAGE, PROJECTOR_PAGE])
     query = query_with_class(lesson, code)
@@ -46,8 +48,6 @@ def _student_url(code: str, lesson: str, page_paths: list[str]) -> str:
 
 def projector_link(code: str, key: str) -> None:
     """On the teacher's view: the projector's link (no key in it), to open on the projector."""
-    from tinygpt.ui.model_choice import base_url
-    from tinygpt.ui.navigation import PAGES
 
     url = f"{base_url([p[3] for p in PAGES] + [TEACHER_PAGE])}{PROJECTOR_PAGE}?class={code}&lang={lang()}"
     with st.expander(tr("projector.link"), icon=":material/cast_for_education:"):
@@ -58,7 +58,6 @@ def projector_link(code: str, key: str) -> None:
 
 def page(page_paths: list[str]) -> None:
     """The projector's page for ``class=`` (a message instead for a missing, bad or unknown code)."""
-    from tinygpt.ui.lesson_builder import qr_png
 
     st.html(STYLE)
     st.set_page_config(initial_sidebar_state="collapsed")  # the room sees the class, not the app's menu
