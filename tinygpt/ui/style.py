@@ -184,12 +184,15 @@ ACCESS_JS = Template("""<script>
 
 
 def scroll_css(hint: str) -> str:
-    """The line under a box that scrolls sideways (its element marked ``data-tg-scrolls`` by
-    :data:`ACCESS_JS`), ``hint`` in the user's language: a phone shows that more is to the side."""
+    """The line beside a box that scrolls sideways (its element marked ``data-tg-scrolls`` by
+    :data:`ACCESS_JS`), ``hint`` in the user's language: a phone shows that more is to the side.
+    Under a formula or a chart; above a table, whose rows may run far down the page."""
     text = json.dumps(hint, ensure_ascii=False)
+    line = f"content: {text}; display: block; font-size: 0.8rem; color: {MUTED_TEXT};"
     return (
-        f"[data-tg-scrolls]::after {{ content: {text}; display: block; margin-top: 0.15rem; "
-        f"font-size: 0.8rem; color: {MUTED_TEXT}; }}"
+        f"[data-tg-scrolls]::after {{ {line} margin-top: 0.15rem; }}"
+        "[data-tg-scrolls]:has(.tg-table)::after { content: none; }"
+        f"[data-tg-scrolls]:has(.tg-table)::before {{ {line} margin-bottom: 0.15rem; }}"
     )
 
 
