@@ -278,7 +278,7 @@ STRINGS: dict[str, str] = {
     "why.how.off": "with head {heads} off",
     "why.how.switches": "with the switches",
     "why.plain.moved": "{c} used to look at {k0} ({w0}); {how} it looks at {k1} ({w1}).",
-    "why.plain.spread": "{c} used to look almost only at {k0} ({w0}); {how} its attention spreads out: {k0} still gets the most, but only a small part.",
+    "why.plain.spread": "{c} used to look mostly at {k0} ({w0}); {how} its attention spreads out: {k0} still gets the most, but only a small part.",
     "why.plain.sharper": "{c} still looks most at {k0} ({w0}) {how}, and more sharply: the other characters are almost ignored.",
     "why.plain.same": "{c} still looks most at {k0} ({w0}) {how}, but its attention on the other characters changed.",
     "why.plain.uniform": "{c} used to look at {k0} ({w0}); {how} it treats all {n} characters it may see alike and can no longer pick out {k0}.",

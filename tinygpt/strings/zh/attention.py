@@ -278,7 +278,7 @@ STRINGS: dict[str, str] = {
     "why.how.off": "关掉头 {heads} 后",
     "why.how.switches": "用了开关后",
     "why.plain.moved": "{c} 原来看的是 {k0}（{w0}）；{how}，它看的是 {k1}（{w1}）。",
-    "why.plain.spread": "{c} 原来几乎只看 {k0}（{w0}）；{how}，它的注意力摊开了：{k0} 仍是它看得最多的字，但只分到一小部分。",
+    "why.plain.spread": "{c} 原来主要看 {k0}（{w0}）；{how}，它的注意力摊开了：{k0} 仍是它看得最多的字，但只分到一小部分。",
     "why.plain.sharper": "{how}，{c} 仍然最看 {k0}（{w0}），而且看得更集中，别的字几乎被忽略了。",
     "why.plain.same": "{how}，{c} 仍然最看 {k0}（{w0}），但它放在其他字上的注意力变了。",
     "why.plain.uniform": "{c} 原来看的是 {k0}（{w0}）；{how}，它对能看到的 {n} 个字一视同仁，再也挑不出 {k0}。",
