@@ -133,3 +133,26 @@ def test_on_a_phone_the_page_menu_closes_after_a_choice(browser, app_server):
         assert_no_exception(page)
     finally:
         context.close()
+
+
+def test_my_answers_is_on_the_attention_page_once_after_an_answer(browser, app_server):
+    context, page = _open(browser, app_server, (1400, 1000), "en")
+    try:
+        page.goto(f"{app_server}/attention?lang=en&model=context&guess=1&step=softmax")
+        wait_for_app(page, 240_000)
+        group = page.locator('[data-testid="stButtonGroup"]').filter(has_text="Which key will query")
+        group.locator("button").first.click()  # an answer: "My answers" beside the score, and in the sidebar
+        page.locator(".st-key-mine_here").wait_for(timeout=60_000)
+        wait_for_app(page)
+        for path in ("predict", "attention"):  # whole runs: the sidebar is drawn again, with its own copy
+            page.locator(f"[data-testid='stSidebarNav'] a[href$='/{path}']").click()
+            page.wait_for_url(re.compile(f"/{path}"), timeout=60_000)
+            wait_for_app(page, 240_000)
+        page.locator(".st-key-mine_sidebar").wait_for(state="attached", timeout=60_000)
+        page.locator(".st-key-mine_here").wait_for(timeout=60_000)
+        buttons = page.get_by_role("button", name=t("mine.button", "en"))
+        assert sum(buttons.nth(k).is_visible() for k in range(buttons.count())) == 1
+        page.screenshot(path=str(SCREENSHOTS / "path_my_answers_once.png"))
+        assert_no_exception(page)
+    finally:
+        context.close()
