@@ -112,6 +112,8 @@ def test_predict_shows_its_next_step_above_the_fold_and_it_leads_to_the_flip(bro
         path.click(page.locator(".st-key-predict_next_step").get_by_role("link"), "Predict's next step")
         page.wait_for_url(re.compile(r"/attention"), timeout=60_000)
         _flip_seen(path, "zh")
+        chosen = page.locator(".st-key-model_choice button[aria-checked='true']")  # the model kept, and shown
+        assert chosen.all_inner_texts() == [t("model.choice.context", "zh")]
         _report(path, f"path_start_predict_{size[0]}x{size[1]}")
         assert (path.clicks, path.scrolls) == (3, 0), path.stops
         assert_no_exception(page)
