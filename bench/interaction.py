@@ -54,6 +54,8 @@ Slider notches go up from the default each repeat, so no result is served from a
 earlier repeat; inputs that toggle go back and forth.
 
 Run: python -m bench.interaction [--repeats N] [--only attention|predict|theory|switch|cold]
+[--server-cpus LIST]   (``--server-cpus 0``: the server pinned to one core with ``taskset``, as
+on the smallest host a school uses; the browser, the student's own device, is not pinned)
 Prints a line per figure (:func:`bench.cold_start.ratio_line`), the load average, and last
 ``worst ratio: X.XX``. The server's log goes to artifacts/bench-interaction-server.log.
 """
@@ -67,6 +69,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from bench.cold_start import (
     APP_IDLE_JS,
@@ -538,11 +541,11 @@ def switch_part(context_factory, url: str, repeats: int, rows: list[Row]) -> Non
         print_row(row)
 
 
-def cold_part(context_factory, repeats: int, rows: list[Row]) -> None:
+def cold_part(context_factory, repeats: int, rows: list[Row], serve: Callable = start_server) -> None:
     row = Row("first visit after a server start", TARGET_COLD_S)
     rows.append(row)
     for _ in range(repeats):
-        proc, url = start_server(log_path=SERVER_LOG)
+        proc, url = serve()
         try:
             wait_healthy(proc, url)
             context = context_factory()
@@ -611,7 +614,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.interaction", description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="inputs per control (median reported), default 5")
     parser.add_argument("--only", choices=PARTS, help="run one part")
+    parser.add_argument(
+        "--server-cpus",
+        metavar="LIST",
+        help='pin the server to these CPUs (taskset -c LIST, e.g. "0": one core); the browser is not pinned',
+    )
     args = parser.parse_args(argv)
+    serve = partial(start_server, log_path=SERVER_LOG, cpus=args.server_cpus)
     parts = [args.only] if args.only else list(PARTS)
     from playwright.sync_api import sync_playwright
 
@@ -626,10 +635,10 @@ def main(argv: list[str] | None = None) -> int:
             return context
 
         if "cold" in parts:
-            cold_part(context_factory, args.repeats, rows)
+            cold_part(context_factory, args.repeats, rows, serve)
         server_parts = [p for p in parts if p != "cold"]
         if server_parts:
-            proc, url = start_server(log_path=SERVER_LOG)
+            proc, url = serve()
             try:
                 wait_healthy(proc, url)
                 context = context_factory()

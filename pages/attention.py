@@ -64,6 +64,7 @@ def what_if_part() -> None:
     labels = position_labels(text)
     with st.container(border=True, key="attn_whatif"):
         switches.primary(tm)
+        switches.more(cfg, base, labels)  # above the effect: what appears under it never moves a control
         sw = s.switches(cfg, len(text))
         fx = None
         if base is not None:
@@ -72,7 +73,6 @@ def what_if_part() -> None:
             show_error(problem)
         else:
             st.warning(problem)
-        switches.more(cfg, base, labels)
     s.save_url(cfg)
     if base is None:
         return

@@ -16,3 +16,23 @@ def test_interaction_bench_help():
     )
     assert out.returncode == 0, out.stderr
     assert "--repeats" in out.stdout and "--only" in out.stdout
+    assert "--server-cpus" in out.stdout  # the server pinned with taskset, as on a one-core host
+
+
+def test_a_pinned_server_runs_under_taskset(monkeypatch):
+    import bench.cold_start as cold
+
+    started = {}
+
+    class _Proc:
+        pid = 0
+
+    def fake_popen(cmd, **kwargs):
+        started["cmd"] = cmd
+        return _Proc()
+
+    monkeypatch.setattr(cold.subprocess, "Popen", fake_popen)
+    cold.start_server(port=1, cpus="0")
+    assert started["cmd"][:3] == ["taskset", "-c", "0"] and "streamlit" in started["cmd"]
+    cold.start_server(port=1)
+    assert started["cmd"][0] != "taskset"

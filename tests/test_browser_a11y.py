@@ -67,12 +67,12 @@ def test_no_serious_axe_findings_on_a_page_as_it_opens(app_server, page, name, l
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_no_serious_axe_findings_on_attention_after_the_mask_and_a_step_table(app_server, page, lang):
-    open_page(page, app_server, "attention", lang, "&model=context&step=softmax")
+    open_page(page, app_server, "attention", lang, "&model=context&step=softmax&head=0")
     switches = page.locator(".st-key-attn_whatif")
     switches.get_by_text(t("attn.mask", lang), exact=True).click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('mask') === '0'", timeout=TIMEOUT)
     wait_for_app(page)
-    open_step_table(page, t("attn.tensor.alpha", lang) + " · " + t("attn.panel_head", lang, h=0), lang)
+    open_step_table(page, t("attn.tensor.alpha", lang) + " · " + t("attn.panel_head", lang, h=1), lang)  # head=0
     page.locator(".tg-table").first.wait_for(timeout=TIMEOUT)
     wait_for_app(page)
     assert_no_exception(page)

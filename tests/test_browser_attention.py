@@ -54,13 +54,13 @@ def open_step_table(page, name: str) -> None:
 
 
 def test_mask_switch_and_temperature_slider_redraw_the_heatmap(app_server, page):
-    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax")
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&head=0")
     wait_for_app(page, 240_000)  # a fresh server trains the default model first
     page.get_by_role("heading", name=t("attn.step_header", "en", number=6, n=len(STEPS), name="Softmax")).wait_for(
         timeout=60_000
     )
     page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
-    open_step_table(page, f"{t('attn.tensor.alpha', 'en')} · {t('attn.panel_head', 'en', h=0)}")
+    open_step_table(page, f"{t('attn.tensor.alpha', 'en')} · {t('attn.panel_head', 'en', h=1)}")  # head=0: head 1
     start = snapshot(page)
     alpha = alpha_rows(start["cells"])
     assert len(alpha) == 4 and alpha[0] == [1.0, 0.0, 0.0, 0.0]
@@ -101,7 +101,7 @@ def test_more_controls_and_a_page_switch_keep_what_the_student_chose(app_server,
 
     main.get_by_text(t("attn.more", "en")).click()  # layer and head are one click away
     wait_for_app(page)
-    click("attn_layer", "1")
+    click("attn_layer", "2")  # the second layer: layer=1 in the link
     click("attn_output", "V")  # step 1 shows V, with every column
     main.get_by_text(t("attn.all_columns", "en", D=512), exact=True).click()
     wait_for_app(page)

@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import assert_no_exception, open_step_table, wait_for_app
+from conftest import SCREENSHOTS, assert_no_exception, open_step_table, wait_for_app
 
 from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import t
@@ -153,6 +153,25 @@ def test_the_longest_text_draws_a_bounded_number_of_elements(browser, app_server
         wait_for_app(page)
         elements = page.evaluate("() => document.querySelectorAll('*').length")
         assert elements < 20_000, elements  # one SVG element per cell would be 16,384 per T × T chart
+        assert_no_exception(page)
+    finally:
+        context.close()
+
+
+def test_on_a_desktop_no_control_moves_when_the_explanations_appear(browser, app_server):
+    context, page = open_page(browser, app_server, 1400, 1000, "lang=zh")
+    try:
+        controls = (".st-key-attn_mask", ".st-key-attn_uniform", ".st-key-attn_temperature", ".st-key-attn_more")
+        before = [page.locator(c).bounding_box()["y"] for c in controls]
+        click_mask(page, "zh")  # the count, the marks and the reasons appear under the controls
+        page.locator(".tg-strip .col.changed").first.wait_for(timeout=60_000)
+        after = [page.locator(c).bounding_box()["y"] for c in controls]
+        assert after == pytest.approx(before, abs=1), (before, after)
+        page.locator(".st-key-attn_more summary").click()  # open: the effect sticks to the screen's bottom
+        wait_for_app(page)
+        strip = page.locator("[data-testid='stLayoutWrapper']:has(> .st-key-effect_count)")
+        assert strip.evaluate("e => getComputedStyle(e).bottom") == "0px"
+        page.screenshot(path=str(SCREENSHOTS / "attention_more_open_desktop.png"))
         assert_no_exception(page)
     finally:
         context.close()

@@ -40,7 +40,7 @@ def test_the_first_request_of_a_fresh_server_is_a_deep_link_with_query_parameter
         page.get_by_test_id("stMain").get_by_text(t("attn.more", lang)).click()  # layer and head: one click away
         wait_for_app(page, timeout_ms=90_000)
         chosen = [page.locator(f".st-key-{key} button[aria-checked='true']") for key in ("attn_layer", "attn_head")]
-        assert [c.inner_text() for c in chosen] == ["1", "2"]  # the layer and head buttons the link chose
+        assert [c.inner_text() for c in chosen] == ["2", "3"]  # layer=1, head=2 in the link: counted from 1
         assert "layer=1" in page.url and "head=2" in page.url and f"lang={lang}" in page.url
     finally:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

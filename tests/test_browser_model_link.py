@@ -41,8 +41,8 @@ def test_a_class_link_for_a_poem_model_opens_that_model_and_view_in_a_fresh_brow
         )  # trained (or taken from the shelf), then shown
         wait_for_app(page)
         assert POEM in page.locator("[data-testid='stMain']").inner_text()
-        open_step_table(page, t("attn.tensor.alpha", lang) + " · " + t("attn.panel_head", lang, h=1), lang)
-        titles = page.evaluate(TITLE_VALUES_JS)  # α of head 1, each cell's full value in its tooltip
+        open_step_table(page, t("attn.tensor.alpha", lang) + " · " + t("attn.panel_head", lang, h=2), lang)
+        titles = page.evaluate(TITLE_VALUES_JS)  # α of head=1 (head 2 on the page), each cell's value in its tooltip
         shown = np.array([[float(v.replace("−∞", "-inf")) for v in row] for row in titles])
         text, gpt_cfg, train_cfg = decode_train(TRAIN)
         tm = train(text, gpt_cfg, train_cfg)  # training is deterministic: the same settings, the same weights

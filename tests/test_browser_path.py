@@ -112,6 +112,8 @@ def test_predict_shows_its_next_step_above_the_fold_and_it_leads_to_the_flip(bro
         path.click(page.locator(".st-key-predict_next_step").get_by_role("link"), "Predict's next step")
         page.wait_for_url(re.compile(r"/attention"), timeout=60_000)
         _flip_seen(path, "zh")
+        chosen = page.locator(".st-key-model_choice button[aria-checked='true']")  # the model kept, and shown
+        assert chosen.all_inner_texts() == [t("model.choice.context", "zh")]
         _report(path, f"path_start_predict_{size[0]}x{size[1]}")
         assert (path.clicks, path.scrolls) == (3, 0), path.stops
         assert_no_exception(page)
@@ -130,6 +132,29 @@ def test_on_a_phone_the_page_menu_closes_after_a_choice(browser, app_server):
         page.wait_for_function(f"() => ({SIDEBAR_RIGHT_JS})() <= 0", timeout=10_000)  # closed: the page in view
         wait_for_app(page, 240_000)
         page.screenshot(path=str(SCREENSHOTS / "path_phone_menu_closed.png"))
+        assert_no_exception(page)
+    finally:
+        context.close()
+
+
+def test_my_answers_is_on_the_attention_page_once_after_an_answer(browser, app_server):
+    context, page = _open(browser, app_server, (1400, 1000), "en")
+    try:
+        page.goto(f"{app_server}/attention?lang=en&model=context&guess=1&step=softmax")
+        wait_for_app(page, 240_000)
+        group = page.locator('[data-testid="stButtonGroup"]').filter(has_text="Which key will query")
+        group.locator("button").first.click()  # an answer: "My answers" beside the score, and in the sidebar
+        page.locator(".st-key-mine_here").wait_for(timeout=60_000)
+        wait_for_app(page)
+        for path in ("predict", "attention"):  # whole runs: the sidebar is drawn again, with its own copy
+            page.locator(f"[data-testid='stSidebarNav'] a[href$='/{path}']").click()
+            page.wait_for_url(re.compile(f"/{path}"), timeout=60_000)
+            wait_for_app(page, 240_000)
+        page.locator(".st-key-mine_sidebar").wait_for(state="attached", timeout=60_000)
+        page.locator(".st-key-mine_here").wait_for(timeout=60_000)
+        buttons = page.get_by_role("button", name=t("mine.button", "en"))
+        assert sum(buttons.nth(k).is_visible() for k in range(buttons.count())) == 1
+        page.screenshot(path=str(SCREENSHOTS / "path_my_answers_once.png"))
         assert_no_exception(page)
     finally:
         context.close()

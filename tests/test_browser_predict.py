@@ -36,7 +36,7 @@ def test_types_a_prefix_and_steps_generation_in_a_real_browser(app_server, page)
             f"Context fed to the model ({len(context)} characters, positions 0–{len(context) - 1}): {context}",
             timeout=TIMEOUT,
         )
-        link = page.locator("[data-testid='stPageLink'] a")
+        link = page.locator("[data-testid='stPageLink'] a[href*='text=']")  # the step's, not the next step
         expect(link).to_have_attribute("href", f"attention?text={quote(context)}&layer=0&head=0&step=softmax&lang=en")
 
     expect(page.locator("[data-testid='stAlert']", has_text="past the training length")).to_be_visible()

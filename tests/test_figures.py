@@ -243,5 +243,5 @@ def test_the_attention_pages_grids_and_lens_download_when_open(lang, downloads):
     keys = {b.key for b in at.get("download_button")}
     assert {"attn_heads_grid_figure_png", "attn_layers_grid_figure_svg", "attn_lens_figure_png"} <= keys
     svg = downloads["heads_grid.svg"]()
-    assert t("attn.heads_header", lang, layer=1) in svg_texts(svg)  # index 0, counted from 1 where people read
+    assert t("attn.heads_header", lang, layer=1) in svg_texts(svg)  # index 0: layer 1
     assert all(t("attn.panel_head", lang, h=h) in svg_texts(svg) for h in range(1, 9))  # every head in one figure

@@ -387,3 +387,11 @@ def test_a_lesson_does_not_offer_students_the_teachers_link_popover():
 
     assert popovers(open_app())  # the full app offers the teacher's tools
     assert not popovers(open_app(lesson="1", pages="attention", show="attn_mask"))
+
+
+def test_the_builder_names_switched_off_heads_as_people_count_them(monkeypatch):
+    from tinygpt.ui import lesson_builder
+
+    monkeypatch.setattr(lesson_builder, "tr", lambda key, **f: t(key, "en", **f))
+    named = lesson_builder.view_settings({"off": "0,2"})  # the link's indices
+    assert named == [t("attn.lesson_switch", "en", name=t("builder.heads_off", "en"), value="1, 3")]

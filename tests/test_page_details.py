@@ -20,8 +20,8 @@ SPACE = "␣ (U+0020)"
 
 
 def grid_charts(at, layer: int) -> int | None:
-    """The charts drawn in "All heads of layer ``layer``" (None: no such expander)."""
-    boxes = [e for e in at.expander if e.label == t("attn.heads_header", "en", layer=layer)]
+    """The charts drawn in "All heads of layer ``layer + 1``" (``layer``: the index); None: no such expander."""
+    boxes = [e for e in at.expander if e.label == t("attn.heads_header", "en", layer=layer + 1)]
     return len(boxes[0].get("vega_lite_chart")) if boxes else None
 
 
@@ -95,8 +95,8 @@ def test_a_space_is_named_in_predicts_tables_and_its_guess():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_softmax_steps_title_is_alpha_in_the_pages_language(lang):
-    at = open_page("attention", lang, step="softmax")
-    head = t("attn.panel_head", lang, h=0)
+    at = open_page("attention", lang, step="softmax", head="0")
+    head = t("attn.panel_head", lang, h=1)  # head=0 in the link: head 1 on the page
     titles = [m.value for m in at.markdown] + [e.label for e in at.expander]
     assert f"**{t('attn.table', lang, name=f'α · {head}')}**" in titles  # the step's table, its title
     assert not [title for title in titles if "alpha ·" in title]

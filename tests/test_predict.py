@@ -254,6 +254,20 @@ def result_of(at: AppTest) -> str:
     return next(m.value for m in at.markdown if m.value.startswith(start)).split("**")[1]
 
 
+def step_links(at) -> list:
+    """The page's links to a generation step's context on the Attention page (with a query), not
+    the next step of the student's path (``predict.next_step``), which is always there."""
+    return [link for link in at.main.page_link if link.proto.query_string]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_next_step_of_the_path_is_a_link_to_the_attention_page_above_the_numbers(lang):
+    at = open_predict(lang)
+    nexts = [link for link in at.main.page_link if link.proto.label == t("predict.next_step", lang)]
+    assert len(nexts) == 1 and "attention" in nexts[0].proto.page
+    assert at.get("page_link")[0].proto.label == t("predict.next_step", lang)  # before every step's link
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_names_unknown_characters_and_shows_the_known_ones(lang):
     at = open_predict(lang, predict_prefix="你们好 ")
@@ -262,7 +276,7 @@ def test_page_names_unknown_characters_and_shows_the_known_ones(lang):
     assert at.error[0].value == t(
         "err.unknown_chars", lang, unknown=f"们 ␣ \\({space}\\)", known=KNOWN
     )  # Markdown-escaped
-    assert not tables(at) and not at.main.page_link
+    assert not tables(at) and not step_links(at)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -283,7 +297,7 @@ def test_page_crops_a_prefix_longer_than_max_len(lang):
     assert len(frame) == 128 and frame.iloc[-1][t("predict.col_context", lang)] == prefix[-128:]
     # one message for one crop: step 1 feeds the cropped prefix, which the message above already says
     assert t("predict.cropped", lang, n=132, kept=128, dropped=4, gone="你好世界") not in texts(at.info)
-    link = parse_qs(at.main.page_link[0].proto.query_string)
+    link = parse_qs(step_links(at)[0].proto.query_string)
     assert link["text"] == [prefix[-128:]]
 
 
@@ -291,7 +305,7 @@ def test_page_crops_a_prefix_longer_than_max_len(lang):
 def test_page_with_n_zero_generates_nothing_and_says_so(lang):
     at = open_predict(lang, predict_n_new=0)
     assert texts(at.info) == [t("predict.n_zero", lang)]
-    assert len(tables(at)) == 1 and not at.main.page_link and not at.button
+    assert len(tables(at)) == 1 and not step_links(at) and not at.button
 
 
 def test_page_generates_the_maximum_number_of_characters():
@@ -351,7 +365,7 @@ def test_page_steps_through_generation_and_links_each_step_to_the_attention_page
     at = open_predict("en", predict_prefix="你好", predict_n_new=4)
     assert result_of(at) == "世界你好"
     assert "#### " + t("predict.step_title", "en", n=1, total=4) in texts(at.markdown)
-    assert parse_qs(at.main.page_link[0].proto.query_string) == {
+    assert parse_qs(step_links(at)[0].proto.query_string) == {
         "text": ["你好"],
         "layer": ["0"],
         "head": ["0"],
@@ -361,7 +375,7 @@ def test_page_steps_through_generation_and_links_each_step_to_the_attention_page
     for n, context in ((2, "你好世"), (3, "你好世界"), (4, "你好世界你")):
         at.button(key="predict_next").click().run()
         assert "#### " + t("predict.step_title", "en", n=n, total=4) in texts(at.markdown)
-        assert parse_qs(at.main.page_link[0].proto.query_string)["text"] == [context]
+        assert parse_qs(step_links(at)[0].proto.query_string)["text"] == [context]
     assert t("predict.beyond", "en", pos=4, last=3, window=4) in texts(at.warning)
     assert at.button(key="predict_next").disabled
     at.button(key="predict_prev").click().run()

@@ -190,8 +190,10 @@ def view_settings(view: dict[str, str]) -> list[str]:
         named.append(tr("attn.lesson_switch", name=tr("attn.uniform"), value=tr("attn.lesson_on")))
     if view.get("tau") not in (None, "1"):
         named.append(f"τ = {shown_text(view['tau'], 12)}")
-    if view.get("off"):
-        named.append(tr("attn.lesson_switch", name=tr("builder.heads_off"), value=shown_text(view["off"], 20)))
+    if view.get("off"):  # the link's head indices, as people count heads (from 1)
+        parts = view["off"].split(",")
+        heads = ", ".join(str(int(h) + 1) if h.isascii() and h.isdigit() and len(h) < 4 else h for h in parts)
+        named.append(tr("attn.lesson_switch", name=tr("builder.heads_off"), value=shown_text(heads, 20)))
     for name in ("text", "prefix"):
         if view.get(name):
             named.append(tr("builder.view_text", text=md_escape(shown_text(view[name], 30))))

@@ -34,6 +34,7 @@ from tinygpt.params import read_choice
 from tinygpt.record import ModelRecord, StopReason
 from tinygpt.ui import url
 from tinygpt.ui.attention.data import reliance
+from tinygpt.ui.common import resend
 from tinygpt.ui.i18n import accepted_text, error_text, md_escape, tr
 from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
 from tinygpt.ui.lesson import lesson, visible
@@ -185,6 +186,7 @@ def choose_model() -> tuple[ModelRecord, str]:
     options = CHOICES if has_own else CHOICES[:2]
     labels = {c: tr(f"model.choice.{own_kind(own) if c == 'own' else c}") for c in CHOICES}  # not in format_func
     if visible(K_CHOICE):
+        resend(K_CHOICE)  # drawn on another page than last time: the browser shows the kept choice again
         st.segmented_control(
             tr("model.choice"),
             options,

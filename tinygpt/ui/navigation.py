@@ -143,12 +143,13 @@ def run_app() -> None:
     slot = st.sidebar.empty()  # above whatever the page puts in the sidebar
     with slot.container():  # the link as the URL stands, kept if the page stops itself (st.stop)
         class_link(page.url_path, [p[3] for p in PAGES])
-    try:
-        page.run()
-    finally:  # also when the page stops itself (st.stop) or asks for a rerun
-        if first:
-            loading.empty()
-            st.session_state[_PAINTED] = True
+    if first:  # the libraries and the app's modules imported (at the server's start, or now): the page draws at once
+        from tinygpt.ui.server import preload
+
+        preload()
+        loading.empty()
+        st.session_state[_PAINTED] = True
+    page.run()
     # after the page's own run, so the first page is not slowed by it: trains the examples' models
     # in background threads, once per process (a page that needs one first starts it itself)
     start_default_model()

@@ -36,7 +36,9 @@ def app_modules() -> list[str]:
 def preload() -> list[str]:
     """Import :data:`LIBRARIES`, then :func:`app_modules`; returns the names imported. A module
     that fails to import is logged and skipped: the script run that needs it raises the error
-    in the visitor's page, as it would without this."""
+    in the visitor's page, as it would without this. A session's first page calls it too
+    (``navigation.run_app``, under its "opening" line): it then waits for what the server's
+    thread has not imported yet, and costs a lookup per module on a warm server."""
     done = []
     for name in LIBRARIES + tuple(app_modules()):
         try:

@@ -64,8 +64,12 @@ NARROW_SCREEN_CSS = f"""
 
 #: The strip under the switches (``tinygpt.ui.attention.effect``): a column per position, its rows
 #: of one height so the legend lines up, wrapping to the next line on a narrow screen; a changed
-#: column is tinted and outlined (and marked ▲ in its text). While "More controls" is open, the
-#: count and the strip stay in view at the top of the screen as the student scrolls through them.
+#: column is tinted and outlined (and marked ▲ in its text). "More controls" stands above the count
+#: and the strip; while it is open and pushes them below the screen, they stay in view at the
+#: bottom of a desktop's screen, and take their own place (covering nothing) once scrolled to. A
+#: phone's screen is too short for that (the open panel's controls would be under them, and the
+#: closed panel's line would push the first reason out of the first screen): there "More controls"
+#: comes after the reasons and nothing sticks.
 #: On a phone the page's top margin and title are smaller, so the switches and their effect fit
 #: the first screen.
 EFFECT_CSS = f"""
@@ -79,9 +83,12 @@ EFFECT_CSS = f"""
 .tg-strip .i {{ font-size: 0.7rem; color: #4a4d5a; }}
 .tg-strip .c {{ font-weight: 600; }}
 .tg-strip .m {{ font-size: 0.7rem; color: #8a5a00; }}
+@media (min-width: 641px) {{
 .st-key-attn_whatif:has(.st-key-attn_more details[open]) [data-testid="stLayoutWrapper"]:has(> .st-key-effect_count) {{
-  position: sticky; top: 3.75rem; z-index: 3; background: #ffffff; box-shadow: 0 6px 6px -6px rgba(0,0,0,.25); }}
+  position: sticky; bottom: 0; z-index: 3; background: #ffffff; box-shadow: 0 -6px 6px -6px rgba(0,0,0,.25); }}
+}}
 @media (max-width: 640px) {{
+  .st-key-attn_whatif > .st-key-attn_more {{ order: 1; }}
   [data-testid="stMainBlockContainer"] {{ padding-top: 3.5rem; }}
   [data-testid="stHeading"] h1 {{ font-size: 1.7rem; }}
   .tg-strip {{ font-size: 0.85rem; gap: 2px 1px; }}
@@ -184,12 +191,15 @@ ACCESS_JS = Template("""<script>
 
 
 def scroll_css(hint: str) -> str:
-    """The line under a box that scrolls sideways (its element marked ``data-tg-scrolls`` by
-    :data:`ACCESS_JS`), ``hint`` in the user's language: a phone shows that more is to the side."""
+    """The line beside a box that scrolls sideways (its element marked ``data-tg-scrolls`` by
+    :data:`ACCESS_JS`), ``hint`` in the user's language: a phone shows that more is to the side.
+    Under a formula or a chart; above a table, whose rows may run far down the page."""
     text = json.dumps(hint, ensure_ascii=False)
+    line = f"content: {text}; display: block; font-size: 0.8rem; color: {MUTED_TEXT};"
     return (
-        f"[data-tg-scrolls]::after {{ content: {text}; display: block; margin-top: 0.15rem; "
-        f"font-size: 0.8rem; color: {MUTED_TEXT}; }}"
+        f"[data-tg-scrolls]::after {{ {line} margin-top: 0.15rem; }}"
+        "[data-tg-scrolls]:has(.tg-table)::after { content: none; }"
+        f"[data-tg-scrolls]:has(.tg-table)::before {{ {line} margin-bottom: 0.15rem; }}"
     )
 
 

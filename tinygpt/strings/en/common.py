@@ -55,5 +55,5 @@ STRINGS: dict[str, str] = {
     "field.text": "Training text",
     "app.scrolls_sideways": "↔ Swipe sideways to see all of it.",
     "app.upload_button": "Choose a file",
-    "app.loading": "⏳ Opening the page… a server that has just started needs a few seconds the first time.",
+    "app.loading": "Opening the page… a server that has just started needs a few seconds the first time.",
 }

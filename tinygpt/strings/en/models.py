@@ -49,8 +49,8 @@ STRINGS: dict[str, str] = {
     "accepted.number": "a number",
     "accepted.bool01": "1 (on) or 0 (off)",
     "accepted.edits": "head:i:j:value entries separated by commas: head from 0 to {last}; i (the row, a query) and j (the column, a key) positions of the text, counted from 0, with j at most i; |value| at most {limit}",
-    "model.relies": "Relies on attention: uniform attention in the whole model ({L} layers) changes {k} of the {n} predictions over its whole training text.",
-    "model.relies_none_text": "Does not need attention: uniform attention in the whole model (all {L} layers) changes none of the {n} predictions over its whole training text (each character of its text has one successor).",
-    "model.relies_none_window": "Does not need attention: uniform attention in the whole model (all {L} layers) changes none of the {n} predictions over its whole training text (one training window of {window} characters: the position alone tells the next character; a window of {suggest} would make attention matter).",
-    "model.size": "Model: d_model = {d_model} (each character is {d_model} numbers), {n_layers} layers × {n_heads} heads.",
+    "model.relies": "Relies on attention: uniform attention in all {L} layers changes {k} of the {n} predictions over its training text.",
+    "model.relies_none_text": "Needs no attention: uniform attention in all {L} layers changes none of the {n} predictions over its training text.",
+    "model.relies_none_window": "Needs no attention: uniform attention in all {L} layers changes none of the {n} predictions over its training text (one training window of {window} characters: the position alone tells the next character; a window of {suggest} would make attention matter).",
+    "model.size": "Model: d_model = {d_model} ({d_model} numbers per character), {n_layers} layers × {n_heads} heads.",
 }

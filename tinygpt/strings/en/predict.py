@@ -15,7 +15,7 @@ STRINGS: dict[str, str] = {
     "predict.top_k": "k (sample among the k most probable)",
     "predict.top_k_help": "0 means no limit; k = 1 is greedy.",
     "predict.top_p": "top-p (sample among the most probable characters up to this total)",
-    "predict.top_p_help": "Nucleus sampling (Holtzman et al. 2019): keep the most probable characters until their probabilities add up to p, then renormalise. Applied after temperature and top-k; 1 keeps every character.",
+    "predict.top_p_help": "Nucleus sampling (the method of a 2019 paper by Holtzman et al.): keep the most probable characters until their probabilities add up to p, then renormalise. Applied after temperature and top-k; 1 keeps every character.",
     "predict.series_top_p": "{series}, top-p {p}",
     "predict.top_p_kept": "Top-p {p} keeps {n} of {V} {V:character|characters}: {chars}.",
     "predict.seed": "Random seed",

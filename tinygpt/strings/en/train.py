@@ -25,7 +25,7 @@ STRINGS: dict[str, str] = {
     "train.norm": "LayerNorm placement",
     "train.norm.pre": "Pre-LN (textbook)",
     "train.norm.post": "Post-LN (2017 paper)",
-    "train.norm_help": "LayerNorm rescales each vector to mean 0 and spread 1. Pre-LN: x + Sublayer(LayerNorm(x)) (the textbook's); Post-LN: LayerNorm(x + Sublayer(x)), the original of Vaswani et al. 2017.",
+    "train.norm_help": "LayerNorm rescales each vector to mean 0 and spread 1. Pre-LN: x + Sublayer(LayerNorm(x)) (the textbook's); Post-LN: LayerNorm(x + Sublayer(x)), the original of the paper that introduced the Transformer (Vaswani et al. 2017).",
     "train.positions": "Positions",
     "train.positions.learned": "Learned (textbook)",
     "train.positions.sinusoidal": "Sinusoidal (2017 paper)",

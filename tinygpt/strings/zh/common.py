@@ -55,5 +55,5 @@ STRINGS: dict[str, str] = {
     "field.text": "训练文本",
     "app.scrolls_sideways": "↔ 可以左右滑动，查看全部内容。",
     "app.upload_button": "选择文件",
-    "app.loading": "⏳ 页面正在打开……刚启动的服务器第一次要准备几秒钟。",
+    "app.loading": "页面正在打开……刚启动的服务器第一次要准备几秒钟。",
 }

@@ -44,8 +44,8 @@ STRINGS: dict[str, str] = {
     "accepted.number": "一个数",
     "accepted.bool01": "1（开）或 0（关）",
     "accepted.edits": "用逗号分隔的 head:i:j:value：head 从 0 到 {last}；i（行，查询）和 j（列，键）是文本中的位置，从 0 开始数，且 j 不超过 i；|value| 不超过 {limit}",
-    "model.relies": "依赖注意力：整个模型（{L} 层）都换成均匀注意力，全部训练文本的 {n} 个预测会变 {k} 个。",
-    "model.relies_none_text": "不需要注意力：把整个模型（全部 {L} 层）都换成均匀注意力，全部训练文本的 {n} 个预测一个都不变（它的文本里每个字只有一个后继字）。",
-    "model.relies_none_window": "不需要注意力：把整个模型（全部 {L} 层）都换成均匀注意力，全部训练文本的 {n} 个预测一个都不变（只有一个 {window} 字的训练窗口，光凭位置就知道下一个字；改用 {suggest} 字的窗口，注意力才会起作用）。",
-    "model.size": "模型：d_model = {d_model}（每个字用 {d_model} 个数表示），{n_layers} 层 × 每层 {n_heads} 个头。",
+    "model.relies": "依赖注意力：{L} 层全都换成均匀注意力，全部训练文本的 {n} 个预测会变 {k} 个。",
+    "model.relies_none_text": "不需要注意力：{L} 层全都换成均匀注意力，全部训练文本的 {n} 个预测一个都不变。",
+    "model.relies_none_window": "不需要注意力：{L} 层全都换成均匀注意力，全部训练文本的 {n} 个预测一个都不变（只有一个 {window} 字的训练窗口，光凭位置就知道下一个字；改用 {suggest} 字的窗口，注意力才会起作用）。",
+    "model.size": "模型：d_model = {d_model}（每个字 {d_model} 个数），{n_layers} 层 × {n_heads} 个头。",
 }

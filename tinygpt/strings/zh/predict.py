@@ -15,7 +15,7 @@ STRINGS: dict[str, str] = {
     "predict.top_k": "k（只在最可能的 k 个字中采样）",
     "predict.top_k_help": "0 表示不限制；k = 1 即贪心。",
     "predict.top_p": "top-p（在概率累计到这个值的最可能的字中采样）",
-    "predict.top_p_help": "核采样（Holtzman 等，2019）：按概率从大到小保留字，直到它们的概率之和达到 p，再重新归一化。在温度和 top-k 之后进行；取 1 时保留所有字。",
+    "predict.top_p_help": "核采样（这个方法出自 Holtzman 等人 2019 年的论文）：按概率从大到小保留字，直到它们的概率之和达到 p，再重新归一化。在温度和 top-k 之后进行；取 1 时保留所有字。",
     "predict.series_top_p": "{series}，top-p {p}",
     "predict.top_p_kept": "top-p {p} 保留了 {V} 个字中的 {n} 个：{chars}。",
     "predict.seed": "随机种子",

@@ -25,7 +25,7 @@ STRINGS: dict[str, str] = {
     "train.norm": "LayerNorm 位置",
     "train.norm.pre": "Pre-LN（教材）",
     "train.norm.post": "Post-LN（2017 论文）",
-    "train.norm_help": "LayerNorm 把每个向量缩放成均值 0、幅度 1。Pre-LN：x + 子层(LayerNorm(x))（教材的做法）；Post-LN：LayerNorm(x + 子层(x))，Vaswani 等 2017 的原始写法。",
+    "train.norm_help": "LayerNorm 把每个向量缩放成均值 0、幅度 1。Pre-LN：x + 子层(LayerNorm(x))（教材的做法）；Post-LN：LayerNorm(x + 子层(x))，提出 Transformer 的论文（Vaswani 等，2017）里的原始写法。",
     "train.positions": "位置编码",
     "train.positions.learned": "可学习（教材）",
     "train.positions.sinusoidal": "正弦（2017 论文）",

@@ -187,17 +187,8 @@ def show_step(
     name = step.outputs[output]
     m = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)
     head_part = tr("attn.head_part", head=number(head)) if step.per_head else ""
-    st.caption(
-        tr(
-            "attn.d_head",
-            d_model=cfg.d_model,
-            h=cfg.n_heads,
-            d_head=cfg.d_head,
-            head_part=head_part,
-            rows=m.shape[0],
-            cols=m.shape[1],
-        )
-    )
+    size = dict(rows=m.shape[0], cols=m.shape[1], head_part=head_part)
+    st.caption(tr("attn.d_head", d_model=cfg.d_model, h=cfg.n_heads, d_head=cfg.d_head, **size))
     divisor = divisor_text(trace.switches, cfg.d_head)
     if step.id == "scale":
         st.caption(tr("attn.divisor_now", divisor=divisor))
