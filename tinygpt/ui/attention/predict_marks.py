@@ -5,7 +5,7 @@ positions the student expects to change (or "none will change"); the marks are k
 session. Once a switch differs from the model's own, the marks are scored against the strip's
 changed positions (:func:`tinygpt.predictions.score_marks`): the counts of hits, misses and false
 alarms, a row per position (symbol and words, never colour alone), and for each miss the reason
-the strip gives for its change (``effect.flip_sentence``). The prediction is recorded once as an
+the strip gives for its change (``reasons.flip_sentence``). The prediction is recorded once as an
 answer (``predict:<switch>:<layer>:<digest>``), so a class's teacher and projector can count it.
 Back at the model's own attention, the marks are cleared for the next prediction.
 """
@@ -25,6 +25,7 @@ from tinygpt.record import ModelRecord
 from tinygpt.ui import classroom, misconception_view
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
+from tinygpt.ui.attention.reasons import flip_sentence
 from tinygpt.ui.i18n import md_escape, tr
 from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.style import CHANGED_COLOR
@@ -122,8 +123,6 @@ def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
         if not score.perfect:
             misconception_view.note(question, mark_ids(positions))  # the wrong idea the marks reveal, if any
         if score.misses:
-            from tinygpt.ui.attention.effect import flip_sentence
-
             chars = list(tm.vocab.chars)
             why = {f.position: f for f in data.flip_reasons(tm, text, layer, sw)}
             lines = [
