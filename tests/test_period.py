@@ -11,8 +11,10 @@ import sqlalchemy as sa
 import torch
 
 from tinygpt.classroom import question_id
+from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.exercises import argmax_key_question
 from tinygpt.explain import trace_of
+from tinygpt.links import decode_train, encode_train
 from tinygpt.model import GPT
 from tinygpt.period import (
     ClassState,
@@ -46,8 +48,6 @@ def store(store_url):
 
 @pytest.fixture(scope="module")
 def question():
-    from tinygpt.config import GPTConfig
-
     torch.manual_seed(0)
     model = GPT(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8)).eval()
     idx = torch.tensor([[0, 1, 2, 3]])
@@ -110,6 +110,30 @@ def test_invalid_fields_take_their_defaults_and_valid_ones_stay():
     assert state.tau == 1000.0 and len(state.text) == 200
     assert state.question is None and state.question_id == "" and state.round == 0 and not state.revealed
     assert state.open_controls == ("attn_mask",) and state.version == 0
+
+
+OWN_GPT = GPTConfig(d_model=16, n_heads=2, n_layers=1, d_ff=32)
+OWN_TRAIN = encode_train("我爱你，你爱我。", OWN_GPT, TrainConfig(epochs=40))
+
+
+def test_a_state_with_the_teachers_own_model_goes_to_json_and_back():
+    state = ClassState(page="predict", model="own", train=OWN_TRAIN, follow=True, version=3)
+    back = state_from_json(state.to_json())
+    assert back == state and back.model == "own" and back.train == OWN_TRAIN
+    text, gpt_cfg, train_cfg = decode_train(back.train)
+    assert (text, gpt_cfg.d_model, gpt_cfg.n_layers, train_cfg.epochs) == ("我爱你，你爱我。", 16, 1, 40)
+    assert view_query(back, "en") == [("model", "own"), ("train", OWN_TRAIN), ("lang", "en")]
+
+
+def test_a_state_without_the_train_field_still_reads_and_an_own_model_needs_valid_settings():
+    old = json.dumps({"page": "attention", "step": "mask", "model": "textbook", "follow": True, "version": 4})
+    state = state_from_json(old)
+    assert (state.model, state.train, state.step, state.follow, state.version) == ("textbook", "", "mask", True, 4)
+    for train in (None, "", "v9;text=你好", "v1;d_model=7;n_heads=2;text=你好", 5):  # no model the link can name
+        state = state_from_json(json.dumps({"model": "own", "train": train, "page": "predict"}))
+        assert (state.model, state.train, state.page) == ("context", "", "predict")
+    example = state_from_json(json.dumps({"model": "context", "train": OWN_TRAIN}))
+    assert (example.model, example.train) == ("context", "")  # settings only beside an own model
 
 
 def test_the_students_view_as_a_link_carries_the_pages_own_parameters_and_no_class():

@@ -28,13 +28,17 @@ from dataclasses import asdict, dataclass, field, replace
 import sqlalchemy as sa
 
 from tinygpt.classroom import question_record
+from tinygpt.config import ConfigError
 from tinygpt.exercises import Choice, Question, QuestionKind
+from tinygpt.links import decode_train
 from tinygpt.store import Store, class_state_table
 
 #: The pages a teacher can lead students to (URL paths).
 LED_PAGES: tuple[str, ...] = ("attention", "predict", "theory")
-#: The models a teacher can lead with (the examples every server trains the same way).
+#: The models a teacher can lead with: the examples every server trains the same way, and
+#: :data:`OWN`, the teacher's own model named by its ``train=`` settings (``tinygpt.links``).
 LED_MODELS: tuple[str, ...] = ("context", "textbook")
+OWN = "own"
 #: The Attention page's step choices: the input, then the nine steps (``tinygpt.attention.STEP_IDS``).
 LED_STEPS: tuple[str, ...] = (
     "input",
@@ -65,7 +69,9 @@ class ClassState:
         page: the page students see (one of :data:`LED_PAGES`).
         step: the Attention page's step (one of :data:`LED_STEPS`).
         text: the text (Attention) and prefix (Predict); "" for the model's own text.
-        model: ``context`` or ``textbook``.
+        model: ``context``, ``textbook`` or :data:`OWN` (the teacher's own model).
+        train: with ``model == OWN``, the model's settings as a ``train=`` link carries them
+            (``tinygpt.links.encode_train``); "" otherwise.
         mask, uniform, tau: the Attention page's first switches (causal mask on, every head
             uniform, softmax temperature τ > 0).
         open_controls: widget keys students may use while they follow (``tinygpt.ui.lesson``).
@@ -81,6 +87,7 @@ class ClassState:
     step: str = "softmax"
     text: str = ""
     model: str = "context"
+    train: str = ""
     mask: bool = True
     uniform: bool = False
     tau: float = 1.0
@@ -128,11 +135,13 @@ def state_from_json(raw: str | None) -> ClassState:
     rnd = data.get("round")
     version = data.get("version")
     text = data.get("text")
+    model, train = _model(data.get("model"), data.get("train"), d.model)
     return ClassState(
         page=_choice(data.get("page"), LED_PAGES, d.page),
         step=_choice(data.get("step"), LED_STEPS, d.step),
         text=text[:MAX_TEXT] if isinstance(text, str) else d.text,
-        model=_choice(data.get("model"), LED_MODELS, d.model),
+        model=model,
+        train=train,
         mask=data.get("mask") if isinstance(data.get("mask"), bool) else d.mask,
         uniform=data.get("uniform") if isinstance(data.get("uniform"), bool) else d.uniform,
         tau=min(max(float(tau), MIN_TAU), MAX_TAU) if tau_ok else d.tau,
@@ -146,10 +155,23 @@ def state_from_json(raw: str | None) -> ClassState:
     )
 
 
+def _model(model: object, train: object, default: str) -> tuple[str, str]:
+    """(model, train) of a stored state: an own model only with settings ``decode_train`` accepts."""
+    if model == OWN:
+        try:
+            decode_train(train if isinstance(train, str) else "")
+        except ConfigError:
+            return default, ""
+        return OWN, str(train)
+    return _choice(model, LED_MODELS, default), ""
+
+
 def view_query(state: ClassState, lang: str) -> list[tuple[str, str]]:
     """The query of a link to the view students see (the page's own parameters, no class, no key):
     the teacher opens it in another tab, or on the projector, to show what the class looks at."""
     params: list[tuple[str, str]] = [("model", state.model)]
+    if state.model == OWN:
+        params.append(("train", state.train))
     if state.page == "attention":
         params += [("step", state.step), ("mask", "1" if state.mask else "0"), ("tau", f"{state.tau:g}")]
         if state.uniform:
