@@ -4,12 +4,15 @@ and the projector's page shows the answers only once revealed, never a nickname.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.i18n import t
+from tinygpt.links import encode_train
 from tinygpt.period import ClassState, question_from_data, read_state, tally, write_state
 from tinygpt.store import Store, database_url
 from tinygpt.ui.lesson import visible
@@ -159,3 +162,47 @@ def test_a_text_the_model_cannot_read_is_named_to_the_teacher_and_asks_nothing(s
     assert not teacher.exception, [e.value for e in teacher.exception]
     assert read_state(store, code).question is None
     assert any("Z" in e.value for e in teacher.error)
+
+
+OWN_TEXT = "我爱你，你爱我。"
+OWN_TRAIN = encode_train(OWN_TEXT, GPTConfig(d_model=16, n_heads=2, n_layers=1, d_ff=32), TrainConfig(epochs=40))
+
+
+def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only_when_there_is_one(store):
+    code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
+    teacher = app("teacher", **{"class": code, "key": key})
+    assert teacher.button_group(key="lead_model").options == [
+        t("model.choice.context", "en"),
+        t("model.choice.textbook", "en"),
+    ]
+    assert t("period.own_none", "en") in texts(teacher)  # not offered, with the reason
+
+    write_state(store, code, key, ClassState(page="predict", model="own", train=OWN_TRAIN, follow=True))
+    student = app("predict", **{"class": code})  # the model is on no shelf yet: it trains, and the page says so
+    shown = texts(student)
+    assert student.session_state["model_choice"] == "own" and "own_model" not in student.session_state
+    assert t("period.own_training", "en") in shown and t("link.training_header", "en") in [
+        h.value for h in student.subheader
+    ]
+    for _ in range(120):  # the page reruns itself when the training ends (its fragment, in a browser)
+        time.sleep(0.5)
+        student.run()
+        assert not student.exception, [e.value for e in student.exception]
+        if "own_model" in student.session_state:
+            break
+    own = student.session_state["own_model"]
+    assert (own.text, own.gpt_cfg.d_model, own.gpt_cfg.n_layers, len(own.losses)) == (OWN_TEXT, 16, 1, 40)
+    assert student.session_state["model_choice"] == "own"
+    banner = t("model.banner.link", "en", text=OWN_TEXT, size="").strip()  # the model choice "own", from its settings
+    assert any(banner in x for x in texts(student)), texts(student)
+    assert student.session_state["predict_prefix"] == OWN_TEXT[: own.gpt_cfg.max_len]
+
+    teacher.session_state["own_model"] = own  # the teacher's pages show this model: it is offered
+    teacher.run()
+    assert t("period.own_choice", "en") in teacher.button_group(key="lead_model").options
+    teacher.button_group(key="lead_model").set_value("own").run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    state = read_state(store, code)
+    assert (state.model, state.train) == ("own", OWN_TRAIN)
+    again = app("predict", **{"class": code})  # the model is on the shelf now: a late student gets it at once
+    assert again.session_state["own_model"].uid == own.uid

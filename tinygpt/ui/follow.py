@@ -31,8 +31,8 @@ from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
 from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
 from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
-from tinygpt.ui.models import example_model
 from tinygpt.ui.predict_view import follow_model as predict_follows
 
 #: Seconds between two readings of the class's state on a student's page.
@@ -63,10 +63,10 @@ def _read(code: str) -> ClassState | None:
 
 
 def wanted(state: ClassState) -> dict[str, object]:
-    """The session values the teacher's view sets: widget key -> value."""
+    """The session values the teacher's view sets: widget key -> value (the model apart:
+    ``tinygpt.ui.led_model.take_led_model``)."""
 
     values: dict[str, object] = {
-        "model_choice": state.model,
         attn.K_STEP: state.step,
         attn.K_MASK: state.mask,
         attn.K_UNIFORM: state.uniform,
@@ -84,13 +84,13 @@ def _apply(state: ClassState) -> None:
     ss = st.session_state
     opened = set(state.open_controls)
     applied = ss.setdefault(K_APPLIED, {})
-    if ss.get("model_choice") != state.model and "model_choice" not in opened:
-        tm = example_model(state.model)
-        ss["model_choice"] = state.model
-        attn.follow_model(tm)  # the new model's own attention and text, before the teacher's switches
-        predict_follows(tm)
-    if not state.text and applied.get(attn.K_TEXT):  # the teacher went back to the model's own text
-        own = attn.own_text(example_model(state.model))
+    if (ss.get("model_choice") != state.model or not has_led_model(state)) and "model_choice" not in opened:
+        tm = take_led_model(state)  # an own model: from the shelf, or its training starts (the page shows it)
+        if tm is not None:
+            attn.follow_model(tm)  # the new model's own attention and text, before the teacher's switches
+            predict_follows(tm)
+    if not state.text and applied.get(attn.K_TEXT) and (tm := led_model(state)) is not None:
+        own = attn.own_text(tm)  # the teacher went back to the model's own text
         ss[attn.K_TEXT] = ss["predict_prefix"] = own
         for key in (attn.K_TEXT, "predict_prefix"):
             applied.pop(key, None)
@@ -136,7 +136,7 @@ def _out_of_step(state: ClassState, url_path: str) -> bool:
         return True
     opened, applied = set(state.open_controls), ss.get(K_APPLIED, {})
     return any((ss.get(k) != v) if k not in opened else applied.get(k) != v for k, v in wanted(state).items()) or (
-        ss.get("model_choice") != state.model and "model_choice" not in opened
+        (ss.get("model_choice") != state.model or not has_led_model(state)) and "model_choice" not in opened
     )
 
 
@@ -157,6 +157,8 @@ def live(code: str, url_path: str) -> None:
             st.rerun(scope="app")
     if state.follow:
         st.info(tr("period.leading", where=_where()), icon=":material/co_present:")
+        if (note := training_note(state)) is not None:
+            st.caption(note)
     if state.question is not None and state.round:
         with st.container(border=True, key="period_question"):
             _question(code, state)

@@ -25,6 +25,7 @@ from tinygpt.period import (
     LED_MODELS,
     LED_PAGES,
     LED_STEPS,
+    OWN,
     ClassState,
     read_state,
     suggest_discussion,
@@ -38,9 +39,10 @@ from tinygpt.ui.attention.state import TEMPERATURES, own_text
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.i18n import error_text, lang, tr
+from tinygpt.ui.led_model import led_model, teacher_train
 from tinygpt.ui.lesson import LESSON_CONTROLS
 from tinygpt.ui.model_choice import base_url
-from tinygpt.ui.models import attention_trace, example_model
+from tinygpt.ui.models import attention_trace
 from tinygpt.ui.navigation import PAGES
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 from tinygpt.vocab import UnknownCharError
@@ -86,10 +88,13 @@ def _widgets_state(stored: ClassState) -> ClassState:
     from dataclasses import replace
 
     ss = st.session_state
+    model = ss.get(K_MODEL) or stored.model  # a segmented control clicked twice holds None
+    train = (teacher_train()[0] or (stored.train if stored.model == OWN else "")) if model == OWN else ""
     return replace(
         stored,
-        page=ss.get(K_PAGE) or stored.page,  # a segmented control clicked twice holds None
-        model=ss.get(K_MODEL) or stored.model,
+        page=ss.get(K_PAGE) or stored.page,
+        model=model if model != OWN or train else LED_MODELS[0],
+        train=train,
         text=(ss.get(K_TEXT) or "").strip(),
         step=ss.get(K_STEP) or stored.step,
         mask=bool(ss[K_MASK]),
@@ -164,7 +169,10 @@ def lead(code: str, key: str) -> None:
         with preview:
             _preview(stored)
         pages = {p: tr(f"nav.{p}") for p in LED_PAGES}
+        own_train, no_own = teacher_train()
         models = {m: tr(f"model.choice.{m}") for m in LED_MODELS}
+        if own_train is not None or stored.model == OWN:
+            models[OWN] = tr("period.own_choice")
         steps = {
             s: tr("attn.input_nav") if s == "input" else f"{n} · {tr(f'step.{s}.name')}"
             for n, s in enumerate(LED_STEPS)
@@ -176,6 +184,8 @@ def lead(code: str, key: str) -> None:
         right.segmented_control(
             tr("model.choice"), list(models), format_func=models.get, key=K_MODEL, on_change=_publish, args=args
         )
+        if own_train is None:
+            right.caption(no_own)
         left.text_input(
             tr("period.text"), key=K_TEXT, help=tr("period.text_help"), on_change=_publish, args=args, max_chars=200
         )
@@ -207,9 +217,9 @@ def _preview(state: ClassState) -> None:
 def _check_text(state: ClassState) -> None:
     """A warning when the model students see cannot read the text (their pages would say so too)."""
 
-    if state.text:
+    if state.text and (tm := led_model(state)) is not None:
         try:
-            example_model(state.model).vocab.encode(state.text)
+            tm.vocab.encode(state.text)
         except UnknownCharError as exc:
             st.warning(error_text(exc))
 
@@ -224,9 +234,11 @@ def _step_for(kind: QuestionKind, step: str) -> str:
 def make_question(state: ClassState, kind: QuestionKind, row: int) -> tuple[Question, str]:
     """(the question ``kind`` about query row ``row`` of head 1 in layer 1, the text it is about),
     computed from the model, text and switches students see. Raises UnknownCharError for a text
-    the model cannot read, IndexError for a row outside it."""
+    the model cannot read, IndexError for a row outside it, KeyError while the model is not here."""
 
-    tm = example_model(state.model)
+    tm = led_model(state)
+    if tm is None:
+        raise KeyError(state.train)
     text = (state.text or own_text(tm))[: tm.gpt_cfg.max_len]
     uniform = tuple(range(tm.gpt_cfg.n_heads)) if state.uniform else ()
     trace = what_if(
@@ -240,6 +252,9 @@ def _ask(code: str, key: str) -> None:
     ss = st.session_state
     try:
         state = _state(code)
+        if led_model(state) is None:  # the own model is not on this server yet
+            ss["_lead_problem"] = tr("period.own_missing")
+            return
         q, _ = make_question(state, QuestionKind(ss[K_KIND]), int(ss.get(K_ROW) or 0))
     except (StoreError, ConfigError) as exc:
         ss["_lead_problem"] = problem_text(exc)
@@ -333,7 +348,10 @@ def open_question(code: str, key: str) -> None:
 def _ask_form(state: ClassState, args: tuple[str, str]) -> None:
     """Choose a question about the view students see, and ask it."""
 
-    tm = example_model(state.model)
+    tm = led_model(state)
+    if tm is None:
+        st.info(tr("period.own_missing"))
+        return
     text = (state.text or own_text(tm))[: tm.gpt_cfg.max_len]
     kinds = {str(k): tr(f"period.kind.{k}") for k in KINDS}
     rows = dict(enumerate(position_labels(text)))

@@ -70,7 +70,7 @@ def _write_model(ss) -> str | None:
 
 
 def _read_train(raw: str, notes: list[str]) -> dict:
-    _open_train_link(raw)
+    open_train_link(raw)
     return {}
 
 
@@ -94,14 +94,14 @@ def resolve_link() -> None:
     opened or changed), and adopt the model of a link's finished training. Cheap when nothing changed."""
     for message in url.load("model", MODEL_PARAMS, _refused):
         _say(message)
-    _adopt_link_job()
+    adopt_link_job()
 
 
 def _say(message: str) -> None:
     st.session_state.setdefault(_MESSAGES, []).append(message)
 
 
-def _open_train_link(spec: str) -> None:
+def open_train_link(spec: str) -> None:
     """Take the model of a ``train=`` link from the shelf, or start (or join) its training."""
     ss = st.session_state
     try:
@@ -116,7 +116,7 @@ def _open_train_link(spec: str) -> None:
             set_choice(name)
             return
     own = ss.get("own_model")
-    if own is not None and _key_of(own) == key:
+    if own is not None and key_of(own) == key:
         set_choice("own")
         return
     job = ss.get("job")
@@ -133,12 +133,13 @@ def _open_train_link(spec: str) -> None:
     set_choice("own")
 
 
-def _key_of(tm: ModelRecord):
+def key_of(tm: ModelRecord):
+    """The shelf's key of ``tm``'s settings (``tinygpt.jobs.model_key``), or None when training cannot rebuild it."""
     settings = reproducible_settings(tm)
     return model_key(*settings) if settings is not None else None
 
 
-def _adopt_link_job() -> None:
+def adopt_link_job() -> None:
     """A link's training that ended: its model becomes the session's (even one whose loss rose:
     it is the model the link names), or a message and the textbook example if it left none."""
     ss = st.session_state
