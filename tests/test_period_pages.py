@@ -204,5 +204,11 @@ def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only
     assert not teacher.exception, [e.value for e in teacher.exception]
     state = read_state(store, code)
     assert (state.model, state.train) == ("own", OWN_TRAIN)
+    assert t("period.ask_help", "en", text=OWN_TEXT) in texts(teacher)  # the question is about the own model's text
+    teacher.button(key="lead_ask").click().run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    asked = question_from_data(read_state(store, code).question)
+    assert asked.prompt_fields[0] == ("i", len(OWN_TEXT) - 1) and len(asked.choices) == len(OWN_TEXT)
+    assert [c.text for c in asked.choices[:3]] == ["0 我", "1 爱", "2 你"]  # keys of the own model's text
     again = app("predict", **{"class": code})  # the model is on the shelf now: a late student gets it at once
     assert again.session_state["own_model"].uid == own.uid

@@ -89,7 +89,7 @@ def _widgets_state(stored: ClassState) -> ClassState:
 
     ss = st.session_state
     model = ss.get(K_MODEL) or stored.model  # a segmented control clicked twice holds None
-    train = (teacher_train()[0] or (stored.train if stored.model == OWN else "")) if model == OWN else ""
+    train = (teacher_train(publish=True)[0] or (stored.train if stored.model == OWN else "")) if model == OWN else ""
     return replace(
         stored,
         page=ss.get(K_PAGE) or stored.page,

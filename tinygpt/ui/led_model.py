@@ -1,9 +1,9 @@
 """The model of a class its teacher leads (``tinygpt.period.ClassState.model``), on both sides.
 
 - The teacher: :func:`teacher_train` is the ``train=`` settings of the model of the teacher's
-  pages (``tinygpt.links.reproducible_settings``), or why there are none; it puts the model on the
-  process shelf under those settings (``ModelShelf.put`` keeps the first model of a key, here and
-  in the class store), so every server hands students that one model.
+  pages (``tinygpt.links.reproducible_settings``), or why there are none; leading with it puts the
+  model on the process shelf under those settings (``ModelShelf.put`` keeps the first model of a
+  key, here and in the class store), so every server hands students that one model.
 - Both: :func:`led_model` is the model the class sees: an example, or the own model from the
   shelf (the published one, whose numbers the teacher's questions and the students' pages share),
   else the session's own model of those settings; None while nobody here has it.
@@ -13,6 +13,8 @@
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import streamlit as st
 
@@ -26,16 +28,23 @@ from tinygpt.ui.model_choice import adopt_link_job, key_of, open_train_link, pen
 from tinygpt.ui.models import example_model, set_choice, shelf
 
 
-def teacher_train() -> tuple[str | None, str]:
+def teacher_train(publish: bool = False) -> tuple[str | None, str]:
     """(the ``train=`` settings of the session's own model, "") or (None, why the class cannot be
-    led with it: no own model, a model loaded from a file, a run ended at a non-finite loss)."""
+    led with it: no own model, a model loaded from a file, a run ended at a non-finite loss).
+
+    ``publish``: put the model on the shelf under those settings (the class leads with it). The
+    shelf keeps the first model of a key, so every server and every student gets that one. A run
+    stopped after k steps goes there under the settings that rebuild it (``epochs=k``), never under
+    the full run's.
+    """
     own = st.session_state.get("own_model")
     if own is None:
         return None, tr("period.own_none")
     settings = reproducible_settings(own)
     if settings is None:
         return None, tr("period.own_file" if own.init_seed is None else "period.own_run")
-    shelf().put(model_key(*settings), own)  # the first model of these settings is the one every server serves
+    if publish:
+        shelf().put(model_key(*settings), own if settings[2] == own.train_cfg else replace(own, train_cfg=settings[2]))
     return encode_train(*settings), ""
 
 
