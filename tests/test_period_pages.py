@@ -212,3 +212,31 @@ def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only
     assert [c.text for c in asked.choices[:3]] == ["0 我", "1 爱", "2 你"]  # keys of the own model's text
     again = app("predict", **{"class": code})  # the model is on the shelf now: a late student gets it at once
     assert again.session_state["own_model"].uid == own.uid
+
+
+def test_a_run_the_teacher_stopped_is_led_with_the_settings_that_rebuild_it_and_students_get_that_model(store):
+    from tinygpt.links import decode_train
+    from tinygpt.record import StopReason
+    from tinygpt.train import train
+
+    steps: list[int] = []
+    text = "你爱我，我爱你。"
+    stopped = train(
+        text,
+        GPTConfig(d_model=16, n_heads=2, n_layers=1, d_ff=32),
+        TrainConfig(epochs=40),
+        should_stop=lambda: steps.append(1) or len(steps) > 6,
+    )
+    assert stopped.stop_reason == StopReason.STOPPED and 0 < len(stopped.losses) < 40
+    code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
+    teacher = app("teacher", **{"class": code, "key": key})
+    teacher.session_state["own_model"] = stopped
+    teacher.run()
+    teacher.button_group(key="lead_model").set_value("own").run()
+    teacher.button(key="lead_follow").click().run()
+    state = read_state(store, code)
+    assert state.model == "own" and state.follow
+    assert decode_train(state.train)[2].epochs == len(stopped.losses)  # not the 40 epochs the run was started with
+    student = app("predict", **{"class": code})  # on the shelf under those settings: the teacher's model, at once
+    assert student.session_state["own_model"].uid == stopped.uid
+    assert student.session_state["model_choice"] == "own"
