@@ -3,8 +3,9 @@
 ``navigation.run_app`` calls :func:`class_period` before the page runs. In a class (``class=``,
 ``tinygpt.ui.classroom``) it reads the class's state (``tinygpt.period``) and:
 
-- while the teacher leads ("Students follow me"), puts the teacher's model, text, step and
-  switches into the session before the page draws its widgets, and opens the teacher's page (so a
+- while the teacher leads ("Students follow me"), puts the teacher's model (an example, or the
+  model of the teacher's pages as a ``train=`` link gives it: ``tinygpt.ui.led_model``), text,
+  step and switches into the session before the page draws its widgets, and opens the teacher's page (so a
   student who joins late lands where the class is); every control the teacher has not opened is
   locked: ``tinygpt.ui.lesson.visible`` hides it while :data:`lesson.FOLLOW_OPEN` holds the
   opened ones, and the page uses the teacher's value; a line says the teacher is leading;

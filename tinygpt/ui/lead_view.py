@@ -1,7 +1,8 @@
 """The teacher leads the class (sections of the teacher's view of a class, ``teacher_view``).
 
 - :func:`lead`: "Students follow me" / "Let them explore", and the view students see while they
-  follow: the page, the model, the text, the step, the first switches of the Attention page, and
+  follow: the page, the model (an example, or the model of the teacher's pages when training can
+  rebuild it: ``tinygpt.ui.led_model``), the text, the step, the first switches of the Attention page, and
   the controls students may still use. Each change is written at once into the class's state
   (``tinygpt.period.write_state``), which every student's page reads every few seconds.
 - :func:`question`: vote, discuss, vote again. The teacher asks a question computed from the
