@@ -28,7 +28,7 @@ import streamlit as st
 from tinygpt.classroom import PRIVATE_PARAMS, ascii_query
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.jobs import JobRefusedError, JobStatus, model_key
+from tinygpt.jobs import JobRefusedError, JobStatus, ModelKey, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.params import read_choice
 from tinygpt.record import ModelRecord, StopReason
@@ -133,7 +133,7 @@ def open_train_link(spec: str) -> None:
     set_choice("own")
 
 
-def key_of(tm: ModelRecord):
+def key_of(tm: ModelRecord) -> ModelKey | None:
     """The shelf's key of ``tm``'s settings (``tinygpt.jobs.model_key``), or None when training cannot rebuild it."""
     settings = reproducible_settings(tm)
     return model_key(*settings) if settings is not None else None
