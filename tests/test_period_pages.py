@@ -240,3 +240,35 @@ def test_a_run_the_teacher_stopped_is_led_with_the_settings_that_rebuild_it_and_
     student = app("predict", **{"class": code})  # on the shelf under those settings: the teacher's model, at once
     assert student.session_state["own_model"].uid == stopped.uid
     assert student.session_state["model_choice"] == "own"
+
+
+def test_leading_with_a_stopped_run_publishes_it_for_other_servers_under_the_settings_that_rebuild_it(
+    store, monkeypatch
+):
+    import streamlit as st
+
+    from tinygpt.jobs import ModelShelf, model_key
+    from tinygpt.links import decode_train
+    from tinygpt.model_library import ModelLibrary
+    from tinygpt.train import train
+    from tinygpt.ui import led_model
+
+    steps: list[int] = []
+    stopped = train(
+        "你爱我，我爱你。",
+        GPTConfig(d_model=16, n_heads=2, n_layers=1, d_ff=32),
+        TrainConfig(epochs=40),
+        should_stop=lambda: steps.append(1) or len(steps) > 6,
+    )
+    here = ModelShelf(library=ModelLibrary(store))
+    monkeypatch.setattr(led_model, "shelf", lambda: here)
+    st.session_state["own_model"] = stopped
+    try:
+        train_spec, reason = led_model.teacher_train(publish=True)
+    finally:
+        del st.session_state["own_model"]
+    assert reason == "" and train_spec is not None
+    other_server = ModelLibrary(store)  # what another server sharing the store finds
+    rebuilt = other_server.get(model_key(*decode_train(train_spec)))
+    assert rebuilt is not None and len(rebuilt.losses) == len(stopped.losses) < 40
+    assert other_server.get(model_key(stopped.text, stopped.gpt_cfg, stopped.train_cfg)) is None  # not the full run's
