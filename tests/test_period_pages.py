@@ -193,7 +193,9 @@ def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only
     own = student.session_state["own_model"]
     assert (own.text, own.gpt_cfg.d_model, own.gpt_cfg.n_layers, len(own.losses)) == (OWN_TEXT, 16, 1, 40)
     assert student.session_state["model_choice"] == "own"
-    banner = t("model.banner.link", "en", text=OWN_TEXT, size="").strip()  # the model choice "own", from its settings
+    banner = t(
+        "model.banner.teacher", "en", text=OWN_TEXT, size=""
+    ).strip()  # the model choice "own", from its settings
     assert any(banner in x for x in texts(student)), texts(student)
     assert student.session_state["predict_prefix"] == OWN_TEXT[: own.gpt_cfg.max_len]
 

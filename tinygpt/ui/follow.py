@@ -26,7 +26,7 @@ import streamlit as st
 
 from tinygpt.classroom import LESSON_KEYS, answer_ids
 from tinygpt.config import ConfigError
-from tinygpt.period import LED_PAGES, ClassState, question_from_data, read_state, votes_of
+from tinygpt.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
 from tinygpt.store import ClassError, NewAnswer, StoreError
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
@@ -85,9 +85,10 @@ def _apply(state: ClassState) -> None:
     ss = st.session_state
     opened = set(state.open_controls)
     applied = ss.setdefault(K_APPLIED, {})
-    if (ss.get("model_choice") != state.model or not has_led_model(state)) and "model_choice" not in opened:
+    changed = ss.get("model_choice") != state.model or not has_led_model(state)
+    if (changed or state.model == OWN) and "model_choice" not in opened:
         tm = take_led_model(state)  # an own model: from the shelf, or its training starts (the page shows it)
-        if tm is not None:
+        if changed and tm is not None:
             attn.follow_model(tm)  # the new model's own attention and text, before the teacher's switches
             predict_follows(tm)
     if not state.text and applied.get(attn.K_TEXT) and (tm := led_model(state)) is not None:

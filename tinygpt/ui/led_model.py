@@ -24,7 +24,7 @@ from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.period import OWN, ClassState
 from tinygpt.record import ModelRecord
 from tinygpt.ui.i18n import tr
-from tinygpt.ui.model_choice import adopt_link_job, key_of, open_train_link, pending_link_job
+from tinygpt.ui.model_choice import FROM_TEACHER, adopt_link_job, key_of, open_train_link, pending_link_job
 from tinygpt.ui.models import example_model, set_choice, shelf
 
 
@@ -94,6 +94,7 @@ def take_led_model(state: ClassState) -> ModelRecord | None:
     own = st.session_state.get("own_model")
     if own is not None and key_of(own) == _key(state.train):
         set_choice(OWN)
+        st.session_state[FROM_TEACHER] = own.uid  # named "your teacher's model" on the pages
         return own
     return None
 

@@ -54,6 +54,7 @@ _SHOWN = "_model_shown"
 _MESSAGES = "_link_messages"
 #: The uid of the session's own model when a link named it (a teacher's model, not the student's).
 _FROM_LINK = "_own_from_link"
+FROM_TEACHER = "_own_from_teacher"  # the uid of the own model when the class's teacher leads with it
 
 
 # ---------------------------------------------------------------- reading a link (before the page runs)
@@ -262,8 +263,10 @@ def settings_line(tm: ModelRecord) -> str:
 
 
 def own_kind(tm: ModelRecord | None) -> str:
-    """What the session's own model ``tm`` is to the student: "link" when a link named it (the
-    teacher's model, trained for the link), else "own" (trained or loaded by the student)."""
+    """What the session's own model ``tm`` is to the student: "teacher" when the class's teacher
+    leads with it, "link" when a link named it, else "own" (trained or loaded by the student)."""
+    if tm is not None and st.session_state.get(FROM_TEACHER) == tm.uid:
+        return "teacher"
     return "link" if tm is not None and st.session_state.get(_FROM_LINK) == tm.uid else "own"
 
 

@@ -6,11 +6,13 @@ STRINGS: dict[str, str] = {
     "model.choice.context": "Context example",
     "model.choice.own": "Your model",
     "model.choice.link": "The link's model",
+    "model.choice.teacher": "Your teacher's model",
     "model.choice_help": "Context example (“我爱你，你爱我。他爱她，她爱他。”): the same character is followed by different ones depending on the one before it, so the model must attend. Textbook example (“你好世界”): every character has one successor, so attention does not matter. Your model: the last one you trained, loaded or opened from a link.",
     "model.banner.textbook": "Textbook example (text “{text}”). {size}",
     "model.banner.context": "Context example (text “{text}”). {size}",
     "model.banner.own": "Your model (text “{text}”). {size}",
     "model.banner.link": "The link's model (text “{text}”). {size}",
+    "model.banner.teacher": "Your teacher's model (text “{text}”). {size}",
     "model.trained": "d_model {d_model}, {n_layers} layers × {n_heads} heads, trained {steps} steps (lr {lr}, seed {seed}, "
     "window {window}) to loss {loss:.2e}, {mask}",
     "model.mask_on": "causal mask on during training",

@@ -6,11 +6,13 @@ STRINGS: dict[str, str] = {
     "model.choice.context": "上下文示例",
     "model.choice.own": "你的模型",
     "model.choice.link": "链接中的模型",
+    "model.choice.teacher": "老师的模型",
     "model.choice_help": "上下文示例（“我爱你，你爱我。他爱她，她爱他。”）：同一个字后面跟什么，取决于它前面的字，模型必须“注意”前文。课本示例（“你好世界”）：每个字只有一个后继字，注意力无关紧要。你的模型：你最近训练、载入或从链接打开的模型。",
     "model.banner.textbook": "课本示例（文本“{text}”）。{size}",
     "model.banner.context": "上下文示例（文本“{text}”）。{size}",
     "model.banner.own": "你的模型（文本“{text}”）。{size}",
     "model.banner.link": "链接中的模型（文本“{text}”）。{size}",
+    "model.banner.teacher": "老师的模型（文本“{text}”）。{size}",
     "model.trained": "d_model {d_model}，{n_layers} 层 × {n_heads} 个头，训练 {steps} 步（学习率 {lr}，种子 {seed}，"
     "窗口 {window}），损失降到 {loss:.2e}，{mask}",
     "model.mask_on": "训练时开启因果掩码",
