@@ -44,11 +44,13 @@ from dataclasses import dataclass, field
 
 from bench.classroom import count_line, english, percentile, ratio_line
 from bench.cold_start import load_note, start_server, stop_server, wait_healthy
+from bench.period_check import Ledger, check_lines, take
 from bench.st_client import Run, Session, choice_state, click, connect, pills_state, toggle_state
 
 TARGET_SEE_S = 3.0
 POLL_S = 1.0  # tinygpt.ui.follow.REFRESH_SECONDS
 WAIT_S = 40.0  # the longest the teacher waits for the class at each action
+CHECK_WAIT_S = 150.0  # the longest the teacher waits for the class to hand in a concept check
 STEPS = ("scores", "mask", "softmax", "scale", "softmax")
 ROUND_RIGHT = {1: 0.5, 2: 0.8}
 
@@ -70,6 +72,8 @@ class Student:
     rng: random.Random
     seen: dict[int, float] = field(default_factory=dict)  # action serial -> seconds until seen
     voted: dict[tuple[str, int], str] = field(default_factory=dict)  # (question id, round) -> choice id
+    checked: set[str] = field(default_factory=set)  # the phases of the concept check taken
+    gone: bool = False  # the session ended
     errors: list[str] = field(default_factory=list)
     runs: int = 0
 
@@ -84,6 +88,8 @@ class Period:
         self.errors: list[str] = []
         self.cast: Counter = Counter()  # (question id, round, answer) -> votes cast
         self.rights: dict[str, set[str]] = {}  # question id -> its right choices
+        self.ledger = Ledger()  # the concept check's answers cast
+        self.post = False  # the teacher closed the last question: time for the check at the end
 
     def where(self, step: str, mask: bool) -> str:
         """The leading line's view once the page follows: the page, the step and the mask."""
@@ -110,15 +116,22 @@ def class_fragment(s: Session) -> str:
 
 
 async def student(url: str, me: Student, period: Period) -> None:
-    """Join late or early, follow, vote once per round."""
+    """Join late or early, take the concept check, follow, vote once per round, take the check again."""
     from tinygpt.period import read_state
 
     await asyncio.sleep(me.number * 0.2)
+    who, check_rng = f"student {me.number}", random.Random(1000 + me.number)
     try:
         async with connect(url) as ws:
             s = Session(ws)
-            run = check(f"student {me.number}", await s.run("", query=f"s={period.link}"), me.errors)
+            run = check(who, await s.run("", query=f"s={period.link}"), me.errors)
+            run = await take(s, run, "pre", check_rng, period.ledger, who, me.errors)
+            me.checked.add("pre")
             while not period.done:
+                if period.post and "post" not in me.checked:
+                    run = await take(s, run, "post", check_rng, period.ledger, who, me.errors)
+                    me.checked.add("post")
+                    continue
                 e = period.expect
                 texts = " ".join(run.texts)
                 shown = (not e.step_text or e.step_text in texts) and (not e.vote_key or e.vote_key in run.widgets)
@@ -162,10 +175,12 @@ async def student(url: str, me: Student, period: Period) -> None:
                 me.runs += 1
     except Exception as exc:  # a broken connection or a timeout is an error of the run
         me.errors.append(f"student {me.number} failed: {exc!r}")
+    finally:
+        me.gone = True
 
 
-async def wait_all(students: list[Student], serial: int, test=None) -> None:
-    deadline = time.perf_counter() + WAIT_S
+async def wait_all(students: list[Student], serial: int, test=None, wait_s: float = WAIT_S) -> None:
+    deadline = time.perf_counter() + wait_s
     while time.perf_counter() < deadline:
         if all((serial in me.seen) if test is None else test(me) for me in students):
             return
@@ -182,7 +197,8 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
             errs = period.errors
             page = check("teacher", await s.run("teacher", query=f"class={period.code}&key={period.key}&lang=en"), errs)
             page = check("teacher", await s.run(widgets=[click(page.widgets["lead_follow"])]), errs)
-            await asyncio.sleep(8)  # the class joins
+            await asyncio.sleep(8)  # the class joins and takes the check at the start
+            await wait_all(students, 0, lambda me: "pre" in me.checked or me.gone, CHECK_WAIT_S)
             mask = True
             for n in range(questions):
                 step = STEPS[n % len(STEPS)]
@@ -236,6 +252,8 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
                 page = check("teacher", await s.run(fragment=_fragment_of(s, "lead_close")), errs)
                 page = check("teacher", await s.run(widgets=[click(page.widgets["lead_close"])]), errs)
                 page = check("teacher", await s.run(), errs)
+            period.post = True
+            await wait_all(students, 0, lambda me: "post" in me.checked or me.gone, CHECK_WAIT_S)
     except Exception as exc:
         period.errors.append(f"teacher failed: {exc!r}")
     finally:
@@ -293,7 +311,8 @@ async def period_run(url: str, period: Period, n_students: int, questions: int):
     return students, seen
 
 
-def report(period: Period, students: list[Student], seen: dict[str, str], recorded: int) -> list[str]:
+def report(period: Period, students: list[Student], seen: dict[str, str], recorded: int, checked) -> list[str]:
+    """The lines printed; ``checked``: what :func:`bench.period_check.check_lines` returned."""
     from tinygpt.period import tally
 
     lines = []
@@ -345,6 +364,9 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
         f"tallies equal to the votes cast: {len(questions) * 3 - mismatched} of {len(questions) * 3} "
         "(per question: round 1, round 2, changes; the projector's line too)"
     )
+    check_text, check_cast, check_recorded, check_mismatched, check_errors = checked
+    lines.extend(check_text)
+    errors.extend(check_errors)
     for error in dict.fromkeys(errors):
         lines.append(f"  ! {error}")
     lines.append("")
@@ -353,6 +375,12 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
         ratio_line("p95 student sees the change", p95 if not missed else max(p95, float("inf")), TARGET_SEE_S, "s"),
         count_line("votes cast but not recorded", cast - recorded, f"   ({recorded} of {cast} recorded)"),
         count_line("tallies unequal to the votes", mismatched),
+        count_line(
+            "check answers not recorded",
+            check_cast - check_recorded,
+            f"   ({check_recorded} of {check_cast} recorded)",
+        ),
+        count_line("report's concepts unequal", check_mismatched, "   (before and after, to the answers cast)"),
         count_line("errors", len(errors)),
     ]
     lines.extend(line for line, _ in figures)
@@ -384,10 +412,11 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         students, seen = asyncio.run(period_run(url, period, args.students, args.questions))
         elapsed = time.perf_counter() - start
-        recorded = store.count_answers(code)
+        checked = check_lines(store, code, period.ledger)
+        recorded = store.count_answers(code) - checked[2]  # the votes: the class's answers but the check's
         print(f"{args.students} students, {args.questions} questions in two rounds; the period took {elapsed:.0f} s")
         print("ratio = figure / target; at most 1.00 meets it.", load_note())
-        lines = report(period, students, seen, recorded)
+        lines = report(period, students, seen, recorded, checked)
     finally:
         stop_server(proc)
         store.dispose()
