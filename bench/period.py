@@ -1,16 +1,19 @@
 """A class period on one server: a teacher leads thirty browser-less students through five
-questions, each voted in two rounds, while a projector shows the class.
+questions, each voted in two rounds, while a projector shows the class; every student takes the
+concept check at the start and at the end.
 
 Every session is a websocket client speaking Streamlit's protocol (``bench.st_client``) against a
 real ``streamlit run``; the class store is a SQLite file in a temporary folder, or the PostgreSQL
 database of ``--database-url``. The class's lesson lists the Predict, Attention and Theory pages
 and opens on the context example.
 
-- The teacher's session opens the class's view (``/teacher?class=…&key=…``) and presses "Students
-  follow me". For each of five questions it moves the class to another step of attention
-  (``lead_step``) and flips the causal mask (``lead_mask``), picks a row and asks "which key does
-  this row attend to most?" (``lead_ask``); once every student answered it starts round 2
-  (``lead_round2``), then reveals (``lead_reveal``) and closes the question (``lead_close``).
+- The teacher's session opens the class's view (``/teacher?class=…&key=…``), presses "Students
+  follow me" and waits for the class to hand in the check at the start. For each of five
+  questions it moves the class to another step of attention (``lead_step``) and flips the causal
+  mask (``lead_mask``), picks a row and asks "which key does this row attend to most?"
+  (``lead_ask``); once every student answered it starts round 2 (``lead_round2``), then reveals
+  (``lead_reveal``) and closes the question (``lead_close``). After the last question it waits
+  for the class to hand in the check at the end.
 - Every student opens the class's short link and reruns its page's class fragment every second, as
   a browser does (``run_every``). A student "sees the teacher's change" when its page shows the
   teacher's step and mask (the line "your teacher is leading" names those the page shows), the
@@ -18,14 +21,21 @@ and opens on the context example.
   (sent to the teacher's view) to the end of the student's run that shows it is one sample. Each
   student answers each round once: in round 1 right with probability 0.5, in round 2 with 0.8 (a
   discussion helped), a random wrong choice otherwise.
-- The projector's session (``/projector?class=…``) refreshes as a browser does; after each reveal
-  of round 2 it must show how many changed to the right answer and away from it, as counted from
-  the votes the students cast.
+- Every student takes the concept check through its page's form right after joining and again
+  once the teacher closed the last question (``bench.period_check``): right per concept with
+  probability 0.4 at the start and 0.8 at the end (seeded per student), so the answers are known.
+- The projector's session (``/projector?class=…``) reruns its fragments as a browser does; after
+  each reveal of round 2 it must show how many changed to the right answer and away from it, as
+  counted from the votes the students cast.
 
 At the end: ``votes recorded: A of B`` (A in the store, B cast); the tallies (``tinygpt.period.tally``)
-must equal the votes cast, question by question and round by round; no error (exception elements,
-error alerts, broken connections). Target: p95 of "student sees the teacher's change" ≤ 3 s. Each
-figure is printed with its ratio to the target, then, last, ``worst ratio: X.XX``.
+must equal the votes cast, question by question and round by round; ``check answers recorded: A of
+B``; the report (``tinygpt.class_report``, computed from the store as the teacher's view does) must
+hold, per concept, before and after, the counts answered and right of the answers cast (``report
+equals the answers cast: k of 5 concepts``); no error (exception elements, error alerts, broken
+connections). Target: p95 of "student sees the teacher's change" ≤ 3 s. Each figure is printed
+with its ratio to the target (a count that must be 0: infinite when it is not), then, last,
+``worst ratio: X.XX``.
 
 Run: python -m bench.period [--students 30] [--questions 5] [--database-url postgresql://…]
 """
@@ -271,7 +281,7 @@ def _fragment_of(s: Session, key: str) -> str:
 
 
 async def projector(url: str, period: Period, seen: dict[str, str]) -> None:
-    """The projector's page, refreshed as a browser does; keeps the compare line of each question."""
+    """The projector's page, its fragments refreshed as a browser does; keeps the compare line of each question."""
     from tinygpt.period import read_state
 
     try:
@@ -279,14 +289,16 @@ async def projector(url: str, period: Period, seen: dict[str, str]) -> None:
             s = Session(ws)
             run = check("projector", await s.run("projector", query=f"class={period.code}&lang=en"), period.errors)
             marker = english("period.compare", first="\0", second="", to_right=0, to_wrong=0).split("\0")[0]
+            runs = [run]
             while not period.done:
                 state = read_state(period.store, period.code)
-                for t in run.texts:
+                for t in (t for r in runs for t in r.texts):
                     if t.startswith(marker) and state is not None and state.question_id:
                         seen[state.question_id] = t
                 await asyncio.sleep(POLL_S)
-                fragment = list(s.auto_reruns)[-1] if s.auto_reruns else ""
-                run = check("projector", await s.run(fragment=fragment), period.errors)
+                runs = []  # every fragment drawn with run_every reruns, as in a browser
+                for fragment in list(s.auto_reruns) or [""]:
+                    runs.append(check("projector", await s.run(fragment=fragment), period.errors))
     except Exception as exc:
         period.errors.append(f"projector failed: {exc!r}")
 
