@@ -17,6 +17,7 @@ answered/right counts, before and after, with the answers cast.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from functools import cache
 
@@ -50,12 +51,17 @@ def questions_of(text: str) -> dict:
     return check_questions(trace, head=0)
 
 
+def unescape(text: str) -> str:
+    """``text`` without the backslashes ``tinygpt.ui.i18n.md_escape`` put before Markdown's characters."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
 def shown_text(texts: list[str]) -> str | None:
     """The text the check asks about, read from its intro line (None when the page does not show it)."""
     head, tail = english("check.intro", text="\0").split("\0")
     for t in texts:
         if t.startswith(head) and t.endswith(tail):
-            return t[len(head) : len(t) - len(tail)].replace("\\", "")  # md_escape's backslashes
+            return unescape(t[len(head) : len(t) - len(tail)])
     return None
 
 
@@ -109,7 +115,7 @@ async def take(s: Session, run, phase: str, rng: random.Random, ledger: Ledger, 
     for n, concept in enumerate(CONCEPTS, 1):
         q, widget = questions[concept], run.widgets.get(f"check_{phase}_{concept}")
         prompt = f"{n}. " + english(q.prompt_key, **dict(q.prompt_fields))
-        if widget is None or widget.label.replace("\\", "") != prompt or len(widget.options) != len(q.choices):
+        if widget is None or unescape(widget.label) != prompt or len(widget.options) != len(q.choices):
             errors.append(f"{who}: the {phase} check's question {concept} is not the one computed ({prompt!r})")
             return run
         right = rng.random() < PHASE_RIGHT[phase]
