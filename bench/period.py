@@ -100,6 +100,7 @@ class Period:
         self.rights: dict[str, set[str]] = {}  # question id -> its right choices
         self.ledger = Ledger()  # the concept check's answers cast
         self.post = False  # the teacher closed the last question: time for the check at the end
+        self.check_s: dict[str, float] = {}  # phase -> seconds until the class handed the check in
 
     def where(self, step: str, mask: bool) -> str:
         """The leading line's view once the page follows: the page, the step and the mask."""
@@ -207,8 +208,10 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
             errs = period.errors
             page = check("teacher", await s.run("teacher", query=f"class={period.code}&key={period.key}&lang=en"), errs)
             page = check("teacher", await s.run(widgets=[click(page.widgets["lead_follow"])]), errs)
+            joined = time.perf_counter()
             await asyncio.sleep(8)  # the class joins and takes the check at the start
             await wait_all(students, 0, lambda me: "pre" in me.checked or me.gone, CHECK_WAIT_S)
+            period.check_s["pre"] = time.perf_counter() - joined
             mask = True
             for n in range(questions):
                 step = STEPS[n % len(STEPS)]
@@ -262,8 +265,9 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
                 page = check("teacher", await s.run(fragment=_fragment_of(s, "lead_close")), errs)
                 page = check("teacher", await s.run(widgets=[click(page.widgets["lead_close"])]), errs)
                 page = check("teacher", await s.run(), errs)
-            period.post = True
+            period.post, closed = True, time.perf_counter()
             await wait_all(students, 0, lambda me: "post" in me.checked or me.gone, CHECK_WAIT_S)
+            period.check_s["post"] = time.perf_counter() - closed
     except Exception as exc:
         period.errors.append(f"teacher failed: {exc!r}")
     finally:
@@ -377,7 +381,13 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
         "(per question: round 1, round 2, changes; the projector's line too)"
     )
     check_text, check_cast, check_recorded, check_mismatched, check_errors = checked
-    lines.extend(check_text)
+    lines.append(check_text[0])
+    if len(period.check_s) == 2:
+        lines.append(
+            f"  the class handed the check in {period.check_s['pre']:.0f} s after the teacher began leading, "
+            f"{period.check_s['post']:.0f} s after the last question closed"
+        )
+    lines.extend(check_text[1:])
     errors.extend(check_errors)
     for error in dict.fromkeys(errors):
         lines.append(f"  ! {error}")
