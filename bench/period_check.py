@@ -81,7 +81,7 @@ def pick(question, rng: random.Random, right: bool) -> list[str]:
 
 
 class Ledger:
-    """The check's answers cast by the students: (phase, concept) -> [answered, right]."""
+    """What the students handed in: answers cast per (phase, concept, right), forms confirmed per phase."""
 
     def __init__(self) -> None:
         self.cast: Counter = Counter()  # (phase, concept, right) -> answers cast
