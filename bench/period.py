@@ -1,16 +1,19 @@
 """A class period on one server: a teacher leads thirty browser-less students through five
-questions, each voted in two rounds, while a projector shows the class.
+questions, each voted in two rounds, while a projector shows the class; every student takes the
+concept check at the start and at the end.
 
 Every session is a websocket client speaking Streamlit's protocol (``bench.st_client``) against a
 real ``streamlit run``; the class store is a SQLite file in a temporary folder, or the PostgreSQL
 database of ``--database-url``. The class's lesson lists the Predict, Attention and Theory pages
 and opens on the context example.
 
-- The teacher's session opens the class's view (``/teacher?class=…&key=…``) and presses "Students
-  follow me". For each of five questions it moves the class to another step of attention
-  (``lead_step``) and flips the causal mask (``lead_mask``), picks a row and asks "which key does
-  this row attend to most?" (``lead_ask``); once every student answered it starts round 2
-  (``lead_round2``), then reveals (``lead_reveal``) and closes the question (``lead_close``).
+- The teacher's session opens the class's view (``/teacher?class=…&key=…``), presses "Students
+  follow me" and waits for the class to hand in the check at the start. For each of five
+  questions it moves the class to another step of attention (``lead_step``) and flips the causal
+  mask (``lead_mask``), picks a row and asks "which key does this row attend to most?"
+  (``lead_ask``); once every student answered it starts round 2 (``lead_round2``), then reveals
+  (``lead_reveal``) and closes the question (``lead_close``). After the last question it waits
+  for the class to hand in the check at the end.
 - Every student opens the class's short link and reruns its page's class fragment every second, as
   a browser does (``run_every``). A student "sees the teacher's change" when its page shows the
   teacher's step and mask (the line "your teacher is leading" names those the page shows), the
@@ -18,14 +21,21 @@ and opens on the context example.
   (sent to the teacher's view) to the end of the student's run that shows it is one sample. Each
   student answers each round once: in round 1 right with probability 0.5, in round 2 with 0.8 (a
   discussion helped), a random wrong choice otherwise.
-- The projector's session (``/projector?class=…``) refreshes as a browser does; after each reveal
-  of round 2 it must show how many changed to the right answer and away from it, as counted from
-  the votes the students cast.
+- Every student takes the concept check through its page's form right after joining and again
+  once the teacher closed the last question (``bench.period_check``): right per concept with
+  probability 0.4 at the start and 0.8 at the end (seeded per student), so the answers are known.
+- The projector's session (``/projector?class=…``) reruns its fragments as a browser does; after
+  each reveal of round 2 it must show how many changed to the right answer and away from it, as
+  counted from the votes the students cast.
 
 At the end: ``votes recorded: A of B`` (A in the store, B cast); the tallies (``tinygpt.period.tally``)
-must equal the votes cast, question by question and round by round; no error (exception elements,
-error alerts, broken connections). Target: p95 of "student sees the teacher's change" ≤ 3 s. Each
-figure is printed with its ratio to the target, then, last, ``worst ratio: X.XX``.
+must equal the votes cast, question by question and round by round; ``check answers recorded: A of
+B``; the report (``tinygpt.class_report``, computed from the store as the teacher's view does) must
+hold, per concept, before and after, the counts answered and right of the answers cast (``report
+equals the answers cast: k of 5 concepts``); no error (exception elements, error alerts, broken
+connections). Target: p95 of "student sees the teacher's change" ≤ 3 s. Each figure is printed
+with its ratio to the target (a count that must be 0: infinite when it is not), then, last,
+``worst ratio: X.XX``.
 
 Run: python -m bench.period [--students 30] [--questions 5] [--database-url postgresql://…]
 """
@@ -44,11 +54,13 @@ from dataclasses import dataclass, field
 
 from bench.classroom import count_line, english, percentile, ratio_line
 from bench.cold_start import load_note, start_server, stop_server, wait_healthy
+from bench.period_check import Ledger, check_lines, take
 from bench.st_client import Run, Session, choice_state, click, connect, pills_state, toggle_state
 
 TARGET_SEE_S = 3.0
 POLL_S = 1.0  # tinygpt.ui.follow.REFRESH_SECONDS
 WAIT_S = 40.0  # the longest the teacher waits for the class at each action
+CHECK_WAIT_S = 150.0  # the longest the teacher waits for the class to hand in a concept check
 STEPS = ("scores", "mask", "softmax", "scale", "softmax")
 ROUND_RIGHT = {1: 0.5, 2: 0.8}
 
@@ -70,6 +82,8 @@ class Student:
     rng: random.Random
     seen: dict[int, float] = field(default_factory=dict)  # action serial -> seconds until seen
     voted: dict[tuple[str, int], str] = field(default_factory=dict)  # (question id, round) -> choice id
+    checked: set[str] = field(default_factory=set)  # the phases of the concept check taken
+    gone: bool = False  # the session ended
     errors: list[str] = field(default_factory=list)
     runs: int = 0
 
@@ -84,6 +98,9 @@ class Period:
         self.errors: list[str] = []
         self.cast: Counter = Counter()  # (question id, round, answer) -> votes cast
         self.rights: dict[str, set[str]] = {}  # question id -> its right choices
+        self.ledger = Ledger()  # the concept check's answers cast
+        self.post = False  # the teacher closed the last question: time for the check at the end
+        self.check_s: dict[str, float] = {}  # phase -> seconds until the class handed the check in
 
     def where(self, step: str, mask: bool) -> str:
         """The leading line's view once the page follows: the page, the step and the mask."""
@@ -110,15 +127,22 @@ def class_fragment(s: Session) -> str:
 
 
 async def student(url: str, me: Student, period: Period) -> None:
-    """Join late or early, follow, vote once per round."""
+    """Join late or early, take the concept check, follow, vote once per round, take the check again."""
     from tinygpt.period import read_state
 
     await asyncio.sleep(me.number * 0.2)
+    who, check_rng = f"student {me.number}", random.Random(1000 + me.number)
     try:
         async with connect(url) as ws:
             s = Session(ws)
-            run = check(f"student {me.number}", await s.run("", query=f"s={period.link}"), me.errors)
+            run = check(who, await s.run("", query=f"s={period.link}"), me.errors)
+            run = await take(s, run, "pre", check_rng, period.ledger, who, me.errors)
+            me.checked.add("pre")
             while not period.done:
+                if period.post and "post" not in me.checked:
+                    run = await take(s, run, "post", check_rng, period.ledger, who, me.errors)
+                    me.checked.add("post")
+                    continue
                 e = period.expect
                 texts = " ".join(run.texts)
                 shown = (not e.step_text or e.step_text in texts) and (not e.vote_key or e.vote_key in run.widgets)
@@ -162,10 +186,12 @@ async def student(url: str, me: Student, period: Period) -> None:
                 me.runs += 1
     except Exception as exc:  # a broken connection or a timeout is an error of the run
         me.errors.append(f"student {me.number} failed: {exc!r}")
+    finally:
+        me.gone = True
 
 
-async def wait_all(students: list[Student], serial: int, test=None) -> None:
-    deadline = time.perf_counter() + WAIT_S
+async def wait_all(students: list[Student], serial: int, test=None, wait_s: float = WAIT_S) -> None:
+    deadline = time.perf_counter() + wait_s
     while time.perf_counter() < deadline:
         if all((serial in me.seen) if test is None else test(me) for me in students):
             return
@@ -182,7 +208,10 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
             errs = period.errors
             page = check("teacher", await s.run("teacher", query=f"class={period.code}&key={period.key}&lang=en"), errs)
             page = check("teacher", await s.run(widgets=[click(page.widgets["lead_follow"])]), errs)
-            await asyncio.sleep(8)  # the class joins
+            joined = time.perf_counter()
+            await asyncio.sleep(8)  # the class joins and takes the check at the start
+            await wait_all(students, 0, lambda me: "pre" in me.checked or me.gone, CHECK_WAIT_S)
+            period.check_s["pre"] = time.perf_counter() - joined
             mask = True
             for n in range(questions):
                 step = STEPS[n % len(STEPS)]
@@ -236,6 +265,9 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
                 page = check("teacher", await s.run(fragment=_fragment_of(s, "lead_close")), errs)
                 page = check("teacher", await s.run(widgets=[click(page.widgets["lead_close"])]), errs)
                 page = check("teacher", await s.run(), errs)
+            period.post, closed = True, time.perf_counter()
+            await wait_all(students, 0, lambda me: "post" in me.checked or me.gone, CHECK_WAIT_S)
+            period.check_s["post"] = time.perf_counter() - closed
     except Exception as exc:
         period.errors.append(f"teacher failed: {exc!r}")
     finally:
@@ -253,7 +285,7 @@ def _fragment_of(s: Session, key: str) -> str:
 
 
 async def projector(url: str, period: Period, seen: dict[str, str]) -> None:
-    """The projector's page, refreshed as a browser does; keeps the compare line of each question."""
+    """The projector's page, its fragments refreshed as a browser does; keeps the compare line of each question."""
     from tinygpt.period import read_state
 
     try:
@@ -261,14 +293,16 @@ async def projector(url: str, period: Period, seen: dict[str, str]) -> None:
             s = Session(ws)
             run = check("projector", await s.run("projector", query=f"class={period.code}&lang=en"), period.errors)
             marker = english("period.compare", first="\0", second="", to_right=0, to_wrong=0).split("\0")[0]
+            runs = [run]
             while not period.done:
                 state = read_state(period.store, period.code)
-                for t in run.texts:
+                for t in (t for r in runs for t in r.texts):
                     if t.startswith(marker) and state is not None and state.question_id:
                         seen[state.question_id] = t
                 await asyncio.sleep(POLL_S)
-                fragment = list(s.auto_reruns)[-1] if s.auto_reruns else ""
-                run = check("projector", await s.run(fragment=fragment), period.errors)
+                runs = []  # every fragment drawn with run_every reruns, as in a browser
+                for fragment in list(s.auto_reruns) or [""]:
+                    runs.append(check("projector", await s.run(fragment=fragment), period.errors))
     except Exception as exc:
         period.errors.append(f"projector failed: {exc!r}")
 
@@ -293,7 +327,8 @@ async def period_run(url: str, period: Period, n_students: int, questions: int):
     return students, seen
 
 
-def report(period: Period, students: list[Student], seen: dict[str, str], recorded: int) -> list[str]:
+def report(period: Period, students: list[Student], seen: dict[str, str], recorded: int, checked) -> list[str]:
+    """The lines printed; ``checked``: what :func:`bench.period_check.check_lines` returned."""
     from tinygpt.period import tally
 
     lines = []
@@ -345,6 +380,15 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
         f"tallies equal to the votes cast: {len(questions) * 3 - mismatched} of {len(questions) * 3} "
         "(per question: round 1, round 2, changes; the projector's line too)"
     )
+    check_text, check_cast, check_recorded, check_mismatched, check_errors = checked
+    lines.append(check_text[0])
+    if len(period.check_s) == 2:
+        lines.append(
+            f"  the class handed the check in {period.check_s['pre']:.0f} s after the teacher began leading, "
+            f"{period.check_s['post']:.0f} s after the last question closed"
+        )
+    lines.extend(check_text[1:])
+    errors.extend(check_errors)
     for error in dict.fromkeys(errors):
         lines.append(f"  ! {error}")
     lines.append("")
@@ -353,6 +397,12 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
         ratio_line("p95 student sees the change", p95 if not missed else max(p95, float("inf")), TARGET_SEE_S, "s"),
         count_line("votes cast but not recorded", cast - recorded, f"   ({recorded} of {cast} recorded)"),
         count_line("tallies unequal to the votes", mismatched),
+        count_line(
+            "check answers not recorded",
+            check_cast - check_recorded,
+            f"   ({check_recorded} of {check_cast} recorded)",
+        ),
+        count_line("report's concepts unequal", check_mismatched, "   (before and after, to the answers cast)"),
         count_line("errors", len(errors)),
     ]
     lines.extend(line for line, _ in figures)
@@ -384,10 +434,11 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         students, seen = asyncio.run(period_run(url, period, args.students, args.questions))
         elapsed = time.perf_counter() - start
-        recorded = store.count_answers(code)
+        checked = check_lines(store, code, period.ledger)
+        recorded = store.count_answers(code) - checked[2]  # the votes: the class's answers but the check's
         print(f"{args.students} students, {args.questions} questions in two rounds; the period took {elapsed:.0f} s")
         print("ratio = figure / target; at most 1.00 meets it.", load_note())
-        lines = report(period, students, seen, recorded)
+        lines = report(period, students, seen, recorded, checked)
     finally:
         stop_server(proc)
         store.dispose()

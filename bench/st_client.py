@@ -5,9 +5,10 @@ with a page, a query string and widget states) and reads the ``ForwardMsg`` repl
 server's ``script_finished``, so the server does all the work it does for a browser. From the
 replies it keeps what a browser would: the pages of the navigation (URL path -> script hash), the
 query string the script wrote (``page_info_changed``), and the widgets drawn, by their ``key=``
-(their element ids end with the key), so a later run can send a widget's new value under its id.
-A widget drawn by an ``st.fragment`` carries that fragment's id, and a change of it reruns only
-that fragment, as a browser asks: the page's other elements stay as they are.
+(their element ids end with the key; an expander drawn with ``key=`` too), so a later run can send
+a widget's new value under its id. A widget drawn by an ``st.fragment`` carries that fragment's id,
+and a change of it reruns only that fragment, as a browser asks: the page's other elements stay as
+they are.
 
 Used by ``bench.load`` and ``bench.classroom``.
 """
@@ -117,6 +118,11 @@ class Session:
                 widget_id = self._read_element(fwd.delta.new_element, run)
                 if widget_id:
                     self.fragment_of[widget_id] = fwd.delta.fragment_id
+            elif kind == "delta" and fwd.delta.WhichOneof("type") == "add_block":
+                block = fwd.delta.add_block
+                if block.WhichOneof("type") == "expandable" and (key := widget_key(block.expandable.id)):
+                    run.widgets[key] = block.expandable  # an expander with key=: opened by toggle_state
+                    self.fragment_of[block.expandable.id] = fwd.delta.fragment_id
             elif kind == "navigation":
                 self.pages.update({p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages})
                 if fwd.navigation.page_script_hash:
@@ -194,7 +200,7 @@ def click(widget):
 
 
 def toggle_state(widget, on: bool):
-    """The state of a toggle or checkbox."""
+    """The state of a toggle or checkbox (or an expander drawn with ``key=``: open or closed)."""
     return _state(widget, bool_value=on)
 
 

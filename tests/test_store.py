@@ -22,6 +22,7 @@ from tinygpt.store import (
     Store,
     StoreError,
     answer_days,
+    clean_nickname,
     database_url,
     new_student,
     read_class_code,
@@ -359,3 +360,8 @@ def test_codes_from_a_url_are_read_strictly():
     with pytest.raises(ConfigError) as caught:
         read_link_code("Ab3xYz\u200b")
     assert "U+200B" in caught.value.value
+
+
+def test_a_nickname_keeps_no_direction_override_or_other_invisible_formatting():
+    assert clean_nickname("\u202eabc\u200d😀<b>x</b>") == "abc😀<b>x</b>"
+    assert clean_nickname("\u2066\u202e\u200b") is None

@@ -48,6 +48,7 @@ import os
 import secrets
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -313,9 +314,11 @@ def new_student() -> str:
 
 
 def clean_nickname(raw: str | None) -> str | None:
-    """A nickname as stored: cleaned (:func:`~tinygpt.store_text.clean_text`), blanks joined,
+    """A nickname as stored: cleaned (:func:`~tinygpt.store_text.clean_text`), without invisible
+    formatting characters (a right-to-left override would reverse it on the teacher's screen), blanks joined,
     at most :data:`MAX_NICKNAME` characters, None when empty."""
-    text = " ".join(clean_text(raw or "").split())[:MAX_NICKNAME]
+    text = "".join(c for c in clean_text(raw or "") if unicodedata.category(c) != "Cf")  # no direction overrides
+    text = " ".join(text.split())[:MAX_NICKNAME]
     return text or None
 
 

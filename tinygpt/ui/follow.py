@@ -31,7 +31,7 @@ from tinygpt.store import ClassError, NewAnswer, StoreError
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
-from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.i18n import listed, md_escape, tr
 from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
 from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
 from tinygpt.ui.predict_view import follow_model as predict_follows
@@ -234,7 +234,7 @@ def _question(code: str, state: ClassState) -> None:
     if state.revealed:
         mine = votes.get((state.question_id, 2)) or votes.get((state.question_id, 1))
         reason = tr(question.reason_key, **_fields(question.reason_fields))
-        right = ", ".join(labels[c.id] for c in question.answer_choices)
+        right = listed(labels[c.id] for c in question.answer_choices)
         if mine is None:
             st.info(tr("period.revealed", answer=right, reason=reason), icon=":material/lightbulb:")
         elif question.is_right(mine.split(",") if question.multiple else mine):

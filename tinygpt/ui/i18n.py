@@ -59,6 +59,11 @@ def language_switch() -> None:
         )
 
 
+def listed(items: object) -> str:
+    """``items`` joined with the language's list separator ("a, b" in English, "a、b" in Chinese)."""
+    return tr("common.list_sep").join(str(i) for i in items)
+
+
 def md_escape(text: str) -> str:
     """``text`` with Markdown's special characters escaped, so any character shows as itself."""
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|~<>$])", r"\\\1", text)

@@ -192,7 +192,9 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
             st.markdown(decides_sentence(tm))
             pressed = offer_context_example()
         st.html(strip_html(text, fx, chars, text_next(text, tm)))
-    predict_marks.section(tm, text, layer, sw, fx)  # the student's marks before a flip, scored after it
+    marks_first = own or predict_marks.made(text)  # without marks, a flip's first reason comes first
+    if marks_first:
+        predict_marks.section(tm, text, layer, sw, fx)  # the student's marks before a flip, scored after it
     if fx.n_changed:
         reasons = data.flip_reasons(tm, text, layer, sw)  # first, so a phone has the first one in view
         how = switch_phrase(sw, s.own_switches(tm))
@@ -212,6 +214,8 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
         if role.kind == "previous":
             shown = st.session_state.get(s.K_HEAD) == head
             st.caption(f"{role_sentence(role)} {tr('why.role.steps_open') if shown else ''}".strip())
+    if not marks_first:
+        predict_marks.section(tm, text, layer, sw, fx)  # says that no positions were marked before the flip
     if pressed:
         st.rerun(scope="app")
     return fx

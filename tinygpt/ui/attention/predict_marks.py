@@ -26,7 +26,7 @@ from tinygpt.ui import classroom, misconception_view
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence
-from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.i18n import listed, md_escape, tr
 from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.style import CHANGED_COLOR
 
@@ -67,6 +67,12 @@ def _exclusive() -> None:
     ss[K_MARKS] = ss[_BEFORE] = marks
 
 
+def made(text: str) -> bool:
+    """True when the student marked positions of ``text`` (their score comes right under the strip)."""
+    labels = _labels(text)
+    return any(m in labels for m in st.session_state.get(K_MARKS) or [])
+
+
 def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> None:
     """Before a flip, the marks; after it, their score (see the module's docstring). Not drawn when
     a teacher's lesson link hides the marks (``attn_marks``); drawn while a teacher leads the class,
@@ -91,6 +97,7 @@ def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
             help=tr("attn.marks.help"),
             on_change=_exclusive,
             persist_state="session",
+            select_all=False,  # "Select all" is Streamlit's English, and all positions is no prediction
         )
         return
     marks = [m for m in ss.get(K_MARKS) or [] if m in labels]
@@ -107,7 +114,7 @@ def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
         _record(question, identity, mark_ids(positions))
         ss[_SCORED] = identity
     with st.container(key="attn_marks_score"):
-        st.caption(tr("attn.marks.kept", marks=md_escape(", ".join(labels[m] for m in marks))))
+        st.caption(tr("attn.marks.kept", marks=md_escape(listed(labels[m] for m in marks))))
         st.markdown(
             tr(
                 "attn.marks.score",

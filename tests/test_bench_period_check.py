@@ -1,0 +1,81 @@
+"""bench.period_check without a server: the picks it hands in are right or wrong as intended, it reads the
+check's text back from the page's intro, and its comparison of the report with the answers cast finds a
+difference (the benchmark itself, ``python -m bench.period``, is not run in CI)."""
+
+import random
+
+import pytest
+
+from bench.classroom import english
+from bench.period_check import Ledger, check_lines, pick, questions_of, shown_text, unescape
+from tinygpt.concept_check import CONCEPTS, check_id
+from tinygpt.store import Answer
+
+TEXT = "我爱你，你爱我。他爱她，她爱他"  # the context example's own text, as the lesson's Predict page shows it
+
+
+@pytest.fixture(scope="module")
+def questions():
+    return questions_of(TEXT)
+
+
+@pytest.mark.parametrize("concept", CONCEPTS)
+def test_picks_are_right_or_wrong_as_asked(questions, concept):
+    q = questions[concept]
+    for seed in range(20):
+        rng = random.Random(seed)
+        for right in (True, False):
+            ids = pick(q, rng, right)
+            assert ids and set(ids) <= {c.id for c in q.choices}
+            assert q.is_right(ids if q.multiple else ids[0]) is right, (concept, ids)
+            assert q.multiple or len(ids) == 1
+
+
+def test_shown_text_reads_the_intro_back():
+    escaped = "a\\*b\\_c 你好"  # md_escape's form of "a*b_c 你好"
+    texts = ["something else", english("check.intro", text=escaped)]
+    assert shown_text(texts) == "a*b_c 你好"
+    assert shown_text(["something else"]) is None
+    assert unescape("1\\. x \\\\ y") == "1. x \\ y"
+
+
+class FakeStore:
+    def __init__(self, answers):
+        self._answers = answers
+
+    def answers(self, code):
+        return list(self._answers)
+
+    def summary(self, code):
+        return []
+
+
+def _answers(questions, rights: dict[tuple[str, str], list[bool]]) -> list[Answer]:
+    out, at = [], 0.0
+    for (phase, concept), marks in rights.items():
+        qid = check_id(phase, concept, questions[concept])
+        for n, right in enumerate(marks):
+            at += 1.0
+            out.append(Answer("ABCDEF", qid, "", f"student{n}", None, "x", "x", right, at))
+    return out
+
+
+def test_the_report_is_compared_with_the_answers_cast(questions):
+    rights = {(p, c): [True, False, n % 2 == 0] for p in ("pre", "post") for n, c in enumerate(CONCEPTS)}
+    ledger = Ledger()
+    for (phase, concept), marks in rights.items():
+        for right in marks:
+            ledger.cast[(phase, concept, right)] += 1
+    store = FakeStore(_answers(questions, rights))
+    lines, cast, recorded, mismatched, errors = check_lines(store, "ABCDEF", ledger)
+    assert (cast, recorded, mismatched, errors) == (30, 30, 0, [])
+    assert "check answers recorded: 30 of 30" in lines
+    assert lines[-1] == "report equals the answers cast: 5 of 5 concepts"
+
+    ledger.cast[("post", "tau", True)] += 1  # one answer cast that the store lost
+    lines, cast, recorded, mismatched, errors = check_lines(store, "ABCDEF", ledger)
+    assert (cast, recorded, mismatched) == (31, 30, 1)
+    assert lines[-1] == "report equals the answers cast: 4 of 5 concepts"
+    assert errors == [
+        "check tau: the report says {'pre': (3, 2), 'post': (3, 2)}, the answers cast {'pre': (3, 2), 'post': (4, 3)}"
+    ]
