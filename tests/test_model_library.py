@@ -100,3 +100,19 @@ def test_the_shipped_model_wins_over_a_publication():
     local = train(ex.text, ex.gpt, TrainConfig(**{**ex.train.to_dict(), "epochs": 2}))
     local.train_cfg = ex.train  # a training of the same settings, cut short: other weights
     assert ModelLibrary().publish(local) is shipped
+
+
+def test_two_threads_publishing_into_a_fresh_store_at_once_leave_it_usable(tmp_path):
+    """The models table is created with the store's own schema (one locked transaction), so two
+    first publications at once cannot race to create it and mark the store unreachable."""
+    import threading
+
+    store = Store(database_url({"TINYGPT_DATA_DIR": str(tmp_path / "data")}))
+    models = [trained(seed) for seed in (0, 1)]
+    threads = [threading.Thread(target=ModelLibrary(store).publish, args=(tm,)) for tm in models]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    store.check()  # raises StoreError when a failure marked the store unreachable
+    assert ModelLibrary(store).get(model_key(*SETTINGS)) is not None

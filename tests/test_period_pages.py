@@ -8,9 +8,11 @@ import time
 from dataclasses import replace
 
 import pytest
+from helpers import served_example
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.config import GPTConfig, TrainConfig
+from tinygpt.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.links import encode_train
 from tinygpt.period import ClassState, question_from_data, read_state, tally, write_state
@@ -206,7 +208,8 @@ def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only
     assert not teacher.exception, [e.value for e in teacher.exception]
     state = read_state(store, code)
     assert (state.model, state.train) == ("own", OWN_TRAIN)
-    assert t("period.ask_help", "en", text=OWN_TEXT) in texts(teacher)  # the question is about the own model's text
+    asked_about = [x for x in texts(teacher) if x.startswith("Asked about layer 1, head ")]
+    assert len(asked_about) == 1 and f"the text “{OWN_TEXT}”" in asked_about[0]  # about the own model's text
     teacher.button(key="lead_ask").click().run()
     assert not teacher.exception, [e.value for e in teacher.exception]
     asked = question_from_data(read_state(store, code).question)
@@ -274,3 +277,21 @@ def test_leading_with_a_stopped_run_publishes_it_for_other_servers_under_the_set
     rebuilt = other_server.get(model_key(*decode_train(train_spec)))
     assert rebuilt is not None and len(rebuilt.losses) == len(stopped.losses) < 40
     assert other_server.get(model_key(stopped.text, stopped.gpt_cfg, stopped.train_cfg)) is None  # not the full run's
+
+
+def test_a_class_question_is_about_the_head_whose_steps_students_see(store):
+    code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
+    teacher = app("teacher", **{"class": code, "key": key})
+    teacher.button(key="lead_follow").click().run()
+    teacher.selectbox(key="lead_row").set_value(5).run()
+    teacher.button(key="lead_ask").click().run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    question = question_from_data(read_state(store, code).question)
+    student = app("attention", **{"class": code})
+    head, text = student.session_state["attn_head"], student.session_state["attn_text"]
+    tm = served_example("context")
+    alpha = trace_of(tm.model, tm.vocab.encode(text)[None], 0).state["alpha"][0, head, 5]  # (T,)
+    fields = dict(question.reason_fields)
+    assert float(fields["value"]) == pytest.approx(float(alpha[int(fields["j"])]), abs=1e-6)
+    other = trace_of(tm.model, tm.vocab.encode(text)[None], 0).state["alpha"][0, 1 - head, 5]
+    assert abs(float(other[int(fields["j"])]) - float(fields["value"])) > 1e-3  # the other head differs

@@ -34,18 +34,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 from tinygpt.checkpoint import CheckpointError, from_bytes, to_bytes
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.record import ModelRecord
-
-if TYPE_CHECKING:  # the store imports SQLAlchemy's engine machinery; only its type is needed here
-    from tinygpt.store import Store
+from tinygpt.store import Store, models_table
 
 log = logging.getLogger(__name__)
 
@@ -55,17 +52,6 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "weights"
 MODEL_DAYS = 90
 
 ModelKey = tuple[str, GPTConfig, TrainConfig]
-
-_metadata = sa.MetaData()
-_models = sa.Table(
-    "models",
-    _metadata,
-    sa.Column("name", sa.String(64), primary_key=True),  # store_name(settings)
-    sa.Column("settings", sa.Text, nullable=False),
-    sa.Column("checkpoint", sa.LargeBinary, nullable=False),
-    sa.Column("created_at", sa.Float, nullable=False),
-    sa.Column("used_at", sa.Float, nullable=False),
-)
 
 
 def settings_text(key: ModelKey) -> str:
@@ -159,12 +145,6 @@ class ModelLibrary:
 
     store: Store | None = None
     clock: Callable[[], float] = time.time
-    _table_ready: bool = field(default=False, repr=False)
-
-    def _ensure_table(self, conn: sa.Connection) -> None:
-        if not self._table_ready:
-            _models.create(conn, checkfirst=True)
-            self._table_ready = True
 
     def get(self, key: ModelKey) -> ModelRecord | None:
         """The model of ``key``: shipped, else published in the store, else None."""
@@ -174,13 +154,12 @@ class ModelLibrary:
         digest = store_name(key)
         try:
             with self.store.transaction(write=True) as conn:
-                self._ensure_table(conn)
                 row = conn.execute(
-                    sa.select(_models.c.checkpoint, _models.c.settings).where(_models.c.name == digest)
+                    sa.select(models_table.c.checkpoint, models_table.c.settings).where(models_table.c.name == digest)
                 ).first()
                 if row is None:
                     return None
-                conn.execute(_models.update().where(_models.c.name == digest).values(used_at=self.clock()))
+                conn.execute(models_table.update().where(models_table.c.name == digest).values(used_at=self.clock()))
         except Exception as exc:  # noqa: BLE001 - a store failure means "train it here"
             log.warning("model library: the store could not be read (%s)", type(exc).__name__)
             return None
@@ -208,12 +187,11 @@ class ModelLibrary:
         digest, now = store_name(key), self.clock()
         try:
             with self.store.transaction(write=True) as conn:
-                self._ensure_table(conn)
-                conn.execute(_models.delete().where(_models.c.used_at < now - MODEL_DAYS * 86400))
-                found = conn.execute(sa.select(_models.c.name).where(_models.c.name == digest)).first()
+                conn.execute(models_table.delete().where(models_table.c.used_at < now - MODEL_DAYS * 86400))
+                found = conn.execute(sa.select(models_table.c.name).where(models_table.c.name == digest)).first()
                 if found is None:
                     conn.execute(
-                        _models.insert().values(
+                        models_table.insert().values(
                             name=digest,
                             settings=settings_text(key),
                             checkpoint=to_bytes(tm),

@@ -258,6 +258,18 @@ _links = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("used_at", sa.Float, nullable=False),
 )
+#: Trained models published for every server sharing the store (``tinygpt.model_library`` reads and
+#: writes it): a checkpoint under the hash of the training code and its settings. Created beside the
+#: versioned tables in every schema (a table of its own, which no older version reads).
+models_table = sa.Table(
+    "models",
+    _metadata,
+    sa.Column("name", sa.String(64), primary_key=True),  # model_library.store_name(settings)
+    sa.Column("settings", sa.Text, nullable=False),
+    sa.Column("checkpoint", sa.LargeBinary, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("used_at", sa.Float, nullable=False),
+)
 #: The class period's current state, one row per class (``tinygpt.period`` reads and writes it).
 class_state_table = sa.Table(
     "class_state",
@@ -512,6 +524,7 @@ class Store:
                         from tinygpt.store_migrate import migrate
 
                         migrate(conn, found, SCHEMA_VERSION, _answers, class_state_table, _version_table)
+                    models_table.create(conn, checkfirst=True)  # in this locked transaction: no race
                 return
             except (sa_exc.IntegrityError, sa_exc.ProgrammingError, sa_exc.OperationalError):
                 if attempt:

@@ -22,6 +22,7 @@ from tinygpt.charts import position_labels
 from tinygpt.classroom import ascii_query, question_id
 from tinygpt.config import ConfigError
 from tinygpt.exercises import STEP_QUESTIONS, Question, QuestionKind, question_for
+from tinygpt.formatting import number
 from tinygpt.period import (
     LED_MODELS,
     LED_PAGES,
@@ -36,7 +37,7 @@ from tinygpt.period import (
 )
 from tinygpt.store import ClassError, StoreError
 from tinygpt.ui.attention.data import what_if
-from tinygpt.ui.attention.state import TEMPERATURES, own_text
+from tinygpt.ui.attention.state import TEMPERATURES, opening_head, own_text
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.i18n import error_text, lang, tr
@@ -233,7 +234,8 @@ def _step_for(kind: QuestionKind, step: str) -> str:
 
 
 def make_question(state: ClassState, kind: QuestionKind, row: int) -> tuple[Question, str]:
-    """(the question ``kind`` about query row ``row`` of head 1 in layer 1, the text it is about),
+    """(the question ``kind`` about query row ``row`` of the head the students' steps show in layer 1
+    (``attention.state.opening_head``), the text it is about),
     computed from the model, text and switches students see. Raises UnknownCharError for a text
     the model cannot read, IndexError for a row outside it, KeyError while the model is not here."""
 
@@ -246,7 +248,8 @@ def make_question(state: ClassState, kind: QuestionKind, row: int) -> tuple[Ques
         attention_trace(tm, text, 0), Switches(causal_mask=state.mask, temperature=state.tau, uniform_heads=uniform)
     )
     idx = tm.vocab.encode(text)[None]  # (1, T)
-    return question_for(_step_for(kind, state.step), trace, 0, row, kind, tm.model, idx), text
+    head = opening_head(tm)  # the head whose steps students see (the page opens on it)
+    return question_for(_step_for(kind, state.step), trace, head, row, kind, tm.model, idx), text
 
 
 def _ask(code: str, key: str) -> None:
@@ -363,5 +366,5 @@ def _ask_form(state: ClassState, args: tuple[str, str]) -> None:
     left.selectbox(tr("period.kind"), list(kinds), format_func=kinds.get, key=K_KIND)
     if rows:
         right.selectbox(tr("period.row"), list(rows), format_func=rows.get, key=K_ROW)
-    st.caption(tr("period.ask_help", text=text))
+    st.caption(tr("period.ask_help", text=text, head=number(opening_head(tm))))
     st.button(tr("period.ask"), key="lead_ask", type="primary", on_click=_ask, args=args, icon=":material/how_to_vote:")

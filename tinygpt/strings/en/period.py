@@ -44,7 +44,7 @@ STRINGS: dict[str, str] = {
     "period.kind.row_sum": "What does this row of weights add up to?",
     "period.kind.head_off": "Which predictions change when head 1 is off?",
     "period.row": "Row (the query position)",
-    "period.ask_help": "Asked about layer 1, head 1 of the text “{text}”, with the switches students see; the answer comes from the model's own numbers.",
+    "period.ask_help": "Asked about layer 1, head {head} (the head whose steps students see) of the text “{text}”, with the switches students see; the answer comes from the model's own numbers.",
     "period.ask": "Ask the class",
     "period.teacher_counts": "Round {round}: {answered} answered · {right} right ({share} %). Only you see this until you reveal it.",
     "period.suggest": "{share} % are right: a good moment to let students **discuss with their neighbour, then answer again**.",
