@@ -15,7 +15,7 @@ from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.links import encode_train
-from tinygpt.period import ClassState, question_from_data, read_state, tally, write_state
+from tinygpt.period import LED_PAGES, ClassState, question_from_data, read_state, tally, write_state
 from tinygpt.store import Store, database_url
 from tinygpt.ui.lesson import visible
 
@@ -295,3 +295,15 @@ def test_a_class_question_is_about_the_head_whose_steps_students_see(store):
     assert float(fields["value"]) == pytest.approx(float(alpha[int(fields["j"])]), abs=1e-6)
     other = trace_of(tm.model, tm.vocab.encode(text)[None], 0).state["alpha"][0, 1 - head, 5]
     assert abs(float(other[int(fields["j"])]) - float(fields["value"])) > 1e-3  # the other head differs
+
+
+def test_the_teacher_is_offered_only_the_pages_the_lesson_lists_and_told_why(store):
+    code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
+    teacher = app("teacher", **{"class": code, "key": key})
+    assert teacher.button_group(key="lead_page").options == [t("nav.attention", "en")]
+    left_out = t("common.list_sep", "en").join([t("nav.predict", "en"), t("nav.theory", "en")])
+    assert t("period.pages_left_out", "en", pages=left_out) in texts(teacher)
+    code, key = store.create_class("lesson=1&model=context&lang=en")  # a lesson of every page
+    everything = app("teacher", **{"class": code, "key": key})
+    assert everything.button_group(key="lead_page").options == [t(f"nav.{p}", "en") for p in LED_PAGES]
+    assert not any(x.startswith("Students can only be led") for x in texts(everything))

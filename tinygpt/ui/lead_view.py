@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl
+
 import streamlit as st
 
 from tinygpt.attention import Switches
@@ -40,9 +42,9 @@ from tinygpt.ui.attention.data import what_if
 from tinygpt.ui.attention.state import TEMPERATURES, opening_head, own_text
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import TEACHER_PAGE
-from tinygpt.ui.i18n import error_text, lang, tr
+from tinygpt.ui.i18n import error_text, lang, listed, tr
 from tinygpt.ui.led_model import led_model, teacher_train
-from tinygpt.ui.lesson import LESSON_CONTROLS
+from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
 from tinygpt.ui.model_choice import base_url
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.navigation import PAGES
@@ -132,6 +134,19 @@ def _load(code: str, stored: ClassState) -> None:
     ss[K_OPEN] = [k for k in stored.open_controls if k in OPENABLE]
 
 
+def _lesson_pages(code: str) -> set[str]:
+    """The pages the class's lesson lists (every page when it lists none, or cannot be read)."""
+    every = {p[3] for p in PAGES}
+    try:
+        info = class_store().get_class(code)
+    except (StoreError, ConfigError):
+        return every
+    if info is None:
+        return every
+    plan = parse_lesson(dict(parse_qsl(info.lesson)), [p[3] for p in PAGES])
+    return every if plan is None else {p for p in every if plan.page_shown(p)}
+
+
 def lead(code: str, key: str) -> None:
     """Lead the class: follow or explore, and the view students see while they follow."""
 
@@ -170,7 +185,11 @@ def lead(code: str, key: str) -> None:
             )
         with preview:
             _preview(stored)
-        pages = {p: tr(f"nav.{p}") for p in LED_PAGES}
+        shown = _lesson_pages(code)
+        pages = {p: tr(f"nav.{p}") for p in LED_PAGES if p in shown}
+        if len(pages) < len(LED_PAGES):  # a student's page can only open pages the class's lesson lists
+            left_out = [tr(f"nav.{p}") for p in LED_PAGES if p not in pages]
+            st.caption(tr("period.pages_left_out", pages=listed(left_out)))
         own_train, no_own = teacher_train()
         models = {m: tr(f"model.choice.{m}") for m in LED_MODELS}
         if own_train is not None or stored.model == OWN:
@@ -180,9 +199,12 @@ def lead(code: str, key: str) -> None:
             for n, s in enumerate(LED_STEPS)
         }
         left, right = st.columns(2)
-        left.segmented_control(
-            tr("period.page"), list(pages), format_func=pages.get, key=K_PAGE, on_change=_publish, args=args
-        )
+        if pages:
+            if st.session_state.get(K_PAGE) not in pages:  # the state names a page the lesson does not list
+                st.session_state[K_PAGE] = next(iter(pages))
+            left.segmented_control(
+                tr("period.page"), list(pages), format_func=pages.get, key=K_PAGE, on_change=_publish, args=args
+            )
         right.segmented_control(
             tr("model.choice"), list(models), format_func=models.get, key=K_MODEL, on_change=_publish, args=args
         )

@@ -65,4 +65,5 @@ STRINGS: dict[str, str] = {
     "projector.link": "Projector view",
     "projector.link_help": "Open this link on the projector: it shows the class code, the QR code, the question in large type and the answers once you reveal them, never a name. It holds no key.",
     "projector.open": "Open the projector view",
+    "period.pages_left_out": "Students can only be led to the pages your lesson lists: {pages} is not among them (make a lesson with more pages to lead there).",
 }

@@ -65,4 +65,5 @@ STRINGS: dict[str, str] = {
     "projector.link": "投影视图",
     "projector.link_help": "在投影仪上打开这个链接：它显示班级代码、二维码、大字号的问题，以及你公布后的答案，从不显示名字。链接里没有密钥。",
     "projector.open": "打开投影视图",
+    "period.pages_left_out": "只能带学生去你的课程列出的页面：{pages} 不在其中（想带他们去那里，请做一个包含更多页面的课程）。",
 }
