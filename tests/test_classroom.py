@@ -401,6 +401,9 @@ def test_the_builder_warns_when_guess_first_opens_on_a_step_without_questions(la
     at.selectbox(key="builder_step").set_value("projection").run()
     at.multiselect(key="builder_controls_attention").set_value(["attn_mask", "attn_step"]).run()
     assert not any(w.value.startswith(warning) for w in at.warning)  # students can move to a step that asks
+    fresh = app("teacher", lang)  # a builder opened with no view: its defaults make a lesson that asks
+    assert fresh.selectbox(key="builder_step").value != "" and fresh.toggle(key="builder_guess").value
+    assert not any(w.value.startswith(warning) for w in fresh.warning)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

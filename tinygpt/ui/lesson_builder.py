@@ -230,7 +230,8 @@ def _start_choice(pages: tuple[str, ...], view: dict[str, str]) -> tuple[str, st
         options = ["", "input", *STEP_IDS]
         names = {"": tr("builder.step_first"), "input": tr("attn.input_nav")}
         names |= {s: tr("builder.step_name", number=step_by_id(s).number, name=tr(f"step.{s}.name")) for s in STEP_IDS}
-        ss.setdefault("builder_step", view.get("step") if view.get("step") in options else "")
+        asking = next(s for s in STEP_IDS if STEP_QUESTIONS.get(s))  # guess first (on by default) asks here
+        ss.setdefault("builder_step", view.get("step") if view.get("step") in options else asking)
         step = cols[0].selectbox(tr("builder.step"), options, format_func=names.get, key="builder_step")
     if "theory" in pages:
         options = ["", *CONCEPT_IDS]
