@@ -295,3 +295,24 @@ def test_the_projector_page_shows_the_classs_prediction_per_position(store):
     assert any(m.value == summary for m in at.markdown)  # no question is open: the tally is shown
     body = html_with(at, "tg-tally")
     assert re.findall(r'<span class="n">(\d+)</span>', body) == ["0", "2", "0", "1"]
+
+
+def test_the_projector_shows_no_students_own_messages(store):
+    """A browser that answered as a student may open the projector's page first: the room's screen
+    does not show that student's messages (e.g. "welcome back"); a student's own page does."""
+
+    def session(url_path: str) -> None:
+        from tinygpt.ui.class_store import say
+        from tinygpt.ui.classroom import student_session
+
+        say("a message for this student", "info")
+        student_session(url_path)
+
+    shown = []
+    for page in ("attention", "projector"):
+        at = AppTest.from_function(session, args=(page,), default_timeout=60)
+        at.query_params["lang"] = "en"
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown.append([m.value for m in at.info])
+    assert "a message for this student" in shown[0] and "a message for this student" not in shown[1]

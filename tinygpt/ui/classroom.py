@@ -117,7 +117,8 @@ def student_session(url_path: str) -> None:
         _write_url()
     if lesson() is not None and url_path in ("", LESSON_START):  # this run only opens the lesson's first page
         return
-    show_messages()
+    if url_path != PROJECTOR_PAGE:  # the room's screen shows no student's own messages
+        show_messages()
     if url_path not in CLASS_VIEW_PAGES:
         if ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None):  # on a phone the sidebar starts closed
             st.caption(tr("class.banner_main", code=ss[K_CLASS]))
