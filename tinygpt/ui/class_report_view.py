@@ -14,8 +14,8 @@ from tinygpt.class_report import report, report_csv, report_markdown, report_row
 from tinygpt.concept_check import CONCEPTS
 from tinygpt.config import ConfigError
 from tinygpt.misconceptions import Misconception
-from tinygpt.store import DEFAULT_ANSWER_DAYS, StoreError, answer_days
-from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.store import DEFAULT_ANSWER_DAYS, answer_days
+from tinygpt.ui.class_store import class_answers
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.misconception_view import idea_name
 from tinygpt.ui.tables import show_table, text_table
@@ -37,13 +37,9 @@ def section(code: str) -> None:
     """The report of class ``code`` with its downloads (see the module's docstring)."""
     st.subheader(tr("report.header"), anchor=False)
     st.caption(tr("report.how"))
-    try:
-        store = class_store()
-        records = {s.question_id: s.question for s in store.summary(code)}
-        results = report(store.answers(code), records)
-    except (StoreError, ConfigError) as exc:
-        st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
+    if (found := class_answers(code)) is None:
         return
+    results = report(*found)
     if not any(r.pre_answered or r.post_answered for r in results):
         st.info(tr("report.none"))
         return

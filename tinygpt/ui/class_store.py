@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.store import ClassError, Store, StoreError, answer_days, database_url
+from tinygpt.config import ConfigError
+from tinygpt.store import Answer, ClassError, Store, StoreError, answer_days, database_url
 from tinygpt.store_upkeep import keep_purging
 from tinygpt.ui.i18n import error_text, tr
 
@@ -45,3 +46,15 @@ def show_messages() -> None:
     """The messages of the class and of short links, once, at the top of the page."""
     for kind, message in st.session_state.pop(K_MESSAGES, []):
         (st.info if kind == "info" else st.warning)(message, icon=":material/school:")
+
+
+def class_answers(code: str) -> tuple[list[Answer], dict[str, dict]] | None:
+    """Class ``code``'s answers and its questions' records (question id -> record), or None after
+    saying on the page that the store cannot give them (a section of the teacher's view draws the rest)."""
+    try:
+        store = class_store()
+        records = {s.question_id: s.question for s in store.summary(code)}
+        return store.answers(code), records
+    except (StoreError, ConfigError) as exc:
+        st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
+        return None

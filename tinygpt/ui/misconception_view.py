@@ -13,10 +13,8 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from tinygpt.classroom import answer_ids, ascii_query, question_record
-from tinygpt.config import ConfigError
 from tinygpt.misconceptions import Misconception, count, misconceptions, refuting_params
-from tinygpt.store import StoreError
-from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.ui.class_store import class_answers
 from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.i18n import lang, tr
 from tinygpt.ui.model_choice import base_url
@@ -60,13 +58,9 @@ def section(code: str) -> None:
     link to the experiment that refutes it."""
     st.subheader(tr("teacher.mis.header"), anchor=False)
     st.caption(tr("teacher.mis.caption"))
-    try:
-        store = class_store()
-        records = {s.question_id: s.question for s in store.summary(code)}
-        counts = count(store.answers(code), records)
-    except (StoreError, ConfigError) as exc:
-        st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
+    if (found := class_answers(code)) is None:
         return
+    counts = count(*found)
     if not counts:
         st.info(tr("teacher.mis.none"))
         return
