@@ -124,8 +124,8 @@ class Texts:
 
     shared: str = field(default_factory=lambda: english("link.shared"))
     link_training: str = field(default_factory=lambda: english("link.training_header"))
-    own_banner: str = field(default_factory=lambda: english("model.banner.own", text="\0", trained="").split("\0")[0])
-    link_banner: str = field(default_factory=lambda: english("model.banner.link", text="\0", trained="").split("\0")[0])
+    own_banner: str = field(default_factory=lambda: english("model.banner.own", text="\0", size="").split("\0")[0])
+    link_banner: str = field(default_factory=lambda: english("model.banner.link", text="\0", size="").split("\0")[0])
     wrong: str = field(default_factory=lambda: english("ex.wrong", answer="\0", reason="").split("\0")[0])
     right: str = field(default_factory=lambda: english("ex.right", reason="\0").split("\0")[0])
 
