@@ -7,9 +7,10 @@ differences grow into other weights, and a switch then flips other positions. So
 a setting are decided once and then handed out, never re-derived:
 
 1. **Shipped weights.** The examples small enough to keep in the repository (the context
-   example: 26 K parameters, a 144 KB file with its losses and snapshots) ship their trained checkpoint in ``tinygpt/weights/``
-   (:data:`SHIPPED_DIR`, made by ``python -m tinygpt --example NAME --save ...``). Every machine,
-   x86 or ARM, loads the same bytes: the figures quoted in the README and on the pages are those.
+   example: 26 K parameters, a 144 KB file with its losses and snapshots) ship their trained
+   checkpoint in ``tinygpt/weights/`` (:data:`SHIPPED_DIR`, made by ``python -m tinygpt
+   --example NAME --save ...``). Every machine, x86 or ARM, loads the same bytes: the figures
+   quoted in the README and on the pages are those.
 2. **The class store.** Any other model (the textbook example, a student's ``train=`` link, a
    lesson's model) is trained by the first server that needs it and published in the class store
    (table ``models``: the checkpoint's bytes under a hash of the settings). A server that needs
