@@ -76,7 +76,7 @@ from bench.st_client import (
 
 TARGET_P95_S = 1.5
 TARGET_PEAK_MB = 2500.0
-POLL_S = 1.0  # as the pages' progress fragments (tinygpt.ui.jobs.POLL_SECONDS)
+POLL_S = 1.0  # as the pages' progress fragments (tinygpt.ui.training_jobs.POLL_SECONDS)
 WAIT_LIMIT_S = 600.0
 RSS_EVERY_S = 0.5
 

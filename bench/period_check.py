@@ -52,7 +52,7 @@ def questions_of(text: str) -> dict:
 
 
 def unescape(text: str) -> str:
-    """``text`` without the backslashes ``tinygpt.ui.i18n.md_escape`` put before Markdown's characters."""
+    """``text`` without the backslashes ``tinygpt.ui.language.md_escape`` put before Markdown's characters."""
     return re.sub(r"\\(.)", r"\1", text)
 
 

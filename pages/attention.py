@@ -12,7 +12,7 @@ from tinygpt.ui.attention import effect, sections, steps, switches
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.data import what_if
 from tinygpt.ui.common import show_error, show_job_notice
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, visible
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.navigation import ensure_entry_script

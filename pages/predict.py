@@ -8,8 +8,8 @@ from tinygpt.generate import crop_context, training_targets
 from tinygpt.ui import concept_check_view, exercise_view, model_choice
 from tinygpt.ui import predict_view as view
 from tinygpt.ui.common import show_error, show_job_notice
-from tinygpt.ui.figures import bars_text, chart_data, figure_spec
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.figure_view import bars_text, chart_data, figure_spec
+from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, page_shown
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.predict_generation import generation, md, position_panels, readable, restart_steps, short

@@ -1,6 +1,6 @@
 """Teacher page: make a lesson (short link and QR code) and, with the class's key, watch its answers live."""
 
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 from tinygpt.ui.navigation import PAGES, ensure_entry_script
 from tinygpt.ui.teacher_view import page
 

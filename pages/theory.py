@@ -17,8 +17,8 @@ from tinygpt.theory import (
 )
 from tinygpt.ui.common import resend, scroll_to
 from tinygpt.ui.exercise_view import count_theory_answer
-from tinygpt.ui.figures import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
-from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.figure_view import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
+from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import control, lesson, page_shown, visible
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import matrix_text, show_table, text_table

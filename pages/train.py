@@ -17,8 +17,12 @@ from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.ui import train_url
 from tinygpt.ui.common import model_banner, resend, show_error
-from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.jobs import (
+from tinygpt.ui.language import error_text, tr
+from tinygpt.ui.lesson import visible
+from tinygpt.ui.navigation import ensure_entry_script
+from tinygpt.ui.tables import show_table
+from tinygpt.ui.train_view import checkpoints, not_whole_numbers, options_with, start_here
+from tinygpt.ui.training_jobs import (
     FIRST_POINT_WAIT,
     MAX_RUNS,
     POLL_SECONDS,
@@ -29,10 +33,6 @@ from tinygpt.ui.jobs import (
     show_progress,
     start_or_refuse,
 )
-from tinygpt.ui.lesson import visible
-from tinygpt.ui.navigation import ensure_entry_script
-from tinygpt.ui.tables import show_table
-from tinygpt.ui.train_view import checkpoints, not_whole_numbers, options_with, start_here
 from tinygpt.vocab import causal_loss_floor, pair_texts
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py

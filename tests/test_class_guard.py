@@ -1,7 +1,7 @@
 """A class nothing can stop, in the app: the teacher's key leaves the address, guessing is slowed per
 client and "no class" reads as "wrong key", a short link typed in any case opens, one student's bad
 nickname on PostgreSQL holds up nobody, a refused answer is said and not sent again, and a deleted
-data folder is said to the teacher (tinygpt.guard, tinygpt.ui.class_guard, tinygpt.ui.classroom)."""
+data folder is said to the teacher (tinygpt.guard, tinygpt.ui.class_guard, tinygpt.ui.student)."""
 
 from __future__ import annotations
 
@@ -155,21 +155,21 @@ def test_a_reopened_class_takes_the_answers_of_a_student_who_saw_it_closed(store
 
 
 def test_two_tabs_answering_differently_are_told_which_answer_counts(store, monkeypatch):
-    from tinygpt.ui import classroom
+    from tinygpt.ui import student as student_ui
 
     _, short, code, _ = make_class("en")
     first = app(None, "en", s=short.split("s=")[1])
-    me = first.session_state[classroom.K_ME]
-    monkeypatch.setattr(classroom, "browser_token", lambda: me)  # the second tab shares the browser's cookie
+    me = first.session_state[student_ui.K_ME]
+    monkeypatch.setattr(student_ui, "browser_token", lambda: me)  # the second tab shares the browser's cookie
     second = app(None, "en", s=short.split("s=")[1])
-    assert second.session_state[classroom.K_ME] == me
+    assert second.session_state[student_ui.K_ME] == me
     first.button_group(key="attn_ex_argmax_key_pick").set_value("2").run()
     second.button_group(key="attn_ex_argmax_key_pick").set_value("3").run()
     (kept,) = store.answers(class_code=code)
     assert kept.answer == "2"
     said = [w.value for w in second.warning if "another tab" in w.value]
     assert said and kept.answer_text in said[0]
-    assert {e.answer for e in second.session_state[classroom.K_ANSWERS].values()} == {"2"}
+    assert {e.answer for e in second.session_state[student_ui.K_ANSWERS].values()} == {"2"}
 
 
 def test_the_teacher_sees_the_nicknames_students_typed(store):

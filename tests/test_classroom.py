@@ -1,6 +1,6 @@
 """The class in the app: the lesson builder, short links, students' answers on the teacher's page,
 "my answers" and the resume link, and every bad input getting its message (tinygpt.classroom,
-tinygpt.ui.classroom, tinygpt.ui.lesson_builder, tinygpt.ui.teacher_view)."""
+tinygpt.ui.student, tinygpt.ui.lesson_builder, tinygpt.ui.teacher_view)."""
 
 from __future__ import annotations
 
@@ -267,16 +267,16 @@ def test_a_closed_class_keeps_the_students_answers_for_them_and_says_so(store):
 
 
 def test_a_reload_brings_back_the_answers_revealed_and_the_score(store, monkeypatch):
-    from tinygpt.ui import classroom
+    from tinygpt.ui import student as student_ui
 
     _, short, code, _ = make_class("en")
     student = app(None, "en", s=short.split("s=")[1])
-    me = student.session_state[classroom.K_ME]
+    me = student.session_state[student_ui.K_ME]
     cookie = [h.value for h in student.get("html") if "document.cookie" in h.value]
     assert cookie and f"tinygpt_me={me};" in cookie[0]  # a student of a class: the token in this browser's cookie
     answer_both(student, argmax="0", row_sum="1")
     assert "me" not in student.query_params  # not in the address, which students copy to each other
-    monkeypatch.setattr(classroom, "browser_token", lambda: me)  # the reload sends the cookie back
+    monkeypatch.setattr(student_ui, "browser_token", lambda: me)  # the reload sends the cookie back
     params = {k: v for k, v in student.query_params.items() if k != "lang"}
     again = app(None, "en", **params)  # a new session on the same address (a reload; the lesson opens Attention)
     assert again.button_group(key="attn_ex_argmax_key_pick").value == "0"

@@ -203,7 +203,7 @@ def test_hard_coded_text_is_caught():
     """The scan flags a literal label and a literal chart title, and lets symbols and user text through."""
     script = """
 import altair as alt, pandas as pd, streamlit as st
-from tinygpt.ui.i18n import language_switch, tr
+from tinygpt.ui.language import language_switch, tr
 language_switch()
 st.title(tr("theory.title"))
 st.slider("Heads", 1, 8, key="n")

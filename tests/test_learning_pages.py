@@ -303,7 +303,7 @@ def test_the_projector_shows_no_students_own_messages(store):
 
     def session(url_path: str) -> None:
         from tinygpt.ui.class_store import say
-        from tinygpt.ui.classroom import student_session
+        from tinygpt.ui.student import student_session
 
         say("a message for this student", "info")
         student_session(url_path)

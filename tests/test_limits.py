@@ -162,7 +162,7 @@ def test_a_session_that_comes_back_within_the_grace_keeps_its_job(cleanup):
 def test_the_reaper_asks_streamlits_runtime_which_sessions_are_connected(monkeypatch, cleanup):
     from streamlit.runtime import Runtime
 
-    from tinygpt.ui.jobs import Reaper
+    from tinygpt.ui.training_jobs import Reaper
 
     connected = {"sid-a", "sid-b"}
 

@@ -509,7 +509,7 @@ def loss_chart(
         description: what the chart shows, in a sentence (its text alternative).
     """
     df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
-    # Run labels start with the setting changed last (tinygpt.ui.jobs.run_labels), so the legend's
+    # Run labels start with the setting changed last (tinygpt.ui.training_jobs.run_labels), so the legend's
     # ellipsis keeps the part that tells the runs apart; the full label is in the runs table.
     color = (
         alt.Color("run:N", title=series_title, legend=alt.Legend(labelLimit=240))

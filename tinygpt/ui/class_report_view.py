@@ -16,7 +16,7 @@ from tinygpt.config import ConfigError
 from tinygpt.misconceptions import Misconception
 from tinygpt.store import DEFAULT_ANSWER_DAYS, answer_days
 from tinygpt.ui.class_store import class_answers
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 from tinygpt.ui.misconception_view import idea_name
 from tinygpt.ui.tables import show_table, text_table
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 
 #: Seconds between two tries of sending the waiting answers.
 RETRY_SECONDS = 5

@@ -13,7 +13,7 @@ import streamlit as st
 from tinygpt.config import ConfigError
 from tinygpt.store import Store, StoreError
 from tinygpt.ui.class_store import class_store, say
-from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.language import md_escape, tr
 
 #: Seconds between two looks at a class seen closed (on a page's run; an answer looks at once).
 RECHECK_S = 5.0
@@ -23,7 +23,7 @@ K_CHECKED = "_class_checked_at"
 def recheck_class(force: bool = False) -> None:
     """A class this session saw closed: ask the store again (at most every :data:`RECHECK_S`
     seconds unless ``force``); reopened, the session's answers go to it again and the note goes."""
-    from tinygpt.ui import classroom as c
+    from tinygpt.ui import student as c
 
     ss = st.session_state
     if ss.get(c.K_STATUS) != "closed" or not ss.get(c.K_CLASS):

@@ -6,7 +6,7 @@ import streamlit as st
 
 from tinygpt.jobs import JobStatus
 from tinygpt.record import ModelRecord
-from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.models import current_model
 
 

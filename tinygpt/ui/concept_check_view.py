@@ -5,7 +5,7 @@ An expander holds a form of the five questions of :func:`tinygpt.concept_check.c
 student sees the score only, so the answers do not give the check away. Handed in again after
 (``check:post:…``): the score before and after per idea, and for each question the right answer,
 the reason and the wrong idea a wrong answer reveals. The answers go where every answer goes
-(``tinygpt.ui.classroom.answered``): "my answers", and the class's answers for the teacher's report.
+(``tinygpt.ui.student.answered``): "my answers", and the class's answers for the teacher's report.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from tinygpt.concept_check import CONCEPTS, MIN_T, check_id, check_questions, ow
 from tinygpt.exercises import Question
 from tinygpt.misconceptions import misconceptions
 from tinygpt.record import ModelRecord
-from tinygpt.ui import classroom
+from tinygpt.ui import student
 from tinygpt.ui.common import resend
-from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.tables import show_table, text_table
@@ -39,7 +39,7 @@ def _labels(question: Question) -> dict[str, str]:
 
 def _mine() -> list[tuple[str, bool, float]]:
     """(question id, right, time) of this student's answers."""
-    return [(e.question_id, e.right, e.at) for e in st.session_state.get(classroom.K_ANSWERS, {}).values()]
+    return [(e.question_id, e.right, e.at) for e in st.session_state.get(student.K_ANSWERS, {}).values()]
 
 
 def section(tm: ModelRecord, text: str | None = None) -> None:
@@ -103,12 +103,12 @@ def _form(phase: str, questions: dict[str, Question]) -> None:
     for concept in CONCEPTS:
         q = questions[concept]
         identity = check_id(phase, concept, q)
-        if identity in ss.get(classroom.K_ANSWERS, {}):
+        if identity in ss.get(student.K_ANSWERS, {}):
             continue
-        classroom.answered(q, identity, picks[concept])
+        student.answered(q, identity, picks[concept])
         right, asked = ss.get(SCORE, (0, 0))
         ss[SCORE] = (right + q.is_right(picks[concept]), asked + 1)
-    classroom.keep_cookie()
+    student.keep_cookie()
     st.rerun()  # the whole page: the check's box shows the next phase
 
 
@@ -133,7 +133,7 @@ def _results(results: dict[str, dict[str, bool]], questions: dict[str, Question]
         hide_index=True,
         key="check_results",
     )
-    entries = st.session_state.get(classroom.K_ANSWERS, {})
+    entries = st.session_state.get(student.K_ANSWERS, {})
     for n, concept in enumerate(CONCEPTS, 1):
         q = questions[concept]
         labels = _labels(q)

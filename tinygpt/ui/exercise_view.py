@@ -18,9 +18,9 @@ from tinygpt.attention import AttentionTrace, Step
 from tinygpt.classroom import question_id
 from tinygpt.exercises import STEP_QUESTIONS, Fields, Question, question_for, theory_question
 from tinygpt.model import GPT
-from tinygpt.ui import classroom, misconception_view
+from tinygpt.ui import misconception_view, student
 from tinygpt.ui.common import resend
-from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.language import md_escape, tr
 
 SCORE = "exercise_score"
 SPACE_MARK = "␣"
@@ -62,7 +62,7 @@ def show_score() -> None:
     left, right_box = st.columns([3, 2], vertical_alignment="center")
     left.caption(tr("ex.score", right=right, asked=asked))
     with right_box:
-        classroom.my_answers_here()
+        student.my_answers_here()
 
 
 def _reveal(question: Question, key_prefix: str) -> None:
@@ -73,7 +73,7 @@ def _reveal(question: Question, key_prefix: str) -> None:
     st.session_state[f"_{key_prefix}_revealed"] = True
     right, asked = score()
     st.session_state[SCORE] = (right + question.is_right(picked), asked + 1)
-    classroom.answered(question, _identity(question), picked)  # into "my answers" and the class's answers
+    student.answered(question, _identity(question), picked)  # into "my answers" and the class's answers
 
 
 def count_theory_answer(qid: str, right_answer: str, key: str) -> None:
@@ -83,11 +83,11 @@ def count_theory_answer(qid: str, right_answer: str, key: str) -> None:
     picked = st.session_state.get(key)
     question = theory_question(qid, right_answer)
     identity = _identity(question)
-    if picked is None or identity in st.session_state.get(classroom.K_ANSWERS, {}):
+    if picked is None or identity in st.session_state.get(student.K_ANSWERS, {}):
         return  # nothing picked, or counted already
     right, asked = score()
     st.session_state[SCORE] = (right + question.is_right(picked), asked + 1)
-    classroom.answered(question, identity, picked)
+    student.answered(question, identity, picked)
 
 
 def ask(question: Question, key_prefix: str) -> bool:
@@ -102,7 +102,7 @@ def ask(question: Question, key_prefix: str) -> bool:
         # kept there, the next rerun (a language switch) would send it back as an answer to this question
         st.session_state[pick_key] = [] if question.multiple else None
         st.session_state.pop(revealed_key, None)
-        if (before := classroom.prior_pick(question, identity)) is not None:  # answered before (e.g. a reload)
+        if (before := student.prior_pick(question, identity)) is not None:  # answered before (e.g. a reload)
             st.session_state[pick_key], st.session_state[revealed_key] = before, True
     revealed = bool(st.session_state.get(revealed_key))
     labels = _choice_labels(question)
@@ -133,7 +133,7 @@ def ask(question: Question, key_prefix: str) -> bool:
             st.caption(tr("ex.pick_hint"))
     if not revealed:
         return False
-    classroom.keep_cookie()  # a reload brings this answer back
+    student.keep_cookie()  # a reload brings this answer back
     right = question.is_right(st.session_state.get(pick_key))
     reason = tr(question.reason_key, **_fields(question.reason_fields))
     # a character is quoted ("。" would run into the sentence's own full stop); numbers and named choices are not
@@ -146,7 +146,7 @@ def ask(question: Question, key_prefix: str) -> bool:
     else:
         st.error(tr("ex.wrong", answer=answer, reason=reason), icon=":material/cancel:")
         misconception_view.note(question, st.session_state.get(pick_key))  # the wrong idea it reveals
-    if (note := classroom.answer_note()) is not None:  # the answer did not reach the teacher: say so here
+    if (note := student.answer_note()) is not None:  # the answer did not reach the teacher: say so here
         st.warning(note, icon=":material/school:")
     return True
 

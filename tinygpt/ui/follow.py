@@ -1,7 +1,7 @@
 """A student's page in a class the teacher leads: follow the teacher's view, and vote.
 
 ``navigation.run_app`` calls :func:`class_period` before the page runs. In a class (``class=``,
-``tinygpt.ui.classroom``) it reads the class's state (``tinygpt.period``) and:
+``tinygpt.ui.student``) it reads the class's state (``tinygpt.period``) and:
 
 - while the teacher leads ("Students follow me"), puts the teacher's model (an example, or the
   model of the teacher's pages as a ``train=`` link gives it: ``tinygpt.ui.led_model``), text,
@@ -30,11 +30,11 @@ from tinygpt.period import LED_PAGES, OWN, ClassState, question_from_data, read_
 from tinygpt.store import ClassError, NewAnswer, StoreError
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.classroom import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
-from tinygpt.ui.i18n import listed, md_escape, tr
+from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
 from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
 from tinygpt.ui.predict_view import follow_model as predict_follows
+from tinygpt.ui.student import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
 
 #: Seconds between two readings of the class's state on a student's page.
 REFRESH_SECONDS = 1

@@ -41,13 +41,13 @@ from tinygpt.store import ClassError, StoreError
 from tinygpt.ui.attention.data import what_if
 from tinygpt.ui.attention.state import TEMPERATURES, opening_head, own_text
 from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.classroom import TEACHER_PAGE
-from tinygpt.ui.i18n import error_text, lang, listed, tr
+from tinygpt.ui.language import error_text, lang, listed, tr
 from tinygpt.ui.led_model import led_model, teacher_train
 from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
 from tinygpt.ui.model_choice import base_url
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.navigation import PAGES
+from tinygpt.ui.student import TEACHER_PAGE
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 from tinygpt.vocab import UnknownCharError
 

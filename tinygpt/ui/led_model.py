@@ -23,7 +23,7 @@ from tinygpt.jobs import ModelKey, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.period import OWN, ClassState
 from tinygpt.record import ModelRecord
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 from tinygpt.ui.model_choice import FROM_TEACHER, adopt_link_job, key_of, open_train_link, pending_link_job
 from tinygpt.ui.models import example_model, set_choice, shelf
 

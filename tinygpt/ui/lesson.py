@@ -30,7 +30,7 @@ import streamlit as st
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_choice
-from tinygpt.ui.i18n import error_text, lang, md_escape, tr
+from tinygpt.ui.language import error_text, lang, md_escape, tr
 
 V = TypeVar("V")
 

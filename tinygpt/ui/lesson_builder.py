@@ -31,10 +31,10 @@ from tinygpt.store import StoreError
 from tinygpt.theory import CONCEPT_IDS
 from tinygpt.ui.class_guard import remember_key
 from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.classroom import TEACHER_PAGE
-from tinygpt.ui.i18n import lang, md_escape, tr
+from tinygpt.ui.language import lang, md_escape, tr
 from tinygpt.ui.lesson import LESSON_CONTROLS, lesson
 from tinygpt.ui.models import K_CHOICE
+from tinygpt.ui.student import TEACHER_PAGE
 
 K_RESULT = "_builder_result"
 K_FROM = "_builder_from"  # (the page the builder was opened from, its view parameters)

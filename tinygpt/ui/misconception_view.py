@@ -15,10 +15,10 @@ import streamlit as st
 from tinygpt.classroom import answer_ids, ascii_query, question_record
 from tinygpt.misconceptions import Misconception, count, misconceptions, refuting_params
 from tinygpt.ui.class_store import class_answers
-from tinygpt.ui.classroom import TEACHER_PAGE
-from tinygpt.ui.i18n import lang, tr
+from tinygpt.ui.language import lang, tr
 from tinygpt.ui.model_choice import base_url
 from tinygpt.ui.navigation import PAGES
+from tinygpt.ui.student import TEACHER_PAGE
 
 if TYPE_CHECKING:
     from tinygpt.exercises import Question

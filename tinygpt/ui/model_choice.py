@@ -35,12 +35,12 @@ from tinygpt.record import ModelRecord, StopReason
 from tinygpt.ui import url
 from tinygpt.ui.attention.data import reliance
 from tinygpt.ui.common import resend
-from tinygpt.ui.i18n import accepted_text, error_text, md_escape, tr
-from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
+from tinygpt.ui.language import accepted_text, error_text, md_escape, tr
 from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.lesson_builder import builder_link
 from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
 from tinygpt.ui.navigation import PROJECTOR_PAGE, TEACHER_PAGE
+from tinygpt.ui.training_jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
 from tinygpt.why import suggested_window
 
 #: The choices, in the control's order: the page opens where attention decides (the context

@@ -54,7 +54,7 @@ def example_model(name: str, wait: bool = True) -> ModelRecord | None:
     if not wait and not future.done():
         return None
     if not future.done():
-        from tinygpt.ui.i18n import tr
+        from tinygpt.ui.language import tr
 
         with st.spinner(tr("model.loading_example", name=tr(f"model.choice.{name}"))):
             return future.result()
@@ -106,7 +106,7 @@ def current_model(wait: bool = True) -> tuple[ModelRecord | None, bool]:
         return None, False
     if default_model_ready():
         return default_model(), False
-    from tinygpt.ui.i18n import tr
+    from tinygpt.ui.language import tr
 
     with st.spinner(tr("model.loading")):
         return default_model(), False

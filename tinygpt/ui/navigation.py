@@ -17,7 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from tinygpt.ui.i18n import lang, language_switch, tr
+from tinygpt.ui.language import lang, language_switch, tr
 from tinygpt.ui.lesson import lesson, lesson_note
 from tinygpt.ui.style import style_sheet
 
@@ -121,10 +121,10 @@ def run_app() -> None:
     loading, first = st.empty(), not st.session_state.get(_PAINTED)
     if first:
         loading.caption(tr("app.loading"))
-    from tinygpt.ui.classroom import student_session
     from tinygpt.ui.model_choice import class_link, resolve_link
     from tinygpt.ui.models import start_default_model
     from tinygpt.ui.short_links import follow_short_link
+    from tinygpt.ui.student import student_session
 
     follow_short_link(page.url_path, {p[3]: p[0] for p in PAGES})  # a resume link's page
     nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own

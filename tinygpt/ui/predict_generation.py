@@ -17,8 +17,8 @@ from tinygpt.formatting import char_name, format_probability
 from tinygpt.generate import MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, training_targets
 from tinygpt.record import ModelRecord
 from tinygpt.ui.common import resend, show_error
-from tinygpt.ui.figures import figure_downloads, figure_spec
-from tinygpt.ui.i18n import lang, md_escape, tr
+from tinygpt.ui.figure_view import figure_downloads, figure_spec
+from tinygpt.ui.language import lang, md_escape, tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.predict_view import MAX_PANELS, STRATEGIES, cached_generate, save_url
 from tinygpt.ui.tables import show_table, text_table

@@ -23,7 +23,7 @@ from tinygpt.numbers import read_float, read_int
 from tinygpt.params import read_choice, read_flag, read_text
 from tinygpt.record import ModelRecord
 from tinygpt.ui import url
-from tinygpt.ui.i18n import accepted_text, tr
+from tinygpt.ui.language import accepted_text, tr
 
 PAGE = "predict"
 #: Bar panels drawn at once; the table always has every position.

@@ -17,7 +17,7 @@ from tinygpt.config import ConfigError
 from tinygpt.predictions import PredictionTally, tallies
 from tinygpt.store import StoreError
 from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 from tinygpt.ui.tables import show_table, text_table
 
 CHANGED = "▲"

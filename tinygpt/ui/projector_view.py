@@ -17,12 +17,12 @@ from tinygpt.config import ConfigError
 from tinygpt.period import read_state, tally
 from tinygpt.store import StoreError, read_class_code
 from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.classroom import PROJECTOR_PAGE, TEACHER_PAGE
-from tinygpt.ui.i18n import error_text, lang, tr
+from tinygpt.ui.language import error_text, lang, tr
 from tinygpt.ui.lesson_builder import qr_png
 from tinygpt.ui.model_choice import base_url
 from tinygpt.ui.navigation import PAGES
 from tinygpt.ui.prediction_tally import draw_prediction_tally
+from tinygpt.ui.student import PROJECTOR_PAGE, TEACHER_PAGE
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 
 REFRESH_SECONDS = 2

@@ -15,7 +15,7 @@ from tinygpt.formatting import shown_text
 from tinygpt.store import StoreError, read_link_code
 from tinygpt.ui.class_guard import attempts, client_id
 from tinygpt.ui.class_store import class_store, problem_text, say
-from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.language import md_escape, tr
 
 K_SHORT_SEEN = "_short_seen"  # the s= value last resolved
 K_SHORT_PAGE = "_short_page"  # the page a resolved short link names

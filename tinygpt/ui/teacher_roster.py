@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from tinygpt.store import Answer
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 from tinygpt.ui.tables import show_table, text_table
 
 

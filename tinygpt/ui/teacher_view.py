@@ -26,8 +26,8 @@ from tinygpt.store import ClassError, QuestionSummary, StoreError, read_class_co
 from tinygpt.ui import class_report_view, lesson_builder, misconception_view
 from tinygpt.ui.class_guard import attempts, client_id, keep_key_cookie, teacher_credentials
 from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.classroom import TEACHER_PAGE
-from tinygpt.ui.i18n import error_text, lang, md_escape, tr
+from tinygpt.ui.language import error_text, lang, md_escape, tr
+from tinygpt.ui.student import TEACHER_PAGE
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.ui.teacher_roster import roster
 

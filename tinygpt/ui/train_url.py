@@ -9,7 +9,7 @@ The page's table (``tinygpt.ui.url``), read by :func:`restore` before the widget
 - ``trained=``: the settings of the session's own model, when training reproduces it
   (``tinygpt.links.reproducible_settings``). Training is deterministic, so opening the page with
   it takes that model from the server's shelf at once, or trains it again as the session's job,
-  whose progress the page shows as for any training (``tinygpt.ui.jobs``); the finished model
+  whose progress the page shows as for any training (``tinygpt.ui.training_jobs``); the finished model
   becomes the session's own, as a trained one does.
 
 Refused values get a message in the user's language naming the value and what is accepted; the
@@ -26,9 +26,9 @@ from tinygpt.config import ConfigError, GPTConfig, TrainConfig
 from tinygpt.jobs import MemoryLimitError, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.ui import url
-from tinygpt.ui.i18n import accepted_text, error_text, tr
-from tinygpt.ui.jobs import start_job
+from tinygpt.ui.language import accepted_text, error_text, tr
 from tinygpt.ui.train_view import settings_values
+from tinygpt.ui.training_jobs import start_job
 
 PAGE = "train"
 _FORM = "_train_url_form"  # (text, configs) of the form as last read, or None when not valid

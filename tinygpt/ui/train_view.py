@@ -13,10 +13,10 @@ from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, ConfigError, GPTConfig, T
 from tinygpt.formatting import shown_text
 from tinygpt.jobs import JobStatus, RunRecord, TrainingJob, greedy_continuation, settings_of
 from tinygpt.record import ModelRecord
-from tinygpt.ui.i18n import error_text, tr
-from tinygpt.ui.jobs import MAX_RUNS
+from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import page_shown, visible
 from tinygpt.ui.models import current_model, set_own_model
+from tinygpt.ui.training_jobs import MAX_RUNS
 from tinygpt.ui.uploads import read_upload, upload_key
 from tinygpt.why import suggested_window
 
@@ -25,7 +25,7 @@ def start_here() -> None:
     """What the app teaches and where to start, one click to each step: watch the model predict,
     flip the mask and see what changes, then read why (the landing page's first box). A student
     with answers already (a returning one) is not asked whether this is the first visit."""
-    from tinygpt.ui.classroom import K_ANSWERS
+    from tinygpt.ui.student import K_ANSWERS
 
     back = bool(st.session_state.get(K_ANSWERS))  # answers came back: "welcome back" is said, not "new here?"
     with st.container(border=True, key="train_start_here"):

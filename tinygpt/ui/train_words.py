@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 
 #: Longest value a label shows in full (a long training text is cut with …).
 LABEL_VALUE_CHARS = 8

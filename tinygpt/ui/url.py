@@ -27,7 +27,7 @@ import streamlit as st
 
 from tinygpt.config import ConfigError
 from tinygpt.params import MAX_TEXT_CHARS, read_text
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 
 #: The session key of what each page last wrote: {(page, parameter): text}.
 _WRITTEN = "_url_written"

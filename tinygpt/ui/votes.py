@@ -13,7 +13,7 @@ import streamlit as st
 from tinygpt.charts import answer_spread_spec
 from tinygpt.i18n import CATALOGUE
 from tinygpt.period import RoundTally, Tally
-from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.tables import show_table, text_table
 
 SPACE_MARK = "␣"

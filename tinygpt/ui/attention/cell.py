@@ -18,7 +18,7 @@ from tinygpt.explain import Copy, DotProduct, ScoreCell, explain_cell
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.switches import index_slider
 from tinygpt.ui.common import resend
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, visible
 
 

@@ -29,8 +29,8 @@ from tinygpt.ui.attention import data, predict_marks
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, switch_phrase
 from tinygpt.ui.attention.reasons import shown_char as _char
-from tinygpt.ui.figures import figure_downloads
-from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.figure_view import figure_downloads
+from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.why import what_attention_decides

@@ -22,11 +22,11 @@ from tinygpt.explain import PositionEffects
 from tinygpt.formatting import char_name
 from tinygpt.predictions import Outcome, flipped, mark_ids, prediction_id, prediction_question, score_marks
 from tinygpt.record import ModelRecord
-from tinygpt.ui import classroom, misconception_view
+from tinygpt.ui import misconception_view, student
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence
-from tinygpt.ui.i18n import listed, md_escape, tr
+from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.style import CHANGED_COLOR
 
@@ -146,12 +146,12 @@ def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
 def _record(question, identity: str, picked: list[str]) -> None:
     """Keep the prediction in "my answers" and the class's answers (once), and in the session's score."""
     ss = st.session_state
-    if identity in ss.get(classroom.K_ANSWERS, {}):
+    if identity in ss.get(student.K_ANSWERS, {}):
         return
-    classroom.answered(question, identity, picked)
+    student.answered(question, identity, picked)
     right, asked = ss.get(SCORE, (0, 0))
     ss[SCORE] = (right + question.is_right(picked), asked + 1)
-    classroom.keep_cookie()
+    student.keep_cookie()
 
 
 def marks_html(text: str, marked: list[int], changed: list[bool], outcomes: tuple[Outcome, ...]) -> str:

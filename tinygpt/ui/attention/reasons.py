@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from tinygpt.attention import Switches
 from tinygpt.formatting import char_name, number
-from tinygpt.ui.i18n import md_escape, tr
+from tinygpt.ui.language import md_escape, tr
 from tinygpt.why import MOVED, Flip, HeadRole
 
 

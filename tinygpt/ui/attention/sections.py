@@ -27,8 +27,8 @@ from tinygpt.record import ModelRecord
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.effect import role_sentence
-from tinygpt.ui.figures import chart_data, figure_downloads, heatmap_text
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.figure_view import chart_data, figure_downloads, heatmap_text
+from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, visible
 from tinygpt.ui.tables import TextTable, matrix_text, show_table, text_table
 from tinygpt.vocab import cyclic

@@ -40,7 +40,7 @@ from tinygpt.params import (
 from tinygpt.record import ModelRecord
 from tinygpt.ui import url
 from tinygpt.ui.attention import data
-from tinygpt.ui.i18n import accepted_text, tr
+from tinygpt.ui.language import accepted_text, tr
 from tinygpt.ui.lesson import lesson
 
 PAGE = "attention"

@@ -33,8 +33,8 @@ from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.cell import show_cell
 from tinygpt.ui.common import resend
-from tinygpt.ui.figures import figure_downloads, heatmap_text
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.figure_view import figure_downloads, heatmap_text
+from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.tables import is_static, matrix_text, show_table
 

@@ -21,7 +21,7 @@ from tinygpt.formatting import number
 from tinygpt.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.common import resend
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, visible
 
 _REFUSED = "_attn_edit_refused"  # the message for a score the editor refused, shown once

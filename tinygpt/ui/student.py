@@ -54,7 +54,7 @@ from tinygpt.store import (
 from tinygpt.ui.class_retry import K_WAITED, waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
 from tinygpt.ui.class_sync import first_answer_kept, recheck_class
-from tinygpt.ui.i18n import error_text, tr
+from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import lesson
 
 if TYPE_CHECKING:

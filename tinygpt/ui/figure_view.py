@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from tinygpt import charts, figures
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 
 #: PNG pixels per chart pixel: sharp on a projector and in a slide scaled up.
 PNG_SCALE = 2

@@ -42,8 +42,8 @@ from tinygpt.jobs import run_labels as _run_labels
 from tinygpt.jobs import start_job as _start_job
 from tinygpt.train import NonFiniteLossError
 from tinygpt.ui.common import show_error
-from tinygpt.ui.figures import chart_data, figure_downloads, lines_text
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.figure_view import chart_data, figure_downloads, lines_text
+from tinygpt.ui.language import tr
 from tinygpt.ui.models import session_token, set_own_model, shelf
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.ui.train_words import setting_text
