@@ -1,0 +1,184 @@
+"""The app's import graph, read from the source (``ast``): arrows run one way and none is hidden.
+
+- No import cycle among the modules of ``tinygpt/`` (its UI included) and ``pages/``, counting
+  the imports inside functions too: a cycle closed by a function-level import is still a cycle,
+  only one that a reader cannot see at the top of the file.
+- A project import inside a function is allowed only where it keeps a heavy import (torch,
+  SQLAlchemy, the pages' drawing) off the start, and says so on its line: ``# heavy: <why>``.
+- No module of ``tinygpt/ui/`` has the name of a core module (``tinygpt/<name>.py``): a name says
+  which of the two a reader opens.
+
+Imports under ``if TYPE_CHECKING:`` never run and are left out.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: What a function-level project import says on its line.
+REASON = "# heavy:"
+
+
+@dataclass(frozen=True)
+class Import:
+    """One project import: ``source`` imports ``target`` at ``path``:``line``."""
+
+    source: str
+    target: str
+    path: str
+    line: int
+    nested: bool  # inside a function, a class or a block, not at the module's top
+    text: str  # the statement's lines as written (its comment included)
+
+
+def sources(root: Path) -> dict[str, Path]:
+    """{module name: file} of ``tinygpt/**/*.py`` and ``pages/*.py`` under ``root``."""
+    files = sorted(root.glob("tinygpt/**/*.py")) + sorted(root.glob("pages/*.py"))
+    modules = {}
+    for path in files:
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        modules[".".join(parts)] = path
+    return modules
+
+
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:`` (imports for type hints only)."""
+    ids: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            ids.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return ids
+
+
+def project_imports(root: Path) -> list[Import]:
+    """Every import of a project module by a project module, top-level and nested."""
+    modules = sources(root)
+    found = []
+    for name, path in modules.items():
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        tree = ast.parse(text)
+        skipped = _type_checking_nodes(tree)
+        top = {id(stmt) for stmt in tree.body}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Import | ast.ImportFrom) or id(node) in skipped:
+                continue
+            if isinstance(node, ast.Import):
+                candidates = [alias.name for alias in node.names]
+            else:
+                base = node.module or ""
+                if node.level:  # a relative import: from the module's package upwards
+                    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                    package = package[: len(package) - (node.level - 1)]
+                    base = ".".join(package + ([base] if base else []))
+                candidates = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            statement = "\n".join(lines[node.lineno - 1 : node.end_lineno])
+            for target in dict.fromkeys(c for c in candidates if c in modules and c != name):
+                rel = str(path.relative_to(root))
+                found.append(Import(name, target, rel, node.lineno, id(node) not in top, statement))
+    return found
+
+
+def cycles(imports: list[Import]) -> list[list[str]]:
+    """The import cycles (strongly connected components of more than one module), each sorted."""
+    graph: dict[str, set[str]] = {}
+    for imp in imports:
+        graph.setdefault(imp.source, set()).add(imp.target)
+        graph.setdefault(imp.target, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's algorithm (the graph has ~150 modules: recursion is fine)
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def hidden_imports(imports: list[Import]) -> list[str]:
+    """The function-level project imports that do not give their reason (``# heavy: …``) on their line."""
+    return sorted({f"{i.path}:{i.line}: {i.text.strip()}" for i in imports if i.nested and REASON not in i.text})
+
+
+def shared_names(root: Path) -> list[str]:
+    """Module names both in the core (``tinygpt/<name>.py``) and in ``tinygpt/ui/`` (any depth)."""
+    core = {p.stem for p in (root / "tinygpt").glob("*.py")} - {"__init__", "__main__"}
+    ui = {p.stem for p in (root / "tinygpt" / "ui").rglob("*.py")} - {"__init__"}
+    return sorted(core & ui)
+
+
+def test_the_import_graph_has_no_cycle_counting_the_imports_inside_functions():
+    found = cycles(project_imports(ROOT))
+    assert found == [], "import cycles (function-level imports included):\n" + "\n".join(map(str, found))
+
+
+def test_a_function_level_project_import_says_why_on_its_line():
+    found = hidden_imports(project_imports(ROOT))
+    assert found == [], f"function-level project imports without '{REASON} …' on their line:\n" + "\n".join(found)
+
+
+def test_no_ui_module_has_the_name_of_a_core_module():
+    assert shared_names(ROOT) == []
+
+
+def test_the_checks_find_what_they_look_for(tmp_path):
+    """The readers above on a small made-up tree: a cycle closed inside a function, an import
+    that says why, one that does not, a name in both places, a relative import."""
+    (tmp_path / "tinygpt" / "ui").mkdir(parents=True)
+    (tmp_path / "pages").mkdir()
+    files = {
+        "tinygpt/__init__.py": "",
+        "tinygpt/jobs.py": "from tinygpt.ui import jobs\n",
+        "tinygpt/model.py": "def f():\n    import tinygpt.jobs  # heavy: torch\n",
+        "tinygpt/ui/__init__.py": "",
+        "tinygpt/ui/jobs.py": "def f():\n    from . import page\n",
+        "tinygpt/ui/page.py": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tinygpt.model import GPT\n"
+            "from tinygpt import jobs\n"
+        ),
+        "pages/a.py": "from tinygpt.ui.page import x\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    imports = project_imports(tmp_path)
+    assert {(i.source, i.target) for i in imports} == {
+        ("tinygpt.jobs", "tinygpt.ui.jobs"),
+        ("tinygpt.jobs", "tinygpt.ui"),
+        ("tinygpt.model", "tinygpt.jobs"),
+        ("tinygpt.ui.jobs", "tinygpt.ui.page"),
+        ("tinygpt.ui.jobs", "tinygpt.ui"),
+        ("tinygpt.ui.page", "tinygpt.jobs"),
+        ("tinygpt.ui.page", "tinygpt"),
+        ("pages.a", "tinygpt.ui.page"),
+    }
+    assert cycles(imports) == [["tinygpt.jobs", "tinygpt.ui.jobs", "tinygpt.ui.page"]]
+    assert hidden_imports(imports) == ["tinygpt/ui/jobs.py:2: from . import page"]
+    assert shared_names(tmp_path) == ["jobs"]
