@@ -7,7 +7,7 @@ from tinygpt.attention import future_mask
 from tinygpt.charts import position_labels
 from tinygpt.formatting import number
 from tinygpt.generate import crop_context
-from tinygpt.ui import concept_check_view, model_choice
+from tinygpt.ui import concept_check_view, model_banner, model_choice
 from tinygpt.ui.attention import effect, sections, steps, switches
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.data import what_if
@@ -35,7 +35,7 @@ text_in = control(
     ),
     None,
 )
-model_choice.banner(tm, choice)
+model_banner.banner(tm, choice)
 show_job_notice()
 text, cropped = crop_context(text_in, cfg.max_len)
 messages += s.clamp(cfg, text)

@@ -5,7 +5,7 @@ import streamlit as st
 from tinygpt.exercises import next_char_question
 from tinygpt.formatting import format_probability
 from tinygpt.generate import crop_context, training_targets
-from tinygpt.ui import concept_check_view, exercise_view, model_choice
+from tinygpt.ui import concept_check_view, exercise_view, model_banner, model_choice
 from tinygpt.ui import predict_view as view
 from tinygpt.ui.common import show_error, show_job_notice
 from tinygpt.ui.figure_view import bars_text, chart_data, figure_spec
@@ -22,7 +22,7 @@ ensure_entry_script()  # a deep link on a fresh server ran this file alone: go t
 st.title(tr("predict.title"))
 st.markdown(tr("predict.intro"))
 tm, choice = model_choice.choose_model()
-model_choice.banner(tm, choice)
+model_banner.banner(tm, choice)
 show_job_notice()
 chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)

@@ -16,9 +16,10 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.ui import train_url
-from tinygpt.ui.common import model_banner, resend, show_error
+from tinygpt.ui.common import resend, show_error
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import visible
+from tinygpt.ui.model_banner import model_banner
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
 from tinygpt.ui.train_view import checkpoints, not_whole_numbers, options_with, start_here

@@ -14,6 +14,7 @@ from tinygpt.config import ConfigError
 from tinygpt.store import Store, StoreError
 from tinygpt.ui.class_store import class_store, say
 from tinygpt.ui.language import md_escape, tr
+from tinygpt.ui.student_state import K_CLASS, K_NOTE, K_STATUS
 
 #: Seconds between two looks at a class seen closed (on a page's run; an answer looks at once).
 RECHECK_S = 5.0
@@ -23,20 +24,18 @@ K_CHECKED = "_class_checked_at"
 def recheck_class(force: bool = False) -> None:
     """A class this session saw closed: ask the store again (at most every :data:`RECHECK_S`
     seconds unless ``force``); reopened, the session's answers go to it again and the note goes."""
-    from tinygpt.ui import student as c
-
     ss = st.session_state
-    if ss.get(c.K_STATUS) != "closed" or not ss.get(c.K_CLASS):
+    if ss.get(K_STATUS) != "closed" or not ss.get(K_CLASS):
         return
     if not force and time.monotonic() - ss.get(K_CHECKED, float("-inf")) < RECHECK_S:
         return
     ss[K_CHECKED] = time.monotonic()
     try:
-        info = class_store().get_class(ss[c.K_CLASS])
+        info = class_store().get_class(ss[K_CLASS])
     except (StoreError, ConfigError):  # said where an answer is sent
         return
     if info is not None and info.is_open:
-        ss[c.K_STATUS], ss[c.K_NOTE] = "open", None
+        ss[K_STATUS], ss[K_NOTE] = "open", None
 
 
 def first_answer_kept(store: Store, entry: Any, student: str) -> Any:

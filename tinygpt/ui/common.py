@@ -1,45 +1,11 @@
-"""Small pieces every page uses: the model banner and safe error display."""
+"""Small pieces every page uses: the running-training line, a choice sent again, safe error display, scrolling."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from tinygpt.jobs import JobStatus
-from tinygpt.record import ModelRecord
 from tinygpt.ui.language import error_text, tr
-from tinygpt.ui.models import current_model
-
-
-def model_banner(job_notice: bool = True, wait: bool = True) -> ModelRecord | None:
-    """On a page without the model choice: which model the session uses (its own, else the
-    textbook example), its text, whether it relies on attention, and any running job; returns it.
-
-    ``job_notice=False`` leaves out the "training is running" line (the Train page shows the job
-    itself). ``wait=False`` does not wait for the default model: while it is being trained the
-    banner says so and None is returned.
-    """
-    from tinygpt.ui import model_choice  # it draws with this module's helpers
-
-    model_choice.show_messages()
-    tm, own = current_model(wait=wait)
-    if tm is None:
-        st.caption(tr("model.preparing"))
-        _until_default_model()
-    else:
-        model_choice.banner(tm, "own" if own else "textbook")
-    if job_notice:
-        show_job_notice()
-    return tm
-
-
-@st.fragment(run_every=1.0)
-def _until_default_model() -> None:
-    """While the default model trains in the background: check every second, and redraw the page
-    (its banner, the Train page's model) once it is ready."""
-    from tinygpt.ui.models import default_model_ready
-
-    if default_model_ready():
-        st.rerun(scope="app")
 
 
 def show_job_notice() -> None:

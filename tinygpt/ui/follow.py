@@ -33,8 +33,9 @@ from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
 from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
+from tinygpt.ui.page_list import CLASS_VIEW_PATHS
 from tinygpt.ui.predict_view import follow_model as predict_follows
-from tinygpt.ui.student import CLASS_VIEW_PAGES, K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
+from tinygpt.ui.student_state import K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
 
 #: Seconds between two readings of the class's state on a student's page.
 REFRESH_SECONDS = 1
@@ -108,7 +109,7 @@ def class_period(url_path: str, page_files: dict[str, str]) -> None:
     view into the session, its page opened, the other controls locked), then :func:`live`."""
     ss = st.session_state
     code = _class_code()
-    if code is None or url_path in CLASS_VIEW_PAGES:
+    if code is None or url_path in CLASS_VIEW_PATHS:
         ss.pop(FOLLOW_OPEN, None)
         return
     state = _read(code)

@@ -38,16 +38,15 @@ from tinygpt.period import (
     write_state,
 )
 from tinygpt.store import ClassError, StoreError
+from tinygpt.ui.app_url import base_url
 from tinygpt.ui.attention.data import what_if
 from tinygpt.ui.attention.state import TEMPERATURES, opening_head, own_text
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import error_text, lang, listed, tr
 from tinygpt.ui.led_model import led_model, teacher_train
 from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
-from tinygpt.ui.model_choice import base_url
 from tinygpt.ui.models import attention_trace
-from tinygpt.ui.navigation import PAGES
-from tinygpt.ui.student import TEACHER_PAGE
+from tinygpt.ui.page_list import PAGES, TEACHER_PATH
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 from tinygpt.vocab import UnknownCharError
 
@@ -234,7 +233,7 @@ def lead(code: str, key: str) -> None:
 def _preview(state: ClassState) -> None:
     """A link to the view students see, without the class (to show it on the projector)."""
 
-    url = f"{base_url([p[3] for p in PAGES] + [TEACHER_PAGE])}{state.page}?{ascii_query(view_query(state, lang()))}"
+    url = f"{base_url([p[3] for p in PAGES] + [TEACHER_PATH])}{state.page}?{ascii_query(view_query(state, lang()))}"
     st.link_button(tr("period.preview"), url, icon=":material/open_in_new:", help=tr("period.preview_help"))
 
 

@@ -24,7 +24,8 @@ from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.period import OWN, ClassState
 from tinygpt.record import ModelRecord
 from tinygpt.ui.language import tr
-from tinygpt.ui.model_choice import FROM_TEACHER, adopt_link_job, key_of, open_train_link, pending_link_job
+from tinygpt.ui.model_choice import adopt_link_job, key_of, open_train_link, pending_link_job
+from tinygpt.ui.model_words import FROM_TEACHER
 from tinygpt.ui.models import example_model, set_choice, shelf
 
 

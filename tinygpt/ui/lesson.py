@@ -31,6 +31,7 @@ from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_choice
 from tinygpt.ui.language import error_text, lang, md_escape, tr
+from tinygpt.ui.page_list import PAGES
 
 V = TypeVar("V")
 
@@ -218,8 +219,6 @@ def parse_lesson(
 def lesson() -> Lesson | None:
     """This session's lesson, read from the URL on the session's first run (None: the full app)."""
     if _STATE not in st.session_state:
-        from tinygpt.ui.navigation import PAGES  # navigation imports this module
-
         params = {k: st.query_params[k] for k in LESSON_PARAMS if k in st.query_params}
         st.session_state[_STATE] = parse_lesson(params, [p[3] for p in PAGES])
     return st.session_state[_STATE]
@@ -276,8 +275,6 @@ def lesson_note() -> None:
     for exc in current.bad_values:
         st.warning(error_text(exc))
     if current.bad_pages:
-        from tinygpt.ui.navigation import PAGES
-
         st.warning(
             tr(
                 "lesson.bad_pages",

@@ -29,12 +29,13 @@ from tinygpt.formatting import shown_text
 from tinygpt.links import encode_train, reproducible_settings
 from tinygpt.store import StoreError
 from tinygpt.theory import CONCEPT_IDS
+from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_guard import remember_key
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import lang, md_escape, tr
 from tinygpt.ui.lesson import LESSON_CONTROLS, lesson
 from tinygpt.ui.models import K_CHOICE
-from tinygpt.ui.student import TEACHER_PAGE
+from tinygpt.ui.page_list import TEACHER_PATH
 
 K_RESULT = "_builder_result"
 K_FROM = "_builder_from"  # (the page the builder was opened from, its view parameters)
@@ -79,7 +80,7 @@ def control_labels() -> dict[str, str]:
 def builder_link(url_path: str, page_paths: list[str]) -> None:
     """In "Link for my class": a link to the lesson builder, carrying this page and its view
     (not drawn inside a lesson, whose navigation has no teacher's page)."""
-    if lesson() is not None or url_path == TEACHER_PAGE:
+    if lesson() is not None or url_path == TEACHER_PATH:
         return
     view = {k: v for k, v in st.query_params.items() if k not in NOT_VIEW}
     st.page_link(
@@ -243,9 +244,7 @@ def _start_choice(pages: tuple[str, ...], view: dict[str, str]) -> tuple[str, st
 def make_lesson(plan: LessonPlan, open_class: bool, page_paths: list[str]) -> LessonLinks:
     """Store the lesson (and open its class): the links students and the teacher use. Without
     the store, the whole ASCII link and the reason."""
-    from tinygpt.ui.model_choice import base_url
-
-    base = base_url(page_paths + [TEACHER_PAGE])
+    base = base_url(page_paths + [TEACHER_PATH])
     query = ascii_query(lesson_params(plan))
     long_url = f"{base}?{query}"
     try:

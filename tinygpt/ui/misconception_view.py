@@ -14,11 +14,10 @@ import streamlit as st
 
 from tinygpt.classroom import answer_ids, ascii_query, question_record
 from tinygpt.misconceptions import Misconception, count, misconceptions, refuting_params
+from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_store import class_answers
 from tinygpt.ui.language import lang, tr
-from tinygpt.ui.model_choice import base_url
-from tinygpt.ui.navigation import PAGES
-from tinygpt.ui.student import TEACHER_PAGE
+from tinygpt.ui.page_list import PAGES, TEACHER_PATH
 
 if TYPE_CHECKING:
     from tinygpt.exercises import Question
@@ -48,7 +47,7 @@ def note(question: Question, picked: object) -> None:
 def experiment_url(m: Misconception) -> str:
     """The Attention page's address showing the experiment that refutes ``m``, in the session's language."""
 
-    base = base_url([p[3] for p in PAGES] + [TEACHER_PAGE])
+    base = base_url([p[3] for p in PAGES] + [TEACHER_PATH])
     return f"{base}attention?{ascii_query({**refuting_params(m), 'lang': lang()})}"
 
 

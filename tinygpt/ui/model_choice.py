@@ -13,19 +13,15 @@ has one: trained, loaded from a file or opened from a link). The choice is kept 
   a message naming the value and what is accepted; the page works on with the textbook example.
 
 :func:`resolve_link` reads the link before each page runs (``tinygpt.ui.navigation.run_app``);
-:func:`choose_model` draws the control and returns the model (``model_banner(choose=…)``);
-:func:`class_link` draws "link for my class" in the sidebar of every page;
-:func:`offer_context_example` is the button that switches to the context example.
+:func:`choose_model` draws the control and returns the model. The banner that names the model is
+``tinygpt.ui.model_banner``, the link for a class ``tinygpt.ui.class_link``, the button to the
+context example ``tinygpt.ui.context_button``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from urllib.parse import urlsplit
-
 import streamlit as st
 
-from tinygpt.classroom import PRIVATE_PARAMS, ascii_query
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import JobRefusedError, JobStatus, ModelKey, model_key
@@ -33,15 +29,12 @@ from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.params import read_choice
 from tinygpt.record import ModelRecord, StopReason
 from tinygpt.ui import url
-from tinygpt.ui.attention.data import reliance
 from tinygpt.ui.common import resend
 from tinygpt.ui.language import accepted_text, error_text, md_escape, tr
-from tinygpt.ui.lesson import lesson, visible
-from tinygpt.ui.lesson_builder import builder_link
+from tinygpt.ui.lesson import visible
+from tinygpt.ui.model_words import FROM_LINK, own_kind
 from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
-from tinygpt.ui.navigation import PROJECTOR_PAGE, TEACHER_PAGE
 from tinygpt.ui.training_jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
-from tinygpt.why import suggested_window
 
 #: The choices, in the control's order: the page opens where attention decides (the context
 #: example); "own" is offered only when the session has a model of its own.
@@ -52,9 +45,6 @@ _LINK_JOB = "_link_job_id"
 #: The choice the pages showed last: what a control that comes back without a value shows.
 _SHOWN = "_model_shown"
 _MESSAGES = "_link_messages"
-#: The uid of the session's own model when a link named it (a teacher's model, not the student's).
-_FROM_LINK = "_own_from_link"
-FROM_TEACHER = "_own_from_teacher"  # the uid of the own model when the class's teacher leads with it
 
 
 # ---------------------------------------------------------------- reading a link (before the page runs)
@@ -150,7 +140,7 @@ def adopt_link_job() -> None:
     del ss[_LINK_JOB]
     if job.status == JobStatus.DONE:
         set_own_model(job.result)
-        ss[_FROM_LINK] = job.result.uid
+        ss[FROM_LINK] = job.result.uid
     else:
         reason = error_text(job.error) if job.error is not None else tr(f"train.reason.{StopReason.STOPPED}")
         _say(tr("link.failed", reason=reason))
@@ -242,158 +232,3 @@ def _link_progress() -> None:
         )
     if job.owner != session_token():
         st.caption(tr("link.shared"))
-
-
-def settings_line(tm: ModelRecord) -> str:
-    """How the model was trained (the causal mask included), in one line."""
-    g, t = tm.gpt_cfg, tm.train_cfg
-    loss = tm.losses[-1] if tm.losses else float("nan")
-    return tr(
-        "model.trained",
-        d_model=g.d_model,
-        n_layers=g.n_layers,
-        n_heads=g.n_heads,
-        steps=len(tm.losses),
-        lr=f"{t.lr:g}",
-        seed=t.seed,
-        window=tm.window,
-        loss=loss,
-        mask=tr("model.mask_on" if t.causal_mask else "model.mask_off"),
-    )
-
-
-def own_kind(tm: ModelRecord | None) -> str:
-    """What the session's own model ``tm`` is to the student: "teacher" when the class's teacher
-    leads with it, "link" when a link named it, else "own" (trained or loaded by the student)."""
-    if tm is not None and st.session_state.get(FROM_TEACHER) == tm.uid:
-        return "teacher"
-    return "link" if tm is not None and st.session_state.get(_FROM_LINK) == tm.uid else "own"
-
-
-def describe(tm: ModelRecord, choice: str) -> str:
-    """The banner's line: which model and its text (how it was trained is :func:`settings_line`)."""
-    kind = own_kind(tm) if choice == "own" else choice
-    g = tm.gpt_cfg
-    size = tr("model.size", d_model=g.d_model, n_layers=g.n_layers, n_heads=g.n_heads)
-    return tr(f"model.banner.{kind}", text=md_escape(tm.text), trained=settings_line(tm), size=size)
-
-
-def reliance_line(tm: ModelRecord) -> str:
-    """Does the model rely on attention? Uniform attention in every layer against its own, on its
-    training windows: "changes k of N training predictions", and at k = 0 why."""
-    r = reliance(tm)
-    if r.changed:
-        return tr("model.relies", k=r.changed, n=r.total, L=tm.gpt_cfg.n_layers)
-    window = suggested_window(tm.text, tm.gpt_cfg.max_len)
-    if window is None:
-        return tr("model.relies_none_text", n=r.total, L=tm.gpt_cfg.n_layers)
-    return tr("model.relies_none_window", n=r.total, window=tm.window, suggest=window, L=tm.gpt_cfg.n_layers)
-
-
-def banner(tm: ModelRecord, choice: str) -> None:
-    """Which model the page uses and its text, whether it relies on attention, and (behind the
-    help icon) how it was trained."""
-    st.caption(f"{describe(tm, choice)} {reliance_line(tm)}", help=f"{tr('model.choice_help')}\n\n{settings_line(tm)}")
-
-
-def offer_context_example(key: str = "model_offer_context", help: str | None = None) -> bool:
-    """A button that shows the context example on the Predict and Attention pages; True when it
-    was pressed, and the caller reruns the whole page (a fragment's rerun would not redraw the
-    model choice)."""
-    return st.button(
-        tr("model.offer_context"),
-        icon=":material/swap_horiz:",
-        on_click=set_choice,
-        args=("context",),
-        key=key,
-        help=help,
-        type="primary",
-    )
-
-
-# ---------------------------------------------------------------- the link for the class
-
-
-def base_url(page_paths: Iterable[str]) -> str:
-    """The app's address as the browser sees it (``st.context.url``, else the Host header), ending in "/".
-
-    A page's own path (one of ``page_paths``) at its end is dropped.
-    """
-    parts = urlsplit(st.context.url or "")
-    scheme, netloc, path = parts.scheme or "http", parts.netloc, parts.path
-    if not netloc:
-        netloc = (st.context.headers or {}).get("Host") or "localhost:8501"
-    segments = [s for s in path.split("/") if s]
-    if segments and segments[-1] in set(page_paths):
-        segments.pop()
-    return f"{scheme}://{netloc}/" + "".join(f"{s}/" for s in segments)
-
-
-def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None, str]:
-    """(the link that opens this page with this session's model and view, or None; what it says).
-
-    The view is the page's query parameters as they are now; the model is the session's choice
-    (an example by name, an own model by its settings). None with the reason when the own model
-    cannot be rebuilt by training (a checkpoint file, a run ended at a non-finite loss).
-    """
-    ss = st.session_state
-    choice = ss.get(K_CHOICE, FIRST_CHOICE)
-    own = ss.get("own_model")
-    params: dict[str, str] = {}
-    if choice == "own" and own is not None:
-        settings = reproducible_settings(own)
-        if settings is None:
-            reason = "link.no_link_file" if own.init_seed is None else "link.no_link_run"
-            return None, tr(reason)
-        params = {"model": "own", "train": encode_train(*settings)}
-        note = tr("link.note_own", text=md_escape(own.text))
-    else:
-        choice = choice if choice in EXAMPLES else "textbook"
-        params = {"model": choice}
-        note = tr("link.note_example", name=tr(f"model.choice.{choice}"))
-    params.update({k: v for k, v in st.query_params.items() if k not in ("model", "train") and k not in PRIVATE_PARAMS})
-    return base_url(page_paths) + url_path + "?" + query_string(params), note
-
-
-def query_string(params: dict[str, str]) -> str:
-    """``k=v&…`` in ASCII only (``tinygpt.classroom.ascii_query``): chat apps cut a link at 你好 or "，"."""
-    return ascii_query(params)
-
-
-#: The key of the "link for my class" popover that reruns when it opens (:func:`class_link`).
-K_CLASS_LINK = "class_link"
-
-
-def class_link(url_path: str, page_paths: Iterable[str], fresh: bool = False) -> None:
-    """ "Link for my class": a popover with the link (copy button) to this page, model and view.
-
-    ``fresh``: opening the popover reruns the page, so its link holds the view as the URL stands
-    at that moment. The Attention page's step and switches rerun only their own fragments, which
-    write the URL but do not redraw the sidebar. (A fragment of its own in the sidebar would rerun
-    less, but Streamlit's frontend can then fail with "Cannot set a node at a delta path" and
-    leave a blank page when the main area changes shape, e.g. on the Theory page's sections.)
-    Only one fresh popover per script run (it has a widget key).
-    """
-    if url_path in (TEACHER_PAGE[3], PROJECTOR_PAGE[3]):  # the teacher's page has its own links (teacher_view)
-        return
-    if lesson() is not None:  # students in a lesson: a teacher's tool would only puzzle them
-        return
-    _class_link_popover(url_path, page_paths, K_CLASS_LINK if fresh else None)
-
-
-def _class_link_popover(url_path: str, page_paths: Iterable[str], key: str | None) -> None:
-    with st.popover(
-        tr("link.button"),
-        icon=":material/share:",
-        width="stretch",
-        key=key,
-        on_change="ignore" if key is None else "rerun",
-    ):
-        st.caption(tr("link.intro"))
-        url, note = class_link_url(url_path, page_paths)
-        if url is None:
-            st.info(note)
-        else:
-            st.code(url, language=None, wrap_lines=True)
-            st.caption(note)
-        builder_link(url_path, list(page_paths))  # the lesson builder: short link, QR code, a class

@@ -24,6 +24,7 @@ from tinygpt.jobs import ModelShelf, default_training, example_training
 from tinygpt.model_library import ModelLibrary
 from tinygpt.record import ModelRecord
 from tinygpt.ui.class_store import class_store
+from tinygpt.ui.language import tr
 
 
 @st.cache_resource(show_spinner=False)
@@ -54,8 +55,6 @@ def example_model(name: str, wait: bool = True) -> ModelRecord | None:
     if not wait and not future.done():
         return None
     if not future.done():
-        from tinygpt.ui.language import tr
-
         with st.spinner(tr("model.loading_example", name=tr(f"model.choice.{name}"))):
             return future.result()
     return future.result()
@@ -106,8 +105,6 @@ def current_model(wait: bool = True) -> tuple[ModelRecord | None, bool]:
         return None, False
     if default_model_ready():
         return default_model(), False
-    from tinygpt.ui.language import tr
-
     with st.spinner(tr("model.loading")):
         return default_model(), False
 

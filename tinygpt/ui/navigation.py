@@ -1,4 +1,5 @@
-"""The app's page list, shared by the entry script and by the guard every page calls first.
+"""The app's navigation over its pages (``tinygpt.ui.page_list``), run by the entry script and by
+the guard every page calls first.
 
 Streamlit runs its legacy multipage mode while a ``pages/`` folder sits beside the entry script: on
 a fresh server whose first request is a deep link (``/attention?text=…``) it runs the page file
@@ -19,6 +20,8 @@ import streamlit as st
 
 from tinygpt.ui.language import lang, language_switch, tr
 from tinygpt.ui.lesson import lesson, lesson_note
+from tinygpt.ui.page_list import LESSON_START, PAGES, PROJECTOR_PAGE, TEACHER_PAGE
+from tinygpt.ui.server import preload
 from tinygpt.ui.style import style_sheet
 
 _ENTRY_MARK = "_entry_script_ran"
@@ -31,16 +34,6 @@ _PAINTED = "_first_page_drawn"  # the session's first page was drawn: no "loadin
 PAGE_ICON = Path(__file__).parent / "assets" / "page_icon.png"
 
 
-#: (file, i18n key of the title, icon, url path); the first page is the default one. The sidebar
-#: draws ``:material/…:`` icons with the Material Symbols font served from Streamlit's own static files.
-PAGES: tuple[tuple[str, str, str, str], ...] = (
-    ("pages/train.py", "nav.train", ":material/model_training:", "train"),
-    ("pages/predict.py", "nav.predict", ":material/keyboard_tab:", "predict"),
-    ("pages/attention.py", "nav.attention", ":material/grid_on:", "attention"),
-    ("pages/theory.py", "nav.theory", ":material/functions:", "theory"),
-)
-
-
 #: Pages whose fragments change the view in the URL (Attention's step and switches, Predict's
 #: panels and generation, Theory's examples) without redrawing the sidebar: their "link for my
 #: class" popover reruns when it opens, so its link is the view as it stands. The Train page's
@@ -48,11 +41,6 @@ PAGES: tuple[tuple[str, str, str, str], ...] = (
 #: a checkpoint upload's rerun from finishing (tests/test_browser_train.py), so it keeps the link
 #: of its last run.
 FRAGMENT_VIEW_PAGES = frozenset({"attention", "predict", "theory"})
-
-#: The teacher's page (lesson builder, a class's answers): reached by its URL, not listed in the navigation.
-TEACHER_PAGE = ("pages/teacher.py", "nav.teacher", ":material/school:", "teacher")
-#: The projector's page (a class's code, question and revealed answers): reached by its URL, not listed.
-PROJECTOR_PAGE = ("pages/projector.py", "nav.projector", ":material/cast_for_education:", "projector")
 
 
 def _listed() -> list[tuple[str, str, str, str]]:
@@ -84,7 +72,7 @@ def app_pages() -> list[st.Page]:
             for path, key, _, url_path in (TEACHER_PAGE, PROJECTOR_PAGE)
         ]
     listed = _listed()
-    start = st.Page(_lesson_start, title=tr(listed[0][1]), url_path="lesson_start", default=True)
+    start = st.Page(_lesson_start, title=tr(listed[0][1]), url_path=LESSON_START, default=True)
     return [start] + [
         st.Page(path, title=tr(key), icon=icon, url_path=url_path) for path, key, icon, url_path in listed
     ]
@@ -102,7 +90,7 @@ def run_app() -> None:
     class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
     if "s" in st.query_params:  # a short link: the query it stands for, before anything reads the URL
-        from tinygpt.ui.short_links import open_short_link
+        from tinygpt.ui.short_links import open_short_link  # heavy: the class store (SQLAlchemy)
 
         open_short_link()
     # the style sheet and the scripts: lang attribute, keyboard access to boxes that scroll, ← / → for steps
@@ -121,10 +109,11 @@ def run_app() -> None:
     loading, first = st.empty(), not st.session_state.get(_PAINTED)
     if first:
         loading.caption(tr("app.loading"))
-    from tinygpt.ui.model_choice import class_link, resolve_link
-    from tinygpt.ui.models import start_default_model
-    from tinygpt.ui.short_links import follow_short_link
-    from tinygpt.ui.student import student_session
+    from tinygpt.ui.class_link import class_link  # heavy: torch (the models), after the page list
+    from tinygpt.ui.model_choice import resolve_link  # heavy: torch (the models), after the page list
+    from tinygpt.ui.models import start_default_model  # heavy: torch, after the page list
+    from tinygpt.ui.short_links import follow_short_link  # heavy: the class store (SQLAlchemy)
+    from tinygpt.ui.student import student_session  # heavy: the class store (SQLAlchemy)
 
     follow_short_link(page.url_path, {p[3]: p[0] for p in PAGES})  # a resume link's page
     nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own
@@ -132,7 +121,7 @@ def run_app() -> None:
     lesson_note()
     student_session(page.url_path)  # the student's answers and class; "my answers" in the sidebar
     resolve_link()  # ?model= / ?train= of a link just opened (before the page reads the model)
-    from tinygpt.ui.follow import class_period
+    from tinygpt.ui.follow import class_period  # heavy: torch (the class period's models)
 
     class_period(page.url_path, {p[3]: p[0] for p in PAGES})  # the teacher leads: the class's view, its question
     st.session_state[_ENTRY_MARK] = True
@@ -144,8 +133,6 @@ def run_app() -> None:
     with slot.container():  # the link as the URL stands, kept if the page stops itself (st.stop)
         class_link(page.url_path, [p[3] for p in PAGES])
     if first:  # the libraries and the app's modules imported (at the server's start, or now): the page draws at once
-        from tinygpt.ui.server import preload
-
         preload()
         loading.empty()
         st.session_state[_PAINTED] = True

@@ -16,13 +16,12 @@ from tinygpt.classroom import query_with_class
 from tinygpt.config import ConfigError
 from tinygpt.period import read_state, tally
 from tinygpt.store import StoreError, read_class_code
+from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import error_text, lang, tr
 from tinygpt.ui.lesson_builder import qr_png
-from tinygpt.ui.model_choice import base_url
-from tinygpt.ui.navigation import PAGES
+from tinygpt.ui.page_list import PAGES, PROJECTOR_PATH, TEACHER_PATH
 from tinygpt.ui.prediction_tally import draw_prediction_tally
-from tinygpt.ui.student import PROJECTOR_PAGE, TEACHER_PAGE
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 
 REFRESH_SECONDS = 2
@@ -38,7 +37,7 @@ STYLE = """<style>
 def _student_url(code: str, lesson: str, page_paths: list[str]) -> str:
     """The students' link of the class: a short link when the store makes one, else the whole link."""
 
-    base = base_url(page_paths + [TEACHER_PAGE, PROJECTOR_PAGE])
+    base = base_url(page_paths + [TEACHER_PATH, PROJECTOR_PATH])
     query = query_with_class(lesson, code)
     try:
         return f"{base}?s={class_store().shorten(query)}"
@@ -49,7 +48,7 @@ def _student_url(code: str, lesson: str, page_paths: list[str]) -> str:
 def projector_link(code: str, key: str) -> None:
     """On the teacher's view: the projector's link (no key in it), to open on the projector."""
 
-    url = f"{base_url([p[3] for p in PAGES] + [TEACHER_PAGE])}{PROJECTOR_PAGE}?class={code}&lang={lang()}"
+    url = f"{base_url([p[3] for p in PAGES] + [TEACHER_PATH])}{PROJECTOR_PATH}?class={code}&lang={lang()}"
     with st.expander(tr("projector.link"), icon=":material/cast_for_education:"):
         st.caption(tr("projector.link_help"))
         st.code(url, language=None, wrap_lines=True)

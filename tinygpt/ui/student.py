@@ -1,11 +1,10 @@
-"""The class in the Streamlit layer: short links, the student's answers, the class a student is in.
+"""The student in the Streamlit layer: the anonymous token, the class a student is in, and the
+answers sent to the class store.
 
 Everything here is reached through a few hooks:
 
-- ``navigation.run_app`` calls :func:`open_short_link` before anything reads the URL (a link
-  ``/?s=Ab3xYz7`` becomes the full query it stands for), :func:`follow_short_link` once the
-  navigation exists (a resume link names its page) and :func:`student_session` before the page
-  runs (the student's anonymous token, the class, "my answers" in the sidebar);
+- ``navigation.run_app`` calls :func:`student_session` before the page runs (the student's
+  anonymous token, the class, "my answers" in the sidebar: ``tinygpt.ui.my_answers``);
 - ``exercise_view.ask`` calls :func:`prior_pick` (a question this student answered before, e.g.
   before a reload, comes back answered) and :func:`answered` when a guess is revealed.
 
@@ -17,29 +16,18 @@ Each answer is recorded in the store (``tinygpt.store``) under the student's cla
 or under no class; an answer the store cannot take now stays in the session and is sent by
 itself every few seconds (``tinygpt.ui.class_retry``). Nothing here stops a page: a store that
 cannot be reached, an unknown or closed class and a bad code each get a message in the user's
-language, and the student keeps working.
+language, and the student keeps working. The session keys are in ``tinygpt.ui.student_state``.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from tinygpt.classroom import (
-    PAGE_PARAM,
-    PRIVATE_PARAMS,
-    MyAnswer,
-    answer_ids,
-    answers_csv,
-    answers_markdown,
-    ascii_query,
-    picked_of,
-    question_record,
-)
+from tinygpt.classroom import answer_ids, picked_of, question_record
 from tinygpt.config import ConfigError
 from tinygpt.store import (
     DEFAULT_ANSWER_DAYS,
@@ -56,45 +44,28 @@ from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
 from tinygpt.ui.class_sync import first_answer_kept, recheck_class
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import lesson
+from tinygpt.ui.my_answers import my_answers, sidebar
+from tinygpt.ui.page_list import CLASS_VIEW_PATHS, LESSON_START, PROJECTOR_PATH
+from tinygpt.ui.student_state import (
+    COOKIE,
+    K_ANSWERS,
+    K_CLASS,
+    K_CLASS_SEEN,
+    K_COOKIE,
+    K_DOWN,
+    K_ME,
+    K_NICKNAME,
+    K_NOTE,
+    K_PAGE,
+    K_STATUS,
+    SCORE,
+    AnswerEntry,
+)
 
 if TYPE_CHECKING:
     from tinygpt.exercises import Question
 
-K_ME = "_class_me"  # the student's anonymous token
-K_ANSWERS = "_class_answers"  # question id -> _Entry, this student's answers (loaded and new)
-K_CLASS = "_class_code"  # the class the session answers in (None: none)
-K_STATUS = "_class_status"  # "open", "closed", "unknown" or None (not checked: the store was down)
-K_CLASS_SEEN = "_class_seen"  # the class= value last read
-K_NOTE = "_class_note"  # why answers do not go to a class (a bad code, an unknown or closed class)
-K_DOWN = "_class_store_down"  # why the last attempt to send an answer failed (None: it did not)
-K_RESUME = "_class_resume"  # (page and query it was made for, the resume link)
-K_COOKIE = "_class_cookie"  # the token this session last put in the browser's cookie
-K_PAGE = "_class_page"  # the URL path of the page shown (a resume link comes back to it)
-K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
-SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
-TEACHER_PAGE = "teacher"
-PROJECTOR_PAGE = "projector"
-#: Pages whose ``class=`` is the class shown, not the class a student answers in.
-CLASS_VIEW_PAGES = (TEACHER_PAGE, PROJECTOR_PAGE)
-#: The browser's cookie holding the student's anonymous token (a reload brings the answers back).
-COOKIE = "tinygpt_me"
 _COOKIE_JS = "<script>document.cookie = '{name}={value}; path=/; max-age={age}; SameSite=Lax';</script>"
-LESSON_START = "lesson_start"  # the root URL of a lesson (tinygpt.ui.navigation), which opens its first page
-
-
-@dataclass(frozen=True)
-class _Entry:
-    """One answer of this student: what "my answers" lists and what is sent to the store."""
-
-    question_id: str
-    question_text: str
-    answer: str  # choice ids, comma-separated
-    answer_text: str
-    right: bool
-    at: float
-    class_code: str
-    record: dict | None = None  # the question as the store keeps it (None: loaded from the store)
-    sent: bool = False
 
 
 # ---------------------------------------------------------------- the student's session
@@ -110,20 +81,20 @@ def student_session(url_path: str) -> None:
     ss[K_PAGE] = url_path
     if K_ME not in ss:
         _start_student()
-    if url_path not in CLASS_VIEW_PAGES:
+    if url_path not in CLASS_VIEW_PATHS:
         _read_class()
         recheck_class()
         _send_waiting()
         _write_url()
     if lesson() is not None and url_path in ("", LESSON_START):  # this run only opens the lesson's first page
         return
-    if url_path != PROJECTOR_PAGE:  # the room's screen shows no student's own messages
+    if url_path != PROJECTOR_PATH:  # the room's screen shows no student's own messages
         show_messages()
-    if url_path not in CLASS_VIEW_PAGES:
+    if url_path not in CLASS_VIEW_PATHS:
         if ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None):  # on a phone the sidebar starts closed
             st.caption(tr("class.banner_main", code=ss[K_CLASS]))
         keep_cookie()
-        _sidebar(url_path)
+        sidebar(url_path)
 
 
 def _start_student() -> None:
@@ -152,7 +123,9 @@ def _start_student() -> None:
     for a in loaded:
         ss[K_ANSWERS].setdefault(
             a.question_id,
-            _Entry(a.question_id, a.question_text, a.answer, a.answer_text, a.right, a.at, a.class_code, sent=True),
+            AnswerEntry(
+                a.question_id, a.question_text, a.answer, a.answer_text, a.right, a.at, a.class_code, sent=True
+            ),
         )
     entries = ss[K_ANSWERS].values()
     if entries:
@@ -257,7 +230,7 @@ def _waiting() -> int:
     return sum(not e.sent for e in st.session_state.get(K_ANSWERS, {}).values())
 
 
-def _new_answer(entry: _Entry) -> NewAnswer:
+def _new_answer(entry: AnswerEntry) -> NewAnswer:
     return NewAnswer(
         class_code=entry.class_code,
         question_id=entry.question_id,
@@ -293,7 +266,7 @@ def answered(question: Question, identity: str, picked: object) -> None:
         return
     recheck_class(force=True)  # a class seen closed may have been reopened
     ids = answer_ids(question, picked)
-    answers[identity] = _Entry(
+    answers[identity] = AnswerEntry(
         question_id=identity,
         question_text=prompt,
         answer=ids,
@@ -326,79 +299,3 @@ def my_answers_here() -> None:
             my_answers(entries, ss.get(K_PAGE, ""), key_prefix="mine_here")
     if _waiting() or ss.get(K_WAITED):
         waiting_answers(_send_waiting, _waiting, lambda: st.session_state.get(K_DOWN))
-
-
-# ---------------------------------------------------------------- the sidebar: the class and "my answers"
-
-
-def _sidebar(url_path: str) -> None:
-    ss = st.session_state
-    entries = sorted(ss.get(K_ANSWERS, {}).values(), key=lambda e: e.at)
-    in_class = ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None)
-    if not entries and not in_class and not ss.get(K_NOTE):
-        return
-    with st.sidebar:
-        if ss.get(K_NOTE):
-            st.warning(ss[K_NOTE], icon=":material/school:")
-        if in_class:
-            st.caption(tr("class.banner", code=ss[K_CLASS]))
-            st.text_input(tr("class.nickname"), max_chars=24, help=tr("class.nickname_help"), key=K_NICKNAME)
-        if entries:
-            with st.container(key="mine_sidebar"):  # hidden while the page shows its own (tinygpt/ui/style.py)
-                with st.popover(tr("mine.button"), icon=":material/assignment:", width="stretch"):
-                    my_answers(entries, url_path)
-
-
-def my_answers(entries: Sequence[_Entry], url_path: str, key_prefix: str = "mine") -> None:
-    """The student's score, "my answers" as Markdown and CSV, and the resume link (its widgets
-    keyed ``<key_prefix>_…``: it is drawn in the sidebar and beside an exercise's score)."""
-    right = sum(e.right for e in entries)
-    score = tr("ex.score", right=right, asked=len(entries))
-    st.markdown(score)
-    mine = [MyAnswer(e.question_id, e.question_text, e.answer_text, e.right, e.at, e.class_code) for e in entries]
-    headers = [tr(f"mine.col.{c}") for c in ("time", "class", "question", "answer", "right")]
-    yes, no = tr("mine.yes"), tr("mine.no")
-    cols = st.columns(2)
-    cols[0].download_button(
-        tr("mine.markdown"),
-        data=answers_markdown(mine, tr("mine.title"), score, headers, yes, no),
-        file_name="my-answers.md",
-        mime="text/markdown",
-        on_click="ignore",
-        key=f"{key_prefix}_markdown",
-        icon=":material/description:",
-    )
-    cols[1].download_button(
-        tr("mine.csv"),
-        data=answers_csv(mine, headers, yes, no).encode("utf-8-sig"),  # a BOM: spreadsheet apps then read UTF-8
-        file_name="my-answers.csv",
-        mime="text/csv",
-        on_click="ignore",
-        key=f"{key_prefix}_csv",
-        icon=":material/table:",
-    )
-    st.caption(tr("mine.resume_intro"))
-    if st.button(tr("mine.resume"), key=f"{key_prefix}_resume", icon=":material/bookmark:"):
-        st.session_state[K_RESUME] = resume_link(url_path)
-    made = st.session_state.get(K_RESUME)
-    if made is not None:
-        url, problem = made
-        st.code(url, language=None, wrap_lines=True)
-        if problem:
-            st.caption(problem)
-
-
-def resume_link(url_path: str) -> tuple[str, str]:
-    """(the link that brings back this page's view and the student's answers, a note): a short
-    link when the store takes it, else the whole link (ASCII) with the reason."""
-    from tinygpt.ui.model_choice import base_url
-    from tinygpt.ui.navigation import PAGES
-
-    params = {k: v for k, v in st.query_params.items() if k not in PRIVATE_PARAMS}
-    params["me"] = st.session_state[K_ME]
-    base = base_url([p[3] for p in PAGES] + [TEACHER_PAGE])
-    try:
-        code = class_store().shorten(ascii_query({PAGE_PARAM: url_path, **params}))
-    except (StoreError, ConfigError, ValueError) as exc:
-        return base + url_path + "?" + ascii_query(params), tr("mine.resume_long", reason=problem_text(exc))
-    return f"{base}?s={code}", ""

@@ -23,11 +23,12 @@ from tinygpt.classroom import query_with_class
 from tinygpt.config import ConfigError
 from tinygpt.i18n import CATALOGUE
 from tinygpt.store import ClassError, QuestionSummary, StoreError, read_class_code, read_teacher_key
-from tinygpt.ui import class_report_view, lesson_builder, misconception_view
+from tinygpt.ui import class_report_view, lead_view, lesson_builder, misconception_view, projector_view
+from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_guard import attempts, client_id, keep_key_cookie, teacher_credentials
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import error_text, lang, md_escape, tr
-from tinygpt.ui.student import TEACHER_PAGE
+from tinygpt.ui.page_list import TEACHER_PATH
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.ui.teacher_roster import roster
 
@@ -93,17 +94,15 @@ def _wait_for_store() -> None:
 
 def class_view(code: str, key: str, lesson: str, is_open: bool, page_paths: list[str]) -> None:
     """The class: its link and QR code, its state with close / reopen and clear, the live answers."""
-    from tinygpt.ui.model_choice import base_url
-
     st.header(tr("teacher.class_header", code=code), anchor=False)
-    base = base_url(page_paths + [TEACHER_PAGE])
+    base = base_url(page_paths + [TEACHER_PATH])
     query = query_with_class(lesson, code)
     try:
         student_url, note = f"{base}?s={class_store().shorten(query)}", ""
     except (StoreError, ValueError) as exc:
         student_url, note = f"{base}?{query}", tr("builder.no_short", reason=problem_text(exc))
     lesson_builder.show_links(student_url, f"{base}?{query}", note, key="teacher")
-    teacher_url = f"{base}{TEACHER_PAGE}?class={code}&key={key}&lang={lang()}"
+    teacher_url = f"{base}{TEACHER_PATH}?class={code}&key={key}&lang={lang()}"
     with st.expander(tr("teacher.your_link"), icon=":material/key:"):
         st.caption(tr("teacher.your_link_help"))
         st.code(teacher_url, language=None, wrap_lines=True)
@@ -119,8 +118,6 @@ def class_sections() -> list[Callable[[str, str], None]]:
     """The sections of a class's view between its controls and its answers, in the order drawn;
     each is called with the class code and the teacher's key. A part of the class period adds its
     section here: leading the class, the class's question and its rounds."""
-    from tinygpt.ui import lead_view, projector_view
-
     return [projector_view.projector_link, lead_view.lead, lead_view.question]
 
 

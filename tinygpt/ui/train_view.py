@@ -1,6 +1,6 @@
-"""The Train page's helpers: where a newcomer starts, whether a trained model needs attention,
-the form's values of a loaded model, its run record, the choices' lists, the boxes that hold no
-whole number, and saving and loading a model (checkpoints)."""
+"""The Train page's helpers: where a newcomer starts, the form's values of a loaded model, its run
+record, the choices' lists, the boxes that hold no whole number, and saving and loading a model
+(checkpoints). Whether a trained model needs attention: ``tinygpt.ui.train_reliance``."""
 
 from __future__ import annotations
 
@@ -16,17 +16,15 @@ from tinygpt.record import ModelRecord
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import page_shown, visible
 from tinygpt.ui.models import current_model, set_own_model
+from tinygpt.ui.student_state import K_ANSWERS
 from tinygpt.ui.training_jobs import MAX_RUNS
 from tinygpt.ui.uploads import read_upload, upload_key
-from tinygpt.why import suggested_window
 
 
 def start_here() -> None:
     """What the app teaches and where to start, one click to each step: watch the model predict,
     flip the mask and see what changes, then read why (the landing page's first box). A student
     with answers already (a returning one) is not asked whether this is the first visit."""
-    from tinygpt.ui.student import K_ANSWERS
-
     back = bool(st.session_state.get(K_ANSWERS))  # answers came back: "welcome back" is said, not "new here?"
     with st.container(border=True, key="train_start_here"):
         st.markdown(tr("train.start_back" if back else "train.start_here"))
@@ -38,26 +36,6 @@ def start_here() -> None:
             ):
                 if page_shown(page):
                     st.page_link(f"pages/{page}.py", label=tr(key), icon=icon)
-
-
-def attention_check(tm: ModelRecord, start) -> None:
-    """After a training: does the model rely on attention? Uniform attention in every layer
-    against its own, on its training windows (``reliance``). When nothing changes, why, and, where
-    a training window would make attention matter for this text, a button that trains again
-    with it (``start(text, gpt_cfg, train_cfg)`` starts the job, None when refused)."""
-    from tinygpt.ui.attention.data import reliance
-    from tinygpt.ui.model_choice import reliance_line
-
-    st.markdown(f"**{tr('train.needs_attention')}** {reliance_line(tm)}")
-    window = suggested_window(tm.text, tm.gpt_cfg.max_len)
-    if reliance(tm).changed or window is None or window == tm.window or not visible("train_window"):
-        return  # (a lesson that locks the window does not offer another one)
-    if st.button(tr("train.retrain_window", window=window), key="train_retrain_window", icon=":material/replay:"):
-        started = start(tm.text, tm.gpt_cfg, replace(tm.train_cfg, window=window))
-        if started is not None:
-            st.session_state["job"] = started
-            st.session_state["train_window"] = str(window)  # the form shows the settings it trains with
-            st.rerun(scope="app")
 
 
 def options_with(options: list, value: object) -> list:

@@ -46,6 +46,7 @@ from tinygpt.ui.figure_view import chart_data, figure_downloads, lines_text
 from tinygpt.ui.language import tr
 from tinygpt.ui.models import session_token, set_own_model, shelf
 from tinygpt.ui.tables import show_table, text_table
+from tinygpt.ui.train_reliance import attention_check
 from tinygpt.ui.train_words import setting_text
 
 #: The chart draws at most this many points per run (evenly thinned, first and last kept).
@@ -334,8 +335,6 @@ def end_message(job: TrainingJob, p: Progress) -> None:
                     st.rerun()
         else:
             st.success(tr("train.done_cached" if job.from_cache else "train.done", **figures))
-            from tinygpt.ui.train_view import attention_check  # the page's helper (it imports this module)
-
             attention_check(tm, start_or_refuse)
     elif p.status == JobStatus.STOPPED:
         in_use = job.result is not None and st.session_state.get("own_model") is job.result

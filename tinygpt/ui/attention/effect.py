@@ -25,6 +25,7 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.explain import PositionEffects
 from tinygpt.formatting import format_change, format_probability, number
 from tinygpt.record import ModelRecord
+from tinygpt.ui import context_button
 from tinygpt.ui.attention import data, predict_marks
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, switch_phrase
@@ -32,6 +33,7 @@ from tinygpt.ui.attention.reasons import shown_char as _char
 from tinygpt.ui.figure_view import figure_downloads
 from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import visible
+from tinygpt.ui.models import K_CHOICE
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.why import what_attention_decides
 
@@ -131,11 +133,9 @@ def unchanged_reasons(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: 
 def offer_context_example() -> bool:
     """Why to try the context example, and its button; True when it was pressed (the caller then
     reruns the whole page). Not offered when a lesson hides the model choice."""
-    from tinygpt.ui import model_choice
-
-    if not visible(model_choice.K_CHOICE):
+    if not visible(K_CHOICE):
         return False
-    return model_choice.offer_context_example(
+    return context_button.offer_context_example(
         key="attn_try_context", help=tr("attn.exp.try_context_help", text=EXAMPLES["context"].text)
     )
 

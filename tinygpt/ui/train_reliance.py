@@ -1,0 +1,32 @@
+"""After a training, on the Train page: does the model rely on attention, and if not, a training
+window that would make it (a button that trains again with it)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from tinygpt.record import ModelRecord
+from tinygpt.ui.attention.data import reliance
+from tinygpt.ui.language import tr
+from tinygpt.ui.lesson import visible
+from tinygpt.ui.model_words import reliance_line
+from tinygpt.why import suggested_window
+
+
+def attention_check(tm: ModelRecord, start) -> None:
+    """After a training: does the model rely on attention? Uniform attention in every layer
+    against its own, on its training windows (``reliance``). When nothing changes, why, and, where
+    a training window would make attention matter for this text, a button that trains again
+    with it (``start(text, gpt_cfg, train_cfg)`` starts the job, None when refused)."""
+    st.markdown(f"**{tr('train.needs_attention')}** {reliance_line(tm)}")
+    window = suggested_window(tm.text, tm.gpt_cfg.max_len)
+    if reliance(tm).changed or window is None or window == tm.window or not visible("train_window"):
+        return  # (a lesson that locks the window does not offer another one)
+    if st.button(tr("train.retrain_window", window=window), key="train_retrain_window", icon=":material/replay:"):
+        started = start(tm.text, tm.gpt_cfg, replace(tm.train_cfg, window=window))
+        if started is not None:
+            st.session_state["job"] = started
+            st.session_state["train_window"] = str(window)  # the form shows the settings it trains with
+            st.rerun(scope="app")
