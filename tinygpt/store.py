@@ -61,6 +61,7 @@ from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_int
 from tinygpt.store_files import file_gone, file_id, sqlite_path
+from tinygpt.store_migrate import migrate
 from tinygpt.store_text import clean_json, clean_text, log_failure, public_reason
 
 #: The version of the schema this code writes and reads (2: answers have a round; the class period's state).
@@ -521,8 +522,6 @@ class Store:
                             supported=SCHEMA_VERSION,
                         )
                     elif found < SCHEMA_VERSION:
-                        from tinygpt.store_migrate import migrate
-
                         migrate(conn, found, SCHEMA_VERSION, _answers, class_state_table, _version_table)
                     models_table.create(conn, checkfirst=True)  # in this locked transaction: no race
                 return
