@@ -2,8 +2,9 @@
 
 A step opens on what it does, its formula and shape, and its heatmap; its table (with a CSV of
 every value), the arithmetic of a picked cell and, for the curious, the on-screen checks and the
-code that computed it are below or one click away. With the exercise on, the step asks its
-question first and shows its numbers after the answer (:func:`guess_step`).
+code that computed it are below or one click away (the heatmap and table: ``matrix_view``; the
+checks and the code: ``curious``). With the exercise on, the step asks its question first and
+shows its numbers after the answer (:func:`guess_step`).
 
 Shapes: T sequence length, h n_heads, d_head, D d_model.
 """
@@ -13,38 +14,30 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 import torch
 
-from tinygpt.arrays import to_numpy
 from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, Step, Switches, step_by_id
-from tinygpt.charts import heatmap_spec
 from tinygpt.config import GPTConfig
 from tinygpt.exercises import STEP_QUESTIONS
-from tinygpt.explain import masked_weights, non_finite, row_sums, sdpa_switch_difference, step_source_location
 from tinygpt.formatting import number
-from tinygpt.i18n import CATALOGUE
 from tinygpt.record import ModelRecord
 from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui import exercise_view
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.cell import show_cell
+from tinygpt.ui.attention.curious import for_the_curious
+from tinygpt.ui.attention.matrix_view import matrix_view, tensor_title
 from tinygpt.ui.common import resend
-from tinygpt.ui.figure_view import figure_downloads, heatmap_text
 from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, page_shown, visible
-from tinygpt.ui.tables import is_static, matrix_text, show_table
 
 #: Steps whose (T, D) output splits by head: the heatmap shows the chosen head's d_head columns
 #: unless the student asks for all D (a T × 512 heatmap is ~2,000 SVG cells, about 0.4 s of drawing).
 HEAD_COLUMN_STEPS = ("projection", "merge_heads")
 #: Steps drawn on one shared colour scale, so the division of step 4 shows as paler colours.
 SHARED_SCALE_STEPS = ("scores", "scale")
-#: Width in pixels of a number column of a long text's T × T grid (2 decimals).
-TABLE_COLUMN_PX = 52
 
 
 def move_step(delta: int) -> None:
@@ -232,114 +225,6 @@ def show_step(
     return True
 
 
-def tensor_title(name: str) -> str:
-    """A tensor's name as a chart's title writes it: its symbol ("α" for ``alpha``), with a word
-    in the page's language where the code's name is a word ("S̃ (scaled)"), so a title never
-    mixes languages ("alpha · 头 0"); a symbol as it is (Q, K, V, S)."""
-    key = f"attn.tensor.{name}"
-    return tr(key) if key in CATALOGUE else name
-
-
-def matrix_view(
-    m: torch.Tensor,
-    labels: Sequence[str],
-    cols: Sequence[str],
-    *,
-    name: str,
-    title: str,
-    square: bool,
-    kind: str,
-    masked: torch.Tensor | None,
-    bound: float | None,
-    columns: tuple[int, int, str, str] | None,
-    file_name: str,
-) -> None:
-    """A matrix as a heatmap, with its table (and a CSV of every value) one click away.
-
-    Args:
-        m: (R, C) values; −∞ entries are written −∞ in the table and drawn as masked.
-        square: a query × key matrix (T, T): its table shows 2 decimals; the CSV and the
-            heatmap's tooltip keep every digit.
-        masked: (R, C) booleans drawn grey on the heatmap, or None.
-        bound: the signed colour scale's [-bound, bound], or None for the matrix's own max |value|.
-        columns: (first, n, help, title) for a wide matrix: unless the student asks for all C
-            columns, the heatmap and the table show columns first..first+n-1 under ``title``.
-    """
-    C = m.shape[1]
-    shown, shown_cols, shown_title = m, cols, title
-    if columns is not None and C > 16:
-        first, n, help_text, part_title = columns
-        if not control(
-            s.K_ALL_COLUMNS,
-            lambda: st.toggle(
-                tr("attn.all_columns", D=C), help=help_text, key=s.K_ALL_COLUMNS, persist_state="session"
-            ),
-            None,
-        ):
-            shown, shown_cols, shown_title = m[:, first : first + n], cols[first : first + n], part_title
-    row_title = tr("attn.axis_query") if square else tr("attn.axis_pos")
-    col_title = tr("attn.axis_key") if square else tr("attn.axis_dim")
-    value_title = "α" if kind == "prob" else tr("attn.value")
-    spec = heatmap_spec(
-        shown,
-        labels,
-        shown_cols,
-        kind=kind,
-        title=shown_title,
-        masked=masked,
-        bound=bound,
-        row_title=row_title,
-        col_title=col_title,
-        value_title=value_title,
-        masked_label=tr("attn.masked"),
-        description=heatmap_text(
-            shown_title,
-            len(labels),
-            len(shown_cols),
-            row_title,
-            col_title,
-            value_title,
-            masked is not None or bool(torch.isneginf(shown).any()),
-        ),
-    )
-    st.vega_lite_chart(spec, width="content")
-    decimals = 2 if square else 4
-    # one label for every step, so the expander stays open from step to step; drawn only while open
-    box = st.expander(tr("attn.table_open"), key=s.K_TABLE, on_change="rerun", icon=":material/table:")
-    if not box.open:
-        return
-    with box:
-        st.markdown(f"**{tr('attn.table', name=shown_title)}**")
-        if is_static(shown.shape[0], len(shown_cols)):  # the text as shown, each value in its tooltip
-            show_table(matrix_text(to_numpy(shown, floats=True), labels, shown_cols, decimals), max_height=600)
-        elif square:  # a long text's T × T grid: the text, in narrow columns
-            table = matrix_text(to_numpy(shown, floats=True), labels, shown_cols, decimals).to_arrow()
-            config = {c: st.column_config.TextColumn(width=TABLE_COLUMN_PX, alignment="right") for c in shown_cols}
-            show_table(table, column_config=config, max_height=600)
-        else:  # a wide grid (every column of d_model): the numbers, every digit
-            show_table(matrix_table(shown, labels, shown_cols), max_height=600)
-        if square:
-            st.caption(tr("attn.table_rounded"))
-        left, right = st.columns(2)
-        left.download_button(
-            tr("attn.download"),
-            lambda: data.matrix_csv(m, list(labels), list(cols)),
-            icon=":material/download:",
-            file_name=file_name,
-            mime="text/csv",
-            on_click="ignore",
-            key="attn_download",
-        )
-        with right:
-            figure_downloads(spec, "attn_figure", shown_title, file_stem=file_name.removesuffix(".csv"))
-
-
-def matrix_table(values: torch.Tensor, row_labels: Sequence[str], col_labels: Sequence[str]) -> pd.DataFrame:
-    """A (R, C) matrix as a DataFrame of float32 with the row labels as its index (a grid's data)."""
-    arr = to_numpy(values, floats=True).astype(np.float32, copy=False)
-    return pd.DataFrame(arr, index=list(row_labels), columns=list(col_labels))
-
-
 def divisor_text(switches: Switches, d_head: int) -> str:
     """The divisor of step 4 as written on the page: "√64 = 8" for √d_head, else the number."""
     return f"√{d_head} = {math.sqrt(d_head):g}" if switches.divisor is None else f"{switches.divisor:g}"
@@ -354,58 +239,6 @@ def shared_score_bound(trace: AttentionTrace, head: int, future: torch.Tensor | 
         keep &= ~future
     bound = max(float(S[keep].abs().max()), float(scaled[keep].abs().max())) if bool(keep.any()) else 1.0
     return bound or 1.0
-
-
-def for_the_curious(
-    tm: ModelRecord, text: str, base: AttentionTrace, trace: AttentionTrace, head: int, step: Step | None
-) -> None:
-    """ "For the curious": an expander drawn only while open, with the checks that the numbers on
-    screen are the model's own (rows of α sum to 1, masked entries exactly 0, the attention
-    module's output, PyTorch's scaled_dot_product_attention) and the code that computed the step."""
-    box = st.expander(tr("attn.curious"), key=s.K_CURIOUS, on_change="rerun", icon=":material/science:")
-    if not box.open:
-        return
-    with box:
-        show_checks(tm, text, base, trace, head)
-        if step is not None and visible(s.K_SOURCE):
-            path, first, last = step_source_location(step)
-            st.markdown(f"**{tr('attn.source', path=path, first=first, last=last)}**")
-            st.caption(tr("attn.source_indices", layer=number(trace.layer), head=number(head), l=trace.layer, h=head))
-            st.code(step.source(), language="python")
-
-
-def show_checks(tm: ModelRecord, text: str, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:
-    """The on-screen checks: row sums, exact zeros under the mask, the model's own output, SDPA, NaN."""
-    st.markdown(f"**{tr('attn.checks')}**")
-    ok, warn = ":material/check_circle:", ":material/warning:"
-    sums = row_sums(trace)[0, head]  # (T,)
-    dev = float((sums.double() - 1).abs().max())
-    lines = [f"{ok if dev < 1e-5 else warn} " + tr("attn.check_rows", n=sums.numel(), dev=dev, head=number(head))]
-    n_masked, worst = masked_weights(trace)
-    if trace.switches.causal_mask:
-        value = tr("attn.check_masked_value") if worst == 0.0 else f"{worst:.3g}"
-        lines.append(f"{ok if worst == 0.0 else warn} " + tr("attn.check_masked", n=n_masked, value=value))
-    else:
-        lines.append(f"{ok} " + tr("attn.check_no_mask"))
-    diff = data.own_module_difference(tm, text, base.layer)
-    lines.append(f"{ok if diff < 1e-6 else warn} " + tr("attn.check_module", diff=diff))
-    if trace.switches != base.switches:
-        change = float((trace.state["out"] - base.state["out"]).abs().max())
-        lines.append(":material/info: " + tr("attn.check_changed", diff=change))
-    sdpa = sdpa_switch_difference(trace)
-    sw = trace.switches
-    if sdpa is None:
-        lines.append(":material/info: " + tr("attn.check_sdpa_edits" if sw.edits else "attn.check_sdpa_uniform"))
-    else:
-        scale = 1.0 / (sw.divisor_for(trace.state["Q_h"].shape[-1]) * sw.temperature)
-        lines.append(
-            f"{ok if sdpa < 1e-4 else warn} " + tr("attn.check_sdpa", causal=sw.causal_mask, scale=scale, diff=sdpa)
-        )
-    bad = non_finite(trace)
-    lines.append(
-        f"{warn} " + tr("attn.check_not_finite", names=", ".join(bad)) if bad else f"{ok} " + tr("attn.check_finite")
-    )
-    st.markdown("  \n".join(lines))
 
 
 def steps_section(
