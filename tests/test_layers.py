@@ -145,6 +145,20 @@ def test_a_function_level_project_import_says_why_on_its_line():
     assert found == [], f"function-level project imports without '{REASON} …' on their line:\n" + "\n".join(found)
 
 
+#: The bottom of the Streamlit layer: modules that import no other module of ``tinygpt.ui``.
+UI_LEAVES = ("tinygpt.ui.page_list", "tinygpt.ui.app_url", "tinygpt.ui.student_state", "tinygpt.ui.language")
+
+
+def test_the_leaves_of_the_streamlit_layer_import_nothing_above_them_and_only_pages_import_navigation():
+    imports = project_imports(ROOT)
+    upward = [
+        f"{i.source} -> {i.target}" for i in imports if i.source in UI_LEAVES and i.target.startswith("tinygpt.ui.")
+    ]
+    assert upward == []
+    importers = {i.source for i in imports if i.target == "tinygpt.ui.navigation"}
+    assert importers and all(m.startswith("pages.") for m in importers), sorted(importers)
+
+
 def test_no_ui_module_has_the_name_of_a_core_module():
     assert shared_names(ROOT) == []
 

@@ -22,6 +22,7 @@ from tinygpt.ui.common import resend
 from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.models import attention_trace
+from tinygpt.ui.student_state import K_ANSWERS
 from tinygpt.ui.tables import show_table, text_table
 
 K_BOX = "attn_check"  # the expander (a lesson control: a teacher's lesson may hide it)
@@ -39,7 +40,7 @@ def _labels(question: Question) -> dict[str, str]:
 
 def _mine() -> list[tuple[str, bool, float]]:
     """(question id, right, time) of this student's answers."""
-    return [(e.question_id, e.right, e.at) for e in st.session_state.get(student.K_ANSWERS, {}).values()]
+    return [(e.question_id, e.right, e.at) for e in st.session_state.get(K_ANSWERS, {}).values()]
 
 
 def section(tm: ModelRecord, text: str | None = None) -> None:
@@ -103,7 +104,7 @@ def _form(phase: str, questions: dict[str, Question]) -> None:
     for concept in CONCEPTS:
         q = questions[concept]
         identity = check_id(phase, concept, q)
-        if identity in ss.get(student.K_ANSWERS, {}):
+        if identity in ss.get(K_ANSWERS, {}):
             continue
         student.answered(q, identity, picks[concept])
         right, asked = ss.get(SCORE, (0, 0))
@@ -133,7 +134,7 @@ def _results(results: dict[str, dict[str, bool]], questions: dict[str, Question]
         hide_index=True,
         key="check_results",
     )
-    entries = st.session_state.get(student.K_ANSWERS, {})
+    entries = st.session_state.get(K_ANSWERS, {})
     for n, concept in enumerate(CONCEPTS, 1):
         q = questions[concept]
         labels = _labels(q)

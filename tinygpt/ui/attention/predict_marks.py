@@ -28,6 +28,7 @@ from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.lesson import lesson, visible
+from tinygpt.ui.student_state import K_ANSWERS
 from tinygpt.ui.style import CHANGED_COLOR
 
 K_MARKS = "attn_marks"  # the multiselect of the positions expected to change (a lesson control)
@@ -146,7 +147,7 @@ def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
 def _record(question, identity: str, picked: list[str]) -> None:
     """Keep the prediction in "my answers" and the class's answers (once), and in the session's score."""
     ss = st.session_state
-    if identity in ss.get(student.K_ANSWERS, {}):
+    if identity in ss.get(K_ANSWERS, {}):
         return
     student.answered(question, identity, picked)
     right, asked = ss.get(SCORE, (0, 0))
