@@ -163,6 +163,27 @@ def test_no_ui_module_has_the_name_of_a_core_module():
     assert shared_names(ROOT) == []
 
 
+def top_level_names(path: Path) -> set[str]:
+    """The names a module binds by assignment at its top."""
+    names: set[str] = set()
+    for stmt in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = (
+            stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        )
+        names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def test_the_pages_are_named_in_one_module_and_a_page_is_never_a_bare_path():
+    """``PAGES``, ``TEACHER_PAGE`` and ``PROJECTOR_PAGE`` (entries: file, title, icon, path) and the
+    two pages' URL paths (``TEACHER_PATH``, ``PROJECTOR_PATH``) are bound in ``page_list`` only, so
+    one name never stands for an entry in one module and for a path in another."""
+    names = {"PAGES", "TEACHER_PAGE", "PROJECTOR_PAGE", "TEACHER_PATH", "PROJECTOR_PATH"}
+    bound = sorted((module, name) for module, path in sources(ROOT).items() for name in top_level_names(path) & names)
+    assert {module for module, _ in bound} == {"tinygpt.ui.page_list"}, bound
+    assert {name for _, name in bound} == names
+
+
 def test_the_checks_find_what_they_look_for(tmp_path):
     """The readers above on a small made-up tree: a cycle closed inside a function, an import
     that says why, one that does not, a name in both places, a relative import."""
