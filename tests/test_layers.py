@@ -4,9 +4,11 @@
   the imports inside functions too: a cycle closed by a function-level import is still a cycle,
   only one that a reader cannot see at the top of the file.
 - A project import inside a function is allowed only where it keeps a heavy import (torch,
-  SQLAlchemy, the pages' drawing) off the start, and says so on its line: ``# heavy: <why>``.
+  SQLAlchemy) off the start, and says so on its line: ``# heavy: <why>``.
+- The Streamlit layer's leaves (the page list, the app's address, the student's keys, the
+  language) import no other UI module, and only the pages import ``navigation``, its top.
 - No module of ``tinygpt/ui/`` has the name of a core module (``tinygpt/<name>.py``): a name says
-  which of the two a reader opens.
+  which of the two a reader opens; the pages' entries and paths are named in ``page_list`` only.
 
 Imports under ``if TYPE_CHECKING:`` never run and are left out.
 """
