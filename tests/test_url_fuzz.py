@@ -45,9 +45,9 @@ def _predict_names() -> set[str]:
     """The Predict page's parameter names, from its table (the rows need a model to build)."""
     from helpers import small_model
 
-    from tinygpt.ui.predict_view import _url_params
+    from tinygpt.ui.predict_view import url_params
 
-    return {p.name for p in _url_params(small_model())}
+    return {p.name for p in url_params(small_model())}
 
 
 def test_the_predict_list_is_the_pages_table():

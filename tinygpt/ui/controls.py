@@ -129,45 +129,56 @@ PREDICT = table(
     control(P_STEP, 1, "predict.step_slider"),
 )
 
-# ---------------------------------------------------------------- Attention
-A_TEXT, A_LAYER, A_HEAD, A_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
-A_MASK, A_SCALING, A_DIVISOR, A_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
-A_HEADS_OFF, A_UNIFORM, A_UNIFORM_SCOPE = "attn_heads_off", "attn_uniform", "attn_uniform_scope"
-A_RESET, A_GUESS, A_EDITING, A_EDITS = "attn_reset", "attn_guess", "attn_editing", "attn_edit_scores"
-A_CELL_I, A_CELL_J, A_OUTPUT, A_ALL_COLUMNS = "attn_cell_i", "attn_cell_j", "attn_output", "attn_all_columns"
-A_SNAPSHOT, A_MARKS, A_CHECK = "attn_snapshot", "attn_marks", "attn_check"
+# ---------------------------------------------------------------- Attention (its modules read the keys as state.K_*)
+K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
+K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
+K_HEADS_OFF, K_UNIFORM, K_UNIFORM_SCOPE = "attn_heads_off", "attn_uniform", "attn_uniform_scope"
+#: ``K_EDITS``: the session's score edits {(layer, head, i, j): score}, started by ``edits=``.
+K_RESET, K_GUESS, K_EDITING, K_EDITS = "attn_reset", "attn_guess", "attn_editing", "attn_edit_scores"
+K_CELL_I, K_CELL_J, K_OUTPUT, K_ALL_COLUMNS = "attn_cell_i", "attn_cell_j", "attn_output", "attn_all_columns"
+K_SNAPSHOT, K_MARKS, K_CHECK = "attn_snapshot", "attn_marks", "attn_check"
 # expanders whose content is drawn only while open (their open state is the session value)
-A_DETAILS, A_SOURCE, A_HEADS, A_LENS = "attn_details", "attn_source", "attn_heads", "attn_lens"
-A_HEADS_GRID, A_LAYERS_GRID = "attn_heads_grid", "attn_layers_grid"
+K_DETAILS, K_SOURCE, K_HEADS, K_LENS = "attn_details", "attn_source", "attn_heads", "attn_lens"
+K_HEADS_GRID, K_LAYERS_GRID = "attn_heads_grid", "attn_layers_grid"
+#: More controls; a step's table; the checks and the code of a step; the training snapshots.
+K_MORE, K_TABLE, K_CURIOUS, K_TRAINING = "attn_more", "attn_table_open", "attn_curious", "attn_training"
+#: The score editor's cell pickers and the prefix of its number inputs' keys (one per layer, head and cell).
+K_EDIT_I, K_EDIT_J, K_EDIT_VALUE = "attn_edit_i", "attn_edit_j", "attn_edit_value"
 ATTENTION = table(
-    control(A_TEXT, BY_PAGE, "attn.text"),  # the model's first training window (state.own_text)
-    control(A_STEP, BY_PAGE, "attn.step"),  # the first step (tinygpt.attention.STEP_IDS)
-    control(A_MASK, lambda tm: tm.train_cfg.causal_mask, "attn.mask"),
-    control(A_UNIFORM, False, "attn.uniform"),
-    control(A_UNIFORM_SCOPE, "layer", "attn.uniform_scope"),
-    control(A_TAU, 1.0, "attn.temperature"),
-    control(A_HEADS_OFF, [], "attn.heads_off", layer="ℓ"),
-    control(A_LAYER, 0, "attn.layer"),
-    control(A_HEAD, BY_PAGE, "attn.head"),  # the head that looks at the previous character (state.opening_head)
-    control(A_SCALING, "sqrt", "attn.scaling"),
-    control(A_DIVISOR, lambda tm: math.sqrt(tm.gpt_cfg.d_head), "attn.scale_value"),
-    control(A_EDITING, False, "attn.edit_header", layer="ℓ", head="h"),
-    control(A_EDITS, {}),
-    control(A_OUTPUT, UNSET, "attn.output"),
-    control(A_CELL_I, UNSET, "attn.cell_row"),
-    control(A_CELL_J, UNSET, "attn.cell_col"),
-    control(A_ALL_COLUMNS, False, "attn.all_columns", D="d_model"),
-    control(A_HEADS_GRID, UNSET, "attn.heads_header", layer="ℓ"),
-    control(A_LAYERS_GRID, UNSET, "attn.layers_header", head="h"),
-    control(A_SNAPSHOT, UNSET, "attn.snap_step"),
-    control(A_DETAILS, UNSET, "attn.effect.details"),
-    control(A_RESET, UNSET, "attn.reset"),
-    control(A_GUESS, False, "attn.guess"),
-    control(A_SOURCE, UNSET, "attn.source", path="tinygpt/attention.py", first="…", last="…"),
-    control(A_HEADS, UNSET, "attn.exp.heads_header"),
-    control(A_LENS, UNSET, "attn.exp.lens_header"),
-    control(A_MARKS, UNSET, "attn.marks.label"),
-    control(A_CHECK, UNSET, "check.header"),
+    control(K_TEXT, BY_PAGE, "attn.text"),  # the model's first training window (state.own_text)
+    control(K_STEP, BY_PAGE, "attn.step"),  # the first step (tinygpt.attention.STEP_IDS)
+    control(K_MASK, lambda tm: tm.train_cfg.causal_mask, "attn.mask"),
+    control(K_UNIFORM, False, "attn.uniform"),
+    control(K_UNIFORM_SCOPE, "layer", "attn.uniform_scope"),
+    control(K_TAU, 1.0, "attn.temperature"),
+    control(K_HEADS_OFF, [], "attn.heads_off", layer="ℓ"),
+    control(K_LAYER, 0, "attn.layer"),
+    control(K_HEAD, BY_PAGE, "attn.head"),  # the head that looks at the previous character (state.opening_head)
+    control(K_SCALING, "sqrt", "attn.scaling"),
+    control(K_DIVISOR, lambda tm: math.sqrt(tm.gpt_cfg.d_head), "attn.scale_value"),
+    control(K_EDITING, False, "attn.edit_header", layer="ℓ", head="h"),
+    control(K_EDITS, {}),
+    control(K_OUTPUT, UNSET, "attn.output"),
+    control(K_CELL_I, UNSET, "attn.cell_row"),
+    control(K_CELL_J, UNSET, "attn.cell_col"),
+    control(K_ALL_COLUMNS, False, "attn.all_columns", D="d_model"),
+    control(K_HEADS_GRID, UNSET, "attn.heads_header", layer="ℓ"),
+    control(K_LAYERS_GRID, UNSET, "attn.layers_header", head="h"),
+    control(K_SNAPSHOT, UNSET, "attn.snap_step"),
+    control(K_DETAILS, UNSET, "attn.effect.details"),
+    control(K_RESET, UNSET, "attn.reset"),
+    control(K_GUESS, False, "attn.guess"),
+    control(K_SOURCE, UNSET, "attn.source", path="tinygpt/attention.py", first="…", last="…"),
+    control(K_HEADS, UNSET, "attn.exp.heads_header"),
+    control(K_LENS, UNSET, "attn.exp.lens_header"),
+    control(K_MARKS, UNSET, "attn.marks.label"),
+    control(K_CHECK, UNSET, "check.header"),
+    control(K_MORE),
+    control(K_TABLE),
+    control(K_CURIOUS),
+    control(K_TRAINING),
+    control(K_EDIT_I),
+    control(K_EDIT_J),
 )
 
 # ---------------------------------------------------------------- Train (the form's defaults: the seed program's model)

@@ -32,6 +32,7 @@ from tinygpt.theory import CONCEPT_IDS
 from tinygpt.ui.class_guard import remember_key
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import TEACHER_PAGE
+from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.ui.lesson import LESSON_CONTROLS, lesson
 from tinygpt.ui.models import K_CHOICE
@@ -43,7 +44,7 @@ NOT_VIEW = set(PRIVATE_PARAMS) | set(LESSON_KEYS) | {"lang", "model", "train", "
 #: Pages whose controls a lesson can lock, by the prefix of their widget keys.
 PAGE_PREFIX = {"train": "train_", "predict": "predict_", "attention": "attn_", "theory": "theory_"}
 #: The model choice is a control of both the Predict and the Attention page.
-MODEL_CONTROL = "model_choice"
+MODEL_CONTROL = K_MODEL
 TEACHER_FILE = "pages/teacher.py"
 
 

@@ -35,7 +35,7 @@ from tinygpt.record import ModelRecord, StopReason
 from tinygpt.ui import url
 from tinygpt.ui.attention.data import reliance
 from tinygpt.ui.common import resend
-from tinygpt.ui.i18n import accepted_text, error_text, md_escape, tr
+from tinygpt.ui.i18n import error_text, md_escape, tr
 from tinygpt.ui.jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
 from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.lesson_builder import builder_link
@@ -83,17 +83,16 @@ def _write_train(ss) -> str | None:
 
 #: The model in the URL, on every page that shows one: ``model=`` (the choice) and, for an own
 #: model that training reproduces, ``train=`` (its settings).
-MODEL_PARAMS = (url.Param("model", _read_model, _write_model), url.Param("train", _read_train, _write_train))
-
-
-def _refused(param: url.Param, raw: str, exc: ConfigError) -> str:
-    return tr("link.bad_model", value=exc.value, accepted=accepted_text(exc))
+MODEL_PARAMS = (
+    url.Param("model", _read_model, _write_model, "link.bad_model"),
+    url.Param("train", _read_train, _write_train),
+)
 
 
 def resolve_link() -> None:
     """Apply the URL's ``model=`` and ``train=`` when they are new to this session (a link was
     opened or changed), and adopt the model of a link's finished training. Cheap when nothing changed."""
-    for message in url.load("model", MODEL_PARAMS, _refused):
+    for message in url.load("model", MODEL_PARAMS):
         _say(message)
     adopt_link_job()
 

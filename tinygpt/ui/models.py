@@ -24,6 +24,7 @@ from tinygpt.jobs import ModelShelf, default_training, example_training
 from tinygpt.model_library import ModelLibrary
 from tinygpt.record import ModelRecord
 from tinygpt.ui.class_store import class_store
+from tinygpt.ui.controls import K_MODEL
 
 
 @st.cache_resource(show_spinner=False)
@@ -38,7 +39,7 @@ def shelf() -> ModelShelf:
 
 
 #: Session key of the model choice (textbook / context / own), shared by the Predict and Attention pages.
-K_CHOICE = "model_choice"
+K_CHOICE = K_MODEL
 
 
 def start_default_model() -> None:

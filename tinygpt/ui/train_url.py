@@ -22,11 +22,11 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from tinygpt.config import ConfigError, GPTConfig, TrainConfig
+from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import MemoryLimitError, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.ui import url
-from tinygpt.ui.i18n import accepted_text, error_text, tr
+from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import start_job
 from tinygpt.ui.train_view import settings_values
 
@@ -52,13 +52,9 @@ def _write_trained(ss: Mapping) -> str | None:
 
 #: The Train page's query parameters.
 TRAIN_URL: tuple[url.Param, ...] = (
-    url.Param("form", lambda raw, notes: settings_values(*decode_train(raw)), _write_form),
-    url.Param("trained", lambda raw, notes: {_WANTED: decode_train(raw)}, _write_trained),
+    url.Param("form", lambda raw, notes: settings_values(*decode_train(raw)), _write_form, "train.url_form_bad"),
+    url.Param("trained", lambda raw, notes: {_WANTED: decode_train(raw)}, _write_trained, "train.url_trained_bad"),
 )
-
-
-def _refused(param: url.Param, raw: str, exc: ConfigError) -> str:
-    return tr(f"train.url_{param.name}_bad", error=error_text(exc).rstrip(".。"), accepted=accepted_text(exc))
 
 
 def restore() -> None:
@@ -66,7 +62,7 @@ def restore() -> None:
     model back (from the shelf, or its training started with its progress shown); messages for
     refused values."""
     ss = st.session_state
-    for message in url.load(PAGE, TRAIN_URL, _refused):
+    for message in url.load(PAGE, TRAIN_URL):
         st.warning(message)
     wanted = ss.pop(_WANTED, None)
     if wanted is None:

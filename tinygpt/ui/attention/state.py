@@ -40,7 +40,45 @@ from tinygpt.params import (
 from tinygpt.record import ModelRecord
 from tinygpt.ui import url
 from tinygpt.ui.attention import data
-from tinygpt.ui.i18n import accepted_text, tr
+from tinygpt.ui.controls import (  # noqa: F401  (the page's keys, read by its modules as state.K_*)
+    ATTENTION,
+    K_ALL_COLUMNS,
+    K_CELL_I,
+    K_CELL_J,
+    K_CURIOUS,
+    K_DETAILS,
+    K_DIVISOR,
+    K_EDIT_I,
+    K_EDIT_J,
+    K_EDIT_VALUE,
+    K_EDITING,
+    K_EDITS,
+    K_GUESS,
+    K_HEAD,
+    K_HEADS,
+    K_HEADS_GRID,
+    K_HEADS_OFF,
+    K_LAYER,
+    K_LAYERS_GRID,
+    K_LENS,
+    K_MASK,
+    K_MORE,
+    K_OUTPUT,
+    K_RESET,
+    K_SCALING,
+    K_SNAPSHOT,
+    K_SOURCE,
+    K_STEP,
+    K_TABLE,
+    K_TAU,
+    K_TEXT,
+    K_TRAINING,
+    K_UNIFORM,
+    K_UNIFORM_SCOPE,
+    default_of,
+    put_defaults,
+)
+from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import lesson
 
 PAGE = "attention"
@@ -77,24 +115,6 @@ UNIFORM_SCOPES: tuple[str, ...] = ("layer", "head")
 INPUT = "input"
 NAV_IDS: tuple[str, ...] = (INPUT, *STEP_IDS)
 
-# ---- the widgets' keys (a teacher's lesson names them: tinygpt.ui.lesson.LESSON_CONTROLS)
-K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
-K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
-K_HEADS_OFF, K_UNIFORM, K_UNIFORM_SCOPE = "attn_heads_off", "attn_uniform", "attn_uniform_scope"
-K_RESET, K_GUESS, K_EDITING = "attn_reset", "attn_guess", "attn_editing"
-K_CELL_I, K_CELL_J, K_OUTPUT, K_ALL_COLUMNS = "attn_cell_i", "attn_cell_j", "attn_output", "attn_all_columns"
-K_SNAPSHOT = "attn_snapshot"
-#: The score editor: the cell's pickers and the prefix of its number inputs' keys (one per layer,
-#: head and cell); the session's edits are {(layer, head, i, j): score}, started by ``edits=``.
-K_EDIT_I, K_EDIT_J, K_EDIT_VALUE, K_EDITS = "attn_edit_i", "attn_edit_j", "attn_edit_value", "attn_edit_scores"
-# ---- expanders whose content is drawn only while open (their open state is the session value)
-K_MORE = "attn_more"  # more controls
-K_DETAILS = "attn_details"  # the effect at every position in detail
-K_TABLE = "attn_table_open"  # a step's table
-K_CURIOUS = "attn_curious"  # the checks and the code of a step
-K_SOURCE = "attn_source"  # the code of a step (a lesson control)
-K_HEADS, K_LENS = "attn_heads", "attn_lens"
-K_HEADS_GRID, K_LAYERS_GRID, K_TRAINING = "attn_heads_grid", "attn_layers_grid", "attn_training"
 #: ``part=`` of older links: the part of the page they opened, now the expander it names.
 PART_EXPANDERS: dict[str, str | None] = {
     "steps": None,
@@ -136,25 +156,7 @@ def opening_head(tm: ModelRecord) -> int:
 
 def defaults(tm: ModelRecord) -> None:
     """Give every widget of the page its default once (the session keeps what the student set)."""
-    cfg = tm.gpt_cfg
-    for key, value in (
-        (K_TEXT, own_text(tm)),
-        (K_LAYER, 0),
-        (K_HEAD, opening_head(tm)),
-        (K_STEP, STEP_IDS[0]),
-        (K_MASK, tm.train_cfg.causal_mask),
-        (K_SCALING, "sqrt"),
-        (K_DIVISOR, float(math.sqrt(cfg.d_head))),
-        (K_TAU, 1.0),
-        (K_HEADS_OFF, []),
-        (K_UNIFORM, False),
-        (K_UNIFORM_SCOPE, "layer"),
-        (K_GUESS, False),
-        (K_EDITING, False),
-        (K_EDITS, {}),
-        (K_ALL_COLUMNS, False),
-    ):
-        st.session_state.setdefault(key, value)
+    put_defaults(ATTENTION, tm, {K_TEXT: own_text(tm), K_HEAD: opening_head(tm), K_STEP: STEP_IDS[0]})
     current = lesson()
     if current is not None:  # a lesson about one section opens it (the snapshots' slider: training)
         for shown, section in LESSON_SECTIONS.items():
@@ -167,8 +169,8 @@ def reset_switches() -> None:
     uniform attention, no edited score (a button callback, and what a new model starts with)."""
     ss = st.session_state
     ss[K_MASK] = ss.get(_TRAINED_MASK, True)
-    ss[K_SCALING], ss[K_TAU], ss[K_HEADS_OFF], ss[K_UNIFORM] = "sqrt", 1.0, [], False
-    ss[K_EDITING], ss[K_EDITS] = False, {}
+    for key in (K_SCALING, K_TAU, K_HEADS_OFF, K_UNIFORM, K_EDITING, K_EDITS):  # their defaults in the page's table
+        ss[key] = default_of(ATTENTION, key)
     for key in [k for k in ss if str(k).startswith(K_EDIT_VALUE)]:
         del ss[key]
 
@@ -307,18 +309,3 @@ def url_params(cfg: GPTConfig) -> tuple[url.Param, ...]:
 def _uniform(raw: str, notes: list[str]) -> dict[str, Any]:
     mode = read_uniform(raw)
     return {K_UNIFORM: False} if mode == "none" else {K_UNIFORM: True, K_UNIFORM_SCOPE: mode}
-
-
-def refused(param: url.Param, raw: str, exc: ConfigError) -> str:
-    """The message for a value of the link the page does not accept (in the user's language)."""
-    return tr("link.bad_param", name=param.name, value=exc.value, accepted=accepted_text(exc))
-
-
-def load_url(cfg: GPTConfig) -> list[str]:
-    """Read a link's view into the session (before the widgets); the messages for refused values."""
-    return url.load(PAGE, url_params(cfg), refused)
-
-
-def save_url(cfg: GPTConfig) -> None:
-    """Write the view into the URL (after the widgets of this run)."""
-    url.save(PAGE, url_params(cfg))
