@@ -1,0 +1,142 @@
+"""The Theory page's state: its sections, the range of each slider, and its URL table.
+
+The controls' keys and defaults are the page's table (``tinygpt.ui.controls.THEORY``). The URL
+(``tinygpt.ui.url``) keeps the open section (``section=``) and every slider and switch the student
+moved away from its default (``a1=``, ``tau=``, ``mask=``, …), so a reload shows the same example.
+A link from an Attention step (``concept=<id>&step=<step id>``) opens the concept's section once,
+says which step it came from and scrolls to the concept; it stays in the URL while that section is
+open. A refused value gets the message every page gives (``tinygpt.ui.url.refused``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+import streamlit as st
+
+from tinygpt.attention import STEP_IDS
+from tinygpt.numbers import read_choice, read_float
+from tinygpt.params import read_flag, write_flag
+from tinygpt.theory import CONCEPT_IDS, concept_anchor
+from tinygpt.ui import url
+from tinygpt.ui.controls import QUIZ, TH_ANSWER, TH_SECTION, TH_SHOW_ANSWER, THEORY, default_of, put_defaults
+from tinygpt.ui.lesson import lesson
+
+PAGE = "theory"
+#: The page's sections, drawn one at a time (the student picks one above them): section id -> the
+#: concepts it holds, in order. Only the open section's formulas, examples and charts are built and
+#: sent, so the page opens with one section's drawing instead of all seven concepts'.
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "definition": ("definition",),
+    "vectors": ("vector", "operations"),
+    "weighted_sum": ("weighted_sum",),
+    "attention": ("qkv", "softmax", "matrix"),
+    "practice": (),  # the exercise and the quiz
+}
+SECTION_OF: dict[str, str] = {cid: sid for sid, cids in SECTIONS.items() for cid in cids}
+#: Each slider: key -> (its name in the URL, lowest, highest, step).
+SLIDERS: dict[str, tuple[str, float, float, float]] = {
+    "theory_a1": ("a1", -5.0, 5.0, 0.5),
+    "theory_a2": ("a2", -5.0, 5.0, 0.5),
+    "theory_b1": ("b1", -5.0, 5.0, 0.5),
+    "theory_b2": ("b2", -5.0, 5.0, 0.5),
+    "theory_c": ("c", -3.0, 3.0, 0.5),
+    "theory_r1": ("r1", 0.0, 5.0, 0.5),
+    "theory_r2": ("r2", 0.0, 5.0, 0.5),
+    "theory_r3": ("r3", 0.0, 5.0, 0.5),
+    "theory_q1": ("q1", -3.0, 3.0, 0.25),
+    "theory_q2": ("q2", -3.0, 3.0, 0.25),
+    "theory_tau": ("tau", 0.05, 5.0, 0.05),
+}
+#: Each switch: key -> its name in the URL.
+TOGGLES: dict[str, str] = {"theory_scaled": "scaled", "theory_mask": "mask"}
+#: The controls of each section (a lesson link that shows some of them opens the first such section).
+SECTION_CONTROLS: dict[str, tuple[str, ...]] = {
+    "definition": (),
+    "vectors": ("theory_a1", "theory_a2", "theory_b1", "theory_b2", "theory_c"),
+    "weighted_sum": ("theory_r1", "theory_r2", "theory_r3"),
+    "attention": ("theory_q1", "theory_q2", "theory_tau", "theory_scaled", "theory_mask"),
+    "practice": (TH_ANSWER, TH_SHOW_ANSWER) + tuple(f"theory_quiz_{q}" for q in QUIZ),
+}
+_CONCEPT, _FROM_STEP = "_theory_concept", "_theory_from_step"  # the link's concept and step (no widget)
+SCROLL = "_theory_scroll"  # the anchor to scroll to once, on this run
+
+
+def first_section() -> str:
+    """The section a session opens with: the first holding a control a teacher's lesson link
+    shows (``show=theory_tau`` opens the attention section), else the first section."""
+    shown = lesson().show if lesson() is not None else frozenset()
+    return next((sid for sid, keys in SECTION_CONTROLS.items() if shown & set(keys)), next(iter(SECTIONS)))
+
+
+def defaults() -> None:
+    """Every control's default, once (the widgets keep what the student set)."""
+    put_defaults(THEORY, given={TH_SECTION: first_section()})
+
+
+def open_section(sid: str) -> None:
+    """Open section ``sid`` on the next run and scroll to the section chooser (the "next section"
+    button at the foot of a section)."""
+    st.session_state[TH_SECTION] = sid
+    st.session_state[SCROLL] = "theory-sections"
+
+
+def arrival() -> tuple[str, str | None] | None:
+    """(concept, step) of the link from an Attention step while its section is open, else None."""
+    ss = st.session_state
+    cid = ss.get(_CONCEPT)
+    if cid is None or SECTION_OF[cid] != ss.get(TH_SECTION):
+        ss.pop(_CONCEPT, None)  # the student opened another section: the link is done with
+        return None
+    return cid, ss.get(_FROM_STEP)
+
+
+def _slider(key: str) -> url.Param:
+    name, lo, hi, step = SLIDERS[key]
+
+    def read(raw: str) -> float:
+        return round(round(read_float(raw, name, lo, hi) / step) * step, 10)  # on the slider's grid
+
+    return url.field(name, key, read, lambda v: None if v == default_of(THEORY, key) else f"{v:g}")
+
+
+def _toggle(key: str) -> url.Param:
+    name = TOGGLES[key]
+    return url.field(
+        name, key, partial(read_flag, name=name), lambda on: None if on == default_of(THEORY, key) else write_flag(on)
+    )
+
+
+def _read_concept(raw: str, notes: list[str]) -> dict[str, Any]:
+    cid = str(read_choice(raw, "concept", {c: c for c in CONCEPT_IDS}))
+    return {_CONCEPT: cid, _FROM_STEP: None, TH_SECTION: SECTION_OF[cid], SCROLL: concept_anchor(cid)}
+
+
+def _read_step(raw: str, notes: list[str]) -> dict[str, Any]:
+    return {_FROM_STEP: str(read_choice(raw, "step", {s: s for s in STEP_IDS}))}
+
+
+def _write_concept(ss: Mapping[str, Any]) -> str | None:
+    cid = ss.get(_CONCEPT)
+    return cid if cid is not None and SECTION_OF[cid] == ss.get(TH_SECTION) else None
+
+
+#: The Theory page's query parameters (the concept after the section: a link to a concept opens its section).
+URL_PARAMS: tuple[url.Param, ...] = (
+    url.Param(
+        "section",
+        lambda raw, notes: {TH_SECTION: read_choice(raw, "section", {s: s for s in SECTIONS})},
+        lambda ss: None if ss.get(TH_SECTION) == first_section() else ss.get(TH_SECTION),
+    ),
+    *(_slider(key) for key in SLIDERS),
+    *(_toggle(key) for key in TOGGLES),
+    url.Param("concept", _read_concept, _write_concept),
+    url.Param("step", _read_step, lambda ss: ss.get(_FROM_STEP) if _write_concept(ss) else None),
+)
+
+
+def save() -> None:
+    """Write the view into the URL (after the widgets, and in each example's fragment)."""
+    url.save(PAGE, URL_PARAMS)
