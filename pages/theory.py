@@ -5,10 +5,10 @@ import streamlit as st
 from tinygpt.attention import step_by_id
 from tinygpt.ui import theory_state, url
 from tinygpt.ui.common import scroll_to
-from tinygpt.ui.controls import TH_SECTION
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.theory_state import SECTIONS, first_section
+from tinygpt.ui.theory_table import TH_SECTION
 from tinygpt.ui.theory_view import AXES, section_label, show_section
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py

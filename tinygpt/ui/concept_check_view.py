@@ -18,8 +18,8 @@ from tinygpt.exercises import Question
 from tinygpt.misconceptions import misconceptions
 from tinygpt.record import ModelRecord
 from tinygpt.ui import classroom
+from tinygpt.ui.attention.table import K_CHECK
 from tinygpt.ui.common import resend
-from tinygpt.ui.controls import K_CHECK
 from tinygpt.ui.i18n import md_escape, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.models import attention_trace

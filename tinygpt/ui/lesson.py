@@ -30,8 +30,12 @@ import streamlit as st
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_choice
-from tinygpt.ui.controls import PAGES, defaults_of, lockable
+from tinygpt.ui.attention.table import ATTENTION
+from tinygpt.ui.controls import MODEL, defaults_of, lockable
 from tinygpt.ui.i18n import error_text, lang, md_escape, tr
+from tinygpt.ui.predict_table import PREDICT
+from tinygpt.ui.theory_table import THEORY
+from tinygpt.ui.train_table import TRAIN
 
 V = TypeVar("V")
 
@@ -47,10 +51,12 @@ LESSON_SWITCH: dict[str, bool] = {w: True for w in ("1", "true", "on", "yes")} |
 MAX_LESSON_NAMES = 64
 
 
-#: The controls a lesson link can show or hide: widget key -> (i18n key of its label, fields), built
-#: from every page's table (``tinygpt.ui.controls``).
-LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = lockable(*PAGES.values())
-_PLAIN_DEFAULTS = {k: v for table in PAGES.values() for k, v in defaults_of(table).items()}
+#: Every page's table of state (``tinygpt.ui.controls``), in the order of the app's pages.
+PAGE_TABLES = (MODEL, PREDICT, ATTENTION, TRAIN, THEORY)
+#: The controls a lesson link can show or hide: widget key -> (i18n key of its label, fields), the
+#: labelled rows of the pages' tables.
+LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = lockable(*PAGE_TABLES)
+_PLAIN_DEFAULTS = {k: v for table in PAGE_TABLES for k, v in defaults_of(table).items()}
 
 
 @dataclass(frozen=True)

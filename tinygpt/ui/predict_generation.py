@@ -18,8 +18,14 @@ from tinygpt.generate import MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, train
 from tinygpt.record import ModelRecord
 from tinygpt.ui import url
 from tinygpt.ui.common import resend, show_error
-from tinygpt.ui.controls import (
+from tinygpt.ui.figures import figure_downloads, figure_spec
+from tinygpt.ui.i18n import tr
+from tinygpt.ui.lesson import control, visible
+from tinygpt.ui.predict_step import generation_step, md, readable, short
+from tinygpt.ui.predict_table import (
     MAX_PANELS,
+    MAX_SEED,
+    MAX_TOP_K,
     P_CONTEXT_LEN,
     P_N_NEW,
     P_PANEL_START,
@@ -29,12 +35,13 @@ from tinygpt.ui.controls import (
     P_TAU,
     P_TOP_K,
     P_TOP_P,
+    PAGE,
+    STRATEGIES,
+    TAU_STEP,
+    TOP_P_STEP,
+    url_params,
 )
-from tinygpt.ui.figures import figure_downloads, figure_spec
-from tinygpt.ui.i18n import tr
-from tinygpt.ui.lesson import control, visible
-from tinygpt.ui.predict_step import generation_step, md, readable, short
-from tinygpt.ui.predict_view import PAGE, STRATEGIES, cached_generate, url_params
+from tinygpt.ui.predict_view import cached_generate
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.vocab import UnknownCharError
 
@@ -42,10 +49,6 @@ from tinygpt.vocab import UnknownCharError
 def restart_steps() -> None:
     """on_change of every input that changes the generated text: a new generation starts at step 1."""
     st.session_state[P_STEP] = 1
-
-
-#: The top-p slider's step and smallest value.
-TOP_P_STEP = 0.05
 
 
 def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int]:
@@ -84,7 +87,7 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
             tr("predict.temperature"),
             0.0,
             MAX_TEMPERATURE,
-            step=0.05,
+            step=TAU_STEP,
             help=tr("predict.temperature_help"),
             disabled=not sampling,
             key=P_TAU,
@@ -98,7 +101,7 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
         lambda: d3.number_input(
             tr("predict.top_k"),
             0,
-            1000,
+            MAX_TOP_K,
             step=1,
             help=tr("predict.top_k_help"),
             disabled=strategy != "top_k",
@@ -128,7 +131,7 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
         lambda: d4.number_input(
             tr("predict.seed"),
             0,
-            2**31 - 1,
+            MAX_SEED,
             step=1,
             help=tr("predict.seed_help"),
             disabled=not sampling,
@@ -212,7 +215,7 @@ def generation(tm: ModelRecord, prefix: str) -> None:
     chars, V = tm.vocab.chars, len(tm.vocab.chars)
     st.subheader(tr("predict.generation"))
     n_new, strategy, decode, context_len = decoding_controls(V, tm.gpt_cfg.max_len)
-    url.save(PAGE, url_params(tm))
+    url.save(PAGE, url_params())
     try:
         steps = cached_generate(
             tm, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len, top_p=decode.top_p

@@ -1,8 +1,8 @@
 """The Predict page's state and cached computations.
 
-State: the widgets' defaults (put in the session before the widgets; the widgets keep their
-values with ``persist_state="session"``), what a change of model does (the prefix stays only if
-the new model can read it), and the page's URL table: the prefix and the decoding settings.
+State: the widgets' defaults (from the page's table, ``tinygpt.ui.predict_table``, put in the
+session before the widgets; the widgets keep their values with ``persist_state="session"``) and
+what a change of model does (the prefix stays only if the new model can read it).
 
 Computations: the next-character distributions and the generation, shared by every session
 (read-only results); the cache knows a model by its ``uid``.
@@ -12,36 +12,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from functools import partial
 
 import streamlit as st
 import torch
 
-from tinygpt.generate import MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, generate, next_char_probs
-from tinygpt.numbers import read_float, read_int
-from tinygpt.params import read_choice, read_flag, read_text
+from tinygpt.generate import MAX_NEW_CHARS, DecodeConfig, GenerationStep, generate, next_char_probs
 from tinygpt.record import ModelRecord
-from tinygpt.ui import url
-from tinygpt.ui.controls import (
-    P_CONTEXT_LEN,
-    P_GUESS,
-    P_N_NEW,
-    P_PREFIX,
-    P_SEED,
-    P_STEP,
-    P_STRATEGY,
-    P_TAU,
-    P_TOP_K,
-    P_TOP_P,
-    PREDICT,
-    default_of,
-    put_defaults,
-)
+from tinygpt.ui.controls import default_of, put_defaults
+from tinygpt.ui.predict_table import P_CONTEXT_LEN, P_PREFIX, P_STEP, PREDICT
 
-PAGE = "predict"
-STRATEGIES = ("greedy", "temperature", "top_k")
-MAX_SEED = 2**31 - 1
-MAX_TOP_K = 1000
 _MODEL_UID = "_predict_model_uid"
 
 
@@ -62,30 +41,6 @@ def follow_model(tm: ModelRecord) -> None:
         if tm.vocab.unknown(ss.get(P_PREFIX, "")) or not ss.get(P_PREFIX):
             ss[P_PREFIX] = default_of(PREDICT, P_PREFIX, tm)
     defaults(tm)
-
-
-def url_params(tm: ModelRecord) -> tuple[url.Param, ...]:
-    """The Predict page's query parameters: the prefix and how the generation decodes."""
-    return (
-        url.field("prefix", P_PREFIX, read_text),
-        url.field("n", P_N_NEW, partial(read_int, name="n", lo=0, hi=MAX_NEW_CHARS)),
-        url.field("decode", P_STRATEGY, partial(read_choice, name="decode", choices={s: s for s in STRATEGIES})),
-        url.field("tau", P_TAU, _read_tau, "{:g}".format),
-        url.field("k", P_TOP_K, partial(read_int, name="k", lo=0, hi=MAX_TOP_K)),
-        url.field("p", P_TOP_P, _read_top_p, lambda p: None if p >= 1 else f"{p:g}"),
-        url.field("seed", P_SEED, partial(read_int, name="seed", lo=0, hi=MAX_SEED)),
-        url.field("guess", P_GUESS, partial(read_flag, name="guess"), lambda on: "1" if on else None),
-    )
-
-
-def _read_tau(raw: str) -> float:
-    """τ of a link, on the slider's 0.05 grid."""
-    return round(read_float(raw, "tau", 0.0, MAX_TEMPERATURE) / 0.05) * 0.05
-
-
-def _read_top_p(raw: str) -> float:
-    """Top-p of a link, on the slider's 0.05 grid, from 0.05 to 1 (1: no top-p)."""
-    return max(1, round(read_float(raw, "p", 0.05, 1.0) / 0.05)) * 0.05
 
 
 _BY_UID = {ModelRecord: lambda tm: tm.uid}

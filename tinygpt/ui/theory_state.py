@@ -1,8 +1,8 @@
-"""The Theory page's state: its sections, the range of each slider, and its URL table.
+"""The Theory page's state: its sections, and its URL.
 
-The controls' keys and defaults are the page's table (``tinygpt.ui.controls.THEORY``). The URL
-(``tinygpt.ui.url``) keeps the open section (``section=``) and every slider and switch the student
-moved away from its default (``a1=``, ``tau=``, ``mask=``, …), so a reload shows the same example.
+The controls' keys, defaults and URL rows are the page's table (``tinygpt.ui.theory_table``). The
+URL (``tinygpt.ui.url``) keeps the open section (``section=``) and every slider and switch the
+student moved away from its default (``a1=``, ``tau=``, ``mask=``, …), so a reload shows the same example.
 A link from an Attention step (``concept=<id>&step=<step id>``) opens the concept's section once,
 says which step it came from and scrolls to the concept; it stays in the URL while that section is
 open. A refused value gets the message every page gives (``tinygpt.ui.url.refused``).
@@ -11,20 +11,18 @@ open. A refused value gets the message every page gives (``tinygpt.ui.url.refuse
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
 import streamlit as st
 
 from tinygpt.attention import STEP_IDS
-from tinygpt.numbers import read_choice, read_float
-from tinygpt.params import read_flag, write_flag
+from tinygpt.numbers import read_choice
 from tinygpt.theory import CONCEPT_IDS, concept_anchor
 from tinygpt.ui import url
-from tinygpt.ui.controls import QUIZ, TH_ANSWER, TH_SECTION, TH_SHOW_ANSWER, THEORY, default_of, put_defaults
+from tinygpt.ui.controls import put_defaults, url_rows
 from tinygpt.ui.lesson import lesson
+from tinygpt.ui.theory_table import PAGE, QUIZ, TH_ANSWER, TH_SECTION, TH_SHOW_ANSWER, THEORY
 
-PAGE = "theory"
 #: The page's sections, drawn one at a time (the student picks one above them): section id -> the
 #: concepts it holds, in order. Only the open section's formulas, examples and charts are built and
 #: sent, so the page opens with one section's drawing instead of all seven concepts'.
@@ -36,22 +34,6 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "practice": (),  # the exercise and the quiz
 }
 SECTION_OF: dict[str, str] = {cid: sid for sid, cids in SECTIONS.items() for cid in cids}
-#: Each slider: key -> (its name in the URL, lowest, highest, step).
-SLIDERS: dict[str, tuple[str, float, float, float]] = {
-    "theory_a1": ("a1", -5.0, 5.0, 0.5),
-    "theory_a2": ("a2", -5.0, 5.0, 0.5),
-    "theory_b1": ("b1", -5.0, 5.0, 0.5),
-    "theory_b2": ("b2", -5.0, 5.0, 0.5),
-    "theory_c": ("c", -3.0, 3.0, 0.5),
-    "theory_r1": ("r1", 0.0, 5.0, 0.5),
-    "theory_r2": ("r2", 0.0, 5.0, 0.5),
-    "theory_r3": ("r3", 0.0, 5.0, 0.5),
-    "theory_q1": ("q1", -3.0, 3.0, 0.25),
-    "theory_q2": ("q2", -3.0, 3.0, 0.25),
-    "theory_tau": ("tau", 0.05, 5.0, 0.05),
-}
-#: Each switch: key -> its name in the URL.
-TOGGLES: dict[str, str] = {"theory_scaled": "scaled", "theory_mask": "mask"}
 #: The controls of each section (a lesson link that shows some of them opens the first such section).
 SECTION_CONTROLS: dict[str, tuple[str, ...]] = {
     "definition": (),
@@ -93,22 +75,6 @@ def arrival() -> tuple[str, str | None] | None:
     return cid, ss.get(_FROM_STEP)
 
 
-def _slider(key: str) -> url.Param:
-    name, lo, hi, step = SLIDERS[key]
-
-    def read(raw: str) -> float:
-        return round(round(read_float(raw, name, lo, hi) / step) * step, 10)  # on the slider's grid
-
-    return url.field(name, key, read, lambda v: None if v == default_of(THEORY, key) else f"{v:g}")
-
-
-def _toggle(key: str) -> url.Param:
-    name = TOGGLES[key]
-    return url.field(
-        name, key, partial(read_flag, name=name), lambda on: None if on == default_of(THEORY, key) else write_flag(on)
-    )
-
-
 def _read_concept(raw: str, notes: list[str]) -> dict[str, Any]:
     cid = str(read_choice(raw, "concept", {c: c for c in CONCEPT_IDS}))
     return {_CONCEPT: cid, _FROM_STEP: None, TH_SECTION: SECTION_OF[cid], SCROLL: concept_anchor(cid)}
@@ -130,8 +96,7 @@ URL_PARAMS: tuple[url.Param, ...] = (
         lambda raw, notes: {TH_SECTION: read_choice(raw, "section", {s: s for s in SECTIONS})},
         lambda ss: None if ss.get(TH_SECTION) == first_section() else ss.get(TH_SECTION),
     ),
-    *(_slider(key) for key in SLIDERS),
-    *(_toggle(key) for key in TOGGLES),
+    *url_rows(THEORY),
     url.Param("concept", _read_concept, _write_concept),
     url.Param("step", _read_step, lambda ss: ss.get(_FROM_STEP) if _write_concept(ss) else None),
 )

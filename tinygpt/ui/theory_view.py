@@ -14,13 +14,13 @@ from tinygpt.attention import future_mask, step_by_id
 from tinygpt.charts import heatmap_spec, probability_bars_spec, vector_picture_spec
 from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector
 from tinygpt.ui.common import resend
-from tinygpt.ui.controls import QUIZ, TH_ANSWER, TH_SHOW_ANSWER, TH_TAU
 from tinygpt.ui.exercise_view import count_theory_answer
 from tinygpt.ui.figures import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.tables import matrix_text, show_table, text_table
-from tinygpt.ui.theory_state import SECTIONS, SLIDERS, open_section, save
+from tinygpt.ui.theory_state import SECTIONS, open_section, save
+from tinygpt.ui.theory_table import QUIZ, SLIDERS, TH_ANSWER, TH_SHOW_ANSWER, TH_TAU
 
 #: The axis titles of the vector pictures: the picture's field -> its i18n key.
 AXES = {"x_title": "theory.axis.x", "y_title": "theory.axis.y", "name_title": "theory.axis.vector"}

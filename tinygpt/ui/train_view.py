@@ -17,6 +17,23 @@ from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import MAX_RUNS
 from tinygpt.ui.lesson import page_shown, visible
 from tinygpt.ui.models import current_model, set_own_model
+from tinygpt.ui.train_table import (
+    T_CAUSAL_MASK,
+    T_D_FF,
+    T_D_MODEL,
+    T_EARLY_STOP,
+    T_EPOCHS,
+    T_LR,
+    T_MAX_LEN,
+    T_N_HEADS,
+    T_N_LAYERS,
+    T_NORM,
+    T_POSITIONS,
+    T_SEED,
+    T_TEXT,
+    T_UPLOAD,
+    T_WINDOW,
+)
 from tinygpt.ui.uploads import read_upload, upload_key
 from tinygpt.why import suggested_window
 
@@ -50,13 +67,13 @@ def attention_check(tm: ModelRecord, start) -> None:
 
     st.markdown(f"**{tr('train.needs_attention')}** {reliance_line(tm)}")
     window = suggested_window(tm.text, tm.gpt_cfg.max_len)
-    if reliance(tm).changed or window is None or window == tm.window or not visible("train_window"):
+    if reliance(tm).changed or window is None or window == tm.window or not visible(T_WINDOW):
         return  # (a lesson that locks the window does not offer another one)
     if st.button(tr("train.retrain_window", window=window), key="train_retrain_window", icon=":material/replay:"):
         started = start(tm.text, tm.gpt_cfg, replace(tm.train_cfg, window=window))
         if started is not None:
             st.session_state["job"] = started
-            st.session_state["train_window"] = str(window)  # the form shows the settings it trains with
+            st.session_state[T_WINDOW] = str(window)  # the form shows the settings it trains with
             st.rerun(scope="app")
 
 
@@ -74,20 +91,20 @@ def settings_values(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> di
     """The Train form's widget values (session keys) for these settings (whole numbers as the text boxes hold them)."""
     g, c = gpt_cfg, train_cfg
     return {
-        "train_text": text,
-        "train_window": str(c.window or 0),
-        "train_d_model": g.d_model,
-        "train_n_heads": g.n_heads,
-        "train_n_layers": g.n_layers,
-        "train_d_ff": g.d_ff,
-        "train_max_len": str(g.max_len),
-        "train_norm": g.norm,
-        "train_positions": g.positions,
-        "train_lr": c.lr,
-        "train_epochs": str(c.epochs),
-        "train_seed": str(c.seed),
-        "train_early_stop": c.early_stop_loss,
-        "train_causal_mask": c.causal_mask,
+        T_TEXT: text,
+        T_WINDOW: str(c.window or 0),
+        T_D_MODEL: g.d_model,
+        T_N_HEADS: g.n_heads,
+        T_N_LAYERS: g.n_layers,
+        T_D_FF: g.d_ff,
+        T_MAX_LEN: str(g.max_len),
+        T_NORM: g.norm,
+        T_POSITIONS: g.positions,
+        T_LR: c.lr,
+        T_EPOCHS: str(c.epochs),
+        T_SEED: str(c.seed),
+        T_EARLY_STOP: c.early_stop_loss,
+        T_CAUSAL_MASK: c.causal_mask,
     }
 
 
@@ -149,7 +166,7 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
     )
     upload_limit = f"{checkpoint.MAX_CHECKPOINT_BYTES / 2**20:.0f} MB"
     upload = None
-    if visible("train_upload"):  # a loaded model's settings would replace a lesson's locked ones
+    if visible(T_UPLOAD):  # a loaded model's settings would replace a lesson's locked ones
         upload = st.file_uploader(
             tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key=upload_key()
         )

@@ -26,7 +26,7 @@ from tinygpt.ui import classroom, misconception_view
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence
-from tinygpt.ui.controls import K_MARKS  # the multiselect of the positions expected to change (a lesson control)
+from tinygpt.ui.attention.table import K_MARKS  # the multiselect of the positions expected to change (a lesson control)
 from tinygpt.ui.i18n import listed, md_escape, tr
 from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.style import CHANGED_COLOR

@@ -25,26 +25,17 @@ from tinygpt.config import ConfigError, GPTConfig
 from tinygpt.formatting import number, shown_text
 from tinygpt.links import decode_edits, encode_edits
 from tinygpt.params import (
-    read_choice_of,
-    read_flag,
-    read_heads,
-    read_index,
-    read_scale,
     read_step,
-    read_text,
-    read_uniform,
-    write_flag,
-    write_heads,
-    write_scale,
 )
 from tinygpt.record import ModelRecord
 from tinygpt.ui import url
 from tinygpt.ui.attention import data
-from tinygpt.ui.controls import (  # noqa: F401  (the page's keys, read by its modules as state.K_*)
+from tinygpt.ui.attention.table import (  # noqa: F401  (the page's table; its modules read the keys as state.K_*)
     ATTENTION,
     K_ALL_COLUMNS,
     K_CELL_I,
     K_CELL_J,
+    K_CHECK,
     K_CURIOUS,
     K_DETAILS,
     K_DIVISOR,
@@ -61,6 +52,7 @@ from tinygpt.ui.controls import (  # noqa: F401  (the page's keys, read by its m
     K_LAYER,
     K_LAYERS_GRID,
     K_LENS,
+    K_MARKS,
     K_MASK,
     K_MORE,
     K_OUTPUT,
@@ -75,42 +67,22 @@ from tinygpt.ui.controls import (  # noqa: F401  (the page's keys, read by its m
     K_TRAINING,
     K_UNIFORM,
     K_UNIFORM_SCOPE,
-    default_of,
-    put_defaults,
+    MAX_DIVISOR,
+    MIN_DIVISOR,
+    SCALINGS,
+    TEMPERATURES,
+    UNIFORM_SCOPES,
 )
+from tinygpt.ui.controls import default_of, put_defaults, url_rows
 from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import lesson
 
 PAGE = "attention"
 
-#: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
-TEMPERATURES: tuple[float, ...] = (
-    1e-4,
-    1e-3,
-    0.01,
-    0.03,
-    0.1,
-    0.2,
-    0.3,
-    0.5,
-    0.7,
-    1.0,
-    1.5,
-    2.0,
-    3.0,
-    5.0,
-    10.0,
-    100.0,
-    1000.0,
-)
-MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
 #: Largest |score| the editor accepts (raw scores of the seed model are within about ±20).
 MAX_EDIT = 10_000.0
 #: A typed score this close to the model's own (half the last of the 4 decimals shown) is no edit.
 EDIT_SAME = 5e-5
-SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
-#: Uniform attention: every head of the chosen layer, or only the chosen head.
-UNIFORM_SCOPES: tuple[str, ...] = ("layer", "head")
 #: The step navigation's choices: the input X (what step 1 reads, not a step itself), then the steps.
 INPUT = "input"
 NAV_IDS: tuple[str, ...] = (INPUT, *STEP_IDS)
@@ -252,18 +224,6 @@ def switches(cfg: GPTConfig, T: int) -> Switches:
 # ---------------------------------------------------------------- the URL
 
 
-def _tau(raw: str, notes: list[str]) -> dict[str, Any]:
-    value, snapped = read_choice_of(raw, TEMPERATURES, "tau")
-    if snapped:
-        notes.append(tr("attn.url_snap_tau", value=shown_text(raw), used=value))
-    return {K_TAU: value}
-
-
-def _scale(raw: str, notes: list[str]) -> dict[str, Any]:
-    scaling, number = read_scale(raw, MIN_DIVISOR, MAX_DIVISOR)
-    return {K_SCALING: scaling} | ({K_DIVISOR: number} if number is not None else {})
-
-
 def _edits(cfg: GPTConfig):
     def read(raw: str, notes: list[str]) -> dict[str, Any]:
         layer = st.session_state.get(K_LAYER, 0)  # the link's layer: read before edits=
@@ -287,25 +247,12 @@ def _part(raw: str, notes: list[str]) -> dict[str, Any]:
 
 
 def url_params(cfg: GPTConfig) -> tuple[url.Param, ...]:
-    """The Attention page's query parameters: the text, layer, head, step and switches (the model
-    is ``model=``/``train=``, ``tinygpt.ui.model_choice``). ``off``, ``uniform``, ``guess`` and
-    ``edits`` are in the URL only while set; ``part`` (older links) opens the expander it names."""
+    """The Attention page's query parameters: its table's rows (the text, layer, head and switches;
+    ``tinygpt.ui.attention.table``), then the step, the score edits and ``part`` (older links: it
+    opens the expander it names). The model is ``model=``/``train=`` (``tinygpt.ui.model_choice``)."""
     return (
-        url.field("text", K_TEXT, read_text),
-        url.field("layer", K_LAYER, partial(read_index, name="layer", count=cfg.n_layers)),
-        url.field("head", K_HEAD, partial(read_index, name="head", count=cfg.n_heads)),
+        *url_rows(ATTENTION, cfg),
         url.field("step", K_STEP, partial(read_step, ids=NAV_IDS, first_numbered=1)),
-        url.field("mask", K_MASK, partial(read_flag, name="mask"), write_flag),
-        url.Param("scale", _scale, lambda ss: write_scale(ss[K_SCALING], ss.get(K_DIVISOR, 1.0))),
-        url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}"),
-        url.field("off", K_HEADS_OFF, partial(read_heads, n_heads=cfg.n_heads), write_heads),
-        url.Param("uniform", _uniform, lambda ss: ss[K_UNIFORM_SCOPE] if ss[K_UNIFORM] else None),
-        url.field("guess", K_GUESS, partial(read_flag, name="guess"), lambda on: "1" if on else None),
-        _edits(cfg),
+        _edits(cfg),  # after layer=: it reads the link's layer
         url.Param("part", _part, lambda ss: None),
     )
-
-
-def _uniform(raw: str, notes: list[str]) -> dict[str, Any]:
-    mode = read_uniform(raw)
-    return {K_UNIFORM: False} if mode == "none" else {K_UNIFORM: True, K_UNIFORM_SCOPE: mode}
