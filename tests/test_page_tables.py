@@ -104,3 +104,12 @@ def test_developers_md_names_the_files_a_new_switch_touches():
         "tests/test_attention_page.py",
     } <= named
     assert all((ROOT / f).exists() for f in named)
+
+
+def test_every_file_the_how_to_add_lists_name_exists():
+    text = (ROOT / "DEVELOPERS.md").read_text(encoding="utf-8")
+    how_to = text.split("## How to add")[1].split("\n## ")[0]
+    named = set(re.findall(r"`((?:tinygpt|tests|pages)/[\w/.]+\.(?:py|md))`", how_to))
+    assert len(named) > 20
+    missing = {f for f in named if "<" not in f and not (ROOT / f).exists()}
+    assert not missing

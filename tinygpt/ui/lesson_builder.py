@@ -29,6 +29,7 @@ from tinygpt.formatting import shown_text
 from tinygpt.links import encode_train, reproducible_settings
 from tinygpt.store import StoreError
 from tinygpt.theory import CONCEPT_IDS
+from tinygpt.ui.attention.table import K_STEP
 from tinygpt.ui.class_guard import remember_key
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.classroom import TEACHER_PAGE
@@ -149,7 +150,7 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         st.warning(tr("builder.class_without_guess"), icon=":material/help:")
     viewed = view.get("step") if view.get("step") in ("input", *STEP_IDS) else None
     opening = step or viewed or STEP_IDS[0]  # "" opens on the view's step, else step 1
-    if guess and "attention" in pages and lock == "chosen" and "attn_step" not in chosen:
+    if guess and "attention" in pages and lock == "chosen" and K_STEP not in chosen:
         if not STEP_QUESTIONS.get(opening):  # students stay on a step that asks nothing
             name = tr("attn.input_nav") if opening == "input" else tr(f"step.{opening}.name")
             st.warning(tr("builder.guess_no_question", step=name), icon=":material/help:")

@@ -21,7 +21,7 @@ from tinygpt.theory import CONCEPT_IDS, concept_anchor
 from tinygpt.ui import url
 from tinygpt.ui.controls import put_defaults, url_rows
 from tinygpt.ui.lesson import lesson
-from tinygpt.ui.theory_table import PAGE, QUIZ, TH_ANSWER, TH_SECTION, TH_SHOW_ANSWER, THEORY
+from tinygpt.ui.theory_table import PAGE, SECTION_CONTROLS, TH_SECTION, THEORY
 
 #: The page's sections, drawn one at a time (the student picks one above them): section id -> the
 #: concepts it holds, in order. Only the open section's formulas, examples and charts are built and
@@ -34,14 +34,6 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "practice": (),  # the exercise and the quiz
 }
 SECTION_OF: dict[str, str] = {cid: sid for sid, cids in SECTIONS.items() for cid in cids}
-#: The controls of each section (a lesson link that shows some of them opens the first such section).
-SECTION_CONTROLS: dict[str, tuple[str, ...]] = {
-    "definition": (),
-    "vectors": ("theory_a1", "theory_a2", "theory_b1", "theory_b2", "theory_c"),
-    "weighted_sum": ("theory_r1", "theory_r2", "theory_r3"),
-    "attention": ("theory_q1", "theory_q2", "theory_tau", "theory_scaled", "theory_mask"),
-    "practice": (TH_ANSWER, TH_SHOW_ANSWER) + tuple(f"theory_quiz_{q}" for q in QUIZ),
-}
 _CONCEPT, _FROM_STEP = "_theory_concept", "_theory_from_step"  # the link's concept and step (no widget)
 SCROLL = "_theory_scroll"  # the anchor to scroll to once, on this run
 

@@ -1,8 +1,8 @@
 """The Theory page's drawing: each concept's title, formula and explanation, its live example
 (a fragment: moving one of its controls reruns that example only), the exercise and the quiz.
 
-The controls' keys and defaults are the page's table (``tinygpt.ui.controls.THEORY``), their
-ranges and the URL are ``tinygpt.ui.theory_state``; ``pages/theory.py`` lays the sections out.
+The controls' keys, defaults, ranges and URL rows are the page's table (``tinygpt.ui.theory_table``);
+``pages/theory.py`` lays the sections out.
 """
 
 from __future__ import annotations
@@ -20,7 +20,24 @@ from tinygpt.ui.i18n import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.tables import matrix_text, show_table, text_table
 from tinygpt.ui.theory_state import SECTIONS, open_section, save
-from tinygpt.ui.theory_table import QUIZ, SLIDERS, TH_ANSWER, TH_SHOW_ANSWER, TH_TAU
+from tinygpt.ui.theory_table import (
+    QUIZ,
+    SLIDERS,
+    TH_A1,
+    TH_A2,
+    TH_ANSWER,
+    TH_B1,
+    TH_B2,
+    TH_C,
+    TH_MASK,
+    TH_Q1,
+    TH_Q2,
+    TH_QUIZ,
+    TH_R,
+    TH_SCALED,
+    TH_SHOW_ANSWER,
+    TH_TAU,
+)
 
 #: The axis titles of the vector pictures: the picture's field -> its i18n key.
 AXES = {"x_title": "theory.axis.x", "y_title": "theory.axis.y", "name_title": "theory.axis.vector"}
@@ -93,9 +110,9 @@ def operations_example(axes: dict[str, str]) -> None:
     controls, picture = example_columns()
     with controls:
         ca, cb = st.columns(2)
-        a = vector_sliders(ca, "a", ("theory_a1", "theory_a2"))
-        b = vector_sliders(cb, "b", ("theory_b1", "theory_b2"))
-        c = slider(st, "theory_c", tr("theory.ops.c"))
+        a = vector_sliders(ca, "a", (TH_A1, TH_A2))
+        b = vector_sliders(cb, "b", (TH_B1, TH_B2))
+        c = slider(st, TH_C, tr("theory.ops.c"))
         save()  # the fragment's rerun writes the URL too
         total, multiple, product = theory.add(a, b), theory.scale(c, a), theory.dot(a, b)
         m1, m2, m3 = st.columns(3)
@@ -141,7 +158,7 @@ def operations_example(axes: dict[str, str]) -> None:
 def weighted_sum_example(axes: dict[str, str]) -> None:
     """Raw weights normalised to α, and the α-weighted sum of three fixed vectors."""
     controls, picture = example_columns()
-    raw = [slider(controls, f"theory_r{i}", tr("theory.ws.raw", i=i), help=tr("theory.ws.raw_help")) for i in (1, 2, 3)]
+    raw = [slider(controls, TH_R[i - 1], tr("theory.ws.raw", i=i), help=tr("theory.ws.raw_help")) for i in (1, 2, 3)]
     save()  # the fragment's rerun writes the URL too
     try:
         alpha = theory.normalize_weights(raw)
@@ -182,11 +199,11 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
     with controls:
         q1, q2 = st.columns(2)
         q = (
-            slider(q1, "theory_q1", tr("theory.sm.query", i=1)),
-            slider(q2, "theory_q2", tr("theory.sm.query", i=2)),
+            slider(q1, TH_Q1, tr("theory.sm.query", i=1)),
+            slider(q2, TH_Q2, tr("theory.sm.query", i=2)),
         )
         tau = slider(st, TH_TAU, tr("theory.sm.temperature"), help=tr("theory.sm.temperature_help"))
-        scaled = toggle("theory_scaled", tr("theory.sm.scaled"), tr("theory.sm.scaled_help"))
+        scaled = toggle(TH_SCALED, tr("theory.sm.scaled"), tr("theory.sm.scaled_help"))
         save()  # the fragment's rerun writes the URL too
         st.latex(theory.TEMPERATURE_FORMULA)
         att = theory.attend(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=scaled)
@@ -235,7 +252,7 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
     """Attention of three tokens as one matrix product, with the causal mask switch."""
     st.markdown(f"**{tr('theory.example')}**")
     st.markdown(tr("theory.mx.setup"))
-    masked = toggle("theory_mask", tr("theory.mx.mask"), tr("theory.mx.mask_help"))
+    masked = toggle(TH_MASK, tr("theory.mx.mask"), tr("theory.mx.mask_help"))
     save()  # the fragment's rerun writes the URL too
     mx = theory.attention_matrix(EXAMPLE_KEYS, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, causal_mask=masked)
     tokens = [tr("theory.mx.token", i=i) for i in range(len(EXAMPLE_KEYS))]
@@ -288,7 +305,7 @@ def own_answer() -> None:
 def quiz_question(qid: str, right_answer: str) -> None:
     """One quiz question; its verdict and reason appear under it once answered."""
     labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
-    key = f"theory_quiz_{qid}"
+    key = TH_QUIZ[qid]
     resend(key)  # after a language switch the browser gets the choice with the new labels
     choice = st.radio(
         tr(f"theory.quiz.{qid}.q"),
@@ -331,7 +348,7 @@ def show_section(sid: str, axes: dict[str, str]) -> None:
         st.subheader(tr("theory.quiz.title"))
         st.caption(tr("theory.quiz.intro"))
         for qid, right_answer in QUIZ.items():
-            if visible(f"theory_quiz_{qid}"):
+            if visible(TH_QUIZ[qid]):
                 quiz_question(qid, right_answer)
     order = list(SECTIONS)
     if sid != order[-1]:
