@@ -31,6 +31,7 @@ from tinygpt.ui.jobs import (
     start_or_refuse,
 )
 from tinygpt.ui.lesson import visible
+from tinygpt.ui.models import K_JOB
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
 from tinygpt.ui.train_table import (
@@ -39,12 +40,14 @@ from tinygpt.ui.train_table import (
     T_D_MODEL,
     T_EARLY_STOP,
     T_EPOCHS,
+    T_FROM_FILE,
     T_LR,
     T_MAX_LEN,
     T_N_HEADS,
     T_N_LAYERS,
     T_NORM,
     T_POSITIONS,
+    T_PRESET,
     T_PRESETS,
     T_SEED,
     T_TEXT,
@@ -89,11 +92,11 @@ INT_KEYS = (T_MAX_LEN, T_WINDOW, T_EPOCHS, T_SEED)
 
 def apply_preset(name: str) -> None:
     ss.update(PRESETS[name])
-    ss["train_preset"] = name
+    ss[T_PRESET] = name
 
 
 # A loaded checkpoint's settings, put in the form before its widgets are drawn.
-ss.update(ss.pop("_train_form_from_file", {}))
+ss.update(ss.pop(T_FROM_FILE, {}))
 train_url.restore()  # a reload: the URL's form= and trained= (the student's model, from the shelf or trained again)
 for _key, _value in SEED.items():  # once: the widgets keep what the student set (persist_state)
     ss.setdefault(_key, _value)
@@ -143,7 +146,7 @@ for col, name in zip(cols[1:], PRESETS):
         key=f"train_preset_{name}",
         width="stretch",
     )
-if ss.get("train_preset") == "cheat":
+if ss.get(T_PRESET) == "cheat":
     st.info(tr("train.cheat_steps"), icon=":material/science:")
 
 # tinygpt.config checks every typed value, so one out of range or not a whole number gets a
@@ -284,14 +287,14 @@ st.caption(
 )
 
 # ---------------------------------------------------------------- controls (act at step boundaries)
-job = ss.get("job")
+job = ss.get(K_JOB)
 status = job.status if job is not None else None
 c = st.columns(5)
 if c[0].button(
     tr("train.start"), type="primary", disabled=configs is None or status in ACTIVE, key="train_start", width="stretch"
 ):
     if (started := start_or_refuse(text, *configs)) is not None:  # None: refused, the message is shown
-        ss["job"] = started
+        ss[K_JOB] = started
         started.wait_first_step(FIRST_POINT_WAIT)  # the redraw below then shows the first loss point
         st.rerun()
 paused = status == JobStatus.PAUSED
@@ -320,7 +323,7 @@ if c[2].button(
         job.step_once()
         st.rerun()
     elif (started := start_or_refuse(text, *configs, paused=True, steps=1)) is not None:
-        ss["job"] = started
+        ss[K_JOB] = started
         st.rerun()
 # Stop and Reset end this session's view of a run; a run others follow goes on for them (leave_job).
 if c[3].button(tr("train.stop"), disabled=status not in ACTIVE, key="train_stop", width="stretch"):
@@ -346,7 +349,7 @@ polling = status in (JobStatus.WAITING, JobStatus.RUNNING)
 @st.fragment(run_every=POLL_SECONDS if polling else None)
 def live_progress() -> None:
     """Progress and the loss chart, redrawn from the job; the job's thread never touches Streamlit."""
-    p = show_progress(ss.get("job"), ss.get("train_runs", []))
+    p = show_progress(ss.get(K_JOB), ss.get("train_runs", []))
     if (p is not None and p.status in (JobStatus.WAITING, JobStatus.RUNNING)) != polling:
         st.rerun()  # started or ended since the page was drawn: redraw the controls and the banner
 
@@ -358,7 +361,7 @@ if job is not None and job.from_cache:
         tr("train.train_again"), help=tr("train.train_again_help"), icon=":material/replay:", key="train_again"
     ):
         if (started := start_or_refuse(job.text, job.gpt_cfg, job.train_cfg, fresh=True)) is not None:
-            ss["job"] = started
+            ss[K_JOB] = started
             started.wait_first_step(FIRST_POINT_WAIT)
             st.rerun()
 

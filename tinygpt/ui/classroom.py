@@ -54,6 +54,7 @@ from tinygpt.store import (
 from tinygpt.ui.class_retry import K_WAITED, waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
 from tinygpt.ui.class_sync import first_answer_kept, recheck_class
+from tinygpt.ui.controls import SCORE
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.lesson import lesson
 
@@ -71,7 +72,6 @@ K_RESUME = "_class_resume"  # (page and query it was made for, the resume link)
 K_COOKIE = "_class_cookie"  # the token this session last put in the browser's cookie
 K_PAGE = "_class_page"  # the URL path of the page shown (a resume link comes back to it)
 K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
-SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 TEACHER_PAGE = "teacher"
 PROJECTOR_PAGE = "projector"
 #: Pages whose ``class=`` is the class shown, not the class a student answers in.

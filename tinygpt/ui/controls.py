@@ -124,6 +124,10 @@ def defaults_of(tbl: Table, keys: Sequence[str] | None = None) -> dict[str, Any]
     }
 
 
+#: The score of the exercises answered this session, (right, asked): kept by ``tinygpt.ui.exercise_view``,
+#: counted by the pages' questions and the class (no widget owns it).
+SCORE = "exercise_score"
+
 #: The model choice of Predict and Attention (``tinygpt.ui.model_choice``; its URL is ``MODEL_PARAMS`` there).
 K_MODEL = "model_choice"
 MODEL = table(control(K_MODEL, UNSET, "model.choice"))

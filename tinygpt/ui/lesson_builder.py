@@ -36,7 +36,7 @@ from tinygpt.ui.classroom import TEACHER_PAGE
 from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.i18n import lang, md_escape, tr
 from tinygpt.ui.lesson import LESSON_CONTROLS, lesson
-from tinygpt.ui.models import K_CHOICE
+from tinygpt.ui.models import K_CHOICE, K_OWN
 
 K_RESULT = "_builder_result"
 K_FROM = "_builder_from"  # (the page the builder was opened from, its view parameters)
@@ -206,7 +206,7 @@ def _model_choice() -> tuple[str, str | None]:
     """The lesson's model (the session's choice by default, else the context example) and, for an own
     model, its ``train=``."""
     ss = st.session_state
-    own = ss.get("own_model")
+    own = ss.get(K_OWN)
     settings = reproducible_settings(own) if own is not None else None
     options = list(EXAMPLES) + (["own"] if settings is not None else [])
     # the model the teacher's pages show, else the one a student's first visit shows (the context example)

@@ -28,6 +28,7 @@ from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.ui import url
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import start_job
+from tinygpt.ui.models import K_JOB, K_OWN
 from tinygpt.ui.train_view import settings_values
 
 PAGE = "train"
@@ -45,7 +46,7 @@ def _write_form(ss: Mapping) -> str | None:
 
 
 def _write_trained(ss: Mapping) -> str | None:
-    own = ss.get("own_model")
+    own = ss.get(K_OWN)
     settings = reproducible_settings(own) if own is not None else None
     return encode_train(*settings) if settings is not None else None
 
@@ -67,14 +68,14 @@ def restore() -> None:
     wanted = ss.pop(_WANTED, None)
     if wanted is None:
         return
-    own, job = ss.get("own_model"), ss.get("job")
+    own, job = ss.get(K_OWN), ss.get(K_JOB)
     have = reproducible_settings(own) if own is not None else None
     if have is not None and model_key(*have) == model_key(*wanted):
         return
     if job is not None and job.active:  # the session is training already: that run goes on
         return
     try:
-        ss["job"] = start_job(*wanted)  # from the shelf at once, or trained again (shared with equal requests)
+        ss[K_JOB] = start_job(*wanted)  # from the shelf at once, or trained again (shared with equal requests)
     except MemoryLimitError as exc:
         st.warning(tr("train.url_trained_failed", reason=error_text(exc)))
 

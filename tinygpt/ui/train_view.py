@@ -16,19 +16,21 @@ from tinygpt.record import ModelRecord
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import MAX_RUNS
 from tinygpt.ui.lesson import page_shown, visible
-from tinygpt.ui.models import current_model, set_own_model
+from tinygpt.ui.models import K_JOB, current_model, set_own_model
 from tinygpt.ui.train_table import (
     T_CAUSAL_MASK,
     T_D_FF,
     T_D_MODEL,
     T_EARLY_STOP,
     T_EPOCHS,
+    T_FROM_FILE,
     T_LR,
     T_MAX_LEN,
     T_N_HEADS,
     T_N_LAYERS,
     T_NORM,
     T_POSITIONS,
+    T_PRESET,
     T_SEED,
     T_TEXT,
     T_UPLOAD,
@@ -72,7 +74,7 @@ def attention_check(tm: ModelRecord, start) -> None:
     if st.button(tr("train.retrain_window", window=window), key="train_retrain_window", icon=":material/replay:"):
         started = start(tm.text, tm.gpt_cfg, replace(tm.train_cfg, window=window))
         if started is not None:
-            st.session_state["job"] = started
+            st.session_state[K_JOB] = started
             st.session_state[T_WINDOW] = str(window)  # the form shows the settings it trains with
             st.rerun(scope="app")
 
@@ -181,10 +183,10 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
             )
             # The form shows the loaded model's settings (applied before the widgets on the next run) and
             # the chart its curve, as one of the session's runs.
-            ss["_train_form_from_file"] = form_values(loaded)
-            ss.pop("train_preset", None)
+            ss[T_FROM_FILE] = form_values(loaded)
+            ss.pop(T_PRESET, None)
             if job is not None and not job.active:
-                ss.pop("job")
+                ss.pop(K_JOB)
             if loaded.losses:
                 runs.append(loaded_run(loaded, (runs[-1].number + 1) if runs else 1))
                 del runs[:-MAX_RUNS]
