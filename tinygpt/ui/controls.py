@@ -14,13 +14,13 @@ Each page has one table (:class:`Control` rows): ``tinygpt.ui.predict_table``,
   ``tinygpt.ui.url.load``/``save``); the few parameters that need the model's step registry or a
   decoder beside them are added by the page's state module.
 
-The tables import nothing heavy (no torch): the lesson and the navigation read them before a page runs.
+The tables import nothing heavy (no torch): the lesson reads them on every page, before the page runs.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -115,13 +115,10 @@ def put_defaults(tbl: Table, tm: ModelRecord | None = None, given: Mapping[str, 
         ss[key] = given[key] if row.default is BY_PAGE else default_of(tbl, key, tm)
 
 
-def defaults_of(tbl: Table, keys: Sequence[str] | None = None) -> dict[str, Any]:
-    """{key: default} of the rows with a plain value (no model needed), or of ``keys``."""
-    return {
-        k: c.default
-        for k, c in tbl.items()
-        if (keys is None or k in keys) and not callable(c.default) and not isinstance(c.default, _Marker)
-    }
+def defaults_of(tbl: Table) -> dict[str, Any]:
+    """{key: default} of the rows whose default is a plain value (no model needed)."""
+    plain = [k for k, c in tbl.items() if not (callable(c.default) or isinstance(c.default, _Marker))]
+    return {k: copy.copy(tbl[k].default) for k in plain}
 
 
 #: The score of the exercises answered this session, (right, asked): kept by ``tinygpt.ui.exercise_view``,
