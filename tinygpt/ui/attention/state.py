@@ -1,9 +1,10 @@
-"""The Attention page's state: its session keys and defaults, its URL, and what a change of model
-or text does to them.
+"""The Attention page's state: its defaults, its URL, and what a change of model or text does to them.
 
-Every widget of the page has a key below and ``persist_state="session"``: Streamlit keeps its value
-while it is not drawn (a closed expander, another page). Defaults are put in the session before the
-widgets (:func:`defaults`), never passed as a widget's ``value=``. Callbacks change the session only.
+Every widget of the page has a key in the page's table (``tinygpt.ui.attention.table``: key,
+default, lesson label, URL row; read here as ``state.K_*``) and ``persist_state="session"``:
+Streamlit keeps its value while it is not drawn (a closed expander, another page). Defaults are put
+in the session before the widgets (:func:`defaults`), never passed as a widget's ``value=``.
+Callbacks change the session only.
 
 When the page shows another model (:func:`follow_model`) the switches return to that model's own
 attention (the causal mask as it trained) and the text stays only if the new model can read it.
