@@ -7,7 +7,7 @@ from tinygpt.attention import future_mask
 from tinygpt.charts import position_labels
 from tinygpt.formatting import number
 from tinygpt.generate import crop_context
-from tinygpt.ui import concept_check_view, model_banner, model_choice
+from tinygpt.ui import concept_check_view, model_banner, model_choice, url
 from tinygpt.ui.attention import effect, sections, steps, switches
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.data import what_if
@@ -27,7 +27,7 @@ with choice_box:
     tm, choice = model_choice.choose_model()
 s.follow_model(tm)  # a new model: its own attention, and its own text unless it can read the one kept
 cfg = tm.gpt_cfg
-messages = s.load_url(cfg)  # a link's view on top
+messages = url.load(s.PAGE, s.url_params(cfg))  # a link's view on top
 text_in = control(
     s.K_TEXT,
     lambda: text_box.text_input(
@@ -73,7 +73,7 @@ def what_if_part() -> None:
             show_error(problem)
         else:
             st.warning(problem)
-    s.save_url(cfg)
+    url.save(s.PAGE, s.url_params(cfg))
     if base is None:
         return
     concept_check_view.section(tm, text)  # five questions before the lesson and after it

@@ -5,7 +5,7 @@ import streamlit as st
 from tinygpt.exercises import next_char_question
 from tinygpt.formatting import format_probability
 from tinygpt.generate import crop_context, training_targets
-from tinygpt.ui import concept_check_view, exercise_view, model_banner, model_choice
+from tinygpt.ui import concept_check_view, exercise_view, model_banner, model_choice, url
 from tinygpt.ui import predict_view as view
 from tinygpt.ui.common import show_error, show_job_notice
 from tinygpt.ui.figure_view import bars_text, chart_data, figure_spec
@@ -13,6 +13,7 @@ from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, page_shown
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.predict_generation import generation, md, position_panels, readable, restart_steps, short
+from tinygpt.ui.predict_table import P_GUESS, P_PREFIX, PAGE, url_params
 from tinygpt.ui.predict_view import cached_probs
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.vocab import UnknownCharError
@@ -27,32 +28,32 @@ show_job_notice()
 chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
 view.follow_model(tm)  # another model: its own text unless it can read the prefix kept
-for message in view.load_url(tm):  # a link's view on top
+for message in url.load(PAGE, url_params()):  # a link's view on top
     st.warning(message)
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
 c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
 prefix = control(
-    "predict_prefix",
+    P_PREFIX,
     lambda: c1.text_input(
         tr("predict.prefix"),
         help=tr("predict.prefix_help", known=known),
-        key="predict_prefix",
+        key=P_PREFIX,
         on_change=restart_steps,
         persist_state="session",
     ),
     None,
 )
 guess = control(
-    "predict_guess",
+    P_GUESS,
     lambda: c2.toggle(
         tr("predict.guess"),
         help=tr("predict.guess_help"),
-        key="predict_guess",
+        key=P_GUESS,
         persist_state="session",
     ),
     None,
 )
-view.save_url(tm)
+url.save(PAGE, url_params())
 if page_shown("attention"):  # the next step of the start box's path, in view before the numbers
     with st.container(key="predict_next_step"):
         st.page_link("pages/attention.py", label=tr("predict.next_step"), icon=":material/arrow_forward:")

@@ -2,451 +2,40 @@
 
 import streamlit as st
 
-from tinygpt import theory
-from tinygpt.attention import STEP_IDS, future_mask, step_by_id
-from tinygpt.charts import heatmap_spec, probability_bars_spec, vector_picture_spec
-from tinygpt.links import read_theory_params
-from tinygpt.theory import (
-    CONCEPT_IDS,
-    EXAMPLE_KEYS,
-    EXAMPLE_VALUES,
-    TheoryInputError,
-    concept_anchor,
-    format_number,
-    format_vector,
-)
-from tinygpt.ui.common import resend, scroll_to
-from tinygpt.ui.exercise_view import count_theory_answer
-from tinygpt.ui.figure_view import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
-from tinygpt.ui.language import error_text, tr
-from tinygpt.ui.lesson import control, lesson, page_shown, visible
+from tinygpt.attention import step_by_id
+from tinygpt.ui import theory_state, url
+from tinygpt.ui.common import scroll_to
+from tinygpt.ui.language import tr
 from tinygpt.ui.navigation import ensure_entry_script
-from tinygpt.ui.tables import matrix_text, show_table, text_table
+from tinygpt.ui.theory_state import SECTIONS, first_section
+from tinygpt.ui.theory_table import TH_SECTION
+from tinygpt.ui.theory_view import AXES, section_label, show_section
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
-AXES = {"x_title": "theory.axis.x", "y_title": "theory.axis.y", "name_title": "theory.axis.vector"}
-QUIZ = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": "b"}  # question id -> right answer
-#: Each example's controls: key -> default. A control a teacher's lesson link hides is not drawn
-#: and the example uses its default (tinygpt.ui.lesson).
-DEFAULTS = {
-    "theory_a1": 3.0,
-    "theory_a2": 1.0,
-    "theory_b1": 1.0,
-    "theory_b2": 2.0,
-    "theory_c": -1.0,
-    "theory_r1": 3.0,
-    "theory_r2": 2.0,
-    "theory_r3": 1.0,
-    "theory_q1": 1.0,
-    "theory_q2": 2.0,
-    "theory_tau": 1.0,
-    "theory_scaled": False,
-    "theory_mask": True,
-    "theory_show_answer": False,
-}
-#: The page's sections, drawn one at a time (the student picks one above them): section id -> the concepts it
-#: holds, in order.
-#: Only the open section's formulas, examples and charts are built and sent, so the page opens
-#: with one section's drawing instead of all seven concepts' (most of a first visit's time is the
-#: browser laying out formulas, sliders and charts).
-SECTIONS: dict[str, tuple[str, ...]] = {
-    "definition": ("definition",),
-    "vectors": ("vector", "operations"),
-    "weighted_sum": ("weighted_sum",),
-    "attention": ("qkv", "softmax", "matrix"),
-    "practice": (),  # the exercise and the quiz
-}
-SECTION_OF: dict[str, str] = {cid: sid for sid, cids in SECTIONS.items() for cid in cids}
-#: The controls of each section (a lesson link that shows some of them opens the first such section).
-SECTION_CONTROLS: dict[str, tuple[str, ...]] = {
-    "definition": (),
-    "vectors": ("theory_a1", "theory_a2", "theory_b1", "theory_b2", "theory_c"),
-    "weighted_sum": ("theory_r1", "theory_r2", "theory_r3"),
-    "attention": ("theory_q1", "theory_q2", "theory_tau", "theory_scaled", "theory_mask"),
-    "practice": ("theory_answer", "theory_show_answer") + tuple(f"theory_quiz_{q}" for q in QUIZ),
-}
-K_SECTION = "theory_section"  # the section chooser: its value is the open section's id
-#: Every control's starting value (put in the session once; the widgets keep what the student set).
-KEPT = DEFAULTS | {"theory_answer": ""} | {f"theory_quiz_{q}": None for q in QUIZ}
 
-
-def slider(where, key: str, label: str, lo: float, hi: float, step: float, **kwargs) -> float:
-    """A keyed slider starting at its DEFAULTS value (through :data:`KEPT`), or that value when
-    the lesson hides it."""
-    return control(
-        key,
-        lambda: where.slider(label, lo, hi, step=step, key=key, persist_state="session", **kwargs),
-        DEFAULTS[key],
-    )
-
-
-def toggle(key: str, label: str, help_text: str | None = None) -> bool:
-    """A keyed toggle starting at its DEFAULTS value (through :data:`KEPT`), or that value when
-    the lesson hides it."""
-    return control(key, lambda: st.toggle(label, help=help_text, key=key, persist_state="session"), DEFAULTS[key])
-
-
-def vector_sliders(where, name: str, keys: tuple[str, str], lo: float, hi: float, step: float) -> tuple[float, float]:
-    """Two sliders for the x and y of a 2-vector called ``name``."""
-    return (
-        slider(where, keys[0], tr("theory.ops.x", name=name), lo, hi, step),
-        slider(where, keys[1], tr("theory.ops.y", name=name), lo, hi, step),
-    )
-
-
-def example_columns():
-    """The "Example" heading, then (controls, picture) columns."""
-    st.markdown(f"**{tr('theory.example')}**")
-    return st.columns([1, 1])
-
-
-def concept(cid: str) -> None:
-    """Title, formula, explanation and links to the attention steps of one concept."""
-    c = next(c for c in theory.CONCEPTS if c.id == cid)
-    st.subheader(tr(f"theory.{cid}.title"), anchor=concept_anchor(cid))
-    st.latex(c.formula)
-    st.markdown(tr(f"theory.{cid}.body"))
-    for sid in c.steps if page_shown("attention") else ():  # a lesson without the Attention page has no links to it
-        step = step_by_id(sid)
-        st.page_link(
-            "pages/attention.py",
-            label=tr("theory.link", number=step.number, name=tr(f"step.{sid}.name")),
-            icon=":material/arrow_forward:",
-            query_params={"step": sid, "part": "steps"},
-        )
-
-
-def arrival() -> None:
-    """A link from the Attention page (``?concept=<id>&step=<step id>``): say which section explains
-    the step, link back to it, and scroll to that section once per link. A value that names no
-    concept or step gets a message naming it and the accepted ids (``tinygpt.links.read_theory_params``)."""
-    cid, sid, errors = read_theory_params(
-        st.query_params.get("concept"), st.query_params.get("step"), CONCEPT_IDS, STEP_IDS
-    )
-    for exc in errors:
-        st.warning(tr("theory.bad_link", error=error_text(exc)))
-    if cid is None:
+def arrival_note() -> None:
+    """A link from an Attention step (``?concept=<id>&step=<step id>``): say which section explains
+    the step and link back to it."""
+    came = theory_state.arrival()
+    if came is None or came[1] is None:
         return
-    anchor = concept_anchor(cid)
-    first_time = st.session_state.get("_theory_scrolled_to") != (cid, sid)
-    if first_time:  # the link opens the concept's section (the student may open another later)
-        st.session_state[K_SECTION] = SECTION_OF[cid]
-    if sid is not None:
-        step = step_by_id(sid)
-        name = tr(f"step.{sid}.name")
-        st.info(tr("theory.from_step", number=step.number, name=name, title=tr(f"theory.{cid}.title")))
-        st.page_link(
-            "pages/attention.py",
-            label=tr("theory.back_link", number=step.number, name=name),
-            icon=":material/arrow_back:",
-            query_params={"step": sid, "part": "steps"},
-        )
-    if first_time:  # not again on every slider move
-        st.session_state["_theory_scrolled_to"] = (cid, sid)
-        st.session_state["_theory_scroll"] = anchor
-
-
-def chart(spec: dict, key: str, width: str = "content") -> None:
-    """Draw a titled chart (a Vega-Lite dict) with its PNG and SVG downloads (``key``: the
-    buttons' key prefix)."""
-    st.vega_lite_chart(spec, width=width)
-    figure_downloads(spec, key, file_stem=key.removesuffix("_figure"))
-
-
-def picture_text(title: str, vectors: list[tuple[str, object]], axes: dict[str, str]) -> str:
-    """The text alternative of a picture of named 2-D vectors (its ``description``)."""
-    return vectors_text(title, [name for name, _ in vectors], axes["x_title"], axes["y_title"])
-
-
-def input_error(exc: TheoryInputError) -> None:
-    """The example's input error in the user's language, naming the value."""
-    st.error(tr(f"theory.err.{exc.reason}", value=exc.value))
-
-
-# Each concept's live example is a fragment: moving one of its controls reruns that example only,
-# not the page with its other charts and formulas. A fragment rerun reuses the arguments of the
-# page's last full run (the axis titles in the session's language).
-
-
-@st.fragment
-def operations_example(axes: dict[str, str]) -> None:
-    """Sum, multiple and dot product of two 2-vectors, with their picture."""
-    controls, picture = example_columns()
-    with controls:
-        ca, cb = st.columns(2)
-        a = vector_sliders(ca, "a", ("theory_a1", "theory_a2"), -5.0, 5.0, 0.5)
-        b = vector_sliders(cb, "b", ("theory_b1", "theory_b2"), -5.0, 5.0, 0.5)
-        c = slider(st, "theory_c", tr("theory.ops.c"), -3.0, 3.0, 0.5)
-        total, multiple, product = theory.add(a, b), theory.scale(c, a), theory.dot(a, b)
-        m1, m2, m3 = st.columns(3)
-        m1.metric(tr("theory.ops.sum"), format_vector(total))
-        m2.metric(tr("theory.ops.scaled"), format_vector(multiple))
-        m3.metric(tr("theory.ops.dot"), format_number(product))
-        st.caption(
-            tr(
-                "theory.ops.dot_detail",
-                a1=format_number(a[0]),
-                b1=format_number(b[0]),
-                a2=format_number(a[1]),
-                b2=format_number(b[1]),
-                dot=format_number(product),
-            )
-        )
-        st.caption(
-            tr("theory.ops.positive" if product > 0 else "theory.ops.negative" if product < 0 else "theory.ops.zero")
-        )
-    vectors = [("a", a), ("b", b), ("a + b", total), ("c · a", multiple)]
-    title = tr("theory.ops.chart_title")
-    with picture:
-        chart(
-            vector_picture_spec(vectors, title=title, description=picture_text(title, vectors, axes), **axes),
-            "theory_ops_figure",
-        )
-        if (box := chart_data("theory_ops_data")) is not None:
-            with box:
-                show_table(
-                    text_table(
-                        {
-                            axes["name_title"]: [name for name, _ in vectors],
-                            axes["x_title"]: [float(v[0]) for _, v in vectors],
-                            axes["y_title"]: [float(v[1]) for _, v in vectors],
-                        },
-                        {axes["x_title"]: format_number, axes["y_title"]: format_number},
-                    ),
-                    hide_index=True,
-                )
-
-
-@st.fragment
-def weighted_sum_example(axes: dict[str, str]) -> None:
-    """Raw weights normalised to α, and the α-weighted sum of three fixed vectors."""
-    controls, picture = example_columns()
-    raw = [
-        slider(controls, f"theory_r{i}", tr("theory.ws.raw", i=i), 0.0, 5.0, 0.5, help=tr("theory.ws.raw_help"))
-        for i in (1, 2, 3)
-    ]
-    try:
-        alpha = theory.normalize_weights(raw)
-        mixed = theory.weighted_sum(alpha, EXAMPLE_VALUES)
-    except TheoryInputError as exc:
-        with controls:
-            input_error(exc)
-        return
-    with controls:
-        show_table(
-            text_table(
-                {
-                    tr("theory.ws.col_vector"): [f"v{i + 1}" for i in range(3)],
-                    tr("theory.ws.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
-                    tr("theory.ws.col_raw"): raw,
-                    tr("theory.ws.col_alpha"): alpha,
-                },
-                {tr("theory.ws.col_raw"): format_number, tr("theory.ws.col_alpha"): "{:.3f}".format},
-            ),
-            hide_index=True,
-        )
-    controls.metric(tr("theory.ws.output"), format_vector(mixed))
-    controls.caption(tr("theory.ws.alpha_sum", total=format_number(sum(alpha))))
-    vectors = [(f"v{i + 1}", v) for i, v in enumerate(EXAMPLE_VALUES)] + [("o", mixed)]
-    title = tr("theory.ws.chart_title")
-    with picture:
-        chart(
-            vector_picture_spec(vectors, title=title, description=picture_text(title, vectors, axes), **axes),
-            "theory_ws_figure",
-        )
-
-
-@st.fragment
-def softmax_and_matrix(axes: dict[str, str]) -> None:
-    """The softmax example, then the matrix section, whose example uses the same τ: one fragment,
-    so τ reaches the matrix; the matrix example is a fragment of its own inside it."""
-    controls, picture = example_columns()
-    with controls:
-        q1, q2 = st.columns(2)
-        q = (
-            slider(q1, "theory_q1", tr("theory.sm.query", i=1), -3.0, 3.0, 0.25),
-            slider(q2, "theory_q2", tr("theory.sm.query", i=2), -3.0, 3.0, 0.25),
-        )
-        tau = slider(
-            st, "theory_tau", tr("theory.sm.temperature"), 0.05, 5.0, 0.05, help=tr("theory.sm.temperature_help")
-        )
-        scaled = toggle("theory_scaled", tr("theory.sm.scaled"), tr("theory.sm.scaled_help"))
-        st.latex(theory.TEMPERATURE_FORMULA)
-        att = theory.attend(q, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=scaled)
-        keys = [f"k{i + 1}" for i in range(len(EXAMPLE_KEYS))]
-        show_table(
-            text_table(
-                {
-                    tr("theory.sm.col_key"): keys,
-                    tr("theory.sm.col_key_vector"): [format_vector(k) for k in EXAMPLE_KEYS],
-                    tr("theory.sm.col_score"): att.scores,
-                    tr("theory.sm.col_alpha"): att.weights,
-                    tr("theory.sm.col_value"): [format_vector(v) for v in EXAMPLE_VALUES],
-                },
-                {tr("theory.sm.col_score"): "{:.3f}".format, tr("theory.sm.col_alpha"): "{:.3f}".format},
-            ),
-            hide_index=True,
-        )
-        st.metric(tr("theory.sm.output"), format_vector(att.output))
-        st.caption(tr("theory.sm.alpha_sum", total=format_number(sum(att.weights))))
-    with picture:
-        bars = (tr("theory.sm.chart_title"), tr("theory.sm.axis_key"), tr("theory.sm.axis_alpha"))
-        chart(
-            probability_bars_spec(
-                att.weights,
-                keys,
-                title=bars[0],
-                x_title=bars[1],
-                y_title=bars[2],
-                description=bars_text(*bars[:1], len(keys), *bars[1:]),
-            ),
-            "theory_sm_bars_figure",
-            width="stretch",
-        )
-        vectors = [("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)]
-        title = tr("theory.sm.vectors_title")
-        chart(
-            vector_picture_spec(vectors, title=title, size=220, description=picture_text(title, vectors, axes), **axes),
-            "theory_sm_vectors_figure",
-        )
-    concept("matrix")
-    matrix_example(tau, axes)
-
-
-@st.fragment
-def matrix_example(tau: float, axes: dict[str, str]) -> None:
-    """Attention of three tokens as one matrix product, with the causal mask switch."""
-    st.markdown(f"**{tr('theory.example')}**")
-    st.markdown(tr("theory.mx.setup"))
-    masked = toggle("theory_mask", tr("theory.mx.mask"), tr("theory.mx.mask_help"))
-    mx = theory.attention_matrix(EXAMPLE_KEYS, EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, causal_mask=masked)
-    tokens = [tr("theory.mx.token", i=i) for i in range(len(EXAMPLE_KEYS))]
-    left, right = st.columns([1, 1])
-    left.markdown(f"**{tr('theory.mx.weights')}**")
-    with left:
-        show_table(matrix_text(mx.weights, tokens, tokens, 3))
-        st.markdown(f"**{tr('theory.mx.output')}**")
-        show_table(matrix_text(mx.output, tokens, [axes["x_title"], axes["y_title"]], 3))
-    single = theory.attend(EXAMPLE_KEYS[2], EXAMPLE_KEYS, EXAMPLE_VALUES, temperature=tau, scaled=True)
-    left.caption(tr("theory.mx.check", diff=f"{max(abs(x - y) for x, y in zip(single.output, mx.output[2])):.1e}"))
-    with right:
-        chart(
-            heatmap_spec(
-                mx.weights,
-                tokens,
-                tokens,
-                kind="prob",
-                title=tr("theory.mx.chart_title"),
-                masked=future_mask(len(tokens)) if masked else None,
-                row_title=tr("theory.mx.axis_query"),
-                col_title=tr("theory.mx.axis_key"),
-                value_title=tr("theory.mx.value"),
-                masked_label=tr("theory.mx.masked"),
-                cell=60,
-                description=heatmap_text(
-                    tr("theory.mx.chart_title"),
-                    len(tokens),
-                    len(tokens),
-                    tr("theory.mx.axis_query"),
-                    tr("theory.mx.axis_key"),
-                    tr("theory.mx.value"),
-                    masked,
-                ),
-            ),
-            "theory_mx_figure",
-        )
-
-
-@st.fragment
-def own_answer() -> None:
-    """The open question: the student's answer and the model answer."""
-    if visible("theory_answer"):
-        st.text_area(tr("theory.exercise.yours"), key="theory_answer", persist_state="session")
-    if toggle("theory_show_answer", tr("theory.exercise.show")):
-        st.info(tr("theory.exercise.answer"))
-
-
-@st.fragment
-def quiz_question(qid: str, right_answer: str) -> None:
-    """One quiz question; its verdict and reason appear under it once answered."""
-    labels = {o: tr(f"theory.quiz.{qid}.{o}") for o in "abcd"}  # format_func must not read the session
-    key = f"theory_quiz_{qid}"
-    resend(key)  # after a language switch the browser gets the choice with the new labels
-    choice = st.radio(
-        tr(f"theory.quiz.{qid}.q"),
-        list(labels),
-        index=None,
-        format_func=labels.get,
-        key=key,
-        persist_state="session",
+    cid, sid = came
+    step, name = step_by_id(sid), tr(f"step.{sid}.name")
+    st.info(tr("theory.from_step", number=step.number, name=name, title=tr(f"theory.{cid}.title")))
+    st.page_link(
+        "pages/attention.py",
+        label=tr("theory.back_link", number=step.number, name=name),
+        icon=":material/arrow_back:",
+        query_params={"step": sid, "part": "steps"},
     )
-    if choice is not None:
-        count_theory_answer(qid, right_answer, key)  # once, in the score and "my answers"
-        ok, why = choice == right_answer, tr(f"theory.quiz.{qid}.why")
-        (st.success if ok else st.warning)(tr("theory.quiz.right" if ok else "theory.quiz.wrong", why=why))
 
 
-def first_section() -> str:
-    """The section a session opens with: the first holding a control a teacher's lesson link
-    shows (``show=theory_tau`` opens the attention section), else the first section."""
-    shown = lesson().show if lesson() is not None else frozenset()
-    return next((sid for sid, keys in SECTION_CONTROLS.items() if shown & set(keys)), next(iter(SECTIONS)))
-
-
-def section_label(sid: str) -> str:
-    """A section's label in the section chooser, in the session's language."""
-    return tr(f"theory.section.{sid}")
-
-
-def open_section(sid: str) -> None:
-    """Open section ``sid`` on the next run and scroll to the section chooser (the "next section"
-    button at the foot of a section)."""
-    st.session_state[K_SECTION] = sid
-    st.session_state["_theory_scroll"] = "theory-sections"
-
-
-def show_section(sid: str, axes: dict[str, str]) -> None:
-    """The concepts of section ``sid`` with their examples, then a button to the next section."""
-    if sid == "definition":
-        concept("definition")
-    elif sid == "vectors":
-        concept("vector")
-        concept("operations")
-        operations_example(axes)
-    elif sid == "weighted_sum":
-        concept("weighted_sum")
-        weighted_sum_example(axes)
-    elif sid == "attention":
-        concept("qkv")
-        concept("softmax")
-        softmax_and_matrix(axes)
-    else:
-        st.subheader(tr("theory.exercise.title"))
-        st.markdown(tr("theory.exercise.question"))
-        own_answer()
-        st.subheader(tr("theory.quiz.title"))
-        st.caption(tr("theory.quiz.intro"))
-        for qid, right_answer in QUIZ.items():
-            if visible(f"theory_quiz_{qid}"):
-                quiz_question(qid, right_answer)
-    order = list(SECTIONS)
-    if sid != order[-1]:
-        following = order[order.index(sid) + 1]
-        st.button(
-            tr("theory.next_section", title=section_label(following)),
-            key=f"theory_next_{sid}",
-            icon=":material/arrow_forward:",
-            on_click=open_section,
-            args=(following,),
-        )
-
-
-for _key, _value in (KEPT | {K_SECTION: first_section()}).items():  # once: the widgets keep their values
-    st.session_state.setdefault(_key, _value)
-axes = {k: tr(v) for k, v in AXES.items()}
 st.title(tr("theory.title"))
-arrival()
+for message in url.load(theory_state.PAGE, theory_state.URL_PARAMS):  # a link's or a reload's view
+    st.warning(message)
+theory_state.defaults()  # once: the widgets keep their values
+arrival_note()
 st.markdown(tr("theory.intro"))
 labels = {sid: section_label(sid) for sid in SECTIONS}  # format_func must not read the session
 st.html('<div id="theory-sections"></div>', width="content")
@@ -454,11 +43,12 @@ section = st.segmented_control(
     tr("theory.sections"),
     list(SECTIONS),
     format_func=labels.get,
-    key=K_SECTION,
+    key=TH_SECTION,
     persist_state="session",
     required=True,
     width="stretch",
 )
-show_section(section or first_section(), axes)  # only the open section is built and drawn
-if (anchor := st.session_state.pop("_theory_scroll", None)) is not None:
+theory_state.save()
+show_section(section or first_section(), {k: tr(v) for k, v in AXES.items()})  # only the open section is built
+if (anchor := st.session_state.pop(theory_state.SCROLL, None)) is not None:
     scroll_to(anchor)

@@ -17,11 +17,33 @@ from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.numbers import parse_int
 from tinygpt.ui import train_url
 from tinygpt.ui.common import resend, show_error
+from tinygpt.ui.controls import defaults_of
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.model_banner import model_banner
+from tinygpt.ui.models import K_JOB
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
+from tinygpt.ui.train_table import (
+    T_CAUSAL_MASK,
+    T_D_FF,
+    T_D_MODEL,
+    T_EARLY_STOP,
+    T_EPOCHS,
+    T_FROM_FILE,
+    T_LR,
+    T_MAX_LEN,
+    T_N_HEADS,
+    T_N_LAYERS,
+    T_NORM,
+    T_POSITIONS,
+    T_PRESET,
+    T_PRESETS,
+    T_SEED,
+    T_TEXT,
+    T_WINDOW,
+    TRAIN,
+)
 from tinygpt.ui.train_view import checkpoints, not_whole_numbers, options_with, start_here
 from tinygpt.ui.training_jobs import (
     FIRST_POINT_WAIT,
@@ -38,42 +60,27 @@ from tinygpt.vocab import causal_loss_floor, pair_texts
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
-SEED = {
-    "train_text": "你好世界",
-    "train_window": 0,
-    "train_d_model": 512,
-    "train_n_heads": 8,
-    "train_n_layers": 6,
-    "train_d_ff": 2048,
-    "train_max_len": 128,
-    "train_norm": "pre",
-    "train_positions": "learned",
-    "train_lr": 1e-4,
-    "train_epochs": 1000,
-    "train_seed": 0,
-    "train_early_stop": 1e-4,
-    "train_causal_mask": True,
-}
+SEED = defaults_of(TRAIN)  # the seed program's model: the page's defaults (tinygpt.ui.train_table)
 SMALL = {
     **SEED,
-    "train_d_model": 64,
-    "train_n_heads": 4,
-    "train_n_layers": 2,
-    "train_d_ff": 256,
-    "train_lr": 1e-3,
-    "train_epochs": 500,
+    T_D_MODEL: 64,
+    T_N_HEADS: 4,
+    T_N_LAYERS: 2,
+    T_D_FF: 256,
+    T_LR: 1e-3,
+    T_EPOCHS: 500,
 }
 PRESETS = {
     "seed": SEED,
     "small": SMALL,
     "cheat": {
         **SMALL,
-        "train_text": "你好你世你界",
-        "train_window": 4,
-        "train_max_len": 16,
-        "train_lr": 3e-3,
-        "train_epochs": 300,
-        "train_early_stop": 0.0,
+        T_TEXT: "你好你世你界",
+        T_WINDOW: 4,
+        T_MAX_LEN: 16,
+        T_LR: 3e-3,
+        T_EPOCHS: 300,
+        T_EARLY_STOP: 0.0,
     },
 }
 ss = st.session_state
@@ -81,16 +88,16 @@ MAX_PAIRS_SHOWN = 8
 LARGE_LR = 0.03  # the "small" preset on 你好世界 trains smoothly at 1e-2; from 3e-2 its loss jumps back up
 
 
-INT_KEYS = ("train_max_len", "train_window", "train_epochs", "train_seed")
+INT_KEYS = (T_MAX_LEN, T_WINDOW, T_EPOCHS, T_SEED)
 
 
 def apply_preset(name: str) -> None:
     ss.update(PRESETS[name])
-    ss["train_preset"] = name
+    ss[T_PRESET] = name
 
 
 # A loaded checkpoint's settings, put in the form before its widgets are drawn.
-ss.update(ss.pop("_train_form_from_file", {}))
+ss.update(ss.pop(T_FROM_FILE, {}))
 train_url.restore()  # a reload: the URL's form= and trained= (the student's model, from the shelf or trained again)
 for _key, _value in SEED.items():  # once: the widgets keep what the student set (persist_state)
     ss.setdefault(_key, _value)
@@ -128,7 +135,7 @@ st.markdown(tr("train.intro", d_model=small.d_model, n_layers=small.n_layers, n_
 model_banner(job_notice=False, wait=False)  # does not wait for the default model (trained in the background)
 
 # Each setting is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
-cols = st.columns([2, 2, 2, 3], vertical_alignment="center") if visible("train_presets") else []
+cols = st.columns([2, 2, 2, 3], vertical_alignment="center") if visible(T_PRESETS) else []
 if cols:
     cols[0].markdown(tr("train.presets"))
 for col, name in zip(cols[1:], PRESETS):
@@ -140,7 +147,7 @@ for col, name in zip(cols[1:], PRESETS):
         key=f"train_preset_{name}",
         width="stretch",
     )
-if ss.get("train_preset") == "cheat":
+if ss.get(T_PRESET) == "cheat":
     st.info(tr("train.cheat_steps"), icon=":material/science:")
 
 # tinygpt.config checks every typed value, so one out of range or not a whole number gets a
@@ -149,82 +156,79 @@ if ss.get("train_preset") == "cheat":
 left, right = st.columns(2)
 with left:
     st.subheader(tr("train.model_header"))
-    if visible("train_d_model"):
+    if visible(T_D_MODEL):
         st.select_slider(
             tr("train.d_model"),
-            options_with([16, 32, 64, 128, 256, 512], ss["train_d_model"]),
-            key="train_d_model",
+            options_with([16, 32, 64, 128, 256, 512], ss[T_D_MODEL]),
+            key=T_D_MODEL,
             persist_state="session",
         )
-    d_model = ss["train_d_model"]
-    heads = [h for h in options_with([1, 2, 4, 8, 16], ss["train_n_heads"]) if d_model % h == 0]
-    if visible("train_n_heads"):
+    d_model = ss[T_D_MODEL]
+    heads = [h for h in options_with([1, 2, 4, 8, 16], ss[T_N_HEADS]) if d_model % h == 0]
+    if visible(T_N_HEADS):
         st.select_slider(
-            tr("train.n_heads"), heads, help=tr("train.n_heads_help"), key="train_n_heads", persist_state="session"
+            tr("train.n_heads"), heads, help=tr("train.n_heads_help"), key=T_N_HEADS, persist_state="session"
         )
-    if visible("train_n_layers"):
-        st.slider(tr("train.n_layers"), 1, max(8, ss["train_n_layers"]), key="train_n_layers", persist_state="session")
-    if visible("train_d_ff"):
+    if visible(T_N_LAYERS):
+        st.slider(tr("train.n_layers"), 1, max(8, ss[T_N_LAYERS]), key=T_N_LAYERS, persist_state="session")
+    if visible(T_D_FF):
         st.select_slider(
             tr("train.d_ff"),
-            options_with([32, 64, 128, 256, 512, 1024, 2048], ss["train_d_ff"]),
+            options_with([32, 64, 128, 256, 512, 1024, 2048], ss[T_D_FF]),
             help=tr("train.d_ff_help"),
-            key="train_d_ff",
+            key=T_D_FF,
             persist_state="session",
         )
-    if visible("train_max_len"):
-        st.text_input(tr("train.max_len"), key="train_max_len", persist_state="session")
-    choice_radio("train_norm", ("pre", "post"), help=tr("train.norm_help"))
-    choice_radio("train_positions", ("learned", "sinusoidal"))
+    if visible(T_MAX_LEN):
+        st.text_input(tr("train.max_len"), key=T_MAX_LEN, persist_state="session")
+    choice_radio(T_NORM, ("pre", "post"), help=tr("train.norm_help"))
+    choice_radio(T_POSITIONS, ("learned", "sinusoidal"))
 with right:
     st.subheader(tr("train.optim_header"))
-    if visible("train_text"):
+    if visible(T_TEXT):
         st.text_input(
-            tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key="train_text", persist_state="session"
+            tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key=T_TEXT, persist_state="session"
         )
-    if visible("train_window"):
+    if visible(T_WINDOW):
         st.text_input(
             tr("train.window"),
             help=tr("train.window_help"),
-            key="train_window",
+            key=T_WINDOW,
             persist_state="session",
         )
     lr_labels = {
-        v: f"{v:g}"
-        for v in options_with([1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], ss["train_lr"])
+        v: f"{v:g}" for v in options_with([1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0], ss[T_LR])
     }
-    if visible("train_lr"):
-        st.select_slider(
-            tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key="train_lr", persist_state="session"
-        )
-    if ss["train_lr"] >= LARGE_LR:
-        st.caption(tr("train.lr_large", lr=ss["train_lr"]))
-    if visible("train_epochs"):
+    if visible(T_LR):
+        st.select_slider(tr("train.lr"), list(lr_labels), format_func=lr_labels.get, key=T_LR, persist_state="session")
+    if ss[T_LR] >= LARGE_LR:
+        st.caption(tr("train.lr_large", lr=ss[T_LR]))
+    if visible(T_EPOCHS):
         st.text_input(
             tr("train.epochs"),
             help=tr("train.epochs_help", max=MAX_EPOCHS),
-            key="train_epochs",
+            key=T_EPOCHS,
             persist_state="session",
         )
-    if visible("train_seed"):
-        st.text_input(tr("train.seed"), key="train_seed", persist_state="session")
-    es_labels = {v: f"{v:g}" for v in options_with([0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], ss["train_early_stop"])}
-    if visible("train_early_stop"):
+    if visible(T_SEED):
+        st.text_input(tr("train.seed"), key=T_SEED, persist_state="session")
+    es_labels = {v: f"{v:g}" for v in options_with([0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2], ss[T_EARLY_STOP])}
+    if visible(T_EARLY_STOP):
         st.select_slider(
             tr("train.early_stop"),
             list(es_labels),
             format_func=es_labels.get,
             help=tr("train.early_stop_help"),
-            key="train_early_stop",
+            key=T_EARLY_STOP,
             persist_state="session",
         )
-    if visible("train_causal_mask"):
+    if visible(T_CAUSAL_MASK):
         st.toggle(
-            tr("train.causal_mask"), help=tr("train.causal_mask_help"), key="train_causal_mask", persist_state="session"
+            tr("train.causal_mask"), help=tr("train.causal_mask_help"), key=T_CAUSAL_MASK, persist_state="session"
         )
 
-text, configs, form_error = ss["train_text"], None, None
-max_len, window_typed = typed["train_max_len"], typed["train_window"]
+text, configs, form_error = ss[T_TEXT], None, None
+max_len, window_typed = typed[T_MAX_LEN], typed[T_WINDOW]
 # a window longer than max_len is refused too
 longest = min(max(max_len, 1), MAX_MAX_LEN) if isinstance(max_len, int) else MAX_MAX_LEN
 try:
@@ -237,18 +241,18 @@ try:
         {
             "max_len": max_len,
             "d_model": d_model,
-            "n_heads": ss["train_n_heads"],
-            "n_layers": ss["train_n_layers"],
-            "d_ff": ss["train_d_ff"],
-            "norm": ss["train_norm"],
-            "positions": ss["train_positions"],
+            "n_heads": ss[T_N_HEADS],
+            "n_layers": ss[T_N_LAYERS],
+            "d_ff": ss[T_D_FF],
+            "norm": ss[T_NORM],
+            "positions": ss[T_POSITIONS],
         },
         {
-            "lr": ss["train_lr"],
-            "epochs": typed["train_epochs"],
-            "seed": typed["train_seed"],
-            "early_stop_loss": ss["train_early_stop"],
-            "causal_mask": ss["train_causal_mask"],
+            "lr": ss[T_LR],
+            "epochs": typed[T_EPOCHS],
+            "seed": typed[T_SEED],
+            "early_stop_loss": ss[T_EARLY_STOP],
+            "causal_mask": ss[T_CAUSAL_MASK],
             "window": window_typed or None,
         },
     )
@@ -284,14 +288,14 @@ st.caption(
 )
 
 # ---------------------------------------------------------------- controls (act at step boundaries)
-job = ss.get("job")
+job = ss.get(K_JOB)
 status = job.status if job is not None else None
 c = st.columns(5)
 if c[0].button(
     tr("train.start"), type="primary", disabled=configs is None or status in ACTIVE, key="train_start", width="stretch"
 ):
     if (started := start_or_refuse(text, *configs)) is not None:  # None: refused, the message is shown
-        ss["job"] = started
+        ss[K_JOB] = started
         started.wait_first_step(FIRST_POINT_WAIT)  # the redraw below then shows the first loss point
         st.rerun()
 paused = status == JobStatus.PAUSED
@@ -320,7 +324,7 @@ if c[2].button(
         job.step_once()
         st.rerun()
     elif (started := start_or_refuse(text, *configs, paused=True, steps=1)) is not None:
-        ss["job"] = started
+        ss[K_JOB] = started
         st.rerun()
 # Stop and Reset end this session's view of a run; a run others follow goes on for them (leave_job).
 if c[3].button(tr("train.stop"), disabled=status not in ACTIVE, key="train_stop", width="stretch"):
@@ -346,7 +350,7 @@ polling = status in (JobStatus.WAITING, JobStatus.RUNNING)
 @st.fragment(run_every=POLL_SECONDS if polling else None)
 def live_progress() -> None:
     """Progress and the loss chart, redrawn from the job; the job's thread never touches Streamlit."""
-    p = show_progress(ss.get("job"), ss.get("train_runs", []))
+    p = show_progress(ss.get(K_JOB), ss.get("train_runs", []))
     if (p is not None and p.status in (JobStatus.WAITING, JobStatus.RUNNING)) != polling:
         st.rerun()  # started or ended since the page was drawn: redraw the controls and the banner
 
@@ -358,7 +362,7 @@ if job is not None and job.from_cache:
         tr("train.train_again"), help=tr("train.train_again_help"), icon=":material/replay:", key="train_again"
     ):
         if (started := start_or_refuse(job.text, job.gpt_cfg, job.train_cfg, fresh=True)) is not None:
-            ss["job"] = started
+            ss[K_JOB] = started
             started.wait_first_step(FIRST_POINT_WAIT)
             st.rerun()
 

@@ -85,3 +85,24 @@ def test_a_vector_picture_is_square_on_the_page(app_server, page):
     )
     assert width == pytest.approx(240, abs=2) and height == pytest.approx(240, abs=2)
     assert_no_exception(page)
+
+
+def test_a_reload_keeps_the_open_section_and_a_switch_moved_in_its_example(app_server, page):
+    """The switch reruns only its example (a fragment), which writes the address too: a reload of
+    that address opens the same section with the switch as the student left it."""
+    page.goto(f"{app_server}/theory?lang=en")
+    wait_for_app(page)
+    page.locator(".st-key-theory_section button", has_text=t("theory.section.attention", "en")).click()
+    page.get_by_role("heading", name=t(HEADINGS["attention"], "en")).wait_for(timeout=TIMEOUT)
+    wait_for_app(page)
+    page.locator(".st-key-theory_scaled label").first.click()
+    page.wait_for_function("() => location.search.includes('scaled=1')", timeout=TIMEOUT)
+    assert "section=attention" in page.url
+    page.reload()
+    wait_for_app(page)
+    page.get_by_role("heading", name=t(HEADINGS["attention"], "en")).wait_for(timeout=TIMEOUT)
+    scaled = page.locator(".st-key-theory_scaled input").first
+    scaled.wait_for(state="attached", timeout=TIMEOUT)
+    assert scaled.is_checked()
+    assert page.get_by_role("heading", name=t(HEADINGS["definition"], "en")).count() == 0
+    assert_no_exception(page)

@@ -18,6 +18,7 @@ from tinygpt.config import DEFAULT_GPT
 from tinygpt.ui.attention.state import url_params as attention_params
 from tinygpt.ui.lesson import LESSON_PARAMS
 from tinygpt.ui.model_choice import MODEL_PARAMS
+from tinygpt.ui.theory_state import URL_PARAMS as THEORY_URL
 from tinygpt.ui.train_url import TRAIN_URL
 
 #: Read on every page: the model (Predict, Attention, the banner), a lesson, a class, short links.
@@ -27,7 +28,7 @@ PAGES: dict[str, tuple[str, ...]] = {
     "train": tuple(p.name for p in TRAIN_URL) + EVERY_PAGE,
     "predict": PREDICT + EVERY_PAGE,
     "attention": tuple(p.name for p in attention_params(DEFAULT_GPT)) + EVERY_PAGE,
-    "theory": ("concept", "step") + EVERY_PAGE,
+    "theory": tuple(p.name for p in THEORY_URL) + EVERY_PAGE,
     "teacher": ("class", "key", "from", "step", "model") + LESSON_PARAMS,
 }
 #: What a careless or hostile link holds: digits that int() reads or refuses, full-width forms,
@@ -42,12 +43,10 @@ def _messages(at) -> list[str]:
 
 
 def _predict_names() -> set[str]:
-    """The Predict page's parameter names, from its table (the rows need a model to build)."""
-    from helpers import small_model
+    """The Predict page's parameter names, from its table."""
+    from tinygpt.ui.predict_table import url_params
 
-    from tinygpt.ui.predict_view import _url_params
-
-    return {p.name for p in _url_params(small_model())}
+    return {p.name for p in url_params()}
 
 
 def test_the_predict_list_is_the_pages_table():

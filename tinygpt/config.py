@@ -26,6 +26,9 @@ MAX_STEP_WORK = 2_500_000_000
 #: Characters a number box of the Train form takes (``tinygpt.numbers.parse_int`` reads at most
 #: ``tinygpt.numbers.MAX_INT_CHARS`` of them as a number; longer text is named in the message).
 MAX_TYPED_DIGITS = 64
+#: Generation (``tinygpt.generate``): the largest sampling temperature τ and the most characters one run generates.
+MAX_TEMPERATURE = 5.0
+MAX_NEW_CHARS = 64
 
 
 class ConfigError(ValueError):

@@ -19,11 +19,9 @@ from dataclasses import dataclass
 
 import torch
 
+from tinygpt.config import MAX_NEW_CHARS, MAX_TEMPERATURE  # the limits, kept with the configs (no torch there)
 from tinygpt.model import GPT
 from tinygpt.vocab import CharVocab, training_pairs
-
-MAX_TEMPERATURE = 5.0
-MAX_NEW_CHARS = 64
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.lesson_builder import builder_link
 from tinygpt.ui.model_choice import FIRST_CHOICE
-from tinygpt.ui.models import K_CHOICE
+from tinygpt.ui.models import K_CHOICE, K_OWN
 from tinygpt.ui.page_list import CLASS_VIEW_PATHS
 
 
@@ -28,7 +28,7 @@ def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None
     """
     ss = st.session_state
     choice = ss.get(K_CHOICE, FIRST_CHOICE)
-    own = ss.get("own_model")
+    own = ss.get(K_OWN)
     params: dict[str, str] = {}
     if choice == "own" and own is not None:
         settings = reproducible_settings(own)

@@ -6,11 +6,12 @@ import streamlit as st
 
 from tinygpt.jobs import JobStatus
 from tinygpt.ui.language import error_text, tr
+from tinygpt.ui.models import K_JOB
 
 
 def show_job_notice() -> None:
     """A line saying the session's own training still runs (the page uses its latest finished model)."""
-    job = st.session_state.get("job")
+    job = st.session_state.get(K_JOB)
     if job is not None and job.active:
         paused = job.status == JobStatus.PAUSED
         st.info(tr("model.training_paused" if paused else "model.training_running", step=len(job.losses)))

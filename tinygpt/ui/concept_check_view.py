@@ -18,16 +18,17 @@ from tinygpt.exercises import Question
 from tinygpt.misconceptions import misconceptions
 from tinygpt.record import ModelRecord
 from tinygpt.ui import student
+from tinygpt.ui.attention.table import K_CHECK
 from tinygpt.ui.common import resend
+from tinygpt.ui.controls import SCORE
 from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.student_state import K_ANSWERS
 from tinygpt.ui.tables import show_table, text_table
 
-K_BOX = "attn_check"  # the expander (a lesson control: a teacher's lesson may hide it)
+K_BOX = K_CHECK  # the expander (a lesson control: a teacher's lesson may hide it)
 _POST = "_check_post"  # the student asked for the check at the end
-SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 
 
 def _fields(fields) -> dict[str, object]:

@@ -4,7 +4,7 @@ pick, keep the session's score.
 :func:`ask` draws one question and returns whether it has been revealed, so a page draws the
 numbers that give the answer away only after the guess. A single-answer question reveals as soon
 as a choice is picked; a several-answer question when "Check" is pressed. The pick is locked once
-revealed, and each question counts once in the score (``st.session_state["exercise_score"]``,
+revealed, and each question counts once in the score (``st.session_state[SCORE]``,
 right / asked, shared by every page). A new question under the same key (another prefix, step,
 head…) starts unanswered.
 """
@@ -20,10 +20,10 @@ from tinygpt.exercises import STEP_QUESTIONS, Fields, Question, question_for, th
 from tinygpt.model import GPT
 from tinygpt.ui import misconception_view, student
 from tinygpt.ui.common import resend
+from tinygpt.ui.controls import SCORE
 from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.student_state import K_ANSWERS
 
-SCORE = "exercise_score"
 SPACE_MARK = "␣"
 
 

@@ -30,10 +30,12 @@ from tinygpt.period import LED_PAGES, OWN, ClassState, question_from_data, read_
 from tinygpt.store import ClassError, NewAnswer, StoreError
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
 from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
 from tinygpt.ui.page_list import CLASS_VIEW_PATHS
+from tinygpt.ui.predict_table import P_PREFIX
 from tinygpt.ui.predict_view import follow_model as predict_follows
 from tinygpt.ui.student_state import K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
 
@@ -75,7 +77,7 @@ def wanted(state: ClassState) -> dict[str, object]:
         attn.K_TAU: min(attn.TEMPERATURES, key=lambda t: abs(t - state.tau)),
     }
     if state.text:
-        values[attn.K_TEXT] = values["predict_prefix"] = state.text
+        values[attn.K_TEXT] = values[P_PREFIX] = state.text
     return values
 
 
@@ -86,16 +88,16 @@ def _apply(state: ClassState) -> None:
     ss = st.session_state
     opened = set(state.open_controls)
     applied = ss.setdefault(K_APPLIED, {})
-    changed = ss.get("model_choice") != state.model or not has_led_model(state)
-    if (changed or state.model == OWN) and "model_choice" not in opened:
+    changed = ss.get(K_MODEL) != state.model or not has_led_model(state)
+    if (changed or state.model == OWN) and K_MODEL not in opened:
         tm = take_led_model(state)  # an own model: from the shelf, or its training starts (the page shows it)
         if changed and tm is not None:
             attn.follow_model(tm)  # the new model's own attention and text, before the teacher's switches
             predict_follows(tm)
     if not state.text and applied.get(attn.K_TEXT) and (tm := led_model(state)) is not None:
         own = attn.own_text(tm)  # the teacher went back to the model's own text
-        ss[attn.K_TEXT] = ss["predict_prefix"] = own
-        for key in (attn.K_TEXT, "predict_prefix"):
+        ss[attn.K_TEXT] = ss[P_PREFIX] = own
+        for key in (attn.K_TEXT, P_PREFIX):
             applied.pop(key, None)
     for key, value in wanted(state).items():
         if key not in opened or applied.get(key) != value:
@@ -139,7 +141,7 @@ def _out_of_step(state: ClassState, url_path: str) -> bool:
         return True
     opened, applied = set(state.open_controls), ss.get(K_APPLIED, {})
     return any((ss.get(k) != v) if k not in opened else applied.get(k) != v for k, v in wanted(state).items()) or (
-        (ss.get("model_choice") != state.model or not has_led_model(state)) and "model_choice" not in opened
+        (ss.get(K_MODEL) != state.model or not has_led_model(state)) and K_MODEL not in opened
     )
 
 

@@ -41,26 +41,21 @@ from tinygpt.store import ClassError, StoreError
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.attention.data import what_if
 from tinygpt.ui.attention.state import TEMPERATURES, opening_head, own_text
+from tinygpt.ui.attention.table import K_MASK, K_STEP, K_TAU, K_TEXT, K_UNIFORM
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import error_text, lang, listed, tr
 from tinygpt.ui.led_model import led_model, teacher_train
 from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.page_list import PAGES, TEACHER_PATH
+from tinygpt.ui.predict_table import P_PREFIX
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 from tinygpt.vocab import UnknownCharError
 
 #: Seconds between two refreshes of the open question's answers on the teacher's view.
 REFRESH_SECONDS = 2
 #: The controls a teacher may leave open to students while they follow.
-OPENABLE: tuple[str, ...] = (
-    "attn_mask",
-    "attn_uniform",
-    "attn_temperature",
-    "attn_step",
-    "attn_text",
-    "predict_prefix",
-)
+OPENABLE: tuple[str, ...] = (K_MASK, K_UNIFORM, K_TAU, K_STEP, K_TEXT, P_PREFIX)
 #: The questions a teacher can ask the class (those of the Attention page's steps).
 KINDS: tuple[QuestionKind, ...] = (
     QuestionKind.ARGMAX_KEY,

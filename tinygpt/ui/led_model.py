@@ -26,7 +26,7 @@ from tinygpt.record import ModelRecord
 from tinygpt.ui.language import tr
 from tinygpt.ui.model_choice import adopt_link_job, key_of, open_train_link, pending_link_job
 from tinygpt.ui.model_words import FROM_TEACHER
-from tinygpt.ui.models import example_model, set_choice, shelf
+from tinygpt.ui.models import K_OWN, example_model, set_choice, shelf
 
 
 def teacher_train(publish: bool = False) -> tuple[str | None, str]:
@@ -38,7 +38,7 @@ def teacher_train(publish: bool = False) -> tuple[str | None, str]:
     stopped after k steps goes there under the settings that rebuild it (``epochs=k``), never under
     the full run's.
     """
-    own = st.session_state.get("own_model")
+    own = st.session_state.get(K_OWN)
     if own is None:
         return None, tr("period.own_none")
     settings = reproducible_settings(own)
@@ -66,7 +66,7 @@ def led_model(state: ClassState) -> ModelRecord | None:
     if key is None:
         return None
     found = shelf().get(key)
-    own = st.session_state.get("own_model")
+    own = st.session_state.get(K_OWN)
     return found if found is not None else own if own is not None and key_of(own) == key else None
 
 
@@ -74,7 +74,7 @@ def has_led_model(state: ClassState) -> bool:
     """True when the session shows the class's own model, or trains it now (an example: always)."""
     if state.model != OWN:
         return True
-    key, own, job = _key(state.train), st.session_state.get("own_model"), pending_link_job()
+    key, own, job = _key(state.train), st.session_state.get(K_OWN), pending_link_job()
     if key is None:
         return True  # nothing the page could take: no rerun for it
     if own is not None and key_of(own) == key:
@@ -92,7 +92,7 @@ def take_led_model(state: ClassState) -> ModelRecord | None:
     if not has_led_model(state):
         open_train_link(state.train)
         adopt_link_job()  # a model on the shelf comes as a finished job: the session's model at once
-    own = st.session_state.get("own_model")
+    own = st.session_state.get(K_OWN)
     if own is not None and key_of(own) == _key(state.train):
         set_choice(OWN)
         st.session_state[FROM_TEACHER] = own.uid  # named "your teacher's model" on the pages

@@ -14,7 +14,7 @@ session (:func:`lesson`) and its parameters are written back to the address bar 
 so they survive page switches (``st.navigation`` clears the query string) and the language switch.
 Unknown page or control names get a message naming them and listing the accepted ones.
 
-How a page uses it: ``if visible("predict_temperature"): tau = st.slider(..., key="predict_temperature")``,
+How a page uses it: ``if visible(P_TAU): tau = st.slider(..., key=P_TAU)`` (keys of ``tinygpt.ui.controls``),
 or :func:`control`, which also gives the hidden control's value; links to another page are drawn
 only when ``page_shown("attention")``.
 """
@@ -30,8 +30,13 @@ import streamlit as st
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_choice
+from tinygpt.ui.attention.table import ATTENTION
+from tinygpt.ui.controls import MODEL, defaults_of, lockable
 from tinygpt.ui.language import error_text, lang, md_escape, tr
 from tinygpt.ui.page_list import PAGES
+from tinygpt.ui.predict_table import PREDICT
+from tinygpt.ui.theory_table import THEORY
+from tinygpt.ui.train_table import TRAIN
 
 V = TypeVar("V")
 
@@ -47,92 +52,12 @@ LESSON_SWITCH: dict[str, bool] = {w: True for w in ("1", "true", "on", "yes")} |
 MAX_LESSON_NAMES = 64
 
 
-def _label(key: str, **fields: object) -> tuple[str, dict[str, object]]:
-    return key, fields
-
-
-#: The controls a lesson link can show or hide: widget key -> (i18n key of its label, fields).
-LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = {
-    # Predict and Attention
-    "model_choice": _label("model.choice"),
-    # Predict
-    "predict_prefix": _label("predict.prefix"),
-    "predict_guess": _label("predict.guess"),
-    "predict_n_new": _label("predict.n_new"),
-    "predict_strategy": _label("predict.decoding"),
-    "predict_temperature": _label("predict.temperature"),
-    "predict_top_k": _label("predict.top_k"),
-    "predict_top_p": _label("predict.top_p"),
-    "predict_seed": _label("predict.seed"),
-    "predict_context_len": _label("predict.context_len"),
-    "predict_panel_start": _label("predict.panels_range", n=16),
-    "predict_step": _label("predict.step_slider"),
-    # Attention (the switches that teach first)
-    "attn_text": _label("attn.text"),
-    "attn_step": _label("attn.step"),
-    "attn_mask": _label("attn.mask"),
-    "attn_uniform": _label("attn.uniform"),
-    "attn_uniform_scope": _label("attn.uniform_scope"),
-    "attn_temperature": _label("attn.temperature"),
-    "attn_heads_off": _label("attn.heads_off", layer="ℓ"),
-    "attn_layer": _label("attn.layer"),
-    "attn_head": _label("attn.head"),
-    "attn_scaling": _label("attn.scaling"),
-    "attn_divisor": _label("attn.scale_value"),
-    "attn_editing": _label("attn.edit_header", layer="ℓ", head="h"),
-    "attn_output": _label("attn.output"),
-    "attn_cell_i": _label("attn.cell_row"),
-    "attn_cell_j": _label("attn.cell_col"),
-    "attn_all_columns": _label("attn.all_columns", D="d_model"),
-    "attn_heads_grid": _label("attn.heads_header", layer="ℓ"),
-    "attn_layers_grid": _label("attn.layers_header", head="h"),
-    "attn_snapshot": _label("attn.snap_step"),
-    "attn_details": _label("attn.effect.details"),
-    "attn_reset": _label("attn.reset"),
-    "attn_guess": _label("attn.guess"),
-    "attn_source": _label("attn.source", path="tinygpt/attention.py", first="…", last="…"),
-    "attn_heads": _label("attn.exp.heads_header"),
-    "attn_lens": _label("attn.exp.lens_header"),
-    "attn_marks": _label("attn.marks.label"),
-    "attn_check": _label("check.header"),
-    # Train (the Train, Pause, Step, Stop and Reset buttons and the downloads are always drawn)
-    "train_presets": _label("train.presets"),
-    "train_d_model": _label("train.d_model"),
-    "train_n_heads": _label("train.n_heads"),
-    "train_n_layers": _label("train.n_layers"),
-    "train_d_ff": _label("train.d_ff"),
-    "train_max_len": _label("train.max_len"),
-    "train_norm": _label("train.norm"),
-    "train_positions": _label("train.positions"),
-    "train_text": _label("train.text"),
-    "train_window": _label("train.window"),
-    "train_lr": _label("train.lr"),
-    "train_epochs": _label("train.epochs"),
-    "train_seed": _label("train.seed"),
-    "train_early_stop": _label("train.early_stop"),
-    "train_causal_mask": _label("train.causal_mask"),
-    "train_upload": _label("train.upload"),
-    # Theory
-    "theory_a1": _label("theory.ops.x", name="a"),
-    "theory_a2": _label("theory.ops.y", name="a"),
-    "theory_b1": _label("theory.ops.x", name="b"),
-    "theory_b2": _label("theory.ops.y", name="b"),
-    "theory_c": _label("theory.ops.c"),
-    "theory_r1": _label("theory.ws.raw", i=1),
-    "theory_r2": _label("theory.ws.raw", i=2),
-    "theory_r3": _label("theory.ws.raw", i=3),
-    "theory_q1": _label("theory.sm.query", i=1),
-    "theory_q2": _label("theory.sm.query", i=2),
-    "theory_tau": _label("theory.sm.temperature"),
-    "theory_scaled": _label("theory.sm.scaled"),
-    "theory_mask": _label("theory.mx.mask"),
-    "theory_answer": _label("theory.exercise.yours"),
-    "theory_show_answer": _label("theory.exercise.show"),
-    "theory_quiz_mask_positions": _label("theory.quiz.mask_positions.q"),
-    "theory_quiz_mask_weight": _label("theory.quiz.mask_weight.q"),
-    "theory_quiz_shift": _label("theory.quiz.shift.q"),
-    "theory_quiz_temperature": _label("theory.quiz.temperature.q"),
-}
+#: Every page's table of state (``tinygpt.ui.controls``), in the order of the app's pages.
+PAGE_TABLES = (MODEL, PREDICT, ATTENTION, TRAIN, THEORY)
+#: The controls a lesson link can show or hide: widget key -> (i18n key of its label, fields), the
+#: labelled rows of the pages' tables.
+LESSON_CONTROLS: dict[str, tuple[str, dict[str, object]]] = lockable(*PAGE_TABLES)
+_PLAIN_DEFAULTS = {k: v for table in PAGE_TABLES for k, v in defaults_of(table).items()}
 
 
 @dataclass(frozen=True)
@@ -239,12 +164,13 @@ def visible(key: str) -> bool:
     return current is None or current.visible(key)
 
 
-def control(key: str, draw: Callable[[], V], default: V) -> V:
+def control(key: str, draw: Callable[[], V], default: V | None = None) -> V:
     """Draw a control with ``draw()`` and return its value; when the lesson hides it, draw nothing
-    and return its session value (set from the URL or by an earlier page) or ``default``."""
+    and return its session value (set from the URL or by an earlier page), else ``default``, else
+    its default in its page's table (``tinygpt.ui.controls``)."""
     if visible(key):
         return draw()
-    return st.session_state.get(key, default)
+    return st.session_state.get(key, _PLAIN_DEFAULTS.get(key) if default is None else default)
 
 
 def page_shown(url_path: str) -> bool:

@@ -30,11 +30,13 @@ from tinygpt.links import encode_train, reproducible_settings
 from tinygpt.store import StoreError
 from tinygpt.theory import CONCEPT_IDS
 from tinygpt.ui.app_url import base_url
+from tinygpt.ui.attention.table import K_STEP
 from tinygpt.ui.class_guard import remember_key
 from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.language import lang, md_escape, tr
 from tinygpt.ui.lesson import LESSON_CONTROLS, lesson
-from tinygpt.ui.models import K_CHOICE
+from tinygpt.ui.models import K_CHOICE, K_OWN
 from tinygpt.ui.page_list import TEACHER_PATH
 
 K_RESULT = "_builder_result"
@@ -44,7 +46,7 @@ NOT_VIEW = set(PRIVATE_PARAMS) | set(LESSON_KEYS) | {"lang", "model", "train", "
 #: Pages whose controls a lesson can lock, by the prefix of their widget keys.
 PAGE_PREFIX = {"train": "train_", "predict": "predict_", "attention": "attn_", "theory": "theory_"}
 #: The model choice is a control of both the Predict and the Attention page.
-MODEL_CONTROL = "model_choice"
+MODEL_CONTROL = K_MODEL
 TEACHER_FILE = "pages/teacher.py"
 
 
@@ -149,7 +151,7 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         st.warning(tr("builder.class_without_guess"), icon=":material/help:")
     viewed = view.get("step") if view.get("step") in ("input", *STEP_IDS) else None
     opening = step or viewed or STEP_IDS[0]  # "" opens on the view's step, else step 1
-    if guess and "attention" in pages and lock == "chosen" and "attn_step" not in chosen:
+    if guess and "attention" in pages and lock == "chosen" and K_STEP not in chosen:
         if not STEP_QUESTIONS.get(opening):  # students stay on a step that asks nothing
             name = tr("attn.input_nav") if opening == "input" else tr(f"step.{opening}.name")
             st.warning(tr("builder.guess_no_question", step=name), icon=":material/help:")
@@ -205,7 +207,7 @@ def _model_choice() -> tuple[str, str | None]:
     """The lesson's model (the session's choice by default, else the context example) and, for an own
     model, its ``train=``."""
     ss = st.session_state
-    own = ss.get("own_model")
+    own = ss.get(K_OWN)
     settings = reproducible_settings(own) if own is not None else None
     options = list(EXAMPLES) + (["own"] if settings is not None else [])
     # the model the teacher's pages show, else the one a student's first visit shows (the context example)

@@ -30,10 +30,19 @@ from tinygpt.params import read_choice
 from tinygpt.record import ModelRecord, StopReason
 from tinygpt.ui import url
 from tinygpt.ui.common import resend
-from tinygpt.ui.language import accepted_text, error_text, md_escape, tr
+from tinygpt.ui.language import error_text, md_escape, tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.model_words import FROM_LINK, own_kind
-from tinygpt.ui.models import K_CHOICE, current_model, example_model, session_token, set_choice, set_own_model
+from tinygpt.ui.models import (
+    K_CHOICE,
+    K_JOB,
+    K_OWN,
+    current_model,
+    example_model,
+    session_token,
+    set_choice,
+    set_own_model,
+)
 from tinygpt.ui.training_jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_job
 
 #: The choices, in the control's order: the page opens where attention decides (the context
@@ -66,24 +75,23 @@ def _read_train(raw: str, notes: list[str]) -> dict:
 
 
 def _write_train(ss) -> str | None:
-    own = ss.get("own_model")
+    own = ss.get(K_OWN)
     settings = reproducible_settings(own) if own is not None and ss.get(K_CHOICE) == "own" else None
     return encode_train(*settings) if settings is not None else None
 
 
 #: The model in the URL, on every page that shows one: ``model=`` (the choice) and, for an own
 #: model that training reproduces, ``train=`` (its settings).
-MODEL_PARAMS = (url.Param("model", _read_model, _write_model), url.Param("train", _read_train, _write_train))
-
-
-def _refused(param: url.Param, raw: str, exc: ConfigError) -> str:
-    return tr("link.bad_model", value=exc.value, accepted=accepted_text(exc))
+MODEL_PARAMS = (
+    url.Param("model", _read_model, _write_model, "link.bad_model"),
+    url.Param("train", _read_train, _write_train),
+)
 
 
 def resolve_link() -> None:
     """Apply the URL's ``model=`` and ``train=`` when they are new to this session (a link was
     opened or changed), and adopt the model of a link's finished training. Cheap when nothing changed."""
-    for message in url.load("model", MODEL_PARAMS, _refused):
+    for message in url.load("model", MODEL_PARAMS):
         _say(message)
     adopt_link_job()
 
@@ -106,11 +114,11 @@ def open_train_link(spec: str) -> None:
         if model_key(ex.text, ex.gpt, ex.train) == key:
             set_choice(name)
             return
-    own = ss.get("own_model")
+    own = ss.get(K_OWN)
     if own is not None and key_of(own) == key:
         set_choice("own")
         return
-    job = ss.get("job")
+    job = ss.get(K_JOB)
     if job is not None and job.active and model_key(job.text, job.gpt_cfg, job.train_cfg) != key:
         _say(tr("link.busy"))
         return
@@ -120,7 +128,7 @@ def open_train_link(spec: str) -> None:
         _say(tr("link.failed", reason=error_text(exc)))
         set_choice("textbook")
         return
-    ss["job"], ss[_LINK_JOB] = job, job.job_id
+    ss[K_JOB], ss[_LINK_JOB] = job, job.job_id
     set_choice("own")
 
 
@@ -134,7 +142,7 @@ def adopt_link_job() -> None:
     """A link's training that ended: its model becomes the session's (even one whose loss rose:
     it is the model the link names), or a message and the textbook example if it left none."""
     ss = st.session_state
-    job = ss.get("job")
+    job = ss.get(K_JOB)
     if ss.get(_LINK_JOB) is None or job is None or job.job_id != ss[_LINK_JOB] or job.active:
         return
     del ss[_LINK_JOB]
@@ -149,7 +157,7 @@ def adopt_link_job() -> None:
 
 def pending_link_job():
     """The training job of an opened link that has not ended, or None."""
-    job = st.session_state.get("job")
+    job = st.session_state.get(K_JOB)
     if job is not None and job.active and job.job_id == st.session_state.get(_LINK_JOB):
         return job
     return None
@@ -215,7 +223,7 @@ def show_messages() -> None:
 @st.fragment(run_every=POLL_SECONDS)
 def _link_progress() -> None:
     """The link's training as it goes (place in line, step, loss); reruns the page when it ends."""
-    job = st.session_state.get("job")
+    job = st.session_state.get(K_JOB)
     if job is None or not job.active or job.job_id != st.session_state.get(_LINK_JOB):
         st.rerun()
     p = job.progress()

@@ -24,6 +24,7 @@ from tinygpt.jobs import ModelShelf, default_training, example_training
 from tinygpt.model_library import ModelLibrary
 from tinygpt.record import ModelRecord
 from tinygpt.ui.class_store import class_store
+from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.language import tr
 
 
@@ -39,7 +40,9 @@ def shelf() -> ModelShelf:
 
 
 #: Session key of the model choice (textbook / context / own), shared by the Predict and Attention pages.
-K_CHOICE = "model_choice"
+K_CHOICE = K_MODEL
+K_JOB = "job"  # the session's training job (tinygpt.jobs.TrainingJob): no widget owns it
+K_OWN = "own_model"  # the session's own trained model (ModelRecord): no widget owns it
 
 
 def start_default_model() -> None:
@@ -93,12 +96,12 @@ def current_model(wait: bool = True) -> tuple[ModelRecord | None, bool]:
     every page uses the latest finished model. With ``wait=False`` the result is (None, False)
     while the default model is still being trained, instead of waiting for it.
     """
-    job = st.session_state.get("job")
+    job = st.session_state.get(K_JOB)
     finished = job.finished_model() if job is not None and hasattr(job, "finished_model") else None
     if finished is not None and st.session_state.get("_adopted_job_model") != finished.uid:
         st.session_state["_adopted_job_model"] = finished.uid
         set_own_model(finished)
-    own = st.session_state.get("own_model")
+    own = st.session_state.get(K_OWN)
     if own is not None:
         return own, True
     if not wait and not default_model_ready():
@@ -112,7 +115,7 @@ def current_model(wait: bool = True) -> tuple[ModelRecord | None, bool]:
 def set_own_model(tm: ModelRecord) -> None:
     """Make ``tm`` this session's model (it is finished and never trained further) and the one
     the Predict and Attention pages show."""
-    st.session_state["own_model"] = tm
+    st.session_state[K_OWN] = tm
     set_choice("own")
 
 

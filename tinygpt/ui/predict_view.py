@@ -1,8 +1,8 @@
 """The Predict page's state and cached computations.
 
-State: the widgets' defaults (put in the session before the widgets; the widgets keep their
-values with ``persist_state="session"``), what a change of model does (the prefix stays only if
-the new model can read it), and the page's URL table: the prefix and the decoding settings.
+State: the widgets' defaults (from the page's table, ``tinygpt.ui.predict_table``, put in the
+session before the widgets; the widgets keep their values with ``persist_state="session"``) and
+what a change of model does (the prefix stays only if the new model can read it).
 
 Computations: the next-character distributions and the generation, shared by every session
 (read-only results); the cache knows a model by its ``uid``.
@@ -12,45 +12,23 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from functools import partial
 
 import streamlit as st
 import torch
 
-from tinygpt.config import ConfigError
-from tinygpt.generate import MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, GenerationStep, generate, next_char_probs
-from tinygpt.numbers import read_float, read_int
-from tinygpt.params import read_choice, read_flag, read_text
+from tinygpt.generate import MAX_NEW_CHARS, DecodeConfig, GenerationStep, generate, next_char_probs
 from tinygpt.record import ModelRecord
-from tinygpt.ui import url
-from tinygpt.ui.language import accepted_text, tr
+from tinygpt.ui.controls import default_of, put_defaults
+from tinygpt.ui.predict_table import P_CONTEXT_LEN, P_PREFIX, P_STEP, PREDICT
 
-PAGE = "predict"
-#: Bar panels drawn at once; the table always has every position.
-MAX_PANELS = 16
-STRATEGIES = ("greedy", "temperature", "top_k")
-MAX_SEED = 2**31 - 1
-MAX_TOP_K = 1000
 _MODEL_UID = "_predict_model_uid"
 
 
 def defaults(tm: ModelRecord) -> None:
     """Give every control of the page its default once (the session keeps what the student set)."""
+    put_defaults(PREDICT, tm)
     ss = st.session_state
-    for key, value in (
-        ("predict_prefix", tm.text[: tm.gpt_cfg.max_len]),
-        ("predict_n_new", 4),
-        ("predict_strategy", "greedy"),
-        ("predict_temperature", 1.0),
-        ("predict_top_k", min(2, len(tm.vocab))),
-        ("predict_top_p", 1.0),
-        ("predict_seed", 0),
-        ("predict_context_len", tm.gpt_cfg.max_len),
-        ("predict_guess", False),
-        ("predict_step", 1),
-    ):
-        ss.setdefault(key, value)
-    ss["predict_context_len"] = min(ss["predict_context_len"], tm.gpt_cfg.max_len)  # kept from a longer model
+    ss[P_CONTEXT_LEN] = min(ss[P_CONTEXT_LEN], tm.gpt_cfg.max_len)  # kept from a longer model
 
 
 def follow_model(tm: ModelRecord) -> None:
@@ -59,50 +37,10 @@ def follow_model(tm: ModelRecord) -> None:
     ss = st.session_state
     last, ss[_MODEL_UID] = ss.get(_MODEL_UID), tm.uid
     if last is not None and last != tm.uid:
-        ss["predict_step"] = 1
-        if tm.vocab.unknown(ss.get("predict_prefix", "")) or not ss.get("predict_prefix"):
-            ss["predict_prefix"] = tm.text[: tm.gpt_cfg.max_len]
+        ss[P_STEP] = 1
+        if tm.vocab.unknown(ss.get(P_PREFIX, "")) or not ss.get(P_PREFIX):
+            ss[P_PREFIX] = default_of(PREDICT, P_PREFIX, tm)
     defaults(tm)
-
-
-def _url_params(tm: ModelRecord) -> tuple[url.Param, ...]:
-    """The Predict page's query parameters: the prefix and how the generation decodes."""
-    return (
-        url.field("prefix", "predict_prefix", read_text),
-        url.field("n", "predict_n_new", partial(read_int, name="n", lo=0, hi=MAX_NEW_CHARS)),
-        url.field(
-            "decode", "predict_strategy", partial(read_choice, name="decode", choices={s: s for s in STRATEGIES})
-        ),
-        url.field("tau", "predict_temperature", _read_tau, "{:g}".format),
-        url.field("k", "predict_top_k", partial(read_int, name="k", lo=0, hi=MAX_TOP_K)),
-        url.field("p", "predict_top_p", _read_top_p, lambda p: None if p >= 1 else f"{p:g}"),
-        url.field("seed", "predict_seed", partial(read_int, name="seed", lo=0, hi=MAX_SEED)),
-        url.field("guess", "predict_guess", partial(read_flag, name="guess"), lambda on: "1" if on else None),
-    )
-
-
-def _read_tau(raw: str) -> float:
-    """τ of a link, on the slider's 0.05 grid."""
-    return round(read_float(raw, "tau", 0.0, MAX_TEMPERATURE) / 0.05) * 0.05
-
-
-def _read_top_p(raw: str) -> float:
-    """Top-p of a link, on the slider's 0.05 grid, from 0.05 to 1 (1: no top-p)."""
-    return max(1, round(read_float(raw, "p", 0.05, 1.0) / 0.05)) * 0.05
-
-
-def _refused(param: url.Param, raw: str, exc: ConfigError) -> str:
-    return tr("link.bad_param", name=param.name, value=exc.value, accepted=accepted_text(exc))
-
-
-def load_url(tm: ModelRecord) -> list[str]:
-    """Read a link's view into the session (before the widgets); the messages for refused values."""
-    return url.load(PAGE, _url_params(tm), _refused)
-
-
-def save_url(tm: ModelRecord) -> None:
-    """Write the view into the URL (after the widgets of this run, and in the generation's fragment)."""
-    url.save(PAGE, _url_params(tm))
 
 
 _BY_UID = {ModelRecord: lambda tm: tm.uid}

@@ -42,6 +42,7 @@ from tinygpt.store import (
 from tinygpt.ui.class_retry import K_WAITED, waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
 from tinygpt.ui.class_sync import first_answer_kept, recheck_class
+from tinygpt.ui.controls import SCORE
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.my_answers import my_answers, sidebar
@@ -58,7 +59,6 @@ from tinygpt.ui.student_state import (
     K_NOTE,
     K_PAGE,
     K_STATUS,
-    SCORE,
     AnswerEntry,
 )
 

@@ -17,7 +17,6 @@ K_RESUME = "_class_resume"  # (page and query it was made for, the resume link)
 K_COOKIE = "_class_cookie"  # the token this session last put in the browser's cookie
 K_PAGE = "_class_page"  # the URL path of the page shown (a resume link comes back to it)
 K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
-SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 #: The browser's cookie holding the student's anonymous token (a reload brings the answers back).
 COOKIE = "tinygpt_me"
 

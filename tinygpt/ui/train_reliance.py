@@ -12,6 +12,8 @@ from tinygpt.ui.attention.data import reliance
 from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.model_words import reliance_line
+from tinygpt.ui.models import K_JOB
+from tinygpt.ui.train_table import T_WINDOW
 from tinygpt.why import suggested_window
 
 
@@ -22,11 +24,11 @@ def attention_check(tm: ModelRecord, start) -> None:
     with it (``start(text, gpt_cfg, train_cfg)`` starts the job, None when refused)."""
     st.markdown(f"**{tr('train.needs_attention')}** {reliance_line(tm)}")
     window = suggested_window(tm.text, tm.gpt_cfg.max_len)
-    if reliance(tm).changed or window is None or window == tm.window or not visible("train_window"):
+    if reliance(tm).changed or window is None or window == tm.window or not visible(T_WINDOW):
         return  # (a lesson that locks the window does not offer another one)
     if st.button(tr("train.retrain_window", window=window), key="train_retrain_window", icon=":material/replay:"):
         started = start(tm.text, tm.gpt_cfg, replace(tm.train_cfg, window=window))
         if started is not None:
-            st.session_state["job"] = started
-            st.session_state["train_window"] = str(window)  # the form shows the settings it trains with
+            st.session_state[K_JOB] = started
+            st.session_state[T_WINDOW] = str(window)  # the form shows the settings it trains with
             st.rerun(scope="app")

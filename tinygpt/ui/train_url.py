@@ -22,11 +22,12 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from tinygpt.config import ConfigError, GPTConfig, TrainConfig
+from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.jobs import MemoryLimitError, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.ui import url
-from tinygpt.ui.language import accepted_text, error_text, tr
+from tinygpt.ui.language import error_text, tr
+from tinygpt.ui.models import K_JOB, K_OWN
 from tinygpt.ui.train_view import settings_values
 from tinygpt.ui.training_jobs import start_job
 
@@ -45,20 +46,16 @@ def _write_form(ss: Mapping) -> str | None:
 
 
 def _write_trained(ss: Mapping) -> str | None:
-    own = ss.get("own_model")
+    own = ss.get(K_OWN)
     settings = reproducible_settings(own) if own is not None else None
     return encode_train(*settings) if settings is not None else None
 
 
 #: The Train page's query parameters.
 TRAIN_URL: tuple[url.Param, ...] = (
-    url.Param("form", lambda raw, notes: settings_values(*decode_train(raw)), _write_form),
-    url.Param("trained", lambda raw, notes: {_WANTED: decode_train(raw)}, _write_trained),
+    url.Param("form", lambda raw, notes: settings_values(*decode_train(raw)), _write_form, "train.url_form_bad"),
+    url.Param("trained", lambda raw, notes: {_WANTED: decode_train(raw)}, _write_trained, "train.url_trained_bad"),
 )
-
-
-def _refused(param: url.Param, raw: str, exc: ConfigError) -> str:
-    return tr(f"train.url_{param.name}_bad", error=error_text(exc).rstrip(".。"), accepted=accepted_text(exc))
 
 
 def restore() -> None:
@@ -66,19 +63,19 @@ def restore() -> None:
     model back (from the shelf, or its training started with its progress shown); messages for
     refused values."""
     ss = st.session_state
-    for message in url.load(PAGE, TRAIN_URL, _refused):
+    for message in url.load(PAGE, TRAIN_URL):
         st.warning(message)
     wanted = ss.pop(_WANTED, None)
     if wanted is None:
         return
-    own, job = ss.get("own_model"), ss.get("job")
+    own, job = ss.get(K_OWN), ss.get(K_JOB)
     have = reproducible_settings(own) if own is not None else None
     if have is not None and model_key(*have) == model_key(*wanted):
         return
     if job is not None and job.active:  # the session is training already: that run goes on
         return
     try:
-        ss["job"] = start_job(*wanted)  # from the shelf at once, or trained again (shared with equal requests)
+        ss[K_JOB] = start_job(*wanted)  # from the shelf at once, or trained again (shared with equal requests)
     except MemoryLimitError as exc:
         st.warning(tr("train.url_trained_failed", reason=error_text(exc)))
 

@@ -15,8 +15,27 @@ from tinygpt.jobs import JobStatus, RunRecord, TrainingJob, greedy_continuation,
 from tinygpt.record import ModelRecord
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import page_shown, visible
-from tinygpt.ui.models import current_model, set_own_model
+from tinygpt.ui.models import K_JOB, current_model, set_own_model
 from tinygpt.ui.student_state import K_ANSWERS
+from tinygpt.ui.train_table import (
+    T_CAUSAL_MASK,
+    T_D_FF,
+    T_D_MODEL,
+    T_EARLY_STOP,
+    T_EPOCHS,
+    T_FROM_FILE,
+    T_LR,
+    T_MAX_LEN,
+    T_N_HEADS,
+    T_N_LAYERS,
+    T_NORM,
+    T_POSITIONS,
+    T_PRESET,
+    T_SEED,
+    T_TEXT,
+    T_UPLOAD,
+    T_WINDOW,
+)
 from tinygpt.ui.training_jobs import MAX_RUNS
 from tinygpt.ui.uploads import read_upload, upload_key
 
@@ -52,20 +71,20 @@ def settings_values(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> di
     """The Train form's widget values (session keys) for these settings (whole numbers as the text boxes hold them)."""
     g, c = gpt_cfg, train_cfg
     return {
-        "train_text": text,
-        "train_window": str(c.window or 0),
-        "train_d_model": g.d_model,
-        "train_n_heads": g.n_heads,
-        "train_n_layers": g.n_layers,
-        "train_d_ff": g.d_ff,
-        "train_max_len": str(g.max_len),
-        "train_norm": g.norm,
-        "train_positions": g.positions,
-        "train_lr": c.lr,
-        "train_epochs": str(c.epochs),
-        "train_seed": str(c.seed),
-        "train_early_stop": c.early_stop_loss,
-        "train_causal_mask": c.causal_mask,
+        T_TEXT: text,
+        T_WINDOW: str(c.window or 0),
+        T_D_MODEL: g.d_model,
+        T_N_HEADS: g.n_heads,
+        T_N_LAYERS: g.n_layers,
+        T_D_FF: g.d_ff,
+        T_MAX_LEN: str(g.max_len),
+        T_NORM: g.norm,
+        T_POSITIONS: g.positions,
+        T_LR: c.lr,
+        T_EPOCHS: str(c.epochs),
+        T_SEED: str(c.seed),
+        T_EARLY_STOP: c.early_stop_loss,
+        T_CAUSAL_MASK: c.causal_mask,
     }
 
 
@@ -127,7 +146,7 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
     )
     upload_limit = f"{checkpoint.MAX_CHECKPOINT_BYTES / 2**20:.0f} MB"
     upload = None
-    if visible("train_upload"):  # a loaded model's settings would replace a lesson's locked ones
+    if visible(T_UPLOAD):  # a loaded model's settings would replace a lesson's locked ones
         upload = st.file_uploader(
             tr("train.upload"), help=tr("train.upload_help", limit=upload_limit), key=upload_key()
         )
@@ -142,10 +161,10 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
             )
             # The form shows the loaded model's settings (applied before the widgets on the next run) and
             # the chart its curve, as one of the session's runs.
-            ss["_train_form_from_file"] = form_values(loaded)
-            ss.pop("train_preset", None)
+            ss[T_FROM_FILE] = form_values(loaded)
+            ss.pop(T_PRESET, None)
             if job is not None and not job.active:
-                ss.pop("job")
+                ss.pop(K_JOB)
             if loaded.losses:
                 runs.append(loaded_run(loaded, (runs[-1].number + 1) if runs else 1))
                 del runs[:-MAX_RUNS]

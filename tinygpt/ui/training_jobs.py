@@ -44,7 +44,7 @@ from tinygpt.train import NonFiniteLossError
 from tinygpt.ui.common import show_error
 from tinygpt.ui.figure_view import chart_data, figure_downloads, lines_text
 from tinygpt.ui.language import tr
-from tinygpt.ui.models import session_token, set_own_model, shelf
+from tinygpt.ui.models import K_JOB, K_OWN, session_token, set_own_model, shelf
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.ui.train_reliance import attention_check
 from tinygpt.ui.train_words import setting_text
@@ -166,7 +166,7 @@ def leave_job(job: TrainingJob | None, keep_view: bool) -> None:
     """Stop or Reset on the Train page: this session leaves ``job``.
 
     When other sessions follow the run it goes on for them: this session's view of it ends
-    (``st.session_state["job"]`` is dropped) and the page says how many follow it (:func:`show_notice`).
+    (``st.session_state[K_JOB]`` is dropped) and the page says how many follow it (:func:`show_notice`).
     When none does, the run stops at its next step boundary; ``keep_view`` (Stop) keeps it in
     view with the weights reached, otherwise (Reset) it is dropped too.
     """
@@ -176,7 +176,7 @@ def leave_job(job: TrainingJob | None, keep_view: bool) -> None:
     if others:
         st.session_state[K_NOTICE] = tr("train.left_shared", n=others)
     if others or not keep_view:
-        st.session_state.pop("job", None)
+        st.session_state.pop(K_JOB, None)
 
 
 def show_notice() -> None:
@@ -318,7 +318,7 @@ def end_message(job: TrainingJob, p: Progress) -> None:
             "reason": tr(f"train.reason.{tm.stop_reason}"),
         }
         if job.diverged:
-            if st.session_state.get("own_model") is tm:
+            if st.session_state.get(K_OWN) is tm:
                 st.warning(tr("train.diverged_in_use", first=tm.losses[0], last=tm.losses[-1]))
             else:
                 st.warning(
@@ -337,7 +337,7 @@ def end_message(job: TrainingJob, p: Progress) -> None:
             st.success(tr("train.done_cached" if job.from_cache else "train.done", **figures))
             attention_check(tm, start_or_refuse)
     elif p.status == JobStatus.STOPPED:
-        in_use = job.result is not None and st.session_state.get("own_model") is job.result
+        in_use = job.result is not None and st.session_state.get(K_OWN) is job.result
         if in_use:
             st.success(tr("train.stopped_in_use", steps=len(job.result.losses)))
         else:

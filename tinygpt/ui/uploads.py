@@ -21,9 +21,10 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from tinygpt import checkpoint
 from tinygpt.jobs import check_memory_mb
 from tinygpt.record import ModelRecord
+from tinygpt.ui.train_table import T_UPLOAD
 
 #: The uploader's key before any file was read; later ones add the number of files read.
-UPLOAD_KEY = "train_upload"
+UPLOAD_KEY = T_UPLOAD
 _COUNT = "_train_uploads_read"
 
 

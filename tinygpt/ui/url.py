@@ -27,7 +27,7 @@ import streamlit as st
 
 from tinygpt.config import ConfigError
 from tinygpt.params import MAX_TEXT_CHARS, read_text
-from tinygpt.ui.language import tr
+from tinygpt.ui.language import accepted_text, error_text, tr
 
 #: The session key of what each page last wrote: {(page, parameter): text}.
 _WRITTEN = "_url_written"
@@ -42,11 +42,13 @@ class Param:
         read: raw text -> {session key: value}; raises ConfigError for a value it refuses. It may
             append notes (messages in the user's language) to its second argument.
         write: the session state -> the parameter's text, or None to leave it out of the URL.
+        message: the i18n key of the message for a refused value (:func:`refused`).
     """
 
     name: str
     read: Callable[[str, list[str]], Mapping[str, Any]]
     write: Callable[[Mapping[str, Any]], str | None]
+    message: str = "link.bad_param"
 
 
 def field(name: str, key: str, read: Callable[[str], Any], write: Callable[[Any], str | None] = str) -> Param:
@@ -62,15 +64,24 @@ def field(name: str, key: str, read: Callable[[str], Any], write: Callable[[Any]
     return Param(name, read_into, lambda ss: write(ss[key]))
 
 
+def refused(param: Param, raw: str, exc: ConfigError) -> str:
+    """The message for a value of the link a page does not accept, in the user's language: the
+    row's ``message`` with the parameter's ``name``, the refused ``value``, the ``error`` in words
+    and what is ``accepted``."""
+    error = error_text(exc).rstrip(".。")
+    return tr(param.message, name=param.name, value=exc.value, error=error, accepted=accepted_text(exc))
+
+
 def _written() -> dict[tuple[str, str], str | None]:
     return st.session_state.setdefault(_WRITTEN, {})
 
 
-def load(page: str, params: Sequence[Param], refused: Callable[[Param, str, ConfigError], str]) -> list[str]:
-    """Read the parameters of ``page`` that this session did not write into the session.
+def load(page: str, params: Sequence[Param]) -> list[str]:
+    """Read the parameters of ``page`` that this session did not write into the session (every
+    page's one reader, before its widgets).
 
-    ``refused(param, raw, error)`` words the message for a refused value (in the user's
-    language). Returns the messages and notes, in the order of ``params``.
+    Returns the messages for refused values (:func:`refused`) and the rows' notes, in the order of
+    ``params``.
     """
     written, query, ss = _written(), st.query_params, st.session_state
     messages: list[str] = []
@@ -90,7 +101,8 @@ def load(page: str, params: Sequence[Param], refused: Callable[[Param, str, Conf
 
 
 def save(page: str, params: Sequence[Param]) -> None:
-    """Write the session's view of ``page`` into the URL (only what changed)."""
+    """Write the session's view of ``page`` into the URL, only what changed (every page's one
+    writer, after its widgets)."""
     written, query, ss = _written(), st.query_params, st.session_state
     for param in params:
         raw = param.write(ss)

@@ -1,7 +1,8 @@
 """The Attention page's Streamlit side, one concern a module.
 
-- :mod:`.state` — the page's session keys, their defaults, its URL table, and what happens when the
-  model or the text changes (the switches return to the model's own; pickers are clamped).
+- :mod:`.table` — the page's table of state: each control's key, default, lesson label and URL row.
+- :mod:`.state` — the defaults put in the session, the URL's rows beyond the table, and what happens
+  when the model or the text changes (the switches return to the model's own; pickers are clamped).
 - :mod:`.data` — the cached numbers: walks, traces, effects, head importance, logit lens.
 - :mod:`.switches` — the switches a student flips, and "more controls".
 - :mod:`.effect` — right under the switches: what they change at every position, and why.

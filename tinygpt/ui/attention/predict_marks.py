@@ -26,15 +26,15 @@ from tinygpt.ui import misconception_view, student
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence
+from tinygpt.ui.attention.table import K_MARKS  # the multiselect of the positions expected to change (a lesson control)
+from tinygpt.ui.controls import SCORE
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.lesson import lesson, visible
 from tinygpt.ui.student_state import K_ANSWERS
 from tinygpt.ui.style import CHANGED_COLOR
 
-K_MARKS = "attn_marks"  # the multiselect of the positions expected to change (a lesson control)
 _SCORED = "_attn_marks_scored"  # the id of the prediction recorded since the last return to the model's own
 _BEFORE = "_attn_marks_before"  # the marks before the multiselect's last change
-SCORE = "exercise_score"  # tinygpt.ui.exercise_view.SCORE: (right, asked)
 MARK, CHANGED = "●", "▲"
 #: The misses' reasons written out; the rest are one click away.
 SHOWN_MISSES = 3

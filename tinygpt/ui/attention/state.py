@@ -1,9 +1,10 @@
-"""The Attention page's state: its session keys and defaults, its URL, and what a change of model
-or text does to them.
+"""The Attention page's state: its defaults, its URL, and what a change of model or text does to them.
 
-Every widget of the page has a key below and ``persist_state="session"``: Streamlit keeps its value
-while it is not drawn (a closed expander, another page). Defaults are put in the session before the
-widgets (:func:`defaults`), never passed as a widget's ``value=``. Callbacks change the session only.
+Every widget of the page has a key in the page's table (``tinygpt.ui.attention.table``: key,
+default, lesson label, URL row; read here as ``state.K_*``) and ``persist_state="session"``:
+Streamlit keeps its value while it is not drawn (a closed expander, another page). Defaults are put
+in the session before the widgets (:func:`defaults`), never passed as a widget's ``value=``.
+Callbacks change the session only.
 
 When the page shows another model (:func:`follow_model`) the switches return to that model's own
 attention (the causal mask as it trained) and the text stays only if the new model can read it.
@@ -25,76 +26,68 @@ from tinygpt.config import ConfigError, GPTConfig
 from tinygpt.formatting import number, shown_text
 from tinygpt.links import decode_edits, encode_edits
 from tinygpt.params import (
-    read_choice_of,
-    read_flag,
-    read_heads,
-    read_index,
-    read_scale,
     read_step,
-    read_text,
-    read_uniform,
-    write_flag,
-    write_heads,
-    write_scale,
 )
 from tinygpt.record import ModelRecord
 from tinygpt.ui import url
 from tinygpt.ui.attention import data
-from tinygpt.ui.language import accepted_text, tr
+from tinygpt.ui.attention.table import (  # noqa: F401  (the page's table; its modules read the keys as state.K_*)
+    ATTENTION,
+    K_ALL_COLUMNS,
+    K_CELL_I,
+    K_CELL_J,
+    K_CHECK,
+    K_CURIOUS,
+    K_DETAILS,
+    K_DIVISOR,
+    K_EDIT_I,
+    K_EDIT_J,
+    K_EDIT_VALUE,
+    K_EDITING,
+    K_EDITS,
+    K_GUESS,
+    K_HEAD,
+    K_HEADS,
+    K_HEADS_GRID,
+    K_HEADS_OFF,
+    K_LAYER,
+    K_LAYERS_GRID,
+    K_LENS,
+    K_MARKS,
+    K_MASK,
+    K_MORE,
+    K_OUTPUT,
+    K_RESET,
+    K_SCALING,
+    K_SNAPSHOT,
+    K_SOURCE,
+    K_STEP,
+    K_TABLE,
+    K_TAU,
+    K_TEXT,
+    K_TRAINING,
+    K_UNIFORM,
+    K_UNIFORM_SCOPE,
+    MAX_DIVISOR,
+    MIN_DIVISOR,
+    SCALINGS,
+    TEMPERATURES,
+    UNIFORM_SCOPES,
+)
+from tinygpt.ui.controls import default_of, put_defaults, url_rows
+from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import lesson
 
 PAGE = "attention"
 
-#: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
-TEMPERATURES: tuple[float, ...] = (
-    1e-4,
-    1e-3,
-    0.01,
-    0.03,
-    0.1,
-    0.2,
-    0.3,
-    0.5,
-    0.7,
-    1.0,
-    1.5,
-    2.0,
-    3.0,
-    5.0,
-    10.0,
-    100.0,
-    1000.0,
-)
-MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
 #: Largest |score| the editor accepts (raw scores of the seed model are within about ±20).
 MAX_EDIT = 10_000.0
 #: A typed score this close to the model's own (half the last of the 4 decimals shown) is no edit.
 EDIT_SAME = 5e-5
-SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
-#: Uniform attention: every head of the chosen layer, or only the chosen head.
-UNIFORM_SCOPES: tuple[str, ...] = ("layer", "head")
 #: The step navigation's choices: the input X (what step 1 reads, not a step itself), then the steps.
 INPUT = "input"
 NAV_IDS: tuple[str, ...] = (INPUT, *STEP_IDS)
 
-# ---- the widgets' keys (a teacher's lesson names them: tinygpt.ui.lesson.LESSON_CONTROLS)
-K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
-K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
-K_HEADS_OFF, K_UNIFORM, K_UNIFORM_SCOPE = "attn_heads_off", "attn_uniform", "attn_uniform_scope"
-K_RESET, K_GUESS, K_EDITING = "attn_reset", "attn_guess", "attn_editing"
-K_CELL_I, K_CELL_J, K_OUTPUT, K_ALL_COLUMNS = "attn_cell_i", "attn_cell_j", "attn_output", "attn_all_columns"
-K_SNAPSHOT = "attn_snapshot"
-#: The score editor: the cell's pickers and the prefix of its number inputs' keys (one per layer,
-#: head and cell); the session's edits are {(layer, head, i, j): score}, started by ``edits=``.
-K_EDIT_I, K_EDIT_J, K_EDIT_VALUE, K_EDITS = "attn_edit_i", "attn_edit_j", "attn_edit_value", "attn_edit_scores"
-# ---- expanders whose content is drawn only while open (their open state is the session value)
-K_MORE = "attn_more"  # more controls
-K_DETAILS = "attn_details"  # the effect at every position in detail
-K_TABLE = "attn_table_open"  # a step's table
-K_CURIOUS = "attn_curious"  # the checks and the code of a step
-K_SOURCE = "attn_source"  # the code of a step (a lesson control)
-K_HEADS, K_LENS = "attn_heads", "attn_lens"
-K_HEADS_GRID, K_LAYERS_GRID, K_TRAINING = "attn_heads_grid", "attn_layers_grid", "attn_training"
 #: ``part=`` of older links: the part of the page they opened, now the expander it names.
 PART_EXPANDERS: dict[str, str | None] = {
     "steps": None,
@@ -136,25 +129,7 @@ def opening_head(tm: ModelRecord) -> int:
 
 def defaults(tm: ModelRecord) -> None:
     """Give every widget of the page its default once (the session keeps what the student set)."""
-    cfg = tm.gpt_cfg
-    for key, value in (
-        (K_TEXT, own_text(tm)),
-        (K_LAYER, 0),
-        (K_HEAD, opening_head(tm)),
-        (K_STEP, STEP_IDS[0]),
-        (K_MASK, tm.train_cfg.causal_mask),
-        (K_SCALING, "sqrt"),
-        (K_DIVISOR, float(math.sqrt(cfg.d_head))),
-        (K_TAU, 1.0),
-        (K_HEADS_OFF, []),
-        (K_UNIFORM, False),
-        (K_UNIFORM_SCOPE, "layer"),
-        (K_GUESS, False),
-        (K_EDITING, False),
-        (K_EDITS, {}),
-        (K_ALL_COLUMNS, False),
-    ):
-        st.session_state.setdefault(key, value)
+    put_defaults(ATTENTION, tm, {K_TEXT: own_text(tm), K_HEAD: opening_head(tm), K_STEP: STEP_IDS[0]})
     current = lesson()
     if current is not None:  # a lesson about one section opens it (the snapshots' slider: training)
         for shown, section in LESSON_SECTIONS.items():
@@ -167,8 +142,8 @@ def reset_switches() -> None:
     uniform attention, no edited score (a button callback, and what a new model starts with)."""
     ss = st.session_state
     ss[K_MASK] = ss.get(_TRAINED_MASK, True)
-    ss[K_SCALING], ss[K_TAU], ss[K_HEADS_OFF], ss[K_UNIFORM] = "sqrt", 1.0, [], False
-    ss[K_EDITING], ss[K_EDITS] = False, {}
+    for key in (K_SCALING, K_TAU, K_HEADS_OFF, K_UNIFORM, K_EDITING, K_EDITS):  # their defaults in the page's table
+        ss[key] = default_of(ATTENTION, key)
     for key in [k for k in ss if str(k).startswith(K_EDIT_VALUE)]:
         del ss[key]
 
@@ -250,18 +225,6 @@ def switches(cfg: GPTConfig, T: int) -> Switches:
 # ---------------------------------------------------------------- the URL
 
 
-def _tau(raw: str, notes: list[str]) -> dict[str, Any]:
-    value, snapped = read_choice_of(raw, TEMPERATURES, "tau")
-    if snapped:
-        notes.append(tr("attn.url_snap_tau", value=shown_text(raw), used=value))
-    return {K_TAU: value}
-
-
-def _scale(raw: str, notes: list[str]) -> dict[str, Any]:
-    scaling, number = read_scale(raw, MIN_DIVISOR, MAX_DIVISOR)
-    return {K_SCALING: scaling} | ({K_DIVISOR: number} if number is not None else {})
-
-
 def _edits(cfg: GPTConfig):
     def read(raw: str, notes: list[str]) -> dict[str, Any]:
         layer = st.session_state.get(K_LAYER, 0)  # the link's layer: read before edits=
@@ -285,40 +248,12 @@ def _part(raw: str, notes: list[str]) -> dict[str, Any]:
 
 
 def url_params(cfg: GPTConfig) -> tuple[url.Param, ...]:
-    """The Attention page's query parameters: the text, layer, head, step and switches (the model
-    is ``model=``/``train=``, ``tinygpt.ui.model_choice``). ``off``, ``uniform``, ``guess`` and
-    ``edits`` are in the URL only while set; ``part`` (older links) opens the expander it names."""
+    """The Attention page's query parameters: its table's rows (the text, layer, head and switches;
+    ``tinygpt.ui.attention.table``), then the step, the score edits and ``part`` (older links: it
+    opens the expander it names). The model is ``model=``/``train=`` (``tinygpt.ui.model_choice``)."""
     return (
-        url.field("text", K_TEXT, read_text),
-        url.field("layer", K_LAYER, partial(read_index, name="layer", count=cfg.n_layers)),
-        url.field("head", K_HEAD, partial(read_index, name="head", count=cfg.n_heads)),
+        *url_rows(ATTENTION, cfg),
         url.field("step", K_STEP, partial(read_step, ids=NAV_IDS, first_numbered=1)),
-        url.field("mask", K_MASK, partial(read_flag, name="mask"), write_flag),
-        url.Param("scale", _scale, lambda ss: write_scale(ss[K_SCALING], ss.get(K_DIVISOR, 1.0))),
-        url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}"),
-        url.field("off", K_HEADS_OFF, partial(read_heads, n_heads=cfg.n_heads), write_heads),
-        url.Param("uniform", _uniform, lambda ss: ss[K_UNIFORM_SCOPE] if ss[K_UNIFORM] else None),
-        url.field("guess", K_GUESS, partial(read_flag, name="guess"), lambda on: "1" if on else None),
-        _edits(cfg),
+        _edits(cfg),  # after layer=: it reads the link's layer
         url.Param("part", _part, lambda ss: None),
     )
-
-
-def _uniform(raw: str, notes: list[str]) -> dict[str, Any]:
-    mode = read_uniform(raw)
-    return {K_UNIFORM: False} if mode == "none" else {K_UNIFORM: True, K_UNIFORM_SCOPE: mode}
-
-
-def refused(param: url.Param, raw: str, exc: ConfigError) -> str:
-    """The message for a value of the link the page does not accept (in the user's language)."""
-    return tr("link.bad_param", name=param.name, value=exc.value, accepted=accepted_text(exc))
-
-
-def load_url(cfg: GPTConfig) -> list[str]:
-    """Read a link's view into the session (before the widgets); the messages for refused values."""
-    return url.load(PAGE, url_params(cfg), refused)
-
-
-def save_url(cfg: GPTConfig) -> None:
-    """Write the view into the URL (after the widgets of this run)."""
-    url.save(PAGE, url_params(cfg))

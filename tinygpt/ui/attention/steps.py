@@ -23,7 +23,7 @@ from tinygpt.exercises import STEP_QUESTIONS
 from tinygpt.formatting import number
 from tinygpt.record import ModelRecord
 from tinygpt.theory import STEP_CONCEPT
-from tinygpt.ui import exercise_view
+from tinygpt.ui import exercise_view, url
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.cell import show_cell
@@ -254,7 +254,7 @@ def steps_section(
     @st.fragment
     def step_part() -> None:
         chosen = step_nav()
-        s.save_url(cfg)
+        url.save(s.PAGE, s.url_params(cfg))
         if chosen == s.INPUT:
             show_input(trace, labels, cfg)
             step = None

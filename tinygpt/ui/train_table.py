@@ -1,0 +1,35 @@
+"""The Train page's table of state (``tinygpt.ui.controls``): each setting's key, default (the
+seed program's model: the "seed" preset) and lesson label. The form's URL (``form=``, ``trained=``)
+is ``tinygpt.ui.train_url``: one parameter for the whole form, in the format of a model link."""
+
+from __future__ import annotations
+
+from tinygpt.ui.controls import UNSET, control, table
+
+PAGE = "train"
+#: The preset the form last took (no widget owns it), and a loaded checkpoint's settings for the
+#: form's next run (put in the form before its widgets are drawn).
+T_PRESET, T_FROM_FILE = "train_preset", "_train_form_from_file"
+T_TEXT, T_WINDOW, T_D_MODEL, T_N_HEADS = "train_text", "train_window", "train_d_model", "train_n_heads"
+T_N_LAYERS, T_D_FF, T_MAX_LEN, T_NORM = "train_n_layers", "train_d_ff", "train_max_len", "train_norm"
+T_POSITIONS, T_LR, T_EPOCHS, T_SEED = "train_positions", "train_lr", "train_epochs", "train_seed"
+T_EARLY_STOP, T_CAUSAL_MASK = "train_early_stop", "train_causal_mask"
+T_PRESETS, T_UPLOAD = "train_presets", "train_upload"
+TRAIN = table(
+    control(T_PRESETS, UNSET, "train.presets"),
+    control(T_D_MODEL, 512, "train.d_model"),
+    control(T_N_HEADS, 8, "train.n_heads"),
+    control(T_N_LAYERS, 6, "train.n_layers"),
+    control(T_D_FF, 2048, "train.d_ff"),
+    control(T_MAX_LEN, 128, "train.max_len"),
+    control(T_NORM, "pre", "train.norm"),
+    control(T_POSITIONS, "learned", "train.positions"),
+    control(T_TEXT, "你好世界", "train.text"),
+    control(T_WINDOW, 0, "train.window"),
+    control(T_LR, 1e-4, "train.lr"),
+    control(T_EPOCHS, 1000, "train.epochs"),
+    control(T_SEED, 0, "train.seed"),
+    control(T_EARLY_STOP, 1e-4, "train.early_stop"),
+    control(T_CAUSAL_MASK, True, "train.causal_mask"),
+    control(T_UPLOAD, UNSET, "train.upload"),
+)
