@@ -9,8 +9,8 @@ import streamlit as st
 from tinygpt.formatting import char_name, format_probability
 from tinygpt.generate import DecodeConfig, GenerationStep, training_targets
 from tinygpt.record import ModelRecord
-from tinygpt.ui.figures import figure_downloads, figure_spec
-from tinygpt.ui.i18n import lang, md_escape, tr
+from tinygpt.ui.figure_view import figure_downloads, figure_spec
+from tinygpt.ui.language import lang, md_escape, tr
 from tinygpt.ui.lesson import page_shown, visible
 from tinygpt.ui.predict_table import P_STEP
 from tinygpt.ui.tables import show_table, text_table

@@ -15,8 +15,8 @@ from tinygpt.charts import heatmap_spec, probability_bars_spec, vector_picture_s
 from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector
 from tinygpt.ui.common import resend
 from tinygpt.ui.exercise_view import count_theory_answer
-from tinygpt.ui.figures import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.figure_view import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
+from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 from tinygpt.ui.tables import matrix_text, show_table, text_table
 from tinygpt.ui.theory_state import SECTIONS, open_section, save

@@ -25,7 +25,7 @@ from tinygpt.params import (
 )
 from tinygpt.ui import url
 from tinygpt.ui.controls import BY_PAGE, UNSET, control, table
-from tinygpt.ui.i18n import tr
+from tinygpt.ui.language import tr
 
 #: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
 TEMPERATURES: tuple[float, ...] = (
