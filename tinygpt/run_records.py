@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tinygpt.config import GPTConfig, TrainConfig
+from tinygpt.config_fields import setting_values
 from tinygpt.job_queue import JobStatus
 from tinygpt.record import StopReason
 
@@ -29,24 +30,11 @@ class Progress:
 
 
 def settings_of(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
-    """The settings that identify a run, by their field names (used to label runs)."""
-    g, t = gpt_cfg, train_cfg
-    return {
-        "text": text,
-        "d_model": g.d_model,
-        "n_heads": g.n_heads,
-        "n_layers": g.n_layers,
-        "d_ff": g.d_ff,
-        "max_len": g.max_len,
-        "norm": g.norm,
-        "positions": g.positions,
-        "lr": t.lr,
-        "epochs": t.epochs,
-        "seed": t.seed,
-        "early_stop_loss": t.early_stop_loss,
-        "causal_mask": t.causal_mask,
-        "window": t.window_for(len(text), g.max_len),
-    }
+    """The settings that identify a run, by their field names (used to label runs): the text, then
+    every field of the configs (:func:`tinygpt.config_fields.setting_values`), the ``window`` as
+    trained (the whole text's when unset)."""
+    values = setting_values(gpt_cfg, train_cfg)
+    return {"text": text, **values, "window": train_cfg.window_for(len(text), gpt_cfg.max_len)}
 
 
 @dataclass(frozen=True)
