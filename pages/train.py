@@ -10,11 +10,11 @@ from tinygpt.config import (
     MAX_TEXT_LEN,
     MAX_TOKENS_PER_STEP,
     ConfigError,
-    parse_int,
 )
 from tinygpt.examples import EXAMPLES
 from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
+from tinygpt.numbers import parse_int
 from tinygpt.ui import train_url
 from tinygpt.ui.common import model_banner, resend, show_error
 from tinygpt.ui.i18n import error_text, tr

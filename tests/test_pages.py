@@ -220,7 +220,7 @@ def test_a_typed_number_is_used_as_typed_or_named_in_a_message_and_train_is_disa
 
 
 def test_train_page_number_boxes_read_whole_numbers_exactly():
-    from tinygpt.config import parse_int
+    from tinygpt.numbers import parse_int
 
     assert parse_int(" 300 ") == 300 and parse_int("-5") == -5 and parse_int("9" * 20) == int("9" * 20)
     assert parse_int("1e30") == "1e30" and parse_int("3.0") == "3.0" and parse_int("") == "" and parse_int("٣") == "٣"

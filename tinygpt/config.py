@@ -23,7 +23,7 @@ MAX_MAX_LEN = 512
 #: bounds on the memory and time of one step (the seed: 4 tokens × 18,972,676 parameters).
 MAX_TOKENS_PER_STEP = 1024
 MAX_STEP_WORK = 2_500_000_000
-#: Characters a number box of the Train form takes (``parse_int`` reads at most
+#: Characters a number box of the Train form takes (``tinygpt.numbers.parse_int`` reads at most
 #: ``tinygpt.numbers.MAX_INT_CHARS`` of them as a number; longer text is named in the message).
 MAX_TYPED_DIGITS = 64
 
@@ -43,26 +43,6 @@ class ConfigError(ValueError):
         self.key = key
         self.params = params
         super().__init__(f"{field_name}={value!r} is not accepted: {accepted}")
-
-
-def parse_int(typed: str) -> int | str:
-    """The integer a student typed (ASCII digits, an optional sign, spaces around), else the text
-    as a message shows it.
-
-    Read by ``tinygpt.numbers.read_int``, the one reader of numbers from outside: "1e30", "1.5",
-    "abc", a full-width "１０", a superscript "²" or more than ``tinygpt.numbers.MAX_INT_CHARS``
-    characters come back as text (shortened, invisible characters named:
-    ``tinygpt.formatting.shown_text``), which the configuration checks refuse as not an integer,
-    naming that text. Nothing is rounded or replaced.
-    """
-    from tinygpt.formatting import shown_text  # tinygpt.numbers imports this module
-    from tinygpt.numbers import MAX_INT_CHARS, read_int
-
-    bound = 10**MAX_INT_CHARS
-    try:
-        return read_int(typed, "", -bound, bound)
-    except ConfigError:
-        return shown_text(typed.strip())
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int) -> None:

@@ -52,6 +52,22 @@ def read_int(raw: str, name: str, lo: int, hi: int) -> int:
     return int(text)
 
 
+def parse_int(typed: str) -> int | str:
+    """The integer a student typed (ASCII digits, an optional sign, spaces around), else the text
+    as a message shows it.
+
+    Read by :func:`read_int`: "1e30", "1.5", "abc", a full-width "１０", a superscript "²" or more
+    than :data:`MAX_INT_CHARS` characters come back as text (shortened, invisible characters named:
+    ``tinygpt.formatting.shown_text``), which the configuration checks refuse as not an integer,
+    naming that text. Nothing is rounded or replaced.
+    """
+    bound = 10**MAX_INT_CHARS
+    try:
+        return read_int(typed, "", -bound, bound)
+    except ConfigError:
+        return shown_text(typed.strip())
+
+
 def read_float(raw: str, name: str, lo: float, hi: float) -> float:
     """The finite decimal number ``raw`` spells, checked against [lo, hi].
 
