@@ -149,16 +149,10 @@ LINK_DAYS = 365
 
 
 class Store(StoreConnection):
-    """Classes, answers and short links in one database (module docstring); the connection, its
-    errors and the schema are :class:`~tinygpt.store_connection.StoreConnection`'s.
-
-    Args:
-        url: a SQLAlchemy URL (``sqlite:///path`` or ``postgresql+psycopg://…``); see :func:`database_url`.
-        keep_days: answers (and classes) older than this many days are deleted by :meth:`purge`.
-        clock: the time in Unix seconds (tests pass their own).
-    Nothing touches the database until the first call; every call may raise :class:`StoreError`.
-    Safe to share between threads (the engine pools connections).
-    """
+    """Classes, answers and short links in one database (module docstring). Made as
+    :class:`~tinygpt.store_connection.StoreConnection` is (``url``, ``keep_days``, ``clock``), whose
+    connection, errors and schema it uses; every call may raise :class:`StoreError`. Safe to share
+    between threads."""
 
     def _live_answers(self, cutoff: float) -> sa.ColumnElement[bool]:
         """Answers not expired, of no class or of a class not expired (what a read may show)."""
