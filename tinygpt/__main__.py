@@ -23,10 +23,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+import torch
+
+from tinygpt.arrays import to_numpy
+from tinygpt.checkpoint import to_bytes
 from tinygpt.config import MAX_TEXT_LEN, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
 from tinygpt.config_fields import Setting, setting_values, settings, split_settings
 from tinygpt.examples import EXAMPLES, Example
+from tinygpt.explain import trace_of
+from tinygpt.limits import host_configs
+from tinygpt.model_library import weights_hash
 from tinygpt.numbers import MAX_INT_CHARS, read_float, read_int
+from tinygpt.record import StopReason
+from tinygpt.train import NonFiniteLossError, Trainer, build
 
 #: The seed's section banner (30 "=").
 BANNER = "=" * 30
@@ -130,8 +139,6 @@ def configs_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser)
         parser.error(f"argument --text: {len(args.text)} characters; at most {MAX_TEXT_LEN} are accepted")
     if args.log_every < 1:
         parser.error(f"argument --log-every: {args.log_every} is not accepted: an integer of at least 1")
-    from tinygpt.limits import host_configs
-
     try:
         gpt_cfg, train_cfg = host_configs(args.text, *split_settings(vars(args)))
     except ConfigError as exc:  # a config's range or a host limit (tokens or work per step, epochs)
@@ -193,13 +200,6 @@ def run(
     Raises:
         tinygpt.train.NonFiniteLossError: the loss became NaN or ±∞ (the learning rate is too big).
     """
-    import torch
-
-    from tinygpt.arrays import to_numpy
-    from tinygpt.explain import trace_of
-    from tinygpt.record import StopReason
-    from tinygpt.train import Trainer, build
-
     tm = build(text, gpt_cfg, train_cfg)
 
     def on_step(step: int, loss: float) -> None:
@@ -235,17 +235,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parse_args(parser, argv)
     gpt_cfg, train_cfg = configs_from_args(args, parser)
-    from tinygpt.train import NonFiniteLossError
-
     try:
         tm = run(args.text, gpt_cfg, train_cfg, sys.stdout, args.log_every, args.layer, args.head)
     except NonFiniteLossError as exc:
         print(f"python -m tinygpt: error: {exc}", file=sys.stderr)
         return 1
     if args.save:
-        from tinygpt.checkpoint import to_bytes  # heavy (torch): imported only when saving
-        from tinygpt.model_library import weights_hash  # heavy (torch): imported only when saving
-
         try:
             Path(args.save).write_bytes(to_bytes(tm))
         except OSError as exc:
