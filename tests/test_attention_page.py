@@ -519,7 +519,7 @@ def test_fast_tables_csv_and_chart_specs_hold_the_same_numbers():
         float(finite.abs().max()),
     ]
     plain = heatmap_spec(m, rows, cols, kind="signed", title="Q")  # nothing masked: the grey layer is left out
-    assert len(plain["layer"]) == 1 and plain["layer"][0]["transform"] == []
+    assert len(plain["layer"]) == 1 and plain["layer"][0].get("transform", []) == []
     encoding, masked_encoding = plain["layer"][0]["encoding"], spec["layer"][0]["encoding"]
     assert encoding["color"]["scale"]["domain"] == [-float(m.abs().max()), float(m.abs().max())]
     assert {k: v for k, v in encoding.items() if k != "color"} == {

@@ -88,7 +88,7 @@ def test_guessing_short_links_is_slowed_per_client(store, one_client):
 def test_a_short_link_typed_in_lower_case_opens_the_lesson(store, monkeypatch):
     from tinygpt import store as store_module
 
-    monkeypatch.setattr(store_module, "_random_code", lambda alphabet, n: "pqCKLSV"[:n])
+    monkeypatch.setattr(store_module, "random_code", lambda alphabet, n: "pqCKLSV"[:n])
     assert store.shorten("lesson=1&pages=attention&step=softmax") == "pqCKLSV"
     at = app(None, "en", s="pqcklsv")  # as a phone typed it from the projector
     assert not at.warning and at.query_params["step"] == "softmax" and "s" not in at.query_params

@@ -38,7 +38,7 @@ store_url, clock, store = test_store.store_url, test_store.clock, test_store.sto
 def _codes(*codes: str):
     """A stand-in for the store's random code maker: link codes from ``codes`` in turn."""
     pending = list(codes)
-    real = store_module._random_code
+    real = store_module.random_code
 
     def draw(alphabet: str, length: int) -> str:
         return pending.pop(0) if alphabet == store_module.LINK_ALPHABET and pending else real(alphabet, length)
@@ -47,7 +47,7 @@ def _codes(*codes: str):
 
 
 def test_a_short_link_typed_in_any_case_opens_its_lesson(store, monkeypatch):
-    monkeypatch.setattr(store_module, "_random_code", _codes("pqCKLSV"))
+    monkeypatch.setattr(store_module, "random_code", _codes("pqCKLSV"))
     assert store.shorten("lesson=1&pages=attention") == "pqCKLSV"
     for typed in ("pqcklsv", "PQCKLSV", "pqCKLSV", " PqCkLsV "):  # a phone's keyboard changes the case
         assert store.resolve(read_link_code(typed)) == "lesson=1&pages=attention"
@@ -58,7 +58,7 @@ def test_a_short_link_typed_in_any_case_opens_its_lesson(store, monkeypatch):
 
 
 def test_no_two_short_links_differ_only_in_case(store, monkeypatch):
-    monkeypatch.setattr(store_module, "_random_code", _codes("abcdefg", "ABCDEFG", "hjkmnpq"))
+    monkeypatch.setattr(store_module, "random_code", _codes("abcdefg", "ABCDEFG", "hjkmnpq"))
     assert store.shorten("lesson=1") == "abcdefg"
     assert store.shorten("lesson=2") == "hjkmnpq"  # ABCDEFG would read as abcdefg
     assert store.resolve("HJKMNPQ") == "lesson=2" and store.resolve("ABCDEFG") == "lesson=1"

@@ -23,9 +23,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+import torch
+
 from tinygpt.arrays import to_numpy
 from tinygpt.checkpoint import to_bytes
-from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, MAX_TEXT_LEN, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
+from tinygpt.config import MAX_TEXT_LEN, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
+from tinygpt.config_fields import Setting, setting_values, settings, split_settings
 from tinygpt.examples import EXAMPLES, Example
 from tinygpt.explain import trace_of
 from tinygpt.limits import host_configs
@@ -46,23 +49,8 @@ TRACE_KEYS = {
     "scores_scaled": "S_masked",
     "softmax alpha": "alpha",
 }
-#: The flag behind each config field, for error messages.
-FLAG_OF = {
-    "d_model": "--d-model",
-    "n_heads": "--n-heads",
-    "n_layers": "--n-layers",
-    "d_ff": "--d-ff",
-    "max_len": "--max-len",
-    "norm": "--norm",
-    "positions": "--positions",
-    "lr": "--lr",
-    "epochs": "--epochs",
-    "seed": "--seed",
-    "early_stop_loss": "--early-stop",
-    "vocab_size": "--text",
-    "text": "--text",
-    "window": "--window",
-}
+#: The flag behind each config field, for error messages (the text decides the vocabulary's size).
+FLAG_OF = {s.name: s.flag for s in settings()} | {"vocab_size": "--text", "text": "--text"}
 
 
 def whole_number(raw: str) -> int:
@@ -85,6 +73,22 @@ def decimal_number(raw: str) -> float:
         raise argparse.ArgumentTypeError(f"{exc.value} is not accepted: a finite number in ASCII digits") from None
 
 
+def add_setting_flag(group: argparse._ArgumentGroup, setting: Setting) -> None:
+    """The flag of one config field (:func:`tinygpt.config_fields.settings`): its value read as the
+    field's type (a word among its choices, a yes/no ``--x``/``--no-x``), stored under the field's
+    name, its default the seed program's."""
+    options: dict[str, object] = {"dest": setting.name, "default": setting.cli_default, "help": setting.help}
+    if setting.metavar:
+        options["metavar"] = setting.metavar
+    if setting.kind is bool:
+        options["action"] = argparse.BooleanOptionalAction
+    elif setting.choices:
+        options["choices"] = setting.choices
+    elif setting.kind in (int, float):
+        options["type"] = whole_number if setting.kind is int else decimal_number
+    group.add_argument(setting.flag, **options)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line: one flag per hyperparameter, defaults from the seed program."""
     p = argparse.ArgumentParser(
@@ -96,31 +100,6 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     m = p.add_argument_group("model (模型)")
-    m.add_argument(
-        "--d-model", type=whole_number, default=DEFAULT_GPT.d_model, help="width of the residual stream, d_model"
-    )
-    m.add_argument(
-        "--n-heads",
-        type=whole_number,
-        default=DEFAULT_GPT.n_heads,
-        help="attention heads per layer; must divide d_model",
-    )
-    m.add_argument("--n-layers", type=whole_number, default=DEFAULT_GPT.n_layers, help="Transformer blocks")
-    m.add_argument(
-        "--d-ff", type=whole_number, default=DEFAULT_GPT.d_ff, help="hidden width of the feed-forward network"
-    )
-    m.add_argument(
-        "--max-len", type=whole_number, default=DEFAULT_GPT.max_len, help="position embeddings = longest context"
-    )
-    m.add_argument(
-        "--norm",
-        choices=("pre", "post"),
-        default=DEFAULT_GPT.norm,
-        help="LayerNorm before (seed) or after each sub-layer",
-    )
-    m.add_argument(
-        "--positions", choices=("learned", "sinusoidal"), default=DEFAULT_GPT.positions, help="position embeddings"
-    )
     t = p.add_argument_group("training (训练)")
     t.add_argument(
         "--example",
@@ -134,34 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=SEED_TEXT,
         help=f"training text, 1 to {MAX_TEXT_LEN} characters; its characters are the vocabulary",
     )
-    t.add_argument("--lr", type=decimal_number, default=DEFAULT_TRAIN.lr, help="Adam learning rate")
-    t.add_argument(
-        "--epochs",
-        type=whole_number,
-        default=DEFAULT_TRAIN.epochs,
-        help="optimizer steps (the whole text is one batch)",
-    )
-    t.add_argument(
-        "--seed",
-        type=whole_number,
-        default=DEFAULT_TRAIN.seed,
-        help="seed of the initial weights; same flags, same output",
-    )
-    t.add_argument(
-        "--early-stop",
-        type=decimal_number,
-        default=0.0,
-        metavar="LOSS",
-        help="stop once the loss is below LOSS; 0 runs every epoch like the seed",
-    )
-    t.add_argument(
-        "--window",
-        type=whole_number,
-        default=None,
-        metavar="N",
-        help="train on every N-character window of the text read as a cycle; "
-        "default: the whole text (up to --max-len) as one sequence",
-    )
+    for setting in settings():
+        add_setting_flag(m if setting.of_model else t, setting)
     o = p.add_argument_group("output (输出)")
     o.add_argument("--log-every", type=whole_number, default=100, metavar="N", help="print the loss every N epochs")
     o.add_argument("--layer", type=whole_number, default=0, help="layer whose attention is printed")
@@ -186,25 +139,7 @@ def configs_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser)
     if args.log_every < 1:
         parser.error(f"argument --log-every: {args.log_every} is not accepted: an integer of at least 1")
     try:
-        gpt_cfg, train_cfg = host_configs(
-            args.text,
-            {
-                "max_len": args.max_len,
-                "d_model": args.d_model,
-                "n_heads": args.n_heads,
-                "n_layers": args.n_layers,
-                "d_ff": args.d_ff,
-                "norm": args.norm,
-                "positions": args.positions,
-            },
-            {
-                "lr": args.lr,
-                "epochs": args.epochs,
-                "seed": args.seed,
-                "early_stop_loss": args.early_stop,
-                "window": args.window,
-            },
-        )
+        gpt_cfg, train_cfg = host_configs(args.text, *split_settings(vars(args)))
     except ConfigError as exc:  # a config's range or a host limit (tokens or work per step, epochs)
         config_error(parser, exc)
     if not 0 <= args.layer < gpt_cfg.n_layers:
@@ -219,23 +154,8 @@ def configs_from_args(args: argparse.Namespace, parser: argparse.ArgumentParser)
 
 
 def example_defaults(example: Example) -> dict[str, object]:
-    """The flag values (argparse dests) that run ``example``: its text and every config field."""
-    g, t = example.gpt, example.train
-    return {
-        "text": example.text,
-        "d_model": g.d_model,
-        "n_heads": g.n_heads,
-        "n_layers": g.n_layers,
-        "d_ff": g.d_ff,
-        "max_len": g.max_len,
-        "norm": g.norm,
-        "positions": g.positions,
-        "lr": t.lr,
-        "epochs": t.epochs,
-        "seed": t.seed,
-        "early_stop": t.early_stop_loss,
-        "window": t.window,
-    }
+    """The flag values (argparse dests: the field names) that run ``example``: its text and every config field."""
+    return {"text": example.text, **setting_values(example.gpt, example.train)}
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
@@ -279,8 +199,6 @@ def run(
     Raises:
         tinygpt.train.NonFiniteLossError: the loss became NaN or ±∞ (the learning rate is too big).
     """
-    import torch
-
     tm = build(text, gpt_cfg, train_cfg)
 
     def on_step(step: int, loss: float) -> None:

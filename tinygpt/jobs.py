@@ -34,171 +34,96 @@
 - :class:`RunRecord`: what a session keeps of its earlier runs, labelled by the settings that
   differ (:func:`run_labels`).
 
+The line and its refusals are in :mod:`tinygpt.job_queue`, the shelf in :mod:`tinygpt.model_shelf`,
+a job's progress and run records in :mod:`tinygpt.run_records`; this module re-exports their names.
 The Streamlit glue (the process-wide instances as ``st.cache_resource``, session state, drawing)
 is in ``tinygpt.ui.training_jobs`` and ``tinygpt.ui.models``.
 """
 
 from __future__ import annotations
 
-import enum
 import os
 import threading
 import time
 import uuid
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.examples import EXAMPLES
-from tinygpt.generate import MAX_NEW_CHARS, generate
-from tinygpt.model_library import ModelKey, ModelLibrary
+from tinygpt.job_queue import (
+    ACTIVE,
+    MAX_CONCURRENT_JOBS,
+    MAX_WAITING_JOBS,
+    JobQueue,
+    JobRefusedError,
+    JobStatus,
+    MemoryLimitError,
+    QueueFullError,
+    env_int,
+)
+from tinygpt.model_library import ModelKey
+from tinygpt.model_shelf import MAX_SHELF_PARAMETERS, ModelShelf, greedy_continuation, model_key
 from tinygpt.record import ModelRecord, StopReason
+from tinygpt.run_records import Progress, RunRecord, record_of, run_labels, settings_of
 from tinygpt.train import NonFiniteLossError, Trainer, build, release_free_memory, train
-from tinygpt.vocab import cyclic, vocab_size_of
 
+__all__ = [
+    "ACTIVE",
+    "JOB_BASE_MB",
+    "JOB_BYTES_PER_PARAMETER",
+    "MAX_CONCURRENT_JOBS",
+    "MAX_PAUSE_SECONDS",
+    "MAX_SHELF_PARAMETERS",
+    "MAX_WAITING_JOBS",
+    "MEMORY_LIMIT_MB",
+    "RATE_WINDOW",
+    "UNWATCHED_GRACE_S",
+    "WARM_UP_NICE",
+    "JobQueue",
+    "JobRefusedError",
+    "JobStatus",
+    "MemoryLimitError",
+    "ModelShelf",
+    "Progress",
+    "QueueFullError",
+    "RunRecord",
+    "Trainer",
+    "TrainingJob",
+    "active_jobs",
+    "check_memory",
+    "check_memory_mb",
+    "check_start_memory",
+    "default_training",
+    "example_training",
+    "greedy_continuation",
+    "job_memory_mb",
+    "model_key",
+    "process_rss_mb",
+    "reap_unwatched",
+    "record_of",
+    "run_labels",
+    "running_job",
+    "settings_of",
+    "start_job",
+]
 
-def _env_int(name: str, default: int) -> int:
-    """A whole number from the environment variable ``name`` (the operator's setting), else ``default``."""
-    raw = os.environ.get(name, "").strip()
-    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 9 else default
-
-
-#: Jobs training at once in this process (env TINYGPT_MAX_JOBS overrides): 2 cores, 1 thread each.
-MAX_CONCURRENT_JOBS = max(1, _env_int("TINYGPT_MAX_JOBS", 2))
-#: Jobs that may wait in line for a slot at once (env TINYGPT_MAX_WAITING overrides); a request
-#: beyond it is refused (:class:`QueueFullError`) instead of waiting for hours.
-MAX_WAITING_JOBS = _env_int("TINYGPT_MAX_WAITING", 6)
 #: A job whose every watcher has had no open session for this long (s) is cancelled.
 UNWATCHED_GRACE_S = 20.0
 #: A job paused longer than this stops by itself and frees its slot.
 MAX_PAUSE_SECONDS = 300.0
 #: Steps/s is measured over this many recent steps.
 RATE_WINDOW = 20
-#: The shelf keeps finished models up to this many parameters in all (float32: × 4 bytes),
-#: dropping the least recently used; sessions still holding a dropped model keep it.
-MAX_SHELF_PARAMETERS = 60_000_000
 #: A new training is refused when the server's RSS plus the run's estimate would pass this many MB
 #: (10⁶ bytes; env TINYGPT_MEMORY_LIMIT_MB, 0 = no limit). Community Cloud gives an app roughly
 #: 0.7–2.7 GB and restarts it beyond its limit; 2000 MB leaves room for the pages' own peaks.
-MEMORY_LIMIT_MB = _env_int("TINYGPT_MEMORY_LIMIT_MB", 2000)
+MEMORY_LIMIT_MB = env_int("TINYGPT_MEMORY_LIMIT_MB", 2000)
 #: Bytes a training run holds per parameter: weights, gradients and Adam's two moments (float32).
 JOB_BYTES_PER_PARAMETER = 16
 #: MB a training run holds beyond that (activations, the allocator's slack), whatever its size.
 JOB_BASE_MB = 50.0
-
-
-class JobStatus(enum.StrEnum):
-    """Where a :class:`TrainingJob` is (the values are the i18n keys' and the tests' own)."""
-
-    WAITING = "waiting"  # for a training slot
-    RUNNING = "running"
-    PAUSED = "paused"
-    DONE = "done"  # epochs or early stop; ``result`` is the shared model
-    STOPPED = "stopped"  # Stop pressed or paused too long; ``result`` has the weights reached
-    ERROR = "error"  # ``error`` holds the exception (a non-finite loss: ``result`` has the last finite weights)
-
-
-#: The statuses of a job that has not ended.
-ACTIVE = frozenset({JobStatus.WAITING, JobStatus.RUNNING, JobStatus.PAUSED})
-
-
-class JobQueue:
-    """Process-wide limit on concurrent training jobs, first come first served, and on the line.
-
-    ``slots`` jobs train at once; at most ``max_waiting`` more may wait for a slot (:meth:`admit`
-    refuses the next one).
-    """
-
-    def __init__(self, slots: int = MAX_CONCURRENT_JOBS, max_waiting: int = MAX_WAITING_JOBS) -> None:
-        self.slots = slots
-        self.max_waiting = max_waiting
-        self.running = 0
-        self.admitted = 0  # jobs admitted that have not yet got a slot or left the line
-        self.waiting: list[str] = []
-        self._cond = threading.Condition()
-
-    def admit(self) -> None:
-        """Reserve a place for one more job (before its thread starts; its :meth:`acquire` ends the reservation).
-
-        Raises:
-            QueueFullError (``train.queue_full``): ``max_waiting`` jobs already wait beyond the free slots.
-        """
-        with self._cond:
-            free = max(0, self.slots - self.running)
-            if self.admitted - free >= self.max_waiting:
-                raise QueueFullError("train.queue_full", waiting=self.admitted - free, slots=self.slots)
-            self.admitted += 1
-
-    def acquire(self, job_id: str, cancelled=lambda: False) -> bool:
-        """Wait for a slot in line; False if ``cancelled()`` became true while waiting.
-
-        Ends the reservation :meth:`admit` made (call ``admit`` first, as :func:`start_job` does).
-        """
-        with self._cond:
-            self.waiting.append(job_id)
-            try:
-                while not (self.running < self.slots and self.waiting[0] == job_id):
-                    if cancelled():
-                        return False
-                    self._cond.wait(0.2)
-                self.running += 1
-                return True
-            finally:
-                self.waiting.remove(job_id)
-                self.admitted = max(0, self.admitted - 1)
-                self._cond.notify_all()
-
-    def release(self) -> None:
-        """Give a slot back."""
-        with self._cond:
-            self.running -= 1
-            self._cond.notify_all()
-
-    def place(self, job_id: str) -> int:
-        """1-based place of a waiting job in the line (0 when it is not waiting)."""
-        with self._cond:
-            return self.waiting.index(job_id) + 1 if job_id in self.waiting else 0
-
-
-class JobRefusedError(RuntimeError):
-    """The server refused a request it cannot serve now; nothing was started.
-
-    ``key`` is the i18n message, ``params`` fill it; the English text is the exception's message.
-    """
-
-    def __init__(self, key: str, message: str, **params: object) -> None:
-        self.key = key
-        self.params = params
-        super().__init__(message)
-
-
-class MemoryLimitError(JobRefusedError):
-    """A new training (or a file's loading) would take the server past ``MEMORY_LIMIT_MB``.
-
-    ``key`` is the i18n message: ``train.memory_full`` when requested, ``train.memory_full_start``
-    when a queued job's turn came, ``train.upload_memory`` for a checkpoint file; ``params`` are
-    MB figures (rss, need, limit).
-    """
-
-    def __init__(self, rss_mb: float, need_mb: float, limit_mb: float, key: str = "train.memory_full") -> None:
-        super().__init__(
-            key,
-            f"the server holds {rss_mb:.0f} MB and this needs about {need_mb:.0f} MB more; "
-            f"the limit is {limit_mb:.0f} MB",
-            rss=round(rss_mb),
-            need=round(need_mb),
-            limit=round(limit_mb),
-        )
-
-
-class QueueFullError(JobRefusedError):
-    """The line is full: ``train.queue_full`` (the server's, params ``waiting``, ``slots``) or
-    ``train.session_busy`` (this session already waits for a training)."""
-
-    def __init__(self, key: str, **params: object) -> None:
-        super().__init__(key, f"the training queue refused the request ({key})", **params)
 
 
 def process_rss_mb() -> float | None:
@@ -247,85 +172,6 @@ def check_start_memory(job: TrainingJob, limit_mb: float | None = None) -> None:
     need = job_memory_mb(job.gpt_cfg)
     if rss + pending + need > limit:
         raise MemoryLimitError(rss + pending, need, limit, "train.memory_full_start")
-
-
-def greedy_continuation(tm: ModelRecord) -> tuple[str, str]:
-    """(greedy continuation of the text's first character, what the text says comes next).
-
-    Generation runs with the causal mask, as it must (the future is not there yet), whatever
-    mask the model trained with; window - 1 characters (at most MAX_NEW_CHARS), the positions trained.
-    """
-    n = min(tm.window - 1, MAX_NEW_CHARS)
-    steps = generate(tm.model, tm.vocab, tm.text[0], n, trained_len=tm.window)
-    return "".join(s.chosen for s in steps), cyclic(tm.text, n + 1)[1:]
-
-
-@dataclass
-class ModelShelf:
-    """Process-wide store of finished, frozen models, keyed by (text, GPTConfig, TrainConfig), LRU.
-
-    Behind it, ``library`` (``tinygpt.model_library``) decides which weights a setting has: a model
-    missing here is looked up there (shipped with the app, or published in the class store by
-    another server), and a model trained here is published there first, so the shelf holds the
-    model every server hands out for those settings.
-    """
-
-    models: OrderedDict[ModelKey, ModelRecord] = field(default_factory=OrderedDict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    max_parameters: int = MAX_SHELF_PARAMETERS
-    library: ModelLibrary = field(default_factory=ModelLibrary)
-
-    def get(self, key: ModelKey) -> ModelRecord | None:
-        """The model trained with these settings (here, shipped or published), or None."""
-        with self.lock:
-            tm = self.models.get(key)
-            if tm is not None:
-                self.models.move_to_end(key)
-                return tm
-        found = self.library.get(key)
-        return None if found is None else self._keep(key, found)
-
-    def put(self, key: ModelKey, tm: ModelRecord) -> ModelRecord:
-        """Keep ``tm`` (frozen) unless the key has a model (here, shipped or published); return the
-        model kept for the key."""
-        with self.lock:
-            if key in self.models:
-                self.models.move_to_end(key)
-                return self.models[key]
-        return self._keep(key, self.library.publish(tm))
-
-    def _keep(self, key: ModelKey, tm: ModelRecord) -> ModelRecord:
-        with self.lock:
-            if key in self.models:
-                self.models.move_to_end(key)
-                return self.models[key]
-            self.models[key] = tm.freeze()
-            total = sum(m.gpt_cfg.n_parameters() for m in self.models.values())
-            while total > self.max_parameters and len(self.models) > 1:
-                _, old = self.models.popitem(last=False)
-                total -= old.gpt_cfg.n_parameters()
-            return tm
-
-
-def model_key(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelKey:
-    """Cache key of a training run's result (the vocab size follows from the text)."""
-    vocab_size = vocab_size_of(text)
-    if gpt_cfg.vocab_size != vocab_size:
-        gpt_cfg = GPTConfig(**{**gpt_cfg.to_dict(), "vocab_size": vocab_size})
-    return (text, gpt_cfg, train_cfg)
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A consistent view of a job for the page: status, losses so far, speed, place in line."""
-
-    status: JobStatus
-    losses: list[float]
-    epochs: int
-    steps_per_s: float | None
-    eta_s: float | None
-    place: int
-    replay: tuple[int, int] | None
 
 
 @dataclass(eq=False)
@@ -675,78 +521,6 @@ def start_job(
         _jobs[job.job_id] = job
         job.start(queue, models, paused=paused, steps=steps)
         return job
-
-
-def settings_of(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
-    """The settings that identify a run, by their field names (used to label runs)."""
-    g, t = gpt_cfg, train_cfg
-    return {
-        "text": text,
-        "d_model": g.d_model,
-        "n_heads": g.n_heads,
-        "n_layers": g.n_layers,
-        "d_ff": g.d_ff,
-        "max_len": g.max_len,
-        "norm": g.norm,
-        "positions": g.positions,
-        "lr": t.lr,
-        "epochs": t.epochs,
-        "seed": t.seed,
-        "early_stop_loss": t.early_stop_loss,
-        "causal_mask": t.causal_mask,
-        "window": t.window_for(len(text), g.max_len),
-    }
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    """What a session keeps of a finished run: its settings, loss curve and greedy generation."""
-
-    number: int
-    job_id: str
-    settings: dict[str, object]
-    losses: tuple[float, ...]
-    status: JobStatus
-    stop_reason: StopReason | JobStatus  # JobStatus.ERROR when the run left no model
-    generation: str
-    expected: str
-    seconds: float
-
-
-def record_of(job: TrainingJob, number: int) -> RunRecord:
-    """A RunRecord of a job that has ended."""
-    tm = job.result
-    gen, expected = job.generation
-    return RunRecord(
-        number,
-        job.job_id,
-        settings_of(job.text, job.gpt_cfg, job.train_cfg),
-        tuple(job.losses),
-        job.status,
-        tm.stop_reason if tm is not None else JobStatus.ERROR,
-        gen,
-        expected,
-        tm.seconds if tm is not None else 0.0,
-    )
-
-
-def run_labels(settings: list[dict[str, object]], numbers: list[int], name: Callable[[str, object], str]) -> list[str]:
-    """ "#n · setting · …" for each run, naming only the settings that differ between the runs.
-
-    ``name(key, value)`` writes one setting (the Train page passes the form's own words in the
-    session's language).
-    The setting changed most recently comes first (ties in the settings' order), so the one a
-    student just switched, e.g. causal_mask=False after a run with the mask, leads every label.
-    """
-    if not settings:
-        return []
-    keys = [k for k in settings[0] if len({repr(s.get(k)) for s in settings}) > 1]
-    last_change = {
-        k: max(i for i in range(1, len(settings)) if repr(settings[i].get(k)) != repr(settings[i - 1].get(k)))
-        for k in keys
-    }
-    keys.sort(key=lambda k: -last_change[k])  # stable: ties keep the settings' order
-    return [" · ".join([f"#{n}"] + [name(k, s[k]) for k in keys]) for s, n in zip(settings, numbers)]
 
 
 def _train_example(name: str, models: ModelShelf, future: Future[ModelRecord]) -> None:

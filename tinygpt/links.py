@@ -9,10 +9,11 @@ scores. It imports neither torch nor Streamlit.
 
 ``train=`` (version 1): ``v1;key=value;…;text=<the training text>``. The keys are the field names
 of :class:`~tinygpt.config.GPTConfig` and :class:`~tinygpt.config.TrainConfig` (``vocab_size``
-follows from the text); only values that differ from :data:`V1_DEFAULTS` (the seed program's
-settings, fixed for version 1) are written. ``causal_mask`` is ``1``/``0``; ``window=0`` means the
-whole text. ``text=`` comes last and takes the rest of the parameter, so the text may hold any
-character, ``;`` and ``=`` included. Example:
+follows from the text), taken from the dataclasses (:mod:`tinygpt.config_fields`); only values
+that differ from :data:`~tinygpt.config_fields.V1_DEFAULTS` (the seed program's settings, fixed
+for version 1; a field added since: its dataclass default) are written. ``causal_mask`` is
+``1``/``0``; ``window=0`` means the whole text. ``text=`` comes last and takes the rest of the
+parameter, so the text may hold any character, ``;`` and ``=`` included. Example:
 ``v1;d_model=64;n_heads=4;n_layers=2;d_ff=256;lr=0.001;epochs=500;text=你好世界``.
 
 ``edits=``: ``head:i:j:value`` separated by commas, e.g. ``0:3:1:5.5,0:2:0:-1`` (raw score
@@ -27,44 +28,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from tinygpt.config import MAX_D_MODEL, MAX_EPOCHS, MAX_LAYERS, MAX_MAX_LEN, ConfigError, GPTConfig, TrainConfig
+from tinygpt.config import MAX_MAX_LEN, ConfigError, GPTConfig, TrainConfig
+from tinygpt.config_fields import V1_DEFAULTS as V1_DEFAULTS  # the link format's defaults, read here by tests
+from tinygpt.config_fields import Setting, setting_values, settings, split_settings
 from tinygpt.formatting import shown_text
 from tinygpt.limits import host_configs
 from tinygpt.numbers import read_choice, read_float, read_int
 from tinygpt.record import ModelRecord, StopReason
 
 TRAIN_VERSION = "v1"
-#: What a ``train=`` link of version 1 means by a setting it leaves out (the seed program's settings).
-V1_DEFAULTS: dict[str, object] = {
-    "d_model": 512,
-    "n_heads": 8,
-    "n_layers": 6,
-    "d_ff": 2048,
-    "max_len": 128,
-    "norm": "pre",
-    "positions": "learned",
-    "lr": 1e-4,
-    "epochs": 1000,
-    "seed": 0,
-    "early_stop_loss": 1e-4,
-    "causal_mask": True,
-    "window": 0,
-}
-GPT_FIELDS = ("d_model", "n_heads", "n_layers", "d_ff", "max_len", "norm", "positions")
-#: The whole-number settings and the range each is read in (the configs check what depends on others,
-#: e.g. n_heads dividing d_model; ``window`` 0 is the whole text).
-_INT_RANGES: dict[str, tuple[int, int]] = {
-    "d_model": (1, MAX_D_MODEL),
-    "n_heads": (1, MAX_D_MODEL),
-    "n_layers": (1, MAX_LAYERS),
-    "d_ff": (1, 4 * MAX_D_MODEL),
-    "max_len": (1, MAX_MAX_LEN),
-    "epochs": (1, MAX_EPOCHS),
-    "seed": (0, 2**31 - 1),
-    "window": (0, MAX_MAX_LEN),
-}
-#: The decimal settings and the range each is read in (TrainConfig refuses lr = 0 with its own message).
-_FLOAT_RANGES: dict[str, tuple[float, float]] = {"lr": (0.0, 1.0), "early_stop_loss": (0.0, 10.0)}
 
 
 def _value_text(value: object) -> str:
@@ -76,28 +48,20 @@ def _value_text(value: object) -> str:
 
 
 def settings_dict(gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
-    """Every setting a ``train=`` link can carry, by its field name (``window`` 0 = whole text)."""
-    g, t = gpt_cfg, train_cfg
+    """Every setting a ``train=`` link carries (:func:`tinygpt.config_fields.settings`), by its field
+    name: decimals as floats, an unset optional value as 0 (``window`` 0 = whole text)."""
+    kinds = {s.name: s for s in settings((type(gpt_cfg), type(train_cfg)))}
+    values = setting_values(gpt_cfg, train_cfg)
     return {
-        "d_model": g.d_model,
-        "n_heads": g.n_heads,
-        "n_layers": g.n_layers,
-        "d_ff": g.d_ff,
-        "max_len": g.max_len,
-        "norm": g.norm,
-        "positions": g.positions,
-        "lr": float(t.lr),
-        "epochs": t.epochs,
-        "seed": t.seed,
-        "early_stop_loss": float(t.early_stop_loss),
-        "causal_mask": t.causal_mask,
-        "window": t.window or 0,
+        name: 0 if value is None and kinds[name].optional else float(value) if kinds[name].kind is float else value
+        for name, value in values.items()
     }
 
 
 def encode_train(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> str:
     """The ``train=`` value of these settings (the inverse of :func:`decode_train`)."""
-    fields = [f"{k}={_value_text(v)}" for k, v in settings_dict(gpt_cfg, train_cfg).items() if v != V1_DEFAULTS[k]]
+    defaults = {s.name: s.link_default for s in settings((type(gpt_cfg), type(train_cfg)))}
+    fields = [f"{k}={_value_text(v)}" for k, v in settings_dict(gpt_cfg, train_cfg).items() if v != defaults[k]]
     return ";".join([TRAIN_VERSION, *fields, f"text={text}"])
 
 
@@ -112,6 +76,15 @@ def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
         :func:`tinygpt.limits.host_configs` refuses (d_model not divisible by n_heads, a text too
         long, …).
     """
+    text, values = read_train(value)
+    return (text, *host_configs(text, *split_settings(values)))
+
+
+def read_train(value: str) -> tuple[str, dict[str, object]]:
+    """(text, every setting by field name) of a ``train=`` value, each value read as its field's
+    type (:func:`tinygpt.config_fields.settings`) and a setting left out its link default; an
+    optional setting given as 0 is None (``window``). The configs are not built: see
+    :func:`decode_train`, which raises the same ConfigErrors and more."""
     head, sep, text = value.partition(";text=")
     parts = head.split(";")
     if parts[0] != TRAIN_VERSION:
@@ -124,47 +97,43 @@ def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
         )
     if not sep:
         raise ConfigError("text", "", "key=value settings ending with text=…", "link_text")
-    settings = dict(V1_DEFAULTS)
+    known = {s.name: s for s in settings()}
+    values = {name: s.link_default for name, s in known.items()}
     for part in parts[1:]:
         name, eq, raw = part.partition("=")
-        if name not in V1_DEFAULTS or not eq:
+        if name not in known or not eq:
             raise ConfigError(
                 shown_text(name or part),
                 shown_text(raw),
-                "one of " + ", ".join(V1_DEFAULTS),
+                "one of " + ", ".join(known),
                 "link_field",
-                fields=", ".join(V1_DEFAULTS),
+                fields=", ".join(known),
             )
-        settings[name] = _parse_value(name, raw.strip())
+        values[name] = _parse_value(known[name], raw.strip())
     if not text:
         raise ConfigError("text", "", "at least one character", "link_text")
-    window = settings.pop("window")
-    gpt = {k: settings.pop(k) for k in GPT_FIELDS}
-    return (text, *host_configs(text, gpt, {**settings, "window": window or None}))
+    return text, {name: None if known[name].optional and v == 0 else v for name, v in values.items()}
 
 
-def _parse_value(name: str, raw: str) -> object:
+def _parse_value(setting: Setting, raw: str) -> object:
+    name = setting.name
     if name == "lr":  # TrainConfig's wording: greater than 0 (1e-400 reads as 0.0), at most 1; the text as typed
         try:
-            value = read_float(raw, name, *_FLOAT_RANGES[name])
+            value = read_float(raw, name, *setting.range)
         except ConfigError:
             value = 0.0
         if value <= 0.0:
             raise ConfigError("lr", shown_text(raw), "a number greater than 0 and at most 1", "lr")
         return value
-    if name in _INT_RANGES:
-        return read_int(raw, name, *_INT_RANGES[name])
-    if name in _FLOAT_RANGES:
-        return read_float(raw, name, *_FLOAT_RANGES[name])
-    if name == "causal_mask":
+    if setting.kind is bool:
         if raw not in ("0", "1"):
             raise ConfigError(name, shown_text(raw), "1 (on) or 0 (off)", "bool01")
         return raw == "1"
-    return read_choice(raw, name, {c: c for c in _CHOICES[name]})
-
-
-#: The settings that are words, and the words each accepts (GPTConfig's own choices).
-_CHOICES: dict[str, tuple[str, ...]] = {"norm": ("pre", "post"), "positions": ("learned", "sinusoidal")}
+    if setting.kind is int:
+        return read_int(raw, name, *setting.range)
+    if setting.kind is float:
+        return read_float(raw, name, *setting.range)
+    return read_choice(raw, name, {c: c for c in setting.choices}) if setting.choices else raw
 
 
 def reproducible_settings(tm: ModelRecord) -> tuple[str, GPTConfig, TrainConfig] | None:

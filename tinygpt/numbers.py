@@ -56,9 +56,8 @@ def parse_int(typed: str) -> int | str:
     """The integer a student typed (ASCII digits, an optional sign, spaces around), else the text
     as a message shows it.
 
-    Read by :func:`read_int`, the one reader of numbers from outside: "1e30", "1.5",
-    "abc", a full-width "１０", a superscript "²" or more than ``MAX_INT_CHARS``
-    characters come back as text (shortened, invisible characters named:
+    Read by :func:`read_int`: "1e30", "1.5", "abc", a full-width "１０", a superscript "²" or more
+    than :data:`MAX_INT_CHARS` characters come back as text (shortened, invisible characters named:
     ``tinygpt.formatting.shown_text``), which the configuration checks refuse as not an integer,
     naming that text. Nothing is rounded or replaced.
     """
