@@ -17,7 +17,6 @@ from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.ui import train_url
 from tinygpt.ui.common import model_banner, resend, show_error
-from tinygpt.ui.controls import defaults_of
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import (
     FIRST_POINT_WAIT,
@@ -35,6 +34,8 @@ from tinygpt.ui.models import K_JOB
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
 from tinygpt.ui.train_table import (
+    PRESETS,
+    SEED,
     T_CAUSAL_MASK,
     T_D_FF,
     T_D_MODEL,
@@ -52,36 +53,12 @@ from tinygpt.ui.train_table import (
     T_SEED,
     T_TEXT,
     T_WINDOW,
-    TRAIN,
 )
 from tinygpt.ui.train_view import checkpoints, not_whole_numbers, options_with, start_here
 from tinygpt.vocab import causal_loss_floor, pair_texts
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
-SEED = defaults_of(TRAIN)  # the seed program's model: the page's defaults (tinygpt.ui.train_table)
-SMALL = {
-    **SEED,
-    T_D_MODEL: 64,
-    T_N_HEADS: 4,
-    T_N_LAYERS: 2,
-    T_D_FF: 256,
-    T_LR: 1e-3,
-    T_EPOCHS: 500,
-}
-PRESETS = {
-    "seed": SEED,
-    "small": SMALL,
-    "cheat": {
-        **SMALL,
-        T_TEXT: "你好你世你界",
-        T_WINDOW: 4,
-        T_MAX_LEN: 16,
-        T_LR: 3e-3,
-        T_EPOCHS: 300,
-        T_EARLY_STOP: 0.0,
-    },
-}
 ss = st.session_state
 MAX_PAIRS_SHOWN = 8
 LARGE_LR = 0.03  # the "small" preset on 你好世界 trains smoothly at 1e-2; from 3e-2 its loss jumps back up
