@@ -17,6 +17,7 @@ from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.ui import train_url
 from tinygpt.ui.common import model_banner, resend, show_error
+from tinygpt.ui.controls import put_defaults
 from tinygpt.ui.i18n import error_text, tr
 from tinygpt.ui.jobs import (
     FIRST_POINT_WAIT,
@@ -53,6 +54,7 @@ from tinygpt.ui.train_table import (
     T_SEED,
     T_TEXT,
     T_WINDOW,
+    TRAIN,
 )
 from tinygpt.ui.train_view import checkpoints, not_whole_numbers, options_with, start_here
 from tinygpt.vocab import causal_loss_floor, pair_texts
@@ -75,8 +77,7 @@ def apply_preset(name: str) -> None:
 # A loaded checkpoint's settings, put in the form before its widgets are drawn.
 ss.update(ss.pop(T_FROM_FILE, {}))
 train_url.restore()  # a reload: the URL's form= and trained= (the student's model, from the shelf or trained again)
-for _key, _value in SEED.items():  # once: the widgets keep what the student set (persist_state)
-    ss.setdefault(_key, _value)
+put_defaults(TRAIN)  # once: the widgets keep what the student set (persist_state)
 # Whole-number settings are text boxes read by parse_int: the box shows exactly what is checked and
 # used. (Streamlit's number box keeps its last accepted value when the typed one is out of its range,
 # e.g. more digits than 64 bits hold or 1e30, while still showing what was typed.)
