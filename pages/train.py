@@ -17,7 +17,7 @@ from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.numbers import parse_int
 from tinygpt.ui import train_url
 from tinygpt.ui.common import resend, show_error
-from tinygpt.ui.controls import defaults_of
+from tinygpt.ui.controls import put_defaults
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.model_banner import model_banner
@@ -25,6 +25,8 @@ from tinygpt.ui.models import K_JOB
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
 from tinygpt.ui.train_table import (
+    PRESETS,
+    SEED,
     T_CAUSAL_MASK,
     T_D_FF,
     T_D_MODEL,
@@ -60,29 +62,6 @@ from tinygpt.vocab import causal_loss_floor, pair_texts
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
-SEED = defaults_of(TRAIN)  # the seed program's model: the page's defaults (tinygpt.ui.train_table)
-SMALL = {
-    **SEED,
-    T_D_MODEL: 64,
-    T_N_HEADS: 4,
-    T_N_LAYERS: 2,
-    T_D_FF: 256,
-    T_LR: 1e-3,
-    T_EPOCHS: 500,
-}
-PRESETS = {
-    "seed": SEED,
-    "small": SMALL,
-    "cheat": {
-        **SMALL,
-        T_TEXT: "你好你世你界",
-        T_WINDOW: 4,
-        T_MAX_LEN: 16,
-        T_LR: 3e-3,
-        T_EPOCHS: 300,
-        T_EARLY_STOP: 0.0,
-    },
-}
 ss = st.session_state
 MAX_PAIRS_SHOWN = 8
 LARGE_LR = 0.03  # the "small" preset on 你好世界 trains smoothly at 1e-2; from 3e-2 its loss jumps back up
@@ -99,8 +78,7 @@ def apply_preset(name: str) -> None:
 # A loaded checkpoint's settings, put in the form before its widgets are drawn.
 ss.update(ss.pop(T_FROM_FILE, {}))
 train_url.restore()  # a reload: the URL's form= and trained= (the student's model, from the shelf or trained again)
-for _key, _value in SEED.items():  # once: the widgets keep what the student set (persist_state)
-    ss.setdefault(_key, _value)
+put_defaults(TRAIN)  # once: the widgets keep what the student set (persist_state)
 # Whole-number settings are text boxes read by parse_int: the box shows exactly what is checked and
 # used. (Streamlit's number box keeps its last accepted value when the typed one is out of its range,
 # e.g. more digits than 64 bits hold or 1e30, while still showing what was typed.)

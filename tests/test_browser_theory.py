@@ -106,3 +106,12 @@ def test_a_reload_keeps_the_open_section_and_a_switch_moved_in_its_example(app_s
     assert scaled.is_checked()
     assert page.get_by_role("heading", name=t(HEADINGS["definition"], "en")).count() == 0
     assert_no_exception(page)
+
+
+def test_a_refused_value_in_the_address_is_named_on_the_page(app_server, page):
+    page.goto(f"{app_server}/theory?lang=zh&section=attention&tau=99")
+    wait_for_app(page)
+    said = t("link.bad_param", "zh", name="tau", value="99", accepted="")
+    page.get_by_text(said[: said.index("99") + 2]).wait_for(timeout=TIMEOUT)
+    page.get_by_role("heading", name=t(HEADINGS["attention"], "zh")).wait_for(timeout=TIMEOUT)  # the section opens
+    assert_no_exception(page)

@@ -113,3 +113,13 @@ def test_every_file_the_how_to_add_lists_name_exists():
     assert len(named) > 20
     missing = {f for f in named if "<" not in f and not (ROOT / f).exists()}
     assert not missing
+
+
+def test_a_default_list_or_dict_is_a_fresh_one_for_each_session_and_a_by_page_default_must_be_given():
+    from tinygpt.ui.attention.table import K_EDITS, K_HEAD, K_HEADS_OFF
+    from tinygpt.ui.controls import default_of, defaults_of
+
+    first, second = default_of(ATTENTION, K_HEADS_OFF), default_of(ATTENTION, K_HEADS_OFF)
+    assert first == [] and first is not second and default_of(ATTENTION, K_EDITS) == {}
+    assert defaults_of(ATTENTION)[K_HEADS_OFF] is not defaults_of(ATTENTION)[K_HEADS_OFF]
+    assert K_HEAD not in defaults_of(ATTENTION)  # computed from the model by the page (state.opening_head)

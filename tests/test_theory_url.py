@@ -58,6 +58,7 @@ def test_a_slider_of_another_section_comes_back_with_its_section():
         ("a1", "½", "theory_a1", "-5"),
         ("mask", "maybe", "theory_mask", "0"),
         ("step", "nowhere", None, "softmax"),
+        ("part", "steps", "theory_section", "weighted_sum"),
     ],
 )
 def test_a_refused_value_is_named_with_what_is_accepted_and_the_view_keeps_its_default(
@@ -78,10 +79,21 @@ def test_a_refused_value_is_named_with_what_is_accepted_and_the_view_keeps_its_d
 
 def test_every_slider_and_switch_of_the_page_is_a_row_of_its_url_table():
     names = {p.name for p in URL_PARAMS}
-    assert {name for name, *_ in SLIDERS.values()} | set(TOGGLES.values()) | {"section", "concept", "step"} == names
+    assert {name for name, *_ in SLIDERS.values()} | set(TOGGLES.values()) | {
+        "section",
+        "part",
+        "concept",
+        "step",
+    } == names
     assert set(SLIDERS) | set(TOGGLES) <= set(THEORY)
     assert all(lo <= THEORY[key].default <= hi for key, (_, lo, hi, _) in SLIDERS.items())
     assert set(SECTIONS) >= {"definition", "practice"}
+
+
+def test_part_opens_a_section_as_section_does_and_the_address_says_section():
+    at = theory(part="Practice ")
+    assert at.button_group(key="theory_section").value == "practice" and not at.warning
+    assert address(at).get("section") == "practice" and "part" not in address(at)
 
 
 def test_a_link_from_a_step_leaves_the_address_when_the_student_opens_another_section():

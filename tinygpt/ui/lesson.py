@@ -14,7 +14,7 @@ session (:func:`lesson`) and its parameters are written back to the address bar 
 so they survive page switches (``st.navigation`` clears the query string) and the language switch.
 Unknown page or control names get a message naming them and listing the accepted ones.
 
-How a page uses it: ``if visible(P_TAU): tau = st.slider(..., key=P_TAU)`` (keys of ``tinygpt.ui.controls``),
+How a page uses it: ``if visible(P_TAU): tau = st.slider(..., key=P_TAU)`` (keys of its table, ``predict_table``),
 or :func:`control`, which also gives the hidden control's value; links to another page are drawn
 only when ``page_shown("attention")``.
 """

@@ -28,15 +28,13 @@ from tinygpt.jobs import JobRefusedError, JobStatus, ModelKey, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.params import read_choice
 from tinygpt.record import ModelRecord, StopReason
-from tinygpt.ui import url
+from tinygpt.ui import models, url
 from tinygpt.ui.common import resend
 from tinygpt.ui.language import error_text, md_escape, tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.model_words import FROM_LINK, own_kind
 from tinygpt.ui.models import (
     K_CHOICE,
-    K_JOB,
-    K_OWN,
     current_model,
     example_model,
     session_token,
@@ -75,7 +73,7 @@ def _read_train(raw: str, notes: list[str]) -> dict:
 
 
 def _write_train(ss) -> str | None:
-    own = ss.get(K_OWN)
+    own = ss.get(models.K_OWN)
     settings = reproducible_settings(own) if own is not None and ss.get(K_CHOICE) == "own" else None
     return encode_train(*settings) if settings is not None else None
 
@@ -114,11 +112,11 @@ def open_train_link(spec: str) -> None:
         if model_key(ex.text, ex.gpt, ex.train) == key:
             set_choice(name)
             return
-    own = ss.get(K_OWN)
+    own = ss.get(models.K_OWN)
     if own is not None and key_of(own) == key:
         set_choice("own")
         return
-    job = ss.get(K_JOB)
+    job = ss.get(models.K_JOB)
     if job is not None and job.active and model_key(job.text, job.gpt_cfg, job.train_cfg) != key:
         _say(tr("link.busy"))
         return
@@ -128,7 +126,7 @@ def open_train_link(spec: str) -> None:
         _say(tr("link.failed", reason=error_text(exc)))
         set_choice("textbook")
         return
-    ss[K_JOB], ss[_LINK_JOB] = job, job.job_id
+    ss[models.K_JOB], ss[_LINK_JOB] = job, job.job_id
     set_choice("own")
 
 
@@ -142,7 +140,7 @@ def adopt_link_job() -> None:
     """A link's training that ended: its model becomes the session's (even one whose loss rose:
     it is the model the link names), or a message and the textbook example if it left none."""
     ss = st.session_state
-    job = ss.get(K_JOB)
+    job = ss.get(models.K_JOB)
     if ss.get(_LINK_JOB) is None or job is None or job.job_id != ss[_LINK_JOB] or job.active:
         return
     del ss[_LINK_JOB]
@@ -157,7 +155,7 @@ def adopt_link_job() -> None:
 
 def pending_link_job():
     """The training job of an opened link that has not ended, or None."""
-    job = st.session_state.get(K_JOB)
+    job = st.session_state.get(models.K_JOB)
     if job is not None and job.active and job.job_id == st.session_state.get(_LINK_JOB):
         return job
     return None
@@ -223,7 +221,7 @@ def show_messages() -> None:
 @st.fragment(run_every=POLL_SECONDS)
 def _link_progress() -> None:
     """The link's training as it goes (place in line, step, loss); reruns the page when it ends."""
-    job = st.session_state.get(K_JOB)
+    job = st.session_state.get(models.K_JOB)
     if job is None or not job.active or job.job_id != st.session_state.get(_LINK_JOB):
         st.rerun()
     p = job.progress()

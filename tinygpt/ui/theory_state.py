@@ -81,13 +81,21 @@ def _write_concept(ss: Mapping[str, Any]) -> str | None:
     return cid if cid is not None and SECTION_OF[cid] == ss.get(TH_SECTION) else None
 
 
-#: The Theory page's query parameters (the concept after the section: a link to a concept opens its section).
+def _section(name: str):
+    def read(raw: str, notes: list[str]) -> dict[str, Any]:
+        return {TH_SECTION: read_choice(raw, name, {s: s for s in SECTIONS})}
+
+    return read
+
+
+#: The Theory page's query parameters. ``part=`` is read as ``section=`` (the word the Attention
+#: page's links use for a part of a page) and written as ``section=``; the concept comes after
+#: them: a link to a concept opens its section.
 URL_PARAMS: tuple[url.Param, ...] = (
     url.Param(
-        "section",
-        lambda raw, notes: {TH_SECTION: read_choice(raw, "section", {s: s for s in SECTIONS})},
-        lambda ss: None if ss.get(TH_SECTION) == first_section() else ss.get(TH_SECTION),
+        "section", _section("section"), lambda ss: None if ss.get(TH_SECTION) == first_section() else ss[TH_SECTION]
     ),
+    url.Param("part", _section("part"), lambda ss: None),
     *url_rows(THEORY),
     url.Param("concept", _read_concept, _write_concept),
     url.Param("step", _read_step, lambda ss: ss.get(_FROM_STEP) if _write_concept(ss) else None),

@@ -4,7 +4,7 @@ is ``tinygpt.ui.train_url``: one parameter for the whole form, in the format of 
 
 from __future__ import annotations
 
-from tinygpt.ui.controls import UNSET, control, table
+from tinygpt.ui.controls import UNSET, control, defaults_of, table
 
 PAGE = "train"
 #: The preset the form last took (no widget owns it), and a loaded checkpoint's settings for the
@@ -33,3 +33,27 @@ TRAIN = table(
     control(T_CAUSAL_MASK, True, "train.causal_mask"),
     control(T_UPLOAD, UNSET, "train.upload"),
 )
+#: The form's presets (one button each): the seed program's model (the page's defaults) and two smaller ones.
+SEED = defaults_of(TRAIN)
+SMALL = {
+    **SEED,
+    T_D_MODEL: 64,
+    T_N_HEADS: 4,
+    T_N_LAYERS: 2,
+    T_D_FF: 256,
+    T_LR: 1e-3,
+    T_EPOCHS: 500,
+}
+PRESETS = {
+    "seed": SEED,
+    "small": SMALL,
+    "cheat": {
+        **SMALL,
+        T_TEXT: "你好你世你界",
+        T_WINDOW: 4,
+        T_MAX_LEN: 16,
+        T_LR: 3e-3,
+        T_EPOCHS: 300,
+        T_EARLY_STOP: 0.0,
+    },
+}

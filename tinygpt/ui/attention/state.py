@@ -70,6 +70,7 @@ from tinygpt.ui.attention.table import (  # noqa: F401  (the page's table; its m
     K_UNIFORM_SCOPE,
     MAX_DIVISOR,
     MIN_DIVISOR,
+    RESET,
     SCALINGS,
     TEMPERATURES,
     UNIFORM_SCOPES,
@@ -142,7 +143,7 @@ def reset_switches() -> None:
     uniform attention, no edited score (a button callback, and what a new model starts with)."""
     ss = st.session_state
     ss[K_MASK] = ss.get(_TRAINED_MASK, True)
-    for key in (K_SCALING, K_TAU, K_HEADS_OFF, K_UNIFORM, K_EDITING, K_EDITS):  # their defaults in the page's table
+    for key in RESET:  # their defaults in the page's table
         ss[key] = default_of(ATTENTION, key)
     for key in [k for k in ss if str(k).startswith(K_EDIT_VALUE)]:
         del ss[key]

@@ -146,3 +146,5 @@ ATTENTION = table(
     control(K_EDIT_I),
     control(K_EDIT_J),
 )
+#: The switches "own attention" returns to their defaults (the mask: to the one the model trained with).
+RESET: tuple[str, ...] = (K_SCALING, K_TAU, K_HEADS_OFF, K_UNIFORM, K_EDITING, K_EDITS)
