@@ -6,7 +6,7 @@ real ``streamlit run``, so the server does all the work it does for thirty brows
 is a SQLite file in a temporary folder, or the PostgreSQL database of ``--database-url`` (the server
 gets it as ``TINYGPT_DATABASE_URL``).
 
-The teacher's lesson (made in the store as the lesson builder makes it: ``tinygpt.classroom``): the
+The teacher's lesson (made in the store as the lesson builder makes it: ``tinygpt.classroom.class_links``): the
 Train, Predict and Attention pages, only the step, mask, τ and prefix controls and the Train page's
 presets, text, seed and epochs (for the sessions that train), guess before the
 numbers are shown, the teacher's own model (``model=own&train=v1;…``: d_model 64, 2 layers, a line
@@ -408,8 +408,8 @@ class Class:
 
 
 def open_class(store) -> Class:
-    """Make the lesson as the builder does (``tinygpt.classroom``) with a class, and its short link."""
-    from tinygpt.classroom import LessonPlan, ascii_query, lesson_params, query_with_class
+    """Make the lesson as the builder does (``tinygpt.classroom.class_links``) with a class, and its short link."""
+    from tinygpt.classroom.class_links import LessonPlan, ascii_query, lesson_params, query_with_class
 
     plan = LessonPlan(
         pages=("train", "predict", "attention"),
@@ -554,7 +554,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.url and not (args.database_url or args.data_dir):
         parser.error("with --url, name the server's class store: --database-url or --data-dir")
 
-    from tinygpt.store import Store, database_url
+    from tinygpt.classroom.store import Store, database_url
 
     folder = None if (args.database_url or args.data_dir) else tempfile.TemporaryDirectory(prefix="bench-class-")
     env = {"TINYGPT_DATABASE_URL": args.database_url} if args.database_url else {}

@@ -142,7 +142,7 @@ def wait_proxy(proc: subprocess.Popen, url: str, timeout_s: float = 60.0) -> Non
 def open_class(store) -> tuple[str, str, str]:
     """The lesson (the Attention page at softmax, guess first, the textbook example) with a class:
     (class code, teacher's key, short link code)."""
-    from tinygpt.classroom import LessonPlan, ascii_query, lesson_params, query_with_class
+    from tinygpt.classroom.class_links import LessonPlan, ascii_query, lesson_params, query_with_class
 
     plan = LessonPlan(
         pages=("attention",),
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from bench.postgres import start_cluster
-    from tinygpt.store import Store, database_url
+    from tinygpt.classroom.store import Store, database_url
 
     print(load_note())
     started = time.perf_counter()

@@ -14,7 +14,7 @@ Rows: the causal mask off; τ = 1000 (α ≈ uniform over the positions the mask
 (α ≈ one-hot on the highest score); no scaling (scores divided by 1 instead of √d_head); head h
 off (``Switches(heads_off=(h,))``: its part of the merged heads is zero before W_O, so the
 layer's output is the other heads' alone); uniform attention (every head of the layer). Every
-pass is :func:`tinygpt.explain.position_effects`, the code the Attention page runs.
+pass is :func:`tinygpt.explanations.explain.position_effects`, the code the Attention page runs.
 
 The figures of this machine are in the README ("The context example").
 """
@@ -29,10 +29,10 @@ import torch
 
 from tinygpt.attention import Switches
 from tinygpt.examples import EXAMPLES, Example
-from tinygpt.explain import position_effects
-from tinygpt.jobs import model_key
-from tinygpt.model_library import shipped_model, weights_hash
-from tinygpt.train import ModelRecord, train
+from tinygpt.explanations.explain import position_effects
+from tinygpt.training.jobs import model_key
+from tinygpt.training.model_library import shipped_model, weights_hash
+from tinygpt.training.train import ModelRecord, train
 from tinygpt.vocab import training_pairs
 
 

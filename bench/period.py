@@ -28,9 +28,9 @@ and opens on the context example.
   each reveal of round 2 it must show how many changed to the right answer and away from it, as
   counted from the votes the students cast.
 
-At the end: ``votes recorded: A of B`` (A in the store, B cast); the tallies (``tinygpt.period.tally``)
+At the end: ``votes recorded: A of B`` (A in the store, B cast); the tallies (``tinygpt.classroom.period.tally``)
 must equal the votes cast, question by question and round by round; ``check answers recorded: A of
-B``; the report (``tinygpt.class_report``, computed from the store as the teacher's view does) must
+B``; the report (``tinygpt.classroom.report``, computed from the store as the teacher's view does) must
 hold, per concept, before and after, the counts answered and right of the answers cast (``report
 equals the answers cast: k of 5 concepts``); no error (exception elements, error alerts, broken
 connections). Target: p95 of "student sees the teacher's change" ≤ 3 s. Each figure is printed
@@ -104,7 +104,7 @@ class Period:
 
     def where(self, step: str, mask: bool) -> str:
         """The leading line's view once the page follows: the page, the step and the mask."""
-        from tinygpt.period import LED_STEPS
+        from tinygpt.classroom.period import LED_STEPS
 
         where = english(
             "period.where", page=english("nav.attention"), n=LED_STEPS.index(step), step=english(f"step.{step}.name")
@@ -128,7 +128,7 @@ def class_fragment(s: Session) -> str:
 
 async def student(url: str, me: Student, period: Period) -> None:
     """Join late or early, take the concept check, follow, vote once per round, take the check again."""
-    from tinygpt.period import read_state
+    from tinygpt.classroom.period import read_state
 
     await asyncio.sleep(me.number * 0.2)
     who, check_rng = f"student {me.number}", random.Random(1000 + me.number)
@@ -200,7 +200,7 @@ async def wait_all(students: list[Student], serial: int, test=None, wait_s: floa
 
 async def teacher(url: str, period: Period, students: list[Student], questions: int) -> None:
     """Lead: follow, then per question a new step and mask, ask, round 2, reveal, close."""
-    from tinygpt.period import read_state
+    from tinygpt.classroom.period import read_state
 
     try:
         async with connect(url) as ws:
@@ -286,7 +286,7 @@ def _fragment_of(s: Session, key: str) -> str:
 
 async def projector(url: str, period: Period, seen: dict[str, str]) -> None:
     """The projector's page, its fragments refreshed as a browser does; keeps the compare line of each question."""
-    from tinygpt.period import read_state
+    from tinygpt.classroom.period import read_state
 
     try:
         async with connect(url) as ws:
@@ -309,7 +309,7 @@ async def projector(url: str, period: Period, seen: dict[str, str]) -> None:
 
 def open_class(store) -> tuple[str, str, str]:
     """A class running a lesson of Predict, Attention and Theory on the context example: (code, key, short link)."""
-    from tinygpt.classroom import LessonPlan, ascii_query, lesson_params, query_with_class
+    from tinygpt.classroom.class_links import LessonPlan, ascii_query, lesson_params, query_with_class
 
     plan = LessonPlan(pages=("predict", "attention", "theory"), model="context", view={"step": "softmax"}, lang="en")
     query = ascii_query(lesson_params(plan))
@@ -329,7 +329,7 @@ async def period_run(url: str, period: Period, n_students: int, questions: int):
 
 def report(period: Period, students: list[Student], seen: dict[str, str], recorded: int, checked) -> list[str]:
     """The lines printed; ``checked``: what :func:`bench.period_check.check_lines` returned."""
-    from tinygpt.period import tally
+    from tinygpt.classroom.period import tally
 
     lines = []
     samples = sorted(t for me in students for t in me.seen.values())
@@ -419,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from tinygpt.store import Store, database_url
+    from tinygpt.classroom.store import Store, database_url
 
     folder = None if args.database_url else tempfile.TemporaryDirectory(prefix="bench-period-")
     env = {"TINYGPT_DATABASE_URL": args.database_url} if args.database_url else {"TINYGPT_DATA_DIR": folder.name}

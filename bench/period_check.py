@@ -4,13 +4,13 @@ and at the end through the page's own widgets, and the teacher's report must equ
 A student opens the page's "check" expander (``attn_check``), picks one option per question in the
 form's pills and hands the form in, as a browser sends it; for the check at the end it first presses
 "take the check again" (``check_start_post``). Which option is right is computed here as the page
-computes it (:func:`tinygpt.concept_check.check_questions` on the context example's shipped model
+computes it (:func:`tinygpt.explanations.concept_check.check_questions` on the context example's shipped model
 and the text the check names), and the prompts the page shows must equal the ones computed. Each
 student answers each concept right with probability :data:`PHASE_RIGHT` of the phase (a seeded
 ``random.Random`` per student), a wrong option otherwise, so the mix is known.
 
 At the end :func:`check_lines` reads the class's answers back from the store, computes the report
-(:func:`tinygpt.class_report.report`, as the teacher's view does) and compares each concept's
+(:func:`tinygpt.classroom.report.report`, as the teacher's view does) and compares each concept's
 answered/right counts, before and after, with the answers cast.
 """
 
@@ -33,8 +33,8 @@ ATTEMPTS = 4  # runs a student tries to open the check's form
 @cache
 def _model():
     """The context example's model as the app loads it (shipped weights; no store)."""
-    from tinygpt.jobs import ModelShelf, example_training
-    from tinygpt.model_library import ModelLibrary
+    from tinygpt.training.jobs import ModelShelf, example_training
+    from tinygpt.training.model_library import ModelLibrary
 
     return example_training("context", ModelShelf(library=ModelLibrary(None))).result()
 
@@ -42,8 +42,8 @@ def _model():
 @cache
 def questions_of(text: str) -> dict:
     """concept -> the check's question about ``text`` (layer 1, head 1), as the page computes it."""
-    from tinygpt.concept_check import check_questions
-    from tinygpt.explain import trace_of
+    from tinygpt.explanations.concept_check import check_questions
+    from tinygpt.explanations.explain import trace_of
 
     tm = _model()
     trace = trace_of(tm.model, tm.vocab.encode(text)[None], 0)
@@ -93,7 +93,7 @@ async def take(s: Session, run, phase: str, rng: random.Random, ledger: Ledger, 
 
     Opens the expander when closed, presses "take the check again" for ``post``, hands in the form
     and checks the page confirms the score the picks earn. Problems go to ``errors``."""
-    from tinygpt.concept_check import CONCEPTS
+    from tinygpt.explanations.concept_check import CONCEPTS
 
     text = submit = None
     clicked = False
@@ -143,8 +143,8 @@ async def take(s: Session, run, phase: str, rng: random.Random, ledger: Ledger, 
 def check_lines(store, code: str, ledger: Ledger) -> tuple[list[str], int, int, int, list[str]]:
     """Lines on the check, (answers cast, recorded, concepts whose report differs from the answers
     cast, errors): the report is computed from the store as the teacher's view computes it."""
-    from tinygpt.class_report import gain_text, percent, report
-    from tinygpt.concept_check import CONCEPTS, parse_check_id
+    from tinygpt.classroom.report import gain_text, percent, report
+    from tinygpt.explanations.concept_check import CONCEPTS, parse_check_id
 
     answers = [a for a in store.answers(code) if parse_check_id(a.question_id) is not None]
     records = {s.question_id: s.question for s in store.summary(code)}

@@ -16,7 +16,7 @@ import time
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT
 from tinygpt.generate import MAX_NEW_CHARS, generate
-from tinygpt.train import train
+from tinygpt.training.train import train
 
 
 def agreeing_prefix(text: str, pattern: str = SEED_TEXT) -> int:

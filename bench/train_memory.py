@@ -33,8 +33,8 @@ def child(scenario: str, steps: int) -> None:
     import streamlit  # noqa: F401  (what the app process holds)
 
     from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, TrainConfig
-    from tinygpt.jobs import MAX_CONCURRENT_JOBS, JobQueue, ModelShelf, model_key, start_job
-    from tinygpt.train import train
+    from tinygpt.training.jobs import MAX_CONCURRENT_JOBS, JobQueue, ModelShelf, model_key, start_job
+    from tinygpt.training.train import train
 
     floor = _rss_mb()
     shelf = ModelShelf()
@@ -66,7 +66,7 @@ def main() -> None:
     if args.child:
         child(args.child, args.steps)
         return
-    from tinygpt.jobs import MAX_CONCURRENT_JOBS
+    from tinygpt.training.jobs import MAX_CONCURRENT_JOBS
 
     names = {
         "imports": "imports only",

@@ -20,7 +20,7 @@ Targets: ours ≤ 0.5 × the seed loop; the live chart adds < 5 %.
 
 "ours" is ``Trainer.step`` as the app runs it: one intra-op thread, and for the seed config the Adam
 updates (and the feed-forward weight gradients) overlapping the backward pass in a helper thread
-(``tinygpt.optim``'s module doc); "without the Adam overlap" is the same Trainer with ``overlap=False``,
+(``tinygpt.training.optim``'s module doc); "without the Adam overlap" is the same Trainer with ``overlap=False``,
 which gives bitwise the same weights. The ratio is printed twice: of the medians, and the median of
 each round's ratio (a round's blocks run back to back, so both see the same machine state).
 The seed loop as written varies most (its Adam allocates two temporaries per parameter each step);
@@ -41,7 +41,7 @@ import torch.nn.functional as F
 import torch.optim as optim
 
 from tinygpt.config import DEFAULT_GPT, SEED_TEXT, GPTConfig, TrainConfig
-from tinygpt.train import TRAIN_THREADS, Trainer, build
+from tinygpt.training.train import TRAIN_THREADS, Trainer, build
 
 DEFAULT_THREADS = torch.get_num_threads()
 
@@ -233,7 +233,7 @@ def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str, poll: float | 
     """Steps/s of a background job while the fragment's drawing (or the whole page) re-runs every ``poll`` s."""
     from streamlit.testing.v1 import AppTest
 
-    from tinygpt.jobs import JobQueue, ModelShelf, start_job
+    from tinygpt.training.jobs import JobQueue, ModelShelf, start_job
     from tinygpt.ui.training_jobs import POLL_SECONDS
 
     poll = poll or POLL_SECONDS

@@ -4,7 +4,7 @@ the nine steps of attention in one layer and head."""
 import streamlit as st
 
 from tinygpt.attention import future_mask
-from tinygpt.charts import position_labels
+from tinygpt.explanations.charts import position_labels
 from tinygpt.formatting import number
 from tinygpt.generate import crop_context
 from tinygpt.ui import concept_check_view, model_banner, model_choice, url

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from tinygpt.exercises import next_char_question
+from tinygpt.explanations.exercises import next_char_question
 from tinygpt.formatting import format_probability
 from tinygpt.generate import crop_context, training_targets
 from tinygpt.ui import concept_check_view, exercise_view, model_banner, model_choice, url

@@ -12,9 +12,9 @@ from tinygpt.config import (
     ConfigError,
 )
 from tinygpt.examples import EXAMPLES
-from tinygpt.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
 from tinygpt.numbers import parse_int
+from tinygpt.training.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.ui import train_url
 from tinygpt.ui.common import resend, show_error
 from tinygpt.ui.controls import put_defaults

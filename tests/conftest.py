@@ -208,7 +208,7 @@ def pytest_sessionfinish(session, exitstatus) -> None:
     exception", exit 134) and would turn a passing run into a failure. Running jobs are stopped
     (they stop at their next step) and the examples' trainings are waited for.
     """
-    from tinygpt import jobs
+    from tinygpt.training import jobs
 
     with jobs._running_lock:
         running = list(jobs._running.values())

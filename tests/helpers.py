@@ -10,9 +10,9 @@ import pyarrow as pa
 
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT, GPTConfig, TrainConfig
 from tinygpt.examples import EXAMPLES
-from tinygpt.jobs import ModelShelf, model_key
-from tinygpt.record import ModelRecord
-from tinygpt.train import train
+from tinygpt.training.jobs import ModelShelf, model_key
+from tinygpt.training.record import ModelRecord
+from tinygpt.training.train import train
 from tinygpt.ui.tables import TABLE_CLASS
 
 #: The Train page's whole-number settings, text boxes whose session values are the typed text.
@@ -30,7 +30,7 @@ def seed_model() -> ModelRecord:
 @functools.cache
 def served_example(name: str) -> ModelRecord:
     """The model the app serves for ``EXAMPLES[name]``: the shipped checkpoint where one ships
-    (``tinygpt.model_library``; the same weights on every machine), else trained here."""
+    (``tinygpt.training.model_library``; the same weights on every machine), else trained here."""
     ex = EXAMPLES[name]
     key = model_key(ex.text, ex.gpt, ex.train)
     return ModelShelf().get(key) or train(ex.text, ex.gpt, ex.train)

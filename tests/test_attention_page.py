@@ -20,8 +20,8 @@ from helpers import SMALL, open_page, small_model, tables
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.attention import Switches, future_mask
-from tinygpt.charts import alpha_grid_spec, heatmap, heatmap_spec, position_labels, vega_spec
-from tinygpt.explain import (
+from tinygpt.explanations.charts import alpha_grid_spec, heatmap, heatmap_spec, position_labels, vega_spec
+from tinygpt.explanations.explain import (
     Copy,
     DotProduct,
     ScoreCell,
@@ -549,8 +549,8 @@ def test_the_checks_and_the_code_are_drawn_only_when_for_the_curious_is_open():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_step_says_what_it_does_and_why_and_links_its_theory_section(lang):
     from tinygpt.attention import STEPS
+    from tinygpt.explanations.theory import CONCEPTS, STEP_CONCEPT
     from tinygpt.i18n import CATALOGUE
-    from tinygpt.theory import CONCEPTS, STEP_CONCEPT
 
     assert len(STEPS) == 9
     at = open_attention(lang)

@@ -8,8 +8,8 @@ import pytest
 
 from bench.classroom import english
 from bench.period_check import Ledger, check_lines, pick, questions_of, shown_text, unescape
-from tinygpt.concept_check import CONCEPTS, check_id
-from tinygpt.store import Answer
+from tinygpt.classroom.store import Answer
+from tinygpt.explanations.concept_check import CONCEPTS, check_id
 
 TEXT = "我爱你，你爱我。他爱她，她爱他"  # the context example's own text, as the lesson's Predict page shows it
 

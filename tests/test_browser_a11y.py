@@ -198,13 +198,13 @@ def revealed_class() -> tuple[str, str]:
     """A class whose question was voted on in two rounds and revealed: (code, teacher's key)."""
     import torch
 
-    from tinygpt.classroom import question_id
+    from tinygpt.classroom.class_links import question_id
+    from tinygpt.classroom.period import ClassState, question_data, write_state
+    from tinygpt.classroom.store import NewAnswer, Store
     from tinygpt.config import GPTConfig
-    from tinygpt.exercises import argmax_key_question
-    from tinygpt.explain import trace_of
+    from tinygpt.explanations.exercises import argmax_key_question
+    from tinygpt.explanations.explain import trace_of
     from tinygpt.model import GPT
-    from tinygpt.period import ClassState, question_data, write_state
-    from tinygpt.store import NewAnswer, Store
 
     torch.manual_seed(0)
     model = GPT(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8)).eval()

@@ -15,9 +15,9 @@ from playwright.sync_api import expect
 from test_browser_a11y import blocking_findings, summary
 
 from bench.cold_start import ARTIFACTS, start_server, stop_server, wait_healthy
-from tinygpt.classroom import query_with_class
+from tinygpt.classroom.class_links import query_with_class
+from tinygpt.classroom.store import Store, database_url
 from tinygpt.i18n import t
-from tinygpt.store import Store, database_url
 
 pytestmark = pytest.mark.browser
 

@@ -15,10 +15,10 @@ import pytest
 from conftest import SCREENSHOTS, assert_no_exception, open_step_table, wait_for_app
 from playwright.sync_api import expect
 
-from tinygpt.explain import trace_of
+from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.links import decode_train
-from tinygpt.train import train
+from tinygpt.training.train import train
 
 pytestmark = pytest.mark.browser
 

@@ -17,10 +17,10 @@ from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
 from playwright.sync_api import expect
 from test_browser_a11y import blocking_findings, summary
 
-from tinygpt.classroom import LessonPlan, ascii_query, lesson_params, query_with_class
+from tinygpt.classroom.class_links import LessonPlan, ascii_query, lesson_params, query_with_class
+from tinygpt.classroom.period import read_state
+from tinygpt.classroom.store import Store
 from tinygpt.i18n import t
-from tinygpt.period import read_state
-from tinygpt.store import Store
 
 pytestmark = pytest.mark.browser
 

@@ -68,9 +68,9 @@ def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page
 
     from helpers import SMALL
 
-    from tinygpt.checkpoint import to_bytes
     from tinygpt.config import TrainConfig
-    from tinygpt.train import train
+    from tinygpt.training.checkpoint import to_bytes
+    from tinygpt.training.train import train
 
     evil = tmp_path / "model.safetensors"
     evil.write_bytes(pickle.dumps({"weights": [1, 2, 3]}))

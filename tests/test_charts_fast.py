@@ -1,4 +1,4 @@
-"""Every chart is written once (tinygpt.charts.fast): its fast Vega-Lite dict draws what its Altair
+"""Every chart is written once (tinygpt.explanations.charts.fast): its fast Vega-Lite dict draws what its Altair
 chart draws, and its layout is built once per labels and titles, whatever the numbers."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from tinygpt import charts
-from tinygpt.charts import fast
+from tinygpt.explanations import charts
+from tinygpt.explanations.charts import fast
 
 LABELS = charts.position_labels("我爱你你爱我")
 T = len(LABELS)

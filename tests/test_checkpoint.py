@@ -11,11 +11,11 @@ import torch
 from helpers import SMALL
 from safetensors.torch import save as st_save
 
-from tinygpt import checkpoint
-from tinygpt.checkpoint import CheckpointError, from_bytes, to_bytes
 from tinygpt.config import SEED_TEXT, GPTConfig, TrainConfig
 from tinygpt.i18n import t
-from tinygpt.train import train
+from tinygpt.training import checkpoint
+from tinygpt.training.checkpoint import CheckpointError, from_bytes, to_bytes
+from tinygpt.training.train import train
 
 
 @pytest.fixture(scope="module")

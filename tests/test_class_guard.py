@@ -1,7 +1,7 @@
 """A class nothing can stop, in the app: the teacher's key leaves the address, guessing is slowed per
 client and "no class" reads as "wrong key", a short link typed in any case opens, one student's bad
 nickname on PostgreSQL holds up nobody, a refused answer is said and not sent again, and a deleted
-data folder is said to the teacher (tinygpt.guard, tinygpt.ui.class_guard, tinygpt.ui.student)."""
+data folder is said to the teacher (tinygpt.classroom.guard, tinygpt.ui.class_guard, tinygpt.ui.student)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import test_classroom
 from helpers import tables
 from test_classroom import answer_both, app, make_class
 
-from tinygpt.guard import Attempts
+from tinygpt.classroom.guard import Attempts
+from tinygpt.classroom.store import Store, StoreError, database_url
 from tinygpt.i18n import t
-from tinygpt.store import Store, StoreError, database_url
 
 store = test_classroom.store  # a fresh SQLite store, the one the app's sessions use
 
@@ -86,7 +86,7 @@ def test_guessing_short_links_is_slowed_per_client(store, one_client):
 
 
 def test_a_short_link_typed_in_lower_case_opens_the_lesson(store, monkeypatch):
-    from tinygpt import store as store_module
+    from tinygpt.classroom import store as store_module
 
     monkeypatch.setattr(store_module, "random_code", lambda alphabet, n: "pqCKLSV"[:n])
     assert store.shorten("lesson=1&pages=attention&step=softmax") == "pqCKLSV"

@@ -1,5 +1,5 @@
 """The class in the app: the lesson builder, short links, students' answers on the teacher's page,
-"my answers" and the resume link, and every bad input getting its message (tinygpt.classroom,
+"my answers" and the resume link, and every bad input getting its message (tinygpt.classroom.class_links,
 tinygpt.ui.student, tinygpt.ui.lesson_builder, tinygpt.ui.teacher_view)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from helpers import tables
 from streamlit.testing.v1 import AppTest
 
 from bench.cold_start import free_port
-from tinygpt.classroom import (
+from tinygpt.classroom.class_links import (
     LessonPlan,
     MyAnswer,
     answers_csv,
@@ -21,8 +21,8 @@ from tinygpt.classroom import (
     lesson_params,
     query_with_class,
 )
+from tinygpt.classroom.store import LINK_CODE_LEN, Store, database_url
 from tinygpt.i18n import t
-from tinygpt.store import LINK_CODE_LEN, Store, database_url
 from tinygpt.ui.lesson import parse_lesson
 
 PAGES = ["train", "predict", "attention", "theory"]
@@ -346,7 +346,7 @@ def test_the_class_link_is_ascii_and_never_carries_a_token_or_a_key(store):
 
 
 def test_the_answer_chart_marks_right_answers_by_colour_and_symbol():
-    from tinygpt.charts import RIGHT_COLOR, WRONG_COLOR, answer_spread, answer_spread_spec
+    from tinygpt.explanations.charts import RIGHT_COLOR, WRONG_COLOR, answer_spread, answer_spread_spec
 
     spec = answer_spread(["0 你", "1 好", "none"], [3, 0, 5], [True, False, False], title="q").to_dict()
     rows = next(iter(spec["datasets"].values()))
@@ -366,7 +366,7 @@ def test_the_answer_chart_marks_right_answers_by_colour_and_symbol():
 
 
 def test_the_most_answered_questions_are_charts_and_the_rest_one_table(store, monkeypatch):
-    from tinygpt.store import NewAnswer, new_student
+    from tinygpt.classroom.store import NewAnswer, new_student
     from tinygpt.ui import teacher_view
 
     monkeypatch.setattr(teacher_view, "MAX_CHARTS", 2)

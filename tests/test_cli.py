@@ -15,7 +15,7 @@ import pytest
 
 from tinygpt.__main__ import BANNER, SECTIONS, main, run
 from tinygpt.config import SEED_TEXT, GPTConfig, TrainConfig
-from tinygpt.explain import trace_of
+from tinygpt.explanations.explain import trace_of
 
 ROOT = Path(__file__).resolve().parents[1]
 # The SMALL config of tests/helpers.py as flags (d_head = 8), trained long enough to learn 你好世界.
@@ -203,7 +203,7 @@ def test_upload_cap_fits_the_seed_checkpoint_and_matches_the_checkpoint_limit():
     cap_bytes = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"] * 2**20
     seed_weights = 4 * GPTConfig().n_parameters()  # float32: 75,890,704 bytes
     assert seed_weights < cap_bytes
-    checkpoint = pytest.importorskip("tinygpt.checkpoint")
+    checkpoint = pytest.importorskip("tinygpt.training.checkpoint")
     limit = checkpoint.MAX_CHECKPOINT_BYTES  # Streamlit counts maxUploadSize in MiB
     assert limit <= cap_bytes < limit + 2**20
 
@@ -223,14 +223,14 @@ def test_requirements_pin_the_installed_torch_cpu_build_on_linux_and_the_same_ve
 
 def test_packages_txt_installs_the_cjk_font_ci_installs_so_cloud_figures_show_chinese():
     # Community Cloud apt-get installs each line of packages.txt (Debian); without a CJK font the
-    # PNG figures (tinygpt.figures, drawn on the server) show boxes for Chinese characters.
+    # PNG figures (tinygpt.explanations.figures, drawn on the server) show boxes for Chinese characters.
     packages = [ln.strip() for ln in (ROOT / "packages.txt").read_text().splitlines() if ln.strip()]
     assert packages == ["fonts-wqy-microhei"]
     assert "apt-get install -y fonts-wqy-microhei" in (ROOT / ".ci" / "run").read_text()
 
 
 def test_a_diverging_run_exits_1_with_the_trainers_message(capsys, monkeypatch):
-    from tinygpt import train as train_module
+    from tinygpt.training import train as train_module
 
     def diverge(self, on_step=None, should_stop=None):
         raise train_module.NonFiniteLossError(3, float("nan"), 0.5)

@@ -9,8 +9,8 @@ from helpers import SMALL, seed_model
 
 from tinygpt.attention import STEP_IDS, STEPS, Switches, first_affected_step, future_mask, step_by_id
 from tinygpt.config import DEFAULT_GPT, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
-from tinygpt.explain import row_sums, sdpa_difference, trace_of
-from tinygpt.train import NonFiniteLossError, new_model, train
+from tinygpt.explanations.explain import row_sums, sdpa_difference, trace_of
+from tinygpt.training.train import NonFiniteLossError, new_model, train
 from tinygpt.vocab import CharVocab, UnknownCharError, training_pairs
 
 
@@ -237,7 +237,7 @@ def test_training_is_deterministic():
 
 
 def test_non_finite_loss_stops_with_last_finite_weights():
-    from tinygpt.train import Trainer, build
+    from tinygpt.training.train import Trainer, build
 
     tm = build(SEED_TEXT, SMALL, TrainConfig(lr=1.0, epochs=200, early_stop_loss=0))
     with torch.no_grad():  # make the next forward pass overflow

@@ -14,7 +14,7 @@ from tinygpt.__main__ import BANNER, main
 from tinygpt.attention import Switches
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT
 from tinygpt.examples import EXAMPLES
-from tinygpt.train import train
+from tinygpt.training.train import train
 
 CONTEXT = EXAMPLES["context"]
 UNIFORM = Switches(temperature=1000.0)  # α ≈ uniform over the positions the mask leaves

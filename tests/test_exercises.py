@@ -1,4 +1,4 @@
-"""Guess, then reveal: each question's answer is the model's own number (tinygpt.exercises)."""
+"""Guess, then reveal: each question's answer is the model's own number (tinygpt.explanations.exercises)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import torch
 from helpers import SMALL, seed_model
 
 from tinygpt.attention import STEP_IDS, Switches
-from tinygpt.exercises import (
+from tinygpt.explanations.exercises import (
     NONE,
     STEP_QUESTIONS,
     QuestionKind,
@@ -18,10 +18,10 @@ from tinygpt.exercises import (
     question_for,
     row_sum_question,
 )
-from tinygpt.explain import trace_of
+from tinygpt.explanations.explain import trace_of
 from tinygpt.generate import next_char_probs
 from tinygpt.i18n import CATALOGUE
-from tinygpt.train import new_model
+from tinygpt.training.train import new_model
 
 TEXT = "你好世界"
 

@@ -16,7 +16,8 @@ from test_attention_page import markdown, more, open_attention, rerun
 
 from bench.experiments import changes
 from tinygpt.attention import Switches
-from tinygpt.charts import (
+from tinygpt.examples import EXAMPLES
+from tinygpt.explanations.charts import (
     effects_chart,
     effects_spec,
     labelled_heatmap,
@@ -24,15 +25,14 @@ from tinygpt.charts import (
     position_labels,
     vega_spec,
 )
-from tinygpt.examples import EXAMPLES
-from tinygpt.explain import explain_cell, head_importance, position_effects, trace_of, walk
+from tinygpt.explanations.explain import explain_cell, head_importance, position_effects, trace_of, walk
+from tinygpt.explanations.why import head_roles
 from tinygpt.formatting import format_change, format_probability
 from tinygpt.i18n import t
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
 from tinygpt.ui.attention.effect import CHANGED_MARK
 from tinygpt.ui.models import K_CHOICE
-from tinygpt.why import head_roles
 
 CONTEXT = EXAMPLES["context"]
 #: bench.experiments on the context example as the app serves it (the shipped weights, the same on

@@ -21,7 +21,7 @@ from tinygpt.attention import (
     future_mask,
     run_steps,
 )
-from tinygpt.explain import (
+from tinygpt.explanations.explain import (
     explain_cell,
     head_importance,
     logit_lens,
@@ -31,7 +31,7 @@ from tinygpt.explain import (
     walk,
 )
 from tinygpt.i18n import CATALOGUE
-from tinygpt.train import new_model
+from tinygpt.training.train import new_model
 
 #: A value of every switch field that changes the computation of SMALL's model (4 heads).
 CHANGED = {

@@ -1,4 +1,5 @@
-"""Figures for slides: PNG and SVG of the charts (tinygpt.figures) and their download buttons on every page."""
+"""Figures for slides: PNG and SVG of the charts (tinygpt.explanations.figures) and their download buttons
+on every page."""
 
 from __future__ import annotations
 
@@ -13,13 +14,19 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
-from tinygpt import figures
-from tinygpt.charts import heatmap_spec, loss_chart, next_char_panels, paired_probability_bars, probability_bars
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, SEED_TEXT
-from tinygpt.figures import FIGURE_WIDTH, FigureError, to_png, to_svg
+from tinygpt.explanations import figures
+from tinygpt.explanations.charts import (
+    heatmap_spec,
+    loss_chart,
+    next_char_panels,
+    paired_probability_bars,
+    probability_bars,
+)
+from tinygpt.explanations.figures import FIGURE_WIDTH, FigureError, to_png, to_svg
 from tinygpt.i18n import t
-from tinygpt.jobs import JobStatus, RunRecord, settings_of
-from tinygpt.record import StopReason
+from tinygpt.training.jobs import JobStatus, RunRecord, settings_of
+from tinygpt.training.record import StopReason
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

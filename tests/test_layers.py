@@ -131,8 +131,10 @@ def hidden_imports(imports: list[Import]) -> list[str]:
 
 
 def shared_names(root: Path) -> list[str]:
-    """Module names both in the core (``tinygpt/<name>.py``) and in ``tinygpt/ui/`` (any depth)."""
-    core = {p.stem for p in (root / "tinygpt").glob("*.py")} - {"__init__", "__main__"}
+    """Module names both in the core (``tinygpt/`` and its parts, any depth) and in ``tinygpt/ui/`` (any depth)."""
+    ui_dir, strings = root / "tinygpt" / "ui", root / "tinygpt" / "strings"  # strings: catalogues named by page
+    core = {p.stem for p in (root / "tinygpt").rglob("*.py") if ui_dir not in p.parents and strings not in p.parents}
+    core -= {"__init__", "__main__"}
     ui = {p.stem for p in (root / "tinygpt" / "ui").rglob("*.py")} - {"__init__"}
     return sorted(core & ui)
 

@@ -1,6 +1,6 @@
-"""The class period's core: predictions scored after a flip and their class tally (tinygpt.predictions),
-misconceptions named per wrong option and counted (tinygpt.misconceptions), the concept check
-(tinygpt.concept_check) and the report of what the class learned (tinygpt.class_report)."""
+"""The class period's core: predictions scored after a flip and their class tally (tinygpt.explanations.predictions),
+misconceptions named per wrong option and counted (tinygpt.explanations.misconceptions), the concept check
+(tinygpt.explanations.concept_check) and the report of what the class learned (tinygpt.classroom.report)."""
 
 from __future__ import annotations
 
@@ -11,22 +11,28 @@ import pytest
 from helpers import seed_model
 
 from tinygpt.attention import Switches
-from tinygpt.class_report import report, report_csv, report_markdown, report_rows
-from tinygpt.classroom import question_record
-from tinygpt.concept_check import CONCEPTS, check_id, check_questions, own_results, parse_check_id, phase_done
+from tinygpt.classroom.class_links import question_record
+from tinygpt.classroom.report import report, report_csv, report_markdown, report_rows
+from tinygpt.classroom.store import Answer
 from tinygpt.examples import EXAMPLES
-from tinygpt.exercises import (
+from tinygpt.explanations.concept_check import (
+    CONCEPTS,
+    check_id,
+    check_questions,
+    own_results,
+    parse_check_id,
+    phase_done,
+)
+from tinygpt.explanations.exercises import (
     NONE,
     argmax_key_question,
     masked_cells_question,
     next_char_question,
     row_sum_question,
 )
-from tinygpt.explain import trace_of
-from tinygpt.generate import next_char_probs
-from tinygpt.i18n import CATALOGUE, LANGUAGES
-from tinygpt.misconceptions import REFUTED_BY, Misconception, count, misconceptions, refuting_params
-from tinygpt.predictions import (
+from tinygpt.explanations.explain import trace_of
+from tinygpt.explanations.misconceptions import REFUTED_BY, Misconception, count, misconceptions, refuting_params
+from tinygpt.explanations.predictions import (
     SEVERAL,
     Outcome,
     flipped,
@@ -36,7 +42,8 @@ from tinygpt.predictions import (
     score_marks,
     tallies,
 )
-from tinygpt.store import Answer
+from tinygpt.generate import next_char_probs
+from tinygpt.i18n import CATALOGUE, LANGUAGES
 
 M = Misconception
 TEXT = "你好世界"
@@ -209,8 +216,8 @@ def test_every_wrong_option_of_every_one_answer_question_and_every_wrong_cell_na
 
 
 def test_every_wrong_option_of_the_theory_quiz_names_an_idea():
-    from tinygpt.exercises import theory_question
-    from tinygpt.misconceptions import THEORY_QUIZ
+    from tinygpt.explanations.exercises import theory_question
+    from tinygpt.explanations.misconceptions import THEORY_QUIZ
 
     quiz = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": "b"}  # tinygpt.ui.controls.QUIZ
     assert set(THEORY_QUIZ) == set(quiz)

@@ -11,12 +11,12 @@ import pytest
 from helpers import open_page, tables
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.classroom import question_record
-from tinygpt.concept_check import CONCEPTS
-from tinygpt.exercises import NONE
+from tinygpt.classroom.class_links import question_record
+from tinygpt.classroom.store import NewAnswer, Store, database_url
+from tinygpt.explanations.concept_check import CONCEPTS
+from tinygpt.explanations.exercises import NONE
+from tinygpt.explanations.predictions import prediction_id, prediction_question, tallies
 from tinygpt.i18n import t
-from tinygpt.predictions import prediction_id, prediction_question, tallies
-from tinygpt.store import NewAnswer, Store, database_url
 
 #: A column of the effect's strip: its classes and its position.
 STRIP_COL = re.compile(

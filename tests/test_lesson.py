@@ -6,8 +6,8 @@ import pytest
 from helpers import tables
 from streamlit.testing.v1 import AppTest
 
+from tinygpt.explanations.theory import STEP_CONCEPT
 from tinygpt.i18n import t
-from tinygpt.theory import STEP_CONCEPT
 from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
 
 PAGE_NAMES = ("train", "predict", "attention", "theory")
@@ -205,7 +205,7 @@ def _attention_exercise_script(step: str, query: int) -> None:
     sys.path.insert(0, "tests")
     from helpers import seed_model
 
-    from tinygpt.explain import trace_of
+    from tinygpt.explanations.explain import trace_of
     from tinygpt.ui.exercise_view import attention_exercise
 
     tm = seed_model()

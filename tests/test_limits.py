@@ -1,4 +1,4 @@
-"""Limits that hold (tinygpt.jobs): the memory limit checked again when a queued job starts, the line
+"""Limits that hold (tinygpt.training.jobs): the memory limit checked again when a queued job starts, the line
 bounded per server and per session, jobs that no open session waits for cancelled, and shared runs
 that one session's Stop or Reset does not end for the others."""
 
@@ -10,11 +10,11 @@ import pytest
 from helpers import SMALL
 from streamlit.testing.v1 import AppTest
 
-from tinygpt import jobs
 from tinygpt.config import SEED_TEXT, TrainConfig
 from tinygpt.i18n import t
-from tinygpt.jobs import JobQueue, JobStatus, MemoryLimitError, ModelShelf, QueueFullError, start_job
 from tinygpt.links import encode_train
+from tinygpt.training import jobs
+from tinygpt.training.jobs import JobQueue, JobStatus, MemoryLimitError, ModelShelf, QueueFullError, start_job
 
 
 def settings(seed: int, epochs: int = 5000) -> tuple:

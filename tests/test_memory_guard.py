@@ -7,10 +7,18 @@ import pytest
 from helpers import SMALL
 from streamlit.testing.v1 import AppTest
 
-from tinygpt import jobs
 from tinygpt.config import SEED_TEXT, TrainConfig
 from tinygpt.i18n import t
-from tinygpt.jobs import JobQueue, MemoryLimitError, ModelShelf, check_memory, job_memory_mb, process_rss_mb, start_job
+from tinygpt.training import jobs
+from tinygpt.training.jobs import (
+    JobQueue,
+    MemoryLimitError,
+    ModelShelf,
+    check_memory,
+    job_memory_mb,
+    process_rss_mb,
+    start_job,
+)
 
 CFG = TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0, seed=11)
 

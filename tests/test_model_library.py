@@ -8,12 +8,19 @@ import pytest
 import torch
 from helpers import SMALL
 
+from tinygpt.classroom.store import Store, database_url
 from tinygpt.config import SEED_TEXT, TrainConfig
 from tinygpt.examples import EXAMPLES
-from tinygpt.jobs import ModelShelf, model_key
-from tinygpt.model_library import MODEL_DAYS, ModelLibrary, settings_text, shipped_model, store_name, weights_hash
-from tinygpt.store import Store, database_url
-from tinygpt.train import train
+from tinygpt.training.jobs import ModelShelf, model_key
+from tinygpt.training.model_library import (
+    MODEL_DAYS,
+    ModelLibrary,
+    settings_text,
+    shipped_model,
+    store_name,
+    weights_hash,
+)
+from tinygpt.training.train import train
 
 DAY = 86400.0
 SETTINGS = (SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=8, early_stop_loss=0.0, seed=0))

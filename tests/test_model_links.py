@@ -1,6 +1,6 @@
 """The model a page shows (textbook / context / own), links that carry it, one training for equal requests.
 
-Unit tests check ``tinygpt.links`` and the job registry of ``tinygpt.jobs``; AppTest tests open
+Unit tests check ``tinygpt.links`` and the job registry of ``tinygpt.training.jobs``; AppTest tests open
 the pages with query parameters as a student opening a link would.
 """
 
@@ -15,13 +15,13 @@ import torch
 from helpers import SMALL, open_page
 from streamlit.testing.v1 import AppTest
 
-from tinygpt import jobs
 from tinygpt.config import MAX_EPOCHS, ConfigError, TrainConfig
 from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import t
 from tinygpt.links import decode_edits, decode_train, encode_edits, encode_train, reproducible_settings
-from tinygpt.record import StopReason
-from tinygpt.train import train
+from tinygpt.training import jobs
+from tinygpt.training.record import StopReason
+from tinygpt.training.train import train
 
 TEXT = "你好你世你界"
 NO_MASK = TrainConfig(lr=3e-3, epochs=40, seed=3, early_stop_loss=0.0, causal_mask=False, window=4)

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from tinygpt.attention import STEP_IDS
 from tinygpt.config import ConfigError
+from tinygpt.explanations.theory import CONCEPT_IDS
 from tinygpt.formatting import char_name
 from tinygpt.i18n import t
 from tinygpt.links import V1_DEFAULTS, decode_edits, decode_train, read_theory_params
-from tinygpt.theory import CONCEPT_IDS
 from tinygpt.ui.lesson import MAX_LESSON_NAMES, parse_lesson
 
 HUGE = "9" * 4400  # int() refuses more than 4,300 digits

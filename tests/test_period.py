@@ -1,4 +1,4 @@
-"""The class period's core (tinygpt.period): the state and its JSON, the state in the store, votes
+"""The class period's core (tinygpt.classroom.period): the state and its JSON, the state in the store, votes
 with a round, their tallies, and the store's migration from the schema without rounds."""
 
 from __future__ import annotations
@@ -10,13 +10,8 @@ import pytest
 import sqlalchemy as sa
 import torch
 
-from tinygpt.classroom import question_id
-from tinygpt.config import GPTConfig, TrainConfig
-from tinygpt.exercises import argmax_key_question
-from tinygpt.explain import trace_of
-from tinygpt.links import decode_train, encode_train
-from tinygpt.model import GPT
-from tinygpt.period import (
+from tinygpt.classroom.class_links import question_id
+from tinygpt.classroom.period import (
     ClassState,
     count_votes,
     question_data,
@@ -29,7 +24,12 @@ from tinygpt.period import (
     votes_of,
     write_state,
 )
-from tinygpt.store import SCHEMA_VERSION, ClassError, NewAnswer, Store, database_url
+from tinygpt.classroom.store import SCHEMA_VERSION, ClassError, NewAnswer, Store, database_url
+from tinygpt.config import GPTConfig, TrainConfig
+from tinygpt.explanations.exercises import argmax_key_question
+from tinygpt.explanations.explain import trace_of
+from tinygpt.links import decode_train, encode_train
+from tinygpt.model import GPT
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

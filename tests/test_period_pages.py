@@ -11,12 +11,12 @@ import pytest
 from helpers import served_example
 from streamlit.testing.v1 import AppTest
 
+from tinygpt.classroom.period import LED_PAGES, ClassState, question_from_data, read_state, tally, write_state
+from tinygpt.classroom.store import Store, database_url
 from tinygpt.config import GPTConfig, TrainConfig
-from tinygpt.explain import trace_of
+from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.links import encode_train
-from tinygpt.period import LED_PAGES, ClassState, question_from_data, read_state, tally, write_state
-from tinygpt.store import Store, database_url
 from tinygpt.ui.lesson import visible
 
 
@@ -221,8 +221,8 @@ def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only
 
 def test_a_run_the_teacher_stopped_is_led_with_the_settings_that_rebuild_it_and_students_get_that_model(store):
     from tinygpt.links import decode_train
-    from tinygpt.record import StopReason
-    from tinygpt.train import train
+    from tinygpt.training.record import StopReason
+    from tinygpt.training.train import train
 
     steps: list[int] = []
     text = "你爱我，我爱你。"
@@ -252,10 +252,10 @@ def test_leading_with_a_stopped_run_publishes_it_for_other_servers_under_the_set
 ):
     import streamlit as st
 
-    from tinygpt.jobs import ModelShelf, model_key
     from tinygpt.links import decode_train
-    from tinygpt.model_library import ModelLibrary
-    from tinygpt.train import train
+    from tinygpt.training.jobs import ModelShelf, model_key
+    from tinygpt.training.model_library import ModelLibrary
+    from tinygpt.training.train import train
     from tinygpt.ui import led_model
 
     steps: list[int] = []

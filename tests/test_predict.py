@@ -23,7 +23,7 @@ from tinygpt.generate import (
     training_targets,
 )
 from tinygpt.i18n import t
-from tinygpt.train import new_model
+from tinygpt.training.train import new_model
 from tinygpt.vocab import CharVocab, UnknownCharError
 
 VOCAB = CharVocab(tuple("你好世界"))
@@ -388,7 +388,7 @@ def test_page_steps_through_generation_and_links_each_step_to_the_attention_page
 def test_markdown_characters_and_spaces_are_shown_as_typed():
     """A vocabulary may hold any character: $, backslash and a space must appear in the messages."""
     from tinygpt.config import TrainConfig
-    from tinygpt.train import train
+    from tinygpt.training.train import train
 
     tm = train("a$b\\ c", SMALL, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0))
     at = open_predict("en", own_model=tm, predict_prefix="a$\\x")
@@ -400,7 +400,7 @@ def test_markdown_characters_and_spaces_are_shown_as_typed():
 
 @pytest.mark.parametrize("V", [2, 4, 5, 8, 12, 26, 60])
 def test_next_character_panels_fit_the_page_width(V):
-    from tinygpt.charts import panel_columns, panel_width
+    from tinygpt.explanations.charts import panel_columns, panel_width
 
     columns = panel_columns(V, panels=8)
     assert 1 <= columns <= 4
@@ -429,7 +429,7 @@ def test_format_change_keeps_a_small_change_visible_with_its_sign():
 
 
 def test_generation_chart_marks_the_target_and_the_chosen_character_apart():
-    from tinygpt.charts import paired_probability_bars
+    from tinygpt.explanations.charts import paired_probability_bars
 
     def marks(chart) -> list[tuple[str, str]]:
         spec = chart.to_dict()

@@ -1,7 +1,7 @@
 """The reasons under the strip: a plain sentence first, then the verdict, then the numbers; layers
 and heads counted from 1 (index 0 is "layer 1", "head 1").
 
-The records are built by hand (:class:`tinygpt.why.Flip`), so each kind of flip is checked
+The records are built by hand (:class:`tinygpt.explanations.why.Flip`), so each kind of flip is checked
 whatever model a machine trains.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from tinygpt.attention import Switches
+from tinygpt.explanations.why import Flip, HeadRole
 from tinygpt.formatting import number
 from tinygpt.i18n import t
 from tinygpt.ui.attention import reasons
-from tinygpt.why import Flip, HeadRole
 
 TEXT = "我爱你，你爱我。他爱她，她爱他"
 CHARS = sorted(set(TEXT))

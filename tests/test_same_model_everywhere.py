@@ -1,4 +1,4 @@
-"""One model per settings on every machine (tinygpt/model_library.py).
+"""One model per settings on every machine (tinygpt/training/model_library.py).
 
 PyTorch picks its CPU kernels by the processor, and ``ATEN_CPU_CAPABILITY`` makes this machine run
 another processor's choice (``default``: the portable kernels; ``avx2``; the CPU's own). Each test
@@ -21,22 +21,22 @@ from pathlib import Path
 
 import pytest
 
-from tinygpt.checkpoint import from_bytes
 from tinygpt.examples import EXAMPLES
-from tinygpt.model_library import SHIPPED_DIR, weights_hash
+from tinygpt.training.checkpoint import from_bytes
+from tinygpt.training.model_library import SHIPPED_DIR, weights_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Prints, as JSON, the kernel path in force, the weights hash of the context example the app
-#: serves (tinygpt.jobs.example_training, as tinygpt.ui.models calls it) and the positions that
+#: serves (tinygpt.training.jobs.example_training, as tinygpt.ui.models calls it) and the positions that
 #: each switch changes in layer 0.
 SERVED_CONTEXT = """
 import json, torch
 from tinygpt.attention import Switches
-from tinygpt.explain import position_effects
+from tinygpt.explanations.explain import position_effects
 from tinygpt.examples import EXAMPLES
-from tinygpt.jobs import ModelShelf, example_training
-from tinygpt.model_library import weights_hash
+from tinygpt.training.jobs import ModelShelf, example_training
+from tinygpt.training.model_library import weights_hash
 ex = EXAMPLES["context"]
 tm = example_training("context", ModelShelf()).result(timeout=300)
 ids = tm.vocab.encode(ex.display)[None]
@@ -53,10 +53,10 @@ print(json.dumps({"path": torch.backends.cpu.get_cpu_capability(), "hash": weigh
 THROUGH_STORE = """
 import json, sys, torch
 from tinygpt.config import GPTConfig, TrainConfig
-from tinygpt.jobs import ModelShelf, model_key
-from tinygpt.model_library import ModelLibrary, weights_hash
-from tinygpt.store import Store
-from tinygpt.train import train
+from tinygpt.training.jobs import ModelShelf, model_key
+from tinygpt.training.model_library import ModelLibrary, weights_hash
+from tinygpt.classroom.store import Store
+from tinygpt.training.train import train
 text = "我爱你，你爱我。他爱她，她爱他。"
 gpt = GPTConfig(vocab_size=10, max_len=15, d_model=16, n_heads=2, n_layers=1, d_ff=32)
 cfg = TrainConfig(lr=2e-2, epochs=60, seed=7, early_stop_loss=0.0, window=15)

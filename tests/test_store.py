@@ -1,4 +1,5 @@
-"""The class store (tinygpt.store) on SQLite and PostgreSQL: schema, classes, answers, short links, expiry, errors."""
+"""The class store (tinygpt.classroom.store) on SQLite and PostgreSQL: schema, classes, answers, short links,
+expiry, errors."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from tinygpt.config import ConfigError
-from tinygpt.store import (
+from tinygpt.classroom.store import (
     CLASS_ALPHABET,
     CLASS_CODE_LEN,
     LINK_ALPHABET,
@@ -30,6 +30,7 @@ from tinygpt.store import (
     read_student,
     read_teacher_key,
 )
+from tinygpt.config import ConfigError
 
 DAY = 86400.0
 

@@ -15,9 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_store import DAY, answer
 
-from tinygpt import store as store_module
-from tinygpt.config import ConfigError
-from tinygpt.store import (
+from tinygpt.classroom import store as store_module
+from tinygpt.classroom.store import (
     MAX_QUERY_CHARS,
     MAX_TEXT_CHARS,
     ClassError,
@@ -29,7 +28,8 @@ from tinygpt.store import (
     new_student,
     read_link_code,
 )
-from tinygpt.store_text import clean_text, public_reason
+from tinygpt.classroom.store_text import clean_text, public_reason
+from tinygpt.config import ConfigError
 
 # the fixtures of test_store: a fresh store on SQLite and on PostgreSQL, and a clock moved by hand
 store_url, clock, store = test_store.store_url, test_store.clock, test_store.store
@@ -162,7 +162,7 @@ def test_a_deleted_data_folder_is_said_and_logged_not_written_into(tmp_path, cap
     s = Store.from_environment({"TINYGPT_DATA_DIR": str(folder)})
     code, _ = s.create_class("lesson=1")
     shutil.rmtree(folder)
-    caplog.set_level(logging.WARNING, logger="tinygpt.store")
+    caplog.set_level(logging.WARNING, logger="tinygpt.classroom.store")
     for call in (lambda: s.create_class("lesson=1"), lambda: s.record_answer(answer(code, new_student(), "0", True))):
         with pytest.raises(StoreError) as caught:
             call()
@@ -190,7 +190,7 @@ def test_failures_are_logged_with_the_class_code_and_never_name_a_key_a_token_or
 
     port = free_port()
     nowhere = Store(database_url({"TINYGPT_DATABASE_URL": f"postgresql://tutor:secret@127.0.0.1:{port}/x"}))
-    caplog.set_level(logging.WARNING, logger="tinygpt.store")
+    caplog.set_level(logging.WARNING, logger="tinygpt.classroom.store")
     me, key = new_student(), "Kx9" * 8
     with pytest.raises(StoreError) as caught:
         nowhere.record_answer(answer("K7M2QP", me, "0", True))
@@ -218,7 +218,7 @@ def test_a_reason_a_person_reads_names_no_place():
 def test_expired_records_are_deleted_by_a_timer_without_any_write(store, clock):
     import threading
 
-    from tinygpt.store_upkeep import keep_purging
+    from tinygpt.classroom.store_upkeep import keep_purging
 
     code, _ = store.create_class("lesson=1")
     store.record_answer(answer(code, new_student(), "0", True))

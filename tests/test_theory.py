@@ -1,4 +1,4 @@
-"""The Theory page: the vector mathematics (tinygpt.theory), its chart, and the page in AppTest."""
+"""The Theory page: the vector mathematics (tinygpt.explanations.theory), its chart, and the page in AppTest."""
 
 import math
 import re
@@ -11,11 +11,11 @@ import torch.nn.functional as F
 from helpers import inline_data, tables
 from streamlit.testing.v1 import AppTest
 
-from tinygpt import theory
 from tinygpt.attention import STEP_IDS
-from tinygpt.charts import probability_bars, probability_bars_spec, vector_picture, vector_picture_spec
+from tinygpt.explanations import theory
+from tinygpt.explanations.charts import probability_bars, probability_bars_spec, vector_picture, vector_picture_spec
+from tinygpt.explanations.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError
 from tinygpt.i18n import CATALOGUE, t
-from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError
 
 SOFTMAX_123 = [0.090, 0.245, 0.665]  # softmax([1, 2, 3]) at τ = 1, to 3 decimals
 

@@ -23,9 +23,9 @@ from tinygpt.config import (
     TrainConfig,
 )
 from tinygpt.i18n import CATALOGUE, t
-from tinygpt.jobs import JobQueue, ModelShelf, settings_of, start_job
 from tinygpt.limits import host_configs
-from tinygpt.train import NonFiniteLossError, Trainer, attention_maps, build, train
+from tinygpt.training.jobs import JobQueue, ModelShelf, settings_of, start_job
+from tinygpt.training.train import NonFiniteLossError, Trainer, attention_maps, build, train
 from tinygpt.ui.training_jobs import run_labels
 
 CFG = TrainConfig(lr=3e-3, epochs=60, early_stop_loss=0.0)

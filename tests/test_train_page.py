@@ -9,10 +9,10 @@ import pytest
 from helpers import SMALL, small_model, tables
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.checkpoint import to_bytes
 from tinygpt.config import TrainConfig
 from tinygpt.i18n import t
-from tinygpt.train import train
+from tinygpt.training.checkpoint import to_bytes
+from tinygpt.training.train import train
 from tinygpt.vocab import causal_loss_floor
 
 

@@ -8,9 +8,9 @@ from helpers import small_model
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.testing.v1 import AppTest
 
-from tinygpt import checkpoint, jobs
-from tinygpt.checkpoint import to_bytes
 from tinygpt.i18n import t
+from tinygpt.training import checkpoint, jobs
+from tinygpt.training.checkpoint import to_bytes
 
 
 def open_train(lang: str) -> AppTest:

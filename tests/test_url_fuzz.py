@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tinygpt.classroom import LESSON_KEYS, PRIVATE_PARAMS
+from tinygpt.classroom.class_links import LESSON_KEYS, PRIVATE_PARAMS
 from tinygpt.config import DEFAULT_GPT
 from tinygpt.ui.attention.state import url_params as attention_params
 from tinygpt.ui.lesson import LESSON_PARAMS

@@ -4,8 +4,8 @@ Textbook section 22.2.2 trains its tiny GPT on 你好世界 for 1000 epochs, pri
 100 epochs ("Epoch 0, loss=2.033882"), then prints, each under a "=====" banner, the input and
 the predicted characters and, for head 0 of layer 0, Q, K, V, the scores QKᵀ, the scaled scores
 (after the causal mask: −inf above the diagonal) and the softmax weights α, rounded to 3
-decimals as numpy prints them. This module does the same with :func:`tinygpt.train.Trainer` and
-:func:`tinygpt.explain.trace_of`; flags set every hyperparameter. The seed program has no seed:
+decimals as numpy prints them. This module does the same with :func:`tinygpt.training.train.Trainer` and
+:func:`tinygpt.explanations.explain.trace_of`; flags set every hyperparameter. The seed program has no seed:
 here ``--seed`` fixes the initial weights, and the same flags print the same numbers.
 
 ``--example NAME`` takes every setting from ``tinygpt.examples.EXAMPLES[NAME]`` (text, model,
@@ -26,15 +26,15 @@ from typing import TextIO
 import torch
 
 from tinygpt.arrays import to_numpy
-from tinygpt.checkpoint import to_bytes
 from tinygpt.config import MAX_TEXT_LEN, SEED_TEXT, ConfigError, GPTConfig, TrainConfig
 from tinygpt.config_fields import Setting, setting_values, settings, split_settings
 from tinygpt.examples import EXAMPLES, Example
-from tinygpt.explain import trace_of
+from tinygpt.explanations.explain import trace_of
 from tinygpt.limits import host_configs
 from tinygpt.numbers import MAX_INT_CHARS, read_float, read_int
-from tinygpt.record import StopReason
-from tinygpt.train import NonFiniteLossError, Trainer, build
+from tinygpt.training.checkpoint import to_bytes
+from tinygpt.training.record import StopReason
+from tinygpt.training.train import NonFiniteLossError, Trainer, build
 
 #: The seed's section banner (30 "=").
 BANNER = "=" * 30
@@ -197,7 +197,7 @@ def run(
     ``head`` in ``layer``, each ``.numpy().round(3)`` as the seed prints them.
 
     Raises:
-        tinygpt.train.NonFiniteLossError: the loss became NaN or ±∞ (the learning rate is too big).
+        tinygpt.training.train.NonFiniteLossError: the loss became NaN or ±∞ (the learning rate is too big).
     """
     tm = build(text, gpt_cfg, train_cfg)
 
@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"python -m tinygpt: error: {exc}", file=sys.stderr)
         return 1
     if args.save:
-        from tinygpt.model_library import weights_hash  # heavy: the class store (SQLAlchemy), only when saving
+        from tinygpt.training.model_library import weights_hash  # heavy: the class store (SQLAlchemy), only when saving
 
         try:
             Path(args.save).write_bytes(to_bytes(tm))

@@ -206,7 +206,7 @@ def output_projection(s: State, w: Weights, sw: Switches) -> State:
 
 
 # ---------------------------------------------------------------- how a cell of a step is computed
-# Declarations, read by ``tinygpt.explain.explain_cell``: the registry says what each number is.
+# Declarations, read by ``tinygpt.explanations.explain.explain_cell``: the registry says what each number is.
 # A tensor name is one of the state (x, Q, …, out) or of the weights (W_Q, W_K, W_V, W_O).
 
 

@@ -1,6 +1,6 @@
 """Links that carry a model: its training settings and the attention page's score edits as text.
 
-Training is deterministic (``tinygpt.train``): the text, the two configs and the seed decide the
+Training is deterministic (``tinygpt.training.train``): the text, the two configs and the seed decide the
 weights. So a link names an example (``model=textbook`` / ``model=context``) or carries the
 settings of a trained model in one query parameter, ``train=``, and whoever opens it gets the
 very same model, from the server's shelf or trained again. This module turns settings into that
@@ -34,7 +34,7 @@ from tinygpt.config_fields import Setting, setting_values, settings, split_setti
 from tinygpt.formatting import shown_text
 from tinygpt.limits import host_configs
 from tinygpt.numbers import read_choice, read_float, read_int
-from tinygpt.record import ModelRecord, StopReason
+from tinygpt.training.record import ModelRecord, StopReason
 
 TRAIN_VERSION = "v1"
 

@@ -105,7 +105,7 @@ class GPT(nn.Module):
         cfg: architecture (validated).
 
     The weights are drawn from torch's global random generator; to seed them, see
-    ``tinygpt.train.new_model``.
+    ``tinygpt.training.train.new_model``.
     """
 
     def __init__(self, cfg: GPTConfig) -> None:

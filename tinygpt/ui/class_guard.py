@@ -5,7 +5,7 @@ first run (the page a teacher projects shows ``/teacher?class=K7M2QP`` only); it
 session and, once it has opened the class, in a cookie of this browser (named after the class,
 kept as long as the answers), so a reload opens the class again. Failed attempts (a teacher's link
 that opens no class, a short link that does not exist) are counted per client
-(:class:`tinygpt.guard.Attempts`); a client that fails too often waits.
+(:class:`tinygpt.classroom.guard.Attempts`); a client that fails too often waits.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import ipaddress
 
 import streamlit as st
 
+from tinygpt.classroom.guard import Attempts
+from tinygpt.classroom.store import DEFAULT_ANSWER_DAYS, answer_days
 from tinygpt.config import ConfigError
-from tinygpt.guard import Attempts
-from tinygpt.store import DEFAULT_ANSWER_DAYS, answer_days
 
 K_KEYS = "_teacher_keys"  # class code -> the teacher's key this session holds
 K_KEY_COOKIES = "_teacher_key_cookies"  # class codes whose key this session put in the browser's cookie

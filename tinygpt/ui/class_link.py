@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from tinygpt.classroom import PRIVATE_PARAMS, ascii_query
+from tinygpt.classroom.class_links import PRIVATE_PARAMS, ascii_query
 from tinygpt.examples import EXAMPLES
 from tinygpt.links import encode_train, reproducible_settings
 from tinygpt.ui.app_url import base_url
@@ -46,7 +46,7 @@ def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None
 
 
 def query_string(params: dict[str, str]) -> str:
-    """``k=v&…`` in ASCII only (``tinygpt.classroom.ascii_query``): chat apps cut a link at 你好 or "，"."""
+    """``k=v&…`` in ASCII only (``tinygpt.classroom.class_links.ascii_query``): chat apps cut a link at 你好 or "，"."""
     return ascii_query(params)
 
 

@@ -1,6 +1,6 @@
 """The teacher's report "what the class learned": the concept check before and after, per idea.
 
-One call in the teacher's view (:func:`section`): the table of :func:`tinygpt.class_report.report`
+One call in the teacher's view (:func:`section`): the table of :func:`tinygpt.classroom.report.report`
 (share right before and after, the normalised gain, the wrong ideas still there), refreshed every
 few seconds, with Markdown and CSV downloads. Anonymous (counts only) and computed from the
 store's answers whenever asked, so it lives no longer than they do.
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.class_report import report, report_csv, report_markdown, report_rows
-from tinygpt.concept_check import CONCEPTS
+from tinygpt.classroom.report import report, report_csv, report_markdown, report_rows
+from tinygpt.classroom.store import DEFAULT_ANSWER_DAYS, answer_days
 from tinygpt.config import ConfigError
-from tinygpt.misconceptions import Misconception
-from tinygpt.store import DEFAULT_ANSWER_DAYS, answer_days
+from tinygpt.explanations.concept_check import CONCEPTS
+from tinygpt.explanations.misconceptions import Misconception
 from tinygpt.ui.class_store import class_answers
 from tinygpt.ui.language import tr
 from tinygpt.ui.misconception_view import idea_name

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from tinygpt.classroom.store import Answer, ClassError, Store, StoreError, answer_days, database_url
+from tinygpt.classroom.store_upkeep import keep_purging
 from tinygpt.config import ConfigError
-from tinygpt.store import Answer, ClassError, Store, StoreError, answer_days, database_url
-from tinygpt.store_upkeep import keep_purging
 from tinygpt.ui.language import error_text, tr
 
 K_MESSAGES = "_class_messages"  # messages for the next run's top (a callback or a hook said them)

@@ -10,8 +10,8 @@ from typing import Any
 
 import streamlit as st
 
+from tinygpt.classroom.store import Store, StoreError
 from tinygpt.config import ConfigError
-from tinygpt.store import Store, StoreError
 from tinygpt.ui.class_store import class_store, say
 from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.student_state import K_CLASS, K_NOTE, K_STATUS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.jobs import JobStatus
+from tinygpt.training.jobs import JobStatus
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.models import K_JOB
 

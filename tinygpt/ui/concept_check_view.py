@@ -1,6 +1,6 @@
 """The concept check on the Attention page: five questions before the lesson and again after it.
 
-An expander holds a form of the five questions of :func:`tinygpt.concept_check.check_questions`
+An expander holds a form of the five questions of :func:`tinygpt.explanations.concept_check.check_questions`
 (computed from the model and text the page shows). Handed in once before (``check:pre:…``): the
 student sees the score only, so the answers do not give the check away. Handed in again after
 (``check:post:…``): the score before and after per idea, and for each question the right answer,
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.classroom import question_record
-from tinygpt.concept_check import CONCEPTS, MIN_T, check_id, check_questions, own_results, phase_done
-from tinygpt.exercises import Question
-from tinygpt.misconceptions import misconceptions
-from tinygpt.record import ModelRecord
+from tinygpt.classroom.class_links import question_record
+from tinygpt.explanations.concept_check import CONCEPTS, MIN_T, check_id, check_questions, own_results, phase_done
+from tinygpt.explanations.exercises import Question
+from tinygpt.explanations.misconceptions import misconceptions
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui import student
 from tinygpt.ui.attention.table import K_CHECK
 from tinygpt.ui.common import resend

@@ -29,7 +29,7 @@ import streamlit as st
 from tinygpt.ui import url
 
 if TYPE_CHECKING:
-    from tinygpt.record import ModelRecord
+    from tinygpt.training.record import ModelRecord
 
 
 class _Marker:

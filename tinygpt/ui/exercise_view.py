@@ -1,4 +1,4 @@
-"""Guess, then reveal, on any page: ask a :class:`tinygpt.exercises.Question`, reveal after the
+"""Guess, then reveal, on any page: ask a :class:`tinygpt.explanations.exercises.Question`, reveal after the
 pick, keep the session's score.
 
 :func:`ask` draws one question and returns whether it has been revealed, so a page draws the
@@ -15,8 +15,8 @@ import streamlit as st
 import torch
 
 from tinygpt.attention import AttentionTrace, Step
-from tinygpt.classroom import question_id
-from tinygpt.exercises import STEP_QUESTIONS, Fields, Question, question_for, theory_question
+from tinygpt.classroom.class_links import question_id
+from tinygpt.explanations.exercises import STEP_QUESTIONS, Fields, Question, question_for, theory_question
 from tinygpt.model import GPT
 from tinygpt.ui import misconception_view, student
 from tinygpt.ui.common import resend

@@ -1,6 +1,6 @@
 """PNG and SVG downloads of a chart, for slides: two small buttons beside the chart.
 
-The conversion (``tinygpt.figures``, too slow to run on every rerun) runs only when a button is clicked:
+The conversion (``tinygpt.explanations.figures``, too slow to run on every rerun) runs only when a button is clicked:
 ``st.download_button`` calls its ``data`` callable then, in a thread of its own. Conversions are
 cached by the figure's JSON, so the same chart downloaded again (or by another session) is free.
 """
@@ -12,14 +12,14 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from tinygpt import charts, figures
+from tinygpt.explanations import charts, figures
 from tinygpt.ui.language import tr
 
 #: PNG pixels per chart pixel: sharp on a projector and in a slide scaled up.
 PNG_SCALE = 2
 
 
-# ---- a chart's text alternative (the ``description`` argument of every tinygpt.charts builder)
+# ---- a chart's text alternative (the ``description`` argument of every tinygpt.explanations.charts builder)
 # and its data as a table one click away, in the session's language
 
 
@@ -58,7 +58,7 @@ def chart_data(key: str) -> DeltaGenerator | None:
 
 @st.cache_data(max_entries=512, show_spinner=False, hash_funcs={"torch.Tensor": lambda t: (t.shape, t.tolist())})
 def figure_spec(builder: str, *args: object, **kwargs: object) -> dict:
-    """The Vega-Lite spec of the chart ``tinygpt.charts.<builder>(*args, **kwargs)``, cached by the
+    """The Vega-Lite spec of the chart ``tinygpt.explanations.charts.<builder>(*args, **kwargs)``, cached by the
     arguments. Building and validating an Altair chart costs tens of milliseconds, most of a
     Theory or Predict script run; a first visit draws the examples' default values, the same for
     every session. Draw it with ``st.vega_lite_chart(spec)``."""

@@ -1,7 +1,7 @@
 """A student's page in a class the teacher leads: follow the teacher's view, and vote.
 
 ``navigation.run_app`` calls :func:`class_period` before the page runs. In a class (``class=``,
-``tinygpt.ui.student``) it reads the class's state (``tinygpt.period``) and:
+``tinygpt.ui.student``) it reads the class's state (``tinygpt.classroom.period``) and:
 
 - while the teacher leads ("Students follow me"), puts the teacher's model (an example, or the
   model of the teacher's pages as a ``train=`` link gives it: ``tinygpt.ui.led_model``), text,
@@ -24,10 +24,10 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from tinygpt.classroom import LESSON_KEYS, answer_ids
+from tinygpt.classroom.class_links import LESSON_KEYS, answer_ids
+from tinygpt.classroom.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
+from tinygpt.classroom.store import ClassError, NewAnswer, StoreError
 from tinygpt.config import ConfigError
-from tinygpt.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
-from tinygpt.store import ClassError, NewAnswer, StoreError
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.controls import K_MODEL

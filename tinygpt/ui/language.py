@@ -80,8 +80,8 @@ def error_text(exc: Exception) -> str:
     """A message for ``exc`` in the session's language, naming the value and what is accepted."""
     # Imported here: this module is among the first a script run imports, before torch is needed
     # (tinygpt.ui.navigation sets the page list first), and these modules import torch.
-    from tinygpt.checkpoint import CheckpointError  # heavy: torch
-    from tinygpt.jobs import JobRefusedError  # heavy: torch
+    from tinygpt.training.checkpoint import CheckpointError  # heavy: torch
+    from tinygpt.training.jobs import JobRefusedError  # heavy: torch
     from tinygpt.vocab import UnknownCharError  # heavy: torch
 
     if isinstance(exc, UnknownCharError):  # every character named the one way (tinygpt.formatting.char_name)

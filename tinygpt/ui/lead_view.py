@@ -4,9 +4,9 @@
   follow: the page, the model (an example, or the model of the teacher's pages when training can
   rebuild it: ``tinygpt.ui.led_model``), the text, the step, the first switches of the Attention page, and
   the controls students may still use. Each change is written at once into the class's state
-  (``tinygpt.period.write_state``), which every student's page reads every few seconds.
+  (``tinygpt.classroom.period.write_state``), which every student's page reads every few seconds.
 - :func:`question`: vote, discuss, vote again. The teacher asks a question computed from the
-  model's own numbers (``tinygpt.exercises``) on the view students see; students answer without
+  model's own numbers (``tinygpt.explanations.exercises``) on the view students see; students answer without
   seeing anyone else's answer; the teacher sees the spread here, privately, refreshed every
   :data:`REFRESH_SECONDS`; between 30 % and 70 % right the app suggests that students discuss with
   a neighbour and answer again (round 2); "Reveal" shows the spread, the right answer and the
@@ -20,12 +20,8 @@ from urllib.parse import parse_qsl
 import streamlit as st
 
 from tinygpt.attention import Switches
-from tinygpt.charts import position_labels
-from tinygpt.classroom import ascii_query, question_id
-from tinygpt.config import ConfigError
-from tinygpt.exercises import STEP_QUESTIONS, Question, QuestionKind, question_for
-from tinygpt.formatting import number
-from tinygpt.period import (
+from tinygpt.classroom.class_links import ascii_query, question_id
+from tinygpt.classroom.period import (
     LED_MODELS,
     LED_PAGES,
     LED_STEPS,
@@ -37,7 +33,11 @@ from tinygpt.period import (
     view_query,
     write_state,
 )
-from tinygpt.store import ClassError, StoreError
+from tinygpt.classroom.store import ClassError, StoreError
+from tinygpt.config import ConfigError
+from tinygpt.explanations.charts import position_labels
+from tinygpt.explanations.exercises import STEP_QUESTIONS, Question, QuestionKind, question_for
+from tinygpt.formatting import number
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.attention.data import what_if
 from tinygpt.ui.attention.state import TEMPERATURES, opening_head, own_text

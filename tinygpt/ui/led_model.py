@@ -1,4 +1,4 @@
-"""The model of a class its teacher leads (``tinygpt.period.ClassState.model``), on both sides.
+"""The model of a class its teacher leads (``tinygpt.classroom.period.ClassState.model``), on both sides.
 
 - The teacher: :func:`teacher_train` is the ``train=`` settings of the model of the teacher's
   pages (``tinygpt.links.reproducible_settings``), or why there are none; leading with it puts the
@@ -18,11 +18,11 @@ from dataclasses import replace
 
 import streamlit as st
 
+from tinygpt.classroom.period import OWN, ClassState
 from tinygpt.config import ConfigError
-from tinygpt.jobs import ModelKey, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
-from tinygpt.period import OWN, ClassState
-from tinygpt.record import ModelRecord
+from tinygpt.training.jobs import ModelKey, model_key
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.language import tr
 from tinygpt.ui.model_choice import adopt_link_job, key_of, open_train_link, pending_link_job
 from tinygpt.ui.model_words import FROM_TEACHER

@@ -4,7 +4,7 @@ and whether to open a class; the result is a short ASCII link and a QR code for 
 It lives on the teacher's page (``pages/teacher.py``), reached from "Link for my class" by
 :func:`builder_link`, which carries the page the teacher was on and its view. Controls are named
 by their labels in the teacher's language (``tinygpt.ui.lesson.LESSON_CONTROLS``), not by widget
-keys. The lesson's query is built by ``tinygpt.classroom.lesson_params`` in the old
+keys. The lesson's query is built by ``tinygpt.classroom.class_links.lesson_params`` in the old
 ``lesson=1&pages=…&show=…&guess=1`` syntax (old links keep working), written in ASCII only, and
 stored as a short link (``/?s=Ab3xYz7``). When the store cannot be reached, the whole ASCII link
 and its QR code are given instead (they work without the store), with the reason.
@@ -21,14 +21,21 @@ import segno
 import streamlit as st
 
 from tinygpt.attention import STEP_IDS, step_by_id
-from tinygpt.classroom import LESSON_KEYS, PRIVATE_PARAMS, LessonPlan, ascii_query, lesson_params, query_with_class
+from tinygpt.classroom.class_links import (
+    LESSON_KEYS,
+    PRIVATE_PARAMS,
+    LessonPlan,
+    ascii_query,
+    lesson_params,
+    query_with_class,
+)
+from tinygpt.classroom.store import StoreError
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.exercises import STEP_QUESTIONS
+from tinygpt.explanations.exercises import STEP_QUESTIONS
+from tinygpt.explanations.theory import CONCEPT_IDS
 from tinygpt.formatting import shown_text
 from tinygpt.links import encode_train, reproducible_settings
-from tinygpt.store import StoreError
-from tinygpt.theory import CONCEPT_IDS
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.attention.table import K_STEP
 from tinygpt.ui.class_guard import remember_key

@@ -1,7 +1,7 @@
 """Misconceptions on the pages: one sentence under a wrong answer, and the class's live counts for the teacher.
 
 :func:`note` (called by ``exercise_view.ask`` and the concept check) names the wrong idea a
-wrong answer reveals (:func:`tinygpt.misconceptions.misconceptions`). :func:`section` (one call
+wrong answer reveals (:func:`tinygpt.explanations.misconceptions.misconceptions`). :func:`section` (one call
 in the teacher's view) counts them over the class's answers every few seconds, each with a link
 to the Attention page's experiment that shows why the idea is wrong.
 """
@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from tinygpt.classroom import answer_ids, ascii_query, question_record
-from tinygpt.misconceptions import Misconception, count, misconceptions, refuting_params
+from tinygpt.classroom.class_links import answer_ids, ascii_query, question_record
+from tinygpt.explanations.misconceptions import Misconception, count, misconceptions, refuting_params
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_store import class_answers
 from tinygpt.ui.language import lang, tr
 from tinygpt.ui.page_list import PAGES, TEACHER_PATH
 
 if TYPE_CHECKING:
-    from tinygpt.exercises import Question
+    from tinygpt.explanations.exercises import Question
 
 #: Seconds between two refreshes of the class's counts.
 REFRESH_SECONDS = 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.common import show_job_notice
 from tinygpt.ui.language import tr
 from tinygpt.ui.model_choice import show_messages

@@ -24,10 +24,10 @@ import streamlit as st
 
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.jobs import JobRefusedError, JobStatus, ModelKey, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.params import read_choice
-from tinygpt.record import ModelRecord, StopReason
+from tinygpt.training.jobs import JobRefusedError, JobStatus, ModelKey, model_key
+from tinygpt.training.record import ModelRecord, StopReason
 from tinygpt.ui import models, url
 from tinygpt.ui.common import resend
 from tinygpt.ui.language import error_text, md_escape, tr
@@ -131,7 +131,8 @@ def open_train_link(spec: str) -> None:
 
 
 def key_of(tm: ModelRecord) -> ModelKey | None:
-    """The shelf's key of ``tm``'s settings (``tinygpt.jobs.model_key``), or None when training cannot rebuild it."""
+    """The shelf's key of ``tm``'s settings (``tinygpt.training.jobs.model_key``), or None when
+    training cannot rebuild it."""
     settings = reproducible_settings(tm)
     return model_key(*settings) if settings is not None else None
 

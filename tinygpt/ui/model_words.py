@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.record import ModelRecord
+from tinygpt.explanations.why import suggested_window
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention.data import reliance
 from tinygpt.ui.language import md_escape, tr
-from tinygpt.why import suggested_window
 
 #: The uid of the session's own model when a link named it (a teacher's model, not the student's).
 FROM_LINK = "_own_from_link"

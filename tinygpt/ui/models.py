@@ -1,6 +1,6 @@
 """The Streamlit side of the models behind the pages: the process-wide shelf, the session's model.
 
-Finished models are shared process-wide, read-only, on one ``tinygpt.jobs.ModelShelf`` (an
+Finished models are shared process-wide, read-only, on one ``tinygpt.training.jobs.ModelShelf`` (an
 ``st.cache_resource``). A session's own model is the last one its training job finished (or a
 checkpoint it uploaded, or the model of a link it opened); before that, pages use the default
 (seed) model. The examples' models (the default is the textbook example) are trained once per
@@ -19,10 +19,10 @@ import streamlit as st
 from tinygpt.attention import AttentionTrace
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.explain import trace_of
-from tinygpt.jobs import ModelShelf, default_training, example_training
-from tinygpt.model_library import ModelLibrary
-from tinygpt.record import ModelRecord
+from tinygpt.explanations.explain import trace_of
+from tinygpt.training.jobs import ModelShelf, default_training, example_training
+from tinygpt.training.model_library import ModelLibrary
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.class_store import class_store
 from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.language import tr
@@ -31,7 +31,7 @@ from tinygpt.ui.language import tr
 @st.cache_resource(show_spinner=False)
 def shelf() -> ModelShelf:
     """The one ModelShelf of this server process, backed by the shipped models and the class store
-    (``tinygpt.model_library``): every server sharing the store hands out the same weights."""
+    (``tinygpt.training.model_library``): every server sharing the store hands out the same weights."""
     try:
         store = class_store()
     except ConfigError:  # a malformed TINYGPT_ANSWER_DAYS: the class pages say so; models stay this server's
@@ -41,7 +41,7 @@ def shelf() -> ModelShelf:
 
 #: Session key of the model choice (textbook / context / own), shared by the Predict and Attention pages.
 K_CHOICE = K_MODEL
-K_JOB = "job"  # the session's training job (tinygpt.jobs.TrainingJob): no widget owns it
+K_JOB = "job"  # the session's training job (tinygpt.training.jobs.TrainingJob): no widget owns it
 K_OWN = "own_model"  # the session's own trained model (ModelRecord): no widget owns it
 
 

@@ -8,9 +8,16 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from tinygpt.classroom import PAGE_PARAM, PRIVATE_PARAMS, MyAnswer, answers_csv, answers_markdown, ascii_query
+from tinygpt.classroom.class_links import (
+    PAGE_PARAM,
+    PRIVATE_PARAMS,
+    MyAnswer,
+    answers_csv,
+    answers_markdown,
+    ascii_query,
+)
+from tinygpt.classroom.store import StoreError
 from tinygpt.config import ConfigError
-from tinygpt.store import StoreError
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import tr

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.charts import panel_columns
+from tinygpt.explanations.charts import panel_columns
 from tinygpt.formatting import format_probability
 from tinygpt.generate import MAX_NEW_CHARS, MAX_TEMPERATURE, DecodeConfig, training_targets
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui import url
 from tinygpt.ui.common import resend, show_error
 from tinygpt.ui.figure_view import figure_downloads, figure_spec

@@ -8,7 +8,7 @@ import streamlit as st
 
 from tinygpt.formatting import char_name, format_probability
 from tinygpt.generate import DecodeConfig, GenerationStep, training_targets
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.figure_view import figure_downloads, figure_spec
 from tinygpt.ui.language import lang, md_escape, tr
 from tinygpt.ui.lesson import page_shown, visible

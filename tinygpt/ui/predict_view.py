@@ -17,7 +17,7 @@ import streamlit as st
 import torch
 
 from tinygpt.generate import MAX_NEW_CHARS, DecodeConfig, GenerationStep, generate, next_char_probs
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.controls import default_of, put_defaults
 from tinygpt.ui.predict_table import P_CONTEXT_LEN, P_PREFIX, P_STEP, PREDICT
 

@@ -1,7 +1,7 @@
 """A class's predictions of a flip, per position, for the projector (and any teacher's view).
 
 :func:`draw_prediction_tally` reads a class's answers and draws the latest prediction
-(:func:`tinygpt.predictions.tallies`): for every position, how many students expected its
+(:func:`tinygpt.explanations.predictions.tallies`): for every position, how many students expected its
 prediction to change, as a bar with the number, and whether it changed (▲ and a word, never colour
 alone), then the same as a table. Counts only: never a nickname or a token.
 """
@@ -12,10 +12,10 @@ import html
 
 import streamlit as st
 
-from tinygpt.charts import CHANGED_COLOR, SAME_COLOR
+from tinygpt.classroom.store import StoreError
 from tinygpt.config import ConfigError
-from tinygpt.predictions import PredictionTally, tallies
-from tinygpt.store import StoreError
+from tinygpt.explanations.charts import CHANGED_COLOR, SAME_COLOR
+from tinygpt.explanations.predictions import PredictionTally, tallies
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import tr
 from tinygpt.ui.tables import show_table, text_table

@@ -4,7 +4,7 @@ It shows what the whole room may see, sized for the back of the room: the class 
 code of the students' link, the open question in large type, how many have answered, and, only
 after the teacher reveals it, the spread of the answers, the right answer and the model's own
 numbers; in round 2, how many changed to the right answer and how many away from it. It reads
-aggregates only (``tinygpt.period.tally``): never a nickname or a token. The question part
+aggregates only (``tinygpt.classroom.period.tally``): never a nickname or a token. The question part
 refreshes every :data:`REFRESH_SECONDS` (``st.fragment(run_every=…)``).
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.classroom import query_with_class
+from tinygpt.classroom.class_links import query_with_class
+from tinygpt.classroom.period import read_state, tally
+from tinygpt.classroom.store import StoreError, read_class_code
 from tinygpt.config import ConfigError
-from tinygpt.period import read_state, tally
-from tinygpt.store import StoreError, read_class_code
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import error_text, lang, tr

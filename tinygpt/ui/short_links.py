@@ -9,10 +9,10 @@ from urllib.parse import parse_qsl
 
 import streamlit as st
 
-from tinygpt.classroom import PAGE_PARAM
+from tinygpt.classroom.class_links import PAGE_PARAM
+from tinygpt.classroom.store import StoreError, read_link_code
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
-from tinygpt.store import StoreError, read_link_code
 from tinygpt.ui.class_guard import attempts, client_id
 from tinygpt.ui.class_store import class_store, problem_text, say
 from tinygpt.ui.language import md_escape, tr

@@ -12,7 +12,7 @@ A student is a random token, kept in the browser's cookie once the student has a
 something or is in a class (not in the address, which students copy to each other), so a reload
 brings back the answers and the score from the store; a resume link carries it as ``me=`` to
 another browser.
-Each answer is recorded in the store (``tinygpt.store``) under the student's class (``class=``),
+Each answer is recorded in the store (``tinygpt.classroom.store``) under the student's class (``class=``),
 or under no class; an answer the store cannot take now stays in the session and is sent by
 itself every few seconds (``tinygpt.ui.class_retry``). Nothing here stops a page: a store that
 cannot be reached, an unknown or closed class and a bad code each get a message in the user's
@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from tinygpt.classroom import answer_ids, picked_of, question_record
-from tinygpt.config import ConfigError
-from tinygpt.store import (
+from tinygpt.classroom.class_links import answer_ids, picked_of, question_record
+from tinygpt.classroom.store import (
     DEFAULT_ANSWER_DAYS,
     ClassError,
     NewAnswer,
@@ -39,6 +38,7 @@ from tinygpt.store import (
     read_class_code,
     read_student,
 )
+from tinygpt.config import ConfigError
 from tinygpt.ui.class_retry import K_WAITED, waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
 from tinygpt.ui.class_sync import first_answer_kept, recheck_class
@@ -63,7 +63,7 @@ from tinygpt.ui.student_state import (
 )
 
 if TYPE_CHECKING:
-    from tinygpt.exercises import Question
+    from tinygpt.explanations.exercises import Question
 
 _COOKIE_JS = "<script>document.cookie = '{name}={value}; path=/; max-age={age}; SameSite=Lax';</script>"
 

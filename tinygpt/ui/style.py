@@ -4,7 +4,7 @@ so the entry script draws it before anything heavy is imported)."""
 import json
 from string import Template
 
-#: The colour of a changed prediction, as the charts draw it (``tinygpt.charts.CHANGED_COLOR``).
+#: The colour of a changed prediction, as the charts draw it (``tinygpt.explanations.charts.CHANGED_COLOR``).
 CHANGED_COLOR = "#e69f00"
 #: Grey text (captions, table headers) that reads on white (6.4:1), on the sidebar's grey (5.7:1)
 #: and on a highlighted row (5.1:1); Streamlit's own caption grey is 4.1:1, under WCAG's 4.5:1.

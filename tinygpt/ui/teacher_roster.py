@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from tinygpt.store import Answer
+from tinygpt.classroom.store import Answer
 from tinygpt.ui.language import tr
 from tinygpt.ui.tables import show_table, text_table
 

@@ -18,11 +18,11 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from tinygpt.charts import answer_spread_spec
-from tinygpt.classroom import query_with_class
+from tinygpt.classroom.class_links import query_with_class
+from tinygpt.classroom.store import ClassError, QuestionSummary, StoreError, read_class_code, read_teacher_key
 from tinygpt.config import ConfigError
+from tinygpt.explanations.charts import answer_spread_spec
 from tinygpt.i18n import CATALOGUE
-from tinygpt.store import ClassError, QuestionSummary, StoreError, read_class_code, read_teacher_key
 from tinygpt.ui import class_report_view, lead_view, lesson_builder, misconception_view, projector_view
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_guard import attempts, client_id, keep_key_cookie, teacher_credentials

@@ -16,8 +16,8 @@ from typing import Any
 import streamlit as st
 
 from tinygpt.attention import STEP_IDS
+from tinygpt.explanations.theory import CONCEPT_IDS, concept_anchor
 from tinygpt.numbers import read_choice
-from tinygpt.theory import CONCEPT_IDS, concept_anchor
 from tinygpt.ui import url
 from tinygpt.ui.controls import put_defaults, url_rows
 from tinygpt.ui.lesson import lesson

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt import theory
 from tinygpt.attention import future_mask, step_by_id
-from tinygpt.charts import heatmap_spec, probability_bars_spec, vector_picture_spec
-from tinygpt.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError, concept_anchor, format_number, format_vector
+from tinygpt.explanations import theory
+from tinygpt.explanations.charts import heatmap_spec, probability_bars_spec, vector_picture_spec
+from tinygpt.explanations.theory import (
+    EXAMPLE_KEYS,
+    EXAMPLE_VALUES,
+    TheoryInputError,
+    concept_anchor,
+    format_number,
+    format_vector,
+)
 from tinygpt.ui.common import resend
 from tinygpt.ui.exercise_view import count_theory_answer
 from tinygpt.ui.figure_view import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text

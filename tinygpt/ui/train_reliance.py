@@ -7,14 +7,14 @@ from dataclasses import replace
 
 import streamlit as st
 
-from tinygpt.record import ModelRecord
+from tinygpt.explanations.why import suggested_window
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention.data import reliance
 from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.model_words import reliance_line
 from tinygpt.ui.models import K_JOB
 from tinygpt.ui.train_table import T_WINDOW
-from tinygpt.why import suggested_window
 
 
 def attention_check(tm: ModelRecord, start) -> None:

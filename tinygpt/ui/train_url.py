@@ -23,8 +23,8 @@ from collections.abc import Mapping
 import streamlit as st
 
 from tinygpt.config import GPTConfig, TrainConfig
-from tinygpt.jobs import MemoryLimitError, model_key
 from tinygpt.links import decode_train, encode_train, reproducible_settings
+from tinygpt.training.jobs import MemoryLimitError, model_key
 from tinygpt.ui import url
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.models import K_JOB, K_OWN

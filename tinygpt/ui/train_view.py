@@ -8,11 +8,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from tinygpt import checkpoint
 from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, ConfigError, GPTConfig, TrainConfig
 from tinygpt.formatting import shown_text
-from tinygpt.jobs import JobStatus, RunRecord, TrainingJob, greedy_continuation, settings_of
-from tinygpt.record import ModelRecord
+from tinygpt.training import checkpoint
+from tinygpt.training.jobs import JobStatus, RunRecord, TrainingJob, greedy_continuation, settings_of
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import page_shown, visible
 from tinygpt.ui.models import K_JOB, current_model, set_own_model

@@ -1,13 +1,13 @@
 """The Train page's Streamlit side of training jobs: the process-wide job queue, starting a
 session's job, leaving a shared run, the reaper of jobs nobody waits for, and drawing its
 progress, the loss chart (with the session's earlier runs) and how it ended. The jobs themselves
-are ``tinygpt.jobs`` (no Streamlit there); drawing only reads them.
+are ``tinygpt.training.jobs`` (no Streamlit there); drawing only reads them.
 
 Which sessions are open: a job's watchers are session tokens (``tinygpt.ui.models.session_token``);
 :func:`start_job` notes each token's Streamlit session id, and one background thread per process
 (:func:`reaper`, every :data:`REAP_SECONDS`) asks Streamlit's runtime
 (``Runtime.instance().is_active_session``: the session's browser tab is connected) about each and
-calls ``tinygpt.jobs.reap_unwatched``. A session that switches pages stays connected, so its job
+calls ``tinygpt.training.jobs.reap_unwatched``. A session that switches pages stays connected, so its job
 goes on; a closed tab's session is cancelled within ``REAP_SECONDS`` + ``UNWATCHED_GRACE_S`` +
 ``REAP_SECONDS`` (under a minute).
 """
@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from tinygpt.charts import describe, loss_chart
 from tinygpt.config import GPTConfig, TrainConfig
-from tinygpt.jobs import (
+from tinygpt.explanations.charts import describe, loss_chart
+from tinygpt.training.jobs import (
     MAX_CONCURRENT_JOBS,
     MAX_PAUSE_SECONDS,
     JobQueue,
@@ -38,9 +38,9 @@ from tinygpt.jobs import (
     reap_unwatched,
     settings_of,
 )
-from tinygpt.jobs import run_labels as _run_labels
-from tinygpt.jobs import start_job as _start_job
-from tinygpt.train import NonFiniteLossError
+from tinygpt.training.jobs import run_labels as _run_labels
+from tinygpt.training.jobs import start_job as _start_job
+from tinygpt.training.train import NonFiniteLossError
 from tinygpt.ui.common import show_error
 from tinygpt.ui.figure_view import chart_data, figure_downloads, lines_text
 from tinygpt.ui.language import tr
@@ -74,7 +74,7 @@ def job_queue() -> JobQueue:
 
 class Reaper:
     """The process's reaper: which Streamlit session each watcher token belongs to, and the
-    thread that cancels jobs none of whose sessions is open (``tinygpt.jobs.reap_unwatched``)."""
+    thread that cancels jobs none of whose sessions is open (``tinygpt.training.jobs.reap_unwatched``)."""
 
     def __init__(self, interval: float = REAP_SECONDS) -> None:
         self.interval = interval
@@ -136,7 +136,7 @@ def _note_session() -> str:
 
 
 def run_labels(settings: list[dict[str, object]], numbers: list[int]) -> list[str]:
-    """The runs' labels (``tinygpt.jobs.run_labels``) in the form's words, in the session's language."""
+    """The runs' labels (``tinygpt.training.jobs.run_labels``) in the form's words, in the session's language."""
     return _run_labels(settings, numbers, setting_text)
 
 
@@ -144,7 +144,7 @@ def start_job(
     text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, paused: bool = False, steps: int = 0, fresh: bool = False
 ) -> TrainingJob:
     """This session's job for the settings (the caller keeps it in st.session_state), in this
-    process's job queue and model shelf (``tinygpt.jobs.start_job``): a job another session is
+    process's job queue and model shelf (``tinygpt.training.jobs.start_job``): a job another session is
     running for the same settings is shared, and only :func:`controls_job` may control it."""
     return _start_job(
         text, gpt_cfg, train_cfg, job_queue(), shelf(), paused=paused, steps=steps, owner=_note_session(), fresh=fresh
@@ -153,7 +153,7 @@ def start_job(
 
 def start_or_refuse(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig, **options: object) -> TrainingJob | None:
     """:func:`start_job`, or None after showing (in the session's language) why the server
-    refused to start a training (``tinygpt.jobs.JobRefusedError``): it would pass the memory limit,
+    refused to start a training (``tinygpt.training.jobs.JobRefusedError``): it would pass the memory limit,
     the server's line is full, or this session already waits for a training."""
     try:
         return start_job(text, gpt_cfg, train_cfg, **options)

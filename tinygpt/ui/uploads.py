@@ -4,8 +4,8 @@ memory guard, and let go of at once.
 By the time the page sees an upload, Streamlit's server holds the whole file in memory (its
 uploaded-file manager keeps it for the session until the session ends or the file is removed),
 and the ``st.file_uploader`` keeps offering it on every rerun. So :func:`read_upload` reads only
-the header before deciding (``tinygpt.checkpoint.check_file``: 8 bytes, then the JSON header), asks
-the memory guard whether loading fits (``tinygpt.jobs.check_memory_mb``), reads the data from the
+the header before deciding (``tinygpt.training.checkpoint.check_file``: 8 bytes, then the JSON header), asks
+the memory guard whether loading fits (``tinygpt.training.jobs.check_memory_mb``), reads the data from the
 same buffer (``UploadedFile`` is an ``io.BytesIO`` over the received bytes; ``read()`` from the
 start hands out that object, no copy), and whatever the outcome releases the file (:func:`release`):
 removed from the uploaded-file manager, its buffer closed, and the uploader drawn under a new key
@@ -18,9 +18,9 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from tinygpt import checkpoint
-from tinygpt.jobs import check_memory_mb
-from tinygpt.record import ModelRecord
+from tinygpt.training import checkpoint
+from tinygpt.training.jobs import check_memory_mb
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.train_table import T_UPLOAD
 
 #: The uploader's key before any file was read; later ones add the number of files read.
@@ -49,9 +49,9 @@ def read_upload(upload: UploadedFile) -> ModelRecord:
     """The model of an uploaded checkpoint; the file is released whatever happens (:func:`release`).
 
     Raises:
-        tinygpt.checkpoint.CheckpointError: the header refused the file (read: at most 8 bytes and
+        tinygpt.training.checkpoint.CheckpointError: the header refused the file (read: at most 8 bytes and
             the JSON header) or its data did.
-        tinygpt.jobs.MemoryLimitError (``train.upload_memory``): loading it would take the server
+        tinygpt.training.jobs.MemoryLimitError (``train.upload_memory``): loading it would take the server
             past its memory limit (``checkpoint.load_memory_bytes``).
     """
     try:

@@ -1,7 +1,7 @@
 """A class question's votes as the teacher's and the projector's pages draw them: the spread of
 one round as a bar chart with its table, and how the second round compares with the first.
 
-Only aggregates (``tinygpt.period.Tally``) reach these functions: never a token or a nickname.
+Only aggregates (``tinygpt.classroom.period.Tally``) reach these functions: never a token or a nickname.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from tinygpt.charts import answer_spread_spec
+from tinygpt.classroom.period import RoundTally, Tally
+from tinygpt.explanations.charts import answer_spread_spec
 from tinygpt.i18n import CATALOGUE
-from tinygpt.period import RoundTally, Tally
 from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.tables import show_table, text_table
 
@@ -20,7 +20,7 @@ SPACE_MARK = "␣"
 
 
 def question_prompt(data: Mapping) -> str:
-    """The question of ``data`` (``tinygpt.period.question_data``) in the session's language, as Markdown."""
+    """The question of ``data`` (``tinygpt.classroom.period.question_data``) in the session's language, as Markdown."""
     fields = {n: md_escape(v) if isinstance(v, str) else v for n, v in data.get("prompt_fields", [])}
     return tr(data["prompt_key"], **fields)
 

@@ -1,7 +1,7 @@
 """Strings of what a class learns: predictions on the strip, misconceptions, the concept check and its report — English."""
 
 STRINGS: dict[str, str] = {
-    # questions of the concept check and of the strip's predictions (tinygpt.concept_check, tinygpt.predictions)
+    # questions of the concept check and of the strip's predictions (tinygpt.explanations.concept_check, tinygpt.explanations.predictions)
     "ex.softmax_share.prompt": "In row {i} ({token}), key {j} has the largest score ({sj:.2f}) and key {k} the next largest ({sk:.2f}). After softmax, what weight does key {k} get?",
     "ex.softmax_share.zero": "exactly 0",
     "ex.softmax_share.between": "between 0 and the weight of the key with the largest score",
@@ -58,7 +58,7 @@ STRINGS: dict[str, str] = {
     "tally.col.pos": "position",
     "tally.col.predicted": "expected a change",
     "tally.col.changed": "changed",
-    # misconceptions (tinygpt.misconceptions)
+    # misconceptions (tinygpt.explanations.misconceptions)
     "mis.you_may_think": "This answer fits a common wrong idea: {idea}",
     "mis.mask_hides_past": "“the mask hides the characters before”. It hides the ones after (j > i): a position sees everything before it.",
     "mis.mask_hides_self": "“a position cannot see its own character”. The mask keeps the diagonal: a position always sees itself.",

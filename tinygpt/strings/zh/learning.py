@@ -1,7 +1,7 @@
 """Strings of what a class learns: predictions on the strip, misconceptions, the concept check and its report — 中文."""
 
 STRINGS: dict[str, str] = {
-    # questions of the concept check and of the strip's predictions (tinygpt.concept_check, tinygpt.predictions)
+    # questions of the concept check and of the strip's predictions (tinygpt.explanations.concept_check, tinygpt.explanations.predictions)
     "ex.softmax_share.prompt": "第 {i} 行（{token}）里，键 {j} 的分数最大（{sj:.2f}），键 {k} 第二大（{sk:.2f}）。softmax 之后，键 {k} 得到多少权重？",
     "ex.softmax_share.zero": "正好是 0",
     "ex.softmax_share.between": "在 0 和分数最大的键的权重之间",
@@ -58,7 +58,7 @@ STRINGS: dict[str, str] = {
     "tally.col.pos": "位置",
     "tally.col.predicted": "预测会变",
     "tally.col.changed": "变了",
-    # misconceptions (tinygpt.misconceptions)
+    # misconceptions (tinygpt.explanations.misconceptions)
     "mis.you_may_think": "这个答案符合一个常见的误解：{idea}",
     "mis.mask_hides_past": "“掩码遮住前面的字”。它遮住的是后面的字（j > i）：一个位置能看到它前面的所有字。",
     "mis.mask_hides_self": "“一个位置看不到自己的字”。掩码保留对角线：每个位置总能看到自己。",

@@ -11,5 +11,5 @@
 - :mod:`.sections` — below the steps: which heads matter, the logit lens, α grids, training.
 
 ``pages/attention.py`` lays these out; the numbers come from ``tinygpt.attention`` (the steps),
-``tinygpt.explain`` (one walk over the blocks) and ``tinygpt.why`` (the reasons in words).
+``tinygpt.explanations.explain`` (one walk over the blocks) and ``tinygpt.explanations.why`` (the reasons in words).
 """

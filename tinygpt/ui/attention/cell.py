@@ -3,7 +3,7 @@
 A student picks a row and a column of the step's matrix (:func:`show_cell`); the page writes how
 that one number was computed: a dot product's first products and its sum, the division by the
 scale, the mask, the softmax of the row (its maximum, the exponentials, their sum), or where a
-copied number came from. The numbers are ``tinygpt.explain.explain_cell``'s: those of the trace.
+copied number came from. The numbers are ``tinygpt.explanations.explain.explain_cell``'s: those of the trace.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from tinygpt.attention import AttentionTrace, DotSpec, Step
-from tinygpt.explain import Copy, DotProduct, ScoreCell, explain_cell
+from tinygpt.explanations.explain import Copy, DotProduct, ScoreCell, explain_cell
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.switches import index_slider
 from tinygpt.ui.common import resend

@@ -9,9 +9,15 @@ from __future__ import annotations
 import streamlit as st
 
 from tinygpt.attention import AttentionTrace, Step
-from tinygpt.explain import masked_weights, non_finite, row_sums, sdpa_switch_difference, step_source_location
+from tinygpt.explanations.explain import (
+    masked_weights,
+    non_finite,
+    row_sums,
+    sdpa_switch_difference,
+    step_source_location,
+)
 from tinygpt.formatting import number
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.language import tr

@@ -1,8 +1,8 @@
 """The Attention page's numbers, cached per model (its ``uid``), text, layer and switches.
 
 Every function takes the model once (Streamlit hashes a :class:`ModelRecord` by its uid) and is
-shared by all sessions: the results are read-only. The numbers come from ``tinygpt.explain`` (one
-walk over the blocks) and ``tinygpt.why`` (the reasons); nothing here computes on its own.
+shared by all sessions: the results are read-only. The numbers come from ``tinygpt.explanations.explain`` (one
+walk over the blocks) and ``tinygpt.explanations.why`` (the reasons); nothing here computes on its own.
 
 Shapes: T sequence length, V vocab_size, L n_layers, h n_heads.
 """
@@ -16,7 +16,7 @@ import torch
 
 from tinygpt.arrays import to_numpy
 from tinygpt.attention import AttentionTrace, Switches
-from tinygpt.explain import (
+from tinygpt.explanations.explain import (
     PositionEffects,
     Walk,
     effects_of,
@@ -25,9 +25,7 @@ from tinygpt.explain import (
     module_difference,
     walk,
 )
-from tinygpt.record import ModelRecord
-from tinygpt.ui.models import attention_trace
-from tinygpt.why import (
+from tinygpt.explanations.why import (
     ROLE_SHARE,
     Flip,
     HeadRole,
@@ -39,6 +37,8 @@ from tinygpt.why import (
     previous_shares,
     what_attention_decides,
 )
+from tinygpt.training.record import ModelRecord
+from tinygpt.ui.models import attention_trace
 
 _BY_UID = {ModelRecord: lambda tm: tm.uid}
 
@@ -71,21 +71,21 @@ def effects(tm: ModelRecord, text: str, layer: int, switches: Switches) -> Posit
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
 def flip_reasons(tm: ModelRecord, text: str, layer: int, switches: Switches) -> list[Flip]:
-    """Why each changed position changed (``tinygpt.why.flips``)."""
+    """Why each changed position changed (``tinygpt.explanations.why.flips``)."""
     ids = tm.vocab.encode(text)
     return flips(own_walk(tm, text), switched_walk(tm, text, layer, switches), ids, layer, switches)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
 def roles(tm: ModelRecord, text: str) -> list[HeadRole]:
-    """What each head of the model looks at in ``text`` (``tinygpt.why.head_roles``)."""
+    """What each head of the model looks at in ``text`` (``tinygpt.explanations.why.head_roles``)."""
     return head_roles(own_walk(tm, text).alphas)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
 def steps_head(tm: ModelRecord, text: str, layer: int) -> tuple[int, float]:
     """The head of ``layer`` the steps open on: of the heads that look at the previous character in
-    ``text``, the one the prediction needs most (``tinygpt.why.looks_back``), with its average
+    ``text``, the one the prediction needs most (``tinygpt.explanations.why.looks_back``), with its average
     weight there."""
     alphas = own_walk(tm, text).alphas  # (L, h, T, T)
     several = sum(share >= ROLE_SHARE for share in previous_shares(alphas, layer)) > 1
@@ -112,7 +112,7 @@ def one_char_ids(tm: ModelRecord, text: str) -> np.ndarray:
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
 def head_effects(tm: ModelRecord, text: str) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`tinygpt.explain.head_importance`: (positions changed (L, h) int, largest |Δp| of the
+    """:func:`tinygpt.explanations.explain.head_importance`: (positions changed (L, h) int, largest |Δp| of the
     model's own choice (L, h) float), L·h walks."""
     hi = head_importance(tm.model, tm.vocab.encode(text)[None])
     return to_numpy(hi.changed), to_numpy(hi.max_delta)
@@ -120,13 +120,13 @@ def head_effects(tm: ModelRecord, text: str) -> tuple[np.ndarray, np.ndarray]:
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
 def lens_probs(tm: ModelRecord, text: str) -> np.ndarray:
-    """:func:`tinygpt.explain.logit_lens`: P(next character) after each block, (L, T, V)."""
+    """:func:`tinygpt.explanations.explain.logit_lens`: P(next character) after each block, (L, T, V)."""
     return to_numpy(logit_lens(tm.model, tm.vocab.encode(text)[None]))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
 def own_module_difference(tm: ModelRecord, text: str, layer: int) -> float:
-    """:func:`tinygpt.explain.module_difference` of the page's trace of ``text`` at ``layer`` (the
+    """:func:`tinygpt.explanations.explain.module_difference` of the page's trace of ``text`` at ``layer`` (the
     default switches) and the model's attention module."""
     return module_difference(tm.model, walk(tm.model, tm.vocab.encode(text)[None]), attention_trace(tm, text, layer))
 

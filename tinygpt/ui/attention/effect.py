@@ -20,11 +20,12 @@ import streamlit as st
 
 from tinygpt.arrays import to_numpy
 from tinygpt.attention import Switches
-from tinygpt.charts import effects_spec
 from tinygpt.examples import EXAMPLES
-from tinygpt.explain import PositionEffects
+from tinygpt.explanations.charts import effects_spec
+from tinygpt.explanations.explain import PositionEffects
+from tinygpt.explanations.why import what_attention_decides
 from tinygpt.formatting import format_change, format_probability, number
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui import context_button
 from tinygpt.ui.attention import data, predict_marks
 from tinygpt.ui.attention import state as s
@@ -35,7 +36,6 @@ from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import visible
 from tinygpt.ui.models import K_CHOICE
 from tinygpt.ui.tables import show_table, text_table
-from tinygpt.why import what_attention_decides
 
 #: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
 CHANGED_MARK = "▲"

@@ -15,7 +15,7 @@ import streamlit as st
 import torch
 
 from tinygpt.arrays import to_numpy
-from tinygpt.charts import heatmap_spec
+from tinygpt.explanations.charts import heatmap_spec
 from tinygpt.i18n import CATALOGUE
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s

@@ -3,7 +3,7 @@
 While the switches are the model's own attention, a multiselect under the strip takes the
 positions the student expects to change (or "none will change"); the marks are kept in the
 session. Once a switch differs from the model's own, the marks are scored against the strip's
-changed positions (:func:`tinygpt.predictions.score_marks`): the counts of hits, misses and false
+changed positions (:func:`tinygpt.explanations.predictions.score_marks`): the counts of hits, misses and false
 alarms, a row per position (symbol and words, never colour alone), and for each miss the reason
 the strip gives for its change (``reasons.flip_sentence``). The prediction is recorded once as an
 answer (``predict:<switch>:<layer>:<digest>``), so a class's teacher and projector can count it.
@@ -17,11 +17,11 @@ import html
 import streamlit as st
 
 from tinygpt.attention import Switches
-from tinygpt.exercises import NONE
-from tinygpt.explain import PositionEffects
+from tinygpt.explanations.exercises import NONE
+from tinygpt.explanations.explain import PositionEffects
+from tinygpt.explanations.predictions import Outcome, flipped, mark_ids, prediction_id, prediction_question, score_marks
 from tinygpt.formatting import char_name
-from tinygpt.predictions import Outcome, flipped, mark_ids, prediction_id, prediction_question, score_marks
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui import misconception_view, student
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s

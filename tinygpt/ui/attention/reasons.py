@@ -3,7 +3,7 @@
 Each changed position gets one sentence without symbols first ("爱 used to look at 我, the
 character before it; with the mask off it looks at 她, 11 after it"), then what it now predicts
 and whether that is right, then the numbers in brackets (the layer and head counted from 1, α
-before and after). The records come from :mod:`tinygpt.why`; this module only words them.
+before and after). The records come from :mod:`tinygpt.explanations.why`; this module only words them.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tinygpt.attention import Switches
+from tinygpt.explanations.why import MOVED, Flip, HeadRole
 from tinygpt.formatting import char_name, number
 from tinygpt.ui.language import md_escape, tr
-from tinygpt.why import MOVED, Flip, HeadRole
 
 
 def shown_char(c: str) -> str:
@@ -107,7 +107,7 @@ def _numbers(f: Flip, text: str) -> str:
 
 
 def flip_sentence(f: Flip, text: str, chars: Sequence[str], switched: int, how: str | None = None) -> str:
-    """One changed position in words, from its :class:`~tinygpt.why.Flip`: the plain sentence,
+    """One changed position in words, from its :class:`~tinygpt.explanations.why.Flip`: the plain sentence,
     the new prediction against the text, then the numbers. ``switched``: the layer the switches
     act on (a flip seen in a later layer is a knock-on effect of it); ``how``: the switch named
     (:func:`switch_phrase`), "with the switches" when not given."""
@@ -129,5 +129,5 @@ def flip_sentence(f: Flip, text: str, chars: Sequence[str], switched: int, how: 
 
 
 def role_sentence(role: HeadRole) -> str:
-    """What one head does, in words (``tinygpt.why.head_roles``), the layer and head counted from 1."""
+    """What one head does, in words (``tinygpt.explanations.why.head_roles``), the layer and head counted from 1."""
     return tr(f"why.role.{role.kind}", layer=number(role.layer), head=number(role.head), share=role.share)

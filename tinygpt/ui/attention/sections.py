@@ -1,7 +1,7 @@
 """Below the steps: the whole model, one expander each, computed and drawn only while open.
 
 - "Which heads matter": each head switched off alone, the positions it changes, and what each
-  head does in words (``tinygpt.why.head_roles``: "looks at the previous character: α on i − 1
+  head does in words (``tinygpt.explanations.why.head_roles``: "looks at the previous character: α on i − 1
   is 0.72 on average").
 - The logit lens: what the model would predict if it stopped after each layer.
 - α of every head of the chosen layer (with the switches), and the chosen head in every layer.
@@ -21,9 +21,9 @@ import torch
 
 from tinygpt.arrays import to_numpy
 from tinygpt.attention import future_mask
-from tinygpt.charts import alpha_grid_spec, heatmap_spec, labelled_heatmap_spec
+from tinygpt.explanations.charts import alpha_grid_spec, heatmap_spec, labelled_heatmap_spec
 from tinygpt.formatting import format_probability, number
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.effect import role_sentence

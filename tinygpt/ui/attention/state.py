@@ -28,7 +28,7 @@ from tinygpt.links import decode_edits, encode_edits
 from tinygpt.params import (
     read_step,
 )
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui import url
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention.table import (  # noqa: F401  (the page's table; its modules read the keys as state.K_*)

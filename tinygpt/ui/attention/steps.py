@@ -19,10 +19,10 @@ import torch
 
 from tinygpt.attention import STEP_IDS, STEPS, AttentionTrace, Step, Switches, step_by_id
 from tinygpt.config import GPTConfig
-from tinygpt.exercises import STEP_QUESTIONS
+from tinygpt.explanations.exercises import STEP_QUESTIONS
+from tinygpt.explanations.theory import STEP_CONCEPT
 from tinygpt.formatting import number
-from tinygpt.record import ModelRecord
-from tinygpt.theory import STEP_CONCEPT
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui import exercise_view, url
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s

@@ -18,7 +18,7 @@ import streamlit as st
 from tinygpt.attention import AttentionTrace
 from tinygpt.config import GPTConfig
 from tinygpt.formatting import number
-from tinygpt.record import ModelRecord
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.common import resend
 from tinygpt.ui.language import tr

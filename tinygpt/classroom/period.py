@@ -1,0 +1,329 @@
+"""The class period: what the teacher leads and the class's votes, as plain functions (no Streamlit).
+
+- :class:`ClassState`: the class's current state as the teacher's view writes it (the page, the
+  step, the text, the model and switches students see, which controls they may use, whether they
+  follow, the open question, its round and whether its answers are revealed), with
+  :meth:`ClassState.to_json` and :func:`state_from_json` (which reads anything, keeping only valid
+  fields: a state written by another version of the app never breaks a student's page).
+- :func:`write_state`, :func:`read_state`: the state in the class store's ``class_state`` table
+  (``tinygpt.classroom.store``), through the store's own connection and its teacher check.
+- :func:`view_query`: the link to the view students see, for the teacher's own tab.
+- :func:`question_data`, :func:`question_from_data`: a :class:`tinygpt.explanations.exercises.Question` as the
+  state carries it to every student, and back.
+- :func:`tally`, :func:`count_votes`: a question's votes as aggregates only (how many answered
+  per round, how many rightly, the spread, how many changed to or away from the right answer):
+  never a token or a nickname, so the projector's page, which holds no key, can show them.
+- :func:`votes_of`: one student's own votes on a question (a reloaded page shows them).
+- :func:`suggest_discussion`: peer instruction's rule (Mazur; Crouch & Mazur 2001): when 30–70 %
+  answered rightly, the class discusses with a neighbour and answers again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+
+import sqlalchemy as sa
+
+from tinygpt.classroom.class_links import question_record
+from tinygpt.classroom.store import Store, class_state_table
+from tinygpt.config import ConfigError
+from tinygpt.explanations.exercises import Choice, Question, QuestionKind
+from tinygpt.links import decode_train
+
+#: The pages a teacher can lead students to (URL paths).
+LED_PAGES: tuple[str, ...] = ("attention", "predict", "theory")
+#: The models a teacher can lead with: the examples every server trains the same way, and
+#: :data:`OWN`, the teacher's own model named by its ``train=`` settings (``tinygpt.links``).
+LED_MODELS: tuple[str, ...] = ("context", "textbook")
+OWN = "own"
+#: The Attention page's step choices: the input, then the nine steps (``tinygpt.attention.STEP_IDS``).
+LED_STEPS: tuple[str, ...] = (
+    "input",
+    "projection",
+    "split_heads",
+    "scores",
+    "scale",
+    "mask",
+    "softmax",
+    "weighted_sum",
+    "merge_heads",
+    "output_projection",
+)
+MAX_TEXT = 200
+MAX_OPEN = 64
+MIN_TAU, MAX_TAU = 1e-4, 1000.0
+#: The rounds of a vote: 1, then 2 after "discuss with your neighbour".
+ROUNDS: tuple[int, ...] = (1, 2)
+#: Peer instruction's band: between these shares of right answers the class discusses and votes again.
+DISCUSS_LOW, DISCUSS_HIGH = 0.3, 0.7
+
+
+@dataclass(frozen=True)
+class ClassState:
+    """The class's current state (what the teacher leads).
+
+    Attributes:
+        page: the page students see (one of :data:`LED_PAGES`).
+        step: the Attention page's step (one of :data:`LED_STEPS`).
+        text: the text (Attention) and prefix (Predict); "" for the model's own text.
+        model: ``context``, ``textbook`` or :data:`OWN` (the teacher's own model).
+        train: with ``model == OWN``, the model's settings as a ``train=`` link carries them
+            (``tinygpt.links.encode_train``); "" otherwise.
+        mask, uniform, tau: the Attention page's first switches (causal mask on, every head
+            uniform, softmax temperature τ > 0).
+        open_controls: widget keys students may use while they follow (``tinygpt.ui.lesson``).
+        follow: students follow the teacher (their other controls are locked) or explore.
+        question: the open question (:func:`question_data`), or None.
+        question_id: its id (``tinygpt.classroom.class_links.question_id``), "" without a question.
+        round: the round students answer now (1 or 2; 0 without a question).
+        revealed: the answers and the model's own numbers are shown to everyone.
+        version: how many times the teacher wrote the state (each write adds 1).
+    """
+
+    page: str = "attention"
+    step: str = "softmax"
+    text: str = ""
+    model: str = "context"
+    train: str = ""
+    mask: bool = True
+    uniform: bool = False
+    tau: float = 1.0
+    open_controls: tuple[str, ...] = ()
+    follow: bool = False
+    question: dict | None = None
+    question_id: str = ""
+    round: int = 0
+    revealed: bool = False
+    version: int = 0
+
+    def to_json(self) -> str:
+        """The state as JSON text (what the store keeps)."""
+        data = asdict(self)
+        data["open_controls"] = list(self.open_controls)
+        return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+    def with_question(self, question: Question, identity: str) -> ClassState:
+        """The state with ``question`` open in round 1, not revealed."""
+        return replace(self, question=question_data(question), question_id=identity, round=1, revealed=False)
+
+    def without_question(self) -> ClassState:
+        """The state with no open question."""
+        return replace(self, question=None, question_id="", round=0, revealed=False)
+
+
+def _choice(raw: object, options: Iterable[str], default: str) -> str:
+    return raw if isinstance(raw, str) and raw in options else default
+
+
+def state_from_json(raw: str | None) -> ClassState:
+    """The state ``raw`` describes; every missing or invalid field takes its default (never raises)."""
+    try:
+        data = json.loads(raw or "{}")
+    except (ValueError, TypeError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    d = ClassState()
+    tau = data.get("tau")
+    tau_ok = isinstance(tau, (int, float)) and not isinstance(tau, bool) and math.isfinite(tau)
+    opened = data.get("open_controls")
+    question = data.get("question")
+    question_ok = isinstance(question, dict) and _valid_question(question)
+    rnd = data.get("round")
+    version = data.get("version")
+    text = data.get("text")
+    model, train = _model(data.get("model"), data.get("train"), d.model)
+    return ClassState(
+        page=_choice(data.get("page"), LED_PAGES, d.page),
+        step=_choice(data.get("step"), LED_STEPS, d.step),
+        text=text[:MAX_TEXT] if isinstance(text, str) else d.text,
+        model=model,
+        train=train,
+        mask=data.get("mask") if isinstance(data.get("mask"), bool) else d.mask,
+        uniform=data.get("uniform") if isinstance(data.get("uniform"), bool) else d.uniform,
+        tau=min(max(float(tau), MIN_TAU), MAX_TAU) if tau_ok else d.tau,
+        open_controls=tuple(k for k in opened if isinstance(k, str))[:MAX_OPEN] if isinstance(opened, list) else (),
+        follow=data.get("follow") is True,
+        question=question if question_ok else None,
+        question_id=str(data.get("question_id") or "")[:64] if question_ok else "",
+        round=rnd if question_ok and rnd in ROUNDS else 0,
+        revealed=question_ok and data.get("revealed") is True,
+        version=version if isinstance(version, int) and not isinstance(version, bool) and version >= 0 else 0,
+    )
+
+
+def _model(model: object, train: object, default: str) -> tuple[str, str]:
+    """(model, train) of a stored state: an own model only with settings ``decode_train`` accepts."""
+    if model == OWN:
+        try:
+            decode_train(train if isinstance(train, str) else "")
+        except ConfigError:
+            return default, ""
+        return OWN, str(train)
+    return _choice(model, LED_MODELS, default), ""
+
+
+def view_query(state: ClassState, lang: str) -> list[tuple[str, str]]:
+    """The query of a link to the view students see (the page's own parameters, no class, no key):
+    the teacher opens it in another tab, or on the projector, to show what the class looks at."""
+    params: list[tuple[str, str]] = [("model", state.model)]
+    if state.model == OWN:
+        params.append(("train", state.train))
+    if state.page == "attention":
+        params += [("step", state.step), ("mask", "1" if state.mask else "0"), ("tau", f"{state.tau:g}")]
+        if state.uniform:
+            params.append(("uniform", "layer"))
+        if state.text:
+            params.append(("text", state.text))
+    elif state.page == "predict" and state.text:
+        params.append(("prefix", state.text))
+    return params + [("lang", lang)]
+
+
+# ---------------------------------------------------------------- the question
+
+
+def question_data(question: Question) -> dict:
+    """What a state keeps of ``question``: :func:`tinygpt.classroom.class_links.question_record` and its reason."""
+    return question_record(question) | {
+        "reason_key": question.reason_key,
+        "reason_fields": [[name, value] for name, value in question.reason_fields],
+    }
+
+
+def _valid_question(data: Mapping) -> bool:
+    try:
+        question_from_data(data)
+    except (KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
+def question_from_data(data: Mapping) -> Question:
+    """The question :func:`question_data` described. Raises KeyError, TypeError or ValueError for
+    data that does not describe one."""
+    choices = tuple(Choice(str(i), str(text), str(key)) for i, text, key in data["choices"])
+    if not choices:
+        raise ValueError("a question needs choices")
+    return Question(
+        kind=QuestionKind(data["kind"]),
+        prompt_key=str(data["prompt_key"]),
+        prompt_fields=tuple((str(n), v) for n, v in data["prompt_fields"]),
+        choices=choices,
+        answers=frozenset(str(a) for a in data["answers"]),
+        reason_key=str(data["reason_key"]),
+        reason_fields=tuple((str(n), v) for n, v in data["reason_fields"]),
+        multiple=bool(data["multiple"]),
+    )
+
+
+# ---------------------------------------------------------------- the state in the store
+
+
+def write_state(store: Store, code: str, key: str, state: ClassState) -> ClassState:
+    """Keep ``state`` as class ``code``'s current state; returns it with its new version (the
+    stored one plus 1). Raises ClassError for an unknown class or a wrong key, StoreError when the
+    store cannot be reached."""
+    with store.transaction(write=True, what="write the class state", code=code) as conn:
+        store._require_teacher(conn, code, key)
+        old = conn.execute(
+            sa.select(class_state_table.c.version).where(class_state_table.c.class_code == code)
+        ).scalar()
+        new = replace(state, version=(old or 0) + 1)
+        values = {"state": new.to_json(), "version": new.version, "updated_at": store.clock()}
+        if old is None:
+            conn.execute(class_state_table.insert().values(class_code=code, **values))
+        else:
+            conn.execute(class_state_table.update().where(class_state_table.c.class_code == code).values(**values))
+    return new
+
+
+def read_state(store: Store, code: str) -> ClassState | None:
+    """Class ``code``'s current state, or None before its teacher wrote one. StoreError when the
+    store cannot be reached."""
+    with store.transaction() as conn:
+        raw = conn.execute(sa.select(class_state_table.c.state).where(class_state_table.c.class_code == code)).scalar()
+    return None if raw is None else state_from_json(raw)
+
+
+# ---------------------------------------------------------------- the votes
+
+
+@dataclass(frozen=True)
+class RoundTally:
+    """One round of a question: how many answered, how many rightly, answer (choice ids) -> count."""
+
+    answered: int = 0
+    right: int = 0
+    spread: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def share_right(self) -> float:
+        """right / answered (0 when nobody answered)."""
+        return self.right / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A question's votes: per round, and between the rounds the students who answered both:
+    ``to_right`` went from a wrong answer to a right one, ``to_wrong`` from right to wrong,
+    ``both`` answered both rounds."""
+
+    rounds: dict[int, RoundTally]
+    to_right: int = 0
+    to_wrong: int = 0
+    both: int = 0
+
+    def of(self, rnd: int) -> RoundTally:
+        """The tally of round ``rnd`` (empty when nobody answered it)."""
+        return self.rounds.get(rnd, RoundTally())
+
+
+def count_votes(rows: Iterable[tuple[str, int, str, bool]]) -> Tally:
+    """The tally of ``rows`` (student, round, answer, right): one row per student and round."""
+    rounds: dict[int, dict] = {}
+    by_student: dict[str, dict[int, bool]] = {}
+    for student, rnd, answer, right in rows:
+        r = rounds.setdefault(int(rnd), {"answered": 0, "right": 0, "spread": {}})
+        r["answered"] += 1
+        r["right"] += bool(right)
+        r["spread"][answer] = r["spread"].get(answer, 0) + 1
+        by_student.setdefault(student, {})[int(rnd)] = bool(right)
+    both = [v for v in by_student.values() if 1 in v and 2 in v]
+    return Tally(
+        rounds={
+            n: RoundTally(r["answered"], r["right"], dict(sorted(r["spread"].items(), key=lambda kv: (-kv[1], kv[0]))))
+            for n, r in sorted(rounds.items())
+        },
+        to_right=sum(not v[1] and v[2] for v in both),
+        to_wrong=sum(v[1] and not v[2] for v in both),
+        both=len(both),
+    )
+
+
+def tally(store: Store, code: str, question_id: str) -> Tally:
+    """The votes of class ``code`` on ``question_id``, as aggregates. StoreError when the store
+    cannot be reached."""
+    query = sa.text(
+        "SELECT student, round, answer, is_right FROM answers WHERE class_code = :code AND question_id = :q"
+    )
+    with store.transaction() as conn:
+        rows = conn.execute(query, {"code": code, "q": question_id}).all()
+    return count_votes((r[0], r[1], r[2], r[3]) for r in rows)
+
+
+def votes_of(store: Store, code: str, question_id: str, student: str) -> dict[int, str]:
+    """One student's votes on ``question_id`` in class ``code``: round -> answer (choice ids), so a
+    reloaded page shows the votes already cast. StoreError when the store cannot be reached."""
+    query = sa.text("SELECT round, answer FROM answers WHERE class_code = :code AND question_id = :q AND student = :s")
+    with store.transaction() as conn:
+        rows = conn.execute(query, {"code": code, "q": question_id, "s": student}).all()
+    return {int(r[0]): r[1] for r in rows}
+
+
+def suggest_discussion(share_right: float) -> bool:
+    """True when ``share_right`` (0..1) is within peer instruction's band (30–70 %)."""
+    return DISCUSS_LOW <= share_right <= DISCUSS_HIGH
