@@ -36,17 +36,17 @@ from tinygpt.training.train import ModelRecord, train
 from tinygpt.vocab import training_pairs
 
 
-def accuracy(tm: ModelRecord) -> tuple[int, int]:
+def accuracy(record: ModelRecord) -> tuple[int, int]:
     """(positions whose argmax is the target, all positions) over every training window."""
-    inputs, targets = training_pairs(tm.vocab, tm.text, tm.window)  # (N, W) each
+    inputs, targets = training_pairs(record.vocab, record.text, record.window)  # (N, W) each
     with torch.no_grad():
-        pred = tm.model.eval()(inputs).argmax(dim=-1)  # (N, W)
+        pred = record.model.eval()(inputs).argmax(dim=-1)  # (N, W)
     return int((pred == targets).sum()), targets.numel()
 
 
-def changes(tm: ModelRecord, text: str, switches: Mapping[int, Switches] | Switches) -> tuple[list[int], float]:
+def changes(record: ModelRecord, text: str, switches: Mapping[int, Switches] | Switches) -> tuple[list[int], float]:
     """Positions of ``text`` whose argmax the switches change, and max |Δp| over positions and characters."""
-    fx = position_effects(tm.model.eval(), tm.vocab.encode(text)[None], switches)
+    fx = position_effects(record.model.eval(), record.vocab.encode(text)[None], switches)
     return fx.changed.nonzero().flatten().tolist(), float(fx.max_delta.max())
 
 
@@ -62,15 +62,18 @@ def switch_rows(n_heads: int) -> list[tuple[str, Switches]]:
     return rows + [(f"head {h} off", Switches(heads_off=(h,))) for h in range(n_heads)]
 
 
-def effect_table(tm: ModelRecord, text: str) -> list[tuple[str, list[tuple[list[int], float]]]]:
+def effect_table(record: ModelRecord, text: str) -> list[tuple[str, list[tuple[list[int], float]]]]:
     """For each row of :func:`switch_rows`: (label, [(changed positions, max |Δp|) per layer, then all layers])."""
-    layers = list(range(tm.gpt_cfg.n_layers))
+    layers = list(range(record.gpt_cfg.n_layers))
     return [
         (
             label,
-            [changes(tm, text, {layer: sw for layer in where}) for where in [[layer] for layer in layers] + [layers]],
+            [
+                changes(record, text, {layer: sw for layer in where})
+                for where in [[layer] for layer in layers] + [layers]
+            ],
         )
-        for label, sw in switch_rows(tm.gpt_cfg.n_heads)
+        for label, sw in switch_rows(record.gpt_cfg.n_heads)
     ]
 
 
@@ -81,31 +84,31 @@ def served(example: Example) -> tuple[ModelRecord, str]:
     if shipped is not None:
         return shipped, f"shipped: tinygpt/weights/{example.name}.safetensors"
     start = time.perf_counter()
-    tm = train(example.text, example.gpt, example.train)
-    return tm, f"trained on this machine in {time.perf_counter() - start:.2f} s"
+    record = train(example.text, example.gpt, example.train)
+    return record, f"trained on this machine in {time.perf_counter() - start:.2f} s"
 
 
 def report(example: Example) -> None:
     """Print the figures and the table of the model the app serves for ``example``."""
-    tm, source = served(example)
-    correct, total = accuracy(tm)
+    record, source = served(example)
+    correct, total = accuracy(record)
     text = example.display
     with torch.no_grad():
-        pred = tm.vocab.decode(tm.model.eval()(tm.vocab.encode(text)[None]).argmax(dim=-1)[0])
-    g, t = tm.gpt_cfg, tm.train_cfg
+        pred = record.vocab.decode(record.model.eval()(record.vocab.encode(text)[None]).argmax(dim=-1)[0])
+    g, t = record.gpt_cfg, record.train_cfg
     print(f"\n## {example.name}: {example.text}")
     print(
         f"d_model {g.d_model}, {g.n_heads} heads, {g.n_layers} layers, d_ff {g.d_ff}, max_len {g.max_len}; "
-        f"lr {t.lr:g}, {t.epochs} epochs, seed {t.seed}, window {tm.window}, early stop {t.early_stop_loss:g}"
+        f"lr {t.lr:g}, {t.epochs} epochs, seed {t.seed}, window {record.window}, early stop {t.early_stop_loss:g}"
     )
-    print(f"model: {source}; weights sha256 {weights_hash(tm)[:16]}")
+    print(f"model: {source}; weights sha256 {weights_hash(record)[:16]}")
     print(
-        f"{len(tm.losses)} steps (stop: {tm.stop_reason}); "
-        f"final loss {tm.losses[-1]:.4f}; accuracy {correct}/{total} = {correct / total:.1%}"
+        f"{len(record.losses)} steps (stop: {record.stop_reason}); "
+        f"final loss {record.losses[-1]:.4f}; accuracy {correct}/{total} = {correct / total:.1%}"
     )
     print(f"display (T = {len(text)}): {text} → {pred}")
     cols = [f"layer {i}" for i in range(g.n_layers)] + ["all layers"]
-    table = effect_table(tm, text)
+    table = effect_table(record, text)
     width = max(len(label) for label, _ in table)
     print(f"{'':{width}}  " + "  ".join(f"{c:>13}" for c in cols))
     for label, cells in table:

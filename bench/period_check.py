@@ -45,8 +45,8 @@ def questions_of(text: str) -> dict:
     from tinygpt.explanations.concept_check import check_questions
     from tinygpt.explanations.explain import trace_of
 
-    tm = _model()
-    trace = trace_of(tm.model, tm.vocab.encode(text)[None], 0)
+    record = _model()
+    trace = trace_of(record.model, record.vocab.encode(text)[None], 0)
     trace.tokens = list(text)
     return check_questions(trace, head=0)
 

@@ -33,11 +33,13 @@ def main(n_new: int = 40) -> None:
     summary = {"whole context": 0, "window 4": 0}
     for seed in (0, 1, 2):
         t0 = time.perf_counter()
-        tm = train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN.__class__(**{**DEFAULT_TRAIN.to_dict(), "seed": seed}))
+        record = train(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN.__class__(**{**DEFAULT_TRAIN.to_dict(), "seed": seed}))
         secs = time.perf_counter() - t0
-        print(f"seed {seed}: trained {len(tm.losses)} steps, final loss {tm.losses[-1]:.2e}, {secs:.1f} s")
+        print(f"seed {seed}: trained {len(record.losses)} steps, final loss {record.losses[-1]:.2e}, {secs:.1f} s")
         for name, context_len in (("whole context", None), ("window 4", 4)):
-            steps = generate(tm.model, tm.vocab, "你", n_new, trained_len=tm.window, context_len=context_len)
+            steps = generate(
+                record.model, record.vocab, "你", n_new, trained_len=record.window, context_len=context_len
+            )
             text = "你" + "".join(s.chosen for s in steps)
             agree = agreeing_prefix(text)
             summary[name] += agree == len(text)

@@ -152,7 +152,7 @@ def step_time(rounds: int, block: int) -> None:
     )
     cfg = TrainConfig(lr=1e-4, epochs=5000, early_stop_loss=0.0)
     ours = Trainer(build(SEED_TEXT, DEFAULT_GPT, cfg))
-    seed = SeedLoop({k: v.clone() for k, v in ours.tm.model.state_dict().items()}, ours.tm.gpt_cfg)
+    seed = SeedLoop({k: v.clone() for k, v in ours.record.model.state_dict().items()}, ours.record.gpt_cfg)
     # Same model, same Adam mathematics: the first losses agree.
     a = [seed.step() for _ in range(3)]
     torch.set_num_threads(DEFAULT_THREADS)

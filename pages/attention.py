@@ -24,9 +24,9 @@ st.title(tr("attn.title"))
 st.markdown(tr("attn.intro"))
 choice_box, text_box = st.columns([3, 2], vertical_alignment="bottom")
 with choice_box:
-    tm, choice = model_choice.choose_model()
-s.follow_model(tm)  # a new model: its own attention, and its own text unless it can read the one kept
-cfg = tm.gpt_cfg
+    record, choice = model_choice.choose_model()
+s.follow_model(record)  # a new model: its own attention, and its own text unless it can read the one kept
+cfg = record.gpt_cfg
 messages = url.load(s.PAGE, s.url_params(cfg))  # a link's view on top
 text_in = control(
     s.K_TEXT,
@@ -35,7 +35,7 @@ text_in = control(
     ),
     None,
 )
-model_banner.banner(tm, choice)
+model_banner.banner(record, choice)
 show_job_notice()
 text, cropped = crop_context(text_in, cfg.max_len)
 messages += s.clamp(cfg, text)
@@ -43,8 +43,8 @@ for message in messages:
     st.warning(message)
 if cropped:
     st.info(tr("attn.cropped", n=len(text_in), max_len=cfg.max_len))
-if len(text) > tm.window:
-    st.info(tr("attn.beyond_window", n=len(text), window=tm.window, last=len(text) - 1))
+if len(text) > record.window:
+    st.info(tr("attn.beyond_window", n=len(text), window=record.window, last=len(text) - 1))
 
 
 @st.fragment
@@ -58,17 +58,17 @@ def what_if_part() -> None:
         problem = tr("err.empty_text")
     else:
         try:
-            base = attention_trace(tm, text, layer)
+            base = attention_trace(record, text, layer)
         except UnknownCharError as exc:
             problem = exc
     labels = position_labels(text)
     with st.container(border=True, key="attn_whatif"):
-        switches.primary(tm)
+        switches.primary(record)
         switches.more(cfg, base, labels)  # above the effect: what appears under it never moves a control
         sw = s.switches(cfg, len(text))
         fx = None
         if base is not None:
-            fx = effect.panel(tm, text, layer, sw)
+            fx = effect.panel(record, text, layer, sw)
         elif isinstance(problem, Exception):
             show_error(problem)
         else:
@@ -76,8 +76,8 @@ def what_if_part() -> None:
     url.save(s.PAGE, s.url_params(cfg))
     if base is None:
         return
-    concept_check_view.section(tm, text)  # five questions before the lesson and after it
-    effect.details(tm, text, layer, sw, fx)
+    concept_check_view.section(record, text)  # five questions before the lesson and after it
+    effect.details(record, text, layer, sw, fx)
     st.subheader(tr("attn.steps_header", layer=number(layer), head=number(ss[s.K_HEAD])))
     if any(visible(k) for k in (s.K_LAYER, s.K_HEAD)):  # a lesson may hide the layer and head
         st.caption(tr("attn.steps_caption"))
@@ -87,9 +87,9 @@ def what_if_part() -> None:
         None,
     )
     causal = future_mask(len(text))  # (T, T)
-    steps.steps_section(tm, text, base, sw, labels, causal)
+    steps.steps_section(record, text, base, sw, labels, causal)
     heads_alpha = None if ss[s.K_GUESS] else what_if(base, sw).state["alpha"][0]  # (h, T, T)
-    sections.whole_model(tm, text, labels, heads_alpha, causal, sw.causal_mask)
+    sections.whole_model(record, text, labels, heads_alpha, causal, sw.causal_mask)
 
 
 what_if_part()

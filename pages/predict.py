@@ -22,12 +22,12 @@ ensure_entry_script()  # a deep link on a fresh server ran this file alone: go t
 
 st.title(tr("predict.title"))
 st.markdown(tr("predict.intro"))
-tm, choice = model_choice.choose_model()
-model_banner.banner(tm, choice)
+record, choice = model_choice.choose_model()
+model_banner.banner(record, choice)
 show_job_notice()
-chars, max_len, window = tm.vocab.chars, tm.gpt_cfg.max_len, tm.window
+chars, max_len, window = record.vocab.chars, record.gpt_cfg.max_len, record.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
-view.follow_model(tm)  # another model: its own text unless it can read the prefix kept
+view.follow_model(record)  # another model: its own text unless it can read the prefix kept
 for message in url.load(PAGE, url_params()):  # a link's view on top
     st.warning(message)
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
@@ -64,7 +64,7 @@ if not prefix:
 if not prefix.strip():
     st.warning(tr("predict.blank", known=known))
     st.stop()
-unknown = tm.vocab.unknown(prefix)
+unknown = record.vocab.unknown(prefix)
 if unknown:
     st.error(tr("err.unknown_chars", unknown=" ".join(md(readable(c)) for c in unknown), known=known))
     st.stop()
@@ -72,7 +72,7 @@ shown, cropped = crop_context(prefix, max_len)
 if cropped:
     st.info(tr("predict.too_long", n=len(prefix), max_len=max_len))
 try:
-    probs = cached_probs(tm, shown)  # (T, V)
+    probs = cached_probs(record, shown)  # (T, V)
 except (UnknownCharError, ValueError) as exc:
     show_error(exc)
     st.stop()
@@ -107,9 +107,13 @@ if guess:
 
 # ---- the next-character distribution at every position of the prefix ----
 st.subheader(tr("predict.per_position"))
-targets = training_targets(tm.text, window, shown)
+targets = training_targets(record.text, window, shown)
 st.caption(
-    tr("predict.per_position_note", text=md(short(tm.text, 12)), shifted=md(short(tm.text[1:] + tm.text[:1], 12)))
+    tr(
+        "predict.per_position_note",
+        text=md(short(record.text, 12)),
+        shifted=md(short(record.text[1:] + record.text[:1], 12)),
+    )
 )
 T = len(shown)
 top = [chars[int(i)] for i in probs.argmax(-1)]
@@ -147,8 +151,8 @@ if show_table(
             for name, part in ((col_top, "top"), (col_expected, "expected"), (col_match, "match"))
         )
     )
-position_panels(tm, shown, probs, targets)
+position_panels(record, shown, probs, targets)
 
 # ---- autoregressive generation, one step at a time ----
-generation(tm, prefix)
-concept_check_view.section(tm)  # five questions before the lesson and after it, on this page too
+generation(record, prefix)
+concept_check_view.section(record)  # five questions before the lesson and after it, on this page too

@@ -108,8 +108,8 @@ def test_default_softmax_step_rows_sum_to_one_masked_exactly_zero_and_checks_agr
     sdpa = float(re.search(r"scale=0\.125\): ([0-9.e+-]+)", text).group(1))
     assert sdpa < 1e-5
     # the same numbers as the model's own trace, and the URL holds the view
-    tm = seed_tm()
-    own = trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0]
+    record = seed_tm()
+    own = trace_of(record.model, record.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0]
     assert np.allclose(a, own.numpy(), atol=1e-6)
     assert {k: at.query_params[k] for k in URL_KEYS} == {
         "text": "你好世界",
@@ -179,8 +179,8 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
     assert at.select_slider(key=view.K_EDIT_I).value == 3 and at.select_slider(key=view.K_EDIT_J).value == 0
     rerun(at, **{view.K_EDIT_I: 2})
     cell = at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0")
-    tm = seed_tm()
-    own = float(trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["S"][0, 0, 2, 0])
+    record = seed_tm()
+    own = float(trace_of(record.model, record.vocab.encode("你好世界")[None], 0).state["S"][0, 0, 2, 0])
     assert cell.value == pytest.approx(own, abs=1e-6)
     cell.set_value(view.MAX_EDIT * 2).run()  # refused in the user's language, the own score kept
     refused = t("attn.edit_refused", "en", value=f"{view.MAX_EDIT * 2:g}", limit=f"{view.MAX_EDIT:g}")
@@ -215,11 +215,11 @@ def test_whole_model_prediction_with_switches_matches_the_model_run_with_them():
     own_p = prediction(at)
     at.toggle(key=view.K_MASK).set_value(False).run()
     frame = prediction(at)
-    tm = seed_tm()
+    record = seed_tm()
     with torch.no_grad():
-        ids = tm.vocab.encode("你好世界")[None]
-        expected = torch.softmax(tm.model(ids, {0: Switches(causal_mask=False)})[0, -1].double(), -1).numpy()
-        own = torch.softmax(tm.model(ids)[0, -1].double(), -1).numpy()
+        ids = record.vocab.encode("你好世界")[None]
+        expected = torch.softmax(record.model(ids, {0: Switches(causal_mask=False)})[0, -1].double(), -1).numpy()
+        own = torch.softmax(record.model(ids)[0, -1].double(), -1).numpy()
     assert list(frame[t("attn.pred_char", "en")]) == list("你好世界")
     assert np.allclose(frame[t("attn.pred_new", "en")].to_numpy(), expected, atol=1e-6)
     assert at.session_state[view.K_DETAILS] is True
@@ -265,8 +265,8 @@ def test_url_parameters_open_the_same_view_and_round_trip():
     assert not at.warning
     assert at.button_group(key=view.K_LAYER).value == 2 and at.button_group(key=view.K_HEAD).value == 3
     assert at.toggle(key=view.K_MASK).value is False and at.select_slider(key=view.K_TAU).value == 0.5
-    tm = seed_tm()
-    S = trace_of(tm.model, tm.vocab.encode("你好你好")[None], 2).state["S"][0, 3].numpy()
+    record = seed_tm()
+    S = trace_of(record.model, record.vocab.encode("你好你好")[None], 2).state["S"][0, 3].numpy()
     assert np.allclose(alpha(at), S, atol=1e-5)
     assert {k: at.query_params[k] for k in URL_KEYS} == params
     # change the view, then open its URL afresh: the same table
@@ -354,7 +354,7 @@ def test_text_longer_than_max_len_is_cropped_with_a_notice_and_repeats_keep_thei
 
 
 def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
-    tm = small_model()
+    record = small_model()
     T = 4
     snaps = {
         step: torch.softmax(
@@ -362,7 +362,7 @@ def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
         )
         for step in (1, 50, 300)
     }
-    with_snaps = replace(tm, snapshots=snaps, uid="snapshots-test")
+    with_snaps = replace(record, snapshots=snaps, uid="snapshots-test")
     at = open_attention(own_model=with_snaps, part="training")
     assert at.select_slider(key="attn_snapshot").options == ["1", "50", "300"]
     at.select_slider(key="attn_snapshot").set_value(50).run()
@@ -372,7 +372,7 @@ def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
     rerun(at, **{view.K_TRAINING: False})  # closed: not drawn, its value kept
     assert all(s.key != "attn_snapshot" for s in at.select_slider)
     assert rerun(at, **{view.K_TRAINING: True}).select_slider(key="attn_snapshot").value == 50
-    without = open_attention(own_model=replace(tm, snapshots={}, uid="no-snapshots-test"), part="training")
+    without = open_attention(own_model=replace(record, snapshots={}, uid="no-snapshots-test"), part="training")
     assert all(s.key != "attn_snapshot" for s in without.select_slider)
     assert t("attn.snap_none", "en") in [i.value for i in without.info]
 
@@ -382,9 +382,9 @@ def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
 
 @pytest.fixture(scope="module")
 def small():
-    tm = small_model()
-    idx = tm.vocab.encode("你好世界你好")[None]  # (1, 6)
-    return tm.model, idx
+    record = small_model()
+    idx = record.vocab.encode("你好世界你好")[None]  # (1, 6)
+    return record.model, idx
 
 
 def test_explain_cell_gives_the_arithmetic_of_every_kind_of_step(small):
@@ -571,12 +571,12 @@ def test_every_step_says_what_it_does_and_why_and_links_its_theory_section(lang)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_input_x_comes_before_step_1_with_its_table_and_what_it_is(lang):
     at = open_attention(lang, step="input")
-    tm = seed_tm()
-    ids = tm.vocab.encode("你好世界")[None]
+    record = seed_tm()
+    ids = record.vocab.encode("你好世界")[None]
     with torch.no_grad():
-        block0 = tm.model.blocks[0]
-        x0 = block0.ln1(tm.model.embed(ids))[0]  # Pre-LN: LayerNorm(token + position embedding)
-        x2 = tm.model.blocks[2].ln1(tm.model.blocks[1](block0(tm.model.embed(ids))))[0]
+        block0 = record.model.blocks[0]
+        x0 = block0.ln1(record.model.embed(ids))[0]  # Pre-LN: LayerNorm(token + position embedding)
+        x2 = record.model.blocks[2].ln1(record.model.blocks[1](block0(record.model.embed(ids))))[0]
     # the first d_head columns, written to 4 decimals; all d_model of them on request, every digit
     assert np.allclose(alpha(at), x0[:, :64].numpy(), atol=5.1e-5) and table(at).shape == (4, 64)
     rerun(at, **{view.K_ALL_COLUMNS: True})
@@ -648,8 +648,8 @@ def test_projection_cells_are_written_in_the_formulas_convention_and_say_how_pyt
     rerun(at, **{view.K_CELL_I: 3, view.K_CELL_J: 0})
     text = markdown(at)
     assert r"x_{3} \cdot W_{Q}[:,0]" in text and "[0,:]" not in text
-    tm = seed_tm()
-    q = float(trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["Q"][0, 3, 0])
+    record = seed_tm()
+    q = float(trace_of(record.model, record.vocab.encode("你好世界")[None], 0).state["Q"][0, 3, 0])
     assert f"= {q:.4g}$" in text and tables(at)[0].text.iloc[3, 0] == f"{q:.4f}"  # the table writes 4 decimals
     assert t("attn.weights_layout", lang, w="W_Q") in [c.value for c in at.caption]
     rerun(at, **{view.K_STEP: "output_projection"})
@@ -695,8 +695,8 @@ def test_guess_at_the_softmax_step_shows_its_numbers_after_both_answers_with_the
     argmax = at.button_group(key="attn_ex_argmax_key_pick")  # about the last row until a cell is picked
     assert argmax.label == t("ex.argmax_key.prompt", lang, i=3, token="界") and argmax.options == positions
 
-    tm = seed_tm()
-    row = trace_of(tm.model, tm.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0, 3]  # (T,)
+    record = seed_tm()
+    row = trace_of(record.model, record.vocab.encode("你好世界")[None], 0).state["alpha"][0, 0, 3]  # (T,)
     j = int(row.argmax())
     argmax.set_value(str(j)).run()
     assert not at.exception

@@ -45,8 +45,8 @@ def test_a_class_link_for_a_poem_model_opens_that_model_and_view_in_a_fresh_brow
         titles = page.evaluate(TITLE_VALUES_JS)  # α of head=1 (head 2 on the page), each cell's value in its tooltip
         shown = np.array([[float(v.replace("−∞", "-inf")) for v in row] for row in titles])
         text, gpt_cfg, train_cfg = decode_train(TRAIN)
-        tm = train(text, gpt_cfg, train_cfg)  # training is deterministic: the same settings, the same weights
-        alpha = trace_of(tm.model, tm.vocab.encode(POEM)[None], 0).state["alpha"][0, 1].numpy()
+        record = train(text, gpt_cfg, train_cfg)  # training is deterministic: the same settings, the same weights
+        alpha = trace_of(record.model, record.vocab.encode(POEM)[None], 0).state["alpha"][0, 1].numpy()
         assert shown.shape == (10, 10)
         assert np.allclose(shown, alpha, atol=1e-6)  # the link's model, its head 1
         assert np.allclose(shown.sum(axis=1), 1.0, atol=1e-6) and (shown[np.triu_indices(10, 1)] == 0).all()

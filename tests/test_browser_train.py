@@ -75,8 +75,8 @@ def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page
     evil = tmp_path / "model.safetensors"
     evil.write_bytes(pickle.dumps({"weights": [1, 2, 3]}))
     good = tmp_path / "poem.safetensors"
-    tm = train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0))
-    good.write_bytes(to_bytes(tm))
+    record = train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0))
+    good.write_bytes(to_bytes(record))
 
     page.goto(f"{app_server}/?lang=zh")
     wait_for_app(page)
@@ -85,9 +85,9 @@ def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page
     page.get_by_text(t("ckpt.err.pickle", "zh")).wait_for(timeout=60_000)  # the student's language
     assert_no_exception(page)
     uploader.set_input_files(str(good))  # replaces the refused file
-    page.get_by_text(t("train.upload_ok", "zh", text="白日依山尽", params=tm.gpt_cfg.n_parameters(), steps=5)).wait_for(
-        timeout=60_000
-    )
+    page.get_by_text(
+        t("train.upload_ok", "zh", text="白日依山尽", params=record.gpt_cfg.n_parameters(), steps=5)
+    ).wait_for(timeout=60_000)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=t("nav.predict", "zh"), exact=True).click()
     page.get_by_text(t("model.choice.own", "zh")).first.wait_for(timeout=60_000)
     page.get_by_text("白日依山尽").first.wait_for(timeout=60_000)

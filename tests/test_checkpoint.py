@@ -19,7 +19,7 @@ from tinygpt.training.train import train
 
 
 @pytest.fixture(scope="module")
-def tm():
+def record():
     return train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=12, early_stop_loss=0.0))
 
 
@@ -40,15 +40,20 @@ def refused(data: bytes, key: str) -> CheckpointError:
     return info.value
 
 
-def test_round_trip_gives_identical_logits_config_vocab_losses_and_snapshots(tm):
-    back = from_bytes(to_bytes(tm))
-    ids = tm.vocab.encode("你好世界你好")[None]  # (1, 6)
+def test_round_trip_gives_identical_logits_config_vocab_losses_and_snapshots(record):
+    back = from_bytes(to_bytes(record))
+    ids = record.vocab.encode("你好世界你好")[None]  # (1, 6)
     with torch.no_grad():
-        assert torch.equal(tm.model(ids), back.model(ids))
-    assert (back.gpt_cfg, back.train_cfg, back.vocab, back.text) == (tm.gpt_cfg, tm.train_cfg, tm.vocab, tm.text)
-    assert back.losses == tm.losses and back.stop_reason == tm.stop_reason
-    assert sorted(back.snapshots) == sorted(tm.snapshots) == [0, 1, 2, 5, 10, 12]
-    assert all(torch.equal(back.snapshots[s], tm.snapshots[s]) for s in tm.snapshots)
+        assert torch.equal(record.model(ids), back.model(ids))
+    assert (back.gpt_cfg, back.train_cfg, back.vocab, back.text) == (
+        record.gpt_cfg,
+        record.train_cfg,
+        record.vocab,
+        record.text,
+    )
+    assert back.losses == record.losses and back.stop_reason == record.stop_reason
+    assert sorted(back.snapshots) == sorted(record.snapshots) == [0, 1, 2, 5, 10, 12]
+    assert all(torch.equal(back.snapshots[s], record.snapshots[s]) for s in record.snapshots)
     assert back.frozen and back.init_seed is None
 
 
@@ -78,17 +83,17 @@ def test_a_pickle_is_refused_and_nothing_in_it_runs(tmp_path):
     assert "code" in str(error)
 
 
-def test_shapes_that_do_not_match_the_config_are_refused(tm):
-    tensors, meta = parts(to_bytes(tm))
-    meta["gpt_config"] = json.dumps({**tm.gpt_cfg.to_dict(), "d_ff": 128})
+def test_shapes_that_do_not_match_the_config_are_refused(record):
+    tensors, meta = parts(to_bytes(record))
+    meta["gpt_config"] = json.dumps({**record.gpt_cfg.to_dict(), "d_ff": 128})
     error = refused(st_save(tensors, meta), "shapes")
     assert error.params["name"] == "blocks.0.ffn.net.0.weight"
     assert error.params["found"] == "[64, 32]" and error.params["expected"] == "[128, 32]"
     assert "blocks.0.ffn.net.0.weight" in t("ckpt.err.shapes", "zh", **error.params)
 
 
-def test_wrong_dtype_nan_weights_and_extra_tensors_are_refused(tm):
-    tensors, meta = parts(to_bytes(tm))
+def test_wrong_dtype_nan_weights_and_extra_tensors_are_refused(record):
+    tensors, meta = parts(to_bytes(record))
     half = {k: v.half() if k == "head.weight" else v for k, v in tensors.items()}
     assert refused(st_save(half, meta), "dtype").params == {"name": "head.weight", "dtype": "F16"}
     nan = dict(tensors, **{"ln_f.bias": torch.full_like(tensors["ln_f.bias"], float("nan"))})
@@ -99,12 +104,12 @@ def test_wrong_dtype_nan_weights_and_extra_tensors_are_refused(tm):
     assert refused(st_save(missing, meta), "missing").params == {"n": 1, "names": "head.bias"}
 
 
-def test_vocab_and_config_json_must_agree(tm):
-    tensors, meta = parts(to_bytes(tm))
+def test_vocab_and_config_json_must_agree(record):
+    tensors, meta = parts(to_bytes(record))
     assert refused(st_save(tensors, {**meta, "vocab": json.dumps(list("你好世"), ensure_ascii=False)}), "vocab")
     assert refused(st_save(tensors, {**meta, "text": "你好世界们"}), "vocab")
     assert refused(
-        st_save(tensors, {**meta, "gpt_config": json.dumps({**tm.gpt_cfg.to_dict(), "n_heads": 3})}), "config"
+        st_save(tensors, {**meta, "gpt_config": json.dumps({**record.gpt_cfg.to_dict(), "n_heads": 3})}), "config"
     )
     assert refused(st_save(tensors, {**meta, "vocab": "not json"}), "metadata").params["field"] == "vocab"
     assert refused(st_save(tensors, {**meta, "losses": json.dumps([1.0, "NaN"])}), "metadata")
@@ -112,8 +117,8 @@ def test_vocab_and_config_json_must_agree(tm):
     assert refused(st_save(tensors), "not_ours")
 
 
-def test_truncated_oversized_and_garbage_files_are_refused(tm):
-    data = to_bytes(tm)
+def test_truncated_oversized_and_garbage_files_are_refused(record):
+    data = to_bytes(record)
     # the message names the size of the file the student chose
     assert refused(data[:-100], "truncated").params["size"] == f"{len(data) - 100:,}"
     assert refused(data[:5], "not_safetensors")  # too short to be a checkpoint: not one at all
@@ -125,9 +130,9 @@ def test_truncated_oversized_and_garbage_files_are_refused(tm):
     assert info.value.key == "too_large"
 
 
-def test_a_checkpoint_whose_header_length_looks_like_a_pickle_opcode_still_loads(tm):
+def test_a_checkpoint_whose_header_length_looks_like_a_pickle_opcode_still_loads(record):
     """A header length of 0x..80 bytes starts the file with 0x80, the PROTO opcode a pickle starts with."""
-    tensors, meta = parts(to_bytes(tm))
+    tensors, meta = parts(to_bytes(record))
     for k in range(4000):
         data = st_save(tensors, {**meta, "note": "a" * k})
         if data[0] == 0x80:
@@ -135,9 +140,9 @@ def test_a_checkpoint_whose_header_length_looks_like_a_pickle_opcode_still_loads
     else:
         pytest.fail("no header length of that form found")
     back = from_bytes(data)
-    ids = tm.vocab.encode(SEED_TEXT)[None]
+    ids = record.vocab.encode(SEED_TEXT)[None]
     with torch.no_grad():
-        assert torch.equal(back.model(ids), tm.model(ids))
+        assert torch.equal(back.model(ids), record.model(ids))
 
 
 FIXTURE = Path(__file__).parent / "fixtures" / "small_seed0_12steps"
@@ -149,14 +154,14 @@ def test_a_checkpoint_written_by_an_earlier_build_loads_with_the_same_logits_and
     The format keeps the stored numbers bitwise; the model's mathematics keeps the logits and a new
     training to float32 rounding (another CPU's kernels add in another order: a few 1e-7 here)."""
     expected = json.loads(FIXTURE.with_suffix(".json").read_text(encoding="utf-8"))
-    tm = from_bytes(FIXTURE.with_suffix(".safetensors").read_bytes())
-    assert tm.losses == expected["losses"]
+    record = from_bytes(FIXTURE.with_suffix(".safetensors").read_bytes())
+    assert record.losses == expected["losses"]
     with torch.no_grad():
-        logits = tm.model(tm.vocab.encode(expected["text"])[None])[0]  # (T, V)
+        logits = record.model(record.vocab.encode(expected["text"])[None])[0]  # (T, V)
     torch.testing.assert_close(logits, torch.tensor(expected["logits"]), rtol=1e-5, atol=1e-5)
     again = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=12, early_stop_loss=0.0, seed=0))
     assert again.losses == pytest.approx(expected["losses"], abs=1e-5)
-    loaded = tm.model.state_dict()
+    loaded = record.model.state_dict()
     for name, weight in again.model.state_dict().items():
         torch.testing.assert_close(weight, loaded[name], rtol=1e-4, atol=1e-5)
 
@@ -185,8 +190,8 @@ def no_latin_words(text: str) -> bool:
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_missing_tensors_are_called_missing_and_named(tm, lang):
-    tensors, meta = parts(to_bytes(tm))
+def test_missing_tensors_are_called_missing_and_named(record, lang):
+    tensors, meta = parts(to_bytes(record))
     gone = ["head.bias", "ln_f.weight", "ln_f.bias"]
     error = refused(st_save({k: v for k, v in tensors.items() if k not in gone}, meta), "missing")
     assert error.params["n"] == 3 and set(error.params["names"].split(", ")) == set(gone)
@@ -198,28 +203,28 @@ def test_missing_tensors_are_called_missing_and_named(tm, lang):
         assert "lacks 3 tensors" in text
 
 
-def test_a_compiled_models_state_dict_loads_with_its_prefix_stripped(tm):
-    tensors, meta = parts(to_bytes(tm))
-    ids = tm.vocab.encode("你好世界")[None]
+def test_a_compiled_models_state_dict_loads_with_its_prefix_stripped(record):
+    tensors, meta = parts(to_bytes(record))
+    ids = record.vocab.encode("你好世界")[None]
     for prefix in checkpoint.KNOWN_PREFIXES:
         every = {prefix + k: v for k, v in tensors.items()}  # torch.compile(model).state_dict() names
         weights_only = {(k if k.startswith("snapshots.") else prefix + k): v for k, v in tensors.items()}
         for renamed in (every, weights_only):
             back = from_bytes(st_save(renamed, meta))
             with torch.no_grad():
-                assert torch.equal(back.model(ids), tm.model(ids))
-            assert sorted(back.snapshots) == sorted(tm.snapshots)
+                assert torch.equal(back.model(ids), record.model(ids))
+            assert sorted(back.snapshots) == sorted(record.snapshots)
 
 
-def test_an_unknown_prefix_is_named(tm):
-    tensors, meta = parts(to_bytes(tm))
+def test_an_unknown_prefix_is_named(record):
+    tensors, meta = parts(to_bytes(record))
     error = refused(st_save({"net." + k: v for k, v in tensors.items()}, meta), "prefix")
     assert error.params == {"prefix": "net.", "example": "token_embedding.weight"}
     assert "net." in t("ckpt.err.prefix", "zh", **error.params)
 
 
-def test_two_tensors_sharing_bytes_get_a_message_in_the_users_language(tm):
-    header, data = header_of(to_bytes(tm))
+def test_two_tensors_sharing_bytes_get_a_message_in_the_users_language(record):
+    header, data = header_of(to_bytes(record))
     # head.bias and ln_f.bias have the same shape (V,) and (d_model,) differ; pick two of one shape
     a, b = "blocks.0.ln1.bias", "blocks.0.ln2.bias"
     assert header[a]["shape"] == header[b]["shape"]
@@ -230,8 +235,8 @@ def test_two_tensors_sharing_bytes_get_a_message_in_the_users_language(tm):
     assert a in zh and b in zh and "共用" in zh and no_latin_words(zh.replace(a, "").replace(b, ""))
 
 
-def test_declared_sizes_gaps_and_trailing_bytes_are_refused_before_the_data_is_read(tm):
-    header, data = header_of(to_bytes(tm))
+def test_declared_sizes_gaps_and_trailing_bytes_are_refused_before_the_data_is_read(record):
+    header, data = header_of(to_bytes(record))
     name = "head.bias"
     begin, end = header[name]["data_offsets"]
     short = {**header, name: {**header[name], "data_offsets": [begin, end - 4]}}
@@ -245,14 +250,14 @@ def test_declared_sizes_gaps_and_trailing_bytes_are_refused_before_the_data_is_r
     assert no_latin_words(text) and "{error}" not in text
 
 
-def test_a_library_error_is_said_in_the_users_language_without_the_librarys_text(tm, monkeypatch):
+def test_a_library_error_is_said_in_the_users_language_without_the_librarys_text(record, monkeypatch):
     from safetensors import SafetensorError
 
     def broken(data):
         raise SafetensorError("Error while deserializing header: InvalidOffset(blocks.0.ln1.bias)")
 
     monkeypatch.setattr(checkpoint, "st_load", broken)
-    error = refused(to_bytes(tm), "malformed")
+    error = refused(to_bytes(record), "malformed")
     for lang in ("zh", "en"):
         assert "InvalidOffset" not in t("ckpt.err.malformed", lang, **error.params)
     assert no_latin_words(t("ckpt.err.malformed", "zh", **error.params))
@@ -277,11 +282,11 @@ def test_a_large_file_of_zeros_is_refused_after_its_first_bytes():
     assert info.value.key == "not_safetensors" and stream.read_bytes <= 9
 
 
-def test_the_header_is_checked_before_a_byte_of_tensor_data_is_read(tm):
-    data = to_bytes(tm)
+def test_the_header_is_checked_before_a_byte_of_tensor_data_is_read(record):
+    data = to_bytes(record)
     n = int.from_bytes(data[:8], "little")
     header, rest = header_of(data)
-    header["__metadata__"]["gpt_config"] = json.dumps({**tm.gpt_cfg.to_dict(), "d_ff": 128})
+    header["__metadata__"]["gpt_config"] = json.dumps({**record.gpt_cfg.to_dict(), "d_ff": 128})
     crafted = craft(header, rest)
     stream = CountingReader(crafted)
     with pytest.raises(CheckpointError):
@@ -290,16 +295,16 @@ def test_the_header_is_checked_before_a_byte_of_tensor_data_is_read(tm):
     assert stream.read_bytes == 8 + m and m > n  # the header and nothing after it
     stream = CountingReader(data)
     checked = checkpoint.check_file(stream, len(data))
-    assert stream.read_bytes == 8 + n and checked.gpt_cfg == tm.gpt_cfg and checked.prefix == ""
+    assert stream.read_bytes == 8 + n and checked.gpt_cfg == record.gpt_cfg and checked.prefix == ""
 
 
-def test_numbers_in_the_metadata_go_through_the_strict_reader(tm):
-    tensors, meta = parts(to_bytes(tm))
+def test_numbers_in_the_metadata_go_through_the_strict_reader(record):
+    tensors, meta = parts(to_bytes(record))
     huge = meta["gpt_config"].replace('"d_model": 32', '"d_model": ' + "3" * 4400)
     assert huge != meta["gpt_config"]
     assert refused(st_save(tensors, {**meta, "gpt_config": huge}), "metadata").params["field"] == "gpt_config"
     for losses in ("[1.0, NaN]", "[1.0, Infinity]", "[1e999]", "[" + "1" * 4400 + "]"):
         assert refused(st_save(tensors, {**meta, "losses": losses}), "metadata").params["field"] == "losses"
-    header, data = header_of(to_bytes(tm))
+    header, data = header_of(to_bytes(record))
     raw = json.dumps(header).replace('"data_offsets": [0, ', '"data_offsets": [' + "0" * 4400 + ", ", 1)
     assert refused(len(raw.encode()).to_bytes(8, "little") + raw.encode() + data, "not_safetensors")

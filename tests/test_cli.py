@@ -52,18 +52,18 @@ def parse_matrix(body: str) -> np.ndarray:
 def small_session():
     """(printed text, ModelRecord) of a 300-epoch run of the small config on 你好世界."""
     out = io.StringIO()
-    tm = run(SEED_TEXT, SMALL_GPT, TrainConfig(lr=3e-3, epochs=300, seed=0, early_stop_loss=0.0), out)
-    return out.getvalue(), tm
+    record = run(SEED_TEXT, SMALL_GPT, TrainConfig(lr=3e-3, epochs=300, seed=0, early_stop_loss=0.0), out)
+    return out.getvalue(), record
 
 
 def test_session_prints_the_losses_every_100_epochs_with_the_seeds_numbering(small_session):
-    text, tm = small_session
+    text, record = small_session
     lines = re.findall(r"^Epoch (\d+), loss=(\d+\.\d{6})$", text, flags=re.M)
     assert [int(e) for e, _ in lines] == [0, 100, 200]
-    assert len(tm.losses) == 300  # --early-stop 0 runs every epoch, as the seed does
+    assert len(record.losses) == 300  # --early-stop 0 runs every epoch, as the seed does
     for epoch, loss in lines:  # epoch k is the loss of optimizer step k + 1 = losses[k]
-        assert loss == f"{tm.losses[int(epoch)]:.6f}"
-    assert tm.losses[0] > 1.0 and tm.losses[-1] < 0.01  # untrained (the seed printed 2.03) vs learned
+        assert loss == f"{record.losses[int(epoch)]:.6f}"
+    assert record.losses[0] > 1.0 and record.losses[-1] < 0.01  # untrained (the seed printed 2.03) vs learned
     assert text.startswith("\nEpoch 0, loss=")
 
 
@@ -79,7 +79,7 @@ def test_session_prints_every_section_in_the_seeds_order_and_predicts_the_seed_e
 
 
 def test_printed_attention_is_causal_scaled_and_normalised(small_session):
-    text, tm = small_session
+    text, record = small_session
     sections = parse_sections(text)
     Q, K = parse_matrix(sections["Q"]), parse_matrix(sections["K"])
     S = parse_matrix(sections["scores = QK^T"])
@@ -92,7 +92,7 @@ def test_printed_attention_is_causal_scaled_and_normalised(small_session):
     assert alpha[0, 0] == 1.0  # the first position can only read itself
     assert np.abs(S_scaled[~upper] - S[~upper] / math.sqrt(8)).max() <= 0.001
     assert np.abs(Q @ K.T - S).max() < 0.05  # S = Q Kᵀ, up to the rounding of Q and K
-    expected = trace_of(tm.model, tm.vocab.encode(SEED_TEXT)[None], 0).state["alpha"][0, 0].numpy()
+    expected = trace_of(record.model, record.vocab.encode(SEED_TEXT)[None], 0).state["alpha"][0, 0].numpy()
     assert np.abs(alpha - expected).max() <= 0.0005 + 1e-7
 
 

@@ -207,26 +207,26 @@ def test_sequence_longer_than_max_len_is_refused():
 
 
 def test_seed_architecture_learns_the_seed_example():
-    tm = seed_model()
-    assert tm.gpt_cfg == DEFAULT_GPT
-    assert tm.losses[-1] < 1e-3 and tm.losses[0] > 1.0
-    ids = tm.vocab.encode(SEED_TEXT)[None]
+    record = seed_model()
+    assert record.gpt_cfg == DEFAULT_GPT
+    assert record.losses[-1] < 1e-3 and record.losses[0] > 1.0
+    ids = record.vocab.encode(SEED_TEXT)[None]
     with torch.no_grad():
-        pred = tm.model(ids).argmax(-1)[0]
-    assert tm.vocab.decode(pred) == "好世界你"
+        pred = record.model(ids).argmax(-1)[0]
+    assert record.vocab.decode(pred) == "好世界你"
 
 
 def test_training_reports_steps_and_can_stop():
     seen = []
-    tm = train(
+    record = train(
         SEED_TEXT,
         SMALL,
         TrainConfig(lr=1e-3, epochs=50, early_stop_loss=0),
         on_step=lambda s, loss: seen.append((s, loss)),
         should_stop=lambda: len(seen) >= 7,
     )
-    assert tm.stop_reason == "stopped" and [s for s, _ in seen] == list(range(1, 8))
-    assert [loss for _, loss in seen] == tm.losses
+    assert record.stop_reason == "stopped" and [s for s, _ in seen] == list(range(1, 8))
+    assert [loss for _, loss in seen] == record.losses
 
 
 def test_training_is_deterministic():
@@ -239,11 +239,11 @@ def test_training_is_deterministic():
 def test_non_finite_loss_stops_with_last_finite_weights():
     from tinygpt.training.train import Trainer, build
 
-    tm = build(SEED_TEXT, SMALL, TrainConfig(lr=1.0, epochs=200, early_stop_loss=0))
+    record = build(SEED_TEXT, SMALL, TrainConfig(lr=1.0, epochs=200, early_stop_loss=0))
     with torch.no_grad():  # make the next forward pass overflow
-        tm.model.head.weight.mul_(1e38)
+        record.model.head.weight.mul_(1e38)
     with pytest.raises(NonFiniteLossError) as info:
-        Trainer(tm).run()
+        Trainer(record).run()
     assert info.value.step == 1 and "lr=1" in str(info.value) and "0.1" in str(info.value)
-    assert all(torch.isfinite(p).all() for p in tm.model.parameters())
-    assert tm.stop_reason == "non_finite" and tm.losses == []
+    assert all(torch.isfinite(p).all() for p in record.model.parameters())
+    assert record.stop_reason == "non_finite" and record.losses == []

@@ -41,8 +41,8 @@ def trained_here():
     return train(CONTEXT.text, CONTEXT.gpt, CONTEXT.train)
 
 
-def display_ids(tm, example=CONTEXT) -> torch.Tensor:
-    return tm.vocab.encode(example.display)[None]  # (1, T)
+def display_ids(record, example=CONTEXT) -> torch.Tensor:
+    return record.vocab.encode(example.display)[None]  # (1, T)
 
 
 def test_examples_are_the_textbook_run_and_a_small_context_run():
@@ -91,13 +91,13 @@ def test_context_example_predicts_its_display_text_and_needs_attention_in_layer_
 
 
 def test_textbook_example_predicts_the_same_with_any_attention():
-    tm = seed_model()  # the textbook example's configs (tests/helpers.py), trained once per session
-    assert (tm.text, tm.gpt_cfg, tm.train_cfg) == (SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
+    record = seed_model()  # the textbook example's configs (tests/helpers.py), trained once per session
+    assert (record.text, record.gpt_cfg, record.train_cfg) == (SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
     text = EXAMPLES["textbook"].display
-    for layer in range(tm.gpt_cfg.n_layers):
-        assert changes(tm, text, {layer: UNIFORM})[0] == []
-    assert changes(tm, text, UNIFORM)[0] == []
-    assert changes(tm, text, Switches(causal_mask=False))[0] == []
+    for layer in range(record.gpt_cfg.n_layers):
+        assert changes(record, text, {layer: UNIFORM})[0] == []
+    assert changes(record, text, UNIFORM)[0] == []
+    assert changes(record, text, Switches(causal_mask=False))[0] == []
 
 
 def test_cli_runs_the_context_example_and_flags_given_as_well_override_it(capsys):

@@ -29,11 +29,11 @@ TEXT = "你好世界"
 @pytest.fixture(scope="module")
 def seed():
     """The seed model, the ids of 你好世界 and its layer-0 trace."""
-    tm = seed_model()
-    idx = tm.vocab.encode(TEXT)[None]  # (1, 4)
-    trace = trace_of(tm.model, idx, 0)
+    record = seed_model()
+    idx = record.vocab.encode(TEXT)[None]  # (1, 4)
+    trace = trace_of(record.model, idx, 0)
     trace.tokens = list(TEXT)
-    return tm, idx, trace
+    return record, idx, trace
 
 
 def test_every_step_is_listed_and_steps_without_a_question_say_so(seed):
@@ -97,12 +97,12 @@ def test_row_sum_is_one_and_the_reason_shows_the_sum_the_trace_holds(seed):
 
 
 def test_head_off_on_the_seed_model_changes_nothing_and_the_reason_names_the_largest_change(seed):
-    tm, idx, trace = seed
-    q = question_for("weighted_sum", trace, 0, 2, model=tm.model, idx=idx)
+    record, idx, trace = seed
+    q = question_for("weighted_sum", trace, 0, 2, model=record.model, idx=idx)
     assert q.answers == {NONE} and q.reason_key == "ex.head_off.reason_none"
     with torch.no_grad():
-        own = torch.softmax(tm.model(idx)[0].double(), -1)  # (T, V)
-        off = torch.softmax(tm.model(idx, {0: Switches(heads_off=(0,))})[0].double(), -1)
+        own = torch.softmax(record.model(idx)[0].double(), -1)  # (T, V)
+        off = torch.softmax(record.model(idx, {0: Switches(heads_off=(0,))})[0].double(), -1)
     assert torch.equal(own.argmax(-1), off.argmax(-1))
     delta = (off - own).abs().gather(-1, own.argmax(-1)[:, None])[:, 0]  # (T,)
     fields = dict(q.reason_fields)
@@ -124,25 +124,29 @@ def test_head_off_names_the_positions_whose_prediction_changes():
 
 
 def test_next_char_is_the_models_argmax(seed):
-    tm, _, _ = seed
-    probs = next_char_probs(tm.model, tm.vocab, TEXT)[-1]  # (V,)
-    q = next_char_question(probs, tm.vocab.chars, TEXT)
-    assert q.answers == {"你"} and [c.id for c in q.choices] == list(tm.vocab.chars)
+    record, _, _ = seed
+    probs = next_char_probs(record.model, record.vocab, TEXT)[-1]  # (V,)
+    q = next_char_question(probs, record.vocab.chars, TEXT)
+    assert q.answers == {"你"} and [c.id for c in q.choices] == list(record.vocab.chars)
     assert dict(q.reason_fields)["p"] == pytest.approx(float(probs.max())) and float(probs.max()) > 0.99
-    assert next_char_question(next_char_probs(tm.model, tm.vocab, "你好")[-1], tm.vocab.chars, "你好").answers == {"世"}
+    assert next_char_question(
+        next_char_probs(record.model, record.vocab, "你好")[-1], record.vocab.chars, "你好"
+    ).answers == {"世"}
     with pytest.raises(ValueError, match="one per character"):
-        next_char_question(probs[:3], tm.vocab.chars, TEXT)
+        next_char_question(probs[:3], record.vocab.chars, TEXT)
 
 
 def test_every_prompt_and_reason_key_is_in_the_catalogue(seed):
-    tm, idx, trace = seed
+    record, idx, trace = seed
     questions = [
-        question_for(step, trace, 0, q, kind, tm.model, idx)
+        question_for(step, trace, 0, q, kind, record.model, idx)
         for step, kinds in STEP_QUESTIONS.items()
         for kind in kinds
         for q in range(4)
     ]
-    questions.append(next_char_question(next_char_probs(tm.model, tm.vocab, TEXT)[-1], tm.vocab.chars, TEXT))
+    questions.append(
+        next_char_question(next_char_probs(record.model, record.vocab, TEXT)[-1], record.vocab.chars, TEXT)
+    )
     for q in questions:
         assert q.prompt_key in CATALOGUE and q.reason_key in CATALOGUE
         assert all(c.key in CATALOGUE for c in q.choices if c.key)

@@ -290,9 +290,9 @@ def test_off_and_uniform_in_the_link_open_the_same_switches():
 
 
 def test_cell_arithmetic_of_a_uniform_head_and_of_a_head_switched_off():
-    tm = small_model()
+    record = small_model()
     assert SMALL.n_heads == 4  # head 2 uniform, head 3 off, heads 0 and 1 their own
-    trace = trace_of(tm.model, tm.vocab.encode("你好世界你好")[None], 1).with_switches(
+    trace = trace_of(record.model, record.vocab.encode("你好世界你好")[None], 1).with_switches(
         Switches(uniform_heads=(2,), heads_off=(3,))
     )
     cell = explain_cell(trace, "softmax", 2, 4, 1)

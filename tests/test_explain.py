@@ -222,9 +222,9 @@ def test_position_effects_with_default_switches_report_no_change(small):
 def test_position_effects_and_head_importance_on_a_trained_model():
     """The context example-like text 'abcabd…': a trained small model, real numbers checked
     against the model's own forward pass with the same switches."""
-    tm = small_model("你好世界你好", epochs=200)
-    model = tm.model.eval()
-    idx = tm.vocab.encode("你好世界你好")[None]
+    record = small_model("你好世界你好", epochs=200)
+    model = record.model.eval()
+    idx = record.vocab.encode("你好世界你好")[None]
     with torch.no_grad():
         own = torch.softmax(model(idx)[0].double(), -1)  # (T, V)
         sw = {0: Switches(uniform_heads=tuple(range(SMALL.n_heads))), 1: Switches(heads_off=(0, 1, 2, 3))}

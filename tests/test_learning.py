@@ -52,8 +52,8 @@ TEXT = "你好世界"
 @pytest.fixture(scope="module")
 def trace():
     """The layer-0 trace of 你好世界 by the seed model (its own attention, the mask on)."""
-    tm = seed_model()
-    t = trace_of(tm.model, tm.vocab.encode(TEXT)[None], 0)
+    record = seed_model()
+    t = trace_of(record.model, record.vocab.encode(TEXT)[None], 0)
     t.tokens = list(TEXT)
     return t
 
@@ -198,15 +198,15 @@ def test_predictions_next_characters_and_the_check_name_theirs(trace):
 
 
 def test_every_wrong_option_of_every_one_answer_question_and_every_wrong_cell_names_an_idea(trace):
-    tm = seed_model()
-    probs = next_char_probs(tm.model, tm.vocab, "你好")[-1]  # (V,)
+    record = seed_model()
+    probs = next_char_probs(record.model, record.vocab, "你好")[-1]  # (V,)
     check = check_questions(trace)
     questions = [argmax_key_question(trace, 0, i) for i in range(4)] + [row_sum_question(trace, 0, i) for i in range(4)]
-    questions += [next_char_question(probs, tm.vocab.chars, "你好"), check["softmax"], check["tau"]]
+    questions += [next_char_question(probs, record.vocab.chars, "你好"), check["softmax"], check["tau"]]
     for q in questions:
-        record = question_record(q)
+        recorded = question_record(q)
         for c in q.choices:
-            named = misconceptions(record, c.id)
+            named = misconceptions(recorded, c.id)
             assert bool(named) == (c.id not in q.answers), (q.kind, c.id, named)
     for i in range(4):  # the mask: any one wrong cell, or "none" where cells are masked
         q = masked_cells_question(trace, 0, i)

@@ -208,13 +208,13 @@ def _attention_exercise_script(step: str, query: int) -> None:
     from tinygpt.explanations.explain import trace_of
     from tinygpt.ui.exercise_view import attention_exercise
 
-    tm = seed_model()
-    idx = tm.vocab.encode("你好世界")[None]
-    trace = trace_of(tm.model, idx, 0)
+    record = seed_model()
+    idx = record.vocab.encode("你好世界")[None]
+    trace = trace_of(record.model, idx, 0)
     trace.tokens = list("你好世界")
     import streamlit as st
 
-    if attention_exercise(trace, step, head=0, layer=0, query=query, model=tm.model, idx=idx):
+    if attention_exercise(trace, step, head=0, layer=0, query=query, model=record.model, idx=idx):
         st.markdown("REVEALED")
 
 

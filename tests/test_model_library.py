@@ -50,8 +50,8 @@ def trained(seed: int = 0):
     return train(text, gpt, TrainConfig(**{**cfg.to_dict(), "seed": seed}))
 
 
-def with_other_weights(tm):
-    """``tm`` as another CPU might have trained it: the same settings, other last bits."""
+def with_other_weights(record):
+    """``record`` as another CPU might have trained it: the same settings, other last bits."""
     other = trained()
     with torch.no_grad():
         for p in other.model.parameters():
@@ -88,9 +88,9 @@ def test_a_store_that_cannot_be_reached_leaves_the_model_this_servers_own(tmp_pa
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     library = ModelLibrary(Store(database_url({"TINYGPT_DATA_DIR": str(blocker / "data")})))
-    tm = trained()
+    record = trained()
     assert library.get(model_key(*SETTINGS)) is None
-    assert library.publish(tm) is tm
+    assert library.publish(record) is record
 
 
 def test_names_in_the_store_follow_the_settings_and_the_training_code():
@@ -116,7 +116,7 @@ def test_two_threads_publishing_into_a_fresh_store_at_once_leave_it_usable(tmp_p
 
     store = Store(database_url({"TINYGPT_DATA_DIR": str(tmp_path / "data")}))
     models = [trained(seed) for seed in (0, 1)]
-    threads = [threading.Thread(target=ModelLibrary(store).publish, args=(tm,)) for tm in models]
+    threads = [threading.Thread(target=ModelLibrary(store).publish, args=(record,)) for record in models]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -98,13 +98,13 @@ def test_a_score_edit_outside_the_text_is_told_that_i_and_j_are_positions_of_the
 
 
 def test_reproducible_settings_of_finished_stopped_and_loaded_models():
-    tm = train(TEXT, SMALL, TrainConfig(lr=3e-3, epochs=6, early_stop_loss=0.0))
-    assert reproducible_settings(tm) == (TEXT, tm.gpt_cfg, tm.train_cfg)
+    record = train(TEXT, SMALL, TrainConfig(lr=3e-3, epochs=6, early_stop_loss=0.0))
+    assert reproducible_settings(record) == (TEXT, record.gpt_cfg, record.train_cfg)
     stopped = train(TEXT, SMALL, TrainConfig(lr=3e-3, epochs=50, early_stop_loss=0.0), should_stop=lambda: False)
     stopped.stop_reason, stopped.losses = StopReason.STOPPED, stopped.losses[:50]
     assert reproducible_settings(stopped)[2].epochs == 50
-    tm.init_seed = None  # what a checkpoint file gives
-    assert reproducible_settings(tm) is None
+    record.init_seed = None  # what a checkpoint file gives
+    assert reproducible_settings(record) is None
 
 
 # ---------------------------------------------------------------- one training for equal requests
@@ -114,9 +114,9 @@ def test_equal_requests_share_one_training(monkeypatch):
     runs = []
 
     class CountingTrainer(jobs.Trainer):
-        def __init__(self, tm):
-            runs.append(tm.text)
-            super().__init__(tm)
+        def __init__(self, record):
+            runs.append(record.text)
+            super().__init__(record)
 
     monkeypatch.setattr(jobs, "Trainer", CountingTrainer)
     shelf, queue = jobs.ModelShelf(), jobs.JobQueue(slots=1)
@@ -189,8 +189,8 @@ def test_own_without_a_model_falls_back_to_the_textbook(lang):
 
 
 def test_a_model_trained_without_the_mask_opens_with_the_mask_off_and_reset_restores_it():
-    tm = train(TEXT, SMALL, NO_MASK)
-    at = app("attention", own_model=tm)
+    record = train(TEXT, SMALL, NO_MASK)
+    at = app("attention", own_model=record)
     assert at.session_state["attn_mask"] is False
     assert any(t("model.mask_off", "en") in c.help for c in at.caption if c.help)  # how it trained: behind "?"
     at.toggle(key="attn_mask").set_value(True).run()

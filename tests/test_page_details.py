@@ -82,8 +82,8 @@ def test_without_a_lesson_every_train_setting_is_drawn_and_registered():
 
 
 def test_a_space_is_named_in_predicts_tables_and_its_guess():
-    tm = small_model("你 好世")  # after 你 comes a space
-    at = open_page("predict", own_model=tm, prefix="你 好")
+    record = small_model("你 好世")  # after 你 comes a space
+    at = open_page("predict", own_model=record, prefix="你 好")
     first = tables(at)[0].value
     assert list(first[t("predict.col_top", "en")])[0] == SPACE
     assert list(first[t("predict.col_expected", "en")])[0] == SPACE

@@ -289,11 +289,11 @@ def test_a_class_question_is_about_the_head_whose_steps_students_see(store):
     question = question_from_data(read_state(store, code).question)
     student = app("attention", **{"class": code})
     head, text = student.session_state["attn_head"], student.session_state["attn_text"]
-    tm = served_example("context")
-    alpha = trace_of(tm.model, tm.vocab.encode(text)[None], 0).state["alpha"][0, head, 5]  # (T,)
+    record = served_example("context")
+    alpha = trace_of(record.model, record.vocab.encode(text)[None], 0).state["alpha"][0, head, 5]  # (T,)
     fields = dict(question.reason_fields)
     assert float(fields["value"]) == pytest.approx(float(alpha[int(fields["j"])]), abs=1e-6)
-    other = trace_of(tm.model, tm.vocab.encode(text)[None], 0).state["alpha"][0, 1 - head, 5]
+    other = trace_of(record.model, record.vocab.encode(text)[None], 0).state["alpha"][0, 1 - head, 5]
     assert abs(float(other[int(fields["j"])]) - float(fields["value"])) > 1e-3  # the other head differs
 
 

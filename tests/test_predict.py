@@ -44,8 +44,8 @@ def untrained():
 
 
 def test_seed_model_continues_你_with_好世界_greedily():
-    tm = seed_model()
-    steps = generate(tm.model, tm.vocab, "你", 3, trained_len=tm.window)
+    record = seed_model()
+    steps = generate(record.model, record.vocab, "你", 3, trained_len=record.window)
     assert text_of(steps) == "好世界"
     assert [s.context for s in steps] == ["你", "你好", "你好世"]
     for s in steps:
@@ -54,12 +54,12 @@ def test_seed_model_continues_你_with_好世界_greedily():
 
 
 def test_per_position_distribution_is_the_seed_shift_with_its_training_targets():
-    tm = seed_model()
-    probs = next_char_probs(tm.model, tm.vocab, "你好世界")  # (4, 4)
+    record = seed_model()
+    probs = next_char_probs(record.model, record.vocab, "你好世界")  # (4, 4)
     assert probs.shape == (4, 4) and torch.allclose(probs.sum(-1), torch.ones(4), atol=1e-5)
-    assert tm.vocab.decode(probs.argmax(-1)) == "好世界你"
-    assert training_targets(tm.text, tm.window, "你好世界你") == ["好", "世", "界", "你", ""]
-    assert training_targets(tm.text, tm.window, "好世") == ["", ""]  # 好 was never at position 0
+    assert record.vocab.decode(probs.argmax(-1)) == "好世界你"
+    assert training_targets(record.text, record.window, "你好世界你") == ["好", "世", "界", "你", ""]
+    assert training_targets(record.text, record.window, "好世") == ["", ""]  # 好 was never at position 0
 
 
 def test_training_targets_list_every_target_of_an_ambiguous_context():
@@ -69,9 +69,9 @@ def test_training_targets_list_every_target_of_an_ambiguous_context():
 
 
 def test_steps_from_the_training_length_on_are_marked_beyond_training():
-    tm = seed_model()  # trained on one 4-character sequence: positions 0..3
-    assert tm.window == 4
-    steps = generate(tm.model, tm.vocab, "你", 6, trained_len=tm.window)
+    record = seed_model()  # trained on one 4-character sequence: positions 0..3
+    assert record.window == 4
+    steps = generate(record.model, record.vocab, "你", 6, trained_len=record.window)
     assert [s.position for s in steps] == [0, 1, 2, 3, 4, 5]
     assert [s.beyond_training for s in steps] == [False, False, False, False, True, True]
 
@@ -80,8 +80,11 @@ def test_temperature_zero_gives_the_same_output_on_every_run(untrained):
     greedy = text_of(generate(untrained, VOCAB, "你", 12))
     for seed in (0, 1, 2, 3):
         assert text_of(generate(untrained, VOCAB, "你", 12, DecodeConfig(temperature=0.0, seed=seed))) == greedy
-    tm = seed_model()
-    assert text_of(generate(tm.model, tm.vocab, "你", 7, DecodeConfig(temperature=0.0, seed=5))) == "好世界你好世界"
+    record = seed_model()
+    assert (
+        text_of(generate(record.model, record.vocab, "你", 7, DecodeConfig(temperature=0.0, seed=5)))
+        == "好世界你好世界"
+    )
 
 
 def test_top_k_1_equals_greedy(untrained):
@@ -100,17 +103,21 @@ def test_sampling_with_a_fixed_seed_repeats_and_another_seed_differs(untrained):
     first = text_of(generate(untrained, VOCAB, "你", 20, hot))
     assert first == text_of(generate(untrained, VOCAB, "你", 20, hot))
     assert first != text_of(generate(untrained, VOCAB, "你", 20, DecodeConfig(temperature=1.0, seed=1)))
-    tm = seed_model()  # the trained model only varies when τ flattens its near one-hot distribution
-    a = text_of(generate(tm.model, tm.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=0)))
-    assert a == text_of(generate(tm.model, tm.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=0)))
-    assert a != text_of(generate(tm.model, tm.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=1)))
+    record = seed_model()  # the trained model only varies when τ flattens its near one-hot distribution
+    a = text_of(generate(record.model, record.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=0)))
+    assert a == text_of(
+        generate(record.model, record.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=0))
+    )
+    assert a != text_of(
+        generate(record.model, record.vocab, "你", 20, DecodeConfig(temperature=MAX_TEMPERATURE, seed=1))
+    )
 
 
 def test_a_run_continued_or_cut_short_is_the_run_made_in_one_call():
     from tinygpt.ui.predict_view import GenerationRuns
 
-    tm = small_model(epochs=30)
-    runs = GenerationRuns(tm, max_runs=2)
+    record = small_model(epochs=30)
+    runs = GenerationRuns(record, max_runs=2)
 
     def fields(steps):
         return [
@@ -119,12 +126,12 @@ def test_a_run_continued_or_cut_short_is_the_run_made_in_one_call():
         ]
 
     for decode, context_len in (
-        (DecodeConfig(), tm.model.cfg.max_len),
+        (DecodeConfig(), record.model.cfg.max_len),
         (DecodeConfig(temperature=2.0, seed=3), 3),
         (DecodeConfig(temperature=5.0, top_k=2, seed=1), 16),
     ):
         for n in (3, 9, 4, 0, 12):  # longer (continued), shorter (cut), longer again
-            one_call = generate(tm.model, tm.vocab, "你", n, decode, tm.window, context_len)
+            one_call = generate(record.model, record.vocab, "你", n, decode, record.window, context_len)
             assert fields(runs.steps("你", n, decode, context_len)) == fields(one_call)
     hot = DecodeConfig(temperature=5.0, seed=0)
     assert text_of(runs.steps("你", 20, hot, 16)) != text_of(
@@ -138,8 +145,8 @@ def test_a_run_continued_or_cut_short_is_the_run_made_in_one_call():
 def test_a_new_temperature_runs_the_model_only_on_contexts_not_fed_before():
     from tinygpt.ui.predict_view import GenerationRuns, RememberedForward
 
-    tm = seed_model()
-    runs = GenerationRuns(tm)
+    record = seed_model()
+    runs = GenerationRuns(record)
     fed = []
     forward = runs.model.model
     runs.model.model = lambda ids: fed.append(tuple(ids[0].tolist())) or forward(ids)
@@ -148,12 +155,12 @@ def test_a_new_temperature_runs_the_model_only_on_contexts_not_fed_before():
     assert len(fed) == 8 and len(set(fed)) == 8
     again = runs.steps("你", 8, warm, 128)  # the trained model picks the same characters at τ 0.55
     assert text_of(again) == text_of(first) == "好世界你好世界你" and len(fed) == 8
-    one_call = generate(tm.model, tm.vocab, "你", 8, warm, tm.window, 128)
+    one_call = generate(record.model, record.vocab, "你", 8, warm, record.window, 128)
     assert [s.sampling_probs.tolist() for s in again] == [s.sampling_probs.tolist() for s in one_call]
     assert [s.sampling_probs.tolist() for s in again] != [s.sampling_probs.tolist() for s in first]
-    small = RememberedForward(tm.model, max_floats=3 * 4 * 4)  # three (1, 4, 4) outputs
+    small = RememberedForward(record.model, max_floats=3 * 4 * 4)  # three (1, 4, 4) outputs
     for text in ("你好世界", "好世界你", "世界你好", "界你好世"):
-        small(tm.vocab.encode(text)[None])
+        small(record.vocab.encode(text)[None])
     assert len(small._outputs) == 3 and small._floats == 48  # the oldest was dropped
 
 
@@ -390,10 +397,10 @@ def test_markdown_characters_and_spaces_are_shown_as_typed():
     from tinygpt.config import TrainConfig
     from tinygpt.training.train import train
 
-    tm = train("a$b\\ c", SMALL, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0))
-    at = open_predict("en", own_model=tm, predict_prefix="a$\\x")
+    record = train("a$b\\ c", SMALL, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0))
+    at = open_predict("en", own_model=record, predict_prefix="a$\\x")
     assert at.error[0].value == t("err.unknown_chars", "en", unknown="x", known=r"a \$ b \\ ␣ \(U\+0020\) c")
-    at = open_predict("en", own_model=tm, predict_prefix="a$ ", predict_n_new=1)
+    at = open_predict("en", own_model=record, predict_prefix="a$ ", predict_n_new=1)
     fed = next(m.value for m in at.markdown if m.value.startswith("Context fed"))
     assert fed.endswith("**a\\$␣**")  # the trailing space is visible and the bold still closes
 

@@ -38,14 +38,14 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.training.jobs import ModelShelf, example_training
 from tinygpt.training.model_library import weights_hash
 ex = EXAMPLES["context"]
-tm = example_training("context", ModelShelf()).result(timeout=300)
-ids = tm.vocab.encode(ex.display)[None]
+record = example_training("context", ModelShelf()).result(timeout=300)
+ids = record.vocab.encode(ex.display)[None]
 flips = {}
 for name, sw in [("mask", Switches(causal_mask=False)), ("tau", Switches(temperature=1000.0)),
                  ("head1", Switches(heads_off=(1,)))]:
-    fx = position_effects(tm.model, ids, {0: sw})
+    fx = position_effects(record.model, ids, {0: sw})
     flips[name] = fx.changed.nonzero().flatten().tolist()
-print(json.dumps({"path": torch.backends.cpu.get_cpu_capability(), "hash": weights_hash(tm), "flips": flips}))
+print(json.dumps({"path": torch.backends.cpu.get_cpu_capability(), "hash": weights_hash(record), "flips": flips}))
 """
 
 #: Trains (or takes from the store) a small model of settings no file ships, through a shelf backed
@@ -122,6 +122,6 @@ def test_a_model_published_in_the_store_is_the_one_a_server_with_other_kernels_s
 def test_a_shipped_checkpoint_holds_its_examples_settings(name):
     """A shipped file is found by its settings: an example whose settings change without a new file
     would be trained again (and differ per CPU), so its settings must be the example's."""
-    tm = from_bytes((SHIPPED_DIR / f"{name}.safetensors").read_bytes())
+    record = from_bytes((SHIPPED_DIR / f"{name}.safetensors").read_bytes())
     ex = EXAMPLES[name]
-    assert (tm.text, tm.gpt_cfg, tm.train_cfg) == (ex.text, ex.gpt, ex.train)
+    assert (record.text, record.gpt_cfg, record.train_cfg) == (ex.text, ex.gpt, ex.train)

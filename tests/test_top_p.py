@@ -57,21 +57,21 @@ def test_temperature_reshapes_before_the_nucleus_is_taken():
 
 
 def test_p_1_is_no_top_p():
-    tm = small_model()
+    record = small_model()
     for decode in (DecodeConfig(temperature=1.3, seed=4), DecodeConfig(temperature=0.7, top_k=2, seed=9)):
         with_p1 = DecodeConfig(decode.temperature, decode.top_k, decode.seed, top_p=1.0)
         for probs in (PROBS, torch.softmax(torch.randn(7, generator=torch.Generator().manual_seed(1)), 0)):
             assert torch.equal(sampling_distribution(probs, decode), sampling_distribution(probs, with_p1))
-        a = generate(tm.model, tm.vocab, "你", 12, decode)
-        b = generate(tm.model, tm.vocab, "你", 12, with_p1)
+        a = generate(record.model, record.vocab, "你", 12, decode)
+        b = generate(record.model, record.vocab, "你", 12, with_p1)
         assert [s.chosen for s in a] == [s.chosen for s in b]
         assert all(torch.equal(x.sampling_probs, y.sampling_probs) for x, y in zip(a, b))
 
 
 def test_a_tiny_p_samples_the_most_probable_character_every_step():
-    tm = small_model()
-    steps = generate(tm.model, tm.vocab, "你", 12, DecodeConfig(temperature=2.0, seed=3, top_p=1e-6))
-    assert all(s.chosen == tm.vocab.chars[int(s.probs.argmax())] for s in steps)
+    record = small_model()
+    steps = generate(record.model, record.vocab, "你", 12, DecodeConfig(temperature=2.0, seed=3, top_p=1e-6))
+    assert all(s.chosen == record.vocab.chars[int(s.probs.argmax())] for s in steps)
     assert all(s.sampling_probs.max() == 1.0 for s in steps)
 
 

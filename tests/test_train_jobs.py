@@ -101,14 +101,14 @@ def test_waiting_job_shows_its_place_in_line_and_runs_when_a_slot_frees():
 
 
 def test_snapshots_hold_alpha_of_every_layer_at_log_spaced_steps():
-    tm = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=30, early_stop_loss=0.0))
-    assert sorted(tm.snapshots) == [0, 1, 2, 5, 10, 20, 30]  # 0 = before training, 30 = final
-    alpha = tm.snapshots[30]
+    record = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=30, early_stop_loss=0.0))
+    assert sorted(record.snapshots) == [0, 1, 2, 5, 10, 20, 30]  # 0 = before training, 30 = final
+    alpha = record.snapshots[30]
     assert alpha.shape == (SMALL.n_layers, SMALL.n_heads, 4, 4)
     assert torch.allclose(alpha.sum(-1), torch.ones(SMALL.n_layers, SMALL.n_heads, 4), atol=1e-5)
     assert (alpha.triu(1) == 0).all()  # causal: the future gets exactly 0
-    assert torch.equal(alpha, attention_maps(tm.model, tm.vocab.encode(SEED_TEXT)[None]))
-    assert not torch.equal(tm.snapshots[0], alpha)  # attention changed over training
+    assert torch.equal(alpha, attention_maps(record.model, record.vocab.encode(SEED_TEXT)[None]))
+    assert not torch.equal(record.snapshots[0], alpha)  # attention changed over training
     cheat = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0, causal_mask=False))
     future = torch.ones(4, 4, dtype=torch.bool).triu(1)
     assert (cheat.snapshots[5][..., future] > 0).all()  # without the mask every position reads ahead
@@ -119,20 +119,20 @@ def test_snapshots_hold_alpha_of_every_layer_at_log_spaced_steps():
 
 @pytest.mark.parametrize("overlap", [False, True])
 def test_non_finite_loss_keeps_exactly_the_last_finite_weights(overlap):
-    tm = build(SEED_TEXT, SMALL, CFG)
-    trainer = Trainer(tm, overlap=overlap)  # the replay runs the same (overlapped or plain) steps
+    record = build(SEED_TEXT, SMALL, CFG)
+    trainer = Trainer(record, overlap=overlap)  # the replay runs the same (overlapped or plain) steps
     for _ in range(5):
         trainer.step()
     with torch.no_grad():  # W_5 now overflows in the next forward pass
-        tm.model.head.weight.fill_(torch.finfo(torch.float32).max)
+        record.model.head.weight.fill_(torch.finfo(torch.float32).max)
     with pytest.raises(NonFiniteLossError) as info:
         trainer.step()
     trainer.finish()
-    assert info.value.step == 6 and tm.stop_reason == "non_finite" and len(tm.losses) == 5
+    assert info.value.step == 6 and record.stop_reason == "non_finite" and len(record.losses) == 5
     four = train(SEED_TEXT, SMALL, TrainConfig(**{**CFG.to_dict(), "epochs": 4}))
     # the weights that gave the last finite loss (step 5's, i.e. after 4 updates), bit for bit
-    assert all(torch.equal(p, q) for p, q in zip(tm.model.parameters(), four.model.parameters()))
-    assert tm.losses[:4] == four.losses and max(tm.snapshots) == 4
+    assert all(torch.equal(p, q) for p, q in zip(record.model.parameters(), four.model.parameters()))
+    assert record.losses[:4] == four.losses and max(record.snapshots) == 4
 
 
 def diverging_config() -> TrainConfig:
@@ -235,15 +235,15 @@ def test_sessions_share_finished_models_read_only_and_never_change_each_others()
     job_b = b.session_state["job"]
     assert job_b.from_cache and job_b.status == "done" and job_b._thread is None  # at once, nothing trained
     assert b.session_state["own_model"] is mine  # one shared object
-    tm = job_b.result  # one message, with the figures of the run that trained it (its seconds say "then")
+    record = job_b.result  # one message, with the figures of the run that trained it (its seconds say "then")
     assert [m.value for m in b.success] == [
         t(
             "train.done_cached",
             "en",
-            steps=len(tm.losses),
-            loss=tm.losses[-1],
-            seconds=tm.seconds,
-            reason=t(f"train.reason.{tm.stop_reason}", "en"),
+            steps=len(record.losses),
+            loss=record.losses[-1],
+            seconds=record.seconds,
+            reason=t(f"train.reason.{record.stop_reason}", "en"),
         )
     ]
     assert mine.frozen and not any(p.requires_grad for p in mine.model.parameters())
@@ -393,8 +393,8 @@ def test_adam_overlapping_the_backward_pass_gives_bitwise_the_plain_steps(text, 
 
 def test_the_seed_config_overlaps_and_a_helper_error_reaches_the_training_thread(monkeypatch):
     assert Trainer(build(SEED_TEXT, SEED_GPT, CFG)).overlap and not Trainer(build(SEED_TEXT, SMALL, CFG)).overlap
-    tm = build(SEED_TEXT, SMALL, CFG)
-    trainer = Trainer(tm, overlap=True)
+    record = build(SEED_TEXT, SMALL, CFG)
+    trainer = Trainer(record, overlap=True)
     trainer.step()
     threads = []
 
@@ -405,7 +405,7 @@ def test_the_seed_config_overlaps_and_a_helper_error_reaches_the_training_thread
     monkeypatch.setattr(trainer.optimizer, "_update", fails)
     with pytest.raises(MemoryError, match="no memory"):
         trainer.step()
-    assert threads and len(tm.losses) == 1  # re-raised in the training thread; the failed step is not counted
+    assert threads and len(record.losses) == 1  # re-raised in the training thread; the failed step is not counted
 
 
 def test_using_a_stopped_model_says_so_instead_of_offering_it_again():

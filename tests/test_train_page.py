@@ -35,10 +35,10 @@ def column_configs(frame) -> dict:
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_loaded_checkpoint_fills_the_form_and_draws_its_curve(lang):
-    tm = train(
+    record = train(
         "白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=7, seed=5, early_stop_loss=0.0, causal_mask=False, window=3)
     )
-    at = upload(open_train(lang), to_bytes(tm))
+    at = upload(open_train(lang), to_bytes(record))
     assert not at.exception and at.success[0].value.startswith(
         t("train.upload_ok", lang, text="白日依山尽", params=0, steps=0)[:4]
     )
@@ -82,15 +82,15 @@ def test_a_loaded_checkpoint_fills_the_form_and_draws_its_curve(lang):
 
     proto = at.get("vega_lite_chart")[0].proto
     chart = convert_arrow_bytes_to_pandas_df(proto.datasets[0].data.data if proto.datasets else proto.data.data)
-    assert [round(v, 6) for v in chart["loss"]] == [round(v, 6) for v in tm.losses]
+    assert [round(v, 6) for v in chart["loss"]] == [round(v, 6) for v in record.losses]
     assert t("train.chart_empty", lang) not in [c.value for c in at.caption]
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_checkpoint_without_a_curve_says_so(lang):
-    tm = train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=2, early_stop_loss=0.0))
-    tm.losses.clear()
-    at = upload(open_train(lang), to_bytes(tm))
+    record = train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=2, early_stop_loss=0.0))
+    record.losses.clear()
+    at = upload(open_train(lang), to_bytes(record))
     assert t("train.loaded_no_curve", lang) in [c.value for c in at.caption]
 
 
@@ -98,8 +98,8 @@ def test_a_checkpoint_without_a_curve_says_so(lang):
 def test_a_checkpoint_configuration_is_refused_with_its_reason_in_the_users_language(lang):
     from safetensors.torch import load, save
 
-    tm = small_model()
-    data = to_bytes(tm)
+    record = small_model()
+    data = to_bytes(record)
     header = json.loads(data[8 : 8 + int.from_bytes(data[:8], "little")])["__metadata__"]
     config = json.loads(header["train_config"])
     header["train_config"] = json.dumps({**config, "epochs": 0})

@@ -69,21 +69,21 @@ def test_a_file_of_zeros_is_refused_from_its_first_bytes_and_released_at_once(la
 
 
 def test_a_good_file_loads_from_the_received_bytes_and_is_released_too(removed, reads):
-    tm = small_model()
+    record = small_model()
     at = open_train("en")
-    at.file_uploader(key="train_upload").set_value(("m.safetensors", to_bytes(tm), "application/octet-stream"))
+    at.file_uploader(key="train_upload").set_value(("m.safetensors", to_bytes(record), "application/octet-stream"))
     at.run()
-    assert not at.exception and at.success and at.session_state["own_model"].text == tm.text
-    n = int.from_bytes(to_bytes(tm)[:8], "little")
+    assert not at.exception and at.success and at.session_state["own_model"].text == record.text
+    n = int.from_bytes(to_bytes(record)[:8], "little")
     assert reads == [9, n - 1, -1]  # the header, then the whole file (the received bytes object itself)
     assert len(removed) == 1 and at.file_uploader(key="train_upload_1").value is None
-    assert at.success[0].value.startswith(t("train.upload_ok", "en", text=tm.text, params=0, steps=0)[:8])
+    assert at.success[0].value.startswith(t("train.upload_ok", "en", text=record.text, params=0, steps=0)[:8])
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_file_that_would_pass_the_memory_limit_is_refused_and_released(monkeypatch, lang, removed):
-    tm = small_model()
-    data = to_bytes(tm)
+    record = small_model()
+    data = to_bytes(record)
     at = open_train(lang)
     rss = jobs.process_rss_mb()
     # RSS + what loading adds (2 × the file) passes the limit by half of it

@@ -199,34 +199,34 @@ def run(
     Raises:
         tinygpt.training.train.NonFiniteLossError: the loss became NaN or ±∞ (the learning rate is too big).
     """
-    tm = build(text, gpt_cfg, train_cfg)
+    record = build(text, gpt_cfg, train_cfg)
 
     def on_step(step: int, loss: float) -> None:
         epoch = step - 1  # the seed's epoch numbering: step 1 is epoch 0
         if epoch % log_every == 0:
             print(f"\nEpoch {epoch}, loss={loss:.6f}", file=out, flush=True)
 
-    Trainer(tm).run(on_step)
-    if tm.stop_reason == StopReason.EARLY_STOP and (len(tm.losses) - 1) % log_every:
+    Trainer(record).run(on_step)
+    if record.stop_reason == StopReason.EARLY_STOP and (len(record.losses) - 1) % log_every:
         print(
-            f"\nEpoch {len(tm.losses) - 1}, loss={tm.losses[-1]:.6f}  "
+            f"\nEpoch {len(record.losses) - 1}, loss={record.losses[-1]:.6f}  "
             f"(early stop: loss < {train_cfg.early_stop_loss:g})",
             file=out,
         )
 
-    model = tm.model.eval()
-    window = text[: tm.window]
-    ids = tm.vocab.encode(window)[None]  # (1, T)
+    model = record.model.eval()
+    window = text[: record.window]
+    ids = record.vocab.encode(window)[None]  # (1, T)
     with torch.no_grad():
         pred = model(ids).argmax(dim=-1)  # (1, T)
     trace = trace_of(model, ids, layer)
     print_section(SECTIONS[0], list(window), out)
-    print_section(SECTIONS[1], list(tm.vocab.decode(pred[0])), out)
+    print_section(SECTIONS[1], list(record.vocab.decode(pred[0])), out)
     for title in SECTIONS[2:]:
         matrix = trace.state[TRACE_KEYS[title]][0, head]  # (T, d_head) or (T, T)
         print_section(title, to_numpy(matrix).round(3), out)
     out.flush()
-    return tm
+    return record
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -235,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(parser, argv)
     gpt_cfg, train_cfg = configs_from_args(args, parser)
     try:
-        tm = run(args.text, gpt_cfg, train_cfg, sys.stdout, args.log_every, args.layer, args.head)
+        record = run(args.text, gpt_cfg, train_cfg, sys.stdout, args.log_every, args.layer, args.head)
     except NonFiniteLossError as exc:
         print(f"python -m tinygpt: error: {exc}", file=sys.stderr)
         return 1
@@ -243,11 +243,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tinygpt.training.model_library import weights_hash  # heavy: the class store (SQLAlchemy), only when saving
 
         try:
-            Path(args.save).write_bytes(to_bytes(tm))
+            Path(args.save).write_bytes(to_bytes(record))
         except OSError as exc:
             print(f"python -m tinygpt: error: --save {args.save}: {exc.strerror}", file=sys.stderr)
             return 1
-        print(f"\nsaved {args.save} (weights sha256 {weights_hash(tm)[:16]})")
+        print(f"\nsaved {args.save} (weights sha256 {weights_hash(record)[:16]})")
     return 0
 
 

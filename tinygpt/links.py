@@ -136,8 +136,8 @@ def _parse_value(setting: Setting, raw: str) -> object:
     return read_choice(raw, name, {c: c for c in setting.choices}) if setting.choices else raw
 
 
-def reproducible_settings(tm: ModelRecord) -> tuple[str, GPTConfig, TrainConfig] | None:
-    """Settings whose training gives exactly ``tm``'s weights, or None when there are none.
+def reproducible_settings(record: ModelRecord) -> tuple[str, GPTConfig, TrainConfig] | None:
+    """Settings whose training gives exactly ``record``'s weights, or None when there are none.
 
     A finished run (all epochs or the early stop) is its own settings; a run stopped after k
     steps is the same settings with ``epochs=k`` (the steps before do not depend on the epoch
@@ -145,12 +145,12 @@ def reproducible_settings(tm: ModelRecord) -> tuple[str, GPTConfig, TrainConfig]
     weights by training alone (``init_seed`` unset: a checkpoint file) and for a run that ended
     at a non-finite loss (its kept weights are a replay's, not the end of a run).
     """
-    if tm.init_seed is None or tm.init_seed != tm.train_cfg.seed or not tm.losses:
+    if record.init_seed is None or record.init_seed != record.train_cfg.seed or not record.losses:
         return None
-    if tm.stop_reason in (StopReason.EPOCHS, StopReason.EARLY_STOP):
-        return tm.text, tm.gpt_cfg, tm.train_cfg
-    if tm.stop_reason == StopReason.STOPPED:
-        return tm.text, tm.gpt_cfg, replace(tm.train_cfg, epochs=len(tm.losses))
+    if record.stop_reason in (StopReason.EPOCHS, StopReason.EARLY_STOP):
+        return record.text, record.gpt_cfg, record.train_cfg
+    if record.stop_reason == StopReason.STOPPED:
+        return record.text, record.gpt_cfg, replace(record.train_cfg, epochs=len(record.losses))
     return None
 
 

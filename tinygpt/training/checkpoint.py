@@ -75,20 +75,20 @@ class CheckpointError(ValueError):
         super().__init__(message)
 
 
-def to_bytes(tm: ModelRecord) -> bytes:
-    """The safetensors bytes of ``tm`` (weights, configs, vocabulary, text, losses, snapshots)."""
-    tensors = {name: t.detach().contiguous() for name, t in tm.model.state_dict().items()}
-    for step, alpha in tm.snapshots.items():
+def to_bytes(record: ModelRecord) -> bytes:
+    """The safetensors bytes of ``record`` (weights, configs, vocabulary, text, losses, snapshots)."""
+    tensors = {name: t.detach().contiguous() for name, t in record.model.state_dict().items()}
+    for step, alpha in record.snapshots.items():
         tensors[f"snapshots.{step}"] = alpha.detach().float().contiguous()  # (L, h, T, T)
     metadata = {
         "format": FORMAT,
         "version": VERSION,
-        "gpt_config": json.dumps(tm.gpt_cfg.to_dict()),
-        "train_config": json.dumps(tm.train_cfg.to_dict()),
-        "vocab": json.dumps(list(tm.vocab.chars), ensure_ascii=False),
-        "text": tm.text,
-        "losses": json.dumps(tm.losses),
-        "stop_reason": str(tm.stop_reason),
+        "gpt_config": json.dumps(record.gpt_cfg.to_dict()),
+        "train_config": json.dumps(record.train_cfg.to_dict()),
+        "vocab": json.dumps(list(record.vocab.chars), ensure_ascii=False),
+        "text": record.text,
+        "losses": json.dumps(record.losses),
+        "stop_reason": str(record.stop_reason),
     }
     return st_save(tensors, metadata)
 
@@ -432,7 +432,7 @@ def load_checked(stream: BinaryIO, checked: CheckedFile) -> ModelRecord:
     model = new_model(checked.gpt_cfg)
     model.load_state_dict(tensors, strict=True)
     del tensors
-    tm = ModelRecord(
+    record = ModelRecord(
         model=model,
         vocab=checked.vocab,
         text=checked.text,
@@ -442,7 +442,7 @@ def load_checked(stream: BinaryIO, checked: CheckedFile) -> ModelRecord:
         stop_reason=checked.stop_reason,
         snapshots=dict(sorted(snapshots.items())),
     )
-    return tm.freeze()
+    return record.freeze()
 
 
 def read_checkpoint(stream: BinaryIO, size: int) -> ModelRecord:

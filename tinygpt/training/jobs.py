@@ -362,7 +362,7 @@ class TrainingJob:
         finally:  # after the shelf has the model: an equal request finds one or the other
             _unregister(self)
 
-    def _wait_for_go(self, tm: ModelRecord) -> bool:
+    def _wait_for_go(self, record: ModelRecord) -> bool:
         """Block while paused; True to take one more step, False to stop."""
         with self._cond:
             paused_at = time.monotonic()
@@ -372,7 +372,7 @@ class TrainingJob:
                 if time.monotonic() - paused_at > MAX_PAUSE_SECONDS:
                     self._stop = self.timed_out = True
             if self._stop:
-                tm.stop_reason = StopReason.STOPPED
+                record.stop_reason = StopReason.STOPPED
                 return False
             if self._budget:
                 self._budget -= 1
@@ -387,10 +387,10 @@ class TrainingJob:
             release_free_memory()
 
     def _train_run(self, models: ModelShelf) -> None:
-        tm = build(self.text, self.gpt_cfg, self.train_cfg)
-        trainer = self._trainer = Trainer(tm)
+        record = build(self.text, self.gpt_cfg, self.train_cfg)
+        trainer = self._trainer = Trainer(record)
         try:
-            while not trainer.done and self._wait_for_go(tm):
+            while not trainer.done and self._wait_for_go(record):
                 loss = trainer.step()
                 with self._cond:
                     self.losses.append(loss)
@@ -398,13 +398,13 @@ class TrainingJob:
                     self._cond.notify_all()
         except NonFiniteLossError as exc:
             trainer.finish()
-            self._set(result=tm.freeze(), error=exc, generation=greedy_continuation(tm), status=JobStatus.ERROR)
+            self._set(result=record.freeze(), error=exc, generation=greedy_continuation(record), status=JobStatus.ERROR)
             return
         trainer.finish()
-        if tm.stop_reason == StopReason.STOPPED:
-            self._set(result=tm.freeze(), generation=greedy_continuation(tm), status=JobStatus.STOPPED)
+        if record.stop_reason == StopReason.STOPPED:
+            self._set(result=record.freeze(), generation=greedy_continuation(record), status=JobStatus.STOPPED)
             return
-        shared = models.put(model_key(self.text, self.gpt_cfg, self.train_cfg), tm)
+        shared = models.put(model_key(self.text, self.gpt_cfg, self.train_cfg), record)
         self._set(result=shared, generation=greedy_continuation(shared), status=JobStatus.DONE)
 
 

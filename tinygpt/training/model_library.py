@@ -99,21 +99,21 @@ def store_name(key: ModelKey) -> str:
     return hashlib.sha256((training_code_hash() + settings_text(key)).encode("ascii")).hexdigest()
 
 
-def weights_hash(tm: ModelRecord) -> str:
+def weights_hash(record: ModelRecord) -> str:
     """SHA-256 (hex) of a model's weights (every tensor of its state dict, in order, as float32 bytes).
 
     Two models with the same hash compute the same numbers on the same kernels.
     """
     h = hashlib.sha256()
-    for name, tensor in tm.model.state_dict().items():
+    for name, tensor in record.model.state_dict().items():
         h.update(name.encode("utf-8"))
         h.update(tensor.detach().float().contiguous().numpy().tobytes())
     return h.hexdigest()
 
 
-def record_key(tm: ModelRecord) -> ModelKey:
+def record_key(record: ModelRecord) -> ModelKey:
     """The settings a trained model was trained with (its text, GPTConfig and TrainConfig)."""
-    return (tm.text, tm.gpt_cfg, tm.train_cfg)
+    return (record.text, record.gpt_cfg, record.train_cfg)
 
 
 def _load_shipped() -> dict[str, ModelRecord]:
@@ -121,11 +121,11 @@ def _load_shipped() -> dict[str, ModelRecord]:
     shipped: dict[str, ModelRecord] = {}
     for path in sorted(SHIPPED_DIR.glob("*.safetensors")):
         try:
-            tm = from_bytes(path.read_bytes())
+            record = from_bytes(path.read_bytes())
         except (OSError, CheckpointError) as exc:  # a damaged file: that example is trained instead
             log.error("shipped model %s cannot be read: %s", path.name, exc)
             continue
-        shipped[settings_hash(record_key(tm))] = tm
+        shipped[settings_hash(record_key(record))] = record
     return shipped
 
 
@@ -157,9 +157,9 @@ class ModelLibrary:
 
     def get(self, key: ModelKey) -> ModelRecord | None:
         """The model of ``key``: shipped, else published in the store, else None."""
-        tm = shipped_model(key)
-        if tm is not None or self.store is None:
-            return tm
+        record = shipped_model(key)
+        if record is not None or self.store is None:
+            return record
         digest = store_name(key)
         try:
             with self.store.transaction(write=True) as conn:
@@ -180,19 +180,19 @@ class ModelLibrary:
             log.error("model library: the stored model %s… cannot be read: %s", digest[:12], exc)
             return None
 
-    def publish(self, tm: ModelRecord) -> ModelRecord:
+    def publish(self, record: ModelRecord) -> ModelRecord:
         """Publish a trained model under its settings and return the model everyone gets for them.
 
         The first model published for a setting stays: when another server (or a shipped file)
-        already has one, that model is returned instead of ``tm``. Without a store, or when it
-        cannot be written, ``tm`` is returned.
+        already has one, that model is returned instead of ``record``. Without a store, or when it
+        cannot be written, ``record`` is returned.
         """
-        key = record_key(tm)
+        key = record_key(record)
         shipped = shipped_model(key)
         if shipped is not None:
             return shipped
         if self.store is None:
-            return tm
+            return record
         digest, now = store_name(key), self.clock()
         try:
             with self.store.transaction(write=True) as conn:
@@ -203,15 +203,15 @@ class ModelLibrary:
                         models_table.insert().values(
                             name=digest,
                             settings=settings_text(key),
-                            checkpoint=to_bytes(tm),
+                            checkpoint=to_bytes(record),
                             created_at=now,
                             used_at=now,
                         )
                     )
-                    return tm
+                    return record
         except sa.exc.IntegrityError:  # another server published the same settings a moment before
             pass
         except Exception as exc:  # noqa: BLE001 - the model stays this server's own
             log.warning("model library: the model could not be published (%s)", type(exc).__name__)
-            return tm
-        return self.get(key) or tm
+            return record
+        return self.get(key) or record

@@ -17,15 +17,15 @@ from tinygpt.vocab import cyclic, vocab_size_of
 MAX_SHELF_PARAMETERS = 60_000_000
 
 
-def greedy_continuation(tm: ModelRecord) -> tuple[str, str]:
+def greedy_continuation(record: ModelRecord) -> tuple[str, str]:
     """(greedy continuation of the text's first character, what the text says comes next).
 
     Generation runs with the causal mask, as it must (the future is not there yet), whatever
     mask the model trained with; window - 1 characters (at most MAX_NEW_CHARS), the positions trained.
     """
-    n = min(tm.window - 1, MAX_NEW_CHARS)
-    steps = generate(tm.model, tm.vocab, tm.text[0], n, trained_len=tm.window)
-    return "".join(s.chosen for s in steps), cyclic(tm.text, n + 1)[1:]
+    n = min(record.window - 1, MAX_NEW_CHARS)
+    steps = generate(record.model, record.vocab, record.text[0], n, trained_len=record.window)
+    return "".join(s.chosen for s in steps), cyclic(record.text, n + 1)[1:]
 
 
 @dataclass
@@ -46,33 +46,33 @@ class ModelShelf:
     def get(self, key: ModelKey) -> ModelRecord | None:
         """The model trained with these settings (here, shipped or published), or None."""
         with self.lock:
-            tm = self.models.get(key)
-            if tm is not None:
+            record = self.models.get(key)
+            if record is not None:
                 self.models.move_to_end(key)
-                return tm
+                return record
         found = self.library.get(key)
         return None if found is None else self._keep(key, found)
 
-    def put(self, key: ModelKey, tm: ModelRecord) -> ModelRecord:
-        """Keep ``tm`` (frozen) unless the key has a model (here, shipped or published); return the
+    def put(self, key: ModelKey, record: ModelRecord) -> ModelRecord:
+        """Keep ``record`` (frozen) unless the key has a model (here, shipped or published); return the
         model kept for the key."""
         with self.lock:
             if key in self.models:
                 self.models.move_to_end(key)
                 return self.models[key]
-        return self._keep(key, self.library.publish(tm))
+        return self._keep(key, self.library.publish(record))
 
-    def _keep(self, key: ModelKey, tm: ModelRecord) -> ModelRecord:
+    def _keep(self, key: ModelKey, record: ModelRecord) -> ModelRecord:
         with self.lock:
             if key in self.models:
                 self.models.move_to_end(key)
                 return self.models[key]
-            self.models[key] = tm.freeze()
+            self.models[key] = record.freeze()
             total = sum(m.gpt_cfg.n_parameters() for m in self.models.values())
             while total > self.max_parameters and len(self.models) > 1:
                 _, old = self.models.popitem(last=False)
                 total -= old.gpt_cfg.n_parameters()
-            return tm
+            return record
 
 
 def model_key(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> ModelKey:

@@ -54,7 +54,7 @@ class RunRecord:
 
 def record_of(job: TrainingJob, number: int) -> RunRecord:
     """A RunRecord of a job that has ended."""
-    tm = job.result
+    record = job.result
     gen, expected = job.generation
     return RunRecord(
         number,
@@ -62,10 +62,10 @@ def record_of(job: TrainingJob, number: int) -> RunRecord:
         settings_of(job.text, job.gpt_cfg, job.train_cfg),
         tuple(job.losses),
         job.status,
-        tm.stop_reason if tm is not None else JobStatus.ERROR,
+        record.stop_reason if record is not None else JobStatus.ERROR,
         gen,
         expected,
-        tm.seconds if tm is not None else 0.0,
+        record.seconds if record is not None else 0.0,
     )
 
 

@@ -153,27 +153,27 @@ class Trainer:
     ValueError for a frozen (shared) model.
     """
 
-    def __init__(self, tm: ModelRecord, threads: int = TRAIN_THREADS, overlap: bool | None = None) -> None:
-        if tm.frozen:
+    def __init__(self, record: ModelRecord, threads: int = TRAIN_THREADS, overlap: bool | None = None) -> None:
+        if record.frozen:
             raise ValueError("this model is shared read-only (frozen); build a new one to train")
-        self.tm = tm
+        self.record = record
         self.threads = threads
-        cfg = tm.train_cfg
-        self.inputs, self.targets = training_pairs(tm.vocab, tm.text, tm.window)  # (N, W) each
+        cfg = record.train_cfg
+        self.inputs, self.targets = training_pairs(record.vocab, record.text, record.window)  # (N, W) each
         #: Adam overlaps the backward pass (None: for models of OVERLAP_MIN_PARAMETERS or more).
-        self.overlap = tm.gpt_cfg.n_parameters() >= OVERLAP_MIN_PARAMETERS if overlap is None else overlap
-        self.optimizer = FusedAdam(tm.model.parameters(), lr=cfg.lr, overlap=self.overlap)
+        self.overlap = record.gpt_cfg.n_parameters() >= OVERLAP_MIN_PARAMETERS if overlap is None else overlap
+        self.optimizer = FusedAdam(record.model.parameters(), lr=cfg.lr, overlap=self.overlap)
         self.switches = None if cfg.causal_mask else _NO_MASK
-        self.steps = len(tm.losses)
+        self.steps = len(record.losses)
         self._start_steps = self.steps
         # Starting weights for the replay of the non-finite guard: rebuilt from the seed when the
         # model is build()'s untouched initialisation (checked by fingerprint), else copied once.
-        self._start_fp = _fingerprint(tm.model)
-        fresh = self.steps == 0 and tm.init_seed is not None
-        self._start = None if fresh else [p.detach().clone() for p in tm.model.parameters()]
-        T = min(tm.window, SNAPSHOT_MAX_T)
+        self._start_fp = _fingerprint(record.model)
+        fresh = self.steps == 0 and record.init_seed is not None
+        self._start = None if fresh else [p.detach().clone() for p in record.model.parameters()]
+        T = min(record.window, SNAPSHOT_MAX_T)
         self._snap_ids = self.inputs[:1, :T]  # (1, T)
-        g = tm.gpt_cfg
+        g = record.gpt_cfg
         self._snap_steps = set(snapshot_steps(cfg.epochs, g.n_layers, g.n_heads, T))
         self.replay_progress: tuple[int, int] | None = None
         #: the optimizer step whose weights the model holds (differs from ``steps`` after a restore)
@@ -183,8 +183,8 @@ class Trainer:
     def done(self) -> bool:
         """True when the epochs are used up or the early-stop threshold was reached."""
         return (
-            self.tm.stop_reason in (StopReason.EARLY_STOP, StopReason.NON_FINITE)
-            or self.steps >= self.tm.train_cfg.epochs
+            self.record.stop_reason in (StopReason.EARLY_STOP, StopReason.NON_FINITE)
+            or self.steps >= self.record.train_cfg.epochs
         )
 
     def _use_threads(self) -> None:
@@ -192,8 +192,8 @@ class Trainer:
             torch.set_num_threads(self.threads)  # this thread only (OpenMP/MKL thread-local)
 
     def _loss(self) -> torch.Tensor:
-        with handoff_weight_grads(self.tm.model, self.optimizer):  # no-op unless the optimizer overlaps
-            logits = self.tm.model(self.inputs, self.switches)  # (N, W, V)
+        with handoff_weight_grads(self.record.model, self.optimizer):  # no-op unless the optimizer overlaps
+            logits = self.record.model(self.inputs, self.switches)  # (N, W, V)
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), self.targets.reshape(-1))
 
     def _update(self, loss: torch.Tensor) -> None:
@@ -205,8 +205,8 @@ class Trainer:
             self.optimizer.step()
 
     def snapshot(self) -> None:
-        """Save α of the first window with the current weights under ``tm.snapshots[weights_step]``."""
-        self.tm.snapshots[self.weights_step] = attention_maps(self.tm.model, self._snap_ids, self.switches)
+        """Save α of the first window with the current weights under ``record.snapshots[weights_step]``."""
+        self.record.snapshots[self.weights_step] = attention_maps(self.record.model, self._snap_ids, self.switches)
 
     def step(self) -> float:
         """One optimizer step; returns the loss before the update (the seed's printed loss).
@@ -218,29 +218,29 @@ class Trainer:
             raise RuntimeError("this run has finished; build a new Trainer to train again")
         self._use_threads()
         start = time.perf_counter()
-        model = self.tm.model
+        model = self.record.model
         model.train()
-        if self.steps in self._snap_steps and self.steps not in self.tm.snapshots:
+        if self.steps in self._snap_steps and self.steps not in self.record.snapshots:
             self.snapshot()
         loss = self._loss()
         value = loss.item()
         if not math.isfinite(value):
             del loss
             self.weights_step = self._restore_last_finite()
-            for s in [s for s in self.tm.snapshots if s > self.weights_step]:
-                del self.tm.snapshots[s]  # taken with weights whose loss was not finite
-            self.tm.stop_reason = StopReason.NON_FINITE
-            self.tm.seconds += time.perf_counter() - start
-            raise NonFiniteLossError(self.steps + 1, value, self.tm.train_cfg.lr)
+            for s in [s for s in self.record.snapshots if s > self.weights_step]:
+                del self.record.snapshots[s]  # taken with weights whose loss was not finite
+            self.record.stop_reason = StopReason.NON_FINITE
+            self.record.seconds += time.perf_counter() - start
+            raise NonFiniteLossError(self.steps + 1, value, self.record.train_cfg.lr)
         self._update(loss)
         self.steps += 1
         self.weights_step = self.steps
-        self.tm.losses.append(value)
-        if value < self.tm.train_cfg.early_stop_loss:
-            self.tm.stop_reason = StopReason.EARLY_STOP
-        elif self.steps >= self.tm.train_cfg.epochs:
-            self.tm.stop_reason = StopReason.EPOCHS
-        self.tm.seconds += time.perf_counter() - start
+        self.record.losses.append(value)
+        if value < self.record.train_cfg.early_stop_loss:
+            self.record.stop_reason = StopReason.EARLY_STOP
+        elif self.steps >= self.record.train_cfg.epochs:
+            self.record.stop_reason = StopReason.EPOCHS
+        self.record.seconds += time.perf_counter() - start
         return value
 
     def _restore_last_finite(self) -> int:
@@ -250,14 +250,14 @@ class Trainer:
         replayed steps. Returns the step whose weights the model now holds. Raises RuntimeError
         if the replay does not reproduce the recorded losses bitwise (training not deterministic).
         """
-        model = self.tm.model
+        model = self.record.model
         k = self.steps - self._start_steps
         if k == 0:
             return self.steps  # no update happened: the weights are the starting ones
         self.optimizer = None  # free the old Adam state before the replay allocates a new one
         with torch.no_grad():
             if self._start is None:
-                fresh = new_model(self.tm.gpt_cfg, self.tm.init_seed)
+                fresh = new_model(self.record.gpt_cfg, self.record.init_seed)
                 for p, q in zip(model.parameters(), fresh.parameters()):
                     p.copy_(q)
                 del fresh
@@ -266,8 +266,8 @@ class Trainer:
             else:
                 for p, q in zip(model.parameters(), self._start):
                     p.copy_(q)
-        self.optimizer = FusedAdam(model.parameters(), lr=self.tm.train_cfg.lr, overlap=self.overlap)
-        recorded = self.tm.losses[self._start_steps :]
+        self.optimizer = FusedAdam(model.parameters(), lr=self.record.train_cfg.lr, overlap=self.overlap)
+        recorded = self.record.losses[self._start_steps :]
         for i in range(k - 1):
             self.replay_progress = (i + 1, k - 1)
             loss = self._loss()
@@ -280,15 +280,15 @@ class Trainer:
 
     def finish(self) -> ModelRecord:
         """End the run: save the final snapshot, switch to eval mode; returns the ModelRecord."""
-        if self.weights_step not in self.tm.snapshots:
+        if self.weights_step not in self.record.snapshots:
             self._use_threads()
             self.snapshot()
         if self.optimizer is not None:
             self.optimizer.zero_grad(set_to_none=True)
         self.optimizer = None  # the Adam state (2 × the parameters) is no longer needed
         self._start = None
-        self.tm.model.eval()
-        return self.tm
+        self.record.model.eval()
+        return self.record
 
     def run(
         self,
@@ -303,14 +303,14 @@ class Trainer:
         try:
             while not self.done:
                 if should_stop is not None and should_stop():
-                    self.tm.stop_reason = StopReason.STOPPED
+                    self.record.stop_reason = StopReason.STOPPED
                     break
                 loss = self.step()
                 if on_step is not None:
                     on_step(self.steps, loss)
         finally:
             self.finish()
-        return self.tm
+        return self.record
 
 
 def train(

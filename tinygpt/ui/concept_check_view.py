@@ -44,12 +44,12 @@ def _mine() -> list[tuple[str, bool, float]]:
     return [(e.question_id, e.right, e.at) for e in st.session_state.get(K_ANSWERS, {}).values()]
 
 
-def section(tm: ModelRecord, text: str | None = None) -> None:
+def section(record: ModelRecord, text: str | None = None) -> None:
     """The check's expander (drawn only while open): the form of the phase due, or the results.
 
     ``text``: the text the page shows; None for the model's first training window (a page
     without a text of attention, e.g. Predict)."""
-    text = tm.text[: tm.window][: tm.gpt_cfg.max_len] if text is None else text
+    text = record.text[: record.window][: record.gpt_cfg.max_len] if text is None else text
     if (current := lesson()) is not None and not current.visible(K_BOX):  # a lesson link may hide it;
         return  # a teacher leading the class does not: the check is the student's own answers
     box = st.expander(tr("check.header"), key=K_BOX, on_change="rerun", icon=":material/quiz:")
@@ -59,7 +59,7 @@ def section(tm: ModelRecord, text: str | None = None) -> None:
         if len(text) < MIN_T:
             st.info(tr("check.short", n=MIN_T))
             return
-        questions = check_questions(attention_trace(tm, text, 0), head=0)
+        questions = check_questions(attention_trace(record, text, 0), head=0)
         mine = _mine()
         results = own_results(mine)
         pre_done, post_done = phase_done(mine, "pre"), phase_done(mine, "post")

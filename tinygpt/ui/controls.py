@@ -97,13 +97,13 @@ def url_rows(tbl: Table, context: Any = None) -> tuple[url.Param, ...]:
     return tuple(row.url_row(context) for row in tbl.values() if row.url_row is not None)
 
 
-def default_of(tbl: Table, key: str, tm: ModelRecord | None = None) -> Any:
-    """The default of ``key`` in ``tbl`` (a per-model default needs the model ``tm``)."""
+def default_of(tbl: Table, key: str, record: ModelRecord | None = None) -> Any:
+    """The default of ``key`` in ``tbl`` (a per-model default needs the model ``record``)."""
     value = tbl[key].default
-    return value(tm) if callable(value) else copy.copy(value)  # a list or dict of its own for each session
+    return value(record) if callable(value) else copy.copy(value)  # a list or dict of its own for each session
 
 
-def put_defaults(tbl: Table, tm: ModelRecord | None = None, given: Mapping[str, Any] | None = None) -> None:
+def put_defaults(tbl: Table, record: ModelRecord | None = None, given: Mapping[str, Any] | None = None) -> None:
     """Put every control's default in the session once (the session keeps what the student set).
 
     ``given`` holds the :data:`BY_PAGE` defaults (a KeyError names one that is missing); :data:`UNSET`
@@ -112,7 +112,7 @@ def put_defaults(tbl: Table, tm: ModelRecord | None = None, given: Mapping[str, 
     for key, row in tbl.items():
         if row.default is UNSET or key in ss:
             continue
-        ss[key] = given[key] if row.default is BY_PAGE else default_of(tbl, key, tm)
+        ss[key] = given[key] if row.default is BY_PAGE else default_of(tbl, key, record)
 
 
 def defaults_of(tbl: Table) -> dict[str, Any]:

@@ -90,12 +90,12 @@ def _apply(state: ClassState) -> None:
     applied = ss.setdefault(K_APPLIED, {})
     changed = ss.get(K_MODEL) != state.model or not has_led_model(state)
     if (changed or state.model == OWN) and K_MODEL not in opened:
-        tm = take_led_model(state)  # an own model: from the shelf, or its training starts (the page shows it)
-        if changed and tm is not None:
-            attn.follow_model(tm)  # the new model's own attention and text, before the teacher's switches
-            predict_follows(tm)
-    if not state.text and applied.get(attn.K_TEXT) and (tm := led_model(state)) is not None:
-        own = attn.own_text(tm)  # the teacher went back to the model's own text
+        record = take_led_model(state)  # an own model: from the shelf, or its training starts (the page shows it)
+        if changed and record is not None:
+            attn.follow_model(record)  # the new model's own attention and text, before the teacher's switches
+            predict_follows(record)
+    if not state.text and applied.get(attn.K_TEXT) and (record := led_model(state)) is not None:
+        own = attn.own_text(record)  # the teacher went back to the model's own text
         ss[attn.K_TEXT] = ss[P_PREFIX] = own
         for key in (attn.K_TEXT, P_PREFIX):
             applied.pop(key, None)

@@ -235,9 +235,9 @@ def _preview(state: ClassState) -> None:
 def _check_text(state: ClassState) -> None:
     """A warning when the model students see cannot read the text (their pages would say so too)."""
 
-    if state.text and (tm := led_model(state)) is not None:
+    if state.text and (record := led_model(state)) is not None:
         try:
-            tm.vocab.encode(state.text)
+            record.vocab.encode(state.text)
         except UnknownCharError as exc:
             st.warning(error_text(exc))
 
@@ -255,17 +255,17 @@ def make_question(state: ClassState, kind: QuestionKind, row: int) -> tuple[Ques
     computed from the model, text and switches students see. Raises UnknownCharError for a text
     the model cannot read, IndexError for a row outside it, KeyError while the model is not here."""
 
-    tm = led_model(state)
-    if tm is None:
+    record = led_model(state)
+    if record is None:
         raise KeyError(state.train)
-    text = (state.text or own_text(tm))[: tm.gpt_cfg.max_len]
-    uniform = tuple(range(tm.gpt_cfg.n_heads)) if state.uniform else ()
+    text = (state.text or own_text(record))[: record.gpt_cfg.max_len]
+    uniform = tuple(range(record.gpt_cfg.n_heads)) if state.uniform else ()
     trace = what_if(
-        attention_trace(tm, text, 0), Switches(causal_mask=state.mask, temperature=state.tau, uniform_heads=uniform)
+        attention_trace(record, text, 0), Switches(causal_mask=state.mask, temperature=state.tau, uniform_heads=uniform)
     )
-    idx = tm.vocab.encode(text)[None]  # (1, T)
-    head = opening_head(tm)  # the head whose steps students see (the page opens on it)
-    return question_for(_step_for(kind, state.step), trace, head, row, kind, tm.model, idx), text
+    idx = record.vocab.encode(text)[None]  # (1, T)
+    head = opening_head(record)  # the head whose steps students see (the page opens on it)
+    return question_for(_step_for(kind, state.step), trace, head, row, kind, record.model, idx), text
 
 
 def _ask(code: str, key: str) -> None:
@@ -368,11 +368,11 @@ def open_question(code: str, key: str) -> None:
 def _ask_form(state: ClassState, args: tuple[str, str]) -> None:
     """Choose a question about the view students see, and ask it."""
 
-    tm = led_model(state)
-    if tm is None:
+    record = led_model(state)
+    if record is None:
         st.info(tr("period.own_missing"))
         return
-    text = (state.text or own_text(tm))[: tm.gpt_cfg.max_len]
+    text = (state.text or own_text(record))[: record.gpt_cfg.max_len]
     kinds = {str(k): tr(f"period.kind.{k}") for k in KINDS}
     rows = dict(enumerate(position_labels(text)))
     st.session_state.setdefault(K_KIND, str(KINDS[0]))
@@ -382,5 +382,5 @@ def _ask_form(state: ClassState, args: tuple[str, str]) -> None:
     left.selectbox(tr("period.kind"), list(kinds), format_func=kinds.get, key=K_KIND)
     if rows:
         right.selectbox(tr("period.row"), list(rows), format_func=rows.get, key=K_ROW)
-    st.caption(tr("period.ask_help", text=text, head=number(opening_head(tm))))
+    st.caption(tr("period.ask_help", text=text, head=number(opening_head(record))))
     st.button(tr("period.ask"), key="lead_ask", type="primary", on_click=_ask, args=args, icon=":material/how_to_vote:")

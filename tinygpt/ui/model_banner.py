@@ -13,10 +13,13 @@ from tinygpt.ui.model_words import describe, reliance_line, settings_line
 from tinygpt.ui.models import current_model, default_model_ready
 
 
-def banner(tm: ModelRecord, choice: str) -> None:
+def banner(record: ModelRecord, choice: str) -> None:
     """Which model the page uses and its text, whether it relies on attention, and (behind the
     help icon) how it was trained."""
-    st.caption(f"{describe(tm, choice)} {reliance_line(tm)}", help=f"{tr('model.choice_help')}\n\n{settings_line(tm)}")
+    st.caption(
+        f"{describe(record, choice)} {reliance_line(record)}",
+        help=f"{tr('model.choice_help')}\n\n{settings_line(record)}",
+    )
 
 
 def model_banner(job_notice: bool = True, wait: bool = True) -> ModelRecord | None:
@@ -28,15 +31,15 @@ def model_banner(job_notice: bool = True, wait: bool = True) -> ModelRecord | No
     banner says so and None is returned.
     """
     show_messages()
-    tm, own = current_model(wait=wait)
-    if tm is None:
+    record, own = current_model(wait=wait)
+    if record is None:
         st.caption(tr("model.preparing"))
         _until_default_model()
     else:
-        banner(tm, "own" if own else "textbook")
+        banner(record, "own" if own else "textbook")
     if job_notice:
         show_job_notice()
-    return tm
+    return record
 
 
 @st.fragment(run_every=1.0)

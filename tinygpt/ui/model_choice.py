@@ -130,10 +130,10 @@ def open_train_link(spec: str) -> None:
     set_choice("own")
 
 
-def key_of(tm: ModelRecord) -> ModelKey | None:
-    """The shelf's key of ``tm``'s settings (``tinygpt.training.jobs.model_key``), or None when
+def key_of(record: ModelRecord) -> ModelKey | None:
+    """The shelf's key of ``record``'s settings (``tinygpt.training.jobs.model_key``), or None when
     training cannot rebuild it."""
-    settings = reproducible_settings(tm)
+    settings = reproducible_settings(record)
     return model_key(*settings) if settings is not None else None
 
 
@@ -197,9 +197,9 @@ def choose_model() -> tuple[ModelRecord, str]:
         )
     choice = ss[K_CHOICE] if ss.get(K_CHOICE) in options else ss.get(_SHOWN, FIRST_CHOICE)
     ss[_SHOWN] = choice
-    tm = own if choice == "own" else example_model(choice)
+    record = own if choice == "own" else example_model(choice)
     url.save("model", MODEL_PARAMS)
-    return tm, choice
+    return record, choice
 
 
 def first_choice() -> str:

@@ -20,47 +20,47 @@ FROM_LINK = "_own_from_link"
 FROM_TEACHER = "_own_from_teacher"
 
 
-def settings_line(tm: ModelRecord) -> str:
+def settings_line(record: ModelRecord) -> str:
     """How the model was trained (the causal mask included), in one line."""
-    g, t = tm.gpt_cfg, tm.train_cfg
-    loss = tm.losses[-1] if tm.losses else float("nan")
+    g, t = record.gpt_cfg, record.train_cfg
+    loss = record.losses[-1] if record.losses else float("nan")
     return tr(
         "model.trained",
         d_model=g.d_model,
         n_layers=g.n_layers,
         n_heads=g.n_heads,
-        steps=len(tm.losses),
+        steps=len(record.losses),
         lr=f"{t.lr:g}",
         seed=t.seed,
-        window=tm.window,
+        window=record.window,
         loss=loss,
         mask=tr("model.mask_on" if t.causal_mask else "model.mask_off"),
     )
 
 
-def own_kind(tm: ModelRecord | None) -> str:
-    """What the session's own model ``tm`` is to the student: "teacher" when the class's teacher
+def own_kind(record: ModelRecord | None) -> str:
+    """What the session's own model ``record`` is to the student: "teacher" when the class's teacher
     leads with it, "link" when a link named it, else "own" (trained or loaded by the student)."""
-    if tm is not None and st.session_state.get(FROM_TEACHER) == tm.uid:
+    if record is not None and st.session_state.get(FROM_TEACHER) == record.uid:
         return "teacher"
-    return "link" if tm is not None and st.session_state.get(FROM_LINK) == tm.uid else "own"
+    return "link" if record is not None and st.session_state.get(FROM_LINK) == record.uid else "own"
 
 
-def describe(tm: ModelRecord, choice: str) -> str:
+def describe(record: ModelRecord, choice: str) -> str:
     """The banner's line: which model and its text (how it was trained is :func:`settings_line`)."""
-    kind = own_kind(tm) if choice == "own" else choice
-    g = tm.gpt_cfg
+    kind = own_kind(record) if choice == "own" else choice
+    g = record.gpt_cfg
     size = tr("model.size", d_model=g.d_model, n_layers=g.n_layers, n_heads=g.n_heads)
-    return tr(f"model.banner.{kind}", text=md_escape(tm.text), trained=settings_line(tm), size=size)
+    return tr(f"model.banner.{kind}", text=md_escape(record.text), trained=settings_line(record), size=size)
 
 
-def reliance_line(tm: ModelRecord) -> str:
+def reliance_line(record: ModelRecord) -> str:
     """Does the model rely on attention? Uniform attention in every layer against its own, on its
     training windows: "changes k of N training predictions", and at k = 0 why."""
-    r = reliance(tm)
+    r = reliance(record)
     if r.changed:
-        return tr("model.relies", k=r.changed, n=r.total, L=tm.gpt_cfg.n_layers)
-    window = suggested_window(tm.text, tm.gpt_cfg.max_len)
+        return tr("model.relies", k=r.changed, n=r.total, L=record.gpt_cfg.n_layers)
+    window = suggested_window(record.text, record.gpt_cfg.max_len)
     if window is None:
-        return tr("model.relies_none_text", n=r.total, L=tm.gpt_cfg.n_layers)
-    return tr("model.relies_none_window", n=r.total, window=tm.window, suggest=window, L=tm.gpt_cfg.n_layers)
+        return tr("model.relies_none_text", n=r.total, L=record.gpt_cfg.n_layers)
+    return tr("model.relies_none_window", n=r.total, window=record.window, suggest=window, L=record.gpt_cfg.n_layers)

@@ -112,21 +112,21 @@ def current_model(wait: bool = True) -> tuple[ModelRecord | None, bool]:
         return default_model(), False
 
 
-def set_own_model(tm: ModelRecord) -> None:
-    """Make ``tm`` this session's model (it is finished and never trained further) and the one
+def set_own_model(record: ModelRecord) -> None:
+    """Make ``record`` this session's model (it is finished and never trained further) and the one
     the Predict and Attention pages show."""
-    st.session_state[K_OWN] = tm
+    st.session_state[K_OWN] = record
     set_choice("own")
 
 
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={ModelRecord: lambda tm: tm.uid})
-def attention_trace(tm: ModelRecord, text: str, layer: int) -> AttentionTrace:
+@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={ModelRecord: lambda record: record.uid})
+def attention_trace(record: ModelRecord, text: str, layer: int) -> AttentionTrace:
     """The model's own attention trace of ``text`` at ``layer`` (default switches), cached.
 
     The cache knows a model by its ``uid``. Pages derive what-if traces from it with
     ``AttentionTrace.with_switches``.
     """
-    ids = tm.vocab.encode(text)[None]  # (1, T)
-    trace = trace_of(tm.model, ids, layer)
+    ids = record.vocab.encode(text)[None]  # (1, T)
+    trace = trace_of(record.model, ids, layer)
     trace.tokens = list(text)
     return trace

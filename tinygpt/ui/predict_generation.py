@@ -174,9 +174,9 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
 
 
 @st.fragment
-def position_panels(tm: ModelRecord, shown: str, probs, targets: list[str]) -> None:
+def position_panels(record: ModelRecord, shown: str, probs, targets: list[str]) -> None:
     """The bar panels of the next-character distribution, MAX_PANELS positions at a time."""
-    chars, T = tm.vocab.chars, len(shown)
+    chars, T = record.vocab.chars, len(shown)
     first = 0
     if T > MAX_PANELS and visible(P_PANEL_START):
         if not 0 <= st.session_state.get(P_PANEL_START, -1) <= T - MAX_PANELS:
@@ -210,15 +210,15 @@ def position_panels(tm: ModelRecord, shown: str, probs, targets: list[str]) -> N
 
 
 @st.fragment
-def generation(tm: ModelRecord, prefix: str) -> None:
+def generation(record: ModelRecord, prefix: str) -> None:
     """Autoregressive generation: its controls, the generated text, the steps one at a time and all of them."""
-    chars, V = tm.vocab.chars, len(tm.vocab.chars)
+    chars, V = record.vocab.chars, len(record.vocab.chars)
     st.subheader(tr("predict.generation"))
-    n_new, strategy, decode, context_len = decoding_controls(V, tm.gpt_cfg.max_len)
+    n_new, strategy, decode, context_len = decoding_controls(V, record.gpt_cfg.max_len)
     url.save(PAGE, url_params())
     try:
         steps = cached_generate(
-            tm, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len, top_p=decode.top_p
+            record, prefix, n_new, decode.temperature, decode.top_k, decode.seed, context_len, top_p=decode.top_p
         )
     except (UnknownCharError, ValueError) as exc:
         show_error(exc)
@@ -228,7 +228,7 @@ def generation(tm: ModelRecord, prefix: str) -> None:
         return
     generated = "".join(s.chosen for s in steps)
     st.markdown(tr("predict.result", prefix=md(prefix, spaces=True), generated=md(generated, spaces=True)))
-    generation_step(tm, prefix, steps, decode, strategy != "greedy")
+    generation_step(record, prefix, steps, decode, strategy != "greedy")
     with st.expander(tr("predict.all_steps")):
         yes, no = tr("predict.yes"), tr("predict.no")
         all_steps = {
@@ -239,7 +239,7 @@ def generation(tm: ModelRecord, prefix: str) -> None:
             tr("predict.col_chosen"): [readable(x.chosen) for x in steps],
             tr("predict.col_p_chosen"): [float(x.probs[chars.index(x.chosen)]) for x in steps],
             tr("predict.col_expected"): [
-                " / ".join(map(readable, training_targets(tm.text, tm.window, x.context)[-1]))
+                " / ".join(map(readable, training_targets(record.text, record.window, x.context)[-1]))
                 or tr("predict.no_target")
                 for x in steps
             ],

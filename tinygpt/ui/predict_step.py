@@ -48,10 +48,10 @@ def go_to_step(delta: int) -> None:
 
 @st.fragment
 def generation_step(
-    tm: ModelRecord, prefix: str, steps: list[GenerationStep], decode: DecodeConfig, sampling: bool
+    record: ModelRecord, prefix: str, steps: list[GenerationStep], decode: DecodeConfig, sampling: bool
 ) -> None:
     """One generation step (the step slider and its buttons): what was fed, the distribution, the choice."""
-    chars, V, window = tm.vocab.chars, len(tm.vocab.chars), tm.window
+    chars, V, window = record.vocab.chars, len(record.vocab.chars), record.window
     generated = "".join(s.chosen for s in steps)
     total = len(steps)
     st.session_state[P_STEP] = min(max(st.session_state.get(P_STEP, 1), 1), total)
@@ -85,12 +85,12 @@ def generation_step(
     k = st.session_state[P_STEP]
     s = steps[k - 1]
     so_far = prefix + generated[: k - 1]
-    target = training_targets(tm.text, window, s.context)[-1]
+    target = training_targets(record.text, window, s.context)[-1]
 
     st.markdown(f"#### {tr('predict.step_title', n=k, total=total)}")
     st.markdown(tr("predict.so_far", text=md(so_far, spaces=True)))
     st.markdown(tr("predict.fed", T=len(s.context), last=s.position, context=md(s.context, spaces=True)))
-    if s.cropped and not (k == 1 and len(prefix) > tm.gpt_cfg.max_len):  # step 1: the prefix's crop is said above
+    if s.cropped and not (k == 1 and len(prefix) > record.gpt_cfg.max_len):  # step 1: the prefix's crop is said above
         dropped = len(so_far) - len(s.context)
         st.info(
             tr("predict.cropped", n=len(so_far), kept=len(s.context), dropped=dropped, gone=short(so_far[:dropped], 12))

@@ -46,7 +46,12 @@ def _flag(on: bool) -> str | None:
 
 
 PREDICT = table(
-    control(P_PREFIX, lambda tm: tm.text[: tm.gpt_cfg.max_len], "predict.prefix", _row("prefix", P_PREFIX, read_text)),
+    control(
+        P_PREFIX,
+        lambda record: record.text[: record.gpt_cfg.max_len],
+        "predict.prefix",
+        _row("prefix", P_PREFIX, read_text),
+    ),
     control(P_GUESS, False, "predict.guess", _row("guess", P_GUESS, partial(read_flag, name="guess"), _flag)),
     control(P_N_NEW, 4, "predict.n_new", _row("n", P_N_NEW, partial(read_int, name="n", lo=0, hi=MAX_NEW_CHARS))),
     control(
@@ -58,13 +63,13 @@ PREDICT = table(
     control(P_TAU, 1.0, "predict.temperature", _row("tau", P_TAU, _read_tau, "{:g}".format)),
     control(
         P_TOP_K,
-        lambda tm: min(2, len(tm.vocab)),
+        lambda record: min(2, len(record.vocab)),
         "predict.top_k",
         _row("k", P_TOP_K, partial(read_int, name="k", lo=0, hi=MAX_TOP_K)),
     ),
     control(P_TOP_P, 1.0, "predict.top_p", _row("p", P_TOP_P, _read_top_p, lambda p: None if p >= 1 else f"{p:g}")),
     control(P_SEED, 0, "predict.seed", _row("seed", P_SEED, partial(read_int, name="seed", lo=0, hi=MAX_SEED))),
-    control(P_CONTEXT_LEN, lambda tm: tm.gpt_cfg.max_len, "predict.context_len"),
+    control(P_CONTEXT_LEN, lambda record: record.gpt_cfg.max_len, "predict.context_len"),
     control(P_PANEL_START, UNSET, "predict.panels_range", n=MAX_PANELS),
     control(P_STEP, 1, "predict.step_slider"),
 )

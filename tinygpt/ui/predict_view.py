@@ -24,32 +24,32 @@ from tinygpt.ui.predict_table import P_CONTEXT_LEN, P_PREFIX, P_STEP, PREDICT
 _MODEL_UID = "_predict_model_uid"
 
 
-def defaults(tm: ModelRecord) -> None:
+def defaults(record: ModelRecord) -> None:
     """Give every control of the page its default once (the session keeps what the student set)."""
-    put_defaults(PREDICT, tm)
+    put_defaults(PREDICT, record)
     ss = st.session_state
-    ss[P_CONTEXT_LEN] = min(ss[P_CONTEXT_LEN], tm.gpt_cfg.max_len)  # kept from a longer model
+    ss[P_CONTEXT_LEN] = min(ss[P_CONTEXT_LEN], record.gpt_cfg.max_len)  # kept from a longer model
 
 
-def follow_model(tm: ModelRecord) -> None:
+def follow_model(record: ModelRecord) -> None:
     """Another model than on the page's last run keeps the prefix only if it can read it (else its
     own text), and its generation starts at step 1."""
     ss = st.session_state
-    last, ss[_MODEL_UID] = ss.get(_MODEL_UID), tm.uid
-    if last is not None and last != tm.uid:
+    last, ss[_MODEL_UID] = ss.get(_MODEL_UID), record.uid
+    if last is not None and last != record.uid:
         ss[P_STEP] = 1
-        if tm.vocab.unknown(ss.get(P_PREFIX, "")) or not ss.get(P_PREFIX):
-            ss[P_PREFIX] = default_of(PREDICT, P_PREFIX, tm)
-    defaults(tm)
+        if record.vocab.unknown(ss.get(P_PREFIX, "")) or not ss.get(P_PREFIX):
+            ss[P_PREFIX] = default_of(PREDICT, P_PREFIX, record)
+    defaults(record)
 
 
-_BY_UID = {ModelRecord: lambda tm: tm.uid}
+_BY_UID = {ModelRecord: lambda record: record.uid}
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def cached_probs(tm: ModelRecord, text: str) -> torch.Tensor:
+def cached_probs(record: ModelRecord, text: str) -> torch.Tensor:
     """next_char_probs of ``text`` (T ≤ max_len): (T, V), cached per model and text."""
-    return next_char_probs(tm.model, tm.vocab, text)
+    return next_char_probs(record.model, record.vocab, text)
 
 
 class RememberedForward:
@@ -99,9 +99,9 @@ class GenerationRuns:
     are kept (least recently used dropped). Safe to share between sessions' threads.
     """
 
-    def __init__(self, tm: ModelRecord, max_runs: int = 64) -> None:
-        self.tm, self.max_runs = tm, max_runs
-        self.model = RememberedForward(tm.model)
+    def __init__(self, record: ModelRecord, max_runs: int = 64) -> None:
+        self.record, self.max_runs = record, max_runs
+        self.model = RememberedForward(record.model)
         self._runs: OrderedDict[tuple, tuple[list[GenerationStep], torch.Generator]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -122,7 +122,14 @@ class GenerationRuns:
         )
         text = prefix + "".join(step.chosen for step in have)
         more = generate(
-            self.model, self.tm.vocab, text, n_new - len(have), decode, self.tm.window, context_len, generator=state
+            self.model,
+            self.record.vocab,
+            text,
+            n_new - len(have),
+            decode,
+            self.record.window,
+            context_len,
+            generator=state,
         )
         run = have + more
         with self._lock:
@@ -135,13 +142,13 @@ class GenerationRuns:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_BY_UID)
-def generation_runs(tm: ModelRecord) -> GenerationRuns:
+def generation_runs(record: ModelRecord) -> GenerationRuns:
     """The model's :class:`GenerationRuns`, shared by every session."""
-    return GenerationRuns(tm)
+    return GenerationRuns(record)
 
 
 def cached_generate(
-    tm: ModelRecord,
+    record: ModelRecord,
     prefix: str,
     n_new: int,
     temperature: float,
@@ -152,4 +159,4 @@ def cached_generate(
 ) -> list[GenerationStep]:
     """generate() for these settings (temperature τ, top-k, seed, context length in characters,
     top-p), cached per model: a shorter or longer request of the same run reuses its steps."""
-    return generation_runs(tm).steps(prefix, n_new, DecodeConfig(temperature, top_k, seed, top_p), context_len)
+    return generation_runs(record).steps(prefix, n_new, DecodeConfig(temperature, top_k, seed, top_p), context_len)

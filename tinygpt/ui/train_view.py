@@ -62,9 +62,9 @@ def options_with(options: list, value: object) -> list:
     return options if value in options else sorted([*options, value])
 
 
-def form_values(tm: ModelRecord) -> dict[str, object]:
-    """The Train form's widget values (session keys) that reproduce ``tm``'s settings."""
-    return settings_values(tm.text, tm.gpt_cfg, tm.train_cfg)
+def form_values(record: ModelRecord) -> dict[str, object]:
+    """The Train form's widget values (session keys) that reproduce ``record``'s settings."""
+    return settings_values(record.text, record.gpt_cfg, record.train_cfg)
 
 
 def settings_values(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> dict[str, object]:
@@ -88,19 +88,19 @@ def settings_values(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> di
     }
 
 
-def loaded_run(tm: ModelRecord, number: int) -> RunRecord:
+def loaded_run(record: ModelRecord, number: int) -> RunRecord:
     """A loaded checkpoint as one of the session's runs: its settings, its loss curve and greedy check."""
-    generation, expected = greedy_continuation(tm)
+    generation, expected = greedy_continuation(record)
     return RunRecord(
         number,
-        f"file:{tm.uid}",
-        settings_of(tm.text, tm.gpt_cfg, tm.train_cfg),
-        tuple(tm.losses),
+        f"file:{record.uid}",
+        settings_of(record.text, record.gpt_cfg, record.train_cfg),
+        tuple(record.losses),
         JobStatus.DONE,
-        tm.stop_reason,
+        record.stop_reason,
         generation,
         expected,
-        tm.seconds,
+        record.seconds,
     )
 
 
@@ -133,15 +133,15 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
     ss = st.session_state
     st.subheader(tr("train.ckpt_header"))
     st.caption(tr("train.session_note"))
-    tm, _ = current_model(wait=False)  # None while the default model is still being trained
+    record, _ = current_model(wait=False)  # None while the default model is still being trained
     st.download_button(
         tr("train.download"),
-        data=(lambda: checkpoint.to_bytes(tm)) if tm is not None else b"",
-        file_name=f"tinygpt-{tm.uid[:8] if tm is not None else 'default'}.safetensors",
+        data=(lambda: checkpoint.to_bytes(record)) if record is not None else b"",
+        file_name=f"tinygpt-{record.uid[:8] if record is not None else 'default'}.safetensors",
         mime="application/octet-stream",
-        help=tr("train.download_help") if tm is not None else tr("model.preparing"),
+        help=tr("train.download_help") if record is not None else tr("model.preparing"),
         on_click="ignore",
-        disabled=tm is None,
+        disabled=record is None,
         key="train_download",
     )
     upload_limit = f"{checkpoint.MAX_CHECKPOINT_BYTES / 2**20:.0f} MB"
@@ -177,5 +177,5 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
     if ss.get("_ckpt_msg"):
         kind, message = ss["_ckpt_msg"]
         (st.success if kind == "success" else st.error)(message)
-        if kind == "success" and tm is not None and not tm.losses:
+        if kind == "success" and record is not None and not record.losses:
             st.caption(tr("train.loaded_no_curve"))

@@ -310,32 +310,32 @@ def show_progress(job: TrainingJob | None, runs: list[RunRecord]) -> Progress | 
 def end_message(job: TrainingJob, p: Progress) -> None:
     """What a finished, stopped or failed run says."""
     if p.status == JobStatus.DONE:
-        tm = job.result
+        record = job.result
         figures = {
-            "steps": len(tm.losses),
-            "loss": tm.losses[-1],
-            "seconds": tm.seconds,
-            "reason": tr(f"train.reason.{tm.stop_reason}"),
+            "steps": len(record.losses),
+            "loss": record.losses[-1],
+            "seconds": record.seconds,
+            "reason": tr(f"train.reason.{record.stop_reason}"),
         }
         if job.diverged:
-            if st.session_state.get(K_OWN) is tm:
-                st.warning(tr("train.diverged_in_use", first=tm.losses[0], last=tm.losses[-1]))
+            if st.session_state.get(K_OWN) is record:
+                st.warning(tr("train.diverged_in_use", first=record.losses[0], last=record.losses[-1]))
             else:
                 st.warning(
                     tr(
                         "train.diverged",
-                        first=tm.losses[0],
-                        last=tm.losses[-1],
-                        lr=tm.train_cfg.lr,
-                        suggest=tm.train_cfg.lr / 10,
+                        first=record.losses[0],
+                        last=record.losses[-1],
+                        lr=record.train_cfg.lr,
+                        suggest=record.train_cfg.lr / 10,
                     )
                 )
                 if st.button(tr("train.use_diverged"), key="train_use_diverged"):
-                    set_own_model(tm)
+                    set_own_model(record)
                     st.rerun()
         else:
             st.success(tr("train.done_cached" if job.from_cache else "train.done", **figures))
-            attention_check(tm, start_or_refuse)
+            attention_check(record, start_or_refuse)
     elif p.status == JobStatus.STOPPED:
         in_use = job.result is not None and st.session_state.get(K_OWN) is job.result
         if in_use:

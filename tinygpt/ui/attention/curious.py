@@ -25,7 +25,7 @@ from tinygpt.ui.lesson import visible
 
 
 def for_the_curious(
-    tm: ModelRecord, text: str, base: AttentionTrace, trace: AttentionTrace, head: int, step: Step | None
+    record: ModelRecord, text: str, base: AttentionTrace, trace: AttentionTrace, head: int, step: Step | None
 ) -> None:
     """ "For the curious": an expander drawn only while open, with the checks that the numbers on
     screen are the model's own (rows of α sum to 1, masked entries exactly 0, the attention
@@ -34,7 +34,7 @@ def for_the_curious(
     if not box.open:
         return
     with box:
-        show_checks(tm, text, base, trace, head)
+        show_checks(record, text, base, trace, head)
         if step is not None and visible(s.K_SOURCE):
             path, first, last = step_source_location(step)
             st.markdown(f"**{tr('attn.source', path=path, first=first, last=last)}**")
@@ -42,7 +42,7 @@ def for_the_curious(
             st.code(step.source(), language="python")
 
 
-def show_checks(tm: ModelRecord, text: str, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:
+def show_checks(record: ModelRecord, text: str, base: AttentionTrace, trace: AttentionTrace, head: int) -> None:
     """The on-screen checks: row sums, exact zeros under the mask, the model's own output, SDPA, NaN."""
     st.markdown(f"**{tr('attn.checks')}**")
     ok, warn = ":material/check_circle:", ":material/warning:"
@@ -55,7 +55,7 @@ def show_checks(tm: ModelRecord, text: str, base: AttentionTrace, trace: Attenti
         lines.append(f"{ok if worst == 0.0 else warn} " + tr("attn.check_masked", n=n_masked, value=value))
     else:
         lines.append(f"{ok} " + tr("attn.check_no_mask"))
-    diff = data.own_module_difference(tm, text, base.layer)
+    diff = data.own_module_difference(record, text, base.layer)
     lines.append(f"{ok if diff < 1e-6 else warn} " + tr("attn.check_module", diff=diff))
     if trace.switches != base.switches:
         change = float((trace.state["out"] - base.state["out"]).abs().max())

@@ -40,95 +40,97 @@ from tinygpt.explanations.why import (
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.models import attention_trace
 
-_BY_UID = {ModelRecord: lambda tm: tm.uid}
+_BY_UID = {ModelRecord: lambda record: record.uid}
 
 
-def _own_by_layer(tm: ModelRecord) -> dict[int, Switches]:
+def _own_by_layer(record: ModelRecord) -> dict[int, Switches]:
     """The model's own attention in every layer (the causal mask as it trained)."""
-    own = Switches(causal_mask=tm.train_cfg.causal_mask)
-    return {k: own for k in range(tm.gpt_cfg.n_layers)}
+    own = Switches(causal_mask=record.train_cfg.causal_mask)
+    return {k: own for k in range(record.gpt_cfg.n_layers)}
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_BY_UID)
-def own_walk(tm: ModelRecord, text: str) -> Walk:
+def own_walk(record: ModelRecord, text: str) -> Walk:
     """The model's own walk over ``text`` (α of every layer, logits)."""
-    return walk(tm.model, tm.vocab.encode(text)[None], _own_by_layer(tm))
+    return walk(record.model, record.vocab.encode(text)[None], _own_by_layer(record))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def switched_walk(tm: ModelRecord, text: str, layer: int, switches: Switches) -> Walk:
+def switched_walk(record: ModelRecord, text: str, layer: int, switches: Switches) -> Walk:
     """The walk with ``switches`` in ``layer`` and the model's own attention elsewhere."""
-    if switches == Switches(causal_mask=tm.train_cfg.causal_mask):
-        return own_walk(tm, text)
-    return walk(tm.model, tm.vocab.encode(text)[None], _own_by_layer(tm) | {layer: switches})
+    if switches == Switches(causal_mask=record.train_cfg.causal_mask):
+        return own_walk(record, text)
+    return walk(record.model, record.vocab.encode(text)[None], _own_by_layer(record) | {layer: switches})
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def effects(tm: ModelRecord, text: str, layer: int, switches: Switches) -> PositionEffects:
+def effects(record: ModelRecord, text: str, layer: int, switches: Switches) -> PositionEffects:
     """The prediction at every position with ``switches`` in ``layer``, against the model's own."""
-    return effects_of(own_walk(tm, text), switched_walk(tm, text, layer, switches))
+    return effects_of(own_walk(record, text), switched_walk(record, text, layer, switches))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def flip_reasons(tm: ModelRecord, text: str, layer: int, switches: Switches) -> list[Flip]:
+def flip_reasons(record: ModelRecord, text: str, layer: int, switches: Switches) -> list[Flip]:
     """Why each changed position changed (``tinygpt.explanations.why.flips``)."""
-    ids = tm.vocab.encode(text)
-    return flips(own_walk(tm, text), switched_walk(tm, text, layer, switches), ids, layer, switches)
+    ids = record.vocab.encode(text)
+    return flips(own_walk(record, text), switched_walk(record, text, layer, switches), ids, layer, switches)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
-def roles(tm: ModelRecord, text: str) -> list[HeadRole]:
+def roles(record: ModelRecord, text: str) -> list[HeadRole]:
     """What each head of the model looks at in ``text`` (``tinygpt.explanations.why.head_roles``)."""
-    return head_roles(own_walk(tm, text).alphas)
+    return head_roles(own_walk(record, text).alphas)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
-def steps_head(tm: ModelRecord, text: str, layer: int) -> tuple[int, float]:
+def steps_head(record: ModelRecord, text: str, layer: int) -> tuple[int, float]:
     """The head of ``layer`` the steps open on: of the heads that look at the previous character in
     ``text``, the one the prediction needs most (``tinygpt.explanations.why.looks_back``), with its average
     weight there."""
-    alphas = own_walk(tm, text).alphas  # (L, h, T, T)
+    alphas = own_walk(record, text).alphas  # (L, h, T, T)
     several = sum(share >= ROLE_SHARE for share in previous_shares(alphas, layer)) > 1
-    if several and what_attention_decides(tm.text):  # which of them the prediction needs (L·h walks)
-        return looks_back(alphas, layer, head_effects(tm, text)[0][layer].tolist())
+    if several and what_attention_decides(record.text):  # which of them the prediction needs (L·h walks)
+        return looks_back(alphas, layer, head_effects(record, text)[0][layer].tolist())
     return looks_back(alphas, layer)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
-def reliance(tm: ModelRecord) -> Reliance:
+def reliance(record: ModelRecord) -> Reliance:
     """How many training predictions uniform attention in every layer changes."""
-    return attention_reliance(tm.model, tm.vocab, tm.text, tm.window, tm.train_cfg.causal_mask)
+    return attention_reliance(record.model, record.vocab, record.text, record.window, record.train_cfg.causal_mask)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
-def one_char_ids(tm: ModelRecord, text: str) -> np.ndarray:
+def one_char_ids(record: ModelRecord, text: str) -> np.ndarray:
     """The character the model predicts after each character of ``text`` read alone (nothing
     before it to attend to), (T,)."""
     # A text of one character sits at position 0, so its prediction depends on the character
     # only: one walk over the distinct characters, (U, 1), read back for each position.
-    distinct, position_of = torch.unique(tm.vocab.encode(text), return_inverse=True)  # (U,), (T,)
-    return to_numpy(walk(tm.model, distinct[:, None]).logits[:, 0].argmax(dim=-1)[position_of])
+    distinct, position_of = torch.unique(record.vocab.encode(text), return_inverse=True)  # (U,), (T,)
+    return to_numpy(walk(record.model, distinct[:, None]).logits[:, 0].argmax(dim=-1)[position_of])
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
-def head_effects(tm: ModelRecord, text: str) -> tuple[np.ndarray, np.ndarray]:
+def head_effects(record: ModelRecord, text: str) -> tuple[np.ndarray, np.ndarray]:
     """:func:`tinygpt.explanations.explain.head_importance`: (positions changed (L, h) int, largest |Δp| of the
     model's own choice (L, h) float), L·h walks."""
-    hi = head_importance(tm.model, tm.vocab.encode(text)[None])
+    hi = head_importance(record.model, record.vocab.encode(text)[None])
     return to_numpy(hi.changed), to_numpy(hi.max_delta)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)
-def lens_probs(tm: ModelRecord, text: str) -> np.ndarray:
+def lens_probs(record: ModelRecord, text: str) -> np.ndarray:
     """:func:`tinygpt.explanations.explain.logit_lens`: P(next character) after each block, (L, T, V)."""
-    return to_numpy(logit_lens(tm.model, tm.vocab.encode(text)[None]))
+    return to_numpy(logit_lens(record.model, record.vocab.encode(text)[None]))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def own_module_difference(tm: ModelRecord, text: str, layer: int) -> float:
+def own_module_difference(record: ModelRecord, text: str, layer: int) -> float:
     """:func:`tinygpt.explanations.explain.module_difference` of the page's trace of ``text`` at ``layer`` (the
     default switches) and the model's attention module."""
-    return module_difference(tm.model, walk(tm.model, tm.vocab.encode(text)[None]), attention_trace(tm, text, layer))
+    return module_difference(
+        record.model, walk(record.model, record.vocab.encode(text)[None]), attention_trace(record, text, layer)
+    )
 
 
 def what_if(base: AttentionTrace, switches: Switches) -> AttentionTrace:

@@ -48,7 +48,7 @@ ONE_HOT_SHARE = 0.9
 SHOWN_FLIPS = 3
 
 
-def text_next(text: str, tm: ModelRecord) -> list[str | None]:
+def text_next(text: str, record: ModelRecord) -> list[str | None]:
     """The character that follows each position in ``text`` (None after the last)."""
     return [text[i + 1] for i in range(len(text) - 1)] + [None]
 
@@ -95,11 +95,11 @@ def strip_html(text: str, fx: PositionEffects, chars: Sequence[str], targets: Se
     )
 
 
-def decides_sentence(tm: ModelRecord) -> str:
+def decides_sentence(record: ModelRecord) -> str:
     """What attention has to decide in the model's training text, or that it has nothing to decide."""
-    decided = what_attention_decides(tm.text)
+    decided = what_attention_decides(record.text)
     if not decided:
-        pairs = ", ".join(f"{_char(a)}→{_char(b)}" for a, b in zip(tm.text, tm.text[1:] + tm.text[:1]))
+        pairs = ", ".join(f"{_char(a)}→{_char(b)}" for a, b in zip(record.text, record.text[1:] + record.text[:1]))
         return tr("why.decides_none", pairs=md_escape(pairs[:80]))
     best = max(decided, key=lambda d: (bool(d.rule), len(d.nexts)))
     nexts = tr("why.or").join(quoted(c) for c in best.nexts)
@@ -109,17 +109,17 @@ def decides_sentence(tm: ModelRecord) -> str:
     return tr("why.decides_norule", c=quoted(best.char), nexts=nexts)
 
 
-def unchanged_reasons(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> list[str]:
+def unchanged_reasons(record: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> list[str]:
     """Why the switches change no prediction, as sentences from the model's numbers."""
-    T, n_layers = len(text), tm.gpt_cfg.n_layers
+    T, n_layers = len(text), record.gpt_cfg.n_layers
     labels = [f"{i} {_char(c)}" for i, c in enumerate(text)]
-    follows = bool((data.one_char_ids(tm, text) == to_numpy(fx.own_ids)).all())
+    follows = bool((data.one_char_ids(record, text) == to_numpy(fx.own_ids)).all())
     reasons = [tr("attn.exp.why_one_char", T=T)] if follows else []
-    if not sw.causal_mask and tm.train_cfg.causal_mask and T > 1:
+    if not sw.causal_mask and record.train_cfg.causal_mask and T > 1:
         key = "attn.exp.why_mask_last" if layer == n_layers - 1 else "attn.exp.why_mask"
         reasons.append(tr(key, last=labels[-1], layer=number(layer)))
     if sw.temperature < 1.0:
-        alphas = data.own_walk(tm, text).alphas[layer]  # (h, T, T)
+        alphas = data.own_walk(record, text).alphas[layer]  # (h, T, T)
         rows = alphas[:, 1:]
         share = float(rows.amax(dim=-1).mean()) if rows.numel() else 1.0
         key = "attn.exp.why_one_hot" if share >= ONE_HOT_SHARE else "attn.exp.why_sharp"
@@ -140,10 +140,10 @@ def offer_context_example() -> bool:
     )
 
 
-def set_by_lesson(tm: ModelRecord, sw: Switches, layer: int) -> list[str]:
+def set_by_lesson(record: ModelRecord, sw: Switches, layer: int) -> list[str]:
     """The switches a teacher's lesson link set away from the model's own and hides from the
     student, each as "name: value" in the user's language (empty outside a lesson)."""
-    own, named = s.own_switches(tm), []
+    own, named = s.own_switches(record), []
     on_off = {True: tr("attn.lesson_on"), False: tr("attn.lesson_off")}
     if sw.causal_mask != own.causal_mask and not visible(s.K_MASK):
         named.append(tr("attn.lesson_switch", name=tr("attn.mask"), value=on_off[sw.causal_mask]))
@@ -161,43 +161,43 @@ def set_by_lesson(tm: ModelRecord, sw: Switches, layer: int) -> list[str]:
     return named
 
 
-def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffects:
+def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffects:
     """The count, the strip and the reasons (see the module's docstring); returns the effects.
 
     When nothing changes, the first reason and the context example's button come right after the
     count, before the strip, so they are in view after the click even on a phone.
     """
-    fx = data.effects(tm, text, layer, sw)
-    chars, T = list(tm.vocab.chars), len(text)
-    own = sw == s.own_switches(tm)
+    fx = data.effects(record, text, layer, sw)
+    chars, T = list(record.vocab.chars), len(text)
+    own = sw == s.own_switches(record)
     pressed = False
     with st.container(key="effect_count"):
-        if lesson_set := set_by_lesson(tm, sw, layer):  # the student sees no switch: say what the link set
+        if lesson_set := set_by_lesson(record, sw, layer):  # the student sees no switch: say what the link set
             st.markdown(tr("attn.lesson_set", switches="; ".join(lesson_set)))
-        where = dict(layer=number(layer), L=tm.gpt_cfg.n_layers)  # the layer is said beside the count
+        where = dict(layer=number(layer), L=record.gpt_cfg.n_layers)  # the layer is said beside the count
         if own:
             st.markdown(tr("attn.effect.own", T=T, **where))
         else:
             key = "attn.effect.count_lesson" if lesson_set else "attn.effect.count"
             st.markdown(tr(key, n=fx.n_changed, T=T, **where))
         if not fx.n_changed and not own:
-            reasons = unchanged_reasons(tm, text, layer, sw, fx)
+            reasons = unchanged_reasons(record, text, layer, sw, fx)
             st.markdown(f"**{tr('attn.exp.why_header')}** {reasons[0]}")
-            if tm.text != EXAMPLES["context"].text:
+            if record.text != EXAMPLES["context"].text:
                 pressed = offer_context_example()
             if len(reasons) > 1:
                 with st.expander(tr("attn.effect.more_reasons", n=len(reasons) - 1)):
                     st.markdown("\n".join(f"- {r}" for r in reasons[1:]))
-        elif own and not what_attention_decides(tm.text):  # nothing to flip: say why before the student tries
-            st.markdown(decides_sentence(tm))
+        elif own and not what_attention_decides(record.text):  # nothing to flip: say why before the student tries
+            st.markdown(decides_sentence(record))
             pressed = offer_context_example()
-        st.html(strip_html(text, fx, chars, text_next(text, tm)))
+        st.html(strip_html(text, fx, chars, text_next(text, record)))
     marks_first = own or predict_marks.made(text)  # without marks, a flip's first reason comes first
     if marks_first:
-        predict_marks.section(tm, text, layer, sw, fx)  # the student's marks before a flip, scored after it
+        predict_marks.section(record, text, layer, sw, fx)  # the student's marks before a flip, scored after it
     if fx.n_changed:
-        reasons = data.flip_reasons(tm, text, layer, sw)  # first, so a phone has the first one in view
-        how = switch_phrase(sw, s.own_switches(tm))
+        reasons = data.flip_reasons(record, text, layer, sw)  # first, so a phone has the first one in view
+        how = switch_phrase(sw, s.own_switches(record))
         for f in reasons[:SHOWN_FLIPS]:
             st.markdown("- " + flip_sentence(f, text, chars, layer, how))
         if len(reasons) > SHOWN_FLIPS:
@@ -205,17 +205,17 @@ def panel(tm: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffec
                 st.markdown("\n".join("- " + flip_sentence(f, text, chars, layer, how) for f in reasons[SHOWN_FLIPS:]))
         st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
         st.caption(tr("attn.effect.numbers_note"))
-        if not sw.causal_mask and tm.train_cfg.causal_mask:
+        if not sw.causal_mask and record.train_cfg.causal_mask:
             st.caption(tr("why.mask_off"))
-    elif own and what_attention_decides(tm.text):
-        st.caption(decides_sentence(tm))
-        head = data.steps_head(tm, text, layer)[0]  # the head that looks back, which the steps open on
-        role = next(r for r in data.roles(tm, text) if (r.layer, r.head) == (layer, head))
+    elif own and what_attention_decides(record.text):
+        st.caption(decides_sentence(record))
+        head = data.steps_head(record, text, layer)[0]  # the head that looks back, which the steps open on
+        role = next(r for r in data.roles(record, text) if (r.layer, r.head) == (layer, head))
         if role.kind == "previous":
             shown = st.session_state.get(s.K_HEAD) == head
             st.caption(f"{role_sentence(role)} {tr('why.role.steps_open') if shown else ''}".strip())
     if not marks_first:
-        predict_marks.section(tm, text, layer, sw, fx)  # says that no positions were marked before the flip
+        predict_marks.section(record, text, layer, sw, fx)  # says that no positions were marked before the flip
     if pressed:
         st.rerun(scope="app")
     return fx
@@ -242,7 +242,7 @@ def effects_columns(
     }
 
 
-def details(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> None:
+def details(record: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> None:
     """ "Every position in detail": an expander drawn only while open, with the table of every
     position and the chart of how far each probability moved."""
     if not visible(s.K_DETAILS):
@@ -250,7 +250,7 @@ def details(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
     box = st.expander(tr("attn.effect.details"), key=s.K_DETAILS, on_change="rerun", icon=":material/table:")
     if not box.open:
         return
-    chars = list(tm.vocab.chars)
+    chars = list(record.vocab.chars)
     labels = [f"{i} {_char(c)}" for i, c in enumerate(text)]
     with box:
         if not sw.causal_mask and fx.n_changed and not bool(fx.changed[-1]):
@@ -258,7 +258,7 @@ def details(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
         probabilities = (tr("attn.exp.p_own"), tr("attn.exp.p_new"), tr("attn.exp.dp"))
         show_table(
             text_table(
-                effects_columns(fx, chars, text, text_next(text, tm)),
+                effects_columns(fx, chars, text, text_next(text, record)),
                 dict.fromkeys(probabilities, format_probability),
                 highlight=fx.changed.tolist(),
             ),

@@ -74,7 +74,7 @@ def made(text: str) -> bool:
     return any(m in labels for m in st.session_state.get(K_MARKS) or [])
 
 
-def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> None:
+def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> None:
     """Before a flip, the marks; after it, their score (see the module's docstring). Not drawn when
     a teacher's lesson link hides the marks (``attn_marks``); drawn while a teacher leads the class,
     which locks the view, not the student's own answers."""
@@ -82,7 +82,7 @@ def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
         return
     ss = st.session_state
     labels = _labels(text)
-    switch = flipped(s.own_switches(tm), sw)
+    switch = flipped(s.own_switches(record), sw)
     if switch is None:
         if ss.pop(_SCORED, None) is not None:  # a new prediction for the next flip
             ss[K_MARKS] = []
@@ -109,7 +109,7 @@ def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
     changed = [bool(c) for c in fx.changed.tolist()]
     positions = [int(m) for m in marks if m != NONE]
     score = score_marks(positions, changed)
-    question = prediction_question(list(text), changed, switch, layer, layer == tm.gpt_cfg.n_layers - 1)
+    question = prediction_question(list(text), changed, switch, layer, layer == record.gpt_cfg.n_layers - 1)
     identity = prediction_id(question)
     if ss.get(_SCORED) is None:
         _record(question, identity, mark_ids(positions))
@@ -131,8 +131,8 @@ def section(tm: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEf
         if not score.perfect:
             misconception_view.note(question, mark_ids(positions))  # the wrong idea the marks reveal, if any
         if score.misses:
-            chars = list(tm.vocab.chars)
-            why = {f.position: f for f in data.flip_reasons(tm, text, layer, sw)}
+            chars = list(record.vocab.chars)
+            why = {f.position: f for f in data.flip_reasons(record, text, layer, sw)}
             lines = [
                 "- " + tr("attn.marks.miss", why=flip_sentence(why[k], text, chars, layer))
                 for k in score.misses

@@ -68,21 +68,21 @@ def heads_table(changed: np.ndarray, max_delta: np.ndarray, T: int) -> TextTable
     )
 
 
-def heads_that_matter(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
+def heads_that_matter(record: ModelRecord, text: str, labels: Sequence[str]) -> None:
     """Layers × heads: how many positions change their prediction when that head alone is off,
     and what each head does, in words."""
     box = _lazy(tr("attn.exp.heads_header"), s.K_HEADS, ":material/group_work:")
     if box is None:
         return
     with box:
-        changed, max_delta = data.head_effects(tm, text)  # (L, h) each
+        changed, max_delta = data.head_effects(record, text)  # (L, h) each
         L, h = changed.shape
         T = len(labels)
         layer, head = divmod(int(np.lexsort((max_delta.reshape(-1), changed.reshape(-1)))[-1]), h)
         n, dp = int(changed[layer, head]), float(max_delta[layer, head])
         shown = dict(layer=number(layer), head=number(head), n=n, T=T, dp=dp)
         st.markdown(tr("attn.exp.heads_top" if n else "attn.exp.heads_none", **shown))
-        roles = {(r.layer, r.head): r for r in data.roles(tm, text)}
+        roles = {(r.layer, r.head): r for r in data.roles(record, text)}
         st.markdown(tr("attn.exp.heads_does", sentence=role_sentence(roles[(layer, head)])))
         st.caption(tr("attn.exp.heads_caption"))
         rows = [tr("attn.panel_layer", l=number(k)) for k in range(L)]
@@ -130,15 +130,15 @@ def lens_rows(L: int) -> list[str]:
     return [tr("attn.exp.lens_row_last" if k == L - 1 else "attn.exp.lens_row", l=number(k)) for k in range(L)]
 
 
-def logit_lens(tm: ModelRecord, text: str, labels: Sequence[str]) -> None:
+def logit_lens(record: ModelRecord, text: str, labels: Sequence[str]) -> None:
     """The prediction read after each block, layers × positions, with its table."""
     box = _lazy(tr("attn.exp.lens_header"), s.K_LENS, ":material/visibility:")
     if box is None:
         return
     with box:
         st.markdown(tr("attn.exp.lens_intro"))
-        probs = data.lens_probs(tm, text)  # (L, T, V)
-        chars = list(tm.vocab.chars)
+        probs = data.lens_probs(record, text)  # (L, T, V)
+        chars = list(record.vocab.chars)
         top = probs.argmax(axis=-1)  # (L, T)
         L = probs.shape[0]
         rows = [tr("attn.exp.lens_axis_last", l=k) if k == L - 1 else str(k) for k in range(L)]  # short: phones
@@ -235,17 +235,17 @@ def zero_future(alpha: torch.Tensor) -> np.ndarray:
     return to_numpy(future_mask(alpha.shape[-1])) & (to_numpy(alpha) == 0)
 
 
-def snapshots(tm: ModelRecord, layer: int, head: int) -> None:
+def snapshots(record: ModelRecord, layer: int, head: int) -> None:
     """How attention formed during training: α of the training text at the saved training steps
     (``ModelRecord.snapshots``: step -> (L, h, T, T)), one step at a time over a slider."""
     box = _lazy(tr("attn.snap_header"), s.K_TRAINING, ":material/history:", control=s.K_SNAPSHOT)
     if box is None:
         return
     with box:
-        if not tm.snapshots:
+        if not record.snapshots:
             st.info(tr("attn.snap_none"))
             return
-        steps = sorted(tm.snapshots)
+        steps = sorted(record.snapshots)
         if st.session_state.get(s.K_SNAPSHOT) not in steps:
             st.session_state[s.K_SNAPSHOT] = steps[-1]
         chosen = steps[0]
@@ -255,8 +255,8 @@ def snapshots(tm: ModelRecord, layer: int, head: int) -> None:
                 lambda: st.select_slider(tr("attn.snap_step"), steps, key=s.K_SNAPSHOT, persist_state="session"),
                 None,
             )
-        alpha = tm.snapshots[chosen][layer, head]  # (T, T)
-        text = cyclic(tm.text, alpha.shape[-1])  # the training window the snapshot is of
+        alpha = record.snapshots[chosen][layer, head]  # (T, T)
+        text = cyclic(record.text, alpha.shape[-1])  # the training window the snapshot is of
         labels = [f"{i} {c}" for i, c in enumerate(text)]
         caption = tr("attn.snap_caption", text=text, step=chosen, layer=number(layer), head=number(head))
         st.caption(caption)
@@ -284,7 +284,7 @@ def snapshots(tm: ModelRecord, layer: int, head: int) -> None:
 
 
 def whole_model(
-    tm: ModelRecord,
+    record: ModelRecord,
     text: str,
     labels: Sequence[str],
     heads_alpha: torch.Tensor | None,
@@ -295,12 +295,12 @@ def whole_model(
     every head of the chosen layer with the switches, (h, T, T), or None while the exercise is on
     (the grids would give the answers away)."""
     ss = st.session_state
-    layer, head, cfg = ss[s.K_LAYER], ss[s.K_HEAD], tm.gpt_cfg
+    layer, head, cfg = ss[s.K_LAYER], ss[s.K_HEAD], record.gpt_cfg
     sections = (s.K_HEADS, s.K_LENS, s.K_HEADS_GRID, s.K_LAYERS_GRID, s.K_SNAPSHOT)
     if any(visible(k) for k in sections):  # a lesson may hide them all
         st.subheader(tr("attn.whole_header"))
-    heads_that_matter(tm, text, labels)
-    logit_lens(tm, text, labels)
+    heads_that_matter(record, text, labels)
+    logit_lens(record, text, labels)
     if heads_alpha is not None:
         alpha_grid(
             heads_alpha,
@@ -311,12 +311,12 @@ def whole_model(
             key=s.K_HEADS_GRID,
         )
         alpha_grid(
-            data.own_walk(tm, text).alphas[:, head],
+            data.own_walk(record, text).alphas[:, head],
             [tr("attn.panel_layer", l=number(k)) for k in range(cfg.n_layers)],
             labels,
-            causal if tm.train_cfg.causal_mask else None,
+            causal if record.train_cfg.causal_mask else None,
             header=tr("attn.layers_header", head=number(head)),
             key=s.K_LAYERS_GRID,
             caption=tr("attn.layers_caption"),
         )
-    snapshots(tm, layer, head)
+    snapshots(record, layer, head)

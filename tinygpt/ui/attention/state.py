@@ -107,30 +107,30 @@ _PICKER_TEXT = "_attn_picker_text"  # the text the cell pickers index into
 _TRAINED_MASK = "_attn_trained_mask"  # the causal mask the shown model was trained with
 
 
-def own_switches(tm: ModelRecord) -> Switches:
+def own_switches(record: ModelRecord) -> Switches:
     """The model's own attention: the causal mask as it was trained, nothing else changed."""
-    return Switches(causal_mask=tm.train_cfg.causal_mask)
+    return Switches(causal_mask=record.train_cfg.causal_mask)
 
 
-def readable(tm: ModelRecord, text: str) -> bool:
-    """True when ``tm`` knows every character of ``text``."""
-    return not tm.vocab.unknown(text)
+def readable(record: ModelRecord, text: str) -> bool:
+    """True when ``record`` knows every character of ``text``."""
+    return not record.vocab.unknown(text)
 
 
-def own_text(tm: ModelRecord) -> str:
-    """The text the page opens on for ``tm``: its first training window (what its snapshots show)."""
-    return tm.text[: tm.window][: tm.gpt_cfg.max_len]
+def own_text(record: ModelRecord) -> str:
+    """The text the page opens on for ``record``: its first training window (what its snapshots show)."""
+    return record.text[: record.window][: record.gpt_cfg.max_len]
 
 
-def opening_head(tm: ModelRecord) -> int:
+def opening_head(record: ModelRecord) -> int:
     """The head the page opens on in layer 0: the one that looks at the previous character in the
     model's own text (the head the page's sentence about it names), so the steps show it first."""
-    return data.steps_head(tm, own_text(tm), 0)[0]
+    return data.steps_head(record, own_text(record), 0)[0]
 
 
-def defaults(tm: ModelRecord) -> None:
+def defaults(record: ModelRecord) -> None:
     """Give every widget of the page its default once (the session keeps what the student set)."""
-    put_defaults(ATTENTION, tm, {K_TEXT: own_text(tm), K_HEAD: opening_head(tm), K_STEP: STEP_IDS[0]})
+    put_defaults(ATTENTION, record, {K_TEXT: own_text(record), K_HEAD: opening_head(record), K_STEP: STEP_IDS[0]})
     current = lesson()
     if current is not None:  # a lesson about one section opens it (the snapshots' slider: training)
         for shown, section in LESSON_SECTIONS.items():
@@ -149,18 +149,18 @@ def reset_switches() -> None:
         del ss[key]
 
 
-def follow_model(tm: ModelRecord) -> None:
+def follow_model(record: ModelRecord) -> None:
     """Before the URL and the widgets: a model the page did not show on its last run starts with
     its own attention, and keeps the text only if it can read it (else its own text)."""
     ss = st.session_state
-    ss[_TRAINED_MASK] = tm.train_cfg.causal_mask
-    last, ss[_MODEL_UID] = ss.get(_MODEL_UID), tm.uid
-    if last is not None and last != tm.uid:
+    ss[_TRAINED_MASK] = record.train_cfg.causal_mask
+    last, ss[_MODEL_UID] = ss.get(_MODEL_UID), record.uid
+    if last is not None and last != record.uid:
         reset_switches()
-        ss[K_LAYER], ss[K_HEAD] = 0, opening_head(tm)
-        if not readable(tm, ss.get(K_TEXT, "")) or not ss.get(K_TEXT):
-            ss[K_TEXT] = own_text(tm)
-    defaults(tm)
+        ss[K_LAYER], ss[K_HEAD] = 0, opening_head(record)
+        if not readable(record, ss.get(K_TEXT, "")) or not ss.get(K_TEXT):
+            ss[K_TEXT] = own_text(record)
+    defaults(record)
 
 
 def clamp(cfg: GPTConfig, text: str) -> list[str]:

@@ -82,7 +82,7 @@ def step_nav() -> str:
     return chosen
 
 
-def guess_step(tm: ModelRecord, text: str, trace: AttentionTrace, step: Step, head: int) -> bool:
+def guess_step(record: ModelRecord, text: str, trace: AttentionTrace, step: Step, head: int) -> bool:
     """Guess, then reveal: the step's questions about the query row of the cell picker (the last
     position until the student picks one) and the score; True once answered, and for a step that
     asks nothing (said in a caption)."""
@@ -92,7 +92,7 @@ def guess_step(tm: ModelRecord, text: str, trace: AttentionTrace, step: Step, he
         return True
     query = st.session_state[s.K_CELL_I]  # within the text: state.clamp
     revealed = exercise_view.attention_exercise(
-        trace, step, head, trace.layer, query=query, model=tm.model, idx=tm.vocab.encode(text)[None]
+        trace, step, head, trace.layer, query=query, model=record.model, idx=record.vocab.encode(text)[None]
     )
     if not revealed:
         st.caption(tr("attn.guess_hidden"))
@@ -242,11 +242,11 @@ def shared_score_bound(trace: AttentionTrace, head: int, future: torch.Tensor | 
 
 
 def steps_section(
-    tm: ModelRecord, text: str, base: AttentionTrace, sw: Switches, labels: Sequence[str], causal: torch.Tensor
+    record: ModelRecord, text: str, base: AttentionTrace, sw: Switches, labels: Sequence[str], causal: torch.Tensor
 ) -> None:
     """The step navigation, the step, and "for the curious" (a fragment: a move to another step
     and the step's own controls rerun only this part)."""
-    cfg, head = tm.gpt_cfg, st.session_state[s.K_HEAD]
+    cfg, head = record.gpt_cfg, st.session_state[s.K_HEAD]
     trace = data.what_if(base, sw)
     future = causal if sw.causal_mask else None
     guess = st.session_state[s.K_GUESS]
@@ -260,9 +260,9 @@ def steps_section(
             step = None
         else:
             step = step_by_id(chosen)
-            exercise = (lambda: guess_step(tm, text, trace, step, head)) if guess else None
+            exercise = (lambda: guess_step(record, text, trace, step, head)) if guess else None
             if not show_step(trace, step, head, labels, cfg, future, exercise):
                 return  # the checks would give the answer away: after the guess
-        for_the_curious(tm, text, base, trace, head, step)
+        for_the_curious(record, text, base, trace, head, step)
 
     step_part()

@@ -32,11 +32,11 @@ PRIMARY = (s.K_MASK, s.K_UNIFORM, s.K_TAU, s.K_RESET)
 MORE = (s.K_LAYER, s.K_HEAD, s.K_HEADS_OFF, s.K_UNIFORM_SCOPE, s.K_SCALING, s.K_DIVISOR, s.K_EDITING)
 
 
-def is_own(tm: ModelRecord) -> bool:
+def is_own(record: ModelRecord) -> bool:
     """True when the switches are the model's own attention (nothing to reset)."""
     ss = st.session_state
     return (
-        ss[s.K_MASK] == tm.train_cfg.causal_mask
+        ss[s.K_MASK] == record.train_cfg.causal_mask
         and ss[s.K_SCALING] == "sqrt"
         and ss[s.K_TAU] == 1.0
         and not ss[s.K_HEADS_OFF]
@@ -45,7 +45,7 @@ def is_own(tm: ModelRecord) -> bool:
     )
 
 
-def primary(tm: ModelRecord) -> None:
+def primary(record: ModelRecord) -> None:
     """The switches in view at first: the causal mask and uniform attention side by side (also on
     a phone), τ below them with "reset" (back to the model's own) once anything is changed."""
     layer = st.session_state[s.K_LAYER]  # said beside the count (effect.panel)
@@ -79,7 +79,7 @@ def primary(tm: ModelRecord) -> None:
             ),
             None,
         )
-        if visible(s.K_RESET) and not is_own(tm):
+        if visible(s.K_RESET) and not is_own(record):
             st.button(
                 tr("attn.reset"),
                 help=tr("attn.reset_help"),

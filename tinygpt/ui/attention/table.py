@@ -97,7 +97,7 @@ def _index(name: str, key: str, count: str):
 ATTENTION = table(
     control(K_TEXT, BY_PAGE, "attn.text", lambda cfg: url.field("text", K_TEXT, read_text)),  # state.own_text
     control(K_STEP, BY_PAGE, "attn.step"),  # the first step (tinygpt.attention.STEP_IDS); its row: state.url_params
-    control(K_MASK, lambda tm: tm.train_cfg.causal_mask, "attn.mask", _flag("mask", K_MASK)),
+    control(K_MASK, lambda record: record.train_cfg.causal_mask, "attn.mask", _flag("mask", K_MASK)),
     control(
         K_UNIFORM,
         False,
@@ -121,7 +121,7 @@ ATTENTION = table(
         "attn.scaling",
         lambda cfg: url.Param("scale", _scale, lambda ss: write_scale(ss[K_SCALING], ss.get(K_DIVISOR, 1.0))),
     ),
-    control(K_DIVISOR, lambda tm: math.sqrt(tm.gpt_cfg.d_head), "attn.scale_value"),
+    control(K_DIVISOR, lambda record: math.sqrt(record.gpt_cfg.d_head), "attn.scale_value"),
     control(K_EDITING, False, "attn.edit_header", layer="ℓ", head="h"),
     control(K_EDITS, {}),
     control(K_OUTPUT, UNSET, "attn.output"),
