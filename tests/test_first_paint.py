@@ -80,3 +80,25 @@ def test_the_preload_warms_the_first_runs_one_offs_before_torch_with_a_short_swi
     assert seen == [(server.PRELOAD_SWITCH_INTERVAL_S, True)]  # warmed first, then the imports, GIL handed over often
     assert delta_generator._use_warning_has_been_displayed  # Streamlit's REPL check (inspect.stack) is done
     assert sys.getswitchinterval() == default  # restored for the script runs
+
+
+def test_no_page_relies_on_streamlit_magic_which_the_config_turns_off():
+    # Magic would wrap a bare expression in st.write; the pages have none, so turning it off (it
+    # costs most of each page's compile) draws exactly the same pages.
+    import ast
+    import tomllib
+    from pathlib import Path
+
+    from streamlit.runtime.scriptrunner import magic
+
+    root = Path(__file__).resolve().parents[1]
+    config = tomllib.loads((root / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["runner"]["magicEnabled"] is False
+    scripts = [root / "streamlit_app.py", *sorted((root / "pages").glob("*.py"))]
+    assert len(scripts) >= 5
+    for path in scripts:
+        source = path.read_text(encoding="utf-8")
+        plain = ast.parse(source)
+        magicked = magic.add_magic(source, str(path))
+        added = [node for node in ast.walk(magicked) if isinstance(node, ast.Call)]
+        assert len(added) == len([node for node in ast.walk(plain) if isinstance(node, ast.Call)]), path.name
