@@ -69,22 +69,19 @@ async def lifespan(_app: object) -> AsyncIterator[None]:
 
 def warm_first_run() -> None:
     """The one-offs of a process's first script run, up to the session's "opening" line
-    (``navigation.run_app``), done ahead of it: the entry script's own import, the page icon
-    (``st.set_page_config`` reads it with Pillow and NumPy, which a first use imports,
-    and looks its type up in the system's MIME table) and Streamlit's check, on the first element
-    a process draws, of whether it runs in a REPL (``inspect.stack()``, which reads the source of
-    every frame: about 0.2 s under a script run's deep stack, a few milliseconds in this thread).
-    Each step is skipped, logged, if it fails; the first run then does it itself, as without this."""
+    (``navigation.run_app``), done ahead of it: the entry script's own import (by name, as
+    :func:`preload` imports), what ``st.set_page_config`` needs for the page icon (NumPy, Pillow
+    and its standard image formats, the system's MIME table) and Streamlit's check, on the first
+    element a process draws, of whether it runs in a REPL (``inspect.stack()``, which reads the
+    source of every frame: about 0.2 s under a script run's deep stack, a few milliseconds in this
+    thread). Each step is skipped, logged, if it fails; the first run then does it itself."""
     import mimetypes
 
     def page_icon() -> None:
         import numpy  # noqa: F401 - Streamlit's image_to_url imports it
         from PIL import Image
 
-        from tinygpt.ui.navigation import PAGE_ICON
-
-        with Image.open(PAGE_ICON):
-            pass
+        Image.preinit()  # the standard formats' plugins (PNG), which Image.open loads first
 
     def repl_check() -> None:
         from streamlit import delta_generator
@@ -93,11 +90,12 @@ def warm_first_run() -> None:
         if callable(check):
             check()
 
-    for step in (page_icon, mimetypes.init, repl_check):
+    steps = (lambda: importlib.import_module("tinygpt.ui.navigation"), page_icon, mimetypes.init, repl_check)
+    for step in steps:
         try:
             step()
         except Exception:  # noqa: BLE001 - an optimisation only
-            _LOG.warning("warming the first script run (%s) failed", step.__name__, exc_info=True)
+            _LOG.warning("warming the first script run failed", exc_info=True)
 
 
 def _preload_in_background() -> None:
