@@ -90,11 +90,11 @@ def load(page: str, params: Sequence[Param], refused: Callable[[Param, str, Conf
 
 
 def save(page: str, params: Sequence[Param]) -> None:
-    """Write the session's view of ``page`` into the URL (only what changed). The new values go in
-    with one ``update``: each write of ``st.query_params`` sends the browser the whole query string,
-    which it puts in its history and redraws the page's frame for, and a page's first run sets
-    about ten parameters."""
+    """Write the session's view of ``page`` into the URL (only what changed)."""
     written, query, ss = _written(), st.query_params, st.session_state
+    # The new values go in with one update: each write of st.query_params sends the browser the
+    # whole query string, which it puts in its history and redraws the app's frame for, and a
+    # page's first run sets about ten parameters.
     changed: dict[str, str] = {}
     for param in params:
         raw = param.write(ss)
