@@ -89,6 +89,12 @@ def run_app() -> None:
     lesson note (above every page), the model a link asks for, navigation, and the "link for my
     class" in the sidebar."""
     st.set_page_config(page_title="Tiny GPT Explorer", page_icon=PAGE_ICON, layout="wide")
+    # A session's first page says at once that it is coming: on a fresh server the imports below
+    # (torch) and the first page's models take seconds, and a phone would show an empty page. It is
+    # the first element of the run, so nothing before it waits (the page's own elements follow it).
+    loading, first = st.empty(), not st.session_state.get(_PAINTED)
+    if first:
+        loading.caption(tr("app.loading"))
     if "s" in st.query_params:  # a short link: the query it stands for, before anything reads the URL
         from tinygpt.ui.short_links import open_short_link  # heavy: the class store (SQLAlchemy)
 
@@ -104,11 +110,6 @@ def run_app() -> None:
     # The page list first, before anything imports torch: on a fresh server's first request
     # Streamlit's legacy mode has already sent its own menu of file names, which this replaces.
     page = st.navigation(app_pages(), position="hidden" if in_lesson else "sidebar")
-    # A session's first page says at once that it is coming: on a fresh server the imports below
-    # (torch) and the first page's models take seconds, and a phone would show an empty page.
-    loading, first = st.empty(), not st.session_state.get(_PAINTED)
-    if first:
-        loading.caption(tr("app.loading"))
     from tinygpt.ui.class_link import class_link  # heavy: torch (the models), after the page list
     from tinygpt.ui.model_choice import resolve_link  # heavy: torch (the models), after the page list
     from tinygpt.ui.models import start_default_model  # heavy: torch, after the page list

@@ -104,14 +104,20 @@ def save(page: str, params: Sequence[Param]) -> None:
     """Write the session's view of ``page`` into the URL, only what changed (every page's one
     writer, after its widgets)."""
     written, query, ss = _written(), st.query_params, st.session_state
+    # The new values go in with one update: each write of st.query_params sends the browser the
+    # whole query string, which it puts in its history and redraws the app's frame for, and a
+    # page's first run sets about ten parameters.
+    changed: dict[str, str] = {}
     for param in params:
         raw = param.write(ss)
         if raw is None:
             if param.name in query:
                 del query[param.name]
         elif query.get(param.name) != raw:
-            query[param.name] = raw
+            changed[param.name] = raw
         written[(page, param.name)] = raw
+    if changed:
+        query.update(changed)
 
 
 def forget(page: str, names: Sequence[str] = ()) -> None:

@@ -1,0 +1,54 @@
+"""A page's view goes into its URL with one write of the query string, however many of its
+parameters changed: each write of ``st.query_params`` is a message to the browser, which puts the
+whole query string in its history and redraws the app's frame for it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from tinygpt.ui import url
+
+
+class CountingQuery(dict):
+    """A stand-in for ``st.query_params``: a dict that counts the writes Streamlit sends one message for."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.messages = 0
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        self.messages += 1
+
+    def __delitem__(self, key) -> None:
+        super().__delitem__(key)
+        self.messages += 1
+
+    def update(self, other=(), **kwargs) -> None:
+        for key, value in dict(other, **kwargs).items():
+            super().__setitem__(key, value)
+        self.messages += 1
+
+
+def _params() -> list[url.Param]:
+    return [url.field(name, f"k_{name}", str) for name in ("text", "step", "tau", "mask")]
+
+
+def test_a_first_run_writes_every_parameter_with_one_message(monkeypatch):
+    query = CountingQuery(lang="zh")
+    state = {"k_text": "你好世界", "k_step": "softmax", "k_tau": "1", "k_mask": "on"}
+    monkeypatch.setattr(url, "st", SimpleNamespace(query_params=query, session_state=state))
+    url.save("attention", _params())
+    assert dict(query) == {"lang": "zh", "text": "你好世界", "step": "softmax", "tau": "1", "mask": "on"}
+    assert query.messages == 1
+
+
+def test_only_what_changed_is_written_and_nothing_when_nothing_changed(monkeypatch):
+    query = CountingQuery(lang="en", text="abc", step="input", tau="1", mask="on")
+    state = {"k_text": "abc", "k_step": "scores", "k_tau": "2", "k_mask": "on"}
+    monkeypatch.setattr(url, "st", SimpleNamespace(query_params=query, session_state=state))
+    url.save("attention", _params())
+    assert dict(query) == {"lang": "en", "text": "abc", "step": "scores", "tau": "2", "mask": "on"}
+    assert query.messages == 1
+    url.save("attention", _params())
+    assert query.messages == 1  # the URL already holds the view
