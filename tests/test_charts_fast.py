@@ -104,3 +104,17 @@ def test_a_layout_is_built_once_for_any_numbers_and_again_for_other_labels():
     assert fast._template.cache_info().misses == 2
     first["layer"][0]["mark"] = "changed by a caller"
     assert charts.heatmap_spec(ALPHA, LABELS, LABELS, kind="prob")["layer"][0]["mark"] != "changed by a caller"
+
+
+def test_charts_that_differ_only_in_their_titles_share_one_layout_and_show_their_own_titles():
+    from tinygpt.explanations.charts.heatmaps import _heatmap_layout
+
+    fast._template.cache_clear()
+    for title in ('scores "S" / √d', "权重 α", 'scores "S" / √d'):
+        quick = charts.heatmap_spec(ALPHA, LABELS, LABELS, kind="prob", title=title, value_title=f"α {title}")
+        options = {"row_labels": tuple(LABELS), "col_labels": tuple(LABELS), "any_masked": False, "kind": "prob"}
+        options |= {"title": title, "value_title": f"α {title}"}
+        own = json.loads(fast._template.__wrapped__(_heatmap_layout, tuple(sorted(options.items()))))
+        assert quick["title"] == title
+        assert {k: v for k, v in quick.items() if k not in ("datasets", "usermeta")} == own
+    assert fast._template.cache_info().misses == 1 and fast._template.cache_info().hits == 2

@@ -69,13 +69,29 @@ def _template(layout: Layout, options: tuple[tuple[str, object], ...]) -> str:
     return json.dumps(layout(alt.NamedData(name=DATA_NAME), **dict(options)).to_dict(validate=False))
 
 
+#: Options that are only shown text (a layout passes them through unchanged): the template is built
+#: with a placeholder and the text is put in after, so charts that differ only in these (the nine
+#: steps' heatmaps, titled by step) share one Altair build.
+TEXT_OPTIONS = ("title", "value_title")
+
+
+def _placeholder(name: str) -> str:
+    return f"\ue000{name}\ue000"  # private-use characters: never in a title
+
+
 def fast_spec(layout: Layout, columns: Mapping[str, object], description: str = "", /, **options: object) -> dict:
     """The Vega-Lite dict of ``layout(rows, **options)``: the same picture as
     :func:`altair_chart` of the same arguments, built with Altair once per ``options`` (labels,
-    titles, sizes: the layout, never the data) and filled with ``columns`` as the dataset
-    ``"cells"``, so a chart whose numbers change keeps its spec and the browser only swaps the data."""
-    key = tuple(sorted((name, _hashable(value)) for name, value in options.items()))
-    spec = json.loads(_template(layout, key))
+    sizes: the layout, never the data; :data:`TEXT_OPTIONS` put in afterwards) and filled with
+    ``columns`` as the dataset ``"cells"``, so a chart whose numbers change keeps its spec and the
+    browser only swaps the data."""
+    texts = {k: v for k, v in options.items() if k in TEXT_OPTIONS and isinstance(v, str) and v}
+    shaped = {**options, **{k: _placeholder(k) for k in texts}}
+    key = tuple(sorted((name, _hashable(value)) for name, value in shaped.items()))
+    text = _template(layout, key)
+    for name, value in texts.items():
+        text = text.replace(json.dumps(_placeholder(name))[1:-1], json.dumps(value)[1:-1])
+    spec = json.loads(text)
     spec.setdefault("datasets", {})[DATA_NAME] = pa.table(columns)
     return describe(spec, description)
 
