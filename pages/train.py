@@ -5,18 +5,17 @@ import streamlit as st
 
 from tinygpt.config import (
     MAX_EPOCHS,
-    MAX_MAX_LEN,
     MAX_PARAMETERS,
     MAX_TEXT_LEN,
     MAX_TOKENS_PER_STEP,
     ConfigError,
 )
 from tinygpt.examples import EXAMPLES
-from tinygpt.limits import host_configs, sequences_and_tokens_per_epoch
+from tinygpt.limits import sequences_and_tokens_per_epoch
 from tinygpt.numbers import parse_int
 from tinygpt.training.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.ui import train_url
-from tinygpt.ui.common import resend, show_error
+from tinygpt.ui.common import resend
 from tinygpt.ui.controls import put_defaults
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import visible
@@ -24,6 +23,7 @@ from tinygpt.ui.model_banner import model_banner
 from tinygpt.ui.models import K_JOB
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
+from tinygpt.ui.train_form import FORM_FIELDS, check_form
 from tinygpt.ui.train_table import (
     PRESETS,
     SEED,
@@ -46,7 +46,7 @@ from tinygpt.ui.train_table import (
     T_WINDOW,
     TRAIN,
 )
-from tinygpt.ui.train_view import checkpoints, not_whole_numbers, options_with, start_here
+from tinygpt.ui.train_view import checkpoints, options_with, start_here
 from tinygpt.ui.training_jobs import (
     FIRST_POINT_WAIT,
     MAX_RUNS,
@@ -205,35 +205,13 @@ with right:
             tr("train.causal_mask"), help=tr("train.causal_mask_help"), key=T_CAUSAL_MASK, persist_state="session"
         )
 
-text, configs, form_error = ss[T_TEXT], None, None
-max_len, window_typed = typed[T_MAX_LEN], typed[T_WINDOW]
-# a window longer than max_len is refused too
-longest = min(max(max_len, 1), MAX_MAX_LEN) if isinstance(max_len, int) else MAX_MAX_LEN
-try:
-    if (
-        not isinstance(window_typed, int) or not 0 <= window_typed <= longest
-    ):  # 0 is the page's "whole text" (window None)
-        raise ConfigError("window", window_typed, f"0 or 1..{longest}", "window_or_whole", hi=longest)
-    configs = host_configs(
-        text,
-        {
-            "max_len": max_len,
-            "d_model": d_model,
-            "n_heads": ss[T_N_HEADS],
-            "n_layers": ss[T_N_LAYERS],
-            "d_ff": ss[T_D_FF],
-            "norm": ss[T_NORM],
-            "positions": ss[T_POSITIONS],
-        },
-        {
-            "lr": ss[T_LR],
-            "epochs": typed[T_EPOCHS],
-            "seed": typed[T_SEED],
-            "early_stop_loss": ss[T_EARLY_STOP],
-            "causal_mask": ss[T_CAUSAL_MASK],
-            "window": window_typed or None,
-        },
-    )
+text = ss[T_TEXT]
+# Every refused value gets its own message (tinygpt.ui.train_form), not only the first the configs meet.
+configs, refused = check_form(text, {name: typed.get(key, ss[key]) for key, name in FORM_FIELDS.items()})
+messages = [error_text(exc) if isinstance(exc, ConfigError) else tr("err.empty_text") for exc in refused]
+for message in messages:
+    st.error(message)
+if configs is not None:
     window = configs[1].window_for(len(text), configs[0].max_len)
     tokens = sequences_and_tokens_per_epoch(text, window)[1]
     st.caption(tr("train.params", n=configs[0].n_parameters(), d_head=configs[0].d_head, tokens=tokens))
@@ -251,15 +229,6 @@ try:
     floor = causal_loss_floor(text, window)
     if floor > 0 and configs[1].causal_mask:
         st.info(tr("train.loss_floor", floor=floor), icon=":material/info:")
-except ConfigError as exc:
-    show_error(exc)
-    for other in not_whole_numbers(typed, longest):  # every box that holds no whole number, not only the first
-        if other.field != exc.field:
-            show_error(other)
-    form_error = error_text(exc)
-except ValueError:
-    st.error(tr("err.empty_text"))
-    form_error = tr("err.empty_text")
 train_url.write(text, configs, SEED)  # the form and the trained model in the URL, for a reload
 st.caption(
     tr("train.limits", params=f"{MAX_PARAMETERS:,}", epochs=MAX_EPOCHS, text=MAX_TEXT_LEN, tokens=MAX_TOKENS_PER_STEP)
@@ -313,8 +282,9 @@ if c[4].button(
 ):
     leave_job(job, keep_view=False)
     st.rerun()
-if form_error is not None:  # Train is off: why, next to it (the message above may be off screen)
-    st.caption(tr("train.start_off", error=form_error))
+if messages:  # Train is off: why, next to it (the messages above may be off screen)
+    one = len(messages) == 1
+    st.caption(tr("train.start_off", error=messages[0]) if one else tr("train.start_off_many", n=len(messages)))
 show_notice()
 
 # A run that ended joins the session's runs (its curve can be overlaid on later ones).

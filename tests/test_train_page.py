@@ -239,3 +239,51 @@ def test_a_returning_student_is_not_asked_whether_this_is_the_first_visit(lang):
     at.run()
     again = [m.value for m in at.markdown]
     assert t("train.start_back", lang) in again and t("train.start_here", lang) not in again
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_refused_value_of_the_form_gets_its_own_message_naming_it_and_what_is_accepted(lang):
+    from tinygpt.config import GPTConfig, TrainConfig
+    from tinygpt.links import encode_train
+
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=180)
+    form = encode_train("你好世界", GPTConfig(vocab_size=4, d_model=96, n_heads=3), TrainConfig())
+    at.query_params.update({"lang": lang, "lesson": "1", "hide": "train_n_heads", "form": form})
+    at.run()  # a lesson keeps n_heads 3 out of sight: a d_model it does not divide can be picked
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    at.select_slider(key="train_d_model").set_value(64)
+    at.text_input(key="train_max_len").set_value("0")
+    at.text_input(key="train_window").set_value("abc")
+    at.text_input(key="train_epochs").set_value("")
+    at.text_input(key="train_seed").set_value("-1").run()
+    assert not at.exception, [e.value for e in at.exception]
+    int_range = "accepted.int_range"
+    expected = [
+        t("err.config", lang, field="n_heads", value=3, accepted=t("accepted.divisor", lang, d_model=64, examples="")),
+        t("err.config", lang, field="max_len", value=0, accepted=t(int_range, lang, lo=1, hi=512)),
+        t(
+            "err.config",
+            lang,
+            field=t("field.window", lang),
+            value="abc",
+            accepted=t("accepted.window_or_whole", lang, hi=512),  # max_len refused: the window is not judged by it
+        ),
+        t("err.config_empty", lang, field=t("field.epochs", lang), accepted=t(int_range, lang, lo=1, hi=5000)),
+        t("err.config", lang, field=t("field.seed", lang), value=-1, accepted=t(int_range, lang, lo=0, hi=2**31 - 1)),
+    ]
+    errors = [e.value for e in at.error]
+    assert len(errors) == len(expected), errors
+    assert errors[0].startswith(expected[0]) and errors[1:] == expected[1:]  # one message each, in the form's order
+    assert at.button(key="train_start").disabled is True
+    assert t("train.start_off_many", lang, n=5) in [c.value for c in at.caption]
+    at.text_input(key="train_max_len").set_value("16").run()  # accepted now: the window is judged by it
+    window = [e.value for e in at.error if t("field.window", lang) in e.value]
+    assert window == [
+        t(
+            "err.config",
+            lang,
+            field=t("field.window", lang),
+            value="abc",
+            accepted=t("accepted.window_or_whole", lang, hi=16),
+        )
+    ]

@@ -100,6 +100,8 @@ def error_text(exc: Exception) -> str:
         accepted = accepted_text(exc)
         name = f"field.{exc.field}"  # a field that is not a form setting (e.g. len(text)) is named in words
         field = tr(name) if name in CATALOGUE else exc.field
+        if isinstance(exc.value, str) and not exc.value.strip():  # an empty box: "=  is not accepted" reads garbled
+            return tr("err.config_empty", field=field, accepted=accepted)
         value = shown_text(exc.value, 40) if isinstance(exc.value, str) else exc.value  # no invisible character
         return tr("err.config", field=field, value=value, accepted=accepted)
     return tr("err.unexpected", error=str(exc))

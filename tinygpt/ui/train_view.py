@@ -1,14 +1,12 @@
 """The Train page's helpers: where a newcomer starts, the form's values of a loaded model, its run
-record, the choices' lists, the boxes that hold no whole number, and saving and loading a model
+record, the choices' lists, and saving and loading a model
 (checkpoints). Whether a trained model needs attention: ``tinygpt.ui.train_reliance``."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import streamlit as st
 
-from tinygpt.config import DEFAULT_GPT, DEFAULT_TRAIN, ConfigError, GPTConfig, TrainConfig
+from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.formatting import shown_text
 from tinygpt.training import checkpoint
 from tinygpt.training.jobs import JobStatus, RunRecord, TrainingJob, greedy_continuation, settings_of
@@ -102,27 +100,6 @@ def loaded_run(record: ModelRecord, number: int) -> RunRecord:
         expected,
         record.seconds,
     )
-
-
-def not_whole_numbers(typed: dict[str, int | str], longest_window: int) -> list[ConfigError]:
-    """The errors of every whole-number box of the Train form (``train_max_len``, ``train_window``,
-    ``train_epochs``, ``train_seed``) whose text is not a whole number, each as the form's own
-    check words it, so the page can name all of them at once (that check stops at the first)."""
-    errors: list[ConfigError] = []
-    for key, value in typed.items():
-        if isinstance(value, int):
-            continue
-        name = key.removeprefix("train_")
-        try:
-            if name == "window":
-                raise ConfigError("window", value, f"0 or 1..{longest_window}", "window_or_whole", hi=longest_window)
-            if name in ("epochs", "seed"):
-                replace(DEFAULT_TRAIN, **{name: value})
-            else:
-                replace(DEFAULT_GPT, **{name: value})
-        except ConfigError as exc:
-            errors.append(exc)
-    return errors
 
 
 def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:

@@ -162,5 +162,6 @@ STRINGS: dict[str, str] = {
     "train.d_ff_help": "The hidden width of the feed-forward network (FFN): the small two-layer network each block applies to every position on its own, after attention. The textbook uses 4 × d_model.",
     "train.upload_refused": "“{name}” was not loaded: {error}",
     "train.start_off": "Train is off until the settings are accepted: {error}",
+    "train.start_off_many": "Train is off until the {n} settings named above are accepted.",
     "train.start_back": "**Carry on from here:** ① the model's predictions, then ② flip the causal mask and see which predictions change and why, then ③ read the math behind it. Or train a model of your own below.",
 }

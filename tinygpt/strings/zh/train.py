@@ -162,5 +162,6 @@ STRINGS: dict[str, str] = {
     "train.d_ff_help": "前馈网络（FFN）的隐藏层宽度：每个块在注意力之后，对每个位置单独使用的一个两层小网络。教材用 4 × d_model。",
     "train.upload_refused": "没有载入“{name}”：{error}",
     "train.start_off": "设置被接受之前不能开始训练：{error}",
+    "train.start_off_many": "上面指出的 {n} 项设置被接受之前不能开始训练。",
     "train.start_back": "**从这里接着学：** 先 ① 看模型怎么预测，再 ② 拨动因果掩码，看哪些预测变了、为什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
 }
