@@ -12,7 +12,7 @@ from helpers import served_example
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.classroom.period import LED_PAGES, ClassState, question_from_data, read_state, tally, write_state
-from tinygpt.classroom.store import Store, database_url
+from tinygpt.classroom.store import NewAnswer, Store, database_url, new_student
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
@@ -307,3 +307,19 @@ def test_the_teacher_is_offered_only_the_pages_the_lesson_lists_and_told_why(sto
     everything = app("teacher", **{"class": code, "key": key})
     assert everything.button_group(key="lead_page").options == [t(f"nav.{p}", "en") for p in LED_PAGES]
     assert not any(x.startswith("Students can only be led") for x in texts(everything))
+
+
+def test_a_reload_counts_the_latest_round_a_student_voted_in(store):
+    code, _ = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
+    me = new_student()
+    for rnd, pick, right in ((1, "1", False), (2, "0", True)):  # wrong, then right after the discussion
+        vote = NewAnswer(code, "q-vote", "Which key?", {}, me, pick, f"{pick} 你", right, round=rnd)
+        assert store.record_answer(vote)
+    assert [(a.round, a.right) for a in store.answers(student=me)] == [(1, False), (2, True)]
+    student = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    student.query_params.update({"lang": "en", "class": code, "me": me})  # a reload (the cookie's token, here a link's)
+    student.run()
+    assert not student.exception, [e.value for e in student.exception]
+    assert t("mine.restored", "en", asked=1, right=1) in [i.value for i in student.info]
+    (entry,) = student.session_state["_class_answers"].values()
+    assert (entry.answer, entry.right) == ("0", True)

@@ -337,6 +337,7 @@ class Store(StoreConnection):
                 r.answer_text,
                 r.is_right,
                 r.answered_at,
+                r.round,
             )
             for r in rows
         ]

@@ -77,7 +77,7 @@ class NewAnswer:
 
 @dataclass(frozen=True)
 class Answer:
-    """A recorded answer (``at``: Unix seconds)."""
+    """A recorded answer (``at``: Unix seconds; ``round``: the vote's round, see :class:`NewAnswer`)."""
 
     class_code: str
     question_id: str
@@ -88,6 +88,7 @@ class Answer:
     answer_text: str
     right: bool
     at: float
+    round: int = 1
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ import streamlit as st
 from tinygpt.classroom.class_links import answer_ids, picked_of, question_record
 from tinygpt.classroom.store import (
     DEFAULT_ANSWER_DAYS,
+    Answer,
     ClassError,
     NewAnswer,
     StoreError,
@@ -120,12 +121,13 @@ def _start_student() -> None:
     except (StoreError, ConfigError) as exc:
         say(tr("mine.not_loaded", reason=problem_text(exc)))
         return
+    latest: dict[str, Answer] = {}  # a class vote's latest round counts (its answer after the discussion)
     for a in loaded:
-        ss[K_ANSWERS].setdefault(
-            a.question_id,
-            AnswerEntry(
-                a.question_id, a.question_text, a.answer, a.answer_text, a.right, a.at, a.class_code, sent=True
-            ),
+        if a.question_id not in latest or a.round > latest[a.question_id].round:
+            latest[a.question_id] = a
+    for a in latest.values():
+        ss[K_ANSWERS][a.question_id] = AnswerEntry(
+            a.question_id, a.question_text, a.answer, a.answer_text, a.right, a.at, a.class_code, sent=True
         )
     entries = ss[K_ANSWERS].values()
     if entries:
