@@ -71,12 +71,18 @@ def test_marks_made_before_the_flip_are_scored_against_the_strip_after_it(lang):
     hits, misses, alarms = len(marked & changed), len(changed - marked), len(marked - changed)
     score = t("attn.marks.score", lang, hits=hits, misses=misses, false_alarms=alarms, T=15)
     assert any(m.value.startswith(score) for m in at.markdown)
-    missed = [m.value for m in at.markdown if m.value.startswith("- " + t("attn.marks.miss", lang, why=""))]
-    if misses:  # the misses' reasons, one line each: three in view, the others one click away
-        assert len(missed) == (2 if misses > 3 else 1) and missed[0].count("\n- ") + 1 == min(misses, 3)
-        assert sum(m.count("\n- ") + 1 for m in missed) == misses
-    else:
-        assert not missed
+    text = at.session_state["attn_text"]
+    missed = sorted(changed - marked)
+    # each changed position's reason is said once, in the list under the marks: the missed ones first, marked
+    lines = [line for m in at.markdown for line in m.value.split("\n") if line.startswith("- ")]
+    reasons = [next(line for line in lines if f"**{k} {text[k]}**" in line) for k in sorted(changed)]
+    assert all(sum(f"**{k} {text[k]}**" in line for line in lines) == 1 for k in changed), lines
+    tag = "- " + t("attn.marks.miss", lang, why="")
+    assert [r.startswith(tag) for r in reasons] == [k in missed for k in sorted(changed)]
+    tagged = [line.startswith(tag) for line in lines if any(f"**{k} {text[k]}**" in line for k in changed)]
+    assert tagged == sorted(tagged, reverse=True)  # the misses' reasons come first
+    named = t("common.list_sep", lang).join(f"{k} {text[k]}" for k in missed)
+    assert (t("attn.marks.misses", lang, n=misses, positions=named) in [m.value for m in at.markdown]) == bool(misses)
     entries = at.session_state["_class_answers"]
     (qid,) = [q for q in entries if q.startswith("predict:")]
     assert qid.startswith("predict:mask:0:")

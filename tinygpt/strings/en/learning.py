@@ -44,7 +44,7 @@ STRINGS: dict[str, str] = {
     "attn.marks.outcome.false_alarm": "false alarm",
     "attn.marks.outcome.quiet": "unchanged, not marked",
     "attn.marks.miss": "Missed: {why}",
-    "attn.marks.more_misses": "The other {n} {n:miss|misses}",
+    "attn.marks.misses": "**Missed:** {positions}. Why {n:it|each one} changed is in the reasons below, marked “Missed”.",
     # the projector's tally of a class's predictions (tinygpt.ui.prediction_tally)
     "tally.header": "Predicted against what changed",
     "tally.none_yet": "No prediction yet: students mark positions on the Attention page before a switch flips.",

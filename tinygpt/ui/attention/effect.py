@@ -193,16 +193,23 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
             pressed = offer_context_example()
         st.html(strip_html(text, fx, chars, text_next(text, record)))
     marks_first = own or predict_marks.made(text)  # without marks, a flip's first reason comes first
+    missed = frozenset()
     if marks_first:
-        predict_marks.section(record, text, layer, sw, fx)  # the student's marks before a flip, scored after it
+        missed = predict_marks.section(record, text, layer, sw, fx)  # the marks before a flip, scored after it
     if fx.n_changed:
         reasons = data.flip_reasons(record, text, layer, sw)  # first, so a phone has the first one in view
+        reasons = sorted(reasons, key=lambda f: f.position not in missed)  # the student's misses first
         how = switch_phrase(sw, s.own_switches(record))
-        for f in reasons[:SHOWN_FLIPS]:
-            st.markdown("- " + flip_sentence(f, text, chars, layer, how))
-        if len(reasons) > SHOWN_FLIPS:
-            with st.expander(tr("attn.effect.all_reasons", n=len(reasons))):
-                st.markdown("\n".join("- " + flip_sentence(f, text, chars, layer, how) for f in reasons[SHOWN_FLIPS:]))
+        lines = [
+            "- " + (tr("attn.marks.miss", why=why) if f.position in missed else why)
+            for f in reasons
+            for why in (flip_sentence(f, text, chars, layer, how),)
+        ]
+        for line in lines[:SHOWN_FLIPS]:
+            st.markdown(line)
+        if len(lines) > SHOWN_FLIPS:
+            with st.expander(tr("attn.effect.all_reasons", n=len(lines))):
+                st.markdown("\n".join(lines[SHOWN_FLIPS:]))
         st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
         st.caption(tr("attn.effect.numbers_note"))
         if not sw.causal_mask and record.train_cfg.causal_mask:

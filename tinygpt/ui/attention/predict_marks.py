@@ -4,8 +4,9 @@ While the switches are the model's own attention, a multiselect under the strip 
 positions the student expects to change (or "none will change"); the marks are kept in the
 session. Once a switch differs from the model's own, the marks are scored against the strip's
 changed positions (:func:`tinygpt.explanations.predictions.score_marks`): the counts of hits, misses and false
-alarms, a row per position (symbol and words, never colour alone), and for each miss the reason
-the strip gives for its change (``reasons.flip_sentence``). The prediction is recorded once as an
+alarms, a row per position (symbol and words, never colour alone), and the missed positions named
+in one line that points to their reasons: the effect's list of reasons right below gives each
+once, the missed ones first and marked (``tinygpt.ui.attention.effect``). The prediction is recorded once as an
 answer (``predict:<switch>:<layer>:<digest>``), so a class's teacher and projector can count it.
 Back at the model's own attention, the marks are cleared for the next prediction.
 """
@@ -23,9 +24,7 @@ from tinygpt.explanations.predictions import Outcome, flipped, mark_ids, predict
 from tinygpt.formatting import char_name
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui import misconception_view, student
-from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.attention.reasons import flip_sentence
 from tinygpt.ui.attention.table import K_MARKS  # the multiselect of the positions expected to change (a lesson control)
 from tinygpt.ui.controls import SCORE
 from tinygpt.ui.language import listed, md_escape, tr
@@ -36,8 +35,6 @@ from tinygpt.ui.style import CHANGED_COLOR
 _SCORED = "_attn_marks_scored"  # the id of the prediction recorded since the last return to the model's own
 _BEFORE = "_attn_marks_before"  # the marks before the multiselect's last change
 MARK, CHANGED = "●", "▲"
-#: The misses' reasons written out; the rest are one click away.
-SHOWN_MISSES = 3
 #: A changed position drawn as the effect's strip draws it; the result in words, small.
 _CSS = f"""<style>
 .tg-marks .col.flipped {{ background: {CHANGED_COLOR}33; outline: 1px solid {CHANGED_COLOR}; }}
@@ -74,12 +71,15 @@ def made(text: str) -> bool:
     return any(m in labels for m in st.session_state.get(K_MARKS) or [])
 
 
-def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> None:
+def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> frozenset[int]:
     """Before a flip, the marks; after it, their score (see the module's docstring). Not drawn when
     a teacher's lesson link hides the marks (``attn_marks``); drawn while a teacher leads the class,
-    which locks the view, not the student's own answers."""
+    which locks the view, not the student's own answers.
+
+    Returns the positions the student missed (changed, not marked), whose reasons the caller lists
+    first and marks; empty before a flip and without marks."""
     if (current := lesson()) is not None and not current.visible(K_MARKS):
-        return
+        return frozenset()
     ss = st.session_state
     labels = _labels(text)
     switch = flipped(s.own_switches(record), sw)
@@ -100,12 +100,12 @@ def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: Positi
             persist_state="session",
             select_all=False,  # "Select all" is Streamlit's English, and all positions is no prediction
         )
-        return
+        return frozenset()
     marks = [m for m in ss.get(K_MARKS) or [] if m in labels]
     if not marks:
         if visible(s.K_RESET) and ss.get(_SCORED) is None:
             st.caption(tr("attn.marks.not_made"))
-        return
+        return frozenset()
     changed = [bool(c) for c in fx.changed.tolist()]
     positions = [int(m) for m in marks if m != NONE]
     score = score_marks(positions, changed)
@@ -130,18 +130,10 @@ def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: Positi
         st.caption(tr("attn.marks.legend", mark=MARK, changed=CHANGED))
         if not score.perfect:
             misconception_view.note(question, mark_ids(positions))  # the wrong idea the marks reveal, if any
-        if score.misses:
-            chars = list(record.vocab.chars)
-            why = {f.position: f for f in data.flip_reasons(record, text, layer, sw)}
-            lines = [
-                "- " + tr("attn.marks.miss", why=flip_sentence(why[k], text, chars, layer))
-                for k in score.misses
-                if k in why
-            ]
-            st.markdown("\n".join(lines[:SHOWN_MISSES]))
-            if len(lines) > SHOWN_MISSES:
-                with st.expander(tr("attn.marks.more_misses", n=len(lines) - SHOWN_MISSES)):
-                    st.markdown("\n".join(lines[SHOWN_MISSES:]))
+        if score.misses:  # named here; each one's reason is said once, in the list below
+            missed = md_escape(listed(labels[str(k)] for k in score.misses))
+            st.markdown(tr("attn.marks.misses", n=len(score.misses), positions=missed))
+    return frozenset(score.misses)
 
 
 def _record(question, identity: str, picked: list[str]) -> None:
