@@ -17,6 +17,10 @@ LABELS = charts.position_labels("我爱你你爱我")
 T = len(LABELS)
 ALPHA = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]
 MASKED = np.triu(np.ones((T, T), dtype=bool), 1)
+#: Two runs' losses, one not finite and one 0 (a log axis draws neither).
+HISTORY = pd.DataFrame(
+    {"step": [1, 2, 3, 1, 2], "loss": [2.0, float("nan"), 0.5, 1.5, 0.0], "run": ["#1", "#1", "#1", "#2", "#2"]}
+)
 SCORES = np.where(MASKED, -np.inf, np.arange(T * T, dtype=float).reshape(T, T) - 10)
 
 #: (Altair builder, fast builder, arguments, keyword arguments) of every chart that has a fast spec.
@@ -53,6 +57,13 @@ PAIRS = {
         (np.ones((2, 3)), [["a", "b", "c"]] * 2, ["l1", "l2"], ["h1", "h2", "h3"]),
         {"domain": (0, 4), "extra": np.zeros((2, 3)), "fit_width": True},
     ),
+    "loss": (
+        charts.loss_chart,
+        charts.loss_chart_spec,
+        (HISTORY,),
+        {"title": "损失", "x_title": "步", "y_title": "损失", "series_title": "训练"},
+    ),
+    "loss_one_run": (charts.loss_chart, charts.loss_chart_spec, (HISTORY.drop(columns="run")[:3],), {}),
     "answer_spread": (
         charts.answer_spread,
         charts.answer_spread_spec,
@@ -118,3 +129,32 @@ def test_charts_that_differ_only_in_their_titles_share_one_layout_and_show_their
         assert quick["title"] == title
         assert {k: v for k, v in quick.items() if k not in ("datasets", "usermeta")} == own
     assert fast._template.cache_info().misses == 1 and fast._template.cache_info().hits == 2
+
+
+def test_the_train_pages_live_loss_chart_is_the_loss_charts_fast_spec():
+    from streamlit.testing.v1 import AppTest
+
+    from tinygpt.i18n import t
+
+    def page() -> None:
+        import pandas as pd
+
+        from tinygpt.ui.training_jobs import draw_loss_chart
+
+        draw_loss_chart(
+            pd.DataFrame({"step": [1, 2, 3, 1, 2], "loss": [2.0, 1.0, 0.5, 1.5, 0.0], "run": ["#1"] * 3 + ["#2"] * 2})
+        )
+
+    at = AppTest.from_function(page)
+    at.query_params["lang"] = "en"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    (drawn,) = at.get("vega_lite_chart")
+    labels = {"title": "train.chart_title", "x_title": "train.axis_step", "y_title": "train.axis_loss"}
+    labels = {k: t(v, "en") for k, v in labels.items()} | {"series_title": t("train.axis_run", "en")}
+    quick = charts.loss_chart_spec(HISTORY, **labels)
+    spec = json.loads(drawn.proto.spec)
+    assert {k: v for k, v in spec.items() if k not in ("datasets", "description", "autosize")} == {
+        k: v for k, v in quick.items() if k != "datasets"
+    }
+    assert spec["encoding"]["color"]["title"] == t("train.axis_run", "en") and spec["mark"]["point"] is True

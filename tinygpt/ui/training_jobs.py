@@ -14,8 +14,6 @@ goes on; a closed tab's session is cancelled within ``REAP_SECONDS`` + ``UNWATCH
 
 from __future__ import annotations
 
-import functools
-import json
 import threading
 import time
 
@@ -24,7 +22,8 @@ import pandas as pd
 import streamlit as st
 
 from tinygpt.config import GPTConfig, TrainConfig
-from tinygpt.explanations.charts import describe, loss_chart
+from tinygpt.explanations.charts import loss_chart_spec
+from tinygpt.explanations.charts.fast import DATA_NAME
 from tinygpt.training.jobs import (
     MAX_CONCURRENT_JOBS,
     MAX_PAUSE_SECONDS,
@@ -210,32 +209,32 @@ def loss_table(runs: list[tuple[str, list[float] | tuple[float, ...]]]) -> pd.Da
     return pd.concat(frames, ignore_index=True)
 
 
-@functools.lru_cache(maxsize=32)
-def _loss_spec(title: str, x_title: str, y_title: str, series_title: str, points: bool) -> str:
-    """The Vega-Lite spec ``charts.loss_chart`` makes, without its data (JSON; built once per labels)."""
-    sample = pd.DataFrame({"step": range(1, 3 if points else 61), "loss": 1.0, "run": "#1"})
-    spec = loss_chart(sample, title=title, x_title=x_title, y_title=y_title, series_title=series_title).to_dict(
-        validate=False
-    )
-    spec.pop("datasets", None)
-    spec.pop("data", None)
-    return json.dumps(spec)
+def _loss_labels() -> dict[str, str]:
+    """The loss chart's title, axes and legend in the page language."""
+    return {
+        "title": tr("train.chart_title"),
+        "x_title": tr("train.axis_step"),
+        "y_title": tr("train.axis_loss"),
+        "series_title": tr("train.axis_run"),
+    }
 
 
 def draw_loss_chart(history: pd.DataFrame) -> None:
-    """Draw ``charts.loss_chart`` of (step, loss, run) in the page language.
+    """Draw ``charts.loss_chart`` of (step, loss, run) in the page language, its figure downloads
+    and its table.
 
-    The spec is built by ``charts.loss_chart`` once per set of labels and reused with each poll's
-    data (building and validating the spec with Altair would be most of a poll's cost). Like loss_chart,
-    drops non-finite and non-positive losses (log axis), so NaN is never plotted.
+    The spec is ``charts.loss_chart_spec``: its layout is built once per set of labels and each
+    poll only puts in the rows (building and validating the spec with Altair would be most of a
+    poll's cost). Non-finite and non-positive losses are dropped (log axis), so NaN is never plotted.
     """
-    df = history[np.isfinite(history["loss"]) & (history["loss"] > 0)]
-    title, step, loss, run = tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss"), tr("train.axis_run")
-    spec = describe(json.loads(_loss_spec(title, step, loss, run, len(df) < 60)), lines_text(title, step, loss))
-    st.vega_lite_chart(df, spec, width="stretch")
-    figure_downloads(spec, "train_loss_figure", title, file_stem="tinygpt_loss", data=df)
+    labels = _loss_labels()
+    title, step, loss, run = labels["title"], labels["x_title"], labels["y_title"], labels["series_title"]
+    spec = loss_chart_spec(history, description=lines_text(title, step, loss), **labels)
+    st.vega_lite_chart(spec, width="stretch")
+    figure_downloads(spec, "train_loss_figure", title, file_stem="tinygpt_loss")
     if (box := chart_data("train_loss_data")) is not None:
         with box:
+            df = spec["datasets"][DATA_NAME].to_pandas()
             columns = {step: df["step"].tolist(), loss: df["loss"].tolist()}
             if "run" in df.columns:
                 columns = {run: df["run"].tolist()} | columns
@@ -244,14 +243,15 @@ def draw_loss_chart(history: pd.DataFrame) -> None:
 
 def draw_empty_loss_chart() -> None:
     """The loss chart's axes before any run: steps 0–1000 (the seed's epochs), loss 1e-4–10, no legend."""
-    title, step, loss = tr("train.chart_title"), tr("train.axis_step"), tr("train.axis_loss")
-    spec = json.loads(_loss_spec(title, step, loss, tr("train.axis_run"), False))
-    describe(spec, lines_text(title, step, loss))
+    labels = _loss_labels()
+    empty = pd.DataFrame({"step": np.array([], dtype=int), "loss": np.array([], dtype=float)})
+    spec = loss_chart_spec(
+        empty, description=lines_text(labels["title"], labels["x_title"], labels["y_title"]), **labels
+    )
     spec["encoding"]["x"]["scale"] = {"domain": [0, 1000]}
     spec["encoding"]["y"]["scale"] = {"type": "log", "domain": [1e-4, 10]}
-    spec["encoding"]["color"] = {"value": "#1f77b4"}
     spec["mark"] = {**spec["mark"], "aria": False}  # no line yet: no empty mark container without a name
-    st.vega_lite_chart(pd.DataFrame({"step": [], "loss": []}), spec, width="stretch")
+    st.vega_lite_chart(spec, width="stretch")
 
 
 # ---------------------------------------------------------------------- drawing (script thread only)

@@ -47,7 +47,7 @@ from tinygpt.explanations.charts.experiments import (
 )
 from tinygpt.explanations.charts.fast import CANVAS_CELLS, use_canvas, vega_spec
 from tinygpt.explanations.charts.heatmaps import alpha_grid, alpha_grid_spec, heatmap, heatmap_spec
-from tinygpt.explanations.charts.loss import loss_chart
+from tinygpt.explanations.charts.loss import loss_chart, loss_chart_spec
 from tinygpt.explanations.charts.vectors import vector_picture, vector_picture_spec
 
 __all__ = [
@@ -73,6 +73,7 @@ __all__ = [
     "labelled_heatmap",
     "labelled_heatmap_spec",
     "loss_chart",
+    "loss_chart_spec",
     "matrix_frame",
     "next_char_panels",
     "paired_probability_bars",
