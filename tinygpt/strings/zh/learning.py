@@ -44,7 +44,7 @@ STRINGS: dict[str, str] = {
     "attn.marks.outcome.false_alarm": "误报",
     "attn.marks.outcome.quiet": "没变，也没选",
     "attn.marks.miss": "漏掉了：{why}",
-    "attn.marks.misses": "**漏掉了：**{positions}。{n:它|它们}为什么改变，见下面标着“漏掉了”的原因。",
+    "attn.marks.misses": "**漏掉了**：{positions}。{n:它|它们}为什么改变，见下面标着“漏掉了”的原因。",
     # the projector's tally of a class's predictions (tinygpt.ui.prediction_tally)
     "tally.header": "预测与实际改变",
     "tally.none_yet": "还没有预测：学生在注意力页面上、开关拨动之前选出位置。",
