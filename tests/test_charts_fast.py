@@ -158,3 +158,5 @@ def test_the_train_pages_live_loss_chart_is_the_loss_charts_fast_spec():
         k: v for k, v in quick.items() if k != "datasets"
     }
     assert spec["encoding"]["color"]["title"] == t("train.axis_run", "en") and spec["mark"]["point"] is True
+    empty = pd.DataFrame({"step": np.array([], dtype=int), "loss": np.array([], dtype=float)})
+    assert charts.loss_chart_spec(empty)["mark"]["point"] is False  # no curve: no layer of dots without a name

@@ -52,8 +52,9 @@ def loss_columns(history: pd.DataFrame) -> dict[str, np.ndarray]:
 
 
 def _options(columns: dict[str, np.ndarray], labels: dict[str, str]) -> dict[str, object]:
-    """The layout's options for ``columns``: a legend when they hold runs, dots on a short curve, the labels."""
-    return {"runs": "run" in columns, "points": len(columns["step"]) < POINTS_BELOW, **labels}
+    """The layout's options for ``columns``: a legend when they hold runs, dots on a short curve
+    (none without a curve: an empty layer of dots has no text alternative), the labels."""
+    return {"runs": "run" in columns, "points": 0 < len(columns["step"]) < POINTS_BELOW, **labels}
 
 
 def loss_chart(
