@@ -17,6 +17,7 @@ import streamlit as st
 from tinygpt.classroom.guard import Attempts
 from tinygpt.classroom.store import DEFAULT_ANSWER_DAYS, answer_days
 from tinygpt.config import ConfigError
+from tinygpt.ui import url
 
 K_KEYS = "_teacher_keys"  # class code -> the teacher's key this session holds
 K_KEY_COOKIES = "_teacher_key_cookies"  # class codes whose key this session put in the browser's cookie
@@ -44,9 +45,8 @@ def remember_key(code: str, key: str) -> None:
 def teacher_credentials() -> tuple[str | None, str | None]:
     """(``class=`` as given, the teacher's key for it, or None): ``key=`` in the address (then taken
     out of the address at once), else the key this session or this browser's cookie keeps."""
-    raw_code, raw_key = st.query_params.get("class"), st.query_params.get("key")
+    raw_code, raw_key = url.app_param("class"), url.app_param("key")  # key= leaves the address (a secret row)
     if raw_key is not None:
-        del st.query_params["key"]
         if raw_code:
             remember_key(_normal(raw_code), raw_key)
         return raw_code, raw_key

@@ -10,6 +10,7 @@ import streamlit as st
 from tinygpt.classroom.class_links import PRIVATE_PARAMS, ascii_query
 from tinygpt.examples import EXAMPLES
 from tinygpt.links import encode_train, reproducible_settings
+from tinygpt.ui import url
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import lesson
@@ -41,7 +42,7 @@ def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None
         choice = choice if choice in EXAMPLES else "textbook"
         params = {"model": choice}
         note = tr("link.note_example", name=tr(f"model.choice.{choice}"))
-    params.update({k: v for k, v in st.query_params.items() if k not in ("model", "train") and k not in PRIVATE_PARAMS})
+    params.update({k: v for k, v in url.query().items() if k not in ("model", "train") and k not in PRIVATE_PARAMS})
     return base_url(page_paths) + url_path + "?" + query_string(params), note
 
 

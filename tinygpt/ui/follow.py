@@ -28,6 +28,7 @@ from tinygpt.classroom.class_links import LESSON_KEYS, answer_ids
 from tinygpt.classroom.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
 from tinygpt.classroom.store import ClassError, NewAnswer, StoreError
 from tinygpt.config import ConfigError
+from tinygpt.ui import url
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.controls import K_MODEL
@@ -120,7 +121,7 @@ def class_period(url_path: str, page_files: dict[str, str]) -> None:
         _apply(state)
         current = lesson()
         if state.page != url_path and state.page in page_files and (current is None or current.page_shown(state.page)):
-            keep = {k: v for k, v in st.query_params.items() if k in (*LESSON_KEYS, "lang")}  # not the old view
+            keep = {k: v for k, v in url.query().items() if k in (*LESSON_KEYS, "lang")}  # not the old view
             st.switch_page(page_files[state.page], query_params=keep)
     else:
         ss.pop(FOLLOW_OPEN, None)

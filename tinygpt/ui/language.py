@@ -23,7 +23,7 @@ def lang() -> str:
     """
     chosen = st.session_state.get(_KEY)  # one look-up: every text of a page asks
     if chosen is None:
-        asked = st.query_params.get(_KEY)
+        asked = st.query_params.get(_KEY)  # by hand: tinygpt.ui.url imports this module for its messages
         chosen = st.session_state[_KEY] = choose_language(asked, st.context.locale)
         if asked and asked.strip().lower() not in LANGUAGES:
             st.session_state["_lang_refused"] = asked  # language_switch says so once
@@ -51,7 +51,7 @@ def language_switch() -> None:
         key="_lang_radio",
         on_change=_changed,
     )
-    st.query_params[_KEY] = lang()
+    st.query_params[_KEY] = lang()  # by hand: tinygpt.ui.url imports this module for its messages
     refused = st.session_state.pop("_lang_refused", None)
     if refused is not None:
         st.sidebar.warning(

@@ -30,6 +30,7 @@ import streamlit as st
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_choice
+from tinygpt.ui import url
 from tinygpt.ui.attention.table import ATTENTION
 from tinygpt.ui.controls import MODEL, defaults_of, lockable
 from tinygpt.ui.language import error_text, lang, md_escape, tr
@@ -144,7 +145,7 @@ def parse_lesson(
 def lesson() -> Lesson | None:
     """This session's lesson, read from the URL on the session's first run (None: the full app)."""
     if _STATE not in st.session_state:
-        params = {k: st.query_params[k] for k in LESSON_PARAMS if k in st.query_params}
+        params = {k: raw for k in LESSON_PARAMS if (raw := url.app_param(k)) is not None}
         st.session_state[_STATE] = parse_lesson(params, [p[3] for p in PAGES])
     return st.session_state[_STATE]
 
@@ -194,8 +195,7 @@ def lesson_note() -> None:
     if current is None:
         return
     for name, value in current.params:
-        if st.query_params.get(name) != value:
-            st.query_params[name] = value
+        url.put(name, value)
     # A link with only the language opens the full app (a new tab, so the lesson stays here).
     st.info(tr("lesson.note", url=f"?lang={lang()}"), icon=":material/school:")
     for exc in current.bad_values:

@@ -36,6 +36,7 @@ from tinygpt.explanations.exercises import STEP_QUESTIONS
 from tinygpt.explanations.theory import CONCEPT_IDS
 from tinygpt.formatting import shown_text
 from tinygpt.links import encode_train, reproducible_settings
+from tinygpt.ui import url
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.attention.table import K_STEP
 from tinygpt.ui.class_guard import remember_key
@@ -91,7 +92,7 @@ def builder_link(url_path: str, page_paths: list[str]) -> None:
     (not drawn inside a lesson, whose navigation has no teacher's page)."""
     if lesson() is not None or url_path == TEACHER_PATH:
         return
-    view = {k: v for k, v in st.query_params.items() if k not in NOT_VIEW}
+    view = {k: v for k, v in url.query().items() if k not in NOT_VIEW}
     st.page_link(
         TEACHER_FILE,
         label=tr("builder.open"),
@@ -103,9 +104,9 @@ def builder_link(url_path: str, page_paths: list[str]) -> None:
 def _came_from(page_paths: list[str]) -> tuple[str, dict[str, str]]:
     """(the page the builder was opened from, its view), read once from the URL."""
     ss = st.session_state
-    source = st.query_params.get("from")
+    source = url.app_param("from")
     if source is not None and (ss.get(K_FROM) is None or ss[K_FROM][0] != source):
-        view = {k: v for k, v in st.query_params.items() if k not in NOT_VIEW}
+        view = {k: v for k, v in url.query().items() if k not in NOT_VIEW}
         ss[K_FROM] = (source if source in page_paths else "attention", view)
     return ss.get(K_FROM) or ("attention", {})
 
@@ -181,7 +182,7 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         ss[K_RESULT] = made
         if made.class_code is not None:  # the teacher's view of the new class, on this page
             remember_key(made.class_code, made.teacher_key)  # the key stays out of the address
-            st.query_params["class"] = made.class_code
+            url.put("class", made.class_code)
             st.rerun()
     if not pages:
         st.caption(tr("builder.no_pages"))

@@ -206,7 +206,7 @@ def first_choice() -> str:
     """The model a session's first visit shows: the context example, where attention decides,
     unless the link names a text (``text=``, ``prefix=``) that only the textbook example can read
     (a link made before the pages opened on the context example)."""
-    linked = st.query_params.get("text") or st.query_params.get("prefix") or ""
+    linked = url.peek("text") or url.peek("prefix") or ""
     context, textbook = (set(EXAMPLES[name].text) for name in ("context", "textbook"))
     if linked and not set(linked) <= context and set(linked) <= textbook:
         return "textbook"

@@ -18,6 +18,7 @@ from tinygpt.classroom.class_links import (
 )
 from tinygpt.classroom.store import StoreError
 from tinygpt.config import ConfigError
+from tinygpt.ui import url
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import tr
@@ -87,7 +88,7 @@ def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = 
 def resume_link(url_path: str) -> tuple[str, str]:
     """(the link that brings back this page's view and the student's answers, a note): a short
     link when the store takes it, else the whole link (ASCII) with the reason."""
-    params = {k: v for k, v in st.query_params.items() if k not in PRIVATE_PARAMS}
+    params = {k: v for k, v in url.query().items() if k not in PRIVATE_PARAMS}
     params["me"] = st.session_state[K_ME]
     base = base_url([p[3] for p in PAGES] + [TEACHER_PATH])
     try:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from tinygpt.ui import url
 from tinygpt.ui.language import lang, language_switch, tr
 from tinygpt.ui.lesson import lesson, lesson_note
 from tinygpt.ui.page_list import LESSON_START, PAGES, PROJECTOR_PAGE, TEACHER_PAGE
@@ -52,7 +53,7 @@ def _listed() -> list[tuple[str, str, str, str]]:
 def _lesson_start() -> None:
     """The root URL of a lesson: open the first page the lesson lists, with the link's query
     parameters (the view a teacher's link sets, e.g. the Attention page's ``step=``, ``tau=``)."""
-    st.switch_page(_listed()[0][0], query_params=st.query_params.to_dict())
+    st.switch_page(_listed()[0][0], query_params=url.query())
 
 
 def app_pages() -> list[st.Page]:
@@ -95,7 +96,7 @@ def run_app() -> None:
     loading, first = st.empty(), not st.session_state.get(_PAINTED)
     if first:
         loading.caption(tr("app.loading"))
-    if "s" in st.query_params:  # a short link: the query it stands for, before anything reads the URL
+    if url.app_param("s") is not None:  # a short link: the query it stands for, before anything reads the URL
         from tinygpt.ui.short_links import open_short_link  # heavy: the class store (SQLAlchemy)
 
         open_short_link()

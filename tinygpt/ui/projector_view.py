@@ -22,6 +22,7 @@ from tinygpt.ui.language import error_text, lang, tr
 from tinygpt.ui.lesson_builder import qr_png
 from tinygpt.ui.page_list import PAGES, PROJECTOR_PATH, TEACHER_PATH
 from tinygpt.ui.prediction_tally import draw_prediction_tally
+from tinygpt.ui.url import app_param
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 
 REFRESH_SECONDS = 2
@@ -60,7 +61,7 @@ def page(page_paths: list[str]) -> None:
 
     st.html(STYLE)
     st.set_page_config(initial_sidebar_state="collapsed")  # the room sees the class, not the app's menu
-    raw = st.query_params.get("class")
+    raw = app_param("class")
     if not raw:
         st.title(tr("projector.title"))
         st.error(tr("projector.no_class"), icon=":material/school:")

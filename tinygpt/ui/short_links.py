@@ -13,6 +13,7 @@ from tinygpt.classroom.class_links import PAGE_PARAM
 from tinygpt.classroom.store import StoreError, read_link_code
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
+from tinygpt.ui import url
 from tinygpt.ui.class_guard import attempts, client_id
 from tinygpt.ui.class_store import class_store, problem_text, say
 from tinygpt.ui.language import md_escape, tr
@@ -29,14 +30,14 @@ def open_short_link() -> None:
     does not exist or is malformed gets a message and the app opens as without it (a client that
     tries too many waits: :mod:`tinygpt.ui.class_guard`); while the store cannot be reached the
     page says so and nothing else, and opens the lesson by itself once the store answers."""
-    raw = st.query_params.get("s")
+    raw = url.app_param("s")
     ss = st.session_state
     if raw is None or raw == ss.get(K_SHORT_SEEN):
         return
     guard, client = attempts("short"), client_id()
     if wait := guard.wait_s(client):
         say(tr("short.too_many", seconds=math.ceil(wait)))
-        del st.query_params["s"]
+        url.drop("s")
         return
     ss[K_SHORT_SEEN] = raw
     try:
@@ -45,7 +46,7 @@ def open_short_link() -> None:
     except ConfigError:  # not a code the app makes: to a student, a link that does not exist
         guard.failed(client)
         say(tr("short.unknown", code=md_escape(shown_text(raw, 20))))
-        del st.query_params["s"]
+        url.drop("s")
         return
     except StoreError as exc:
         ss[K_SHORT_SEEN] = None  # the next run tries again
@@ -58,15 +59,14 @@ def open_short_link() -> None:
     if query is None:
         guard.failed(client)
         say(tr("short.unknown", code=md_escape(code)))
-        del st.query_params["s"]
+        url.drop("s")
         return
     params = dict(parse_qsl(query, keep_blank_values=True))
     ss[K_SHORT_PAGE] = params.pop(PAGE_PARAM, None)
-    lang = st.query_params.get("lang")
-    st.query_params.clear()
-    st.query_params.update(params)
+    lang = url.app_param("lang")
+    url.replace_query(params)
     if "lang" not in params and lang:
-        st.query_params["lang"] = lang
+        url.put("lang", lang)
 
 
 @st.fragment(run_every=RETRY_SECONDS)
@@ -84,4 +84,4 @@ def follow_short_link(url_path: str, files: Mapping[str, str]) -> None:
     with the link's query; ``files`` maps URL paths to page files. Does nothing otherwise."""
     target = st.session_state.pop(K_SHORT_PAGE, None)
     if target and target != url_path and target in files:
-        st.switch_page(files[target], query_params=st.query_params.to_dict())
+        st.switch_page(files[target], query_params=url.query())

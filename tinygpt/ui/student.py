@@ -40,6 +40,7 @@ from tinygpt.classroom.store import (
     read_student,
 )
 from tinygpt.config import ConfigError
+from tinygpt.ui import url
 from tinygpt.ui.class_retry import K_WAITED, waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
 from tinygpt.ui.class_sync import first_answer_kept, recheck_class
@@ -103,10 +104,8 @@ def _start_student() -> None:
     does not share it), else this browser's cookie (a reload), else a new one; the answers of a
     known token and their score come back from the store."""
     ss = st.session_state
-    raw, me = st.query_params.get("me"), None
-    if raw is not None:
-        del st.query_params["me"]
-    else:
+    raw, me = url.app_param("me"), None  # me= leaves the address (a secret row)
+    if raw is None:
         raw = browser_token()
     if raw is not None:
         try:
@@ -143,7 +142,7 @@ def browser_token() -> str | None:
 def _read_class() -> None:
     """``class=`` new to the session: check the class (unknown, closed, or the store down) and say so."""
     ss = st.session_state
-    raw = st.query_params.get("class")
+    raw = url.app_param("class")
     if raw is None or raw == ss.get(K_CLASS_SEEN):
         return
     ss[K_CLASS_SEEN] = raw
@@ -168,8 +167,8 @@ def _write_url() -> None:
     """Keep ``class=`` in the URL (the address a reload opens)."""
     ss = st.session_state
     code = ss.get(K_CLASS)
-    if code and st.query_params.get("class") != code:
-        st.query_params["class"] = code
+    if code:
+        url.put("class", code)
 
 
 def keep_cookie() -> None:

@@ -40,7 +40,7 @@ _WANTED = "_train_url_trained"  # the settings of a trained= just read, to bring
 def _write_form(ss: Mapping) -> str | None:
     text, configs = ss.get(_FORM) or ("", None)
     if configs is None:
-        return st.query_params.get("form")  # settings being typed: the last valid ones stay
+        return url.peek("form")  # settings being typed: the last valid ones stay
     shown = {k: str(v) for k, v in settings_values(text, *configs).items()}
     return None if shown == {k: str(v) for k, v in ss.get(_DEFAULTS, {}).items()} else encode_train(text, *configs)
 

@@ -15,6 +15,10 @@ row only connects them to session keys.
   ones it no longer has). The browser replaces its history entry for a change of the query string
   (``tinygpt.ui.style.REPLACE_HISTORY_JS``, part of every page), so Back goes to the previous
   page, not to the previous switch.
+- The app-wide parameters (the language, a lesson, a class, a short link, the secrets ``me=`` and
+  ``key=``) are rows of ``tinygpt.ui.app_params``: :func:`app_param` reads one (and takes a secret
+  out of the address), :func:`put` and :func:`drop` write one. :func:`query` is the whole query
+  (the view a link carries along), :func:`peek` one page parameter's text without reading it.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import streamlit as st
 
 from tinygpt.config import ConfigError
 from tinygpt.params import MAX_TEXT_CHARS, read_text
+from tinygpt.ui.app_params import APP_PARAMS, AppParam
 from tinygpt.ui.language import accepted_text, error_text, tr
 
 #: The session key of what each page last wrote: {(page, parameter): text}.
@@ -126,3 +131,53 @@ def forget(page: str, names: Sequence[str] = ()) -> None:
     written = _written()
     for key in [k for k in written if k[0] == page and (not names or k[1] in names)]:
         del written[key]
+
+
+def _row(name: str) -> AppParam:
+    if name not in APP_PARAMS:
+        raise KeyError(f"{name!r} is not an app-wide parameter: add its row to tinygpt.ui.app_params")
+    return APP_PARAMS[name]
+
+
+def app_param(name: str) -> str | None:
+    """The text of the app-wide parameter ``name`` in the URL (None: not there). A secret row
+    (``me=``, ``key=``) leaves the address as it is read, so a copied address does not share it.
+
+    Raises KeyError for a name that is not a row of ``tinygpt.ui.app_params.APP_PARAMS``.
+    """
+    row = _row(name)
+    raw = st.query_params.get(name)
+    if raw is not None and row.secret:
+        del st.query_params[name]
+    return raw
+
+
+def put(name: str, value: str) -> None:
+    """Keep the app-wide parameter ``name`` at ``value`` in the URL (written only when it differs)."""
+    _row(name)
+    if st.query_params.get(name) != value:
+        st.query_params[name] = value
+
+
+def drop(name: str) -> None:
+    """Take the app-wide parameter ``name`` out of the URL (nothing when it is not there)."""
+    _row(name)
+    if name in st.query_params:
+        del st.query_params[name]
+
+
+def query() -> dict[str, str]:
+    """The URL's whole query, {name: text} (a copy: the view a link or a page switch carries along)."""
+    return st.query_params.to_dict()
+
+
+def replace_query(params: Mapping[str, str]) -> None:
+    """Replace the URL's whole query by ``params`` (a short link by the query it stands for)."""
+    st.query_params.clear()
+    st.query_params.update(params)
+
+
+def peek(name: str) -> str | None:
+    """The text of parameter ``name`` as the URL has it now, without reading it as a row of a page
+    (:func:`load` still reads it): for a choice made before the page's rows are read."""
+    return st.query_params.get(name)
