@@ -75,7 +75,8 @@ def test_every_app_wide_parameter_the_app_reads_or_writes_is_a_row_of_the_table(
 
 
 def test_each_row_names_its_reading_function_its_message_and_whether_it_is_a_secret():
-    assert {name for name, row in APP_PARAMS.items() if row.secret} == {"me", "key"}
+    secrets = {name for name, row in APP_PARAMS.items() if row.secret}
+    assert secrets == {"me", "key"} and secrets <= set(PRIVATE_PARAMS)  # never carried into a link for others
     for row in APP_PARAMS.values():
         module, function = row.read_by.split(":")
         assert callable(getattr(importlib.import_module(module), function)), row.read_by
