@@ -323,3 +323,14 @@ def test_a_reload_counts_the_latest_round_a_student_voted_in(store):
     assert t("mine.restored", "en", asked=1, right=1) in [i.value for i in student.info]
     (entry,) = student.session_state["_class_answers"].values()
     assert (entry.answer, entry.right) == ("0", True)
+
+
+def test_the_projector_names_an_unknown_class_and_a_closed_one_instead_of_asking_the_room_to_join(store):
+    unknown = app("projector", **{"class": "ZZZZZZ"})
+    assert t("projector.unknown", "en", code="ZZZZZZ") in texts(unknown)
+    code, key = store.create_class("lesson=1&pages=attention&lang=en")
+    store.close_class(code, key)
+    closed = app("projector", **{"class": code})
+    shown = texts(closed)
+    assert t("projector.closed", "en", code=code) in shown
+    assert t("projector.join", "en") not in shown and not closed.get("imgs")

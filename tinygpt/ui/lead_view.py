@@ -183,7 +183,7 @@ def lead(code: str, key: str) -> None:
         pages = {p: tr(f"nav.{p}") for p in LED_PAGES if p in shown}
         if len(pages) < len(LED_PAGES):  # a student's page can only open pages the class's lesson lists
             left_out = [tr(f"nav.{p}") for p in LED_PAGES if p not in pages]
-            st.caption(tr("period.pages_left_out", pages=listed(left_out)))
+            st.caption(tr("period.pages_left_out", pages=listed(left_out), n=len(left_out)))
         own_train, no_own = teacher_train()
         models = {m: tr(f"model.choice.{m}") for m in LED_MODELS}
         if own_train is not None or stored.model == OWN:

@@ -79,7 +79,11 @@ def page(page_paths: list[str]) -> None:
         return
     if info is None:
         st.title(tr("projector.title"))
-        st.error(tr("teacher.unknown", code=code), icon=":material/school:")
+        st.error(tr("projector.unknown", code=code), icon=":material/school:")
+        return
+    if not info.is_open:  # the room is not told to join a class that takes no answers
+        st.title(tr("projector.title"))
+        st.info(tr("projector.closed", code=code), icon=":material/lock:")
         return
     st.title(tr("projector.heading"))
     url = _student_url(code, info.lesson, page_paths)

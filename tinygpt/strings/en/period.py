@@ -57,6 +57,8 @@ STRINGS: dict[str, str] = {
     "projector.heading": "Join the class",
     "projector.join": "Scan the QR code or open the link, or type the class code:",
     "projector.no_class": "This page needs the class code in its address: /projector?class=K7M2QP (the teacher's page gives the link).",
+    "projector.unknown": "There is no class {code}. Check the code in the address (the teacher's page gives the projector's link).",
+    "projector.closed": "Class {code} is closed: it takes no more answers. The teacher can reopen it on the teacher's page.",
     "projector.no_question": "No question yet. Your teacher will ask one soon.",
     "projector.answered": "**{n}** {n:student has|students have} answered (round {round}).",
     "projector.round2": "Talk with your neighbour about why, then answer again.",
@@ -65,5 +67,5 @@ STRINGS: dict[str, str] = {
     "projector.link": "Projector view",
     "projector.link_help": "Open this link on the projector: it shows the class code, the QR code, the question in large type and the answers once you reveal them, never a name. It holds no key.",
     "projector.open": "Open the projector view",
-    "period.pages_left_out": "Students can only be led to the pages your lesson lists: {pages} is not among them (make a lesson with more pages to lead there).",
+    "period.pages_left_out": "Students can only be led to the pages your lesson lists: {pages} {n:is|are} not among them (make a lesson with more pages to lead there).",
 }

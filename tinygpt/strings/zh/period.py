@@ -57,6 +57,8 @@ STRINGS: dict[str, str] = {
     "projector.heading": "加入课堂",
     "projector.join": "扫描二维码或打开链接，或输入班级代码：",
     "projector.no_class": "这个页面的地址需要班级代码：/projector?class=K7M2QP（老师页面会给出链接）。",
+    "projector.unknown": "没有代码为 {code} 的课堂。请检查地址里的代码（老师页面上有投影的链接）。",
+    "projector.closed": "课堂 {code} 已关闭，不再接收答案。老师可以在老师页面重新打开它。",
     "projector.no_question": "还没有问题。老师很快会提问。",
     "projector.answered": "已有 **{n}** 名学生作答（第 {round} 轮）。",
     "projector.round2": "先和旁边的同学讨论为什么，再回答一次。",
@@ -65,5 +67,5 @@ STRINGS: dict[str, str] = {
     "projector.link": "投影视图",
     "projector.link_help": "在投影仪上打开这个链接：它显示班级代码、二维码、大字号的问题，以及你公布后的答案，从不显示名字。链接里没有密钥。",
     "projector.open": "打开投影视图",
-    "period.pages_left_out": "只能带学生去你的课程列出的页面：{pages} 不在其中（想带他们去那里，请做一个包含更多页面的课程）。",
+    "period.pages_left_out": "只能带学生去你的课程列出的页面：{pages}{n:|} 不在其中（想带他们去那里，请做一个包含更多页面的课程）。",
 }
