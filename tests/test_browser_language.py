@@ -32,13 +32,13 @@ def test_switching_language_changes_navigation_and_chart_titles_and_survives_nav
     section_button(page, "vectors", "en").click()
     chart_title(page, "theory.ops.chart_title", "en").first.wait_for(timeout=TIMEOUT)
     assert nav_link(page, "nav.theory", "en").count() == 1 and nav_link(page, "nav.predict", "en").count() == 1
-    page.wait_for_url(re.compile(r"/theory\?lang=en$"), timeout=TIMEOUT)
+    page.wait_for_url(re.compile(r"/theory\?lang=en(&section=\w+)?$"), timeout=TIMEOUT)
 
     page.locator("[data-testid='stSidebar']").get_by_text("中文", exact=True).click()
     nav_link(page, "nav.theory", "zh").wait_for(timeout=TIMEOUT)
     chart_title(page, "theory.ops.chart_title", "zh").first.wait_for(timeout=TIMEOUT)
     page.get_by_role("heading", name=t("theory.title", "zh")).wait_for(timeout=TIMEOUT)
-    page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
+    page.wait_for_url(re.compile(r"/theory\?lang=zh(&section=\w+)?$"), timeout=TIMEOUT)
     assert chart_title(page, "theory.ops.chart_title", "en").count() == 0
     assert nav_link(page, "nav.predict", "en").count() == 0
 
@@ -52,7 +52,7 @@ def test_switching_language_changes_navigation_and_chart_titles_and_survives_nav
     chart_title(page, "theory.ops.chart_title", "zh").first.wait_for(timeout=TIMEOUT)  # the section left open
     section_button(page, "attention", "zh").click()  # the section chooser speaks Chinese too
     chart_title(page, "theory.sm.chart_title", "zh").first.wait_for(timeout=TIMEOUT)
-    page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
+    page.wait_for_url(re.compile(r"/theory\?lang=zh(&section=\w+)?$"), timeout=TIMEOUT)
     page.reload()  # a new session starts from ?lang= in the URL
     wait_for_app(page)
     page.get_by_role("heading", name=t("theory.title", "zh")).wait_for(timeout=TIMEOUT)
@@ -71,7 +71,7 @@ def test_a_chinese_browser_opens_in_chinese_with_links_to_the_attention_steps(ap
         page.goto(f"{app_server}/theory")
         wait_for_app(page)
         page.get_by_role("heading", name=t("theory.title", "zh")).wait_for(timeout=TIMEOUT)
-        page.wait_for_url(re.compile(r"/theory\?lang=zh$"), timeout=TIMEOUT)
+        page.wait_for_url(re.compile(r"/theory\?lang=zh(&section=\w+)?$"), timeout=TIMEOUT)
         section_button(page, "attention", "zh").click()  # step 3's section
         link = page.get_by_role(
             "link", name=re.compile(re.escape(t("theory.link", "zh", number=3, name=t("step.scores.name", "zh"))))

@@ -24,6 +24,7 @@ def test_the_opening_line_is_cleared_when_the_first_page_is_drawn(lang):
 def _first_run_elements(url: str, query: str) -> list[tuple[str, str]]:
     """(element type, its text) of every element a new session's first script run sends, in order."""
     import asyncio
+    import concurrent.futures
 
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -49,7 +50,10 @@ def _first_run_elements(url: str, query: str) -> list[tuple[str, str]]:
                 elif kind == "script_finished":
                     return elements
 
-    return asyncio.run(run())
+    # In a thread of its own: Playwright's sync API (the browser tests of this session) keeps an
+    # event loop running in the main thread, where asyncio.run cannot start another.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
