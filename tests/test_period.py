@@ -256,3 +256,13 @@ def test_a_store_of_the_schema_without_rounds_is_migrated_and_keeps_its_answers(
         assert versions == [2]
     finally:
         store.dispose()
+
+
+def test_a_class_starts_where_its_lesson_opens_until_the_teacher_leads_elsewhere():
+    from tinygpt.classroom.period import starting_state
+
+    start = starting_state("lesson=1&pages=predict,attention&step=scores&model=textbook&lang=en")
+    assert (start.page, start.step, start.model) == (ClassState().page, "scores", "textbook")
+    assert not start.follow and start.question is None and start.version == 0
+    odd = starting_state("lesson=1&pages=train&step=nine&model=mine")  # nothing a class leads: the defaults
+    assert (odd.page, odd.step, odd.model) == (ClassState().page, ClassState().step, ClassState().model)

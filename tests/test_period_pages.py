@@ -302,7 +302,7 @@ def test_the_teacher_is_offered_only_the_pages_the_lesson_lists_and_told_why(sto
     teacher = app("teacher", **{"class": code, "key": key})
     assert teacher.button_group(key="lead_page").options == [t("nav.attention", "en")]
     left_out = t("common.list_sep", "en").join([t("nav.predict", "en"), t("nav.theory", "en")])
-    assert t("period.pages_left_out", "en", pages=left_out) in texts(teacher)
+    assert t("period.pages_left_out", "en", n=2, pages=left_out) in texts(teacher)
     code, key = store.create_class("lesson=1&model=context&lang=en")  # a lesson of every page
     everything = app("teacher", **{"class": code, "key": key})
     assert everything.button_group(key="lead_page").options == [t(f"nav.{p}", "en") for p in LED_PAGES]

@@ -24,6 +24,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
+from urllib.parse import parse_qsl
 
 import sqlalchemy as sa
 
@@ -116,6 +117,19 @@ class ClassState:
 
 def _choice(raw: object, options: Iterable[str], default: str) -> str:
     return raw if isinstance(raw, str) and raw in options else default
+
+
+def starting_state(lesson: str) -> ClassState:
+    """The state a class starts from before its teacher writes one: the Attention step and the model
+    its lesson opens on (``lesson`` is the class's lesson query string, e.g. ``step=scores&model=textbook``),
+    the defaults of :class:`ClassState` for what it does not name or names outside what a class leads."""
+    query = dict(parse_qsl(lesson, keep_blank_values=True))
+    start = ClassState()
+    return replace(
+        start,
+        step=_choice(query.get("step"), LED_STEPS, start.step),
+        model=_choice(query.get("model"), LED_MODELS, start.model),
+    )
 
 
 def state_from_json(raw: str | None) -> ClassState:

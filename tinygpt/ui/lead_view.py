@@ -28,6 +28,7 @@ from tinygpt.classroom.period import (
     OWN,
     ClassState,
     read_state,
+    starting_state,
     suggest_discussion,
     tally,
     view_query,
@@ -70,8 +71,12 @@ _LOADED = "_lead_loaded"  # the class whose stored state the widgets were given
 
 
 def _state(code: str) -> ClassState:
-    """The class's stored state (the default one before the teacher wrote any). StoreError when down."""
-    return read_state(class_store(), code) or ClassState()
+    """The class's stored state (before the teacher wrote any, where its lesson opens). StoreError when down."""
+    stored = read_state(class_store(), code)
+    if stored is not None:
+        return stored
+    info = class_store().get_class(code)
+    return starting_state(info.lesson) if info is not None else ClassState()
 
 
 def _write(code: str, key: str, state: ClassState) -> None:
