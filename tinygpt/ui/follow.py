@@ -37,7 +37,7 @@ from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
 from tinygpt.ui.page_list import CLASS_VIEW_PATHS
 from tinygpt.ui.predict_table import P_PREFIX
 from tinygpt.ui.predict_view import follow_model as predict_follows
-from tinygpt.ui.student_state import K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
+from tinygpt.ui.student_state import K_NICKNAME, class_session
 
 #: Seconds between two readings of the class's state on a student's page.
 REFRESH_SECONDS = 1
@@ -52,8 +52,8 @@ MAX_RERUNS = 3
 
 
 def _class_code() -> str | None:
-    ss = st.session_state
-    return ss.get(K_CLASS) if ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None) else None
+    cs = class_session()
+    return cs.code if cs.in_class else None
 
 
 def _read(code: str) -> ClassState | None:
@@ -174,7 +174,7 @@ def _where() -> str:
     step and the switches that differ from the model's own (the mask always)."""
 
     ss = st.session_state
-    page = ss.get(K_PAGE) or ""
+    page = class_session().page
     title = tr(f"nav.{page}") if page in LED_PAGES else ""
     step = ss.get(attn.K_STEP)
     if page != attn.PAGE or step not in attn.NAV_IDS:
@@ -257,7 +257,7 @@ def _load_votes(code: str, question_id: str) -> None:
     if question_id in loaded:
         return
     try:
-        mine = votes_of(class_store(), code, question_id, ss[K_ME])
+        mine = votes_of(class_store(), code, question_id, class_session().me)
     except (StoreError, ConfigError):
         return  # tried again on the next refresh
     loaded.add(question_id)
@@ -281,7 +281,7 @@ def _vote(code: str, state: ClassState, key: str) -> None:
             question_id=state.question_id,
             question_text=tr(question.prompt_key, **dict(question.prompt_fields)),
             question=dict(state.question),
-            student=ss[K_ME],
+            student=class_session().me,
             answer=ids,
             answer_text=", ".join(labels.get(i, i) for i in ids.split(",") if i),
             right=question.is_right(picked),

@@ -14,7 +14,7 @@ from tinygpt.training.record import ModelRecord
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import page_shown, visible
 from tinygpt.ui.models import K_JOB, current_model, set_own_model
-from tinygpt.ui.student_state import K_ANSWERS
+from tinygpt.ui.student_state import class_session
 from tinygpt.ui.train_table import (
     T_CAUSAL_MASK,
     T_D_FF,
@@ -42,7 +42,7 @@ def start_here() -> None:
     """What the app teaches and where to start, one click to each step: watch the model predict,
     flip the mask and see what changes, then read why (the landing page's first box). A student
     with answers already (a returning one) is not asked whether this is the first visit."""
-    back = bool(st.session_state.get(K_ANSWERS))  # answers came back: "welcome back" is said, not "new here?"
+    back = bool(class_session().answers)  # answers came back: "welcome back" is said, not "new here?"
     with st.container(border=True, key="train_start_here"):
         st.markdown(tr("train.start_back" if back else "train.start_here"))
         with st.container(horizontal=True, gap="small"):

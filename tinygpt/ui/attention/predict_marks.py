@@ -29,7 +29,7 @@ from tinygpt.ui.attention.table import K_MARKS  # the multiselect of the positio
 from tinygpt.ui.controls import SCORE
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.lesson import lesson, visible
-from tinygpt.ui.student_state import K_ANSWERS
+from tinygpt.ui.student_state import class_session
 from tinygpt.ui.style import CHANGED_COLOR
 
 _SCORED = "_attn_marks_scored"  # the id of the prediction recorded since the last return to the model's own
@@ -139,7 +139,7 @@ def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: Positi
 def _record(question, identity: str, picked: list[str]) -> None:
     """Keep the prediction in "my answers" and the class's answers (once), and in the session's score."""
     ss = st.session_state
-    if identity in ss.get(K_ANSWERS, {}):
+    if identity in class_session().answers:
         return
     student.answered(question, identity, picked)
     right, asked = ss.get(SCORE, (0, 0))
