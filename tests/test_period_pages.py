@@ -18,7 +18,7 @@ from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.links import encode_train
 from tinygpt.ui.lesson import visible
-from tinygpt.ui.student_state import class_session
+from tinygpt.ui.student_state import class_session, follow_session
 
 
 @pytest.fixture
@@ -82,15 +82,11 @@ def test_a_student_follows_the_teacher_and_gets_the_controls_back_when_let_explo
 
 
 def test_following_locks_what_the_teacher_has_not_opened_as_a_lesson_does():
-    import streamlit as st
-
-    from tinygpt.ui.lesson import FOLLOW_OPEN
-
-    st.session_state[FOLLOW_OPEN] = frozenset({"attn_mask"})
+    follow_session().open = frozenset({"attn_mask"})
     try:
         assert visible("attn_mask") and not visible("attn_temperature")
     finally:
-        del st.session_state[FOLLOW_OPEN]
+        follow_session().open = None
     assert visible("attn_temperature")
 
 

@@ -1,15 +1,20 @@
 """The student's class session and one answer as the session keeps it: what ``tinygpt.ui.student``
 (the session and the store), ``tinygpt.ui.my_answers`` (the sidebar), ``tinygpt.ui.class_sync``,
 ``tinygpt.ui.class_store``, ``tinygpt.ui.class_retry`` and ``tinygpt.ui.follow`` read and write.
-No widget owns these values: they live in one :class:`ClassSession` under one private key."""
+No widget owns these values: they live in one :class:`ClassSession` under one private key, and
+what ``tinygpt.ui.follow`` keeps of the class period in one :class:`FollowSession`."""
 
 from __future__ import annotations
 
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
+
+if TYPE_CHECKING:
+    from tinygpt.classroom.period import ClassState
+    from tinygpt.classroom.store import NewAnswer
 
 K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
 #: The browser's cookie holding the student's anonymous token (a reload brings the answers back).
@@ -66,3 +71,32 @@ def class_session(state: MutableMapping[str, Any] | None = None) -> ClassSession
     if K_CLASS_SESSION not in ss:
         ss[K_CLASS_SESSION] = ClassSession()
     return ss[K_CLASS_SESSION]
+
+
+@dataclass
+class FollowSession:
+    """A student's class period as this session keeps it (``tinygpt.ui.follow``; no widget owns any of it)."""
+
+    #: The controls the teacher opened while leading (None: the student does not follow); every
+    #: other lockable control is locked (``tinygpt.ui.lesson.visible``).
+    open: frozenset[str] | None = None
+    state: ClassState | None = None  # the class state this page last read
+    applied: dict[str, object] = field(default_factory=dict)  # session key -> the teacher's value last put there
+    votes: dict[tuple[str, int], str] = field(default_factory=dict)  # (question id, round) -> answer ids sent
+    waiting: list[NewAnswer] = field(default_factory=list)  # votes the store could not take yet
+    loaded: set[str] = field(default_factory=set)  # the questions whose earlier votes were read from the store
+    full_run: bool = False  # set while the whole page runs (the fragment then reruns nothing)
+    reruns: tuple[int | None, int] = (None, 0)  # (state version, how many whole-page reruns it caused)
+
+
+#: The one session key the class period lives under.
+K_FOLLOW_SESSION = "_follow"
+
+
+def follow_session(state: MutableMapping[str, Any] | None = None) -> FollowSession:
+    """This session's :class:`FollowSession`, made on first use; ``state``: the session state to
+    look in (default ``st.session_state``; a test passes its ``AppTest.session_state``)."""
+    ss = st.session_state if state is None else state
+    if K_FOLLOW_SESSION not in ss:
+        ss[K_FOLLOW_SESSION] = FollowSession()
+    return ss[K_FOLLOW_SESSION]
