@@ -25,6 +25,7 @@ from tinygpt.classroom.store import LINK_CODE_LEN, Store, database_url
 from tinygpt.i18n import t
 from tinygpt.ui.lesson import parse_lesson
 from tinygpt.ui.student_state import class_session
+from tinygpt.ui.teacher_state import teacher_session
 
 PAGES = ["train", "predict", "attention", "theory"]
 
@@ -69,7 +70,7 @@ def make_class(lang: str = "en", guess: bool = True) -> tuple[AppTest, str, str,
     short = codes(at)[0]
     code = at.query_params["class"]
     assert "key" not in at.query_params  # the page a teacher projects holds no key in its address
-    return at, short, code, at.session_state["_teacher_keys"][code]
+    return at, short, code, teacher_session(at.session_state).keys[code]
 
 
 # ---------------------------------------------------------------- pure: links in ASCII, the lesson's query
