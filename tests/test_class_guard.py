@@ -15,6 +15,7 @@ from test_classroom import answer_both, app, make_class
 from tinygpt.classroom.guard import Attempts
 from tinygpt.classroom.store import Store, StoreError, database_url
 from tinygpt.i18n import t
+from tinygpt.ui.student_state import class_session
 
 store = test_classroom.store  # a fresh SQLite store, the one the app's sessions use
 
@@ -159,17 +160,17 @@ def test_two_tabs_answering_differently_are_told_which_answer_counts(store, monk
 
     _, short, code, _ = make_class("en")
     first = app(None, "en", s=short.split("s=")[1])
-    me = first.session_state[student_ui.K_ME]
+    me = class_session(first.session_state).me
     monkeypatch.setattr(student_ui, "browser_token", lambda: me)  # the second tab shares the browser's cookie
     second = app(None, "en", s=short.split("s=")[1])
-    assert second.session_state[student_ui.K_ME] == me
+    assert class_session(second.session_state).me == me
     first.button_group(key="attn_ex_argmax_key_pick").set_value("2").run()
     second.button_group(key="attn_ex_argmax_key_pick").set_value("3").run()
     (kept,) = store.answers(class_code=code)
     assert kept.answer == "2"
     said = [w.value for w in second.warning if "another tab" in w.value]
     assert said and kept.answer_text in said[0]
-    assert {e.answer for e in second.session_state[student_ui.K_ANSWERS].values()} == {"2"}
+    assert {e.answer for e in class_session(second.session_state).answers.values()} == {"2"}
 
 
 def test_the_teacher_sees_the_nicknames_students_typed(store):

@@ -24,6 +24,8 @@ from tinygpt.classroom.class_links import (
 from tinygpt.classroom.store import LINK_CODE_LEN, Store, database_url
 from tinygpt.i18n import t
 from tinygpt.ui.lesson import parse_lesson
+from tinygpt.ui.student_state import class_session
+from tinygpt.ui.teacher_state import teacher_session
 
 PAGES = ["train", "predict", "attention", "theory"]
 
@@ -68,7 +70,7 @@ def make_class(lang: str = "en", guess: bool = True) -> tuple[AppTest, str, str,
     short = codes(at)[0]
     code = at.query_params["class"]
     assert "key" not in at.query_params  # the page a teacher projects holds no key in its address
-    return at, short, code, at.session_state["_teacher_keys"][code]
+    return at, short, code, teacher_session(at.session_state).keys[code]
 
 
 # ---------------------------------------------------------------- pure: links in ASCII, the lesson's query
@@ -259,7 +261,7 @@ def test_a_closed_class_keeps_the_students_answers_for_them_and_says_so(store):
     answer_both(student)
     assert [w.value for w in student.sidebar.warning] == [t("class.closed", "en", code=code)]
     assert store.count_answers(code) == 0
-    me = student.session_state["_class_me"]
+    me = class_session(student.session_state).me
     assert [(a.class_code, a.right) for a in store.answers(student=me)] == [("", True), ("", True)]
     teacher.button(key="teacher_reopen").click().run()
     teacher.button(key="teacher_clear_yes").click().run()
@@ -271,7 +273,7 @@ def test_a_reload_brings_back_the_answers_revealed_and_the_score(store, monkeypa
 
     _, short, code, _ = make_class("en")
     student = app(None, "en", s=short.split("s=")[1])
-    me = student.session_state[student_ui.K_ME]
+    me = class_session(student.session_state).me
     cookie = [h.value for h in student.get("html") if "document.cookie" in h.value]
     assert cookie and f"tinygpt_me={me};" in cookie[0]  # a student of a class: the token in this browser's cookie
     answer_both(student, argmax="0", row_sum="1")
@@ -295,7 +297,7 @@ def test_my_answers_give_a_resume_link_that_brings_back_the_view_and_the_score(s
     resumed = app(None, "en", s=link.split("s=")[1])  # another browser: no cookie, the link's token
     assert t("ex.score", "en", right=1, asked=2) in [c.value for c in resumed.caption]
     assert resumed.query_params["step"] == "softmax" and "me" not in resumed.query_params
-    assert resumed.session_state["_class_me"] == student.session_state["_class_me"]
+    assert class_session(resumed.session_state).me == class_session(student.session_state).me
     assert resumed.button_group(key="attn_ex_row_sum_pick").value == "1"
 
 

@@ -150,7 +150,13 @@ def test_a_function_level_project_import_says_why_on_its_line():
 
 
 #: The bottom of the Streamlit layer: modules that import no other module of ``tinygpt.ui``.
-UI_LEAVES = ("tinygpt.ui.page_list", "tinygpt.ui.app_url", "tinygpt.ui.student_state", "tinygpt.ui.language")
+UI_LEAVES = (
+    "tinygpt.ui.page_list",
+    "tinygpt.ui.app_url",
+    "tinygpt.ui.student_state",
+    "tinygpt.ui.teacher_state",
+    "tinygpt.ui.language",
+)
 
 
 def test_the_leaves_of_the_streamlit_layer_import_nothing_above_them_and_only_pages_import_navigation():

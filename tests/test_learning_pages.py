@@ -17,6 +17,7 @@ from tinygpt.explanations.concept_check import CONCEPTS
 from tinygpt.explanations.exercises import NONE
 from tinygpt.explanations.predictions import prediction_id, prediction_question, tallies
 from tinygpt.i18n import t
+from tinygpt.ui.student_state import class_session
 
 #: A column of the effect's strip: its classes and its position.
 STRIP_COL = re.compile(
@@ -83,7 +84,7 @@ def test_marks_made_before_the_flip_are_scored_against_the_strip_after_it(lang):
     assert tagged == sorted(tagged, reverse=True)  # the misses' reasons come first
     named = t("common.list_sep", lang).join(f"{k} {text[k]}" for k in missed)
     assert (t("attn.marks.misses", lang, n=misses, positions=named) in [m.value for m in at.markdown]) == bool(misses)
-    entries = at.session_state["_class_answers"]
+    entries = class_session(at.session_state).answers
     (qid,) = [q for q in entries if q.startswith("predict:")]
     assert qid.startswith("predict:mask:0:")
     assert entries[qid].answer == ",".join(sorted(picked, key=int))
@@ -112,7 +113,7 @@ def test_none_will_change_excludes_the_positions_names_its_wrong_idea_and_a_flip
     assert at.multiselect(key="attn_marks").value == []  # cleared for the next prediction
     at.toggle(key="attn_mask").set_value(False).run()  # a flip without marks: how to predict next time
     assert t("attn.marks.not_made", "en") in [c.value for c in at.caption]
-    assert [q.split(":")[:3] for q in at.session_state["_class_answers"]] == [["predict", "mask", "0"]]
+    assert [q.split(":")[:3] for q in class_session(at.session_state).answers] == [["predict", "mask", "0"]]
 
 
 def test_a_wrong_answer_names_the_wrong_idea_it_reveals():
@@ -142,9 +143,9 @@ def test_the_concept_check_before_and_after_on_the_page_a_student_is_on():
     right = dict(RIGHT, tau=re.search(r"gives key (\d+) the largest", tau.label).group(1))  # τ keeps the order
     answer_check(at, "pre", {"mask": ["0"], "row_sum": "0"})  # three left open: nothing recorded
     assert t("check.missing", "en", n=3) in [w.value for w in at.warning]
-    assert not any(q.startswith("check:") for q in at.session_state["_class_answers"])
+    assert not any(q.startswith("check:") for q in class_session(at.session_state).answers)
     answer_check(at, "pre", {"mask": ["0"], "last": [NONE], "row_sum": "0", "softmax": "between", "tau": right["tau"]})
-    entries = at.session_state["_class_answers"]
+    entries = class_session(at.session_state).answers
     pre = {q.split(":")[2]: e for q, e in entries.items() if q.startswith("check:pre:")}
     assert set(pre) == set(CONCEPTS)
     n_right = sum(e.right for e in pre.values())
@@ -153,7 +154,9 @@ def test_the_concept_check_before_and_after_on_the_page_a_student_is_on():
     assert not [tb for tb in tables(at) if t("check.col.post", "en") in tb.value.columns]  # the answers come at the end
     at.button(key="check_start_post").click().run()
     answer_check(at, "post", {**RIGHT, "tau": right["tau"], "row_sum": "depends"})
-    post = {q.split(":")[2]: e for q, e in at.session_state["_class_answers"].items() if q.startswith("check:post:")}
+    post = {
+        q.split(":")[2]: e for q, e in class_session(at.session_state).answers.items() if q.startswith("check:post:")
+    }
     assert set(post) == set(CONCEPTS) and not post["row_sum"].right and post["mask"].right
     n_post = sum(e.right for e in post.values())
     assert t("check.post_done", "en", pre=n_right, post=n_post, total=5) in [m.value for m in at.markdown]
@@ -166,8 +169,8 @@ def test_the_concept_check_before_and_after_on_the_page_a_student_is_on():
     assert table[t("check.col.post", "en")].tolist()[2] == t("check.wrong", "en")
     idea = t("mis.you_may_think", "en", idea=t("mis.sum_depends", "en"))
     assert idea in [c.value for c in at.caption]  # the wrong idea of the answer after
-    answers = at.session_state["_class_answers"]  # after a reload the answers come from the store, without records
-    at.session_state["_class_answers"] = {q: dataclasses.replace(e, record=None) for q, e in answers.items()}
+    answers = class_session(at.session_state).answers  # after a reload the answers come from the store, without records
+    class_session(at.session_state).answers = {q: dataclasses.replace(e, record=None) for q, e in answers.items()}
     at.run()
     assert idea in [c.value for c in at.caption]
 

@@ -18,6 +18,7 @@ from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.links import encode_train
 from tinygpt.ui.lesson import visible
+from tinygpt.ui.student_state import class_session, follow_session
 
 
 @pytest.fixture
@@ -81,15 +82,11 @@ def test_a_student_follows_the_teacher_and_gets_the_controls_back_when_let_explo
 
 
 def test_following_locks_what_the_teacher_has_not_opened_as_a_lesson_does():
-    import streamlit as st
-
-    from tinygpt.ui.lesson import FOLLOW_OPEN
-
-    st.session_state[FOLLOW_OPEN] = frozenset({"attn_mask"})
+    follow_session().open = frozenset({"attn_mask"})
     try:
         assert visible("attn_mask") and not visible("attn_temperature")
     finally:
-        del st.session_state[FOLLOW_OPEN]
+        follow_session().open = None
     assert visible("attn_temperature")
 
 
@@ -120,7 +117,7 @@ def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_project
         assert not student.exception, [e.value for e in student.exception]
         assert t("period.sent", "en") in texts(student)
         assert student.button_group(key=vote_key).disabled
-    again = app("attention", **{"class": code, "me": students[0].session_state["_class_me"]})  # a reload
+    again = app("attention", **{"class": code, "me": class_session(students[0].session_state).me})  # a reload
     assert again.button_group(key=vote_key).disabled and again.button_group(key=vote_key).value == right
     assert t("period.sent", "en") in texts(again)
     teacher.run()
@@ -321,7 +318,7 @@ def test_a_reload_counts_the_latest_round_a_student_voted_in(store):
     student.run()
     assert not student.exception, [e.value for e in student.exception]
     assert t("mine.restored", "en", asked=1, right=1) in [i.value for i in student.info]
-    (entry,) = student.session_state["_class_answers"].values()
+    (entry,) = class_session(student.session_state).answers.values()
     assert (entry.answer, entry.right) == ("0", True)
 
 

@@ -16,6 +16,7 @@ from tinygpt.explanations import theory
 from tinygpt.explanations.charts import probability_bars, probability_bars_spec, vector_picture, vector_picture_spec
 from tinygpt.explanations.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError
 from tinygpt.i18n import CATALOGUE, t
+from tinygpt.ui.student_state import class_session
 
 SOFTMAX_123 = [0.090, 0.245, 0.665]  # softmax([1, 2, 3]) at τ = 1, to 3 decimals
 
@@ -272,7 +273,7 @@ def test_page_shows_the_reference_answer_on_request_and_checks_quiz_answers():
     at.radio(key="theory_quiz_temperature").set_value("b").run()
     assert len(at.success) == 3 and len(at.warning) == 1
     # each first pick is counted in the score and kept in "my answers", as the other pages' guesses
-    answers = at.session_state["_class_answers"]
+    answers = class_session(at.session_state).answers
     assert at.session_state["exercise_score"] == (3, 4) and len(answers) == 4
     assert {e.question_text for e in answers.values()} == {
         t(f"theory.quiz.{q}.q", "zh") for q in ("mask_weight", "shift", "mask_positions", "temperature")
@@ -280,7 +281,7 @@ def test_page_shows_the_reference_answer_on_request_and_checks_quiz_answers():
     shift = next(e for e in answers.values() if e.question_text == t("theory.quiz.shift.q", "zh"))
     assert shift.answer == "a" and shift.answer_text == t("theory.quiz.shift.a", "zh") and not shift.right
     at.radio(key="theory_quiz_shift").set_value("d").run()  # a second pick: shown, not counted again
-    assert at.session_state["exercise_score"] == (3, 4) and len(at.session_state["_class_answers"]) == 4
+    assert at.session_state["exercise_score"] == (3, 4) and len(class_session(at.session_state).answers) == 4
 
 
 def test_every_step_has_a_concept_that_links_back_to_it():

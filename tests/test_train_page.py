@@ -229,13 +229,13 @@ def test_every_box_that_holds_no_whole_number_is_named_at_once(lang):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_returning_student_is_not_asked_whether_this_is_the_first_visit(lang):
-    from tinygpt.ui.student_state import K_ANSWERS, AnswerEntry
+    from tinygpt.ui.student_state import AnswerEntry, class_session
 
     at = open_train(lang)
     first = [m.value for m in at.markdown]
     assert t("train.start_here", lang) in first and t("train.start_back", lang) not in first
     entry = AnswerEntry("q1", "question", "a", "A", True, 0.0, "", sent=True)
-    at.session_state[K_ANSWERS] = {"q1": entry}  # answers of this student ("welcome back")
+    class_session(at.session_state).answers = {"q1": entry}  # answers of this student ("welcome back")
     at.run()
     again = [m.value for m in at.markdown]
     assert t("train.start_back", lang) in again and t("train.start_here", lang) not in again

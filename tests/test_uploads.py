@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from tinygpt.i18n import t
 from tinygpt.training import checkpoint, jobs
 from tinygpt.training.checkpoint import to_bytes
+from tinygpt.ui.train_session import train_session
 
 
 def open_train(lang: str) -> AppTest:
@@ -63,7 +64,7 @@ def test_a_file_of_zeros_is_refused_from_its_first_bytes_and_released_at_once(la
     assert [e.value for e in at.error] == [refusal]  # the file named, and why
     assert reads == [9]  # the header length and the byte after it; nothing more
     assert len(removed) == 1  # gone from the session's files on the server
-    assert at.session_state["_train_uploads_read"] == 1
+    assert train_session(at.session_state).uploads_read == 1
     assert at.file_uploader(key="train_upload_1").value is None  # a new, empty uploader
     assert not [w for w in at.file_uploader if w.key == "train_upload"]
 

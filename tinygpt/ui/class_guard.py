@@ -18,9 +18,8 @@ from tinygpt.classroom.guard import Attempts
 from tinygpt.classroom.store import DEFAULT_ANSWER_DAYS, answer_days
 from tinygpt.config import ConfigError
 from tinygpt.ui import url
+from tinygpt.ui.teacher_state import teacher_session
 
-K_KEYS = "_teacher_keys"  # class code -> the teacher's key this session holds
-K_KEY_COOKIES = "_teacher_key_cookies"  # class codes whose key this session put in the browser's cookie
 COOKIE_PREFIX = "tinygpt_teacher_"
 _COOKIE_JS = (
     "<script>document.cookie = '{name}={value}; path=/; max-age={age}; SameSite=Strict'"
@@ -39,7 +38,7 @@ def browser_cookies() -> dict[str, str]:
 
 def remember_key(code: str, key: str) -> None:
     """Keep the teacher's ``key`` of class ``code`` in this session (the builder's new class)."""
-    st.session_state.setdefault(K_KEYS, {})[code] = key
+    teacher_session().keys[code] = key
 
 
 def teacher_credentials() -> tuple[str | None, str | None]:
@@ -53,13 +52,13 @@ def teacher_credentials() -> tuple[str | None, str | None]:
     if raw_code is None:
         return None, None
     code = _normal(raw_code)
-    kept = st.session_state.get(K_KEYS, {}).get(code) or browser_cookies().get(COOKIE_PREFIX + code)
+    kept = teacher_session().keys.get(code) or browser_cookies().get(COOKIE_PREFIX + code)
     return raw_code, kept
 
 
 def keep_key_cookie(code: str, key: str) -> None:
     """Once the key has opened class ``code``: keep it in this browser's cookie (once per session)."""
-    done = st.session_state.setdefault(K_KEY_COOKIES, set())
+    done = teacher_session().key_cookies
     if code in done or browser_cookies().get(COOKIE_PREFIX + code) == key:
         return
     done.add(code)

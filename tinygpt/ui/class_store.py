@@ -9,8 +9,7 @@ from tinygpt.classroom.store import Answer, ClassError, Store, StoreError, answe
 from tinygpt.classroom.store_upkeep import keep_purging
 from tinygpt.config import ConfigError
 from tinygpt.ui.language import error_text, tr
-
-K_MESSAGES = "_class_messages"  # messages for the next run's top (a callback or a hook said them)
+from tinygpt.ui.student_state import class_session
 
 
 @st.cache_resource(show_spinner=False)
@@ -39,12 +38,14 @@ def problem_text(exc: Exception) -> str:
 
 def say(message: str, kind: str = "warning") -> None:
     """Keep ``message`` for :func:`show_messages` (``kind``: "warning" or "info")."""
-    st.session_state.setdefault(K_MESSAGES, []).append((kind, message))
+    class_session().messages.append((kind, message))
 
 
 def show_messages() -> None:
     """The messages of the class and of short links, once, at the top of the page."""
-    for kind, message in st.session_state.pop(K_MESSAGES, []):
+    cs = class_session()
+    messages, cs.messages = cs.messages, []
+    for kind, message in messages:
         (st.info if kind == "info" else st.warning)(message, icon=":material/school:")
 
 

@@ -8,34 +8,31 @@ import time
 from dataclasses import replace
 from typing import Any
 
-import streamlit as st
-
 from tinygpt.classroom.store import Store, StoreError
 from tinygpt.config import ConfigError
 from tinygpt.ui.class_store import class_store, say
 from tinygpt.ui.language import md_escape, tr
-from tinygpt.ui.student_state import K_CLASS, K_NOTE, K_STATUS
+from tinygpt.ui.student_state import class_session
 
 #: Seconds between two looks at a class seen closed (on a page's run; an answer looks at once).
 RECHECK_S = 5.0
-K_CHECKED = "_class_checked_at"
 
 
 def recheck_class(force: bool = False) -> None:
     """A class this session saw closed: ask the store again (at most every :data:`RECHECK_S`
     seconds unless ``force``); reopened, the session's answers go to it again and the note goes."""
-    ss = st.session_state
-    if ss.get(K_STATUS) != "closed" or not ss.get(K_CLASS):
+    cs = class_session()
+    if cs.status != "closed" or not cs.code:
         return
-    if not force and time.monotonic() - ss.get(K_CHECKED, float("-inf")) < RECHECK_S:
+    if not force and time.monotonic() - cs.checked_at < RECHECK_S:
         return
-    ss[K_CHECKED] = time.monotonic()
+    cs.checked_at = time.monotonic()
     try:
-        info = class_store().get_class(ss[K_CLASS])
+        info = class_store().get_class(cs.code)
     except (StoreError, ConfigError):  # said where an answer is sent
         return
     if info is not None and info.is_open:
-        ss[K_STATUS], ss[K_NOTE] = "open", None
+        cs.status, cs.note = "open", None
 
 
 def first_answer_kept(store: Store, entry: Any, student: str) -> Any:

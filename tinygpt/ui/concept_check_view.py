@@ -24,7 +24,7 @@ from tinygpt.ui.controls import SCORE
 from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.models import attention_trace
-from tinygpt.ui.student_state import K_ANSWERS
+from tinygpt.ui.student_state import class_session
 from tinygpt.ui.tables import show_table, text_table
 
 K_BOX = K_CHECK  # the expander (a lesson control: a teacher's lesson may hide it)
@@ -41,7 +41,7 @@ def _labels(question: Question) -> dict[str, str]:
 
 def _mine() -> list[tuple[str, bool, float]]:
     """(question id, right, time) of this student's answers."""
-    return [(e.question_id, e.right, e.at) for e in st.session_state.get(K_ANSWERS, {}).values()]
+    return [(e.question_id, e.right, e.at) for e in class_session().answers.values()]
 
 
 def section(record: ModelRecord, text: str | None = None) -> None:
@@ -105,7 +105,7 @@ def _form(phase: str, questions: dict[str, Question]) -> None:
     for concept in CONCEPTS:
         q = questions[concept]
         identity = check_id(phase, concept, q)
-        if identity in ss.get(K_ANSWERS, {}):
+        if identity in class_session().answers:
             continue
         student.answered(q, identity, picks[concept])
         right, asked = ss.get(SCORE, (0, 0))
@@ -135,7 +135,7 @@ def _results(results: dict[str, dict[str, bool]], questions: dict[str, Question]
         hide_index=True,
         key="check_results",
     )
-    entries = st.session_state.get(K_ANSWERS, {})
+    entries = class_session().answers
     for n, concept in enumerate(CONCEPTS, 1):
         q = questions[concept]
         labels = _labels(q)

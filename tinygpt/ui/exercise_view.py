@@ -22,7 +22,7 @@ from tinygpt.ui import misconception_view, student
 from tinygpt.ui.common import resend
 from tinygpt.ui.controls import SCORE
 from tinygpt.ui.language import md_escape, tr
-from tinygpt.ui.student_state import K_ANSWERS
+from tinygpt.ui.student_state import class_session
 
 SPACE_MARK = "␣"
 
@@ -84,7 +84,7 @@ def count_theory_answer(qid: str, right_answer: str, key: str) -> None:
     picked = st.session_state.get(key)
     question = theory_question(qid, right_answer)
     identity = _identity(question)
-    if picked is None or identity in st.session_state.get(K_ANSWERS, {}):
+    if picked is None or identity in class_session().answers:
         return  # nothing picked, or counted already
     right, asked = score()
     st.session_state[SCORE] = (right + question.is_right(picked), asked + 1)

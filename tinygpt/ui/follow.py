@@ -7,7 +7,7 @@
   model of the teacher's pages as a ``train=`` link gives it: ``tinygpt.ui.led_model``), text,
   step and switches into the session before the page draws its widgets, and opens the teacher's page (so a
   student who joins late lands where the class is); every control the teacher has not opened is
-  locked: ``tinygpt.ui.lesson.visible`` hides it while :data:`lesson.FOLLOW_OPEN` holds the
+  locked: ``tinygpt.ui.lesson.visible`` hides it while ``FollowSession.open`` holds the
   opened ones, and the page uses the teacher's value; a line says the teacher is leading;
 - draws :func:`live` at the top of the page, a fragment that reads the state again every
   :data:`REFRESH_SECONDS` and reruns the whole page when the teacher's view changed, and shows the
@@ -34,27 +34,20 @@ from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
-from tinygpt.ui.lesson import FOLLOW_OPEN, lesson
+from tinygpt.ui.lesson import lesson
 from tinygpt.ui.page_list import CLASS_VIEW_PATHS
 from tinygpt.ui.predict_table import P_PREFIX
 from tinygpt.ui.predict_view import follow_model as predict_follows
-from tinygpt.ui.student_state import K_CLASS, K_ME, K_NICKNAME, K_PAGE, K_STATUS
+from tinygpt.ui.student_state import K_NICKNAME, class_session, follow_session
 
 #: Seconds between two readings of the class's state on a student's page.
 REFRESH_SECONDS = 1
-K_STATE = "_follow_state"  # the class state this page last read (ClassState)
-K_APPLIED = "_follow_applied"  # session key -> the teacher's value last put there
-K_VOTES = "_period_votes"  # (question id, round) -> the answer ids this student sent
-K_WAITING = "_period_waiting"  # votes the store could not take yet (NewAnswer)
-K_LOADED = "_period_loaded"  # the questions whose earlier votes were read from the store
-K_FULL_RUN = "_follow_full_run"  # set while the whole page runs (the fragment then reruns nothing)
-K_RERUNS = "_follow_reruns"  # (state version, how many whole-page reruns it caused)
 MAX_RERUNS = 3
 
 
 def _class_code() -> str | None:
-    ss = st.session_state
-    return ss.get(K_CLASS) if ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None) else None
+    cs = class_session()
+    return cs.code if cs.in_class else None
 
 
 def _read(code: str) -> ClassState | None:
@@ -62,8 +55,8 @@ def _read(code: str) -> ClassState | None:
     try:
         state = read_state(class_store(), code)
     except (StoreError, ConfigError):
-        return st.session_state.get(K_STATE)
-    st.session_state[K_STATE] = state
+        return follow_session().state
+    follow_session().state = state
     return state
 
 
@@ -88,7 +81,7 @@ def _apply(state: ClassState) -> None:
 
     ss = st.session_state
     opened = set(state.open_controls)
-    applied = ss.setdefault(K_APPLIED, {})
+    applied = follow_session().applied
     changed = ss.get(K_MODEL) != state.model or not has_led_model(state)
     if (changed or state.model == OWN) and K_MODEL not in opened:
         record = take_led_model(state)  # an own model: from the shelf, or its training starts (the page shows it)
@@ -110,37 +103,36 @@ def _apply(state: ClassState) -> None:
 def class_period(url_path: str, page_files: dict[str, str]) -> None:
     """Before the page runs (``navigation.run_app``): follow the teacher if the class says so (its
     view into the session, its page opened, the other controls locked), then :func:`live`."""
-    ss = st.session_state
+    fs = follow_session()
     code = _class_code()
     if code is None or url_path in CLASS_VIEW_PATHS:
-        ss.pop(FOLLOW_OPEN, None)
+        fs.open = None
         return
     state = _read(code)
     if state is not None and state.follow:
-        ss[FOLLOW_OPEN] = frozenset(state.open_controls)
+        fs.open = frozenset(state.open_controls)
         _apply(state)
         current = lesson()
         if state.page != url_path and state.page in page_files and (current is None or current.page_shown(state.page)):
             keep = {k: v for k, v in url.query().items() if k in (*LESSON_KEYS, "lang")}  # not the old view
             st.switch_page(page_files[state.page], query_params=keep)
     else:
-        ss.pop(FOLLOW_OPEN, None)
-        ss.pop(K_APPLIED, None)
-    ss[K_FULL_RUN] = True
+        fs.open, fs.applied = None, {}
+    fs.full_run = True
     live(code, url_path)
 
 
 def _out_of_step(state: ClassState, url_path: str) -> bool:
     """True when the page does not show the teacher's view (the whole page must run again)."""
-    ss = st.session_state
+    ss, fs = st.session_state, follow_session()
     if not state.follow:
-        return ss.get(FOLLOW_OPEN) is not None  # the teacher let them explore: the controls come back
-    if ss.get(FOLLOW_OPEN) != frozenset(state.open_controls):
+        return fs.open is not None  # the teacher let them explore: the controls come back
+    if fs.open != frozenset(state.open_controls):
         return True
     current = lesson()
     if state.page != url_path and (current is None or current.page_shown(state.page)):
         return True
-    opened, applied = set(state.open_controls), ss.get(K_APPLIED, {})
+    opened, applied = set(state.open_controls), fs.applied
     return any((ss.get(k) != v) if k not in opened else applied.get(k) != v for k, v in wanted(state).items()) or (
         (ss.get(K_MODEL) != state.model or not has_led_model(state)) and K_MODEL not in opened
     )
@@ -150,15 +142,16 @@ def _out_of_step(state: ClassState, url_path: str) -> bool:
 def live(code: str, url_path: str) -> None:
     """The class's state on a student's page, read every few seconds: the whole page runs again
     when the teacher's view changed; the line "your teacher is leading"; the open question."""
-    full_run = st.session_state.pop(K_FULL_RUN, False)
-    state = st.session_state.get(K_STATE) if full_run else _read(code)  # a whole run read it just before
+    fs = follow_session()
+    full_run, fs.full_run = fs.full_run, False
+    state = fs.state if full_run else _read(code)  # a whole run read it just before
     _send_waiting()
     if state is None:
         return
     if not full_run and _out_of_step(state, url_path):
-        tries = st.session_state.get(K_RERUNS, (None, 0))
+        tries = fs.reruns
         count = tries[1] + 1 if tries[0] == state.version else 1
-        st.session_state[K_RERUNS] = (state.version, count)
+        fs.reruns = (state.version, count)
         if count <= MAX_RERUNS:  # a view the page cannot take (an unreadable text) does not loop
             st.rerun(scope="app")
     if state.follow:
@@ -175,7 +168,7 @@ def _where() -> str:
     step and the switches that differ from the model's own (the mask always)."""
 
     ss = st.session_state
-    page = ss.get(K_PAGE) or ""
+    page = class_session().page
     title = tr(f"nav.{page}") if page in LED_PAGES else ""
     step = ss.get(attn.K_STEP)
     if page != attn.PAGE or step not in attn.NAV_IDS:
@@ -203,7 +196,7 @@ def _question(code: str, state: ClassState) -> None:
     """The class's question: pick an answer (once per round), then wait; the verdict after the reveal."""
     ss = st.session_state
     question = question_from_data(state.question)
-    votes = ss.setdefault(K_VOTES, {})
+    votes = follow_session().votes
     _load_votes(code, state.question_id)
     sent = votes.get((state.question_id, state.round))
     fields = _fields(question.prompt_fields)
@@ -253,36 +246,36 @@ def _question(code: str, state: ClassState) -> None:
 
 def _load_votes(code: str, question_id: str) -> None:
     """Once per question: the votes this student cast before (a reload, another tab) from the store."""
-    ss = st.session_state
-    loaded = ss.setdefault(K_LOADED, set())
+    fs = follow_session()
+    loaded = fs.loaded
     if question_id in loaded:
         return
     try:
-        mine = votes_of(class_store(), code, question_id, ss[K_ME])
+        mine = votes_of(class_store(), code, question_id, class_session().me)
     except (StoreError, ConfigError):
         return  # tried again on the next refresh
     loaded.add(question_id)
     for rnd, answer in mine.items():
-        ss[K_VOTES].setdefault((question_id, rnd), answer)
+        fs.votes.setdefault((question_id, rnd), answer)
 
 
 def _vote(code: str, state: ClassState, key: str) -> None:
     """Widget callback: send this student's answer for the open round (once)."""
-    ss = st.session_state
+    ss, fs = st.session_state, follow_session()
     question = question_from_data(state.question)
     picked = ss.get(key)
-    if not picked or (state.question_id, state.round) in ss.get(K_VOTES, {}):
+    if not picked or (state.question_id, state.round) in fs.votes:
         return
     ids = answer_ids(question, picked)
     labels = {c.id: c.text or tr(c.key) for c in question.choices}
-    ss.setdefault(K_VOTES, {})[(state.question_id, state.round)] = ids
-    ss.setdefault(K_WAITING, []).append(
+    fs.votes[(state.question_id, state.round)] = ids
+    fs.waiting.append(
         NewAnswer(
             class_code=code,
             question_id=state.question_id,
             question_text=tr(question.prompt_key, **dict(question.prompt_fields)),
             question=dict(state.question),
-            student=ss[K_ME],
+            student=class_session().me,
             answer=ids,
             answer_text=", ".join(labels.get(i, i) for i in ids.split(",") if i),
             right=question.is_right(picked),
@@ -295,8 +288,7 @@ def _vote(code: str, state: ClassState, key: str) -> None:
 
 def _send_waiting() -> None:
     """Send the votes the store has not taken yet; a closed class drops them (said by the class banner)."""
-    ss = st.session_state
-    waiting = ss.get(K_WAITING, [])
+    waiting = follow_session().waiting
     while waiting:
         try:
             class_store().record_answer(waiting[0])

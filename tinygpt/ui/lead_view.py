@@ -50,6 +50,7 @@ from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.page_list import PAGES, TEACHER_PATH
 from tinygpt.ui.predict_table import P_PREFIX
+from tinygpt.ui.teacher_state import teacher_session
 from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 from tinygpt.vocab import UnknownCharError
 
@@ -67,7 +68,6 @@ KINDS: tuple[QuestionKind, ...] = (
 K_PAGE, K_MODEL, K_TEXT, K_STEP = "lead_page", "lead_model", "lead_text", "lead_step"
 K_MASK, K_UNIFORM, K_TAU, K_OPEN = "lead_mask", "lead_uniform", "lead_tau", "lead_open"
 K_KIND, K_ROW = "lead_kind", "lead_row"
-_LOADED = "_lead_loaded"  # the class whose stored state the widgets were given
 
 
 def _state(code: str) -> ClassState:
@@ -83,7 +83,7 @@ def _write(code: str, key: str, state: ClassState) -> None:
     try:
         write_state(class_store(), code, key, state)
     except (StoreError, ClassError, ConfigError) as exc:
-        st.session_state["_lead_problem"] = problem_text(exc)
+        teacher_session().lead_problem = problem_text(exc)
 
 
 def _widgets_state(stored: ClassState) -> ClassState:
@@ -114,7 +114,7 @@ def _publish(code: str, key: str, follow: bool | None = None) -> None:
     try:
         stored = _state(code)
     except (StoreError, ConfigError) as exc:
-        st.session_state["_lead_problem"] = problem_text(exc)
+        teacher_session().lead_problem = problem_text(exc)
         return
     new = _widgets_state(stored)
     _write(code, key, new if follow is None else replace(new, follow=follow))
@@ -123,10 +123,10 @@ def _publish(code: str, key: str, follow: bool | None = None) -> None:
 def _load(code: str, stored: ClassState) -> None:
     """Give the widgets the stored view once per class (the session keeps what the teacher sets)."""
 
-    ss = st.session_state
-    if ss.get(_LOADED) == code:
+    ss, ts = st.session_state, teacher_session()
+    if ts.lead_loaded == code:
         return
-    ss[_LOADED] = code
+    ts.lead_loaded = code
     ss[K_PAGE], ss[K_MODEL], ss[K_TEXT], ss[K_STEP] = stored.page, stored.model, stored.text, stored.step
     ss[K_MASK], ss[K_UNIFORM] = stored.mask, stored.uniform
     ss[K_TAU] = min(TEMPERATURES, key=lambda t: abs(t - stored.tau))
@@ -156,7 +156,7 @@ def lead(code: str, key: str) -> None:
         st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
     _load(code, stored)
-    if (problem := st.session_state.pop("_lead_problem", None)) is not None:
+    if (problem := teacher_session().take_lead_problem()) is not None:
         st.error(problem, icon=":material/cloud_off:")
     args = (code, key)
     with st.container(border=True, key="lead_box"):
@@ -278,14 +278,14 @@ def _ask(code: str, key: str) -> None:
     try:
         state = _state(code)
         if led_model(state) is None:  # the own model is not on this server yet
-            ss["_lead_problem"] = tr("period.own_missing")
+            teacher_session().lead_problem = tr("period.own_missing")
             return
         q, _ = make_question(state, QuestionKind(ss[K_KIND]), int(ss.get(K_ROW) or 0))
     except (StoreError, ConfigError) as exc:
-        ss["_lead_problem"] = problem_text(exc)
+        teacher_session().lead_problem = problem_text(exc)
         return
     except (KeyError, IndexError, ValueError) as exc:
-        ss["_lead_problem"] = error_text(exc)
+        teacher_session().lead_problem = error_text(exc)
         return
     _write(code, key, state.with_question(q, question_id(q)))
 
@@ -296,7 +296,7 @@ def _set(code: str, key: str, **changes: object) -> None:
     try:
         state = _state(code)
     except (StoreError, ConfigError) as exc:
-        st.session_state["_lead_problem"] = problem_text(exc)
+        teacher_session().lead_problem = problem_text(exc)
         return
     _write(code, key, state.without_question() if changes.pop("close", False) else replace(state, **changes))
 
@@ -310,7 +310,7 @@ def question(code: str, key: str) -> None:
         st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
     if state.question is None:  # drawn outside the refreshing part: a pick is never redrawn under the mouse
-        if (problem := st.session_state.pop("_lead_problem", None)) is not None:
+        if (problem := teacher_session().take_lead_problem()) is not None:
             st.error(problem)
         _ask_form(state, (code, key))
         return
@@ -328,7 +328,7 @@ def open_question(code: str, key: str) -> None:
         return
     if state.question is None or votes is None:  # closed (in another tab): the form to ask the next one
         st.rerun(scope="app")
-    if (problem := st.session_state.pop("_lead_problem", None)) is not None:
+    if (problem := teacher_session().take_lead_problem()) is not None:
         st.error(problem)
     args = (code, key)
     st.markdown(f"**{question_prompt(state.question)}**")

@@ -36,6 +36,7 @@ from tinygpt.ui.controls import MODEL, defaults_of, lockable
 from tinygpt.ui.language import error_text, lang, md_escape, tr
 from tinygpt.ui.page_list import PAGES
 from tinygpt.ui.predict_table import PREDICT
+from tinygpt.ui.student_state import follow_session
 from tinygpt.ui.theory_table import THEORY
 from tinygpt.ui.train_table import TRAIN
 
@@ -43,9 +44,6 @@ V = TypeVar("V")
 
 LESSON_PARAMS: tuple[str, ...] = ("lesson", "pages", "show", "hide")
 _STATE = "_lesson"
-#: While a student follows the teacher (``tinygpt.ui.follow``): the controls the teacher opened;
-#: every other control is locked as a lesson hides it.
-FOLLOW_OPEN = "_follow_open"
 _OFF = ("0", "false", "off", "no")
 #: The words ``lesson=`` accepts (case and spaces ignored): on or off.
 LESSON_SWITCH: dict[str, bool] = {w: True for w in ("1", "true", "on", "yes")} | {w: False for w in _OFF}
@@ -158,7 +156,7 @@ def visible(key: str) -> bool:
     """
     if key not in LESSON_CONTROLS:
         raise KeyError(f"{key!r} is not a lockable control; register it in LESSON_CONTROLS")
-    opened = st.session_state.get(FOLLOW_OPEN)
+    opened = follow_session().open  # while a student follows the teacher: the controls the teacher opened
     if opened is not None and key not in opened:  # the teacher leads and has not opened this control
         return False
     current = lesson()

@@ -23,22 +23,22 @@ from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import tr
 from tinygpt.ui.page_list import PAGES, TEACHER_PATH
-from tinygpt.ui.student_state import K_ANSWERS, K_CLASS, K_ME, K_NICKNAME, K_NOTE, K_RESUME, K_STATUS, AnswerEntry
+from tinygpt.ui.student_state import K_NICKNAME, AnswerEntry, class_session
 
 
 def sidebar(url_path: str) -> None:
     """The class banner, the nickname box and "my answers" in the sidebar (nothing when the student
     has neither answers nor a class)."""
-    ss = st.session_state
-    entries = sorted(ss.get(K_ANSWERS, {}).values(), key=lambda e: e.at)
-    in_class = ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None)
-    if not entries and not in_class and not ss.get(K_NOTE):
+    cs = class_session()
+    entries = sorted(cs.answers.values(), key=lambda e: e.at)
+    in_class = cs.in_class
+    if not entries and not in_class and not cs.note:
         return
     with st.sidebar:
-        if ss.get(K_NOTE):
-            st.warning(ss[K_NOTE], icon=":material/school:")
+        if cs.note:
+            st.warning(cs.note, icon=":material/school:")
         if in_class:
-            st.caption(tr("class.banner", code=ss[K_CLASS]))
+            st.caption(tr("class.banner", code=cs.code))
             st.text_input(tr("class.nickname"), max_chars=24, help=tr("class.nickname_help"), key=K_NICKNAME)
         if entries:
             with st.container(key="mine_sidebar"):  # hidden while the page shows its own (tinygpt/ui/style.py)
@@ -76,8 +76,8 @@ def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = 
     )
     st.caption(tr("mine.resume_intro"))
     if st.button(tr("mine.resume"), key=f"{key_prefix}_resume", icon=":material/bookmark:"):
-        st.session_state[K_RESUME] = resume_link(url_path)
-    made = st.session_state.get(K_RESUME)
+        class_session().resume = resume_link(url_path)
+    made = class_session().resume
     if made is not None:
         url, problem = made
         st.code(url, language=None, wrap_lines=True)
@@ -89,7 +89,7 @@ def resume_link(url_path: str) -> tuple[str, str]:
     """(the link that brings back this page's view and the student's answers, a note): a short
     link when the store takes it, else the whole link (ASCII) with the reason."""
     params = {k: v for k, v in url.query().items() if k not in PRIVATE_PARAMS}
-    params["me"] = st.session_state[K_ME]
+    params["me"] = class_session().me
     base = base_url([p[3] for p in PAGES] + [TEACHER_PATH])
     try:
         code = class_store().shorten(ascii_query({PAGE_PARAM: url_path, **params}))

@@ -16,7 +16,7 @@ Each answer is recorded in the store (``tinygpt.classroom.store``) under the stu
 or under no class; an answer the store cannot take now stays in the session and is sent by
 itself every few seconds (``tinygpt.ui.class_retry``). Nothing here stops a page: a store that
 cannot be reached, an unknown or closed class and a bad code each get a message in the user's
-language, and the student keeps working. The session keys are in ``tinygpt.ui.student_state``.
+language, and the student keeps working. The session's class state is ``tinygpt.ui.student_state.ClassSession``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from tinygpt.classroom.store import (
 )
 from tinygpt.config import ConfigError
 from tinygpt.ui import url
-from tinygpt.ui.class_retry import K_WAITED, waiting_answers
+from tinygpt.ui.class_retry import waiting_answers
 from tinygpt.ui.class_store import class_store, problem_text, say, show_messages
 from tinygpt.ui.class_sync import first_answer_kept, recheck_class
 from tinygpt.ui.controls import SCORE
@@ -49,20 +49,7 @@ from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.my_answers import my_answers, sidebar
 from tinygpt.ui.page_list import CLASS_VIEW_PATHS, LESSON_START, PROJECTOR_PATH
-from tinygpt.ui.student_state import (
-    COOKIE,
-    K_ANSWERS,
-    K_CLASS,
-    K_CLASS_SEEN,
-    K_COOKIE,
-    K_DOWN,
-    K_ME,
-    K_NICKNAME,
-    K_NOTE,
-    K_PAGE,
-    K_STATUS,
-    AnswerEntry,
-)
+from tinygpt.ui.student_state import COOKIE, K_NICKNAME, AnswerEntry, class_session
 
 if TYPE_CHECKING:
     from tinygpt.explanations.exercises import Question
@@ -79,9 +66,9 @@ def student_session(url_path: str) -> None:
     sent, ``class=`` in the URL and the token in the cookie, the messages, and the class banner and
     "my answers" in the sidebar.
     Not on the teacher's and the projector's pages (their ``class=`` is the class they show)."""
-    ss = st.session_state
-    ss[K_PAGE] = url_path
-    if K_ME not in ss:
+    cs = class_session()
+    cs.page = url_path
+    if cs.me is None:
         _start_student()
     if url_path not in CLASS_VIEW_PATHS:
         _read_class()
@@ -93,8 +80,8 @@ def student_session(url_path: str) -> None:
     if url_path != PROJECTOR_PATH:  # the room's screen shows no student's own messages
         show_messages()
     if url_path not in CLASS_VIEW_PATHS:
-        if ss.get(K_CLASS) and ss.get(K_STATUS) in ("open", None):  # on a phone the sidebar starts closed
-            st.caption(tr("class.banner_main", code=ss[K_CLASS]))
+        if cs.in_class:  # on a phone the sidebar starts closed
+            st.caption(tr("class.banner_main", code=cs.code))
         keep_cookie()
         sidebar(url_path)
 
@@ -103,7 +90,7 @@ def _start_student() -> None:
     """The student's token: a resume link's ``me=`` (taken out of the address, so a copied address
     does not share it), else this browser's cookie (a reload), else a new one; the answers of a
     known token and their score come back from the store."""
-    ss = st.session_state
+    ss, cs = st.session_state, class_session()
     raw, me = url.app_param("me"), None  # me= leaves the address (a secret row)
     if raw is None:
         raw = browser_token()
@@ -112,7 +99,7 @@ def _start_student() -> None:
             me = read_student(raw)
         except ConfigError as exc:
             say(tr("mine.bad_token", error=error_text(exc).rstrip(".。")))
-    ss[K_ME], ss[K_ANSWERS] = me or new_student(), {}
+    cs.me, cs.answers = me or new_student(), {}
     if me is None:
         return
     try:
@@ -125,10 +112,10 @@ def _start_student() -> None:
         if a.question_id not in latest or a.round > latest[a.question_id].round:
             latest[a.question_id] = a
     for a in latest.values():
-        ss[K_ANSWERS][a.question_id] = AnswerEntry(
+        cs.answers[a.question_id] = AnswerEntry(
             a.question_id, a.question_text, a.answer, a.answer_text, a.right, a.at, a.class_code, sent=True
         )
-    entries = ss[K_ANSWERS].values()
+    entries = cs.answers.values()
     if entries:
         ss[SCORE] = (sum(e.right for e in entries), len(entries))
         say(tr("mine.restored", asked=len(entries), right=sum(e.right for e in entries)), "info")
@@ -141,32 +128,31 @@ def browser_token() -> str | None:
 
 def _read_class() -> None:
     """``class=`` new to the session: check the class (unknown, closed, or the store down) and say so."""
-    ss = st.session_state
+    cs = class_session()
     raw = url.app_param("class")
-    if raw is None or raw == ss.get(K_CLASS_SEEN):
+    if raw is None or raw == cs.seen:
         return
-    ss[K_CLASS_SEEN] = raw
+    cs.seen = raw
     try:
         code = read_class_code(raw)
     except ConfigError as exc:
-        ss[K_NOTE] = tr("class.bad_code", error=error_text(exc).rstrip(".。"))
-        ss[K_CLASS], ss[K_STATUS] = None, None
+        cs.note = tr("class.bad_code", error=error_text(exc).rstrip(".。"))
+        cs.code, cs.status = None, None
         return
-    ss[K_CLASS] = code
+    cs.code = code
     try:
         info = class_store().get_class(code)
     except (StoreError, ConfigError) as exc:
-        ss[K_STATUS] = None  # checked again when an answer is sent
-        ss[K_DOWN] = problem_text(exc)
+        cs.status = None  # checked again when an answer is sent
+        cs.store_down = problem_text(exc)
         return
-    ss[K_STATUS] = "unknown" if info is None else "open" if info.is_open else "closed"
-    ss[K_NOTE] = None if info is not None and info.is_open else tr(f"class.{ss[K_STATUS]}", code=code)
+    cs.status = "unknown" if info is None else "open" if info.is_open else "closed"
+    cs.note = None if info is not None and info.is_open else tr(f"class.{cs.status}", code=code)
 
 
 def _write_url() -> None:
     """Keep ``class=`` in the URL (the address a reload opens)."""
-    ss = st.session_state
-    code = ss.get(K_CLASS)
+    code = class_session().code
     if code:
         url.put("class", code)
 
@@ -176,59 +162,59 @@ def keep_cookie() -> None:
     class (once per token and session; kept as long as the answers). Called on every page's run
     and where an answer is revealed, since an answer given in a fragment reruns only that
     fragment: a reload right after it finds the token."""
-    ss = st.session_state
-    if (ss.get(K_CLASS) or ss.get(K_ANSWERS)) and ss.get(K_COOKIE) != ss[K_ME]:
-        ss[K_COOKIE] = ss[K_ME]
+    cs = class_session()
+    if (cs.code or cs.answers) and cs.cookie != cs.me:
+        cs.cookie = cs.me
         try:
             days = answer_days()
         except ConfigError:  # said where the store is used
             days = DEFAULT_ANSWER_DAYS
-        st.html(_COOKIE_JS.format(name=COOKIE, value=ss[K_ME], age=int(days * 86400)), unsafe_allow_javascript=True)
+        st.html(_COOKIE_JS.format(name=COOKIE, value=cs.me, age=int(days * 86400)), unsafe_allow_javascript=True)
 
 
 def _class_for_answers() -> str:
     """The class an answer goes to now: the session's class while it is open (or not yet checked)."""
-    ss = st.session_state
-    return (ss.get(K_CLASS) or "") if ss.get(K_STATUS) in ("open", None) else ""
+    cs = class_session()
+    return (cs.code or "") if cs.status in ("open", None) else ""
 
 
 def _send_waiting() -> None:
     """Send the answers the store has not taken yet (oldest first); stop at the first failure."""
-    ss = st.session_state
-    waiting = [e for e in ss.get(K_ANSWERS, {}).values() if not e.sent]
+    cs = class_session()
+    waiting = [e for e in cs.answers.values() if not e.sent]
     for entry in sorted(waiting, key=lambda e: e.at):
         try:
             store = class_store()
             if not store.record_answer(_new_answer(entry)):  # answered before, in another tab
-                entry = first_answer_kept(store, entry, ss[K_ME])
+                entry = first_answer_kept(store, entry, cs.me)
         except ClassError as exc:  # the class was closed (or removed): keep the answer for the student alone
-            ss[K_STATUS] = "closed" if exc.key == "class.closed" else "unknown"
-            ss[K_NOTE] = tr(f"class.{ss[K_STATUS]}", code=exc.code)
+            cs.status = "closed" if exc.key == "class.closed" else "unknown"
+            cs.note = tr(f"class.{cs.status}", code=exc.code)
             entry = replace(entry, class_code="")
             try:
                 store.record_answer(_new_answer(entry))
             except (StoreError, ClassError):
-                ss[K_ANSWERS][entry.question_id] = entry
+                cs.answers[entry.question_id] = entry
                 continue
         except StoreError as exc:
             if exc.key != "store.refused":
-                ss[K_DOWN] = problem_text(exc)
+                cs.store_down = problem_text(exc)
                 return
-            ss[K_ANSWERS][entry.question_id] = replace(entry, sent=True)  # refused: kept here, not sent again
+            cs.answers[entry.question_id] = replace(entry, sent=True)  # refused: kept here, not sent again
             say(tr("class.refused", n=1, reason=problem_text(exc)))
             continue
         except ConfigError as exc:
-            ss[K_DOWN] = problem_text(exc)
+            cs.store_down = problem_text(exc)
             return
-        if entry.class_code and ss.get(K_STATUS) is None:
-            ss[K_STATUS] = "open"
-        ss[K_ANSWERS][entry.question_id] = replace(entry, sent=True)
-    ss[K_DOWN] = None
+        if entry.class_code and cs.status is None:
+            cs.status = "open"
+        cs.answers[entry.question_id] = replace(entry, sent=True)
+    cs.store_down = None
 
 
 def _waiting() -> int:
     """How many of this student's answers wait for the store."""
-    return sum(not e.sent for e in st.session_state.get(K_ANSWERS, {}).values())
+    return sum(not e.sent for e in class_session().answers.values())
 
 
 def _new_answer(entry: AnswerEntry) -> NewAnswer:
@@ -237,7 +223,7 @@ def _new_answer(entry: AnswerEntry) -> NewAnswer:
         question_id=entry.question_id,
         question_text=entry.question_text,
         question=entry.record or {},
-        student=st.session_state[K_ME],
+        student=class_session().me,
         answer=entry.answer,
         answer_text=entry.answer_text,
         right=entry.right,
@@ -251,18 +237,18 @@ def _new_answer(entry: AnswerEntry) -> NewAnswer:
 def prior_pick(question: Question, identity: str) -> str | list[str] | None:
     """The pick this student made for the question ``identity`` before (this session, or loaded
     from the store after a reload), as the widget's value; None when never answered."""
-    entry = st.session_state.get(K_ANSWERS, {}).get(identity)
+    entry = class_session().answers.get(identity)
     return None if entry is None else picked_of(question, entry.answer)
 
 
 def answered(question: Question, identity: str, picked: object) -> None:
     """A revealed guess: keep it in "my answers" and send it to the store (to the class, if any)."""
-    ss = st.session_state
+    cs = class_session()
     prompt = tr(question.prompt_key, **dict(question.prompt_fields))
     labels = {c.id: tr(c.key) if c.key else c.text for c in question.choices}
-    if K_ME not in ss:
-        ss[K_ME], ss[K_ANSWERS] = new_student(), {}
-    answers = ss.setdefault(K_ANSWERS, {})
+    if cs.me is None:
+        cs.me, cs.answers = new_student(), {}
+    answers = cs.answers
     if identity in answers:
         return
     recheck_class(force=True)  # a class seen closed may have been reopened
@@ -284,19 +270,19 @@ def answer_note() -> str | None:
     """Under an answer: why it does not reach the teacher (the class closed, or is unknown), in the
     user's language; None when it does, or there is no class. Answers waiting for the store are
     said beside the score (:func:`my_answers_here`), where they are sent by themselves."""
-    ss = st.session_state
-    if ss.get(K_STATUS) in ("closed", "unknown") and ss.get(K_CLASS):
-        return tr(f"class.{ss[K_STATUS]}", code=ss[K_CLASS])
+    cs = class_session()
+    if cs.status in ("closed", "unknown") and cs.code:
+        return tr(f"class.{cs.status}", code=cs.code)
     return None
 
 
 def my_answers_here() -> None:
     """ "My answers" as a popover where it is drawn (beside an exercise's score), and answers waiting
     for the store, said and sent again every few seconds (:mod:`tinygpt.ui.class_retry`)."""
-    ss = st.session_state
-    entries = sorted(ss.get(K_ANSWERS, {}).values(), key=lambda e: e.at)
+    cs = class_session()
+    entries = sorted(cs.answers.values(), key=lambda e: e.at)
     if entries:
         with st.container(key="mine_here"), st.popover(tr("mine.button"), icon=":material/assignment:"):
-            my_answers(entries, ss.get(K_PAGE, ""), key_prefix="mine_here")
-    if _waiting() or ss.get(K_WAITED):
-        waiting_answers(_send_waiting, _waiting, lambda: st.session_state.get(K_DOWN))
+            my_answers(entries, cs.page, key_prefix="mine_here")
+    if _waiting() or cs.waited:
+        waiting_answers(_send_waiting, _waiting, lambda: class_session().store_down)

@@ -1,21 +1,21 @@
-"""The student's session keys and one answer as the session keeps it: what ``tinygpt.ui.student``
-(the session and the store), ``tinygpt.ui.my_answers`` (the sidebar), ``tinygpt.ui.class_sync``
-and ``tinygpt.ui.follow`` read and write."""
+"""The student's class session and one answer as the session keeps it: what ``tinygpt.ui.student``
+(the session and the store), ``tinygpt.ui.my_answers`` (the sidebar), ``tinygpt.ui.class_sync``,
+``tinygpt.ui.class_store``, ``tinygpt.ui.class_retry`` and ``tinygpt.ui.follow`` read and write.
+No widget owns these values: they live in one :class:`ClassSession` under one private key, and
+what ``tinygpt.ui.follow`` keeps of the class period in one :class:`FollowSession`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import MutableMapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-K_ME = "_class_me"  # the student's anonymous token
-K_ANSWERS = "_class_answers"  # question id -> AnswerEntry, this student's answers (loaded and new)
-K_CLASS = "_class_code"  # the class the session answers in (None: none)
-K_STATUS = "_class_status"  # "open", "closed", "unknown" or None (not checked: the store was down)
-K_CLASS_SEEN = "_class_seen"  # the class= value last read
-K_NOTE = "_class_note"  # why answers do not go to a class (a bad code, an unknown or closed class)
-K_DOWN = "_class_store_down"  # why the last attempt to send an answer failed (None: it did not)
-K_RESUME = "_class_resume"  # (page and query it was made for, the resume link)
-K_COOKIE = "_class_cookie"  # the token this session last put in the browser's cookie
-K_PAGE = "_class_page"  # the URL path of the page shown (a resume link comes back to it)
+import streamlit as st
+
+if TYPE_CHECKING:
+    from tinygpt.classroom.period import ClassState
+    from tinygpt.classroom.store import NewAnswer
+
 K_NICKNAME = "class_nickname"  # the nickname input (drawn in the sidebar while in a class)
 #: The browser's cookie holding the student's anonymous token (a reload brings the answers back).
 COOKIE = "tinygpt_me"
@@ -34,3 +34,69 @@ class AnswerEntry:
     class_code: str
     record: dict | None = None  # the question as the store keeps it (None: loaded from the store)
     sent: bool = False
+
+
+@dataclass
+class ClassSession:
+    """The student's class as this browser session keeps it (no widget owns any of it)."""
+
+    me: str | None = None  # the student's anonymous token (None: not made yet)
+    answers: dict[str, AnswerEntry] = field(default_factory=dict)  # question id -> this student's answer
+    code: str | None = None  # the class the session answers in (None: none)
+    status: str | None = None  # "open", "closed", "unknown" or None (not checked: the store was down)
+    seen: str | None = None  # the class= value last read
+    note: str | None = None  # why answers do not go to a class (a bad code, an unknown or closed class)
+    store_down: str | None = None  # why the last attempt to send an answer failed (None: it did not)
+    resume: tuple[str, str] | None = None  # (the resume link, a note about it) last made
+    cookie: str | None = None  # the token this session last put in the browser's cookie
+    page: str = ""  # the URL path of the page shown (a resume link comes back to it)
+    messages: list[tuple[str, str]] = field(default_factory=list)  # (kind, text) for the next run's top
+    checked_at: float = float("-inf")  # time.monotonic() of the last look at a class seen closed
+    waited: bool = False  # answers waited at the last try (the next says they have been sent)
+
+    @property
+    def in_class(self) -> bool:
+        """Whether answers go to a class now: one is named and open (or not yet checked)."""
+        return bool(self.code) and self.status in ("open", None)
+
+
+#: The one session key the class session lives under.
+K_CLASS_SESSION = "_class"
+
+
+def class_session(state: MutableMapping[str, Any] | None = None) -> ClassSession:
+    """This session's :class:`ClassSession`, made on first use; ``state``: the session state to
+    look in (default ``st.session_state``; a test passes its ``AppTest.session_state``)."""
+    ss = st.session_state if state is None else state
+    if K_CLASS_SESSION not in ss:
+        ss[K_CLASS_SESSION] = ClassSession()
+    return ss[K_CLASS_SESSION]
+
+
+@dataclass
+class FollowSession:
+    """A student's class period as this session keeps it (``tinygpt.ui.follow``; no widget owns any of it)."""
+
+    #: The controls the teacher opened while leading (None: the student does not follow); every
+    #: other lockable control is locked (``tinygpt.ui.lesson.visible``).
+    open: frozenset[str] | None = None
+    state: ClassState | None = None  # the class state this page last read
+    applied: dict[str, object] = field(default_factory=dict)  # session key -> the teacher's value last put there
+    votes: dict[tuple[str, int], str] = field(default_factory=dict)  # (question id, round) -> answer ids sent
+    waiting: list[NewAnswer] = field(default_factory=list)  # votes the store could not take yet
+    loaded: set[str] = field(default_factory=set)  # the questions whose earlier votes were read from the store
+    full_run: bool = False  # set while the whole page runs (the fragment then reruns nothing)
+    reruns: tuple[int | None, int] = (None, 0)  # (state version, how many whole-page reruns it caused)
+
+
+#: The one session key the class period lives under.
+K_FOLLOW_SESSION = "_follow"
+
+
+def follow_session(state: MutableMapping[str, Any] | None = None) -> FollowSession:
+    """This session's :class:`FollowSession`, made on first use; ``state``: the session state to
+    look in (default ``st.session_state``; a test passes its ``AppTest.session_state``)."""
+    ss = st.session_state if state is None else state
+    if K_FOLLOW_SESSION not in ss:
+        ss[K_FOLLOW_SESSION] = FollowSession()
+    return ss[K_FOLLOW_SESSION]

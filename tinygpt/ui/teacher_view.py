@@ -31,6 +31,7 @@ from tinygpt.ui.language import error_text, lang, md_escape, tr
 from tinygpt.ui.page_list import TEACHER_PATH
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.ui.teacher_roster import roster
+from tinygpt.ui.teacher_state import teacher_session
 
 #: Seconds between two refreshes of the class's answers.
 REFRESH_SECONDS = 3
@@ -132,7 +133,7 @@ def controls(code: str, key: str, is_open: bool) -> None:
         st.caption(tr("teacher.clear_confirm"))
         if st.button(tr("teacher.clear_yes"), key="teacher_clear_yes", type="primary"):
             _act("clear", code, key)
-    message = st.session_state.pop("_teacher_done", None)
+    message = teacher_session().take_done()
     if message:
         st.success(message)
 
@@ -146,7 +147,7 @@ def _act(action: str, code: str, key: str) -> None:
             store.reopen_class(code, key)
         else:
             n = store.clear_class(code, key)
-            st.session_state["_teacher_done"] = tr("teacher.cleared", n=n)
+            teacher_session().done = tr("teacher.cleared", n=n)
     except (StoreError, ClassError) as exc:
         st.error(problem_text(exc))
         return

@@ -28,21 +28,20 @@ from tinygpt.training.jobs import MemoryLimitError, model_key
 from tinygpt.ui import url
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.models import K_JOB, K_OWN
+from tinygpt.ui.train_session import train_session
 from tinygpt.ui.train_view import settings_values
 from tinygpt.ui.training_jobs import start_job
 
 PAGE = "train"
-_FORM = "_train_url_form"  # (text, configs) of the form as last read, or None when not valid
-_DEFAULTS = "_train_url_defaults"  # the page's default widget values
-_WANTED = "_train_url_trained"  # the settings of a trained= just read, to bring back
 
 
 def _write_form(ss: Mapping) -> str | None:
-    text, configs = ss.get(_FORM) or ("", None)
+    mine = train_session(ss)
+    text, configs = mine.form or ("", None)
     if configs is None:
         return url.peek("form")  # settings being typed: the last valid ones stay
     shown = {k: str(v) for k, v in settings_values(text, *configs).items()}
-    return None if shown == {k: str(v) for k, v in ss.get(_DEFAULTS, {}).items()} else encode_train(text, *configs)
+    return None if shown == {k: str(v) for k, v in mine.defaults.items()} else encode_train(text, *configs)
 
 
 def _write_trained(ss: Mapping) -> str | None:
@@ -51,10 +50,16 @@ def _write_trained(ss: Mapping) -> str | None:
     return encode_train(*settings) if settings is not None else None
 
 
+def _read_trained(raw: str, notes: list[str]) -> dict[str, object]:
+    """``trained=``: its settings kept for :func:`restore` (no widget takes them). ConfigError when refused."""
+    train_session().wanted = decode_train(raw)
+    return {}
+
+
 #: The Train page's query parameters.
 TRAIN_URL: tuple[url.Param, ...] = (
     url.Param("form", lambda raw, notes: settings_values(*decode_train(raw)), _write_form, "train.url_form_bad"),
-    url.Param("trained", lambda raw, notes: {_WANTED: decode_train(raw)}, _write_trained, "train.url_trained_bad"),
+    url.Param("trained", _read_trained, _write_trained, "train.url_trained_bad"),
 )
 
 
@@ -65,7 +70,7 @@ def restore() -> None:
     ss = st.session_state
     for message in url.load(PAGE, TRAIN_URL):
         st.warning(message)
-    wanted = ss.pop(_WANTED, None)
+    wanted = train_session().take_wanted()
     if wanted is None:
         return
     own, job = ss.get(K_OWN), ss.get(K_JOB)
@@ -83,6 +88,6 @@ def restore() -> None:
 def write(text: str, configs: tuple[GPTConfig, TrainConfig] | None, defaults: Mapping[str, object]) -> None:
     """After the form is read (``configs`` None while it holds refused settings): the URL's
     ``form=`` and ``trained=``; ``defaults`` are the page's own widget values (no ``form=`` for them)."""
-    st.session_state[_FORM] = (text, configs)
-    st.session_state[_DEFAULTS] = dict(defaults)
+    mine = train_session()
+    mine.form, mine.defaults = (text, configs), dict(defaults)
     url.save(PAGE, TRAIN_URL)

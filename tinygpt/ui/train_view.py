@@ -14,7 +14,8 @@ from tinygpt.training.record import ModelRecord
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import page_shown, visible
 from tinygpt.ui.models import K_JOB, current_model, set_own_model
-from tinygpt.ui.student_state import K_ANSWERS
+from tinygpt.ui.student_state import class_session
+from tinygpt.ui.train_session import train_session
 from tinygpt.ui.train_table import (
     T_CAUSAL_MASK,
     T_D_FF,
@@ -42,7 +43,7 @@ def start_here() -> None:
     """What the app teaches and where to start, one click to each step: watch the model predict,
     flip the mask and see what changes, then read why (the landing page's first box). A student
     with answers already (a returning one) is not asked whether this is the first visit."""
-    back = bool(st.session_state.get(K_ANSWERS))  # answers came back: "welcome back" is said, not "new here?"
+    back = bool(class_session().answers)  # answers came back: "welcome back" is said, not "new here?"
     with st.container(border=True, key="train_start_here"):
         st.markdown(tr("train.start_back" if back else "train.start_here"))
         with st.container(horizontal=True, gap="small"):
@@ -132,7 +133,7 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
         try:
             loaded = read_upload(upload)
             set_own_model(loaded)
-            ss["_ckpt_msg"] = (
+            train_session().upload_message = (
                 "success",
                 tr("train.upload_ok", text=loaded.text, params=loaded.gpt_cfg.n_parameters(), steps=len(loaded.losses)),
             )
@@ -146,13 +147,13 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
                 runs.append(loaded_run(loaded, (runs[-1].number + 1) if runs else 1))
                 del runs[:-MAX_RUNS]
         except Exception as exc:  # a message in the student's language, never a traceback
-            ss["_ckpt_msg"] = (
+            train_session().upload_message = (
                 "error",
                 tr("train.upload_refused", name=shown_text(upload.name, 60), error=error_text(exc)),
             )
         st.rerun()
-    if ss.get("_ckpt_msg"):
-        kind, message = ss["_ckpt_msg"]
+    if (upload_message := train_session().upload_message) is not None:
+        kind, message = upload_message
         (st.success if kind == "success" else st.error)(message)
         if kind == "success" and record is not None and not record.losses:
             st.caption(tr("train.loaded_no_curve"))

@@ -46,6 +46,7 @@ from tinygpt.ui.language import tr
 from tinygpt.ui.models import K_JOB, K_OWN, session_token, set_own_model, shelf
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.ui.train_reliance import attention_check
+from tinygpt.ui.train_session import train_session
 from tinygpt.ui.train_words import setting_text
 
 #: The chart draws at most this many points per run (evenly thinned, first and last kept).
@@ -62,7 +63,6 @@ MAX_RUNS = 8
 #: The reaper asks the runtime which watchers' sessions are open this often (s).
 REAP_SECONDS = 15.0
 #: Session key of a message the Train page shows once after a rerun (e.g. leaving a shared run).
-K_NOTICE = "_train_notice"
 
 
 @st.cache_resource(show_spinner=False)
@@ -173,14 +173,14 @@ def leave_job(job: TrainingJob | None, keep_view: bool) -> None:
         return
     others = job.leave(session_token()) if job.active else 0
     if others:
-        st.session_state[K_NOTICE] = tr("train.left_shared", n=others)
+        train_session().notice = tr("train.left_shared", n=others)
     if others or not keep_view:
         st.session_state.pop(K_JOB, None)
 
 
 def show_notice() -> None:
     """The message a Stop or Reset left for this run of the page (shown once)."""
-    notice = st.session_state.pop(K_NOTICE, None)
+    notice = train_session().take_notice()
     if notice:
         st.info(notice, icon=":material/group:")
 

@@ -14,24 +14,23 @@ removed from the uploaded-file manager, its buffer closed, and the uploader draw
 
 from __future__ import annotations
 
-import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from tinygpt.training import checkpoint
 from tinygpt.training.jobs import check_memory_mb
 from tinygpt.training.record import ModelRecord
+from tinygpt.ui.train_session import train_session
 from tinygpt.ui.train_table import T_UPLOAD
 
 #: The uploader's key before any file was read; later ones add the number of files read.
 UPLOAD_KEY = T_UPLOAD
-_COUNT = "_train_uploads_read"
 
 
 def upload_key() -> str:
     """The Train page uploader's widget key: a new one after each file read, so the uploader
     forgets the file (Streamlit does not let a script set a file uploader's value)."""
-    n = st.session_state.get(_COUNT, 0)
+    n = train_session().uploads_read
     return UPLOAD_KEY if n == 0 else f"{UPLOAD_KEY}_{n}"
 
 
@@ -42,7 +41,7 @@ def release(upload: UploadedFile) -> None:
     if ctx is not None:
         ctx.uploaded_file_mgr.remove_file(ctx.session_id, upload.file_id)
     upload.close()
-    st.session_state[_COUNT] = st.session_state.get(_COUNT, 0) + 1
+    train_session().uploads_read += 1
 
 
 def read_upload(upload: UploadedFile) -> ModelRecord:

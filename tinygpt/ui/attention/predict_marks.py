@@ -25,15 +25,14 @@ from tinygpt.formatting import char_name
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui import misconception_view, student
 from tinygpt.ui.attention import state as s
+from tinygpt.ui.attention.session import attention_session
 from tinygpt.ui.attention.table import K_MARKS  # the multiselect of the positions expected to change (a lesson control)
 from tinygpt.ui.controls import SCORE
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.lesson import lesson, visible
-from tinygpt.ui.student_state import K_ANSWERS
+from tinygpt.ui.student_state import class_session
 from tinygpt.ui.style import CHANGED_COLOR
 
-_SCORED = "_attn_marks_scored"  # the id of the prediction recorded since the last return to the model's own
-_BEFORE = "_attn_marks_before"  # the marks before the multiselect's last change
 MARK, CHANGED = "●", "▲"
 #: A changed position drawn as the effect's strip draws it; the result in words, small.
 _CSS = f"""<style>
@@ -57,12 +56,12 @@ def _exclusive() -> None:
     picked wins (read against the marks before the change, whatever order the widget sends)."""
     ss = st.session_state
     marks = list(ss.get(K_MARKS) or [])
-    added = set(marks) - set(ss.get(_BEFORE) or [])
+    added = set(marks) - set(attention_session().marks_before or [])
     if NONE in added:
         marks = [NONE]
     elif added and NONE in marks:
         marks = [m for m in marks if m != NONE]
-    ss[K_MARKS] = ss[_BEFORE] = marks
+    ss[K_MARKS] = attention_session().marks_before = marks
 
 
 def made(text: str) -> bool:
@@ -80,15 +79,16 @@ def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: Positi
     first and marks; empty before a flip and without marks."""
     if (current := lesson()) is not None and not current.visible(K_MARKS):
         return frozenset()
-    ss = st.session_state
+    ss, mine = st.session_state, attention_session()
     labels = _labels(text)
     switch = flipped(s.own_switches(record), sw)
     if switch is None:
-        if ss.pop(_SCORED, None) is not None:  # a new prediction for the next flip
+        scored, mine.marks_scored = mine.marks_scored, None
+        if scored is not None:  # a new prediction for the next flip
             ss[K_MARKS] = []
         # written back on every run: the text may have changed, and the browser knows "none will
         # change" by its label, which the language changes (as common.resend does)
-        ss[K_MARKS] = ss[_BEFORE] = [m for m in ss.get(K_MARKS) or [] if m in labels]
+        ss[K_MARKS] = mine.marks_before = [m for m in ss.get(K_MARKS) or [] if m in labels]
         st.multiselect(
             tr("attn.marks.label"),
             list(labels),
@@ -103,7 +103,7 @@ def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: Positi
         return frozenset()
     marks = [m for m in ss.get(K_MARKS) or [] if m in labels]
     if not marks:
-        if visible(s.K_RESET) and ss.get(_SCORED) is None:
+        if visible(s.K_RESET) and mine.marks_scored is None:
             st.caption(tr("attn.marks.not_made"))
         return frozenset()
     changed = [bool(c) for c in fx.changed.tolist()]
@@ -111,9 +111,9 @@ def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: Positi
     score = score_marks(positions, changed)
     question = prediction_question(list(text), changed, switch, layer, layer == record.gpt_cfg.n_layers - 1)
     identity = prediction_id(question)
-    if ss.get(_SCORED) is None:
+    if mine.marks_scored is None:
         _record(question, identity, mark_ids(positions))
-        ss[_SCORED] = identity
+        mine.marks_scored = identity
     with st.container(key="attn_marks_score"):
         st.caption(tr("attn.marks.kept", marks=md_escape(listed(labels[m] for m in marks))))
         st.markdown(
@@ -139,7 +139,7 @@ def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: Positi
 def _record(question, identity: str, picked: list[str]) -> None:
     """Keep the prediction in "my answers" and the class's answers (once), and in the session's score."""
     ss = st.session_state
-    if identity in ss.get(K_ANSWERS, {}):
+    if identity in class_session().answers:
         return
     student.answered(question, identity, picked)
     right, asked = ss.get(SCORE, (0, 0))

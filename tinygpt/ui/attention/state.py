@@ -31,6 +31,7 @@ from tinygpt.params import (
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui import url
 from tinygpt.ui.attention import data
+from tinygpt.ui.attention.session import attention_session
 from tinygpt.ui.attention.table import (  # noqa: F401  (the page's table; its modules read the keys as state.K_*)
     ATTENTION,
     K_ALL_COLUMNS,
@@ -102,9 +103,6 @@ LESSON_SECTIONS: dict[str, str] = {
     K_SNAPSHOT: K_TRAINING, K_HEADS: K_HEADS, K_LENS: K_LENS, K_HEADS_GRID: K_HEADS_GRID,
     K_LAYERS_GRID: K_LAYERS_GRID, K_DETAILS: K_DETAILS,
 }  # fmt: skip
-_MODEL_UID = "_attn_model_uid"  # the model the page showed last
-_PICKER_TEXT = "_attn_picker_text"  # the text the cell pickers index into
-_TRAINED_MASK = "_attn_trained_mask"  # the causal mask the shown model was trained with
 
 
 def own_switches(record: ModelRecord) -> Switches:
@@ -142,7 +140,7 @@ def reset_switches() -> None:
     """The model's own attention again: the mask as it trained, √d_head, τ = 1, every head on, no
     uniform attention, no edited score (a button callback, and what a new model starts with)."""
     ss = st.session_state
-    ss[K_MASK] = ss.get(_TRAINED_MASK, True)
+    ss[K_MASK] = attention_session().trained_mask
     for key in RESET:  # their defaults in the page's table
         ss[key] = default_of(ATTENTION, key)
     for key in [k for k in ss if str(k).startswith(K_EDIT_VALUE)]:
@@ -152,9 +150,9 @@ def reset_switches() -> None:
 def follow_model(record: ModelRecord) -> None:
     """Before the URL and the widgets: a model the page did not show on its last run starts with
     its own attention, and keeps the text only if it can read it (else its own text)."""
-    ss = st.session_state
-    ss[_TRAINED_MASK] = record.train_cfg.causal_mask
-    last, ss[_MODEL_UID] = ss.get(_MODEL_UID), record.uid
+    ss, mine = st.session_state, attention_session()
+    mine.trained_mask = record.train_cfg.causal_mask
+    last, mine.model_uid = mine.model_uid, record.uid
     if last is not None and last != record.uid:
         reset_switches()
         ss[K_LAYER], ss[K_HEAD] = 0, opening_head(record)
@@ -179,8 +177,8 @@ def clamp(cfg: GPTConfig, text: str) -> list[str]:
     if ss.get(K_STEP) not in NAV_IDS:
         ss[K_STEP] = STEP_IDS[0]
     T = max(len(text), 1)
-    if ss.get(_PICKER_TEXT) != text:  # another text: the cell pickers start again at its last row
-        ss[_PICKER_TEXT] = text
+    if attention_session().picker_text != text:  # another text: the cell pickers start again at its last row
+        attention_session().picker_text = text
         ss[K_CELL_I], ss[K_EDIT_I], ss[K_CELL_J], ss[K_EDIT_J] = T - 1, T - 1, 0, 0
     for key in (K_CELL_I, K_EDIT_I, K_EDIT_J):
         if not (isinstance(ss.get(key), int) and 0 <= ss[key] < T):

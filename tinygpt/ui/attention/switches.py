@@ -20,11 +20,10 @@ from tinygpt.config import GPTConfig
 from tinygpt.formatting import number
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
+from tinygpt.ui.attention.session import attention_session
 from tinygpt.ui.common import resend
 from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, visible
-
-_REFUSED = "_attn_edit_refused"  # the message for a score the editor refused, shown once
 
 #: The first view's switches, in their order on the page.
 PRIMARY = (s.K_MASK, s.K_UNIFORM, s.K_TAU, s.K_RESET)
@@ -244,7 +243,7 @@ def score_editor(base: AttentionTrace, labels: Sequence[str]) -> None:
             on_change=_store_edit,
             args=(cell, own, key),
         )
-        if (refused := st.session_state.pop(_REFUSED, None)) is not None:
+        if (refused := attention_session().take_edit_refused()) is not None:
             st.warning(refused)
         edits = s.edits_of(layer, head, T)
         if edits:
@@ -264,6 +263,6 @@ def _store_edit(cell: tuple[int, int, int, int], own: float, key: str) -> None:
     elif math.isfinite(value) and abs(value) <= s.MAX_EDIT:
         edits[cell] = float(value)
     else:  # refused, said under the editor; the input shows the score in use again
-        st.session_state[_REFUSED] = tr("attn.edit_refused", value=f"{value:g}", limit=f"{s.MAX_EDIT:g}")
+        attention_session().edit_refused = tr("attn.edit_refused", value=f"{value:g}", limit=f"{s.MAX_EDIT:g}")
         st.session_state[key] = edits.get(cell, own)
     st.session_state[s.K_EDITS] = edits
