@@ -10,6 +10,7 @@ import shutil
 import pytest
 import test_classroom
 from helpers import tables
+from streamlit.testing.v1 import AppTest
 from test_classroom import answer_both, app, make_class
 
 from tinygpt.classroom.guard import Attempts
@@ -203,3 +204,13 @@ def test_a_link_only_this_computer_can_open_is_said_under_its_qr_code(store):
     assert short.startswith("http://localhost") or short.startswith("http://127.")
     host = local_host(short)
     assert t("builder.local_link", "en", host=host) in [w.value for w in teacher.warning]
+
+
+def test_a_short_link_opens_in_its_lessons_language_whatever_the_browser_speaks(store):
+    code = store.shorten("lesson=1&pages=attention&step=softmax&lang=en")
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    at.context["locale"] = "zh-CN"  # a Chinese phone opens an English lesson's short link
+    at.query_params["s"] = code
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["lang"] == "en" and at.query_params["lang"] == "en"

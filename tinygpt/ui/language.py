@@ -30,6 +30,15 @@ def lang() -> str:
     return chosen
 
 
+def likely_lang() -> str:
+    """The language the session has chosen, else the one it would choose now, without keeping it: for
+    text drawn before a short link has put its lesson's ``?lang=`` into the URL (the opening line)."""
+    chosen = st.session_state.get(_KEY)
+    if chosen is not None:
+        return chosen
+    return choose_language(st.query_params.get(_KEY), st.context.locale)  # by hand: as in lang()
+
+
 def tr(key: str, **fields: object) -> str:
     """Text of ``key`` in the session's language."""
     return t(key, lang(), **fields)

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from tinygpt.i18n import t
 from tinygpt.ui import url
-from tinygpt.ui.language import lang, language_switch, tr
+from tinygpt.ui.language import lang, language_switch, likely_lang, tr
 from tinygpt.ui.lesson import lesson, lesson_note
 from tinygpt.ui.page_list import LESSON_START, PAGES, PROJECTOR_PAGE, TEACHER_PAGE
 from tinygpt.ui.server import preload
@@ -95,7 +96,7 @@ def run_app() -> None:
     # the first element of the run, so nothing before it waits (the page's own elements follow it).
     loading, first = st.empty(), not st.session_state.get(_PAINTED)
     if first:
-        loading.caption(tr("app.loading"))
+        loading.caption(t("app.loading", likely_lang()))  # a short link below may still set the language
     if url.app_param("s") is not None:  # a short link: the query it stands for, before anything reads the URL
         from tinygpt.ui.short_links import open_short_link  # heavy: the class store (SQLAlchemy)
 
