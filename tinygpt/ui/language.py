@@ -13,6 +13,11 @@ from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, t
 _KEY = "lang"
 
 
+def _asked() -> str | None:
+    """``?lang=`` as the URL has it (None: not there)."""
+    return st.query_params.get(_KEY)  # by hand: tinygpt.ui.url imports this module for its messages
+
+
 def lang() -> str:
     """The session's language: chosen before, else ?lang= in the URL, else the browser's locale.
 
@@ -23,7 +28,7 @@ def lang() -> str:
     """
     chosen = st.session_state.get(_KEY)  # one look-up: every text of a page asks
     if chosen is None:
-        asked = st.query_params.get(_KEY)  # by hand: tinygpt.ui.url imports this module for its messages
+        asked = _asked()
         chosen = st.session_state[_KEY] = choose_language(asked, st.context.locale)
         if asked and asked.strip().lower() not in LANGUAGES:
             st.session_state["_lang_refused"] = asked  # language_switch says so once
@@ -36,7 +41,7 @@ def likely_lang() -> str:
     chosen = st.session_state.get(_KEY)
     if chosen is not None:
         return chosen
-    return choose_language(st.query_params.get(_KEY), st.context.locale)  # by hand: as in lang()
+    return choose_language(_asked(), st.context.locale)
 
 
 def tr(key: str, **fields: object) -> str:
