@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from conftest import SCREENSHOTS, assert_no_exception, open_step_table, wait_for_app
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tinygpt.i18n import t
 
@@ -167,6 +168,14 @@ SEGMENTS_JS = """() => Array.from(document.querySelectorAll('.st-key-theory_sect
 })"""
 
 
+#: True when the Attention details' chart toolbar starts below the last row of the table above it.
+TOOLBAR_BELOW_TABLE_JS = """() => {
+    const bar = document.querySelector(".st-key-attn_details [data-testid='stElementToolbar']");
+    const row = document.querySelector(".st-key-attn_details .tg-table tbody tr:last-child");
+    return bar !== null && row !== null && bar.getBoundingClientRect().top >= row.getBoundingClientRect().bottom;
+}"""
+
+
 def test_on_a_phone_wrapped_buttons_keep_their_borders_and_a_chart_toolbar_leaves_the_table_above(app_server, browser):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     try:
@@ -183,9 +192,15 @@ def test_on_a_phone_wrapped_buttons_keep_their_borders_and_a_chart_toolbar_leave
         chart = page.locator(".st-key-attn_details [data-testid='stVegaLiteChart']").first
         chart.wait_for(timeout=TIMEOUT)
         wait_for_app(page)
-        chart.evaluate("chart => chart.scrollIntoView({block: 'center'})")
-        box = chart.bounding_box()
-        page.touchscreen.tap(box["x"] + 30, box["y"] + 30)  # a tap shows the chart's toolbar
+        for _ in range(3):  # a tap while the chart is still being drawn may place the toolbar early: tap again
+            chart.evaluate("chart => chart.scrollIntoView({block: 'center'})")
+            box = chart.bounding_box()
+            page.touchscreen.tap(box["x"] + 30, box["y"] + 30)  # a tap shows the chart's toolbar
+            try:  # measured once the page has settled
+                page.wait_for_function(TOOLBAR_BELOW_TABLE_JS, timeout=5_000, polling=100)
+                break
+            except PlaywrightTimeoutError:
+                page.wait_for_timeout(500)
         toolbar = page.locator(".st-key-attn_details [data-testid='stElementToolbar']").first.bounding_box()
         last_row = page.locator(".st-key-attn_details .tg-table tbody tr:last-child").first.bounding_box()
         assert toolbar["y"] >= last_row["y"] + last_row["height"], (toolbar, last_row)
