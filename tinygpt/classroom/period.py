@@ -28,6 +28,7 @@ from urllib.parse import parse_qsl
 
 import sqlalchemy as sa
 
+from tinygpt.attention import STEP_IDS
 from tinygpt.classroom.class_links import question_record
 from tinygpt.classroom.store import Store, class_state_table
 from tinygpt.config import ConfigError
@@ -41,18 +42,7 @@ LED_PAGES: tuple[str, ...] = ("attention", "predict", "theory")
 LED_MODELS: tuple[str, ...] = ("context", "textbook")
 OWN = "own"
 #: The Attention page's step choices: the input, then the nine steps (``tinygpt.attention.STEP_IDS``).
-LED_STEPS: tuple[str, ...] = (
-    "input",
-    "projection",
-    "split_heads",
-    "scores",
-    "scale",
-    "mask",
-    "softmax",
-    "weighted_sum",
-    "merge_heads",
-    "output_projection",
-)
+LED_STEPS: tuple[str, ...] = ("input", *STEP_IDS)
 MAX_TEXT = 200
 MAX_OPEN = 64
 MIN_TAU, MAX_TAU = 1e-4, 1000.0
