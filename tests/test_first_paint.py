@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.i18n import t
+from tinygpt.ui.app_session import app_session
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -16,7 +17,7 @@ def test_the_opening_line_is_cleared_when_the_first_page_is_drawn(lang):
     at.query_params["lang"] = lang
     at.run()
     assert not at.exception
-    assert at.session_state["_first_page_drawn"] is True
+    assert app_session(at.session_state).painted is True
     assert t("app.loading", lang) not in [c.value for c in at.caption]
     assert at.title[0].value == t("train.title", lang)  # the page itself is there
 

@@ -15,6 +15,7 @@ from tinygpt.i18n import t
 from tinygpt.links import encode_train
 from tinygpt.training import jobs
 from tinygpt.training.jobs import JobQueue, JobStatus, MemoryLimitError, ModelShelf, QueueFullError, start_job
+from tinygpt.ui.model_session import model_session
 
 
 def settings(seed: int, epochs: int = 5000) -> tuple:
@@ -226,7 +227,7 @@ def test_a_followers_training_survives_the_owners_reset(lang):
     assert job.active
     link = encode_train(job.text, job.gpt_cfg, job.train_cfg)
     student = open_page("predict", lang, model="own", train=link)
-    assert student.session_state["job"] is job and job.followers(teacher.session_state["_session_token"]) == 1
+    assert student.session_state["job"] is job and job.followers(model_session(teacher.session_state).token) == 1
     teacher.run()
     assert t("train.followers", lang, n=1) in [c.value for c in teacher.caption]
     teacher.button(key="train_reset").click().run()

@@ -9,6 +9,7 @@ import streamlit as st
 from tinygpt.config import ConfigError
 from tinygpt.formatting import char_name, shown_text
 from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, t
+from tinygpt.ui.app_session import app_session
 
 _KEY = "lang"
 
@@ -31,7 +32,7 @@ def lang() -> str:
         asked = _asked()
         chosen = st.session_state[_KEY] = choose_language(asked, st.context.locale)
         if asked and asked.strip().lower() not in LANGUAGES:
-            st.session_state["_lang_refused"] = asked  # language_switch says so once
+            app_session().lang_refused = asked  # language_switch says so once
     return chosen
 
 
@@ -66,7 +67,7 @@ def language_switch() -> None:
         on_change=_changed,
     )
     st.query_params[_KEY] = lang()  # by hand: tinygpt.ui.url imports this module for its messages
-    refused = st.session_state.pop("_lang_refused", None)
+    refused = app_session().take_lang_refused()
     if refused is not None:
         st.sidebar.warning(
             t("app.lang_refused", current, value=md_escape(shown_text(refused, 20)), accepted=", ".join(LANGUAGES))

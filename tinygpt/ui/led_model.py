@@ -25,7 +25,7 @@ from tinygpt.training.jobs import ModelKey, model_key
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.language import tr
 from tinygpt.ui.model_choice import adopt_link_job, key_of, open_train_link, pending_link_job
-from tinygpt.ui.model_words import FROM_TEACHER
+from tinygpt.ui.model_session import model_session
 from tinygpt.ui.models import K_OWN, example_model, set_choice, shelf
 
 
@@ -95,7 +95,7 @@ def take_led_model(state: ClassState) -> ModelRecord | None:
     own = st.session_state.get(K_OWN)
     if own is not None and key_of(own) == _key(state.train):
         set_choice(OWN)
-        st.session_state[FROM_TEACHER] = own.uid  # named "your teacher's model" on the pages
+        model_session().from_teacher = own.uid  # named "your teacher's model" on the pages
         return own
     return None
 

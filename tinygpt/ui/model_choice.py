@@ -32,7 +32,8 @@ from tinygpt.ui import models, url
 from tinygpt.ui.common import resend
 from tinygpt.ui.language import error_text, md_escape, tr
 from tinygpt.ui.lesson import visible
-from tinygpt.ui.model_words import FROM_LINK, own_kind
+from tinygpt.ui.model_session import model_session
+from tinygpt.ui.model_words import own_kind
 from tinygpt.ui.models import (
     K_CHOICE,
     current_model,
@@ -48,10 +49,6 @@ from tinygpt.ui.training_jobs import MAX_CONCURRENT_JOBS, POLL_SECONDS, start_jo
 CHOICES: tuple[str, ...] = ("context", "textbook", "own")
 #: The choice of a session's first visit.
 FIRST_CHOICE = "context"
-_LINK_JOB = "_link_job_id"
-#: The choice the pages showed last: what a control that comes back without a value shows.
-_SHOWN = "_model_shown"
-_MESSAGES = "_link_messages"
 
 
 # ---------------------------------------------------------------- reading a link (before the page runs)
@@ -95,7 +92,7 @@ def resolve_link() -> None:
 
 
 def _say(message: str) -> None:
-    st.session_state.setdefault(_MESSAGES, []).append(message)
+    model_session().link_messages.append(message)
 
 
 def open_train_link(spec: str) -> None:
@@ -126,7 +123,7 @@ def open_train_link(spec: str) -> None:
         _say(tr("link.failed", reason=error_text(exc)))
         set_choice("textbook")
         return
-    ss[models.K_JOB], ss[_LINK_JOB] = job, job.job_id
+    ss[models.K_JOB], model_session().link_job = job, job.job_id
     set_choice("own")
 
 
@@ -140,14 +137,14 @@ def key_of(record: ModelRecord) -> ModelKey | None:
 def adopt_link_job() -> None:
     """A link's training that ended: its model becomes the session's (even one whose loss rose:
     it is the model the link names), or a message and the textbook example if it left none."""
-    ss = st.session_state
-    job = ss.get(models.K_JOB)
-    if ss.get(_LINK_JOB) is None or job is None or job.job_id != ss[_LINK_JOB] or job.active:
+    session = model_session()
+    job = st.session_state.get(models.K_JOB)
+    if session.link_job is None or job is None or job.job_id != session.link_job or job.active:
         return
-    del ss[_LINK_JOB]
+    session.link_job = None
     if job.status == JobStatus.DONE:
         set_own_model(job.result)
-        ss[FROM_LINK] = job.result.uid
+        session.from_link = job.result.uid
     else:
         reason = error_text(job.error) if job.error is not None else tr(f"train.reason.{StopReason.STOPPED}")
         _say(tr("link.failed", reason=reason))
@@ -157,7 +154,7 @@ def adopt_link_job() -> None:
 def pending_link_job():
     """The training job of an opened link that has not ended, or None."""
     job = st.session_state.get(models.K_JOB)
-    if job is not None and job.active and job.job_id == st.session_state.get(_LINK_JOB):
+    if job is not None and job.active and job.job_id == model_session().link_job:
         return job
     return None
 
@@ -171,14 +168,14 @@ def choose_model() -> tuple[ModelRecord, str]:
     While an opened link's model trains, draws its progress instead and stops the page (it reruns
     by itself when the model is ready). Keeps ``model=``/``train=`` in the URL.
     """
-    ss = st.session_state
+    ss, session = st.session_state, model_session()
     show_messages()
     if pending_link_job() is not None:
         _link_progress()
         st.stop()
     own, has_own = current_model(wait=False)
     if ss.get(K_CHOICE) not in CHOICES:  # the first visit, or the control's state was lost
-        set_choice(ss.get(_SHOWN, first_choice()))
+        set_choice(session.shown if session.shown is not None else first_choice())
     if ss[K_CHOICE] == "own" and not has_own:
         st.info(tr("model.own_missing"))
         set_choice("textbook")
@@ -195,8 +192,8 @@ def choose_model() -> tuple[ModelRecord, str]:
             persist_state="session",
             label_visibility="collapsed",
         )
-    choice = ss[K_CHOICE] if ss.get(K_CHOICE) in options else ss.get(_SHOWN, FIRST_CHOICE)
-    ss[_SHOWN] = choice
+    choice = ss[K_CHOICE] if ss.get(K_CHOICE) in options else session.shown or FIRST_CHOICE
+    session.shown = choice  # what a control that comes back without a value shows
     record = own if choice == "own" else example_model(choice)
     url.save("model", MODEL_PARAMS)
     return record, choice
@@ -215,7 +212,7 @@ def first_choice() -> str:
 
 def show_messages() -> None:
     """The messages of the last link opened (refused settings, a failed training), once."""
-    for message in st.session_state.pop(_MESSAGES, []):
+    for message in model_session().take_link_messages():
         st.warning(message)
 
 
@@ -223,7 +220,7 @@ def show_messages() -> None:
 def _link_progress() -> None:
     """The link's training as it goes (place in line, step, loss); reruns the page when it ends."""
     job = st.session_state.get(models.K_JOB)
-    if job is None or not job.active or job.job_id != st.session_state.get(_LINK_JOB):
+    if job is None or not job.active or job.job_id != model_session().link_job:
         st.rerun()
     p = job.progress()
     st.subheader(tr("link.training_header"))

@@ -7,17 +7,11 @@ Pure text in the session's language (``tr``); the banner that draws them is
 
 from __future__ import annotations
 
-import streamlit as st
-
 from tinygpt.explanations.why import suggested_window
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention.data import reliance
 from tinygpt.ui.language import md_escape, tr
-
-#: The uid of the session's own model when a link named it (a teacher's model, not the student's).
-FROM_LINK = "_own_from_link"
-#: The uid of the own model when the class's teacher leads with it.
-FROM_TEACHER = "_own_from_teacher"
+from tinygpt.ui.model_session import model_session
 
 
 def settings_line(record: ModelRecord) -> str:
@@ -41,9 +35,10 @@ def settings_line(record: ModelRecord) -> str:
 def own_kind(record: ModelRecord | None) -> str:
     """What the session's own model ``record`` is to the student: "teacher" when the class's teacher
     leads with it, "link" when a link named it, else "own" (trained or loaded by the student)."""
-    if record is not None and st.session_state.get(FROM_TEACHER) == record.uid:
+    session = model_session()
+    if record is not None and session.from_teacher == record.uid:
         return "teacher"
-    return "link" if record is not None and st.session_state.get(FROM_LINK) == record.uid else "own"
+    return "link" if record is not None and session.from_link == record.uid else "own"
 
 
 def describe(record: ModelRecord, choice: str) -> str:

@@ -12,8 +12,6 @@ models are frozen, the Trainer refuses them, and uploads stay in the session tha
 
 from __future__ import annotations
 
-import uuid
-
 import streamlit as st
 
 from tinygpt.attention import AttentionTrace
@@ -26,6 +24,7 @@ from tinygpt.training.record import ModelRecord
 from tinygpt.ui.class_store import class_store
 from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.language import tr
+from tinygpt.ui.model_session import model_session
 
 
 @st.cache_resource(show_spinner=False)
@@ -65,7 +64,7 @@ def example_model(name: str, wait: bool = True) -> ModelRecord | None:
 
 def session_token() -> str:
     """This session's token: it marks the training jobs the session started (``TrainingJob.owner``)."""
-    return st.session_state.setdefault("_session_token", uuid.uuid4().hex)
+    return model_session().token
 
 
 def set_choice(name: str) -> None:
@@ -98,8 +97,9 @@ def current_model(wait: bool = True) -> tuple[ModelRecord | None, bool]:
     """
     job = st.session_state.get(K_JOB)
     finished = job.finished_model() if job is not None and hasattr(job, "finished_model") else None
-    if finished is not None and st.session_state.get("_adopted_job_model") != finished.uid:
-        st.session_state["_adopted_job_model"] = finished.uid
+    session = model_session()
+    if finished is not None and session.adopted != finished.uid:
+        session.adopted = finished.uid
         set_own_model(finished)
     own = st.session_state.get(K_OWN)
     if own is not None:

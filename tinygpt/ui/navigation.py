@@ -20,14 +20,12 @@ import streamlit as st
 
 from tinygpt.i18n import t
 from tinygpt.ui import url
+from tinygpt.ui.app_session import app_session
 from tinygpt.ui.language import lang, language_switch, likely_lang, tr
 from tinygpt.ui.lesson import lesson, lesson_note
 from tinygpt.ui.page_list import LESSON_START, PAGES, PROJECTOR_PAGE, TEACHER_PAGE
 from tinygpt.ui.server import preload
 from tinygpt.ui.style import style_sheet
-
-_ENTRY_MARK = "_entry_script_ran"
-_PAINTED = "_first_page_drawn"  # the session's first page was drawn: no "loading" line any more
 
 #: The browser tab's icon: Material Symbols Rounded ``grid_on`` (the Attention page's icon), drawn
 #: 64 × 64 in the theme's primary colour from the font Streamlit bundles. Streamlit serves an image
@@ -94,7 +92,7 @@ def run_app() -> None:
     # A session's first page says at once that it is coming: on a fresh server the imports below
     # (torch) and the first page's models take seconds, and a phone would show an empty page. It is
     # the first element of the run, so nothing before it waits (the page's own elements follow it).
-    loading, first = st.empty(), not st.session_state.get(_PAINTED)
+    loading, first = st.empty(), not app_session().painted
     if first:
         loading.caption(t("app.loading", likely_lang()))  # a short link below may still set the language
     if url.app_param("s") is not None:  # a short link: the query it stands for, before anything reads the URL
@@ -127,7 +125,7 @@ def run_app() -> None:
     from tinygpt.ui.follow import class_period  # heavy: torch (the class period's models)
 
     class_period(page.url_path, {p[3]: p[0] for p in PAGES})  # the teacher leads: the class's view, its question
-    st.session_state[_ENTRY_MARK] = True
+    app_session().entry_ran = True  # the page's guard (ensure_entry_script) takes the mark
     if nav_box is not None:
         with nav_box:
             _lesson_navigation()
@@ -138,7 +136,7 @@ def run_app() -> None:
     if first:  # the libraries and the app's modules imported (at the server's start, or now): the page draws at once
         preload()
         loading.empty()
-        st.session_state[_PAINTED] = True
+        app_session().painted = True  # no "loading" line any more
     page.run()
     # after the page's own run, so the first page is not slowed by it: trains the examples' models
     # in background threads, once per process (a page that needs one first starts it itself)
@@ -153,7 +151,7 @@ def ensure_entry_script() -> None:
     Returns when the entry script ran (the mark is consumed). Otherwise runs :func:`run_app`,
     which runs this page again inside it, and then stops this run (does not return).
     """
-    if st.session_state.pop(_ENTRY_MARK, False):
+    if app_session().take_entry_ran():
         return
     run_app()
     st.stop()

@@ -19,9 +19,8 @@ import torch
 from tinygpt.generate import MAX_NEW_CHARS, DecodeConfig, GenerationStep, generate, next_char_probs
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.controls import default_of, put_defaults
+from tinygpt.ui.model_session import model_session
 from tinygpt.ui.predict_table import P_CONTEXT_LEN, P_PREFIX, P_STEP, PREDICT
-
-_MODEL_UID = "_predict_model_uid"
 
 
 def defaults(record: ModelRecord) -> None:
@@ -35,7 +34,8 @@ def follow_model(record: ModelRecord) -> None:
     """Another model than on the page's last run keeps the prefix only if it can read it (else its
     own text), and its generation starts at step 1."""
     ss = st.session_state
-    last, ss[_MODEL_UID] = ss.get(_MODEL_UID), record.uid
+    session = model_session()
+    last, session.predict_uid = session.predict_uid, record.uid
     if last is not None and last != record.uid:
         ss[P_STEP] = 1
         if record.vocab.unknown(ss.get(P_PREFIX, "")) or not ss.get(P_PREFIX):

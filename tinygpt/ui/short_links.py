@@ -14,12 +14,11 @@ from tinygpt.classroom.store import StoreError, read_link_code
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.ui import url
+from tinygpt.ui.app_session import app_session
 from tinygpt.ui.class_guard import attempts, client_id
 from tinygpt.ui.class_store import class_store, problem_text, say
 from tinygpt.ui.language import md_escape, tr
 
-K_SHORT_SEEN = "_short_seen"  # the s= value last resolved
-K_SHORT_PAGE = "_short_page"  # the page a resolved short link names
 #: Seconds between two tries of a store that could not be reached.
 RETRY_SECONDS = 3
 
@@ -31,15 +30,15 @@ def open_short_link() -> None:
     tries too many waits: :mod:`tinygpt.ui.class_guard`); while the store cannot be reached the
     page says so and nothing else, and opens the lesson by itself once the store answers."""
     raw = url.app_param("s")
-    ss = st.session_state
-    if raw is None or raw == ss.get(K_SHORT_SEEN):
+    session = app_session()
+    if raw is None or raw == session.short_seen:
         return
     guard, client = attempts("short"), client_id()
     if wait := guard.wait_s(client):
         say(tr("short.too_many", seconds=math.ceil(wait)))
         url.drop("s")
         return
-    ss[K_SHORT_SEEN] = raw
+    session.short_seen = raw
     try:
         code = read_link_code(raw)
         query = class_store().resolve(code)
@@ -49,7 +48,7 @@ def open_short_link() -> None:
         url.drop("s")
         return
     except StoreError as exc:
-        ss[K_SHORT_SEEN] = None  # the next run tries again
+        session.short_seen = None  # the next run tries again
         st.warning(
             tr("short.waiting", code=md_escape(shown_text(raw, 20)), reason=problem_text(exc)),
             icon=":material/cloud_off:",
@@ -62,7 +61,7 @@ def open_short_link() -> None:
         url.drop("s")
         return
     params = dict(parse_qsl(query, keep_blank_values=True))
-    ss[K_SHORT_PAGE] = params.pop(PAGE_PARAM, None)
+    session.short_page = params.pop(PAGE_PARAM, None)
     lang = url.app_param("lang")
     url.replace_query(params)
     if "lang" not in params and lang:
@@ -82,6 +81,6 @@ def _wait_for_store() -> None:
 def follow_short_link(url_path: str, files: Mapping[str, str]) -> None:
     """After the navigation is set: open the page a resolved short link names (a resume link),
     with the link's query; ``files`` maps URL paths to page files. Does nothing otherwise."""
-    target = st.session_state.pop(K_SHORT_PAGE, None)
+    target = app_session().take_short_page()
     if target and target != url_path and target in files:
         st.switch_page(files[target], query_params=url.query())

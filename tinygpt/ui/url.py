@@ -32,10 +32,8 @@ import streamlit as st
 from tinygpt.config import ConfigError
 from tinygpt.params import MAX_TEXT_CHARS, read_text
 from tinygpt.ui.app_params import APP_PARAMS, AppParam
+from tinygpt.ui.app_session import app_session
 from tinygpt.ui.language import accepted_text, error_text, tr
-
-#: The session key of what each page last wrote: {(page, parameter): text}.
-_WRITTEN = "_url_written"
 
 
 @dataclass(frozen=True)
@@ -78,7 +76,7 @@ def refused(param: Param, raw: str, exc: ConfigError) -> str:
 
 
 def _written() -> dict[tuple[str, str], str | None]:
-    return st.session_state.setdefault(_WRITTEN, {})
+    return app_session().url_written  # what each page last wrote: {(page, parameter): text}
 
 
 def load(page: str, params: Sequence[Param]) -> list[str]:
