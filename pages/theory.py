@@ -50,5 +50,5 @@ section = st.segmented_control(
 )
 theory_state.save()
 show_section(section or first_section(), {k: tr(v) for k, v in AXES.items()})  # only the open section is built
-if (anchor := st.session_state.pop(theory_state.SCROLL, None)) is not None:
+if (anchor := theory_state.theory_session().take_scroll()) is not None:
     scroll_to(anchor)

@@ -24,6 +24,7 @@ from tinygpt.ui.models import K_JOB
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
 from tinygpt.ui.train_form import FORM_FIELDS, check_form
+from tinygpt.ui.train_session import train_session
 from tinygpt.ui.train_table import (
     PRESETS,
     SEED,
@@ -32,7 +33,6 @@ from tinygpt.ui.train_table import (
     T_D_MODEL,
     T_EARLY_STOP,
     T_EPOCHS,
-    T_FROM_FILE,
     T_LR,
     T_MAX_LEN,
     T_N_HEADS,
@@ -76,7 +76,7 @@ def apply_preset(name: str) -> None:
 
 
 # A loaded checkpoint's settings, put in the form before its widgets are drawn.
-ss.update(ss.pop(T_FROM_FILE, {}))
+ss.update(train_session().take_loaded_form())
 train_url.restore()  # a reload: the URL's form= and trained= (the student's model, from the shelf or trained again)
 put_defaults(TRAIN)  # once: the widgets keep what the student set (persist_state)
 # Whole-number settings are text boxes read by parse_int: the box shows exactly what is checked and

@@ -28,7 +28,6 @@ from tinygpt.ui.student_state import class_session
 from tinygpt.ui.tables import show_table, text_table
 
 K_BOX = K_CHECK  # the expander (a lesson control: a teacher's lesson may hide it)
-_POST = "_check_post"  # the student asked for the check at the end
 
 
 def _fields(fields) -> dict[str, object]:
@@ -71,7 +70,7 @@ def section(record: ModelRecord, text: str | None = None) -> None:
         else:
             right = sum(results[c]["pre"] for c in CONCEPTS)
             st.markdown(tr("check.pre_done", right=right, total=len(CONCEPTS)))
-            if st.session_state.get(_POST):
+            if class_session().check_post:
                 _form("post", questions)
             else:
                 st.button(tr("check.start_post"), key="check_start_post", on_click=_ask_post, icon=":material/replay:")
@@ -115,7 +114,7 @@ def _form(phase: str, questions: dict[str, Question]) -> None:
 
 
 def _ask_post() -> None:
-    st.session_state[_POST] = True
+    class_session().check_post = True
 
 
 def _results(results: dict[str, dict[str, bool]], questions: dict[str, Question]) -> None:

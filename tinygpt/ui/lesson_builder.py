@@ -7,14 +7,17 @@ by their labels in the teacher's language (``tinygpt.ui.lesson.LESSON_CONTROLS``
 keys. The lesson's query is built by ``tinygpt.classroom.class_links.lesson_params`` in the old
 ``lesson=1&pages=…&show=…&guess=1`` syntax (old links keep working), written in ASCII only, and
 stored as a short link (``/?s=Ab3xYz7``). When the store cannot be reached, the whole ASCII link
-and its QR code are given instead (they work without the store), with the reason.
+and its QR code are given instead (they work without the store), with the reason. What the builder
+keeps that no widget owns lives in one :class:`BuilderSession` under one private key.
 """
 
 from __future__ import annotations
 
 import io
 import ipaddress
+from collections.abc import MutableMapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import segno
@@ -47,8 +50,6 @@ from tinygpt.ui.lesson import LESSON_CONTROLS, lesson
 from tinygpt.ui.models import K_CHOICE, K_OWN
 from tinygpt.ui.page_list import TEACHER_PATH
 
-K_RESULT = "_builder_result"
-K_FROM = "_builder_from"  # (the page the builder was opened from, its view parameters)
 #: Query parameters that are not the view of a page (the view is what a lesson opens on).
 NOT_VIEW = set(PRIVATE_PARAMS) | set(LESSON_KEYS) | {"lang", "model", "train", "guess"}
 #: Pages whose controls a lesson can lock, by the prefix of their widget keys.
@@ -69,6 +70,27 @@ class LessonLinks:
     class_code: str | None = None
     teacher_key: str | None = None
     note: str = ""
+
+
+@dataclass
+class BuilderSession:
+    """The lesson builder's values that no widget owns, as this browser session keeps them."""
+
+    came_from: tuple[str, dict[str, str]] | None = None  # (the page the builder was opened from, its view)
+    made: LessonLinks | None = None  # the links the builder made last
+
+
+#: The one session key the lesson builder's own values live under.
+K_BUILDER_SESSION = "_builder"
+
+
+def builder_session(state: MutableMapping[str, Any] | None = None) -> BuilderSession:
+    """This session's :class:`BuilderSession`, made on first use; ``state``: the session state to
+    look in (default ``st.session_state``; a test passes its ``AppTest.session_state``)."""
+    ss = st.session_state if state is None else state
+    if K_BUILDER_SESSION not in ss:
+        ss[K_BUILDER_SESSION] = BuilderSession()
+    return ss[K_BUILDER_SESSION]
 
 
 def page_controls(page: str, pages: tuple[str, ...]) -> list[str]:
@@ -103,12 +125,12 @@ def builder_link(url_path: str, page_paths: list[str]) -> None:
 
 def _came_from(page_paths: list[str]) -> tuple[str, dict[str, str]]:
     """(the page the builder was opened from, its view), read once from the URL."""
-    ss = st.session_state
+    session = builder_session()
     source = url.app_param("from")
-    if source is not None and (ss.get(K_FROM) is None or ss[K_FROM][0] != source):
+    if source is not None and (session.came_from is None or session.came_from[0] != source):
         view = {k: v for k, v in url.query().items() if k not in NOT_VIEW}
-        ss[K_FROM] = (source if source in page_paths else "attention", view)
-    return ss.get(K_FROM) or ("attention", {})
+        session.came_from = (source if source in page_paths else "attention", view)
+    return session.came_from or ("attention", {})
 
 
 def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
@@ -179,14 +201,14 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
     )
     if st.button(tr("builder.make"), type="primary", disabled=not pages, key="builder_make", icon=":material/link:"):
         made = make_lesson(plan, open_class, page_paths)
-        ss[K_RESULT] = made
+        builder_session().made = made
         if made.class_code is not None:  # the teacher's view of the new class, on this page
             remember_key(made.class_code, made.teacher_key)  # the key stays out of the address
             url.put("class", made.class_code)
             st.rerun()
     if not pages:
         st.caption(tr("builder.no_pages"))
-    made = ss.get(K_RESULT)
+    made = builder_session().made
     if made is not None and made.class_code is None:
         show_links(made.student_url, made.long_url, made.note)
 

@@ -1,6 +1,7 @@
 """The student's class session and one answer as the session keeps it: what ``tinygpt.ui.student``
 (the session and the store), ``tinygpt.ui.my_answers`` (the sidebar), ``tinygpt.ui.class_sync``,
-``tinygpt.ui.class_store``, ``tinygpt.ui.class_retry`` and ``tinygpt.ui.follow`` read and write.
+``tinygpt.ui.class_store``, ``tinygpt.ui.class_retry``, ``tinygpt.ui.concept_check_view`` and
+``tinygpt.ui.follow`` read and write.
 No widget owns these values: they live in one :class:`ClassSession` under one private key, and
 what ``tinygpt.ui.follow`` keeps of the class period in one :class:`FollowSession`."""
 
@@ -53,6 +54,7 @@ class ClassSession:
     messages: list[tuple[str, str]] = field(default_factory=list)  # (kind, text) for the next run's top
     checked_at: float = float("-inf")  # time.monotonic() of the last look at a class seen closed
     waited: bool = False  # answers waited at the last try (the next says they have been sent)
+    check_post: bool = False  # the student asked for the concept check's round at the end of the lesson
 
     @property
     def in_class(self) -> bool:

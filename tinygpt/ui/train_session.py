@@ -1,7 +1,7 @@
 """What the Train page keeps between runs that no widget owns: the form as last read and the
 page's defaults (its ``form=`` link), a ``trained=`` model to bring back, how many uploaded files
-were read, the upload's message and a Stop's or Reset's notice. They live in one
-:class:`TrainSession` under one private key."""
+were read, the upload's message and the settings it brings to the form, and a Stop's or Reset's
+notice. They live in one :class:`TrainSession` under one private key."""
 
 from __future__ import annotations
 
@@ -25,12 +25,19 @@ class TrainSession:
     wanted: tuple[str, GPTConfig, TrainConfig] | None = None  # the settings of a trained= just read
     uploads_read: int = 0  # uploaded files read (each gives the uploader a new key)
     upload_message: tuple[str, str] | None = None  # ("success" or "error", text) of the last upload
+    #: The settings of a checkpoint just loaded, {widget key: value}: put in the form before its widgets.
+    loaded_form: dict[str, object] = field(default_factory=dict)
     notice: str | None = None  # the message a Stop or Reset left for the next run, shown once
 
     def take_wanted(self) -> tuple[str, GPTConfig, TrainConfig] | None:
         """:attr:`wanted`, once (cleared as it is read)."""
         wanted, self.wanted = self.wanted, None
         return wanted
+
+    def take_loaded_form(self) -> dict[str, object]:
+        """:attr:`loaded_form`, once (cleared as it is read)."""
+        loaded, self.loaded_form = self.loaded_form, {}
+        return loaded
 
     def take_notice(self) -> str | None:
         """:attr:`notice`, once (cleared as it is read)."""

@@ -7,9 +7,8 @@ from __future__ import annotations
 from tinygpt.ui.controls import UNSET, control, defaults_of, table
 
 PAGE = "train"
-#: The preset the form last took (no widget owns it), and a loaded checkpoint's settings for the
-#: form's next run (put in the form before its widgets are drawn).
-T_PRESET, T_FROM_FILE = "train_preset", "_train_form_from_file"
+#: The preset the form last took (no widget owns it).
+T_PRESET = "train_preset"
 T_TEXT, T_WINDOW, T_D_MODEL, T_N_HEADS = "train_text", "train_window", "train_d_model", "train_n_heads"
 T_N_LAYERS, T_D_FF, T_MAX_LEN, T_NORM = "train_n_layers", "train_d_ff", "train_max_len", "train_norm"
 T_POSITIONS, T_LR, T_EPOCHS, T_SEED = "train_positions", "train_lr", "train_epochs", "train_seed"

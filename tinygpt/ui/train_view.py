@@ -22,7 +22,6 @@ from tinygpt.ui.train_table import (
     T_D_MODEL,
     T_EARLY_STOP,
     T_EPOCHS,
-    T_FROM_FILE,
     T_LR,
     T_MAX_LEN,
     T_N_HEADS,
@@ -139,7 +138,7 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
             )
             # The form shows the loaded model's settings (applied before the widgets on the next run) and
             # the chart its curve, as one of the session's runs.
-            ss[T_FROM_FILE] = form_values(loaded)
+            train_session().loaded_form = form_values(loaded)
             ss.pop(T_PRESET, None)
             if job is not None and not job.active:
                 ss.pop(K_JOB)
