@@ -123,7 +123,8 @@ def open_train_link(spec: str) -> None:
         _say(tr("link.failed", reason=error_text(exc)))
         set_choice("textbook")
         return
-    ss[models.K_JOB], model_session().link_job = job, job.job_id
+    ss[models.K_JOB] = job
+    model_session().link_job = job.job_id  # adopted when it ends (adopt_link_job)
     set_choice("own")
 
 
@@ -175,7 +176,7 @@ def choose_model() -> tuple[ModelRecord, str]:
         st.stop()
     own, has_own = current_model(wait=False)
     if ss.get(K_CHOICE) not in CHOICES:  # the first visit, or the control's state was lost
-        set_choice(session.shown if session.shown is not None else first_choice())
+        set_choice(session.shown or first_choice())
     if ss[K_CHOICE] == "own" and not has_own:
         st.info(tr("model.own_missing"))
         set_choice("textbook")
