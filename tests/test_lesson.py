@@ -325,6 +325,21 @@ def test_a_lesson_hiding_every_switch_draws_no_empty_switch_panel():
     assert not at.toggle and at.query_params["mask"] == "0"
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_lesson_without_a_switch_never_asks_the_student_to_flip_one(lang):
+    at = open_app(lang, lesson="1", pages="attention", show="attn_step")  # the model's own switches, none drawn
+    texts = [m.value for m in at.markdown]
+    assert t("attn.intro_lesson", lang) in texts and t("attn.intro", lang) not in texts
+    assert t("attn.effect.own_lesson", lang, T=4, layer=1, L=6) in texts  # the textbook: 你好世界, six layers
+    assert t("attn.effect.own", lang, T=4, layer=1, L=6) not in texts
+    at = open_app(lang, lesson="1", pages="attention", show="attn_temperature")  # one switch: the student flips it
+    texts = [m.value for m in at.markdown]
+    assert t("attn.intro", lang) in texts and t("attn.effect.own", lang, T=4, layer=1, L=6) in texts
+    at = open_app(lang, "pages/predict.py", lesson="1", pages="predict,attention", show="predict_prefix")
+    assert t("predict.next_step_lesson", lang) in {link.proto.label for link in at.main.page_link}
+    assert t("predict.next_step", lang) not in {link.proto.label for link in at.main.page_link}
+
+
 def test_a_lesson_showing_only_a_later_parts_controls_opens_that_part():
     at = open_app(lesson="1", pages="attention", show="attn_heads")
     assert at.session_state["attn_heads"] is True and t("attn.exp.heads_caption", "en") in [c.value for c in at.caption]

@@ -95,4 +95,6 @@ STRINGS: dict[str, str] = {
     "predict.reveal_mark": "the model's most likely character",
     "predict.logit_note": "logit: the model's raw score for a character; softmax turns the scores into the probabilities p.",
     "predict.next_step": "Next: ② flip a switch on the Attention page and see which predictions change, and why",
+    "predict.next_step_teacher": "Next: ② on the Attention page, see which predictions change when your teacher flips a switch, and why",
+    "predict.next_step_lesson": "Next: ② on the Attention page, see what each position looks at, then follow the nine steps",
 }

@@ -95,4 +95,6 @@ STRINGS: dict[str, str] = {
     "predict.reveal_mark": "模型最可能的字",
     "predict.logit_note": "logit：模型给某个字的原始得分；softmax 把这些得分变成概率 p。",
     "predict.next_step": "下一步：② 在“注意力九步”里拨动开关，看哪些预测变了、为什么",
+    "predict.next_step_teacher": "下一步：② 在“注意力九步”里看老师拨动开关后哪些预测变了、为什么",
+    "predict.next_step_lesson": "下一步：② 在“注意力九步”里看每个位置注意哪些字，再跟着九个步骤往下看",
 }
