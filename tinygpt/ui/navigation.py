@@ -57,18 +57,28 @@ def _lesson_start() -> None:
     st.switch_page(_listed()[0][0], query_params=url.query())
 
 
+def _first_page() -> None:
+    """The first page's own URL path (``/train``): Streamlit serves a default page at the root only,
+    so a typed ``/train`` would find no page and open an English "Page not found" box; this hidden
+    page opens the root instead, with the link's query parameters."""
+    st.switch_page(PAGES[0][0], query_params=url.query())
+
+
 def app_pages() -> list[st.Page]:
     """The pages as ``st.Page`` objects, titled in the session's language.
 
-    Without a lesson: every page, the first the default (the root URL). With a teacher's lesson
+    Without a lesson: every page, the first the default (the root URL, and its own path too,
+    through :func:`_first_page`). With a teacher's lesson
     link (``tinygpt.ui.lesson``): the pages it names, each under its own URL path, and a default
     page that opens the first of them. (A default page's URL is the root only, so a link such as
     ``/predict?lesson=1&pages=predict`` would not find Predict if it were the default.)
     """
     if lesson() is None:
+        (path, key, icon, url_path), *others = PAGES
         return [
-            st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
-            for n, (path, key, icon, url_path) in enumerate(PAGES)
+            st.Page(path, title=tr(key), icon=icon, url_path="", default=True),  # the root URL
+            *(st.Page(path, title=tr(key), icon=icon, url_path=url_path) for path, key, icon, url_path in others),
+            st.Page(_first_page, title=tr(key), url_path=url_path, visibility="hidden"),
         ] + [
             st.Page(path, title=tr(key), url_path=url_path, visibility="hidden")
             for path, key, _, url_path in (TEACHER_PAGE, PROJECTOR_PAGE)
