@@ -28,7 +28,7 @@ STRINGS: dict[str, str] = {
     "attn.scale_custom": "Custom",
     "attn.scale_value": "Divisor",
     "attn.temperature": "Softmax temperature τ",
-    "attn.temperature_help": "Small τ: each character looks almost only at one character (nearly one-hot: one weight is 1, the others 0); large τ: it looks evenly at all it may see. The formula is α = softmax(S/τ), with α the attention weights and S the scores.",
+    "attn.temperature_help": "Small τ: each character looks almost only at one character (nearly one-hot: one weight is 1, the others 0); large τ: it looks evenly at all it may see. The formula is α = softmax(S/τ), with α the attention weights and S the scores. The slider runs from {lo:g} to {hi:g} in uneven steps so that its two ends reach softmax's limits: at τ = {lo:g} almost all the weight goes to the top score (argmax), at τ = {hi:g} every character it may see gets almost the same weight (uniform).",
     "attn.reset": "Reset",
     "attn.heads_off": "Switch off heads (layer {layer})",
     "attn.heads_off_help": "A head switched off outputs 0: its part of the merged heads is zero before W_O (the output projection of step 9, which mixes the heads), so the layer adds only the other heads' output.",

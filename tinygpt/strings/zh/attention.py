@@ -28,7 +28,7 @@ STRINGS: dict[str, str] = {
     "attn.scale_custom": "自定义",
     "attn.scale_value": "除数",
     "attn.temperature": "softmax 温度 τ",
-    "attn.temperature_help": "τ 小：每个字几乎只看一个字（接近 one-hot：一个权重是 1，其余都是 0）；τ 大：它平均地看所有能看的字。公式是 α = softmax(S/τ)，α 是注意力权重，S 是得分。",
+    "attn.temperature_help": "τ 小：每个字几乎只看一个字（接近 one-hot：一个权重是 1，其余都是 0）；τ 大：它平均地看所有能看的字。公式是 α = softmax(S/τ)，α 是注意力权重，S 是得分。滑块从 {lo:g} 到 {hi:g}，刻度不均匀，两端正好到达 softmax 的两个极限：τ = {lo:g} 时几乎全部权重落在得分最高的字上（argmax），τ = {hi:g} 时每个能看的字权重几乎一样（均匀）。",
     "attn.reset": "复原",
     "attn.heads_off": "关闭注意力头（第 {layer} 层）",
     "attn.heads_off_help": "关闭的头输出 0：合并多头后它那一段全是 0，再乘 W_O（第 9 步的输出投影，把各个头混合起来），这一层只剩其他头的输出。",
