@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "predict.title": "Autoregressive prediction",
-    "predict.intro": "Type a prefix. At every position the model gives a probability distribution over the next character; generation appends the chosen character and predicts again.",
+    "predict.intro": "**Autoregressive** means the model writes on from its own output: it predicts one character, appends it to the text and predicts again from the longer text. Type a prefix: at every position the model gives a probability distribution over the next character.",
     "predict.prefix": "Prefix",
     "predict.prefix_help": "Use only the characters the model knows: {known}",
     "predict.n_new": "Characters to generate N",

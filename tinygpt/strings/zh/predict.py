@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "predict.title": "自回归预测",
-    "predict.intro": "输入一个前缀。模型在每个位置给出“下一个字”的概率分布；生成时每一步把选中的字接到末尾，再预测下一个。",
+    "predict.intro": "**自回归**就是模型接着自己的输出往下写：预测出一个字，把它接到文本末尾，再从变长的文本预测下一个字。输入一个前缀：模型在每个位置给出“下一个字”的概率分布。",
     "predict.prefix": "前缀",
     "predict.prefix_help": "只能使用模型认识的字符：{known}",
     "predict.n_new": "生成字符数 N",
