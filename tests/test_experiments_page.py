@@ -31,7 +31,7 @@ from tinygpt.formatting import format_change, format_probability
 from tinygpt.i18n import t
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
-from tinygpt.ui.attention.effect import CHANGED_MARK
+from tinygpt.ui.attention.effect import CHANGED_MARK, SHOWN_FLIPS
 from tinygpt.ui.models import K_CHOICE
 
 CONTEXT = EXAMPLES["context"]
@@ -164,6 +164,16 @@ def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experi
     assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.toggle(key=view.K_UNIFORM).value is False
     assert "off" not in at.query_params and "uniform" not in at.query_params
     assert marked(at) == [] and all(b.key != "attn_reset" for b in at.button)  # nothing to reset now
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_expander_of_the_other_reasons_counts_the_reasons_it_lists(lang, context_tm):
+    at = open_attention(lang, own_model=context_tm, uniform="layer")  # 8 positions change (the shipped weights)
+    reasons = {line for m in at.markdown for line in m.value.split("\n") if line.startswith("- **")}
+    (box,) = [e for e in at.expander if e.label == t("attn.effect.other_reasons", lang, n=8 - SHOWN_FLIPS)]
+    inside = [line for m in box.markdown for line in m.value.split("\n") if line.startswith("- **")]
+    assert len(inside) == 8 - SHOWN_FLIPS  # the number in its title is the number of reasons it lists
+    assert len(reasons) == len(UNIFORM_LAYER0_CHANGES)  # with the first three, in view: one per change
 
 
 def test_a_switch_that_changes_nothing_on_the_context_example_says_why_without_offering_it_again(context_tm):

@@ -227,7 +227,7 @@ STRINGS: dict[str, str] = {
     "attn.effect.own_teacher": "The model's own predictions: **0 of {T} changed**. When your teacher flips a switch (they act in layer {layer} of {L}), changed positions are marked here.",
     "attn.effect.own_lesson": "The model's own predictions (its own attention in layer {layer} of {L}): each position's next character is shown here.",
     "attn.effect.count": "The switches act in layer {layer} of {L}: **{n} of {T} predictions changed**.",
-    "attn.effect.all_reasons": "Why, for all {n} changed positions",
+    "attn.effect.other_reasons": "Why, for the other {n} changed {n:position|positions}",
     "attn.effect.details": "Every position in detail: probabilities, changes and a chart",
     "attn.strip.pos": "pos.",
     "attn.strip.char": "character",

@@ -227,7 +227,7 @@ STRINGS: dict[str, str] = {
     "attn.effect.own_teacher": "模型自己的预测：**{T} 个中 0 个改变**。老师拨动开关时（它们作用在第 {layer} 层，共 {L} 层），变了的位置会标在这里。",
     "attn.effect.own_lesson": "模型自己的预测（第 {layer} 层用它自己的注意力，共 {L} 层）：每个位置预测的下一个字标在这里。",
     "attn.effect.count": "开关作用在第 {layer} 层（共 {L} 层）：**{T} 个预测中的 {n} 个改变了**。",
-    "attn.effect.all_reasons": "全部 {n} 个改变的位置：原因",
+    "attn.effect.other_reasons": "其余 {n} 个改变的位置：原因",
     "attn.effect.details": "每个位置的细节：概率、变化和图表",
     "attn.strip.pos": "位置",
     "attn.strip.char": "字",

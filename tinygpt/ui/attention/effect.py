@@ -210,7 +210,7 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
         for line in lines[:SHOWN_FLIPS]:
             st.markdown(line)
         if len(lines) > SHOWN_FLIPS:
-            with st.expander(tr("attn.effect.all_reasons", n=len(lines))):
+            with st.expander(tr("attn.effect.other_reasons", n=len(lines) - SHOWN_FLIPS)):  # the count it lists
                 st.markdown("\n".join(lines[SHOWN_FLIPS:]))
         st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
         st.caption(tr("attn.effect.numbers_note"))
