@@ -280,7 +280,7 @@ def test_the_logit_lens_is_drawn_when_opened_and_its_last_row_is_the_models_own_
 def test_bad_off_and_uniform_values_in_the_link_get_a_message(lang):
     at = open_attention(lang, off="1,9", uniform="maybe")
     warnings = [w.value for w in at.warning]
-    assert any("off=1,9" in w and t("accepted.int_list", lang, lo=0, hi=7) in w for w in warnings)
+    assert any("off=1,9" in w and t("accepted.heads_list", lang, hi=7, last=8) in w for w in warnings)  # and 1 to 8
     assert any("uniform=maybe" in w for w in warnings)
     more(at)
     assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.toggle(key=view.K_UNIFORM).value is False
