@@ -80,3 +80,17 @@ def test_every_page_path_a_student_can_type_opens_its_page_without_a_page_not_fo
     assert page.get_by_role("dialog").count() == 0
     assert page.url.startswith(f"{app_server}/?") and "form=" in page.url  # the root, with the link's query
     assert page.locator(".st-key-train_epochs input").input_value() == "7"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_page_a_lesson_leaves_out_says_so_in_the_lesson_language(app_server, page, lang):
+    page.goto(f"{app_server}/train?lang={lang}&lesson=1&pages=attention,predict")
+    wait_for_app(page, timeout_ms=90_000)
+    said = t("lesson.not_in_lesson", lang, page=t("nav.train", lang), first=t("nav.predict", lang))
+    page.get_by_text(said).wait_for(timeout=90_000)
+    wait_for_app(page, timeout_ms=90_000)
+    assert_no_exception(page)
+    assert page.get_by_role("dialog").count() == 0  # not Streamlit's English "Page not found"
+    page.get_by_test_id("stMain").get_by_role("link", name=t("nav.predict", lang)).click()  # on to the lesson
+    page.get_by_role("heading", name=t("predict.title", lang)).wait_for(timeout=90_000)
+    assert "/predict?" in page.url and "lesson=1" in page.url

@@ -27,11 +27,17 @@ def open_app(lang: str = "en", page: str | None = None, **params: str) -> AppTes
 
 def listed_pages(at: AppTest, lang: str = "en") -> set[str]:
     """The pages a lesson's sidebar lists (links titled as the pages), checked against the pages
-    registered with st.navigation: those plus the lesson's start page at the root URL."""
+    registered with st.navigation: those, the lesson's start page at the root URL and the paths of
+    the pages it leaves out."""
     titles = {t(f"nav.{name}", lang): name for name in PAGE_NAMES}
     linked = [titles[link.value] for link in at.sidebar.get("page_link")]
     assert len(linked) == len(set(linked))
-    assert {info["url_pathname"] for info in at._registered_pages.values()} == {""} | set(linked)
+    registered = at._registered_pages.values()
+    assert {info["url_pathname"] for info in registered if info["script_path"]} == set(linked)
+    # without a file: the lesson's start (the root) and the other pages' paths, which say the lesson leaves them out
+    assert {info["url_pathname"] for info in registered if not info["script_path"]} == {""} | (
+        set(PAGE_NAMES) - set(linked)
+    )
     return set(linked)
 
 
