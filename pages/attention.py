@@ -13,7 +13,7 @@ from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.data import what_if
 from tinygpt.ui.common import show_error, show_job_notice
 from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, visible
+from tinygpt.ui.lesson import control, visible, who_flips
 from tinygpt.ui.models import attention_trace
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.vocab import UnknownCharError
@@ -21,7 +21,8 @@ from tinygpt.vocab import UnknownCharError
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
 st.title(tr("attn.title"))
-st.markdown(tr("attn.intro"))
+INTRO = {"student": "attn.intro", "teacher": "attn.intro_teacher", "lesson": "attn.intro_lesson"}
+st.markdown(tr(INTRO[who_flips()]))  # never asks for a switch the page does not draw
 choice_box, text_box = st.columns([3, 2], vertical_alignment="bottom")
 with choice_box:
     record, choice = model_choice.choose_model()

@@ -10,7 +10,7 @@ from tinygpt.ui import predict_view as view
 from tinygpt.ui.common import show_error, show_job_notice
 from tinygpt.ui.figure_view import bars_text, chart_data, figure_spec
 from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, page_shown
+from tinygpt.ui.lesson import control, page_shown, who_flips
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.predict_generation import generation, md, position_panels, readable, restart_steps, short
 from tinygpt.ui.predict_table import P_GUESS, P_PREFIX, PAGE, url_params
@@ -56,7 +56,12 @@ guess = control(
 url.save(PAGE, url_params())
 if page_shown("attention"):  # the next step of the start box's path, in view before the numbers
     with st.container(key="predict_next_step"):
-        st.page_link("pages/attention.py", label=tr("predict.next_step"), icon=":material/arrow_forward:")
+        nexts = {
+            "student": "predict.next_step",
+            "teacher": "predict.next_step_teacher",
+            "lesson": "predict.next_step_lesson",
+        }
+        st.page_link("pages/attention.py", label=tr(nexts[who_flips()]), icon=":material/arrow_forward:")
 
 if not prefix:
     st.warning(tr("predict.empty", known=known))

@@ -281,19 +281,29 @@ def test_bad_url_values_are_named_with_what_is_accepted_and_the_view_stays(lang)
     at = open_attention(lang, layer="9", head="①", step="attention", mask="maybe", scale="0", tau="abc", off="²")
     warnings = [w.value for w in at.warning]
     more(at)
-    assert len(warnings) == 7 and all(
-        w.startswith(t("link.bad_param", lang, name="", value="", accepted="")[:4]) for w in warnings
-    )
+    head, tail = t("link.bad_param_first", lang, name="", value="", accepted="@").split("@")
+    assert len(warnings) == 7 and all(w.startswith(head[:4]) and w.endswith(tail) for w in warnings)  # the defaults
     accepted = lambda key, **f: t(f"accepted.{key}", lang, **f)  # noqa: E731
-    assert t("link.bad_param", lang, name="layer", value="9", accepted=accepted("int_range", lo=0, hi=5)) in warnings
-    assert t("link.bad_param", lang, name="head", value="①", accepted=accepted("int_range", lo=0, hi=7)) in warnings
-    assert any("attention" in w and "softmax" in w for w in warnings)  # names the value and the valid ids
+    said = lambda name, value, key, **f: t(
+        "link.bad_param_first", lang, name=name, value=value, accepted=accepted(key, **f)
+    )  # noqa: E731
+    assert said("layer", "9", "index_layer", hi=5, last=6) in warnings  # the link's 0..5 are the page's layers 1..6
+    assert said("head", "①", "index_head", hi=7, last=8) in warnings
+    assert said("off", "²", "heads_list", hi=7, last=8) in warnings
+    steps = ", ".join(view.NAV_IDS)  # the names, and the numbers 1–9 a link may use instead
+    assert said("step", "attention", "step", options=steps, last=9) in warnings
     assert any("maybe" in w for w in warnings) and any("scale=0" in w for w in warnings)
-    assert any("abc" in w for w in warnings) and any("off=²" in w for w in warnings)
+    assert any("abc" in w for w in warnings)
     assert at.button_group(key=view.K_LAYER).value == 0 and at.button_group(key=view.K_HEAD).value == 0
     assert at.select_slider(key=view.K_STEP).value == "projection" and at.toggle(key=view.K_MASK).value is True
     assert at.query_params["layer"] == "0" and at.query_params["tau"] == "1"
     assert not at.warning  # a refused value is said once, not on every run
+    at.query_params["layer"] = "7"  # the address changed once the page was shown: its layer stays as it was
+    at.run()
+    assert [w.value for w in at.warning] == [
+        t("link.bad_param", lang, name="layer", value="7", accepted=accepted("index_layer", hi=5, last=6))
+    ]
+    assert at.button_group(key=view.K_LAYER).value == 0
 
 
 # ---------------------------------------------------------------- input that must not break it

@@ -213,7 +213,6 @@ def revealed_class() -> tuple[str, str]:
     """A class whose question was voted on in two rounds and revealed: (code, teacher's key)."""
     import torch
 
-    from tinygpt.classroom.class_links import question_id
     from tinygpt.classroom.period import ClassState, question_data, write_state
     from tinygpt.classroom.store import NewAnswer, Store
     from tinygpt.config import GPTConfig
@@ -224,7 +223,8 @@ def revealed_class() -> tuple[str, str]:
     torch.manual_seed(0)
     model = GPT(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8)).eval()
     question = argmax_key_question(trace_of(model, torch.tensor([[0, 1, 2, 3]])), 0, 3)
-    identity = question_id(question)
+    state = ClassState(follow=True).with_question(question)
+    identity = state.question_id
     store = Store.from_environment()  # the server's store (tests/conftest.py sets TINYGPT_DATA_DIR)
     try:
         code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
@@ -244,7 +244,6 @@ def revealed_class() -> tuple[str, str]:
                         rnd,
                     )  # fmt: skip
                 )
-        state = ClassState(follow=True).with_question(question, identity)
         write_state(store, code, key, replace(state, round=2, revealed=True))
     finally:
         store.dispose()

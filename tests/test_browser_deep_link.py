@@ -13,8 +13,17 @@ from conftest import ARTIFACTS, SCREENSHOTS, assert_no_exception, wait_for_app
 
 from bench.cold_start import start_server, stop_server, wait_healthy
 from tinygpt.i18n import LANGUAGES, t
+from tinygpt.ui.page_list import PAGES
 
 pytestmark = pytest.mark.browser
+
+#: Each page's title (its first heading), by its navigation key.
+TITLES = {
+    "nav.train": "train.title",
+    "nav.predict": "predict.title",
+    "nav.attention": "attn.title",
+    "nav.theory": "theory.title",
+}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -47,3 +56,41 @@ def test_the_first_request_of_a_fresh_server_is_a_deep_link_with_query_parameter
         page.screenshot(path=str(SCREENSHOTS / f"deep_link_first_request_{lang}.png"), full_page=True)
         context.close()
         stop_server(proc)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_page_path_a_student_can_type_opens_its_page_without_a_page_not_found_box(app_server, page, lang):
+    for _, key, _, url_path in PAGES:
+        page.goto(f"{app_server}/{url_path}?lang={lang}")
+        wait_for_app(page, timeout_ms=90_000)
+        page.get_by_role("heading", level=1).first.wait_for(timeout=90_000)
+        wait_for_app(page, timeout_ms=90_000)
+        assert_no_exception(page)
+        title = page.get_by_role("heading", level=1).first.inner_text()
+        assert title == t(TITLES[key], lang), (url_path, title)
+        assert page.get_by_role("dialog").count() == 0, (url_path, page.get_by_role("dialog").all_inner_texts())
+        selected = page.locator("[data-testid='stSidebarNav'] a[aria-current='page']").all_inner_texts()
+        assert len(selected) == 1 and selected[0].strip().endswith(t(key, lang)), (url_path, selected)  # its icon, name
+        assert f"lang={lang}" in page.url
+    assert page.url.startswith(f"{app_server}/theory")
+    page.goto(f"{app_server}/train?lang={lang}&form=v1;epochs=7;text=abc")  # the first page's own path, a form link
+    wait_for_app(page, timeout_ms=90_000)
+    page.get_by_role("heading", name=t("train.title", lang)).wait_for(timeout=90_000)
+    wait_for_app(page, timeout_ms=90_000)
+    assert page.get_by_role("dialog").count() == 0
+    assert page.url.startswith(f"{app_server}/?") and "form=" in page.url  # the root, with the link's query
+    assert page.locator(".st-key-train_epochs input").input_value() == "7"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_page_a_lesson_leaves_out_says_so_in_the_lesson_language(app_server, page, lang):
+    page.goto(f"{app_server}/train?lang={lang}&lesson=1&pages=attention,predict")
+    wait_for_app(page, timeout_ms=90_000)
+    said = t("lesson.not_in_lesson", lang, page=t("nav.train", lang), first=t("nav.predict", lang))
+    page.get_by_text(said).wait_for(timeout=90_000)
+    wait_for_app(page, timeout_ms=90_000)
+    assert_no_exception(page)
+    assert page.get_by_role("dialog").count() == 0  # not Streamlit's English "Page not found"
+    page.get_by_test_id("stMain").get_by_role("link", name=t("nav.predict", lang)).click()  # on to the lesson
+    page.get_by_role("heading", name=t("predict.title", lang)).wait_for(timeout=90_000)
+    assert "/predict?" in page.url and "lesson=1" in page.url

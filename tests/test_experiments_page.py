@@ -31,7 +31,7 @@ from tinygpt.formatting import format_change, format_probability
 from tinygpt.i18n import t
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
-from tinygpt.ui.attention.effect import CHANGED_MARK
+from tinygpt.ui.attention.effect import CHANGED_MARK, SHOWN_FLIPS
 from tinygpt.ui.models import K_CHOICE
 
 CONTEXT = EXAMPLES["context"]
@@ -166,6 +166,16 @@ def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experi
     assert marked(at) == [] and all(b.key != "attn_reset" for b in at.button)  # nothing to reset now
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_expander_of_the_other_reasons_counts_the_reasons_it_lists(lang, context_tm):
+    at = open_attention(lang, own_model=context_tm, uniform="layer")  # 8 positions change (the shipped weights)
+    reasons = {line for m in at.markdown for line in m.value.split("\n") if line.startswith("- **")}
+    (box,) = [e for e in at.expander if e.label == t("attn.effect.other_reasons", lang, n=8 - SHOWN_FLIPS)]
+    inside = [line for m in box.markdown for line in m.value.split("\n") if line.startswith("- **")]
+    assert len(inside) == 8 - SHOWN_FLIPS  # the number in its title is the number of reasons it lists
+    assert len(reasons) == len(UNIFORM_LAYER0_CHANGES)  # with the first three, in view: one per change
+
+
 def test_a_switch_that_changes_nothing_on_the_context_example_says_why_without_offering_it_again(context_tm):
     at = open_attention(own_model=context_tm, tau="0.01")
     assert marked(at) == []
@@ -270,7 +280,7 @@ def test_the_logit_lens_is_drawn_when_opened_and_its_last_row_is_the_models_own_
 def test_bad_off_and_uniform_values_in_the_link_get_a_message(lang):
     at = open_attention(lang, off="1,9", uniform="maybe")
     warnings = [w.value for w in at.warning]
-    assert any("off=1,9" in w and t("accepted.int_list", lang, lo=0, hi=7) in w for w in warnings)
+    assert any("off=1,9" in w and t("accepted.heads_list", lang, hi=7, last=8) in w for w in warnings)  # and 1 to 8
     assert any("uniform=maybe" in w for w in warnings)
     more(at)
     assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.toggle(key=view.K_UNIFORM).value is False

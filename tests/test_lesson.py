@@ -27,11 +27,17 @@ def open_app(lang: str = "en", page: str | None = None, **params: str) -> AppTes
 
 def listed_pages(at: AppTest, lang: str = "en") -> set[str]:
     """The pages a lesson's sidebar lists (links titled as the pages), checked against the pages
-    registered with st.navigation: those plus the lesson's start page at the root URL."""
+    registered with st.navigation: those, the lesson's start page at the root URL and the paths of
+    the pages it leaves out."""
     titles = {t(f"nav.{name}", lang): name for name in PAGE_NAMES}
     linked = [titles[link.value] for link in at.sidebar.get("page_link")]
     assert len(linked) == len(set(linked))
-    assert {info["url_pathname"] for info in at._registered_pages.values()} == {""} | set(linked)
+    registered = at._registered_pages.values()
+    assert {info["url_pathname"] for info in registered if info["script_path"]} == set(linked)
+    # without a file: the lesson's start (the root) and the other pages' paths, which say the lesson leaves them out
+    assert {info["url_pathname"] for info in registered if not info["script_path"]} == {""} | (
+        set(PAGE_NAMES) - set(linked)
+    )
     return set(linked)
 
 
@@ -323,6 +329,24 @@ def test_a_lesson_hiding_every_switch_draws_no_empty_switch_panel():
     at = open_app(lesson="1", pages="attention", show="attn_step", mask="0")
     assert keyed_widgets(at) == {"attn_step", "attn_prev", "attn_next", "attn_curious", "attn_table_open"}
     assert not at.toggle and at.query_params["mask"] == "0"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_lesson_without_a_switch_never_asks_the_student_to_flip_one(lang):
+    at = open_app(lang, lesson="1", pages="attention", show="attn_step")  # the model's own switches, none drawn
+    texts = [m.value for m in at.markdown]
+    assert t("attn.intro_lesson", lang) in texts and t("attn.intro", lang) not in texts
+    assert t("attn.effect.own_lesson", lang, T=4, layer=1, L=6) in texts  # the textbook: 你好世界, six layers
+    assert t("attn.effect.own", lang, T=4, layer=1, L=6) not in texts
+    at = open_app(lang, lesson="1", pages="attention", show="attn_temperature")  # one switch: the student flips it
+    texts = [m.value for m in at.markdown]
+    assert t("attn.intro", lang) in texts and t("attn.effect.own", lang, T=4, layer=1, L=6) in texts
+    at = open_app(lang, "pages/predict.py", lesson="1", pages="predict,attention", show="predict_prefix")
+    assert t("predict.next_step_lesson", lang) in {link.proto.label for link in at.main.page_link}
+    assert t("predict.next_step", lang) not in {link.proto.label for link in at.main.page_link}
+    at = open_app(lang, "pages/train.py", lesson="1", pages="train,attention", show="train_text")
+    assert t("train.start_here_locked", lang) in [m.value for m in at.markdown]  # the start box asks for no flip
+    assert t("train.start_attention_locked", lang) in {link.proto.label for link in at.main.page_link}
 
 
 def test_a_lesson_showing_only_a_later_parts_controls_opens_that_part():

@@ -15,7 +15,7 @@ import torch
 from helpers import SMALL, open_page
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.config import MAX_EPOCHS, ConfigError, TrainConfig
+from tinygpt.config import MAX_EPOCHS, ConfigError, ConfigErrors, TrainConfig
 from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import t
 from tinygpt.links import decode_edits, decode_train, encode_edits, encode_train, reproducible_settings
@@ -68,6 +68,14 @@ def test_refused_train_parameter_names_the_value(spec, field, accepted_part):
         decode_train(spec)
     assert info.value.field == field
     assert accepted_part in info.value.accepted
+
+
+def test_a_link_with_several_bad_settings_names_each_of_them():
+    with pytest.raises(ConfigErrors) as info:
+        decode_train("v1;d_model=abc;colour=red;epochs=0;n_heads=2;text=ab")
+    assert [(e.field, e.value) for e in info.value.errors] == [("d_model", "abc"), ("colour", "red"), ("epochs", "0")]
+    assert isinstance(info.value, ConfigError) and info.value.field == "d_model"  # the first, for one-value readers
+    assert "colour" in str(info.value) and "epochs" in str(info.value)
 
 
 def test_edits_parameter_round_trip_and_refusals():

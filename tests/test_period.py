@@ -55,9 +55,11 @@ def question():
     return argmax_key_question(trace, head=0, query=3)
 
 
-def vote(code: str, student: str, q, picked: str, rnd: int) -> NewAnswer:
+def vote(code: str, student: str, q, picked: str, rnd: int, identity: str | None = None) -> NewAnswer:
+    """An answer to ``q`` in round ``rnd``, under ``identity`` (the exercise's id, ``question_id(q)``, by default)."""
     right = q.is_right(picked)
-    return NewAnswer(code, question_id(q), "prompt", question_data(q), student, picked, picked, right, None, rnd)
+    qid = identity or question_id(q)
+    return NewAnswer(code, qid, "prompt", question_data(q), student, picked, picked, right, None, rnd)
 
 
 # ---------------------------------------------------------------- the state
@@ -75,10 +77,10 @@ def test_a_state_goes_to_json_and_back_unchanged(question):
         open_controls=("attn_mask",),
         follow=True,
         version=7,
-    ).with_question(question, question_id(question))
+    ).with_question(question)
     back = state_from_json(state.to_json())
     assert back == state
-    assert back.round == 1 and not back.revealed and back.question_id == question_id(question)
+    assert back.round == 1 and not back.revealed and back.question_id == f"vote:7:{question_id(question)}"
     assert question_from_data(back.question) == question
 
 
@@ -200,6 +202,30 @@ def test_a_student_votes_once_per_round_and_the_tally_compares_the_rounds(store,
     assert votes_of(store, code, question_id(question), students[0]) == {1: right, 2: right}
     assert votes_of(store, code, question_id(question), students[4]) == {1: wrong}
     assert votes_of(store, code, "another question", students[0]) == {}
+
+
+def test_a_vote_counts_only_the_answers_given_after_it_opened(store, question):
+    code, key = store.create_class("lesson=1")
+    right = sorted(question.answers)[0]
+    wrong = next(c.id for c in question.choices if c.id not in question.answers)
+    students = [f"{n:016x}" for n in range(3)]
+    for s in students[:2]:  # answered on their own page, as an exercise, before the teacher asked it
+        assert store.record_answer(vote(code, s, question, wrong, 1))
+    opened = write_state(store, code, key, ClassState(follow=True).with_question(question))
+    assert opened.question_id != question_id(question)
+    assert tally(store, code, opened.question_id).of(1).answered == 0  # round 1 starts empty
+    assert votes_of(store, code, opened.question_id, students[0]) == {}  # the student can still vote
+    for s in students:
+        assert store.record_answer(vote(code, s, question, right, 1, opened.question_id))
+    first = tally(store, code, opened.question_id).of(1)
+    assert (first.answered, first.right, first.spread) == (3, 3, {right: 3})
+    # the same question asked again later is a new vote: its round 1 starts empty too
+    closed = write_state(store, code, key, opened.without_question())
+    again = write_state(store, code, key, closed.with_question(question))
+    assert again.question_id not in (opened.question_id, question_id(question))
+    assert tally(store, code, again.question_id).of(1).answered == 0
+    exercise = tally(store, code, question_id(question)).of(1)  # the exercise's answers are kept as they were
+    assert (exercise.answered, exercise.right) == (2, 0)
 
 
 def test_count_votes_from_rows():

@@ -17,7 +17,7 @@ from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.links import encode_train
-from tinygpt.ui.lesson import visible
+from tinygpt.ui.lesson import visible, who_flips
 from tinygpt.ui.student_state import class_session, follow_session
 
 
@@ -88,6 +88,24 @@ def test_following_locks_what_the_teacher_has_not_opened_as_a_lesson_does():
     finally:
         follow_session().open = None
     assert visible("attn_temperature")
+
+
+def test_a_follower_with_no_switch_open_is_told_the_teacher_flips_them(store):
+    code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=textbook&lang=en")
+    write_state(store, code, key, ClassState(page="attention", model="textbook", follow=True))  # nothing opened
+    student = app("attention", **{"class": code})
+    assert "attn_mask" not in keys(student, "toggle") and not keys(student, "select_slider")
+    said = texts(student)
+    assert t("attn.intro_teacher", "en") in said and t("attn.intro", "en") not in said
+    assert t("attn.effect.own_teacher", "en", T=4, layer=1, L=6) in said
+    follow_session().open = frozenset({"attn_mask"})  # a switch opened: the student flips it
+    try:
+        assert who_flips() == "student"
+        follow_session().open = frozenset()
+        assert who_flips() == "teacher"
+    finally:
+        follow_session().open = None
+    assert who_flips() == "student"  # no class, no lesson: every switch is drawn
 
 
 def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_projector_shows(store):

@@ -268,6 +268,17 @@ def step_links(at) -> list:
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_title_word_autoregressive_is_explained_in_the_first_sentence(lang):
+    at = open_predict(lang)
+    word = {"en": "Autoregressive", "zh": "自回归"}[lang]
+    assert word in at.title[0].value
+    intro = at.markdown[0].value  # the page's first text, right under the title
+    assert intro == t("predict.intro", lang) and intro.startswith(f"**{word}**")
+    first = intro.split(". " if lang == "en" else "。")[0]
+    assert {"en": "own output", "zh": "自己的输出"}[lang] in first  # what it means, in plain words
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_next_step_of_the_path_is_a_link_to_the_attention_page_above_the_numbers(lang):
     at = open_predict(lang)
     nexts = [link for link in at.main.page_link if link.proto.label == t("predict.next_step", lang)]

@@ -13,6 +13,7 @@ from tinygpt.config import TrainConfig
 from tinygpt.i18n import t
 from tinygpt.training.checkpoint import to_bytes
 from tinygpt.training.train import train
+from tinygpt.ui.models import default_model
 from tinygpt.vocab import causal_loss_floor
 
 
@@ -158,6 +159,7 @@ def test_runs_table_puts_the_key_columns_first_and_pins_them():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_shelf_model_can_be_trained_again_with_the_live_chart(lang):
+    default_model()  # the textbook's model on this process's shelf, as a server has it once warmed up
     at = open_train(lang)
     at.button(key="train_start").click().run()  # the textbook settings: the default model, from the shelf
     job = at.session_state["job"]

@@ -7,6 +7,7 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tinygpt.config import MAX_EPOCHS
 from tinygpt.i18n import t
 from tinygpt.links import decode_train, encode_train
 
@@ -83,3 +84,18 @@ def test_refused_settings_in_the_url_are_named_and_the_form_keeps_its_defaults(l
     assert any(w.startswith(t("train.url_form_bad", lang, error="")[:6]) and "d_model" in w for w in warnings)
     assert any(w.startswith(t("train.url_trained_bad", lang, error="")[:6]) for w in warnings)
     assert at.session_state["train_d_model"] == 512 and at.session_state["train_text"] == "你好世界"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_form_link_with_several_bad_values_names_each_in_one_message(lang):
+    at = open_train(lang, form="v1;d_model=abc;epochs=0;colour=red;text=你好")
+    refused = [w.value for w in at.warning if w.value.startswith(t("train.url_form_bad", lang, error="")[:6])]
+    assert len(refused) == 1  # one message, naming every bad value and what it accepts
+    for value, accepted in (
+        ("abc", t("accepted.int_range", lang, lo=1, hi=1024)),  # the link's range of d_model
+        ("0", t("accepted.int_range", lang, lo=1, hi=MAX_EPOCHS)),
+        ("red", "d_model"),
+    ):
+        assert value in refused[0] and accepted in refused[0], (value, accepted, refused[0])
+    assert t("err.config_several", lang, n=3, errors="") in refused[0]
+    assert at.session_state["train_d_model"] == 512  # the form keeps its defaults

@@ -52,3 +52,24 @@ def test_only_what_changed_is_written_and_nothing_when_nothing_changed(monkeypat
     assert query.messages == 1
     url.save("attention", _params())
     assert query.messages == 1  # the URL already holds the view
+
+
+def test_a_refused_value_says_the_default_is_used_on_a_first_visit_and_the_view_stays_after(monkeypatch):
+    from functools import partial
+
+    from tinygpt.i18n import t
+    from tinygpt.params import read_index
+
+    monkeypatch.setattr(url, "tr", lambda key, **fields: t(key, "en", **fields))
+    monkeypatch.setattr(url, "error_text", lambda exc: str(exc))
+    monkeypatch.setattr(url, "accepted_text", lambda exc: t(f"accepted.{exc.key}", "en", **exc.params))
+    query, state = CountingQuery(layer="9"), {"k_layer": 0}
+    monkeypatch.setattr(url, "st", SimpleNamespace(query_params=query, session_state=state))
+    params = [url.field("layer", "k_layer", partial(read_index, name="layer", count=2))]
+    accepted = t("accepted.index_layer", "en", hi=1, last=2)  # the link's 0..1, the page's layers 1..2
+    first = t("link.bad_param_first", "en", name="layer", value="9", accepted=accepted)  # nothing shown yet
+    assert url.load("attention", params) == [first]
+    url.save("attention", params)  # the page is shown: its layer is in the view
+    query["layer"] = "5"  # then the address changes
+    assert url.load("attention", params) == [t("link.bad_param", "en", name="layer", value="5", accepted=accepted)]
+    assert state["k_layer"] == 0

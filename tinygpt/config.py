@@ -9,6 +9,7 @@ so a pair (GPTConfig, TrainConfig) plus the training text identifies a trained m
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -46,6 +47,20 @@ class ConfigError(ValueError):
         self.key = key
         self.params = params
         super().__init__(f"{field_name}={value!r} is not accepted: {accepted}")
+
+
+class ConfigErrors(ConfigError):
+    """Several values refused at once (a link naming more than one bad setting), so one message
+    names each: ``errors`` in the order given. The fields of the first one are this error's own,
+    for code that names one value."""
+
+    def __init__(self, errors: Sequence[ConfigError]) -> None:
+        if not errors:
+            raise ValueError("ConfigErrors needs at least one ConfigError")
+        first = errors[0]
+        super().__init__(first.field, first.value, first.accepted, first.key, **first.params)
+        self.errors = tuple(errors)
+        self.args = ("; ".join(str(e) for e in self.errors),)
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from tinygpt.config import MAX_MAX_LEN, ConfigError, GPTConfig, TrainConfig
+from tinygpt.config import MAX_MAX_LEN, ConfigError, ConfigErrors, GPTConfig, TrainConfig
 from tinygpt.config_fields import V1_DEFAULTS as V1_DEFAULTS  # the link format's defaults, read here by tests
 from tinygpt.config_fields import Setting, setting_values, settings, split_settings
 from tinygpt.formatting import shown_text
@@ -69,7 +69,8 @@ def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
     """(text, GPTConfig, TrainConfig) of a ``train=`` value, checked against this host's limits.
 
     Raises:
-        ConfigError naming the setting and what is accepted (``key`` selects the i18n message):
+        ConfigError naming the setting and what is accepted (``key`` selects the i18n message;
+        a :class:`tinygpt.config.ConfigErrors` naming each when several settings are refused):
         an unknown version or setting, a value that is not ASCII digits where a number is needed
         or lies outside its range (``tinygpt.numbers``: full-width or superscript digits and
         numbers of thousands of digits are refused, named in the message), and everything
@@ -84,7 +85,8 @@ def read_train(value: str) -> tuple[str, dict[str, object]]:
     """(text, every setting by field name) of a ``train=`` value, each value read as its field's
     type (:func:`tinygpt.config_fields.settings`) and a setting left out its link default; an
     optional setting given as 0 is None (``window``). The configs are not built: see
-    :func:`decode_train`, which raises the same ConfigErrors and more."""
+    :func:`decode_train`, which raises the same errors and more (every refused setting is named:
+    one ConfigError, or a :class:`tinygpt.config.ConfigErrors` of several)."""
     head, sep, text = value.partition(";text=")
     parts = head.split(";")
     if parts[0] != TRAIN_VERSION:
@@ -99,19 +101,30 @@ def read_train(value: str) -> tuple[str, dict[str, object]]:
         raise ConfigError("text", "", "key=value settings ending with text=…", "link_text")
     known = {s.name: s for s in settings()}
     values = {name: s.link_default for name, s in known.items()}
+    refused: list[ConfigError] = []  # every bad setting is named, not only the first
     for part in parts[1:]:
         name, eq, raw = part.partition("=")
         if name not in known or not eq:
-            raise ConfigError(
-                shown_text(name or part),
-                shown_text(raw),
-                "one of " + ", ".join(known),
-                "link_field",
-                fields=", ".join(known),
+            refused.append(
+                ConfigError(
+                    shown_text(name or part),
+                    shown_text(raw),
+                    "one of " + ", ".join(known),
+                    "link_field",
+                    fields=", ".join(known),
+                )
             )
-        values[name] = _parse_value(known[name], raw.strip())
+            continue
+        try:
+            values[name] = _parse_value(known[name], raw.strip())
+        except ConfigError as exc:
+            refused.append(exc)
     if not text:
-        raise ConfigError("text", "", "at least one character", "link_text")
+        refused.append(ConfigError("text", "", "at least one character", "link_text"))
+    if len(refused) == 1:
+        raise refused[0]
+    if refused:
+        raise ConfigErrors(refused)
     return text, {name: None if known[name].optional and v == 0 else v for name, v in values.items()}
 
 

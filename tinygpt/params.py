@@ -38,14 +38,27 @@ def write_flag(value: bool) -> str:
 
 
 def read_index(raw: str, name: str, count: int) -> int:
-    """A layer or head number from 0 to count − 1 (ASCII digits). Raises ConfigError."""
-    return read_int(raw, name, 0, count - 1)
+    """A layer or head number from 0 to count − 1 (ASCII digits; ``name`` is ``layer`` or ``head``).
+
+    Raises ConfigError (key ``index_<name>``) saying the range in the link's numbering (from 0)
+    and in the page's (from 1): ``layer=1`` is the page's layer 2."""
+    try:
+        return read_int(raw, name, 0, count - 1)
+    except ConfigError as exc:
+        raise ConfigError(
+            name,
+            exc.value,
+            f"an integer from 0 to {count - 1} ({name} 1 to {count} on the page)",
+            f"index_{name}",
+            hi=count - 1,
+            last=count,
+        ) from None
 
 
 def read_step(raw: str, ids: Sequence[str], first_numbered: int) -> str:
     """A step of the Attention page: one of ``ids`` by name, or its number counted from
     ``first_numbered`` (the steps 1–9 after the input X, which has no number).
-    Raises ConfigError (key ``choice``) listing the names."""
+    Raises ConfigError (key ``step``) listing the names and the numbers."""
     word = raw.strip().lower()
     if word in ids:
         return word
@@ -53,7 +66,14 @@ def read_step(raw: str, ids: Sequence[str], first_numbered: int) -> str:
     if word.isascii() and word.isdigit() and len(word) <= 2 and 1 <= int(word) <= len(numbered):
         return numbered[int(word) - 1]
     options = ", ".join(ids)
-    raise ConfigError("step", shown_text(raw), f"one of: {options}", "choice", options=options)
+    raise ConfigError(
+        "step",
+        shown_text(raw),
+        f"one of: {options}, or a step number from 1 to {len(numbered)}",
+        "step",
+        options=options,
+        last=len(numbered),
+    )
 
 
 def read_scale(raw: str, lo: float, hi: float) -> tuple[str, float | None]:
@@ -89,8 +109,19 @@ def read_choice_of(raw: str, stops: Sequence[float], name: str) -> tuple[float, 
 
 
 def read_heads(raw: str, n_heads: int) -> list[int]:
-    """Heads switched off: "0,2" (sorted, without repeats; "" or "none" is no head). Raises ConfigError."""
-    return read_int_list(raw, "off", 0, n_heads - 1, n_heads)
+    """Heads switched off: "0,2" (sorted, without repeats; "" or "none" is no head). Raises
+    ConfigError (key ``heads_list``) saying the heads in the link's numbering and the page's."""
+    try:
+        return read_int_list(raw, "off", 0, n_heads - 1, n_heads)
+    except ConfigError as exc:
+        raise ConfigError(
+            "off",
+            exc.value,
+            f"head numbers from 0 to {n_heads - 1} separated by commas (heads 1 to {n_heads} on the page)",
+            "heads_list",
+            hi=n_heads - 1,
+            last=n_heads,
+        ) from None
 
 
 def write_heads(heads: Sequence[int]) -> str | None:

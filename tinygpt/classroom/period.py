@@ -13,6 +13,8 @@
 - :func:`tally`, :func:`count_votes`: a question's votes as aggregates only (how many answered
   per round, how many rightly, the spread, how many changed to or away from the right answer):
   never a token or a nickname, so the projector's page, which holds no key, can show them.
+- :func:`vote_id`: a vote's own question id, apart from the same question's exercise and from
+  an earlier vote on it, so round 1 holds only the answers given after the vote opened.
 - :func:`votes_of`: one student's own votes on a question (a reloaded page shows them).
 - :func:`suggest_discussion`: peer instruction's rule (Mazur; Crouch & Mazur 2001): when 30–70 %
   answered rightly, the class discusses with a neighbour and answers again.
@@ -29,7 +31,7 @@ from urllib.parse import parse_qsl
 import sqlalchemy as sa
 
 from tinygpt.attention import STEP_IDS
-from tinygpt.classroom.class_links import question_record
+from tinygpt.classroom.class_links import question_id, question_record
 from tinygpt.classroom.store import Store, class_state_table
 from tinygpt.config import ConfigError
 from tinygpt.explanations.exercises import Choice, Question, QuestionKind
@@ -46,6 +48,8 @@ LED_STEPS: tuple[str, ...] = ("input", *STEP_IDS)
 MAX_TEXT = 200
 MAX_OPEN = 64
 MIN_TAU, MAX_TAU = 1e-4, 1000.0
+#: The prefix of a vote's question id (:func:`vote_id`).
+VOTE = "vote"
 #: The rounds of a vote: 1, then 2 after "discuss with your neighbour".
 ROUNDS: tuple[int, ...] = (1, 2)
 #: Peer instruction's band: between these shares of right answers the class discusses and votes again.
@@ -68,7 +72,7 @@ class ClassState:
         open_controls: widget keys students may use while they follow (``tinygpt.ui.lesson``).
         follow: students follow the teacher (their other controls are locked) or explore.
         question: the open question (:func:`question_data`), or None.
-        question_id: its id (``tinygpt.classroom.class_links.question_id``), "" without a question.
+        question_id: the vote's id (:func:`vote_id`), "" without a question.
         round: the round students answer now (1 or 2; 0 without a question).
         revealed: the answers and the model's own numbers are shown to everyone.
         version: how many times the teacher wrote the state (each write adds 1).
@@ -96,9 +100,16 @@ class ClassState:
         data["open_controls"] = list(self.open_controls)
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
-    def with_question(self, question: Question, identity: str) -> ClassState:
-        """The state with ``question`` open in round 1, not revealed."""
-        return replace(self, question=question_data(question), question_id=identity, round=1, revealed=False)
+    def with_question(self, question: Question) -> ClassState:
+        """The state with ``question`` open in round 1, not revealed, under a vote id of its own
+        (:func:`vote_id` of this state's version): round 1 starts empty."""
+        return replace(
+            self,
+            question=question_data(question),
+            question_id=vote_id(question, self.version),
+            round=1,
+            revealed=False,
+        )
 
     def without_question(self) -> ClassState:
         """The state with no open question."""
@@ -317,6 +328,14 @@ def tally(store: Store, code: str, question_id: str) -> Tally:
     with store.transaction() as conn:
         rows = conn.execute(query, {"code": code, "q": question_id}).all()
     return count_votes((r[0], r[1], r[2], r[3]) for r in rows)
+
+
+def vote_id(question: Question, version: int) -> str:
+    """The id a class vote on ``question`` records its answers under: ``vote:<version>:<question id>``,
+    ``version`` being the class state's version when the teacher opened it. A student's answer to the
+    same question as an exercise (its id is ``question_id(question)``) or in an earlier vote on it
+    therefore never counts in this vote, and never takes the place of the student's vote in a round."""
+    return f"{VOTE}:{int(version)}:{question_id(question)}"
 
 
 def votes_of(store: Store, code: str, question_id: str, student: str) -> dict[int, str]:

@@ -6,7 +6,7 @@ import re
 
 import streamlit as st
 
-from tinygpt.config import ConfigError
+from tinygpt.config import ConfigError, ConfigErrors
 from tinygpt.formatting import char_name, shown_text
 from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, t
 from tinygpt.ui.app_session import app_session
@@ -111,12 +111,20 @@ def error_text(exc: Exception) -> str:
         return tr(f"ckpt.err.{exc.key}", **exc.params)
     if isinstance(exc, JobRefusedError):
         return tr(exc.key, **exc.params)
+    if isinstance(exc, ConfigErrors):  # several values refused at once: each named, in one message
+        items = [_config_text(e, "err.config_item", "err.config_item_empty") for e in exc.errors]
+        return tr("err.config_several", n=len(items), errors=tr("err.config_sep").join(items))
     if isinstance(exc, ConfigError):
-        accepted = accepted_text(exc)
-        name = f"field.{exc.field}"  # a field that is not a form setting (e.g. len(text)) is named in words
-        field = tr(name) if name in CATALOGUE else exc.field
-        if isinstance(exc.value, str) and not exc.value.strip():  # an empty box: "=  is not accepted" reads garbled
-            return tr("err.config_empty", field=field, accepted=accepted)
-        value = shown_text(exc.value, 40) if isinstance(exc.value, str) else exc.value  # no invisible character
-        return tr("err.config", field=field, value=value, accepted=accepted)
+        return _config_text(exc, "err.config", "err.config_empty")
     return tr("err.unexpected", error=str(exc))
+
+
+def _config_text(exc: ConfigError, key: str, empty_key: str) -> str:
+    """``exc`` worded by ``key`` (field, value, accepted), or by ``empty_key`` for an empty value."""
+    accepted = accepted_text(exc)
+    name = f"field.{exc.field}"  # a field that is not a form setting (e.g. len(text)) is named in words
+    field = tr(name) if name in CATALOGUE else exc.field
+    if isinstance(exc.value, str) and not exc.value.strip():  # an empty box: "=  is not accepted" reads garbled
+        return tr(empty_key, field=field, accepted=accepted)
+    value = shown_text(exc.value, 40) if isinstance(exc.value, str) else exc.value  # no invisible character
+    return tr(key, field=field, value=value, accepted=accepted)

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 import streamlit as st
 
 from tinygpt.attention import Switches
-from tinygpt.classroom.class_links import ascii_query, question_id
+from tinygpt.classroom.class_links import ascii_query
 from tinygpt.classroom.period import (
     LED_MODELS,
     LED_PAGES,
@@ -287,7 +287,7 @@ def _ask(code: str, key: str) -> None:
     except (KeyError, IndexError, ValueError) as exc:
         teacher_session().lead_problem = error_text(exc)
         return
-    _write(code, key, state.with_question(q, question_id(q)))
+    _write(code, key, state.with_question(q))
 
 
 def _set(code: str, key: str, **changes: object) -> None:

@@ -31,7 +31,7 @@ from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_choice
 from tinygpt.ui import url
-from tinygpt.ui.attention.table import ATTENTION
+from tinygpt.ui.attention.table import ATTENTION, K_EDITING, K_HEADS_OFF, K_MASK, K_SCALING, K_TAU, K_UNIFORM
 from tinygpt.ui.controls import MODEL, defaults_of, lockable
 from tinygpt.ui.language import error_text, lang, md_escape, tr
 from tinygpt.ui.page_list import PAGES
@@ -170,6 +170,20 @@ def control(key: str, draw: Callable[[], V], default: V | None = None) -> V:
     if visible(key):
         return draw()
     return st.session_state.get(key, _PLAIN_DEFAULTS.get(key) if default is None else default)
+
+
+#: The Attention page's controls that change the attention itself (the layer and head only choose where).
+SWITCHES = (K_MASK, K_UNIFORM, K_TAU, K_HEADS_OFF, K_SCALING, K_EDITING)
+
+
+def who_flips() -> str:
+    """Who changes the Attention page's switches, so no page asks for a switch it does not draw:
+    ``"student"`` when at least one switch is drawn; else ``"teacher"`` while the student follows
+    a class period (the teacher's switches reach the page), else ``"lesson"`` (a lesson link set
+    them and shows none)."""
+    if any(visible(k) for k in SWITCHES):
+        return "student"
+    return "teacher" if follow_session().open is not None else "lesson"
 
 
 def page_shown(url_path: str) -> bool:

@@ -14,6 +14,7 @@ run, so there every run of a page chosen with ``switch_page`` takes this path.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -55,27 +56,57 @@ def _lesson_start() -> None:
     st.switch_page(_listed()[0][0], query_params=url.query())
 
 
+def _first_page() -> None:
+    """The first page's own URL path (``/train``): Streamlit serves a default page at the root only,
+    so a typed ``/train`` would find no page and open an English "Page not found" box; this hidden
+    page opens the root instead, with the link's query parameters."""
+    st.switch_page(PAGES[0][0], query_params=url.query())
+
+
+def _not_in_lesson(key: str) -> Callable[[], None]:
+    """A page of the app the lesson does not list (its title's i18n ``key``), opened by its path:
+    the lesson says so in the student's language and links its first page, instead of
+    Streamlit's English "Page not found" box."""
+
+    def not_in_lesson() -> None:
+        path, first, icon, _ = _listed()[0]
+        st.info(tr("lesson.not_in_lesson", page=tr(key), first=tr(first)), icon=":material/school:")
+        st.page_link(path, label=tr(first), icon=icon, query_params=url.query())
+
+    return not_in_lesson
+
+
 def app_pages() -> list[st.Page]:
     """The pages as ``st.Page`` objects, titled in the session's language.
 
-    Without a lesson: every page, the first the default (the root URL). With a teacher's lesson
-    link (``tinygpt.ui.lesson``): the pages it names, each under its own URL path, and a default
-    page that opens the first of them. (A default page's URL is the root only, so a link such as
+    Without a lesson: every page, the first the default (the root URL, and its own path too,
+    through :func:`_first_page`). With a teacher's lesson
+    link (``tinygpt.ui.lesson``): the pages it names, each under its own URL path, a default
+    page that opens the first of them, and the other pages' paths, which say that the lesson
+    leaves them out (:func:`_not_in_lesson`). (A default page's URL is the root only, so a link such as
     ``/predict?lesson=1&pages=predict`` would not find Predict if it were the default.)
     """
     if lesson() is None:
+        (path, key, icon, url_path), *others = PAGES
         return [
-            st.Page(path, title=tr(key), icon=icon, url_path=url_path, default=n == 0)
-            for n, (path, key, icon, url_path) in enumerate(PAGES)
+            st.Page(path, title=tr(key), icon=icon, url_path="", default=True),  # the root URL
+            *(st.Page(path, title=tr(key), icon=icon, url_path=url_path) for path, key, icon, url_path in others),
+            st.Page(_first_page, title=tr(key), url_path=url_path, visibility="hidden"),
         ] + [
             st.Page(path, title=tr(key), url_path=url_path, visibility="hidden")
             for path, key, _, url_path in (TEACHER_PAGE, PROJECTOR_PAGE)
         ]
     listed = _listed()
     start = st.Page(_lesson_start, title=tr(listed[0][1]), url_path=LESSON_START, default=True)
-    return [start] + [
-        st.Page(path, title=tr(key), icon=icon, url_path=url_path) for path, key, icon, url_path in listed
-    ]
+    return (
+        [start]
+        + [st.Page(path, title=tr(key), icon=icon, url_path=url_path) for path, key, icon, url_path in listed]
+        + [
+            st.Page(_not_in_lesson(page[1]), title=tr(page[1]), url_path=page[3], visibility="hidden")
+            for page in PAGES
+            if page not in listed  # its path says that the lesson leaves it out
+        ]
+    )
 
 
 def _lesson_navigation() -> None:

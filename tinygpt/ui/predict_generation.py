@@ -88,7 +88,7 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
             0.0,
             MAX_TEMPERATURE,
             step=TAU_STEP,
-            help=tr("predict.temperature_help"),
+            help=tr("predict.temperature_help", hi=MAX_TEMPERATURE, step=TAU_STEP),
             disabled=not sampling,
             key=P_TAU,
             on_change=restart_steps,

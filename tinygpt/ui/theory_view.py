@@ -20,6 +20,7 @@ from tinygpt.explanations.theory import (
     format_number,
     format_vector,
 )
+from tinygpt.ui.attention.table import TEMPERATURES
 from tinygpt.ui.common import resend
 from tinygpt.ui.exercise_view import count_theory_answer
 from tinygpt.ui.figure_view import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
@@ -209,7 +210,10 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
             slider(q1, TH_Q1, tr("theory.sm.query", i=1)),
             slider(q2, TH_Q2, tr("theory.sm.query", i=2)),
         )
-        tau = slider(st, TH_TAU, tr("theory.sm.temperature"), help=tr("theory.sm.temperature_help"))
+        _, lo, hi, step = SLIDERS[TH_TAU]
+        attn_lo, attn_hi = TEMPERATURES[0], TEMPERATURES[-1]  # the Attention page's τ, which reaches the limits
+        tau_help = tr("theory.sm.temperature_help", lo=lo, hi=hi, step=step, attn_lo=attn_lo, attn_hi=attn_hi)
+        tau = slider(st, TH_TAU, tr("theory.sm.temperature"), help=tau_help)
         scaled = toggle(TH_SCALED, tr("theory.sm.scaled"), tr("theory.sm.scaled_help"))
         save()  # the fragment's rerun writes the URL too
         st.latex(theory.TEMPERATURE_FORMULA)

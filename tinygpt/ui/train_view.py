@@ -12,7 +12,7 @@ from tinygpt.training import checkpoint
 from tinygpt.training.jobs import JobStatus, RunRecord, TrainingJob, greedy_continuation, settings_of
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.language import error_text, tr
-from tinygpt.ui.lesson import page_shown, visible
+from tinygpt.ui.lesson import page_shown, visible, who_flips
 from tinygpt.ui.models import K_JOB, current_model, set_own_model
 from tinygpt.ui.student_state import class_session
 from tinygpt.ui.train_session import train_session
@@ -43,12 +43,20 @@ def start_here() -> None:
     flip the mask and see what changes, then read why (the landing page's first box). A student
     with answers already (a returning one) is not asked whether this is the first visit."""
     back = bool(class_session().answers)  # answers came back: "welcome back" is said, not "new here?"
+    flips = who_flips() == "student"  # else the lesson or the teacher sets the switches: no "flip" asked for
     with st.container(border=True, key="train_start_here"):
-        st.markdown(tr("train.start_back" if back else "train.start_here"))
+        if flips:
+            st.markdown(tr("train.start_back" if back else "train.start_here"))
+        else:
+            st.markdown(tr("train.start_back_locked" if back else "train.start_here_locked"))
         with st.container(horizontal=True, gap="small"):
             for page, key, icon in (
                 ("predict", "train.start_predict", ":material/keyboard_tab:"),
-                ("attention", "train.start_attention", ":material/grid_on:"),
+                (
+                    "attention",
+                    "train.start_attention" if flips else "train.start_attention_locked",
+                    ":material/grid_on:",
+                ),
                 ("theory", "train.start_theory", ":material/functions:"),
             ):
                 if page_shown(page):

@@ -7,10 +7,11 @@ row only connects them to session keys.
 
 - :func:`load` runs before the page's widgets. A parameter whose text this session did not write
   itself (a link was opened, or its address edited) is read into the session; a refused value
-  leaves the widget as it was and returns a message in the user's language naming the value and
-  what is accepted. Values this session wrote are not read again, so a page switch (which clears
-  the address) and the way back keep what the student chose: the widgets keep their values
-  (``persist_state="session"``) and :func:`save` writes them back.
+  leaves the widget as it was (its default on the page's first visit) and returns a message in
+  the user's language naming the value and what is accepted, and saying which of the two. Values
+  this session wrote are not read again, so a page switch (which clears the address) and the way
+  back keep what the student chose: the widgets keep their values (``persist_state="session"``)
+  and :func:`save` writes them back.
 - :func:`save` runs after the widgets and writes every parameter the view has (and removes the
   ones it no longer has). The browser replaces its history entry for a change of the query string
   (``tinygpt.ui.style.REPLACE_HISTORY_JS``, part of every page), so Back goes to the previous
@@ -67,12 +68,18 @@ def field(name: str, key: str, read: Callable[[str], Any], write: Callable[[Any]
     return Param(name, read_into, lambda ss: write(ss[key]))
 
 
-def refused(param: Param, raw: str, exc: ConfigError) -> str:
+#: The wording of a refusal on the page's first visit in the session, when nothing was shown before
+#: that could stay: the page uses its default instead.
+FIRST_VISIT = {"link.bad_param": "link.bad_param_first"}
+
+
+def refused(param: Param, raw: str, exc: ConfigError, first: bool = False) -> str:
     """The message for a value of the link a page does not accept, in the user's language: the
     row's ``message`` with the parameter's ``name``, the refused ``value``, the ``error`` in words
-    and what is ``accepted``."""
+    and what is ``accepted``; on the page's ``first`` visit its :data:`FIRST_VISIT` wording."""
     error = error_text(exc).rstrip(".。")
-    return tr(param.message, name=param.name, value=exc.value, error=error, accepted=accepted_text(exc))
+    key = FIRST_VISIT.get(param.message, param.message) if first else param.message
+    return tr(key, name=param.name, value=exc.value, error=error, accepted=accepted_text(exc))
 
 
 def _written() -> dict[tuple[str, str], str | None]:
@@ -87,6 +94,7 @@ def load(page: str, params: Sequence[Param]) -> list[str]:
     ``params``.
     """
     written, query, ss = _written(), st.query_params, st.session_state
+    first = not any(k[0] == page for k in written)  # the session has not shown this page yet
     messages: list[str] = []
     for param in params:
         raw = query.get(param.name)
@@ -96,7 +104,7 @@ def load(page: str, params: Sequence[Param]) -> list[str]:
         try:
             values = param.read(raw, messages)
         except ConfigError as exc:
-            messages.append(refused(param, raw, exc))
+            messages.append(refused(param, raw, exc, first))
             continue
         for key, value in values.items():
             ss[key] = value

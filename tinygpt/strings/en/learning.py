@@ -20,9 +20,9 @@ STRINGS: dict[str, str] = {
     "ex.predict_flip.reason": "{n} of {T} predictions changed, at positions {positions}.",
     "ex.predict_flip.reason_none": "None of the {T} predictions changed.",
     # the strip's predictions (tinygpt.ui.attention.predict_marks)
-    "attn.marks.label": "Predict first: which positions will change when you flip a switch?",
+    "attn.marks.label": "Predict first: which positions will change when a switch is flipped?",
     "attn.marks.placeholder": "Mark positions (or “none”)",
-    "attn.marks.help": "Mark the positions whose predicted next character you expect to change, then flip a switch. Your marks are kept and scored after the flip.",
+    "attn.marks.help": "Before a switch is flipped, mark the positions whose predicted next character you expect to change. Your marks are kept and scored after the flip.",
     "attn.marks.none": "none will change",
     "attn.marks.kept": "Your prediction, made before the flip: {marks}.",
     "attn.marks.not_made": "Tip: reset, mark the positions you expect to change, then flip the switch again: predicting first helps you see what the switch does.",

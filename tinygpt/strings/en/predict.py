@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "predict.title": "Autoregressive prediction",
-    "predict.intro": "Type a prefix. At every position the model gives a probability distribution over the next character; generation appends the chosen character and predicts again.",
+    "predict.intro": "**Autoregressive** means the model writes on from its own output: it predicts one character, appends it to the text and predicts again from the longer text. Type a prefix: at every position the model gives a probability distribution over the next character.",
     "predict.prefix": "Prefix",
     "predict.prefix_help": "Use only the characters the model knows: {known}",
     "predict.n_new": "Characters to generate N",
@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "predict.strategy.temperature": "Temperature sampling",
     "predict.strategy.top_k": "Top-k sampling",
     "predict.temperature": "Temperature τ",
-    "predict.temperature_help": "The logits (the model's raw score for each character, which softmax turns into probabilities) are divided by τ before sampling: p_τ ∝ p^(1/τ). τ < 1 sharpens, τ > 1 flattens, τ = 0 is greedy (always the most likely character).",
+    "predict.temperature_help": "The logits (the model's raw score for each character, which softmax turns into probabilities) are divided by τ before sampling: p_τ ∝ p^(1/τ). τ < 1 sharpens, τ > 1 flattens, τ = 0 is greedy (always the most likely character). This τ is the sampling temperature of the next character, not the attention τ of the Attention page, so its range differs: from 0 (greedy) to {hi:g} in steps of {step:g}, enough to turn sampling from sure to very loose.",
     "predict.top_k": "k (sample among the k most probable)",
     "predict.top_k_help": "0 means no limit; k = 1 is greedy.",
     "predict.top_p": "top-p (sample among the most probable characters up to this total)",
@@ -95,4 +95,6 @@ STRINGS: dict[str, str] = {
     "predict.reveal_mark": "the model's most likely character",
     "predict.logit_note": "logit: the model's raw score for a character; softmax turns the scores into the probabilities p.",
     "predict.next_step": "Next: ② flip a switch on the Attention page and see which predictions change, and why",
+    "predict.next_step_teacher": "Next: ② on the Attention page, see which predictions change when your teacher flips a switch, and why",
+    "predict.next_step_lesson": "Next: ② on the Attention page, see what each position looks at, then follow the nine steps",
 }

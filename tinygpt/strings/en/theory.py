@@ -56,7 +56,7 @@ STRINGS: dict[str, str] = {
     "theory.softmax.body": "Dot the query with each key to get a similarity score $s_i$. Scores can be negative and do not add up to 1, so they are not weights yet. Softmax exponentiates them (all become positive and the gaps widen) and divides by their total (now they add up to 1): the best-matching key gets the largest weight and its value dominates the output. Adding the same constant to every score leaves the weights unchanged. Dividing the scores by a temperature $\\tau$ first sharpens the distribution when $\\tau<1$ (as $\\tau \\to 0$ it picks the top score almost alone) and flattens it when $\\tau>1$.",
     "theory.sm.query": "query component q{i}",
     "theory.sm.temperature": "softmax temperature τ",
-    "theory.sm.temperature_help": "α = softmax(s/τ): a small τ concentrates the weight on the top-scoring key, a large τ spreads it evenly.",
+    "theory.sm.temperature_help": "α = softmax(s/τ): a small τ concentrates the weight on the top-scoring key, a large τ spreads it evenly. From {lo:g} to {hi:g} in steps of {step:g}: for these three scores that goes from almost all the weight on the top key to much more even weights. The Attention page's τ goes further, from {attn_lo:g} to {attn_hi:g}, to reach both limits on the model's own scores.",
     "theory.sm.scaled": "Divide the scores by √d (d = 2)",
     "theory.sm.scaled_help": "The scaling of the matrix form: s = q · k / √d.",
     "theory.sm.col_key": "key",

@@ -154,8 +154,10 @@ STRINGS: dict[str, str] = {
     "train.upload_caption": "Drag a .safetensors file onto the box above, or press “Choose a file” in it. At most {limit}.",
     "train.loaded_no_curve": "This file carries no loss curve, so the chart has nothing to show for it.",
     "train.start_here": "**New here?** This app shows how attention lets a tiny GPT pick the next character. Start with ① the model's predictions, then ② flip the causal mask and see which predictions change and why, then ③ read the math behind it. Or train a model of your own below.",
+    "train.start_here_locked": "**New here?** This app shows how attention lets a tiny GPT pick the next character. Start with ① the model's predictions, then ② see where each position looks and what the nine steps of attention compute, then ③ read the math behind it. Or train a model of your own below.",
     "train.start_predict": "① Watch it predict",
     "train.start_attention": "② Flip a switch, see what changes",
+    "train.start_attention_locked": "② See where each position looks",
     "train.start_theory": "③ Read why",
     "train.needs_attention": "Does this model need attention?",
     "train.retrain_window": "Train it again with a window of {window} characters",
@@ -164,4 +166,5 @@ STRINGS: dict[str, str] = {
     "train.start_off": "Train is off until the settings are accepted: {error}",
     "train.start_off_many": "Train is off until the {n} settings named above are accepted.",
     "train.start_back": "**Carry on from here:** ① the model's predictions, then ② flip the causal mask and see which predictions change and why, then ③ read the math behind it. Or train a model of your own below.",
+    "train.start_back_locked": "**Carry on from here:** ① the model's predictions, then ② see where each position looks and what the nine steps of attention compute, then ③ read the math behind it. Or train a model of your own below.",
 }

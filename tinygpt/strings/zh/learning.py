@@ -22,7 +22,7 @@ STRINGS: dict[str, str] = {
     # the strip's predictions (tinygpt.ui.attention.predict_marks)
     "attn.marks.label": "先预测：拨动开关后，哪些位置的预测会改变？",
     "attn.marks.placeholder": "选出位置（或“都不变”）",
-    "attn.marks.help": "选出你认为下一个字的预测会改变的位置，然后拨动一个开关。你的选择会保留，拨动之后给出评分。",
+    "attn.marks.help": "在开关拨动之前，选出你认为下一个字的预测会改变的位置。你的选择会保留，拨动之后给出评分。",
     "attn.marks.none": "都不会变",
     "attn.marks.kept": "你在拨动之前的预测：{marks}。",
     "attn.marks.not_made": "提示：先复原，选出你认为会改变的位置，再拨一次开关：先预测，更容易看懂开关做了什么。",

@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "predict.title": "自回归预测",
-    "predict.intro": "输入一个前缀。模型在每个位置给出“下一个字”的概率分布；生成时每一步把选中的字接到末尾，再预测下一个。",
+    "predict.intro": "**自回归**就是模型接着自己的输出往下写：预测出一个字，把它接到文本末尾，再从变长的文本预测下一个字。输入一个前缀：模型在每个位置给出“下一个字”的概率分布。",
     "predict.prefix": "前缀",
     "predict.prefix_help": "只能使用模型认识的字符：{known}",
     "predict.n_new": "生成字符数 N",
@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "predict.strategy.temperature": "温度采样",
     "predict.strategy.top_k": "Top-k 采样",
     "predict.temperature": "温度 τ",
-    "predict.temperature_help": "采样前把 logits（模型给每个字的原始得分，softmax 把它们变成概率）除以 τ：p_τ ∝ p^(1/τ)。τ < 1 更尖锐，τ > 1 更平坦，τ = 0 即贪心（总是选概率最大的字）。",
+    "predict.temperature_help": "采样前把 logits（模型给每个字的原始得分，softmax 把它们变成概率）除以 τ：p_τ ∝ p^(1/τ)。τ < 1 更尖锐，τ > 1 更平坦，τ = 0 即贪心（总是选概率最大的字）。这里的 τ 是挑选下一个字时的采样温度，不是“注意力九步”页的注意力 τ，所以范围不同：从 0（贪心）到 {hi:g}，每格 {step:g}，足以让采样从十拿九稳变得很随意。",
     "predict.top_k": "k（只在最可能的 k 个字中采样）",
     "predict.top_k_help": "0 表示不限制；k = 1 即贪心。",
     "predict.top_p": "top-p（在概率累计到这个值的最可能的字中采样）",
@@ -95,4 +95,6 @@ STRINGS: dict[str, str] = {
     "predict.reveal_mark": "模型最可能的字",
     "predict.logit_note": "logit：模型给某个字的原始得分；softmax 把这些得分变成概率 p。",
     "predict.next_step": "下一步：② 在“注意力九步”里拨动开关，看哪些预测变了、为什么",
+    "predict.next_step_teacher": "下一步：② 在“注意力九步”里看老师拨动开关后哪些预测变了、为什么",
+    "predict.next_step_lesson": "下一步：② 在“注意力九步”里看每个位置注意哪些字，再跟着九个步骤往下看",
 }

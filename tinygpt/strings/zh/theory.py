@@ -56,7 +56,7 @@ STRINGS: dict[str, str] = {
     "theory.softmax.body": "查询与每个键做内积，得到相似度得分 $s_i$。得分可正可负、加起来也不等于 1，还不能直接当权重。softmax 先取指数（全部变成正数，差距被放大），再除以总和（加起来等于 1）：得分最高的键拿到最大的权重，它的值在输出里占比最大。给所有得分加上同一个常数，权重不变。把得分先除以温度 $\\tau$ 再做 softmax：$\\tau<1$ 使分布更尖锐，$\\tau \\to 0$ 时几乎只选得分最高者；$\\tau>1$ 使分布更平均。",
     "theory.sm.query": "查询 q 的第 {i} 个分量",
     "theory.sm.temperature": "softmax 温度 τ",
-    "theory.sm.temperature_help": "α = softmax(s/τ)：τ 小则权重集中到得分最高的键，τ 大则趋于平均。",
+    "theory.sm.temperature_help": "α = softmax(s/τ)：τ 小则权重集中到得分最高的键，τ 大则趋于平均。滑块从 {lo:g} 到 {hi:g}，每格 {step:g}：对这三个得分，足以从几乎全部权重落在最高的键上变到权重平均得多。“注意力九步”页的 τ 走得更远，从 {attn_lo:g} 到 {attn_hi:g}，在模型自己的得分上到达两个极限。",
     "theory.sm.scaled": "得分除以 √d（d = 2）",
     "theory.sm.scaled_help": "矩阵形式里的缩放：s = q · k / √d。",
     "theory.sm.col_key": "键",

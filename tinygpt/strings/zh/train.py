@@ -154,8 +154,10 @@ STRINGS: dict[str, str] = {
     "train.upload_caption": "把 .safetensors 文件拖到上面的框里，或点框里的“选择文件”。文件最大 {limit}。",
     "train.loaded_no_curve": "这个文件没有损失曲线，所以图中没有它的曲线。",
     "train.start_here": "**第一次来？** 这个应用展示注意力如何帮一个小小的 GPT 选出下一个字。先 ① 看模型怎么预测，再 ② 拨动因果掩码，看哪些预测变了、为什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
+    "train.start_here_locked": "**第一次来？** 这个应用展示注意力如何帮一个小小的 GPT 选出下一个字。先 ① 看模型怎么预测，再 ② 看每个位置注意哪些字、注意力的九个步骤算了什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
     "train.start_predict": "① 看它预测",
     "train.start_attention": "② 拨动开关，看变化",
+    "train.start_attention_locked": "② 看每个位置注意哪些字",
     "train.start_theory": "③ 读懂原因",
     "train.needs_attention": "这个模型需要注意力吗？",
     "train.retrain_window": "用 {window} 个字的窗口重新训练",
@@ -164,4 +166,5 @@ STRINGS: dict[str, str] = {
     "train.start_off": "设置被接受之前不能开始训练：{error}",
     "train.start_off_many": "上面指出的 {n} 项设置被接受之前不能开始训练。",
     "train.start_back": "**从这里接着学：** 先 ① 看模型怎么预测，再 ② 拨动因果掩码，看哪些预测变了、为什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
+    "train.start_back_locked": "**从这里接着学：** 先 ① 看模型怎么预测，再 ② 看每个位置注意哪些字、注意力的九个步骤算了什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
 }

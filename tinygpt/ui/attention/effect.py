@@ -33,10 +33,12 @@ from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, s
 from tinygpt.ui.attention.reasons import shown_char as _char
 from tinygpt.ui.figure_view import figure_downloads
 from tinygpt.ui.language import md_escape, tr
-from tinygpt.ui.lesson import visible
+from tinygpt.ui.lesson import visible, who_flips
 from tinygpt.ui.models import K_CHOICE
 from tinygpt.ui.tables import show_table, text_table
 
+#: The count while the switches are the model's own, by who flips them (``tinygpt.ui.lesson.who_flips``).
+OWN_COUNT = {"student": "attn.effect.own", "teacher": "attn.effect.own_teacher", "lesson": "attn.effect.own_lesson"}
 #: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
 CHANGED_MARK = "▲"
 RIGHT_MARK, WRONG_MARK = "✓", "✗"
@@ -176,7 +178,7 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
             st.markdown(tr("attn.lesson_set", switches="; ".join(lesson_set)))
         where = dict(layer=number(layer), L=record.gpt_cfg.n_layers)  # the layer is said beside the count
         if own:
-            st.markdown(tr("attn.effect.own", T=T, **where))
+            st.markdown(tr(OWN_COUNT[who_flips()], T=T, **where))
         else:
             key = "attn.effect.count_lesson" if lesson_set else "attn.effect.count"
             st.markdown(tr(key, n=fx.n_changed, T=T, **where))
@@ -208,7 +210,7 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
         for line in lines[:SHOWN_FLIPS]:
             st.markdown(line)
         if len(lines) > SHOWN_FLIPS:
-            with st.expander(tr("attn.effect.all_reasons", n=len(lines))):
+            with st.expander(tr("attn.effect.other_reasons", n=len(lines) - SHOWN_FLIPS)):  # the count it lists
                 st.markdown("\n".join(lines[SHOWN_FLIPS:]))
         st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
         st.caption(tr("attn.effect.numbers_note"))

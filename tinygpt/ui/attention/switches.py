@@ -71,7 +71,7 @@ def primary(record: ModelRecord) -> None:
                 tr("attn.temperature"),
                 s.TEMPERATURES,
                 format_func="{:g}".format,
-                help=tr("attn.temperature_help"),
+                help=tr("attn.temperature_help", lo=s.TEMPERATURES[0], hi=s.TEMPERATURES[-1]),
                 key=s.K_TAU,
                 persist_state="session",
                 width="stretch",
