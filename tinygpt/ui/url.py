@@ -83,7 +83,7 @@ def refused(param: Param, raw: str, exc: ConfigError, first: bool = False) -> st
 
 
 def _written() -> dict[tuple[str, str], str | None]:
-    return app_session().url_written  # what each page last wrote: {(page, parameter): text}
+    return app_session(st.session_state).url_written  # what each page last wrote: {(page, parameter): text}
 
 
 def load(page: str, params: Sequence[Param]) -> list[str]:
