@@ -241,17 +241,17 @@ def draw_loss_chart(history: pd.DataFrame) -> None:
             show_table(text_table(columns, {loss: "{:.4g}".format}), hide_index=True, max_height=400)
 
 
-#: Height (pixels) of the loss chart's place before any run: the chart's own (plot, title, axis).
-EMPTY_LOSS_BOX_PX = 350
-
-
-def draw_empty_loss_box() -> None:
-    """Before any run: the loss chart's place, of its size, with its title and what will appear in
-    it. No empty chart: a session's first chart makes the browser load and start the charting
-    code, most of the Train page's drawing time on a fresh visit, for axes without a curve."""
-    with st.container(height=EMPTY_LOSS_BOX_PX, border=True, key="train_loss_empty"):
-        st.markdown(f"**{_loss_labels()['title']}**")
-        st.caption(tr("train.chart_empty"))
+def draw_empty_loss_chart() -> None:
+    """The loss chart's axes before any run: steps 0–1000 (the seed's epochs), loss 1e-4–10, no legend."""
+    labels = _loss_labels()
+    empty = pd.DataFrame({"step": np.array([], dtype=int), "loss": np.array([], dtype=float)})
+    spec = loss_chart_spec(
+        empty, description=lines_text(labels["title"], labels["x_title"], labels["y_title"]), **labels
+    )
+    spec["encoding"]["x"]["scale"] = {"domain": [0, 1000]}
+    spec["encoding"]["y"]["scale"] = {"type": "log", "domain": [1e-4, 10]}
+    spec["mark"] = {**spec["mark"], "aria": False}  # no line yet: no empty mark container without a name
+    st.vega_lite_chart(spec, width="stretch")
 
 
 # ---------------------------------------------------------------------- drawing (script thread only)
@@ -299,8 +299,9 @@ def show_progress(job: TrainingJob | None, runs: list[RunRecord]) -> Progress | 
     if any(losses for _, losses, _ in curves):
         labels = run_labels([s for s, _, _ in curves], [n for _, _, n in curves])
         draw_loss_chart(loss_table(list(zip(labels, [losses for _, losses, _ in curves]))))
-    else:  # where the curve will appear
-        draw_empty_loss_box()
+    else:  # the empty chart shows where the curve will appear (and loads the chart code early)
+        draw_empty_loss_chart()
+        st.caption(tr("train.chart_empty"))
     if p is not None:
         end_message(job, p)
     return p

@@ -78,7 +78,7 @@ STRINGS: dict[str, str] = {
     "train.non_finite": "The loss became {loss} at step {step} (learning rate {lr:g} is too large). Training stopped and your previous model is kept. Try a smaller learning rate such as {suggest:g}.",
     "train.non_finite_kept": "This run kept the weights of step {kept} (the last finite loss, {loss:.3e}); the chart shows only finite losses.",
     "train.chart_title": "Training loss (log scale)",
-    "train.chart_empty": "Press Train and the loss of every step is drawn here.",
+    "train.chart_empty": "Press Train and the loss of every step is drawn above.",
     "train.axis_step": "step",
     "train.axis_loss": "cross-entropy loss",
     "train.axis_run": "run",

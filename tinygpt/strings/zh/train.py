@@ -78,7 +78,7 @@ STRINGS: dict[str, str] = {
     "train.non_finite": "第 {step} 步的损失变成了 {loss}（学习率 {lr:g} 太大）。训练已停止，之前的模型保持不变。请试试更小的学习率，例如 {suggest:g}。",
     "train.non_finite_kept": "这次训练保留了第 {kept} 步的权重（最后一个有限损失 {loss:.3e}）；图中只画有限的损失。",
     "train.chart_title": "训练损失（对数坐标）",
-    "train.chart_empty": "按“开始训练”后，每一步的损失会画在这里。",
+    "train.chart_empty": "按“开始训练”后，每一步的损失会画在上图中。",
     "train.axis_step": "步",
     "train.axis_loss": "交叉熵损失",
     "train.axis_run": "训练",
