@@ -18,6 +18,8 @@ from tinygpt.ui.predict_view import cached_probs
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.vocab import UnknownCharError
 
+POSITIONS_KEY = "predict_positions"  # the expander of every position's distribution
+
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
 st.title(tr("predict.title"))
@@ -110,53 +112,56 @@ if guess:
             show_table(text_table(box_table, {axis_prob: format_probability}), hide_index=True)
     exercise_view.show_score()
 
-# ---- the next-character distribution at every position of the prefix ----
-st.subheader(tr("predict.per_position"))
-targets = training_targets(record.text, window, shown)
-st.caption(
-    tr(
-        "predict.per_position_note",
-        text=md(short(record.text, 12)),
-        shifted=md(short(record.text[1:] + record.text[:1], 12)),
-    )
-)
-T = len(shown)
-top = [chars[int(i)] for i in probs.argmax(-1)]
-# The key columns come first; one probability column per character follows. A large table (a
-# large vocabulary) is a grid whose key columns stay pinned while the probabilities scroll.
-col_pos, col_context, col_top, col_expected, col_match = (
-    tr(f"predict.col_{name}") for name in ("pos", "context", "top", "expected", "match")
-)
-table = {
-    col_pos: list(range(T)),
-    col_context: [shown[: i + 1] for i in range(T)],
-    col_top: [readable(c) for c in top],  # a space named, not an empty-looking cell
-    col_expected: [" / ".join(map(readable, t)) if t else tr("predict.no_target") for t in targets],
-    col_match: ["" if not t else ("✓" if top[i] in t else "✗") for i, t in enumerate(targets)],
-}
-p_columns = [f"p({c})" for c in chars]
-for name, column in zip(p_columns, probs.T.tolist()):
-    table[name] = column
-key_columns = {
-    col_pos: st.column_config.NumberColumn(width=40, pinned=True),
-    col_context: st.column_config.TextColumn(width=90, pinned=True),
-    col_top: st.column_config.TextColumn(width=64, pinned=True, help=tr("predict.col_top_help")),
-    col_expected: st.column_config.TextColumn(width=64, pinned=True, help=tr("predict.col_expected_help")),
-    col_match: st.column_config.TextColumn(width=48, pinned=True, help=tr("predict.col_match_help")),
-}
-if show_table(
-    text_table(table, dict.fromkeys(p_columns, format_probability)),
-    hide_index=True,
-    column_config=key_columns,
-    key="predict_positions_table",
-):
-    st.caption(
-        " · ".join(
-            f"**{name}** {tr(f'predict.col_{part}_help')}"
-            for name, part in ((col_top, "top"), (col_expected, "expected"), (col_match, "match"))
+# ---- the next-character distribution at every position of the prefix: a table of numbers and a
+# chart per position, drawn only while the student has this part open (closed, nothing is sent) ----
+positions = st.expander(tr("predict.per_position_open"), key=POSITIONS_KEY, on_change="rerun", icon=":material/table:")
+if positions.open:
+    with positions:
+        targets = training_targets(record.text, window, shown)
+        st.caption(
+            tr(
+                "predict.per_position_note",
+                text=md(short(record.text, 12)),
+                shifted=md(short(record.text[1:] + record.text[:1], 12)),
+            )
         )
-    )
-position_panels(record, shown, probs, targets)
+        T = len(shown)
+        top = [chars[int(i)] for i in probs.argmax(-1)]
+        # The key columns come first; one probability column per character follows. A large table (a
+        # large vocabulary) is a grid whose key columns stay pinned while the probabilities scroll.
+        col_pos, col_context, col_top, col_expected, col_match = (
+            tr(f"predict.col_{name}") for name in ("pos", "context", "top", "expected", "match")
+        )
+        table = {
+            col_pos: list(range(T)),
+            col_context: [shown[: i + 1] for i in range(T)],
+            col_top: [readable(c) for c in top],  # a space named, not an empty-looking cell
+            col_expected: [" / ".join(map(readable, t)) if t else tr("predict.no_target") for t in targets],
+            col_match: ["" if not t else ("✓" if top[i] in t else "✗") for i, t in enumerate(targets)],
+        }
+        p_columns = [f"p({c})" for c in chars]
+        for name, column in zip(p_columns, probs.T.tolist()):
+            table[name] = column
+        key_columns = {
+            col_pos: st.column_config.NumberColumn(width=40, pinned=True),
+            col_context: st.column_config.TextColumn(width=90, pinned=True),
+            col_top: st.column_config.TextColumn(width=64, pinned=True, help=tr("predict.col_top_help")),
+            col_expected: st.column_config.TextColumn(width=64, pinned=True, help=tr("predict.col_expected_help")),
+            col_match: st.column_config.TextColumn(width=48, pinned=True, help=tr("predict.col_match_help")),
+        }
+        if show_table(
+            text_table(table, dict.fromkeys(p_columns, format_probability)),
+            hide_index=True,
+            column_config=key_columns,
+            key="predict_positions_table",
+        ):
+            st.caption(
+                " · ".join(
+                    f"**{name}** {tr(f'predict.col_{part}_help')}"
+                    for name, part in ((col_top, "top"), (col_expected, "expected"), (col_match, "match"))
+                )
+            )
+        position_panels(record, shown, probs, targets)
 
 # ---- autoregressive generation, one step at a time ----
 generation(record, prefix)

@@ -19,7 +19,7 @@ from tinygpt.ui.common import resend
 from tinygpt.ui.controls import put_defaults
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import visible
-from tinygpt.ui.model_banner import model_banner
+from tinygpt.ui.model_banner import model_banner, until_default_model
 from tinygpt.ui.models import K_JOB
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.tables import show_table
@@ -110,7 +110,8 @@ start_here()
 small = EXAMPLES["context"].gpt  # the model Predict and Attention open on, told apart from this one
 st.markdown(tr("train.intro", d_model=small.d_model, n_layers=small.n_layers, n_heads=small.n_heads))
 
-model_banner(job_notice=False, wait=False)  # does not wait for the default model (trained in the background)
+# does not wait for the default model (trained in the background); checks for it after the page's last element
+preparing = model_banner(job_notice=False, wait=False, poll=False) is None
 
 # Each setting is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
 cols = st.columns([2, 2, 2, 3], vertical_alignment="center") if visible(T_PRESETS) else []
@@ -346,3 +347,5 @@ if runs:
 
 # ---------------------------------------------------------------- checkpoints (safetensors, never pickle)
 checkpoints(job, runs)
+if preparing:  # last: the page is drawn before the first check (tinygpt.ui.model_banner.until_default_model)
+    until_default_model()

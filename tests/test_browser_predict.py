@@ -3,7 +3,7 @@
 from urllib.parse import quote
 
 import pytest
-from conftest import assert_no_exception, wait_for_app
+from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
 from playwright.sync_api import expect
 
 from tinygpt.i18n import t
@@ -54,7 +54,13 @@ def test_on_a_phone_the_page_never_scrolls_sideways_and_numbers_stay_on_one_line
         wait_for_app(page)
         page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=TIMEOUT)
         wait_for_app(page)
-        # the per-position chart (four panels) and table are wider than a phone: they scroll in their own box
+        assert page.locator("[data-testid='stVegaLiteChart']").count() == 1  # the step's bars; the panels on request
+        page.locator(".st-key-predict_positions summary").click()  # every position's table and panels
+        page.locator("[data-testid='stVegaLiteChart'] svg").nth(1).wait_for(timeout=TIMEOUT)
+        wait_for_app(page)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"predict_phone_positions_{lang}.png"), full_page=True)
+        # the per-position chart (the panels) and table are wider than a phone: they scroll in their own box
         scroll, client = page.evaluate("""() => { const m = document.querySelector("[data-testid='stMain']");
             return [m.scrollWidth, m.clientWidth]; }""")
         assert scroll <= client, (scroll, client)

@@ -308,3 +308,31 @@ def test_numbers_in_the_metadata_go_through_the_strict_reader(record):
     header, data = header_of(to_bytes(record))
     raw = json.dumps(header).replace('"data_offsets": [0, ', '"data_offsets": [' + "0" * 4400 + ", ", 1)
     assert refused(len(raw.encode()).to_bytes(8, "little") + raw.encode() + data, "not_safetensors")
+
+
+def test_the_expected_shapes_are_a_real_models_and_reading_a_checkpoint_does_not_load_torchs_compiler():
+    from tinygpt.training.train import new_model
+
+    for cfg in (SMALL, GPTConfig(vocab_size=7, max_len=16, d_model=32, n_heads=2, n_layers=2, d_ff=64)):
+        real = {name: tuple(t.shape) for name, t in new_model(cfg).state_dict().items()}
+        assert checkpoint._expected_shapes(cfg) == real
+    # a fresh process: the shipped model's check builds it on the meta device without initial values,
+    # whose reference kernels would import torch._dynamo (1.4 s of one core on a fresh server)
+    script = (
+        "import sys, torch\n"
+        "before = any(m.startswith('torch._dynamo') for m in sys.modules)\n"
+        "from tinygpt.training.checkpoint import from_bytes\n"
+        "from tinygpt.training.model_library import SHIPPED_DIR\n"
+        "record = from_bytes((SHIPPED_DIR / 'context.safetensors').read_bytes())\n"
+        "print(before, any(m.startswith('torch._dynamo') for m in sys.modules), record.gpt_cfg.d_model)\n"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1]
+    )
+    before, after, d_model = out.stdout.split()
+    if before == "True":
+        pytest.skip("this torch imports its compiler on import")
+    assert after == "False" and d_model == "32"

@@ -211,8 +211,13 @@ def test_every_chart_has_png_and_svg_downloads_in_the_pages_language(page, lang,
     buttons = {b.key: b for b in at.get("download_button")}
     # the page draws one section (part) at a time: every section's charts
     chooser = {"theory": ("theory_section", ("vectors", "weighted_sum", "attention"))}
-    if page == "attention":  # the sections below the steps are expanders drawn while open
-        for key in ("attn_details", "attn_heads", "attn_lens", "attn_training", "attn_table_open"):
+    # the sections drawn only while open (expanders)
+    opened = {
+        "attention": ("attn_details", "attn_heads", "attn_lens", "attn_training", "attn_table_open"),
+        "predict": ("predict_positions",),
+    }
+    if page in opened:
+        for key in opened[page]:
             at.session_state[key] = True
         at.run()
         buttons |= {b.key: b for b in at.get("download_button")}

@@ -41,6 +41,7 @@ NAV = {
 VARIANTS = {
     "train": {},
     "predict": {},
+    "predict@open": {"predict_positions": True, "predict_all_steps": True, "predict_context_box": True},
     "attention": {},
     "attention@softmax": {"attn_step": "softmax"},
     "theory": {},

@@ -114,10 +114,10 @@ def test_a_locked_link_lists_only_its_pages_and_draws_only_its_controls_on_predi
     at = open_app(lesson="1", pages="predict,theory", show="predict_prefix,predict_temperature,theory_tau,theory_mask")
     assert listed_pages(at) == {"predict", "theory"}
     assert at.title[0].value == t("predict.title", "en")  # the root URL opens the lesson's first page
-    assert keyed_widgets(at) == {"predict_prefix", "predict_temperature"}
+    assert keyed_widgets(at) - PREDICT_NAVIGATION == {"predict_prefix", "predict_temperature"}
     assert at.info[0].value.startswith("**Lesson view:**") and "](?lang=en)" in at.info[0].value
     assert not at.warning and not at.main.get("page_link")  # no link to the Attention page, which the lesson leaves out
-    assert tables(at)[0].value.shape[0] == 4  # hidden controls keep their defaults: the page still computes
+    assert tables(at)[0].value.shape[0] == 4  # hidden controls keep their defaults: the step's table, 4 characters
     assert any("你好世界 **你好世界**" in m.value for m in at.markdown)  # greedy, N = 4
     with pytest.raises(ValueError):
         at.switch_page("pages/train.py")
@@ -153,7 +153,7 @@ def test_bad_names_in_the_link_are_named_with_the_accepted_ones_in_the_users_lan
     assert "predict_prefix" not in controls_msg  # widget keys: behind the help icon, for the teacher
     (accepted,) = [c for c in at.caption if c.value == t("lesson.accepted_controls", lang)]
     assert "predict: predict\\_prefix, predict\\_guess" in accepted.help  # the accepted names, page by page
-    assert listed_pages(at, lang) == {"predict"} and keyed_widgets(at) == {"predict_prefix"}
+    assert listed_pages(at, lang) == {"predict"} and keyed_widgets(at) - PREDICT_NAVIGATION == {"predict_prefix"}
 
 
 def test_a_link_naming_no_existing_page_lists_every_page():
@@ -250,6 +250,10 @@ def test_attention_exercise_draws_nothing_for_a_step_without_questions():
 
 
 # ---------------------------------------------------------------- the Attention page, locked
+
+#: Expanders of the Predict page drawn only while open (every position's distribution, all the
+#: generation's steps, the context length's slider): navigation, like the page list, not lesson controls.
+PREDICT_NAVIGATION = {"predict_positions", "predict_all_steps", "predict_context_box"}
 
 #: Keyed widgets the Attention page draws that are parts of a registered control: the step's
 #: Previous/Next buttons (``attn_step``), the context example's button (``model_choice``), the

@@ -50,6 +50,8 @@ def test_every_page_renders_in_both_languages(page, lang):
 
 def test_predict_page_continues_the_seed_text():
     at = open_page("predict")
+    at.session_state["predict_positions"] = True  # every position's distribution: drawn once opened
+    at.run()
     frame = tables(at)[0].value
     assert list(frame[t("predict.col_top", "en")]) == list("好世界你")
     at.text_input(key="predict_prefix").set_value("你").run()
@@ -125,6 +127,7 @@ def test_train_page_trains_a_small_model_and_the_other_pages_use_it():
     assert job.result.losses[-1] < 1e-3
     assert at.session_state["own_model"] is job.result
     assert any(CATALOGUE["train.done"]["en"].split("{")[0] in s.value for s in at.success)
+    at.session_state["predict_positions"] = True  # every position's distribution: drawn once opened
     at.switch_page("pages/predict.py").run()
     assert list(tables(at)[0].value[t("predict.col_top", "en")]) == list("好世界你")
 

@@ -287,6 +287,39 @@ def test_the_next_step_of_the_path_is_a_link_to_the_attention_page_above_the_num
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_positions_table_and_charts_are_drawn_only_once_the_student_opens_them(lang):
+    at = open_predict(lang)  # the context example: 15 positions
+    (closed,) = [e for e in at.expander if e.key == "predict_positions"]
+    assert closed.label == t("predict.per_position_open", lang)
+    # the first view: the generation's step (one chart, one table) and the way on, no 15-row table or panel grid
+    assert len(at.get("vega_lite_chart")) == 1 and len(tables(at)) == 1
+    assert list(tables(at)[0].value.columns[:2]) == [t("predict.col_char", lang), t("predict.col_chosen", lang)]
+    assert "predict_panels_figure_png" not in {b.key for b in at.get("download_button")}
+    assert [link.proto.label for link in at.main.page_link][0] == t("predict.next_step", lang)
+    at.session_state["predict_positions"] = True
+    at.run()
+    prefix = at.text_input(key="predict_prefix").value
+    assert len(at.get("vega_lite_chart")) == 2 and len(tables(at)) == 2
+    positions = tables(at)[0].value
+    assert len(positions) == len(prefix) and positions.iloc[-1][t("predict.col_context", lang)] == prefix
+    assert "predict_panels_figure_png" in {b.key for b in at.get("download_button")}
+
+
+def test_the_context_length_is_kept_while_its_expander_is_closed():
+    at = open_predict("en", predict_prefix="你好世", predict_n_new=1)
+    assert "predict_context_len" not in {s.key for s in at.slider}  # closed: the slider is not drawn
+    at.session_state["predict_context_box"] = True
+    at.run()
+    at.slider(key="predict_context_len").set_value(2).run()
+    fed = t("predict.fed", "en", T=2, last=1, context="好世")
+    assert fed in texts(at.markdown)
+    at.session_state["predict_context_box"] = False
+    at.run()
+    assert "predict_context_len" not in {s.key for s in at.slider} and fed in texts(at.markdown)
+    assert at.session_state["predict_context_len"] == 2
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_names_unknown_characters_and_shows_the_known_ones(lang):
     at = open_predict(lang, predict_prefix="你们好 ")
     assert len(at.error) == 1
@@ -309,7 +342,7 @@ def test_page_asks_for_a_prefix_when_it_is_empty_or_blank(lang):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_crops_a_prefix_longer_than_max_len(lang):
     prefix = "你好世界" * 33  # 132 > max_len 128
-    at = open_predict(lang, predict_prefix=prefix, predict_n_new=2)
+    at = open_predict(lang, predict_prefix=prefix, predict_n_new=2, predict_positions=True)
     assert t("predict.too_long", lang, n=132, max_len=128) in texts(at.info)
     frame = tables(at)[0].value
     assert len(frame) == 128 and frame.iloc[-1][t("predict.col_context", lang)] == prefix[-128:]
@@ -321,9 +354,9 @@ def test_page_crops_a_prefix_longer_than_max_len(lang):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_page_with_n_zero_generates_nothing_and_says_so(lang):
-    at = open_predict(lang, predict_n_new=0)
+    at = open_predict(lang, predict_n_new=0, predict_positions=True)
     assert texts(at.info) == [t("predict.n_zero", lang)]
-    assert len(tables(at)) == 1 and not step_links(at) and not at.button
+    assert len(tables(at)) == 1 and not step_links(at) and not at.button  # the positions' table only
 
 
 def test_page_generates_the_maximum_number_of_characters():
@@ -351,7 +384,7 @@ def test_page_temperature_zero_and_maximum(lang):
     keep(at, "predict_temperature", MAX_TEMPERATURE)
     at.run()
     assert texts(at.info) == [t("predict.tau_max", lang, tau=MAX_TEMPERATURE)]
-    detail = tables(at)[1].value
+    detail = tables(at)[0].value  # the step's table: the positions' is closed
     sampled = detail[t("predict.col_sampled", lang)].to_numpy(dtype=float)
     assert not np.isnan(sampled).any() and abs(sampled.sum() - 1) < 1e-3 and sampled.min() > 0.05  # flattened, no NaN
 
@@ -375,7 +408,7 @@ def test_page_top_k_zero_one_and_larger_than_the_vocabulary(lang):
     assert t("predict.k_large", lang, k=7, V=4) in texts(at.info) and not at.exception
     keep(at, "predict_top_k", 2)
     at.run()
-    sampled = tables(at)[1].value[t("predict.col_sampled", lang)].to_numpy(dtype=float)
+    sampled = tables(at)[0].value[t("predict.col_sampled", lang)].to_numpy(dtype=float)
     assert (sampled == 0).sum() == 2 and abs(sampled.sum() - 1) < 1e-3  # only two characters stay
 
 
@@ -398,7 +431,9 @@ def test_page_steps_through_generation_and_links_each_step_to_the_attention_page
     assert at.button(key="predict_next").disabled
     at.button(key="predict_prev").click().run()
     assert "#### " + t("predict.step_title", "en", n=3, total=4) in texts(at.markdown) and not at.warning
-    steps = tables(at)[2].value
+    at.session_state["predict_all_steps"] = True  # the table of all steps, drawn once opened
+    at.run()
+    steps = tables(at)[1].value
     assert list(steps[t("predict.col_fed", "en")]) == ["你好", "你好世", "你好世界", "你好世界你"]
     assert list(steps[t("predict.col_beyond", "en")]) == ["no", "no", "no", "yes"]
 
@@ -478,7 +513,7 @@ def test_page_marks_target_and_sampled_choice_apart_and_writes_small_p_in_scient
         predict_seed=9,
     )
     assert MAX_TEMPERATURE == 5.0 and result_of(at) == "界"
-    detail = tables(at)[1].value
+    detail = tables(at)[0].value
     char, chosen, target = (t(f"predict.col_{c}", lang) for c in ("char", "chosen", "target_short"))
     assert detail.set_index(char)[chosen].to_dict() == {"你": "", "好": "", "世": "", "界": "◆"}
     assert detail.set_index(char)[target].to_dict() == {"你": "", "好": "▼", "世": "", "界": ""}
@@ -490,6 +525,8 @@ def test_page_marks_target_and_sampled_choice_apart_and_writes_small_p_in_scient
     )
     p_text = chose.rsplit("p = ", 1)[1].rstrip(")）.。")
     assert "e-0" in p_text and 1e-6 < float(p_text) < 1e-4 and "0.0000" not in chose
+    at.session_state["predict_positions"] = True  # every position's distribution, drawn once opened
+    at.run()
     positions = tables(at)[0].value
     assert list(positions.columns[:5]) == [
         t(f"predict.col_{c}", lang) for c in ("pos", "context", "top", "expected", "match")
@@ -501,7 +538,7 @@ def test_page_shows_no_target_mark_where_there_is_no_target(lang):
     at = open_predict(lang, predict_prefix="好世", predict_n_new=1)  # 好世 never starts a training window
     assert t("predict.unseen", lang) in texts(at.caption)
     assert t("predict.marks_legend_no_target", lang) in texts(at.caption)
-    assert "▼" not in tables(at)[1].value[t("predict.col_target_short", lang)].tolist()
+    assert "▼" not in tables(at)[0].value[t("predict.col_target_short", lang)].tolist()
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -510,6 +547,7 @@ def test_the_prefix_travels_in_the_url_so_a_class_link_opens_the_same_prediction
     assert at.query_params["prefix"] == "世界你"
     fresh = AppTest.from_file("../streamlit_app.py", default_timeout=240)
     fresh.query_params.update({"lang": lang, "prefix": "世界你", "model": "textbook"})
+    fresh.session_state["predict_positions"] = True
     fresh.run()
     fresh.switch_page("pages/predict.py").run()
     assert not fresh.exception and not fresh.warning

@@ -127,7 +127,7 @@ def test_the_predict_page_samples_from_the_nucleus_and_shows_the_kept_set(lang):
     at = open_predict(lang, prefix="你", n="6", decode="temperature", tau="5", p="0.5")
     assert not at.exception and at.slider(key="predict_top_p").value == pytest.approx(0.5)
     assert not at.slider(key="predict_top_p").disabled
-    detail = tables(at)[1].value
+    detail = tables(at)[0].value  # the step's table (every position's is closed)
     sampled = detail[t("predict.col_sampled", lang)].to_numpy(dtype=float)
     p = detail["p"].to_numpy(dtype=float)
     kept = sampled > 0

@@ -231,9 +231,22 @@ def _configs(meta: dict[str, str]) -> tuple[GPTConfig, TrainConfig, CharVocab, s
     return gpt_cfg, train_cfg, vocab, text, [float(v) for v in losses], StopReason(meta["stop_reason"])
 
 
+class _NoInit(torch.overrides.TorchFunctionMode):
+    """Within it, ``torch.nn.init``'s functions return their tensor unchanged. On the meta device
+    an embedding's ``normal_`` goes through torch's Python reference, whose first call imports
+    torch's compiler (``torch._dynamo``): about 1.4 s of one core, for values a shape does not need."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if getattr(func, "__module__", "") == "torch.nn.init":
+            return args[0] if args else kwargs["tensor"]
+        return func(*args, **kwargs)
+
+
 def _expected_shapes(gpt_cfg: GPTConfig) -> dict[str, tuple[int, ...]]:
-    """Names and shapes of the state_dict GPTConfig implies, computed on the meta device (no memory)."""
-    with torch.device("meta"):
+    """Names and shapes of the state_dict GPTConfig implies, computed on the meta device (no memory)
+    without initial values (:class:`_NoInit`)."""
+    with torch.device("meta"), _NoInit():
         model = new_model(gpt_cfg)
     return {name: tuple(t.shape) for name, t in model.state_dict().items()}
 

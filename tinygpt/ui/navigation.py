@@ -169,11 +169,12 @@ def run_app() -> None:
         loading.empty()
         app_session().painted = True  # no "loading" line any more
     page.run()
-    # after the page's own run, so the first page is not slowed by it: trains the examples' models
-    # in background threads, once per process (a page that needs one first starts it itself)
-    start_default_model()
     with slot.container():  # after the page: the link holds the view it wrote into the URL in this run
         class_link(page.url_path, [p[3] for p in PAGES], fresh=page.url_path in FRAGMENT_VIEW_PAGES)
+    # last, so this run's elements are not slowed by it (on one core its threads share the CPU with
+    # the run): loads or trains the examples' models in background threads, once per process (a
+    # page that needs one first starts it itself)
+    start_default_model()
 
 
 def ensure_entry_script() -> None:

@@ -45,6 +45,9 @@ from tinygpt.ui.predict_view import cached_generate
 from tinygpt.ui.tables import show_table, text_table
 from tinygpt.vocab import UnknownCharError
 
+#: The expanders of the context length's slider and of the table of all steps: drawn only while open.
+CONTEXT_BOX, ALL_STEPS_BOX = "predict_context_box", "predict_all_steps"
+
 
 def restart_steps() -> None:
     """on_change of every input that changes the generated text: a new generation starts at step 1."""
@@ -141,10 +144,11 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
         ),
         None,
     )
-    context_len = max_len
+    context_len = min(st.session_state.get(P_CONTEXT_LEN, max_len), max_len)  # kept while its expander is closed
     if max_len > 1 and visible(P_CONTEXT_LEN):
-        with st.expander(tr("predict.context_len")):
-            context_len = st.slider(
+        box = st.expander(tr("predict.context_len"), key=CONTEXT_BOX, on_change="rerun", icon=":material/tune:")
+        if box.open:  # the slider is drawn only while the student has it open
+            context_len = box.slider(
                 tr("predict.context_len"),
                 1,
                 max_len,
@@ -229,7 +233,10 @@ def generation(record: ModelRecord, prefix: str) -> None:
     generated = "".join(s.chosen for s in steps)
     st.markdown(tr("predict.result", prefix=md(prefix, spaces=True), generated=md(generated, spaces=True)))
     generation_step(record, prefix, steps, decode, strategy != "greedy")
-    with st.expander(tr("predict.all_steps")):
+    box = st.expander(tr("predict.all_steps"), key=ALL_STEPS_BOX, on_change="rerun", icon=":material/table:")
+    if not box.open:  # the table is drawn only while the student has it open
+        return
+    with box:
         yes, no = tr("predict.yes"), tr("predict.no")
         all_steps = {
             tr("predict.col_step"): range(1, len(steps) + 1),

@@ -36,6 +36,10 @@ NARROW_SCREEN_CSS = f"""
 [data-testid="InputInstructions"] {{ display: none; }}
 .katex-display:focus-visible {{ outline: 2px solid #1f4e9c; outline-offset: 2px; }}
 .stApp [data-testid="stCaptionContainer"] {{ color: {MUTED_TEXT}; opacity: 1; }}
+/* a disabled control's label (τ while decoding greedily): muted as a caption, still readable */
+.stApp [data-testid="stElementContainer"]:has(input:disabled) [data-testid="stWidgetLabel"],
+.stApp [data-testid="stElementContainer"]:has(input:disabled) [data-testid="stWidgetLabel"] :is(p, span, div)
+  {{ color: {MUTED_TEXT}; }}
 .tg-table {{ overflow: auto; max-width: 100%; border: 1px solid rgba(49, 51, 63, 0.1); border-radius: 0.5rem; }}
 .tg-table table {{ width: 100%; border-collapse: separate; border-spacing: 0; font-size: 0.875rem; color: #262730; }}
 .tg-table th, .tg-table td {{ padding: 0.25rem 0.6rem; border-bottom: 1px solid rgba(49, 51, 63, 0.1);

@@ -32,6 +32,7 @@ STRINGS: dict[str, str] = {
     "predict.space": "space",
     "predict.too_long": "The prefix has {n} characters, more than max_len={max_len}: the model reads only the last {max_len}; the table and the generation use those {max_len}.",
     "predict.per_position": "Next-character distribution at each position",
+    "predict.per_position_open": "Next-character distribution at each position: a table of probabilities and a small bar chart per position (drawn when you open it)",
     "predict.per_position_note": "Row i: the model's prediction of the next character after reading the first i+1. The training target is the cyclic shift of the training text ({text} → {shifted}); red is the most likely character, ▼ the training target.",
     "predict.col_pos": "position",
     "predict.col_context": "seen so far",

@@ -32,6 +32,7 @@ STRINGS: dict[str, str] = {
     "predict.space": "空格",
     "predict.too_long": "前缀有 {n} 个字符，超过 max_len={max_len}：模型只能读最后 {max_len} 个，下表和生成都从这 {max_len} 个字符开始。",
     "predict.per_position": "每个位置的下一个字分布",
+    "predict.per_position_open": "每个位置的下一个字分布：一张概率表和每个位置一个小柱状图（点开才画出来）",
     "predict.per_position_note": "第 i 行：模型读了前 i+1 个字后，对下一个字的预测。训练目标来自训练文本的循环移位（{text} → {shifted}）；红色是最可能的字，▼ 是训练目标。",
     "predict.col_pos": "位置",
     "predict.col_context": "已看到",
