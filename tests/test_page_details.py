@@ -84,6 +84,8 @@ def test_without_a_lesson_every_train_setting_is_drawn_and_registered():
 def test_a_space_is_named_in_predicts_tables_and_its_guess():
     record = small_model("你 好世")  # after 你 comes a space
     at = open_page("predict", own_model=record, prefix="你 好")
+    at.session_state["predict_positions"] = True  # every position's table, drawn once opened
+    at.run()
     first = tables(at)[0].value
     assert list(first[t("predict.col_top", "en")])[0] == SPACE
     assert list(first[t("predict.col_expected", "en")])[0] == SPACE
@@ -135,6 +137,8 @@ def test_every_chart_of_every_page_says_what_it_shows_in_the_pages_language(lang
     seen += chart_descriptions(at)
     assert len(seen) >= 9  # step, effects, heads, lens, 2 + 2 grid panels, snapshot
     at = open_page("predict", lang, model="context")
+    at.session_state["predict_positions"] = True  # the panel grid of every position, drawn once opened
+    at.run()
     seen += chart_descriptions(at)
     at = open_page("theory", lang)
     for section in ("vectors", "weighted_sum", "attention"):
