@@ -11,8 +11,9 @@ Any one of ``lesson``, ``pages``, ``show``, ``hide`` makes the view a lesson (``
 does not). The link's other parameters (``step=``, ``guess=``, ``tau=``, ``prefix=``, …) are the view
 its pages open on (:attr:`Lesson.view`): every page of the lesson starts on them on its first visit,
 whichever page the lesson opens on, and they stay in the address while a page has not written its
-own (:func:`lesson_note`), so a reload keeps them too. A hidden control is not drawn; the page uses its value from the session (e.g. what
-the Attention page read from its own URL parameters) or its default. The link is read once per
+own (:func:`lesson_note`), so a reload keeps them too. A hidden control is not drawn; the page uses
+its value from the session (e.g. what the Attention page read from its own URL parameters) or its
+default. The link is read once per
 session (:func:`lesson`) and its parameters are written back to the address bar on every run,
 so they survive page switches (``st.navigation`` clears the query string) and the language switch.
 Unknown page or control names get a message naming them and listing the accepted ones.
