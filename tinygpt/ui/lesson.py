@@ -197,7 +197,13 @@ def who_flips() -> str:
     them and shows none)."""
     if any(visible(k) for k in SWITCHES):
         return "student"
-    return "teacher" if follow_session().open is not None else "lesson"
+    return "teacher" if led_live() else "lesson"
+
+
+def led_live() -> bool:
+    """True while the student follows the teacher in a class period: a locked control's value is
+    the teacher's, set live (else a locked control's value is the lesson link's)."""
+    return follow_session().open is not None
 
 
 def page_shown(url_path: str) -> bool:
