@@ -67,3 +67,34 @@ def test_a_student_s_own_step_is_kept_when_coming_back_to_attention_in_a_lesson(
     at.run()
     at = go_to(go_to(at, "predict"), "attention")
     assert at.session_state["attn_step"] == "weighted_sum"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_predict_with_the_prefix_locked_says_what_the_prefix_is_not_to_type_one(lang):
+    at = open_link(lesson_query(("predict", "attention"), lang, prefix="你好"))
+    said = [m.value for m in at.markdown]
+    assert t("predict.intro_set", lang) in said and t("predict.intro", lang) not in said
+    assert t("predict.prefix_set_lesson", lang, prefix="你好") in said
+    assert "predict_prefix" not in {w.key for w in at.text_input}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_train_with_every_setting_hidden_names_only_the_lessons_pages_and_what_the_student_can_do(lang):
+    at = open_link(lesson_query(("train", "attention"), lang, step="scores"))
+    assert at.title[0].value == t("train.title_lesson", lang)
+    assert at.button(key="train_start").label == t("train.start_lesson_button", lang)
+    said = " ".join(m.value for m in at.markdown)
+    assert t("train.start_lesson", lang, n=1) in said and "d_model 512" in said  # the lesson's settings, in words
+    for key in ("train.start_here_locked", "train.start_here", "train.intro"):
+        assert t(key, lang, d_model=32, n_layers=2, n_heads=2)[:12] not in said
+    links = [link.value for link in at.main.get("page_link")]
+    assert f"② {t('train.path_attention_locked', lang)}" in links
+    assert not any(t(k, lang) in x for x in links for k in ("train.path_predict", "train.path_theory"))
+
+
+def test_the_full_apps_train_page_keeps_its_own_title_start_box_and_button():
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    at.query_params.update({"lang": "en"})
+    at.run()
+    assert at.title[0].value == t("train.title", "en") and at.button(key="train_start").label == t("train.start", "en")
+    assert t("train.start_here", "en") in [m.value for m in at.markdown]
