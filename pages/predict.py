@@ -10,7 +10,7 @@ from tinygpt.ui import predict_view as view
 from tinygpt.ui.common import show_error, show_job_notice
 from tinygpt.ui.figure_view import bars_text, chart_data, figure_spec
 from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, page_shown, who_flips
+from tinygpt.ui.lesson import control, led_live, page_shown, visible, who_flips
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.predict_generation import generation, md, position_panels, readable, restart_steps, short
 from tinygpt.ui.predict_table import P_GUESS, P_PREFIX, PAGE, url_params
@@ -23,7 +23,7 @@ POSITIONS_KEY = "predict_positions"  # the expander of every position's distribu
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 
 st.title(tr("predict.title"))
-st.markdown(tr("predict.intro"))
+st.markdown(tr("predict.intro" if visible(P_PREFIX) else "predict.intro_set"))  # no "type a prefix" without its box
 record, choice = model_choice.choose_model()
 model_banner.banner(record, choice)
 show_job_notice()
@@ -45,6 +45,9 @@ prefix = control(
     ),
     None,
 )
+if not visible(P_PREFIX):  # the lesson or the teacher set it: say what it is, where its box would be
+    said = "predict.prefix_set_teacher" if led_live() else "predict.prefix_set_lesson"
+    c1.markdown(tr(said, prefix=md(prefix, True)))
 guess = control(
     P_GUESS,
     lambda: c2.toggle(

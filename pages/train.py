@@ -46,7 +46,7 @@ from tinygpt.ui.train_table import (
     T_WINDOW,
     TRAIN,
 )
-from tinygpt.ui.train_view import checkpoints, options_with, start_here
+from tinygpt.ui.train_view import checkpoints, form_locked, lesson_settings, options_with, start_here
 from tinygpt.ui.training_jobs import (
     FIRST_POINT_WAIT,
     MAX_RUNS,
@@ -105,10 +105,12 @@ def choice_radio(key: str, options: tuple[str, ...], **kwargs: object) -> None:
     )
 
 
-st.title(tr("train.title"))
+locked = form_locked()  # a lesson hides every setting: the page trains the lesson's model, and says so
+st.title(tr("train.title_lesson" if locked else "train.title"))
 start_here()
 small = EXAMPLES["context"].gpt  # the model Predict and Attention open on, told apart from this one
-st.markdown(tr("train.intro", d_model=small.d_model, n_layers=small.n_layers, n_heads=small.n_heads))
+sizes = dict(d_model=small.d_model, n_layers=small.n_layers, n_heads=small.n_heads)
+st.markdown(tr("train.intro_lesson", settings=lesson_settings(), **sizes) if locked else tr("train.intro", **sizes))
 
 # does not wait for the default model (trained in the background); checks for it after the page's last element
 preparing = model_banner(job_notice=False, wait=False, poll=False) is None
@@ -134,7 +136,8 @@ if ss.get(T_PRESET) == "cheat":
 # The choices' lists also hold a loaded checkpoint's own value, so the form can show it.
 left, right = st.columns(2)
 with left:
-    st.subheader(tr("train.model_header"))
+    if not locked:  # a header over no setting says nothing
+        st.subheader(tr("train.model_header"))
     if visible(T_D_MODEL):
         st.select_slider(
             tr("train.d_model"),
@@ -163,7 +166,8 @@ with left:
     choice_radio(T_NORM, ("pre", "post"), help=tr("train.norm_help"))
     choice_radio(T_POSITIONS, ("learned", "sinusoidal"))
 with right:
-    st.subheader(tr("train.optim_header"))
+    if not locked:
+        st.subheader(tr("train.optim_header"))
     if visible(T_TEXT):
         st.text_input(
             tr("train.text"), help=tr("train.text_help", max=MAX_TEXT_LEN), key=T_TEXT, persist_state="session"
@@ -240,7 +244,11 @@ job = ss.get(K_JOB)
 status = job.status if job is not None else None
 c = st.columns(5)
 if c[0].button(
-    tr("train.start"), type="primary", disabled=configs is None or status in ACTIVE, key="train_start", width="stretch"
+    tr("train.start_lesson_button" if locked else "train.start"),
+    type="primary",
+    disabled=configs is None or status in ACTIVE,
+    key="train_start",
+    width="stretch",
 ):
     if (started := start_or_refuse(text, *configs)) is not None:  # None: refused, the message is shown
         ss[K_JOB] = started

@@ -349,8 +349,8 @@ def test_a_lesson_without_a_switch_never_asks_the_student_to_flip_one(lang):
     assert t("predict.next_step_lesson", lang) in {link.proto.label for link in at.main.page_link}
     assert t("predict.next_step", lang) not in {link.proto.label for link in at.main.page_link}
     at = open_app(lang, "pages/train.py", lesson="1", pages="train,attention", show="train_text")
-    assert t("train.start_here_locked", lang) in [m.value for m in at.markdown]  # the start box asks for no flip
-    assert t("train.start_attention_locked", lang) in {link.proto.label for link in at.main.page_link}
+    assert t("train.start_lesson", lang, n=1) in [m.value for m in at.markdown]  # the lesson's pages only
+    assert f"② {t('train.path_attention_locked', lang)}" in {link.proto.label for link in at.main.page_link}
 
 
 def test_a_lesson_showing_only_a_later_parts_controls_opens_that_part():

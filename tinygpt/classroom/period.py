@@ -7,6 +7,8 @@
   fields: a state written by another version of the app never breaks a student's page).
 - :func:`write_state`, :func:`read_state`: the state in the class store's ``class_state`` table
   (``tinygpt.classroom.store``), through the store's own connection and its teacher check.
+- :func:`close_period`, :func:`reopen_period`: close a class and end its period (students stop
+  following, the open question closes, their pages say the class is closed), or open it again.
 - :func:`view_query`: the link to the view students see, for the teacher's own tab.
 - :func:`question_data`, :func:`question_from_data`: a :class:`tinygpt.explanations.exercises.Question` as the
   state carries it to every student, and back.
@@ -75,6 +77,7 @@ class ClassState:
         question_id: the vote's id (:func:`vote_id`), "" without a question.
         round: the round students answer now (1 or 2; 0 without a question).
         revealed: the answers and the model's own numbers are shown to everyone.
+        closed: the teacher closed the class (:func:`close_period`): nobody follows, nothing is asked.
         version: how many times the teacher wrote the state (each write adds 1).
     """
 
@@ -92,6 +95,7 @@ class ClassState:
     question_id: str = ""
     round: int = 0
     revealed: bool = False
+    closed: bool = False
     version: int = 0
 
     def to_json(self) -> str:
@@ -166,6 +170,7 @@ def state_from_json(raw: str | None) -> ClassState:
         question_id=str(data.get("question_id") or "")[:64] if question_ok else "",
         round=rnd if question_ok and rnd in ROUNDS else 0,
         revealed=question_ok and data.get("revealed") is True,
+        closed=data.get("closed") is True,
         version=version if isinstance(version, int) and not isinstance(version, bool) and version >= 0 else 0,
     )
 
@@ -262,6 +267,26 @@ def read_state(store: Store, code: str) -> ClassState | None:
     with store.transaction() as conn:
         raw = conn.execute(sa.select(class_state_table.c.state).where(class_state_table.c.class_code == code)).scalar()
     return None if raw is None else state_from_json(raw)
+
+
+def close_period(store: Store, code: str, key: str) -> None:
+    """Close class ``code`` (its students' answers are no longer recorded) and end its period: the
+    state says the class is closed, students no longer follow and no question stays open (a
+    student's page stops showing them within a refresh). Raises ClassError for an unknown class or
+    a wrong key, StoreError when the store cannot be reached."""
+    store.close_class(code, key)
+    stored = read_state(store, code)
+    if stored is not None:
+        write_state(store, code, key, replace(stored.without_question(), follow=False, closed=True))
+
+
+def reopen_period(store: Store, code: str, key: str) -> None:
+    """Open class ``code`` again; its state no longer says it is closed (the teacher leads and asks
+    anew). Raises as :func:`close_period`."""
+    store.reopen_class(code, key)
+    stored = read_state(store, code)
+    if stored is not None and stored.closed:
+        write_state(store, code, key, replace(stored, closed=False))
 
 
 # ---------------------------------------------------------------- the votes

@@ -15,7 +15,9 @@
   and sees the right answer and the model's own numbers when the teacher reveals them.
 
 A store that cannot be reached changes nothing on the page; a vote it could not take waits in the
-session and is sent on the next refresh.
+session and is sent on the next refresh. Once the teacher closes the class
+(``tinygpt.classroom.period.close_period``) the page says so, and neither follows nor asks; a vote
+the closed class refused is said to have stayed with the student.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from tinygpt.config import ConfigError
 from tinygpt.ui import url
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
+from tinygpt.ui.class_sync import recheck_class
 from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
@@ -46,8 +49,10 @@ MAX_RERUNS = 3
 
 
 def _class_code() -> str | None:
+    """The class whose period the page shows: the session's class while open, or seen closed (the
+    page says it is closed, and finds out when it is opened again)."""
     cs = class_session()
-    return cs.code if cs.in_class else None
+    return cs.code if cs.in_class or (cs.code and cs.status == "closed") else None
 
 
 def _read(code: str) -> ClassState | None:
@@ -109,7 +114,7 @@ def class_period(url_path: str, page_files: dict[str, str]) -> None:
         fs.open = None
         return
     state = _read(code)
-    if state is not None and state.follow:
+    if state is not None and state.follow and not _closed(state):
         fs.open = frozenset(state.open_controls)
         _apply(state)
         current = lesson()
@@ -125,8 +130,8 @@ def class_period(url_path: str, page_files: dict[str, str]) -> None:
 def _out_of_step(state: ClassState, url_path: str) -> bool:
     """True when the page does not show the teacher's view (the whole page must run again)."""
     ss, fs = st.session_state, follow_session()
-    if not state.follow:
-        return fs.open is not None  # the teacher let them explore: the controls come back
+    if not state.follow or _closed(state):
+        return fs.open is not None  # the teacher let them explore, or closed the class: the controls come back
     if fs.open != frozenset(state.open_controls):
         return True
     current = lesson()
@@ -154,6 +159,12 @@ def live(code: str, url_path: str) -> None:
         fs.reruns = (state.version, count)
         if count <= MAX_RERUNS:  # a view the page cannot take (an unreadable text) does not loop
             st.rerun(scope="app")
+    if _closed(state):  # no lead and no question: said on the page, where a phone shows it
+        cs = class_session()
+        if fs.refused:
+            st.warning(tr("period.vote_refused", code=code), icon=":material/lock:")
+        st.info(tr("period.closed_student", code=code) if cs.status != "unknown" else cs.note, icon=":material/lock:")
+        return
     if state.follow:
         st.info(tr("period.leading", where=_where()), icon=":material/co_present:")
         if (note := training_note(state)) is not None:
@@ -161,6 +172,19 @@ def live(code: str, url_path: str) -> None:
     if state.question is not None and state.round:
         with st.container(border=True, key="period_question"):
             _question(code, state)
+
+
+def _closed(state: ClassState) -> bool:
+    """True when the class is closed: its state says so, or the store refused an answer (a class
+    seen closed is asked again now and then: ``tinygpt.ui.class_sync.recheck_class``)."""
+    cs = class_session()
+    if cs.status == "closed" and not state.closed:
+        recheck_class()  # reopened: answers go to the class again
+    elif state.closed and cs.status != "closed":
+        cs.status, cs.note = "closed", tr("class.closed", code=cs.code)
+    if cs.status == "open":
+        follow_session().refused = False
+    return state.closed or cs.status in ("closed", "unknown")
 
 
 def _where() -> str:
@@ -287,13 +311,19 @@ def _vote(code: str, state: ClassState, key: str) -> None:
 
 
 def _send_waiting() -> None:
-    """Send the votes the store has not taken yet; a closed class drops them (said by the class banner)."""
-    waiting = follow_session().waiting
+    """Send the votes the store has not taken yet. A closed (or removed) class refuses them: the vote
+    is not counted as sent, and the page says the class is closed (:func:`live`)."""
+    fs = follow_session()
+    waiting = fs.waiting
     while waiting:
         try:
             class_store().record_answer(waiting[0])
-        except ClassError:
-            pass
+        except ClassError as exc:
+            cs = class_session()
+            cs.status = "closed" if exc.key == "class.closed" else "unknown"
+            cs.note = tr(f"class.{cs.status}", code=exc.code)
+            fs.votes.pop((waiting[0].question_id, waiting[0].round), None)
+            fs.refused = True
         except (StoreError, ConfigError) as exc:
             st.caption(tr("period.waiting", n=len(waiting), reason=problem_text(exc)))
             return

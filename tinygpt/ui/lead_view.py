@@ -155,6 +155,9 @@ def lead(code: str, key: str) -> None:
     except (StoreError, ConfigError) as exc:
         st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
+    if stored.closed:  # closing the class ended its period: nobody follows, nothing is asked
+        st.info(tr("period.closed_teacher"), icon=":material/lock:")
+        return
     _load(code, stored)
     if (problem := teacher_session().take_lead_problem()) is not None:
         st.error(problem, icon=":material/cloud_off:")
@@ -303,12 +306,14 @@ def _set(code: str, key: str, **changes: object) -> None:
 
 def question(code: str, key: str) -> None:
     """The class's question: the form that asks one, or the open question (:func:`open_question`)."""
-    st.subheader(tr("period.question_section"), anchor=False)
     try:
         state = _state(code)
     except (StoreError, ConfigError) as exc:
         st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
+    if state.closed:  # a closed class asks nothing (the class's section says so)
+        return
+    st.subheader(tr("period.question_section"), anchor=False)
     if state.question is None:  # drawn outside the refreshing part: a pick is never redrawn under the mouse
         if (problem := teacher_session().take_lead_problem()) is not None:
             st.error(problem)

@@ -8,8 +8,12 @@ URL format (query parameters; names are separated by commas, case does not matte
     &hide=predict_seed             controls not drawn (with ``show``: drawn = show minus hide)
 
 Any one of ``lesson``, ``pages``, ``show``, ``hide`` makes the view a lesson (``lesson=0`` alone
-does not). A hidden control is not drawn; the page uses its value from the session (e.g. what
-the Attention page read from its own URL parameters) or its default. The link is read once per
+does not). The link's other parameters (``step=``, ``guess=``, ``tau=``, ``prefix=``, …) are the view
+its pages open on (:attr:`Lesson.view`): every page of the lesson starts on them on its first visit,
+whichever page the lesson opens on, and they stay in the address while a page has not written its
+own (:func:`lesson_note`), so a reload keeps them too. A hidden control is not drawn; the page uses
+its value from the session (e.g. what the Attention page read from its own URL parameters) or its
+default. The link is read once per
 session (:func:`lesson`) and its parameters are written back to the address bar on every run,
 so they survive page switches (``st.navigation`` clears the query string) and the language switch.
 Unknown page or control names get a message naming them and listing the accepted ones.
@@ -27,6 +31,7 @@ from typing import TypeVar
 
 import streamlit as st
 
+from tinygpt.classroom.class_links import LESSON_KEYS, PAGE_PARAM, PRIVATE_PARAMS
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_choice
@@ -49,6 +54,9 @@ _OFF = ("0", "false", "off", "no")
 LESSON_SWITCH: dict[str, bool] = {w: True for w in ("1", "true", "on", "yes")} | {w: False for w in _OFF}
 #: Names read from each of ``pages``, ``show`` and ``hide`` (there are far fewer pages and controls).
 MAX_LESSON_NAMES = 64
+#: Parameters of a link that are not the view of a page: the lesson's and the class's, the
+#: language, the model (read on every page), a person's own, a resume link's page.
+NOT_PAGE_VIEW = frozenset((*LESSON_KEYS, *PRIVATE_PARAMS, PAGE_PARAM, "lang", "model", "train"))
 
 
 #: Every page's table of state (``tinygpt.ui.controls``), in the order of the app's pages.
@@ -72,6 +80,8 @@ class Lesson:
         bad_values: the refused values of other parameters (``lesson=`` not one of
             ``LESSON_SWITCH``), each a ConfigError naming it.
         params: the lesson's query parameters, normalised (written back to the URL).
+        view: the link's parameters of the pages' views ({name: text} as pairs; not those of
+            :data:`NOT_PAGE_VIEW`), which each page of the lesson reads on its first visit.
     """
 
     pages: tuple[str, ...] = ()
@@ -81,6 +91,7 @@ class Lesson:
     bad_controls: tuple[str, ...] = ()
     bad_values: tuple[ConfigError, ...] = ()
     params: tuple[tuple[str, str], ...] = (("lesson", "1"),)
+    view: tuple[tuple[str, str], ...] = ()
 
     def visible(self, key: str) -> bool:
         """True when control ``key`` is drawn in this lesson."""
@@ -104,7 +115,8 @@ def parse_lesson(
     """The lesson a link's query parameters describe, or None when they describe none.
 
     Args:
-        params: the query parameters (only ``lesson``, ``pages``, ``show``, ``hide`` are read).
+        params: the query parameters: ``lesson``, ``pages``, ``show``, ``hide`` describe the
+            lesson; the others but :data:`NOT_PAGE_VIEW` are its pages' view (:attr:`Lesson.view`).
         page_names: the app's page URL paths, in navigation order.
         controls: the lockable widget keys.
     Unknown names are kept in ``bad_pages``/``bad_controls`` (as a message shows them) and
@@ -137,6 +149,7 @@ def parse_lesson(
         bad_controls=bad_controls,
         bad_values=tuple(bad_values),
         params=tuple(normalised),
+        view=tuple((k, v) for k, v in params.items() if k not in NOT_PAGE_VIEW),
     )
 
 
@@ -144,7 +157,8 @@ def lesson() -> Lesson | None:
     """This session's lesson, read from the URL on the session's first run (None: the full app)."""
     if _STATE not in st.session_state:
         params = {k: raw for k in LESSON_PARAMS if (raw := url.app_param(k)) is not None}
-        st.session_state[_STATE] = parse_lesson(params, [p[3] for p in PAGES])
+        view = {k: v for k, v in url.query().items() if k not in NOT_PAGE_VIEW}
+        st.session_state[_STATE] = parse_lesson(params | view, [p[3] for p in PAGES])
     return st.session_state[_STATE]
 
 
@@ -183,7 +197,13 @@ def who_flips() -> str:
     them and shows none)."""
     if any(visible(k) for k in SWITCHES):
         return "student"
-    return "teacher" if follow_session().open is not None else "lesson"
+    return "teacher" if led_live() else "lesson"
+
+
+def led_live() -> bool:
+    """True while the student follows the teacher in a class period: a locked control's value is
+    the teacher's, set live (else a locked control's value is the lesson link's)."""
+    return follow_session().open is not None
 
 
 def page_shown(url_path: str) -> bool:
@@ -200,14 +220,19 @@ def _accepted_controls() -> str:
     return "; ".join(f"{page}: {', '.join(keys)}" for page, keys in by_page.items())
 
 
-def lesson_note() -> None:
-    """At the top of every page: say the view is a lesson and how to leave it, name any bad names
-    in the link, and keep the lesson's parameters in the address bar."""
+def lesson_note(url_path: str = "") -> None:
+    """At the top of every page (``url_path``, before it runs): say the view is a lesson and how to
+    leave it, name any bad names in the link, and keep the lesson's parameters in the address bar,
+    with the lesson's view of every parameter the page has not written in this session (the page
+    reads them on its first visit, as if the lesson's link had been opened on it; a reload finds
+    them). While the student follows the teacher, the teacher's view counts, not the lesson's."""
     current = lesson()
     if current is None:
         return
     for name, value in current.params:
         url.put(name, value)
+    if follow_session().open is None:
+        url.seed(url_path, current.view)
     # A link with only the language opens the full app (a new tab, so the lesson stays here).
     st.info(tr("lesson.note", url=f"?lang={lang()}"), icon=":material/school:")
     for exc in current.bad_values:

@@ -150,7 +150,7 @@ def run_app() -> None:
     follow_short_link(page.url_path, {p[3]: p[0] for p in PAGES})  # a resume link's page
     nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own
     language_switch()
-    lesson_note()
+    lesson_note(page.url_path)
     student_session(page.url_path)  # the student's answers and class; "my answers" in the sidebar
     resolve_link()  # ?model= / ?train= of a link just opened (before the page reads the model)
     from tinygpt.ui.follow import class_period  # heavy: torch (the class period's models)

@@ -116,8 +116,8 @@ def live(code: str) -> None:
     now = votes.of(state.round)
     with st.container(key="projector_count"):
         st.markdown(tr("projector.answered", n=now.answered, round=state.round))
-        if state.round == 2 and not state.revealed:
-            st.markdown(tr("projector.round2"))
+        if state.round == 2:  # one line in this place whatever the state: a revealed page keeps no stale line here
+            st.markdown(tr("projector.round2_revealed" if state.revealed else "projector.round2"))
     if not state.revealed:
         st.caption(tr("projector.hidden"))
         return

@@ -87,6 +87,7 @@ class FollowSession:
     votes: dict[tuple[str, int], str] = field(default_factory=dict)  # (question id, round) -> answer ids sent
     waiting: list[NewAnswer] = field(default_factory=list)  # votes the store could not take yet
     loaded: set[str] = field(default_factory=set)  # the questions whose earlier votes were read from the store
+    refused: bool = False  # the class refused a vote of this student: it is closed (said on the page)
     full_run: bool = False  # set while the whole page runs (the fragment then reruns nothing)
     reruns: tuple[int | None, int] = (None, 0)  # (state version, how many whole-page reruns it caused)
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from tinygpt.classroom.class_links import query_with_class
+from tinygpt.classroom.period import close_period, reopen_period
 from tinygpt.classroom.store import ClassError, QuestionSummary, StoreError, read_class_code, read_teacher_key
 from tinygpt.config import ConfigError
 from tinygpt.explanations.charts import answer_spread_spec
@@ -141,10 +142,10 @@ def controls(code: str, key: str, is_open: bool) -> None:
 def _act(action: str, code: str, key: str) -> None:
     store = class_store()
     try:
-        if action == "close":
-            store.close_class(code, key)
+        if action == "close":  # the period ends too: students stop following, the open question closes
+            close_period(store, code, key)
         elif action == "reopen":
-            store.reopen_class(code, key)
+            reopen_period(store, code, key)
         else:
             n = store.clear_class(code, key)
             teacher_session().done = tr("teacher.cleared", n=n)

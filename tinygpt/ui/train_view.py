@@ -12,9 +12,10 @@ from tinygpt.training import checkpoint
 from tinygpt.training.jobs import JobStatus, RunRecord, TrainingJob, greedy_continuation, settings_of
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.language import error_text, tr
-from tinygpt.ui.lesson import page_shown, visible, who_flips
+from tinygpt.ui.lesson import LESSON_CONTROLS, lesson, page_shown, visible, who_flips
 from tinygpt.ui.models import K_JOB, current_model, set_own_model
 from tinygpt.ui.student_state import class_session
+from tinygpt.ui.train_form import FORM_FIELDS
 from tinygpt.ui.train_session import train_session
 from tinygpt.ui.train_table import (
     T_CAUSAL_MASK,
@@ -34,8 +35,18 @@ from tinygpt.ui.train_table import (
     T_UPLOAD,
     T_WINDOW,
 )
+from tinygpt.ui.train_words import setting_text
 from tinygpt.ui.training_jobs import MAX_RUNS
 from tinygpt.ui.uploads import read_upload, upload_key
+
+#: The start box's links in a lesson: page -> (i18n key of its label without a number, its icon).
+PATH_LINKS: dict[str, tuple[str, str]] = {
+    "predict": ("train.path_predict", ":material/keyboard_tab:"),
+    "attention": ("train.path_attention", ":material/grid_on:"),
+    "theory": ("train.path_theory", ":material/functions:"),
+}
+#: The numbers of a lesson's pages, as the start box writes them.
+CIRCLED = "①②③④⑤⑥"
 
 
 def start_here() -> None:
@@ -44,6 +55,10 @@ def start_here() -> None:
     with answers already (a returning one) is not asked whether this is the first visit."""
     back = bool(class_session().answers)  # answers came back: "welcome back" is said, not "new here?"
     flips = who_flips() == "student"  # else the lesson or the teacher sets the switches: no "flip" asked for
+    current = lesson()
+    if current is not None and current.pages:  # a lesson: only its own pages, numbered in its order
+        lesson_path(current.pages, flips)
+        return
     with st.container(border=True, key="train_start_here"):
         if flips:
             st.markdown(tr("train.start_back" if back else "train.start_here"))
@@ -61,6 +76,34 @@ def start_here() -> None:
             ):
                 if page_shown(page):
                     st.page_link(f"pages/{page}.py", label=tr(key), icon=icon)
+
+
+def lesson_path(pages: tuple[str, ...], flips: bool) -> None:
+    """The start box of a lesson listing ``pages`` (URL paths, in the app's order, this page among
+    them): the lesson's other pages, numbered as the lesson goes; nothing when it has no other page."""
+    others = [p for p in pages if p in PATH_LINKS]
+    if not others:
+        return
+    with st.container(border=True, key="train_start_here"):
+        st.markdown(tr("train.start_lesson", n=len(others)))
+        with st.container(horizontal=True, gap="small"):
+            for page in others:
+                key, icon = PATH_LINKS[page]
+                key = key if flips or page != "attention" else "train.path_attention_locked"
+                number = CIRCLED[pages.index(page)] if pages.index(page) < len(CIRCLED) else ""
+                st.page_link(f"pages/{page}.py", label=f"{number} {tr(key)}".strip(), icon=icon)
+
+
+def form_locked() -> bool:
+    """True when the page draws none of the Train form's controls (a lesson hides them all): the
+    student trains the model as the lesson set it, and the page says so."""
+    return not any(visible(k) for k in LESSON_CONTROLS if k.startswith("train_"))
+
+
+def lesson_settings() -> str:
+    """The form's settings in words ("d_model 512; n_heads 8; …"), for a page that draws none of them."""
+    ss = st.session_state
+    return "; ".join(setting_text(name, ss[key]) for key, name in FORM_FIELDS.items() if key in ss)
 
 
 def options_with(options: list, value: object) -> list:

@@ -131,6 +131,16 @@ def save(page: str, params: Sequence[Param]) -> None:
         query.update(changed)
 
 
+def seed(page: str, view: Sequence[tuple[str, str]]) -> None:
+    """Put each (name, text) of ``view`` into the URL unless ``page`` wrote that parameter in this
+    session (its own value stands): on the page's first visit :func:`load` reads them as a link's.
+    One update of the query for all of them."""
+    written, query = _written(), st.query_params
+    changed = {name: text for name, text in view if (page, name) not in written and query.get(name) != text}
+    if changed:
+        query.update(changed)
+
+
 def forget(page: str, names: Sequence[str] = ()) -> None:
     """Read ``names`` (all of ``page``'s parameters when empty) from the URL again on the next
     :func:`load`, as if a link had just been opened."""

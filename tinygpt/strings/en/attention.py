@@ -267,6 +267,7 @@ STRINGS: dict[str, str] = {
     "attn.edit_refused": "The score {value} is not accepted: type a number from −{limit} to {limit}. The score in use is kept.",
     "attn.table_open": "The numbers as a table (and a CSV of every value)",
     "attn.lesson_set": "Your teacher's link set these switches for you: {switches}.",
+    "attn.lesson_set_teacher": "Your teacher set these switches for you: {switches}.",
     "attn.lesson_on": "on",
     "attn.lesson_off": "off",
     "attn.lesson_edits": "{n} edited {n:score|scores}",

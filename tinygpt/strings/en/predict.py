@@ -98,4 +98,7 @@ STRINGS: dict[str, str] = {
     "predict.next_step": "Next: ② flip a switch on the Attention page and see which predictions change, and why",
     "predict.next_step_teacher": "Next: ② on the Attention page, see which predictions change when your teacher flips a switch, and why",
     "predict.next_step_lesson": "Next: ② on the Attention page, see what each position looks at, then follow the nine steps",
+    "predict.intro_set": "**Autoregressive** means the model writes on from its own output: it predicts one character, appends it to the text and predicts again from the longer text. At every position of the prefix below the model gives a probability distribution over the next character.",
+    "predict.prefix_set_lesson": "The prefix, set by your teacher's lesson: “{prefix}”",
+    "predict.prefix_set_teacher": "The prefix, set by your teacher: “{prefix}”",
 }

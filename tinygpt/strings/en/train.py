@@ -167,4 +167,12 @@ STRINGS: dict[str, str] = {
     "train.start_off_many": "Train is off until the {n} settings named above are accepted.",
     "train.start_back": "**Carry on from here:** ① the model's predictions, then ② flip the causal mask and see which predictions change and why, then ③ read the math behind it. Or train a model of your own below.",
     "train.start_back_locked": "**Carry on from here:** ① the model's predictions, then ② see where each position looks and what the nine steps of attention compute, then ③ read the math behind it. Or train a model of your own below.",
+    "train.title_lesson": "The model of this lesson",
+    "train.intro_lesson": "Your teacher's lesson set every setting of this model: {settings}. You cannot change them here; press **Train this model** to watch its loss fall as it learns its text. Training runs in the background: you can pause it, step it, stop it, or visit the lesson's other pages and come back. The Predict and Attention pages start with another, much smaller model — the context example: d_model {d_model}, {n_layers} layers, {n_heads} heads per layer.",
+    "train.start_lesson_button": "Train this model",
+    "train.start_lesson": "**Today's lesson:** this page, then {n} more {n:page|pages} in this order:",
+    "train.path_predict": "Watch it predict",
+    "train.path_attention": "Flip a switch, see what changes",
+    "train.path_attention_locked": "See where each position looks",
+    "train.path_theory": "Read why",
 }

@@ -267,6 +267,7 @@ STRINGS: dict[str, str] = {
     "attn.edit_refused": "得分 {value} 不被接受：请输入 −{limit} 到 {limit} 之间的数。仍使用原来的得分。",
     "attn.table_open": "这些数的表格（以及包含全部数值的 CSV）",
     "attn.lesson_set": "老师的链接替你设好了这些开关：{switches}。",
+    "attn.lesson_set_teacher": "老师替你设好了这些开关：{switches}。",
     "attn.lesson_on": "开",
     "attn.lesson_off": "关",
     "attn.lesson_edits": "改了 {n} 个得分",

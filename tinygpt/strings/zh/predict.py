@@ -98,4 +98,7 @@ STRINGS: dict[str, str] = {
     "predict.next_step": "下一步：② 在“注意力九步”里拨动开关，看哪些预测变了、为什么",
     "predict.next_step_teacher": "下一步：② 在“注意力九步”里看老师拨动开关后哪些预测变了、为什么",
     "predict.next_step_lesson": "下一步：② 在“注意力九步”里看每个位置注意哪些字，再跟着九个步骤往下看",
+    "predict.intro_set": "**自回归**就是模型接着自己的输出往下写：预测出一个字，把它接到文本末尾，再从变长的文本预测下一个字。模型在下面这个前缀的每个位置给出“下一个字”的概率分布。",
+    "predict.prefix_set_lesson": "前缀由老师的课设定：“{prefix}”",
+    "predict.prefix_set_teacher": "前缀由老师设定：“{prefix}”",
 }

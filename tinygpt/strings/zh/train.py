@@ -167,4 +167,12 @@ STRINGS: dict[str, str] = {
     "train.start_off_many": "上面指出的 {n} 项设置被接受之前不能开始训练。",
     "train.start_back": "**从这里接着学：** 先 ① 看模型怎么预测，再 ② 拨动因果掩码，看哪些预测变了、为什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
     "train.start_back_locked": "**从这里接着学：** 先 ① 看模型怎么预测，再 ② 看每个位置注意哪些字、注意力的九个步骤算了什么，然后 ③ 读背后的数学。也可以在下面训练你自己的模型。",
+    "train.title_lesson": "这节课的模型",
+    "train.intro_lesson": "老师的课已经设好了这个模型的全部设置：{settings}。这里不能修改它们；点 **训练这个模型**，就能看着它学习文本时损失一点点下降。训练在后台进行：可以暂停、单步、停止，也可以去这节课的其他页面再回来。“预测”和“注意力九步”两页一开始讲的是另一个小得多的模型——上下文示例：d_model {d_model}、{n_layers} 层、每层 {n_heads} 个头。",
+    "train.start_lesson_button": "训练这个模型",
+    "train.start_lesson": "**今天这节课：** 先看这一页，再按顺序看下面 {n} 个页面：",
+    "train.path_predict": "看它预测",
+    "train.path_attention": "拨动开关，看变化",
+    "train.path_attention_locked": "看每个位置注意哪些字",
+    "train.path_theory": "读懂原因",
 }

@@ -33,7 +33,7 @@ from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, s
 from tinygpt.ui.attention.reasons import shown_char as _char
 from tinygpt.ui.figure_view import figure_downloads
 from tinygpt.ui.language import md_escape, tr
-from tinygpt.ui.lesson import visible, who_flips
+from tinygpt.ui.lesson import led_live, visible, who_flips
 from tinygpt.ui.models import K_CHOICE
 from tinygpt.ui.tables import show_table, text_table
 
@@ -175,7 +175,8 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
     pressed = False
     with st.container(key="effect_count"):
         if lesson_set := set_by_lesson(record, sw, layer):  # the student sees no switch: say what the link set
-            st.markdown(tr("attn.lesson_set", switches="; ".join(lesson_set)))
+            said = "attn.lesson_set_teacher" if led_live() else "attn.lesson_set"  # the teacher now, or a link
+            st.markdown(tr(said, switches="; ".join(lesson_set)))
         where = dict(layer=number(layer), L=record.gpt_cfg.n_layers)  # the layer is said beside the count
         if own:
             st.markdown(tr(OWN_COUNT[who_flips()], T=T, **where))
