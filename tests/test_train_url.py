@@ -99,3 +99,29 @@ def test_a_form_link_with_several_bad_values_names_each_in_one_message(lang):
         assert value in refused[0] and accepted in refused[0], (value, accepted, refused[0])
     assert t("err.config_several", lang, n=3, errors="") in refused[0]
     assert at.session_state["train_d_model"] == 512  # the form keeps its defaults
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_model_taken_from_the_store_after_a_restart_keeps_its_link_and_its_training_time(lang):
+    from tinygpt.training.jobs import model_key
+    from tinygpt.ui.models import shelf
+
+    seed = {"zh": "11", "en": "12"}[lang]
+    at = small_form(open_train(lang), seed=seed, epochs="20")
+    at.button(key="train_start").click().run()
+    wait_for_model(at, POEM)
+    trained, link = at.session_state["own_model"], at.query_params["trained"]
+    assert trained.seconds > 0
+    models = shelf()
+    with models.lock:  # a restart: the server's shelf is empty, the class store keeps the published model
+        assert models.models.pop(model_key(trained.text, trained.gpt_cfg, trained.train_cfg)) is trained
+    again = small_form(open_train(lang), seed=seed, epochs="20")  # a new browser, the same settings
+    again.button(key="train_start").click().run()
+    assert again.session_state["job"].from_cache
+    own = again.session_state["own_model"]
+    assert own is not trained and own.losses == trained.losses and own.init_seed == trained.train_cfg.seed
+    assert again.query_params["trained"] == link  # a reload brings it back
+    figures = {"steps": len(trained.losses), "loss": trained.losses[-1], "seconds": trained.seconds}
+    reason = t(f"train.reason.{trained.stop_reason}", lang)
+    assert t("train.done_cached", lang, reason=reason, **figures) in [s.value for s in again.success]
+    assert not again.exception

@@ -56,6 +56,7 @@ STRINGS: dict[str, str] = {
     "train.paused": "Paused at step {step}, loss {loss}. Press Resume or Step.",
     "train.replaying": "The loss stopped being finite: replaying step {i} / {n} to restore the last finite weights…",
     "train.done_cached": "These settings were trained before on this server, so that model is used at once, no training needed: {steps} {steps:step|steps}, final loss {loss:.3e}, trained then in {seconds:.1f} s ({reason}). The Predict and Attention pages now use this model.",
+    "train.done_cached_untimed": "These settings were trained before on this server, so that model is used at once, no training needed: {steps} {steps:step|steps}, final loss {loss:.3e} ({reason}). The Predict and Attention pages now use this model.",
     "train.diverged": "The loss did not go down: it went from {first:.3g} at step 1 to {last:.3g} at the end. The learning rate lr = {lr:g} is probably too large for this model; try {suggest:g}. The Predict and Attention pages keep using the model you had.",
     "train.use_diverged": "Use this model anyway",
     "train.diverged_in_use": "The Predict and Attention pages use this model, whose loss went up from {first:.3g} to {last:.3g}.",

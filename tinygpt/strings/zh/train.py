@@ -56,6 +56,7 @@ STRINGS: dict[str, str] = {
     "train.paused": "已暂停于第 {step} 步，损失 {loss}。按“继续”或“单步”。",
     "train.replaying": "损失变成非有限值：正在重放第 {i} / {n} 步，恢复最后一组有限的权重…",
     "train.done_cached": "这些设置在本服务器上已经训练过，直接使用那个模型，无需重新训练：{steps} 步，最终损失 {loss:.3e}，当时用时 {seconds:.1f} 秒（{reason}）。预测页和注意力页现在使用这个模型。",
+    "train.done_cached_untimed": "这些设置在本服务器上已经训练过，直接使用那个模型，无需重新训练：{steps} 步，最终损失 {loss:.3e}（{reason}）。预测页和注意力页现在使用这个模型。",
     "train.diverged": "损失没有下降：从第 1 步的 {first:.3g} 升到最后的 {last:.3g}。学习率 lr = {lr:g} 对这个模型可能太大，试试 {suggest:g}。预测页和注意力页继续使用你之前的模型。",
     "train.use_diverged": "仍然使用这个模型",
     "train.diverged_in_use": "预测页和注意力页正在使用这个模型，它的损失从 {first:.3g} 升到了 {last:.3g}。",
