@@ -125,3 +125,36 @@ def test_a_model_taken_from_the_store_after_a_restart_keeps_its_link_and_its_tra
     reason = t(f"train.reason.{trained.stop_reason}", lang)
     assert t("train.done_cached", lang, reason=reason, **figures) in [s.value for s in again.success]
     assert not again.exception
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_loaded_file_says_it_lasts_for_the_session_and_the_model_trained_before_stays_in_the_link(lang):
+    from helpers import SMALL
+
+    from tinygpt.config import TrainConfig
+    from tinygpt.training.checkpoint import to_bytes
+    from tinygpt.training.train import train
+
+    data = to_bytes(train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0)))
+
+    def upload(at: AppTest, key: str) -> AppTest:
+        at.file_uploader(key=key).set_value(("model.safetensors", data, "application/octet-stream"))
+        at.run()
+        assert at.session_state["own_model"].text == "白日依山尽" and not at.exception
+        return at
+
+    first = upload(open_train(lang), "train_upload")  # nothing trained before: the file alone
+    assert "trained" not in first.query_params
+    assert [i.value for i in first.info if i.value == t("train.session_note_file", lang)]
+    assert t("train.session_note", lang) not in [c.value for c in first.caption]  # no promise of a reload
+    at = small_form(open_train(lang), seed="13", epochs="20")
+    at.button(key="train_start").click().run()
+    wait_for_model(at, POEM)
+    link = at.query_params["trained"]
+    assert t("train.session_note", lang) in [c.value for c in at.caption]
+    upload(at, "train_upload")
+    assert at.query_params["trained"] == link  # the model trained before stays reachable
+    assert [i.value for i in at.info if i.value == t("train.session_note_file_kept", lang)]
+    again = open_train(lang, **{k: v for k, v in at.query_params.items() if k != "lang"})  # a reload
+    wait_for_model(again, POEM)
+    assert encode_train(*decode_train(link)) == again.query_params["trained"]

@@ -104,6 +104,8 @@ STRINGS: dict[str, str] = {
     "train.ckpt_header": "Save and load a model",
     "train.download": "Download the current model (safetensors)",
     "train.session_note": "A reload brings your trained model back: its settings are in the page's address, so it is taken from the server or trained again, with its progress shown. To come back to it later, keep the address or download the model.",
+    "train.session_note_file": "The model in use was loaded from a file, and it lasts for this session only: after a reload, load the file again to use it.",
+    "train.session_note_file_kept": "The model in use was loaded from a file, and it lasts for this session only: a reload brings back the model you trained before it (its settings stay in the page's address), and the file must be loaded again.",
     "train.download_help": "Weights as safetensors; the configuration, vocabulary, text and loss curve are in the file's metadata (JSON).",
     "train.upload": "Load a model file (.safetensors)",
     "train.upload_ok": "Loaded: text “{text}”, {params:,} parameters, {steps} {steps:step|steps}. Every page now uses this model.",

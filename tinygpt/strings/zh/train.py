@@ -104,6 +104,8 @@ STRINGS: dict[str, str] = {
     "train.ckpt_header": "保存与载入模型",
     "train.download": "下载当前模型（safetensors）",
     "train.session_note": "刷新页面后，你训练的模型会回来：它的设置在网址里，模型会从服务器上取回，或重新训练一遍并显示进度。想以后再用，请保存这个网址，或者下载模型。",
+    "train.session_note_file": "正在使用的模型是从文件载入的，只在本次会话中有效：刷新页面后，需要重新载入这个文件才能再用它。",
+    "train.session_note_file_kept": "正在使用的模型是从文件载入的，只在本次会话中有效：刷新页面后，回来的是你在它之前训练的模型（它的设置还在网址里），这个文件需要重新载入。",
     "train.download_help": "权重保存为 safetensors；配置、词表、文本和损失曲线写在文件的元数据（JSON）里。",
     "train.upload": "载入模型文件（.safetensors）",
     "train.upload_ok": "已载入：文本“{text}”，{params:,} 个参数，{steps} 步。所有页面现在使用这个模型。",
