@@ -5,11 +5,16 @@ from __future__ import annotations
 import time
 
 import pytest
+from helpers import SMALL
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.config import MAX_EPOCHS
+from tinygpt.config import MAX_EPOCHS, TrainConfig
 from tinygpt.i18n import t
 from tinygpt.links import decode_train, encode_train
+from tinygpt.training.checkpoint import to_bytes
+from tinygpt.training.jobs import model_key
+from tinygpt.training.train import train
+from tinygpt.ui.models import shelf
 
 POEM = "床前明月光"
 
@@ -103,9 +108,6 @@ def test_a_form_link_with_several_bad_values_names_each_in_one_message(lang):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_model_taken_from_the_store_after_a_restart_keeps_its_link_and_its_training_time(lang):
-    from tinygpt.training.jobs import model_key
-    from tinygpt.ui.models import shelf
-
     seed = {"zh": "11", "en": "12"}[lang]
     at = small_form(open_train(lang), seed=seed, epochs="20")
     at.button(key="train_start").click().run()
@@ -129,12 +131,6 @@ def test_a_model_taken_from_the_store_after_a_restart_keeps_its_link_and_its_tra
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_loaded_file_says_it_lasts_for_the_session_and_the_model_trained_before_stays_in_the_link(lang):
-    from helpers import SMALL
-
-    from tinygpt.config import TrainConfig
-    from tinygpt.training.checkpoint import to_bytes
-    from tinygpt.training.train import train
-
     data = to_bytes(train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0)))
 
     def upload(at: AppTest, key: str) -> AppTest:
