@@ -20,6 +20,7 @@ session and is sent on the next refresh.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
 import streamlit as st
@@ -28,7 +29,7 @@ from tinygpt.classroom.class_links import LESSON_KEYS, answer_ids
 from tinygpt.classroom.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
 from tinygpt.classroom.store import ClassError, NewAnswer, StoreError
 from tinygpt.config import ConfigError
-from tinygpt.ui import url
+from tinygpt.ui import student, url
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.controls import K_MODEL
@@ -38,7 +39,7 @@ from tinygpt.ui.lesson import lesson
 from tinygpt.ui.page_list import CLASS_VIEW_PATHS
 from tinygpt.ui.predict_table import P_PREFIX
 from tinygpt.ui.predict_view import follow_model as predict_follows
-from tinygpt.ui.student_state import K_NICKNAME, class_session, follow_session
+from tinygpt.ui.student_state import K_NICKNAME, AnswerEntry, class_session, follow_session
 
 #: Seconds between two readings of the class's state on a student's page.
 REFRESH_SECONDS = 1
@@ -269,20 +270,21 @@ def _vote(code: str, state: ClassState, key: str) -> None:
     ids = answer_ids(question, picked)
     labels = {c.id: c.text or tr(c.key) for c in question.choices}
     fs.votes[(state.question_id, state.round)] = ids
-    fs.waiting.append(
-        NewAnswer(
-            class_code=code,
-            question_id=state.question_id,
-            question_text=tr(question.prompt_key, **dict(question.prompt_fields)),
-            question=dict(state.question),
-            student=class_session().me,
-            answer=ids,
-            answer_text=", ".join(labels.get(i, i) for i in ids.split(",") if i),
-            right=question.is_right(picked),
-            nickname=ss.get(K_NICKNAME),
-            round=state.round,
-        )
+    vote = NewAnswer(
+        class_code=code,
+        question_id=state.question_id,
+        question_text=tr(question.prompt_key, **dict(question.prompt_fields)),
+        question=dict(state.question),
+        student=class_session().me,
+        answer=ids,
+        answer_text=", ".join(labels.get(i, i) for i in ids.split(",") if i),
+        right=question.is_right(picked),
+        nickname=ss.get(K_NICKNAME),
+        round=state.round,
     )
+    fs.waiting.append(vote)
+    mine = (vote.question_id, vote.question_text, vote.answer, vote.answer_text, vote.right, time.time(), code)
+    student.voted(AnswerEntry(*mine, round=state.round))  # "my answers" and the score
     _send_waiting()
 
 
