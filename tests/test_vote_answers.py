@@ -62,6 +62,7 @@ def test_each_vote_is_in_my_answers_at_once_with_its_round_and_counts_in_the_sco
     assert mine(student) == [(qid, 1, False)]  # at once, in this session
     assert student.session_state[SCORE] == (0, 1)
     assert t("ex.score", "en", right=0, asked=1) in markdown(student)
+    assert student.button(key="mine_vote_resume")  # "my answers" beside the vote (its fragment keeps the sidebar)
     entry = next(iter(class_session(student.session_state).answers.values()))
     for lang in ("en", "zh"):
         assert t("mine.vote_round", lang, question=entry.question_text, round=1).startswith(entry.question_text)

@@ -36,6 +36,7 @@ from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
 from tinygpt.ui.lesson import lesson
+from tinygpt.ui.my_answers import my_answers
 from tinygpt.ui.page_list import CLASS_VIEW_PATHS
 from tinygpt.ui.predict_table import P_PREFIX
 from tinygpt.ui.predict_view import follow_model as predict_follows
@@ -243,6 +244,18 @@ def _question(code: str, state: ClassState) -> None:
         st.caption(tr("period.sent"))
     else:
         st.caption(tr("period.pick"))
+    if sent is not None:
+        _mine_here()
+
+
+def _mine_here() -> None:
+    """ "My answers" beside the vote: the vote is given in this fragment, which does not redraw the
+    sidebar's copy, so the student sees it there at once."""
+    cs = class_session()
+    entries = sorted(cs.answers.values(), key=lambda e: e.at)
+    if entries:
+        with st.container(key="mine_vote"), st.popover(tr("mine.button"), icon=":material/assignment:"):
+            my_answers(entries, cs.page, key_prefix="mine_vote")
 
 
 def _load_votes(code: str, question_id: str) -> None:
