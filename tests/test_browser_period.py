@@ -110,6 +110,12 @@ def test_a_teacher_leads_three_students_through_a_vote_in_two_rounds(browser, ap
         wrong = next(n for n, i in enumerate(ids) if i not in state.question["answers"])
         for n, student in enumerate(students):  # one right, two wrong: 33 %, where the class discusses
             vote(student, right if n == 0 else wrong)
+        for student in students:  # "my answers" at once beside the vote (the fragment does not redraw the sidebar)
+            expect(student.locator(".st-key-mine_vote")).to_be_visible(timeout=SEEN)
+        students[1].locator(".st-key-mine_vote button").first.click()
+        expect(students[1].get_by_text(en("ex.score", right=0, asked=1)).first).to_be_visible(timeout=SEEN)
+        students[1].screenshot(path=str(SCREENSHOTS / "period_student_my_answers.png"))
+        students[1].keyboard.press("Escape")
         expect(teacher.get_by_text(re.compile(r"^Round 1: 3 answered · 1 right \(33 %\)"))).to_be_visible(timeout=SEEN)
         expect(teacher.get_by_text(re.compile("discuss with their neighbour"))).to_be_visible()
         expect(projector.locator(".st-key-projector_count")).to_contain_text("3 students have answered", timeout=SEEN)

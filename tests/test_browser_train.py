@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from conftest import assert_no_exception, wait_for_app
+from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
 from playwright.sync_api import expect
 
 from tinygpt.i18n import CATALOGUE, t
@@ -88,6 +88,10 @@ def test_uploading_a_pickle_is_refused_and_a_checkpoint_is_used(app_server, page
     page.get_by_text(
         t("train.upload_ok", "zh", text="白日依山尽", params=record.gpt_cfg.n_parameters(), steps=5)
     ).wait_for(timeout=60_000)
+    note = page.get_by_text(t("train.session_note_file", "zh"))  # said plainly: a reload needs the file again
+    note.wait_for(timeout=60_000)
+    note.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "train_upload_session_note_zh.png"))
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=t("nav.predict", "zh"), exact=True).click()
     page.get_by_text(t("model.choice.own", "zh")).first.wait_for(timeout=60_000)
     page.get_by_text("白日依山尽").first.wait_for(timeout=60_000)

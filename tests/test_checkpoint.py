@@ -57,6 +57,16 @@ def test_round_trip_gives_identical_logits_config_vocab_losses_and_snapshots(rec
     assert back.frozen and back.init_seed is None
 
 
+def test_the_training_time_round_trips_and_a_missing_or_odd_one_reads_as_unknown(record):
+    assert record.seconds > 0 and from_bytes(to_bytes(record)).seconds == record.seconds
+    tensors, meta = parts(to_bytes(record))
+    assert meta["seconds"] == repr(record.seconds)
+    for odd in ("nan", "-1", "1e99", "soon", "9" * 40):
+        assert from_bytes(st_save(tensors, {**meta, "seconds": odd})).seconds == 0.0, odd
+    del meta["seconds"]  # a file written without it
+    assert from_bytes(st_save(tensors, meta)).seconds == 0.0
+
+
 def test_post_ln_sinusoidal_model_round_trips():
     cfg = GPTConfig(**{**SMALL.to_dict(), "norm": "post", "positions": "sinusoidal"})
     model = train("白日依山尽", cfg, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0))

@@ -71,6 +71,7 @@ def test_the_first_model_published_stays_and_a_second_server_gets_it(store):
     got = ModelShelf(library=ModelLibrary(store)).get(model_key(*SETTINGS))
     assert got is not None and got.frozen and weights_hash(got) == weights_hash(first)
     assert got.losses == first.losses
+    assert got.init_seed == first.train_cfg.seed and got.seconds == first.seconds  # its settings rebuild it
 
 
 def test_models_not_used_for_their_days_are_deleted_when_another_is_published(store):

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
+from helpers import SMALL
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.config import MAX_EPOCHS
+from tinygpt.config import MAX_EPOCHS, TrainConfig
 from tinygpt.i18n import t
 from tinygpt.links import decode_train, encode_train
+from tinygpt.training.checkpoint import to_bytes
+from tinygpt.training.jobs import model_key
+from tinygpt.training.train import train
+from tinygpt.ui.models import shelf
 
 POEM = "床前明月光"
 
@@ -99,3 +105,60 @@ def test_a_form_link_with_several_bad_values_names_each_in_one_message(lang):
         assert value in refused[0] and accepted in refused[0], (value, accepted, refused[0])
     assert t("err.config_several", lang, n=3, errors="") in refused[0]
     assert at.session_state["train_d_model"] == 512  # the form keeps its defaults
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_model_taken_from_the_store_after_a_restart_keeps_its_link_and_its_training_time(lang):
+    seed = {"zh": "11", "en": "12"}[lang]
+    at = small_form(open_train(lang), seed=seed, epochs="20")
+    at.button(key="train_start").click().run()
+    wait_for_model(at, POEM)
+    trained, link = at.session_state["own_model"], at.query_params["trained"]
+    assert trained.seconds > 0
+    models = shelf()
+    with models.lock:  # a restart: the server's shelf is empty, the class store keeps the published model
+        assert models.models.pop(model_key(trained.text, trained.gpt_cfg, trained.train_cfg)) is trained
+    again = small_form(open_train(lang), seed=seed, epochs="20")  # a new browser, the same settings
+    again.button(key="train_start").click().run()
+    assert again.session_state["job"].from_cache
+    own = again.session_state["own_model"]
+    assert own is not trained and own.losses == trained.losses and own.init_seed == trained.train_cfg.seed
+    assert again.query_params["trained"] == link  # a reload brings it back
+    figures = {"steps": len(trained.losses), "loss": trained.losses[-1], "seconds": trained.seconds}
+    reason = t(f"train.reason.{trained.stop_reason}", lang)
+    assert t("train.done_cached", lang, reason=reason, **figures) in [s.value for s in again.success]
+    assert not again.exception
+    key = model_key(trained.text, trained.gpt_cfg, trained.train_cfg)
+    with models.lock:  # a model whose file keeps no training time (published by an older server)
+        models.models[key] = dataclasses.replace(own, seconds=0.0)
+    third = small_form(open_train(lang), seed=seed, epochs="20")
+    third.button(key="train_start").click().run()
+    untimed = t("train.done_cached_untimed", lang, reason=reason, **figures)
+    assert untimed in [s.value for s in third.success]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_loaded_file_says_it_lasts_for_the_session_and_the_model_trained_before_stays_in_the_link(lang):
+    data = to_bytes(train("白日依山尽", SMALL, TrainConfig(lr=3e-3, epochs=3, early_stop_loss=0.0)))
+
+    def upload(at: AppTest, key: str) -> AppTest:
+        at.file_uploader(key=key).set_value(("model.safetensors", data, "application/octet-stream"))
+        at.run()
+        assert at.session_state["own_model"].text == "白日依山尽" and not at.exception
+        return at
+
+    first = upload(open_train(lang), "train_upload")  # nothing trained before: the file alone
+    assert "trained" not in first.query_params
+    assert [i.value for i in first.info if i.value == t("train.session_note_file", lang)]
+    assert t("train.session_note", lang) not in [c.value for c in first.caption]  # no promise of a reload
+    at = small_form(open_train(lang), seed="13", epochs="20")
+    at.button(key="train_start").click().run()
+    wait_for_model(at, POEM)
+    link = at.query_params["trained"]
+    assert t("train.session_note", lang) in [c.value for c in at.caption]
+    upload(at, "train_upload")
+    assert at.query_params["trained"] == link  # the model trained before stays reachable
+    assert [i.value for i in at.info if i.value == t("train.session_note_file_kept", lang)]
+    again = open_train(lang, **{k: v for k, v in at.query_params.items() if k != "lang"})  # a reload
+    wait_for_model(again, POEM)
+    assert encode_train(*decode_train(link)) == again.query_params["trained"]

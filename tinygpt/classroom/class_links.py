@@ -31,8 +31,8 @@ if TYPE_CHECKING:  # a type only: this module is read before torch is imported
 LINK_SAFE = "-._~,;:="
 #: Parameters that belong to one person and never go into a link for others: the student's
 #: anonymous token, the teacher's key, a short link's code (resolved already), where the builder
-#: was opened from.
-PRIVATE_PARAMS: tuple[str, ...] = ("me", "key", "s", "from")
+#: was opened from, the student's concept check at its round at the end.
+PRIVATE_PARAMS: tuple[str, ...] = ("me", "key", "s", "from", "check")
 #: Parameters of a lesson and of a class (a lesson's other parameters are the view it opens on).
 LESSON_KEYS: tuple[str, ...] = ("lesson", "pages", "show", "hide", "class")
 #: The parameter of a short link's query that names the page it opens (a resume link's page).

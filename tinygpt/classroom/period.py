@@ -363,6 +363,11 @@ def vote_id(question: Question, version: int) -> str:
     return f"{VOTE}:{int(version)}:{question_id(question)}"
 
 
+def is_vote(question_id: str) -> bool:
+    """Whether ``question_id`` is a class vote's (:func:`vote_id`), not an exercise's."""
+    return question_id.startswith(f"{VOTE}:")
+
+
 def votes_of(store: Store, code: str, question_id: str, student: str) -> dict[int, str]:
     """One student's votes on ``question_id`` in class ``code``: round -> answer (choice ids), so a
     reloaded page shows the votes already cast. StoreError when the store cannot be reached."""

@@ -76,7 +76,8 @@ class CheckpointError(ValueError):
 
 
 def to_bytes(record: ModelRecord) -> bytes:
-    """The safetensors bytes of ``record`` (weights, configs, vocabulary, text, losses, snapshots)."""
+    """The safetensors bytes of ``record`` (weights, configs, vocabulary, text, losses, training
+    seconds, snapshots)."""
     tensors = {name: t.detach().contiguous() for name, t in record.model.state_dict().items()}
     for step, alpha in record.snapshots.items():
         tensors[f"snapshots.{step}"] = alpha.detach().float().contiguous()  # (L, h, T, T)
@@ -89,6 +90,7 @@ def to_bytes(record: ModelRecord) -> bytes:
         "text": record.text,
         "losses": json.dumps(record.losses),
         "stop_reason": str(record.stop_reason),
+        "seconds": repr(float(record.seconds)),
     }
     return st_save(tensors, metadata)
 
@@ -380,6 +382,7 @@ class CheckedFile:
     losses: list[float]
     stop_reason: StopReason
     prefix: str
+    seconds: float = 0.0
 
 
 def check_file(stream: BinaryIO, size: int) -> CheckedFile:
@@ -402,7 +405,18 @@ def check_file(stream: BinaryIO, size: int) -> CheckedFile:
     window = train_cfg.window_for(len(text), gpt_cfg.max_len)
     found, prefix = _strip_prefix({k: v for k, v in header.items() if k != "__metadata__"})
     _check_tensors(found, gpt_cfg, min(window, SNAPSHOT_MAX_T), size - 8 - n, size)
-    return CheckedFile(size, gpt_cfg, train_cfg, vocab, text, losses, stop_reason, prefix)
+    return CheckedFile(size, gpt_cfg, train_cfg, vocab, text, losses, stop_reason, prefix, _seconds(header))
+
+
+def _seconds(header: dict[str, Any]) -> float:
+    """The training time in the metadata (seconds), 0.0 when the file has none or not a finite
+    number from 0 to a year (a time is only shown, never computed with)."""
+    raw = header.get("__metadata__", {}).get("seconds")
+    try:
+        value = float(raw) if isinstance(raw, str) and len(raw) <= 32 else 0.0
+    except ValueError:
+        return 0.0
+    return value if math.isfinite(value) and 0.0 <= value <= 366 * 86400 else 0.0
 
 
 def load_memory_bytes(size: int) -> int:
@@ -453,6 +467,7 @@ def load_checked(stream: BinaryIO, checked: CheckedFile) -> ModelRecord:
         train_cfg=checked.train_cfg,
         losses=checked.losses,
         stop_reason=checked.stop_reason,
+        seconds=checked.seconds,
         snapshots=dict(sorted(snapshots.items())),
     )
     return record.freeze()

@@ -116,12 +116,27 @@ def record_key(record: ModelRecord) -> ModelKey:
     return (record.text, record.gpt_cfg, record.train_cfg)
 
 
+def _trained_model(data: bytes) -> ModelRecord:
+    """The model of checkpoint bytes the library holds for the settings in them (frozen).
+
+    Only runs trained from their settings are shipped or published (a finished run, or a run stopped
+    after k steps under ``epochs=k``), and the library hands out these weights for those settings on
+    every server: so the settings rebuild the model, and ``init_seed`` says so (a ``train=`` link works).
+
+    Raises:
+        CheckpointError: the bytes are refused (:func:`tinygpt.training.checkpoint.from_bytes`).
+    """
+    record = from_bytes(data)
+    record.init_seed = record.train_cfg.seed
+    return record
+
+
 def _load_shipped() -> dict[str, ModelRecord]:
     """Every checkpoint of :data:`SHIPPED_DIR`, by :func:`settings_hash` of its settings (frozen)."""
     shipped: dict[str, ModelRecord] = {}
     for path in sorted(SHIPPED_DIR.glob("*.safetensors")):
         try:
-            record = from_bytes(path.read_bytes())
+            record = _trained_model(path.read_bytes())
         except (OSError, CheckpointError) as exc:  # a damaged file: that example is trained instead
             log.error("shipped model %s cannot be read: %s", path.name, exc)
             continue
@@ -175,7 +190,7 @@ class ModelLibrary:
         if row.settings != settings_text(key):  # a hash collision, or a row written by hand
             return None
         try:
-            return from_bytes(bytes(row.checkpoint))
+            return _trained_model(bytes(row.checkpoint))
         except CheckpointError as exc:
             log.error("model library: the stored model %s… cannot be read: %s", digest[:12], exc)
             return None

@@ -3,9 +3,10 @@
 A page's own view (the text, the layer, τ, …) is in its page table and read by
 :func:`tinygpt.ui.url.load`. The parameters below belong to the whole app instead: the language, a
 lesson, a class, a short link, a student's resume token, a teacher's key, the page the lesson
-builder was opened from. Each is read once where the app starts or where its page needs it, always
-through :func:`tinygpt.ui.url.app_param`, which accepts only the names of this table and takes a
-secret out of the address as soon as it is read (a copied or projected address does not share it).
+builder was opened from, the concept check's round at the end while it is open. Each is read once
+where the app starts or where its page needs it, always through :func:`tinygpt.ui.url.app_param`,
+which accepts only the names of this table and takes a secret out of the address as soon as it is
+read (a copied or projected address does not share it).
 
 Each row names the parameter, the pure function that checks its text where one exists (it raises
 :class:`tinygpt.config.ConfigError` for a value it refuses), the function of the Streamlit layer
@@ -55,6 +56,7 @@ _ROWS = (
         "key", "tinygpt.ui.class_guard:teacher_credentials", read_teacher_key, secret=True, message="teacher.no_access"
     ),
     AppParam("from", "tinygpt.ui.lesson_builder:_came_from"),  # a page not listed opens the builder on Attention
+    AppParam("check", "tinygpt.ui.concept_check_view:section"),  # "post": the concept check's round at the end is open
 )
 
 #: {name: row} of every app-wide parameter.

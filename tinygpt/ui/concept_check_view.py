@@ -6,6 +6,8 @@ student sees the score only, so the answers do not give the check away. Handed i
 (``check:post:…``): the score before and after per idea, and for each question the right answer,
 the reason and the wrong idea a wrong answer reveals. The answers go where every answer goes
 (``tinygpt.ui.student.answered``): "my answers", and the class's answers for the teacher's report.
+While the round at the end is open and not handed in, the address says so (``check=post``), so a
+reload goes on with it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from tinygpt.explanations.concept_check import CONCEPTS, MIN_T, check_id, check_
 from tinygpt.explanations.exercises import Question
 from tinygpt.explanations.misconceptions import misconceptions
 from tinygpt.training.record import ModelRecord
-from tinygpt.ui import student
+from tinygpt.ui import student, url
 from tinygpt.ui.attention.table import K_CHECK
 from tinygpt.ui.common import resend
 from tinygpt.ui.controls import SCORE
@@ -28,6 +30,8 @@ from tinygpt.ui.student_state import class_session
 from tinygpt.ui.tables import show_table, text_table
 
 K_BOX = K_CHECK  # the expander (a lesson control: a teacher's lesson may hide it)
+#: The app-wide parameter that keeps the round at the end open across a reload (``check=post``).
+CHECK_PARAM, POST = "check", "post"
 
 
 def _fields(fields) -> dict[str, object]:
@@ -62,15 +66,20 @@ def section(record: ModelRecord, text: str | None = None) -> None:
         mine = _mine()
         results = own_results(mine)
         pre_done, post_done = phase_done(mine, "pre"), phase_done(mine, "post")
+        cs = class_session()
+        if url.app_param(CHECK_PARAM) == POST:  # a reload during the round at the end: it goes on
+            cs.check_post = True
         st.caption(tr("check.intro", text=md_escape(text)))
         if not pre_done:
             _form("pre", questions)
         elif post_done:
+            url.drop(CHECK_PARAM)
             _results(results, questions)
         else:
             right = sum(results[c]["pre"] for c in CONCEPTS)
             st.markdown(tr("check.pre_done", right=right, total=len(CONCEPTS)))
-            if class_session().check_post:
+            if cs.check_post:
+                url.put(CHECK_PARAM, POST)  # the address a reload opens keeps the round
                 _form("post", questions)
             else:
                 st.button(tr("check.start_post"), key="check_start_post", on_click=_ask_post, icon=":material/replay:")

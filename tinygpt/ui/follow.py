@@ -22,6 +22,7 @@ the closed class refused is said to have stayed with the student.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
 import streamlit as st
@@ -30,7 +31,7 @@ from tinygpt.classroom.class_links import LESSON_KEYS, answer_ids
 from tinygpt.classroom.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
 from tinygpt.classroom.store import ClassError, NewAnswer, StoreError
 from tinygpt.config import ConfigError
-from tinygpt.ui import url
+from tinygpt.ui import student, url
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.class_sync import recheck_class
@@ -38,10 +39,11 @@ from tinygpt.ui.controls import K_MODEL
 from tinygpt.ui.language import listed, md_escape, tr
 from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
 from tinygpt.ui.lesson import lesson
+from tinygpt.ui.my_answers import my_answers
 from tinygpt.ui.page_list import CLASS_VIEW_PATHS
 from tinygpt.ui.predict_table import P_PREFIX
 from tinygpt.ui.predict_view import follow_model as predict_follows
-from tinygpt.ui.student_state import K_NICKNAME, class_session, follow_session
+from tinygpt.ui.student_state import K_NICKNAME, AnswerEntry, class_session, follow_session
 
 #: Seconds between two readings of the class's state on a student's page.
 REFRESH_SECONDS = 1
@@ -266,6 +268,18 @@ def _question(code: str, state: ClassState) -> None:
         st.caption(tr("period.sent"))
     else:
         st.caption(tr("period.pick"))
+    if sent is not None:
+        _mine_here()
+
+
+def _mine_here() -> None:
+    """ "My answers" beside the vote: the vote is given in this fragment, which does not redraw the
+    sidebar's copy, so the student sees it there at once."""
+    cs = class_session()
+    entries = sorted(cs.answers.values(), key=lambda e: e.at)
+    if entries:
+        with st.container(key="mine_vote"), st.popover(tr("mine.button"), icon=":material/assignment:"):
+            my_answers(entries, cs.page, key_prefix="mine_vote")
 
 
 def _load_votes(code: str, question_id: str) -> None:
@@ -293,20 +307,21 @@ def _vote(code: str, state: ClassState, key: str) -> None:
     ids = answer_ids(question, picked)
     labels = {c.id: c.text or tr(c.key) for c in question.choices}
     fs.votes[(state.question_id, state.round)] = ids
-    fs.waiting.append(
-        NewAnswer(
-            class_code=code,
-            question_id=state.question_id,
-            question_text=tr(question.prompt_key, **dict(question.prompt_fields)),
-            question=dict(state.question),
-            student=class_session().me,
-            answer=ids,
-            answer_text=", ".join(labels.get(i, i) for i in ids.split(",") if i),
-            right=question.is_right(picked),
-            nickname=ss.get(K_NICKNAME),
-            round=state.round,
-        )
+    vote = NewAnswer(
+        class_code=code,
+        question_id=state.question_id,
+        question_text=tr(question.prompt_key, **dict(question.prompt_fields)),
+        question=dict(state.question),
+        student=class_session().me,
+        answer=ids,
+        answer_text=", ".join(labels.get(i, i) for i in ids.split(",") if i),
+        right=question.is_right(picked),
+        nickname=ss.get(K_NICKNAME),
+        round=state.round,
     )
+    fs.waiting.append(vote)
+    mine = (vote.question_id, vote.question_text, vote.answer, vote.answer_text, vote.right, time.time(), code)
+    student.voted(AnswerEntry(*mine, round=state.round))  # "my answers" and the score
     _send_waiting()
 
 

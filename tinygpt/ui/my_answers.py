@@ -23,7 +23,7 @@ from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_store import class_store, problem_text
 from tinygpt.ui.language import tr
 from tinygpt.ui.page_list import PAGES, TEACHER_PATH
-from tinygpt.ui.student_state import K_NICKNAME, AnswerEntry, class_session
+from tinygpt.ui.student_state import K_NICKNAME, AnswerEntry, class_session, score_of
 
 
 def sidebar(url_path: str) -> None:
@@ -49,10 +49,10 @@ def sidebar(url_path: str) -> None:
 def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = "mine") -> None:
     """The student's score, "my answers" as Markdown and CSV, and the resume link (its widgets
     keyed ``<key_prefix>_…``: it is drawn in the sidebar and beside an exercise's score)."""
-    right = sum(e.right for e in entries)
-    score = tr("ex.score", right=right, asked=len(entries))
+    right, asked = score_of(entries)  # a class vote counts once, by its latest round
+    score = tr("ex.score", right=right, asked=asked)
     st.markdown(score)
-    mine = [MyAnswer(e.question_id, e.question_text, e.answer_text, e.right, e.at, e.class_code) for e in entries]
+    mine = [MyAnswer(e.question_id, listed_question(e), e.answer_text, e.right, e.at, e.class_code) for e in entries]
     headers = [tr(f"mine.col.{c}") for c in ("time", "class", "question", "answer", "right")]
     yes, no = tr("mine.yes"), tr("mine.no")
     cols = st.columns(2)
@@ -83,6 +83,13 @@ def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = 
         st.code(url, language=None, wrap_lines=True)
         if problem:
             st.caption(problem)
+
+
+def listed_question(entry: AnswerEntry) -> str:
+    """The question as "my answers" lists it: a class vote's with its round."""
+    if not entry.round:
+        return entry.question_text
+    return tr("mine.vote_round", question=entry.question_text, round=entry.round)
 
 
 def resume_link(url_path: str) -> tuple[str, str]:

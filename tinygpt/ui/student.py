@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from tinygpt.classroom.class_links import answer_ids, picked_of, question_record
+from tinygpt.classroom.period import is_vote
 from tinygpt.classroom.store import (
     DEFAULT_ANSWER_DAYS,
-    Answer,
     ClassError,
     NewAnswer,
     StoreError,
@@ -49,7 +49,7 @@ from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import lesson
 from tinygpt.ui.my_answers import my_answers, sidebar
 from tinygpt.ui.page_list import CLASS_VIEW_PATHS, LESSON_START, PROJECTOR_PATH
-from tinygpt.ui.student_state import COOKIE, K_NICKNAME, AnswerEntry, class_session
+from tinygpt.ui.student_state import COOKIE, K_NICKNAME, AnswerEntry, class_session, entry_key, score_of
 
 if TYPE_CHECKING:
     from tinygpt.explanations.exercises import Question
@@ -107,18 +107,14 @@ def _start_student() -> None:
     except (StoreError, ConfigError) as exc:
         say(tr("mine.not_loaded", reason=problem_text(exc)))
         return
-    latest: dict[str, Answer] = {}  # a class vote's latest round counts (its answer after the discussion)
-    for a in loaded:
-        if a.question_id not in latest or a.round > latest[a.question_id].round:
-            latest[a.question_id] = a
-    for a in latest.values():
-        cs.answers[a.question_id] = AnswerEntry(
-            a.question_id, a.question_text, a.answer, a.answer_text, a.right, a.at, a.class_code, sent=True
+    for a in loaded:  # each round of a class vote is an answer of its own; the score counts its latest
+        rnd = a.round if is_vote(a.question_id) else 0
+        cs.answers[entry_key(a.question_id, rnd)] = AnswerEntry(
+            a.question_id, a.question_text, a.answer, a.answer_text, a.right, a.at, a.class_code, sent=True, round=rnd
         )
-    entries = cs.answers.values()
-    if entries:
-        ss[SCORE] = (sum(e.right for e in entries), len(entries))
-        say(tr("mine.restored", asked=len(entries), right=sum(e.right for e in entries)), "info")
+    if cs.answers:
+        right, asked = ss[SCORE] = score_of(cs.answers.values())
+        say(tr("mine.restored", asked=asked, right=right), "info")
 
 
 def browser_token() -> str | None:
@@ -264,6 +260,20 @@ def answered(question: Question, identity: str, picked: object) -> None:
         record=question_record(question),
     )
     _send_waiting()
+
+
+def voted(entry: AnswerEntry) -> None:
+    """A class vote sent (``tinygpt.ui.follow`` sends it, with its round): keep it in "my answers" as an
+    answer of its own round, and count it in the score (a vote by its latest round)."""
+    answers = class_session().answers
+    key = entry_key(entry.question_id, entry.round)
+    if key in answers:
+        return
+    before = score_of(answers.values())
+    answers[key] = replace(entry, sent=True)
+    after = score_of(answers.values())
+    right, asked = st.session_state.get(SCORE, (0, 0))
+    st.session_state[SCORE] = (right + after[0] - before[0], asked + after[1] - before[1])
 
 
 def answer_note() -> str | None:

@@ -7,7 +7,7 @@ what ``tinygpt.ui.follow`` keeps of the class period in one :class:`FollowSessio
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,23 @@ class AnswerEntry:
     class_code: str
     record: dict | None = None  # the question as the store keeps it (None: loaded from the store)
     sent: bool = False
+    round: int = 0  # a class vote's round (1, or 2 after the discussion); 0: an exercise's answer
+
+
+def entry_key(question_id: str, rnd: int = 0) -> str:
+    """The key of an answer in :attr:`ClassSession.answers`: its question id, and a class vote's round
+    after ``#`` (each round of a vote is an answer of its own)."""
+    return f"{question_id}#{rnd}" if rnd else question_id
+
+
+def score_of(entries: Iterable[AnswerEntry]) -> tuple[int, int]:
+    """(right, asked) of ``entries``: each question once, a class vote by its latest round (the
+    answer after the discussion)."""
+    latest: dict[str, AnswerEntry] = {}
+    for e in entries:
+        if e.question_id not in latest or e.round > latest[e.question_id].round:
+            latest[e.question_id] = e
+    return sum(e.right for e in latest.values()), len(latest)
 
 
 @dataclass
@@ -42,7 +59,7 @@ class ClassSession:
     """The student's class as this browser session keeps it (no widget owns any of it)."""
 
     me: str | None = None  # the student's anonymous token (None: not made yet)
-    answers: dict[str, AnswerEntry] = field(default_factory=dict)  # question id -> this student's answer
+    answers: dict[str, AnswerEntry] = field(default_factory=dict)  # entry_key -> this student's answer
     code: str | None = None  # the class the session answers in (None: none)
     status: str | None = None  # "open", "closed", "unknown" or None (not checked: the store was down)
     seen: str | None = None  # the class= value last read

@@ -56,7 +56,7 @@ NARROW_SCREEN_CSS = f"""
 [data-testid="stMain"] [data-testid="stPageLink"] a [data-testid="stMarkdownContainer"],
 [data-testid="stMain"] [data-testid="stPageLink"] a p {{ white-space: normal; overflow: visible; text-overflow: clip; }}
 [data-testid="stMain"] [data-testid="stPageLink"] a {{ height: auto; }}
-.stApp:has([data-testid="stMain"] .st-key-mine_here) .st-key-mine_sidebar {{ display: none; }}
+.stApp:has([data-testid="stMain"] :is(.st-key-mine_here, .st-key-mine_vote)) .st-key-mine_sidebar {{ display: none; }}
 @media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} }}
 @media (max-width: 640px) {{
   [role="radiogroup"]:has(> button[data-variant="segmented_control"]) {{ column-gap: 4px; }}

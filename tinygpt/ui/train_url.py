@@ -10,7 +10,8 @@ The page's table (``tinygpt.ui.url``), read by :func:`restore` before the widget
   (``tinygpt.links.reproducible_settings``). Training is deterministic, so opening the page with
   it takes that model from the server's shelf at once, or trains it again as the session's job,
   whose progress the page shows as for any training (``tinygpt.ui.training_jobs``); the finished model
-  becomes the session's own, as a trained one does.
+  becomes the session's own, as a trained one does. While the session uses a model loaded from a
+  file (no settings rebuild it), ``trained=`` keeps the model trained before it, if any.
 
 Refused values get a message in the user's language naming the value and what is accepted; the
 form then keeps its values.
@@ -46,6 +47,8 @@ def _write_form(ss: Mapping) -> str | None:
 
 def _write_trained(ss: Mapping) -> str | None:
     own = ss.get(K_OWN)
+    if own is not None and own.init_seed is None:  # a loaded file: no link brings it back, so the
+        return url.peek("trained")  # model trained before it stays reachable by a reload
     settings = reproducible_settings(own) if own is not None else None
     return encode_train(*settings) if settings is not None else None
 

@@ -11,9 +11,10 @@ from tinygpt.formatting import shown_text
 from tinygpt.training import checkpoint
 from tinygpt.training.jobs import JobStatus, RunRecord, TrainingJob, greedy_continuation, settings_of
 from tinygpt.training.record import ModelRecord
+from tinygpt.ui import url
 from tinygpt.ui.language import error_text, tr
 from tinygpt.ui.lesson import LESSON_CONTROLS, lesson, page_shown, visible, who_flips
-from tinygpt.ui.models import K_JOB, current_model, set_own_model
+from tinygpt.ui.models import K_JOB, K_OWN, current_model, set_own_model
 from tinygpt.ui.student_state import class_session
 from tinygpt.ui.train_form import FORM_FIELDS
 from tinygpt.ui.train_session import train_session
@@ -160,7 +161,11 @@ def checkpoints(job: TrainingJob | None, runs: list[RunRecord]) -> None:
     gets a message naming it, in the user's language."""
     ss = st.session_state
     st.subheader(tr("train.ckpt_header"))
-    st.caption(tr("train.session_note"))
+    own = ss.get(K_OWN)
+    if own is not None and own.init_seed is None:  # a loaded file: the address cannot bring it back
+        st.info(tr("train.session_note_file_kept" if url.peek("trained") else "train.session_note_file"))
+    else:
+        st.caption(tr("train.session_note"))
     record, _ = current_model(wait=False)  # None while the default model is still being trained
     st.download_button(
         tr("train.download"),

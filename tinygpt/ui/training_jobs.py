@@ -334,7 +334,8 @@ def end_message(job: TrainingJob, p: Progress) -> None:
                     set_own_model(record)
                     st.rerun()
         else:
-            st.success(tr("train.done_cached" if job.from_cache else "train.done", **figures))
+            cached = "train.done_cached" if record.seconds > 0 else "train.done_cached_untimed"  # 0: time unknown
+            st.success(tr(cached if job.from_cache else "train.done", **figures))
             attention_check(record, start_or_refuse)
     elif p.status == JobStatus.STOPPED:
         in_use = job.result is not None and st.session_state.get(K_OWN) is job.result

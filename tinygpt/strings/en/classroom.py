@@ -25,6 +25,7 @@ STRINGS: dict[str, str] = {
     "class.not_sent": "{n} {n:answer|answers} not sent yet: {reason}. Keep working: they are kept in this tab and sent when the store is back.",
     # my answers
     "mine.button": "My answers",
+    "mine.vote_round": "{question} (class vote, round {round})",
     "mine.title": "My answers",
     "mine.markdown": "Markdown",
     "mine.csv": "CSV",

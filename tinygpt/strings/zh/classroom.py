@@ -25,6 +25,7 @@ STRINGS: dict[str, str] = {
     "class.not_sent": "有 {n} 个答案尚未发送：{reason}。请继续学习：答案保存在本标签页中，存储恢复后会自动发送。",
     # 我的答案
     "mine.button": "我的答案",
+    "mine.vote_round": "{question}（课堂投票，第 {round} 轮）",
     "mine.title": "我的答案",
     "mine.markdown": "Markdown",
     "mine.csv": "CSV",
