@@ -28,7 +28,7 @@ with choice_box:
     record, choice = model_choice.choose_model()
 s.follow_model(record)  # a new model: its own attention, and its own text unless it can read the one kept
 cfg = record.gpt_cfg
-messages = url.load(s.PAGE, s.url_params(cfg))  # a link's view on top
+messages = url.load(s.PAGE, s.url_params(cfg, record.vocab.chars))  # a link's view on top
 text_in = control(
     s.K_TEXT,
     lambda: text_box.text_input(

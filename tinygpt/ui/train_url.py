@@ -52,13 +52,13 @@ def _write_trained(ss: Mapping) -> str | None:
 
 def _read_trained(raw: str, notes: list[str]) -> dict[str, object]:
     """``trained=``: its settings kept for :func:`restore` (no widget takes them). ConfigError when refused."""
-    train_session().wanted = decode_train(raw)
+    train_session().wanted = decode_train(raw, "trained")
     return {}
 
 
 #: The Train page's query parameters.
 TRAIN_URL: tuple[url.Param, ...] = (
-    url.Param("form", lambda raw, notes: settings_values(*decode_train(raw)), _write_form, "train.url_form_bad"),
+    url.Param("form", lambda raw, notes: settings_values(*decode_train(raw, "form")), _write_form, "train.url_form_bad"),
     url.Param("trained", _read_trained, _write_trained, "train.url_trained_bad"),
 )
 

@@ -57,6 +57,7 @@ STRINGS: dict[str, str] = {
     "projector.heading": "Join the class",
     "projector.join": "Scan the QR code or open the link, or type the class code:",
     "projector.no_class": "This page needs the class code in its address: /projector?class=K7M2QP (the teacher's page gives the link).",
+    "projector.bad_code": "class={value} in this address is not a class code: a class code has {n} letters and digits, e.g. K7M2QP. Check the address (the teacher's page gives the projector's link).",
     "projector.unknown": "There is no class {code}. Check the code in the address (the teacher's page gives the projector's link).",
     "projector.closed": "Class {code} is closed: it takes no more answers. The teacher can reopen it on the teacher's page.",
     "projector.no_question": "No question yet. Your teacher will ask one soon.",

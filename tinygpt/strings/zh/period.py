@@ -57,6 +57,7 @@ STRINGS: dict[str, str] = {
     "projector.heading": "加入课堂",
     "projector.join": "扫描二维码或打开链接，或输入班级代码：",
     "projector.no_class": "这个页面的地址需要班级代码：/projector?class=K7M2QP（老师页面会给出链接）。",
+    "projector.bad_code": "地址里的 class={value} 不是班级代码：班级代码由 {n} 个字母和数字组成，例如 K7M2QP。请检查地址（老师页面上有投影的链接）。",
     "projector.unknown": "没有代码为 {code} 的课堂。请检查地址里的代码（老师页面上有投影的链接）。",
     "projector.closed": "课堂 {code} 已关闭，不再接收答案。老师可以在老师页面重新打开它。",
     "projector.no_question": "还没有问题。老师很快会提问。",
