@@ -44,6 +44,8 @@ STRINGS: dict[str, str] = {
     "period.kind.row_sum": "What does this row of weights add up to?",
     "period.kind.head_off": "Which predictions change when head 1 is off?",
     "period.row": "Row (the query position)",
+    "period.all_right": "Every answer to this question is right: all {n} choices tie, so the vote would not show what students think. Choose another row or question.",
+    "period.all_right_uniform": "Every answer to this question is right: with uniform attention on, all {n} choices tie, so the vote would not show what students think. Turn uniform attention off, or choose another question.",
     "period.ask_help": "Asked about layer 1, head {head} (the head whose steps students see) of the text “{text}”, with the switches students see; the answer comes from the model's own numbers.",
     "period.ask": "Ask the class",
     "period.teacher_counts": "Round {round}: {answered} answered · {right} right ({share} %). Only you see this until you reveal it.",

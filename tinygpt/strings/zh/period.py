@@ -44,6 +44,8 @@ STRINGS: dict[str, str] = {
     "period.kind.row_sum": "这一行权重加起来是多少？",
     "period.kind.head_off": "关掉第 1 个头后，哪些预测会改变？",
     "period.row": "行（查询位置）",
+    "period.all_right": "这道题的每个答案都是对的：{n} 个选项并列，投票看不出学生的想法。请换一行或换一道题。",
+    "period.all_right_uniform": "这道题的每个答案都是对的：均匀注意力开着，{n} 个选项并列，投票看不出学生的想法。请关掉均匀注意力，或换一道题。",
     "period.ask_help": "问题针对文本“{text}”的第 1 层、第 {head} 个头（学生看到的九步就是这个头），开关与学生看到的相同；答案来自模型自己的数值。",
     "period.ask": "向全班提问",
     "period.teacher_counts": "第 {round} 轮：{answered} 人作答 · {right} 人答对（{share} %）。公布之前只有你能看到。",
