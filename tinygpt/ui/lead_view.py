@@ -228,6 +228,7 @@ def lead(code: str, key: str) -> None:
             on_change=_publish,
             args=args,
             placeholder=tr("period.open_none"),
+            select_all=False,  # Streamlit's "Select all" is English only
         )
 
 

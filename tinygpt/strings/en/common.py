@@ -67,5 +67,6 @@ STRINGS: dict[str, str] = {
     "app.scrolls_sideways": "↔ Swipe sideways to see all of it.",
     "app.upload_button": "Choose a file",
     "app.loading": "Opening the page… a server that has just started needs a few seconds the first time.",
+    "common.clause_sep": "; ",
     "common.list_sep": ", ",
 }

@@ -67,5 +67,6 @@ STRINGS: dict[str, str] = {
     "app.scrolls_sideways": "↔ 可以左右滑动，查看全部内容。",
     "app.upload_button": "选择文件",
     "app.loading": "页面正在打开……刚启动的服务器第一次要准备几秒钟。",
+    "common.clause_sep": "；",
     "common.list_sep": "、",
 }
