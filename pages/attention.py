@@ -40,8 +40,7 @@ model_banner.banner(record, choice)
 show_job_notice()
 text, cropped = crop_context(text_in, cfg.max_len)
 messages += s.clamp(cfg, text)
-for message in messages:
-    st.warning(message)
+url.warn(messages)  # one box, in the URL's order
 if cropped:
     st.info(tr("attn.cropped", n=len(text_in), max_len=cfg.max_len))
 if len(text) > record.window:

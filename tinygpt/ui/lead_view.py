@@ -210,9 +210,8 @@ def lead(code: str, key: str) -> None:
         )
         if own_train is None:
             right.caption(no_own)
-        left.text_input(
-            tr("period.text"), key=K_TEXT, help=tr("period.text_help"), on_change=_publish, args=args, max_chars=200
-        )
+        words = {"help": tr("period.text_help"), "placeholder": tr("period.text_placeholder")}  # empty: own text
+        left.text_input(tr("period.text"), key=K_TEXT, on_change=_publish, args=args, max_chars=200, **words)
         right.selectbox(tr("attn.step"), list(steps), format_func=steps.get, key=K_STEP, on_change=_publish, args=args)
         _check_text(stored)
         left.toggle(tr("attn.mask"), key=K_MASK, on_change=_publish, args=args)

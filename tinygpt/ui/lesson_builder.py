@@ -161,6 +161,9 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         keys = page_controls(page, pages)
         every += keys
         if lock == "chosen" and keys:
+            if page == "attention" and not STEP_QUESTIONS.get(view.get("step") or STEP_IDS[0]):
+                # a view on a step that asks nothing: students may move to one that asks (guess first is on)
+                ss.setdefault(f"builder_controls_{page}", [K_STEP])
             chosen += st.multiselect(
                 tr("builder.controls", page=page_titles[page]),
                 keys,

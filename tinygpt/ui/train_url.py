@@ -73,8 +73,7 @@ def restore() -> None:
     model back (from the shelf, or its training started with its progress shown); messages for
     refused values."""
     ss = st.session_state
-    for message in url.load(PAGE, TRAIN_URL):
-        st.warning(message)
+    url.warn(url.load(PAGE, TRAIN_URL))
     wanted = train_session().take_wanted()
     if wanted is None:
         return

@@ -32,6 +32,7 @@ STRINGS: dict[str, str] = {
     "period.own_training": "Your teacher's model is being trained for your page; it shows here as soon as it is ready.",
     "period.page": "Page",
     "period.text": "Text",
+    "period.text_placeholder": "empty: the model's own text",
     "period.text_help": "The text on the Attention page (and the prefix on the Predict page). Empty: the model's own text.",
     "period.open": "Controls students may still use",
     "period.open_help": "While students follow you, every other control is locked.",

@@ -32,6 +32,7 @@ STRINGS: dict[str, str] = {
     "period.own_training": "正在为你的页面训练老师的模型，训练好后马上显示在这里。",
     "period.page": "页面",
     "period.text": "文本",
+    "period.text_placeholder": "留空：使用模型自己的文本",
     "period.text_help": "注意力页面上的文本（也是预测页面的前缀）。留空：使用模型自己的文本。",
     "period.open": "学生仍可使用的控件",
     "period.open_help": "学生跟随你时，其他控件全部锁定。",
