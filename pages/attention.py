@@ -28,7 +28,7 @@ with choice_box:
     record, choice = model_choice.choose_model()
 s.follow_model(record)  # a new model: its own attention, and its own text unless it can read the one kept
 cfg = record.gpt_cfg
-messages = url.load(s.PAGE, s.url_params(cfg))  # a link's view on top
+messages = url.load(s.PAGE, s.url_params(cfg, record.vocab.chars))  # a link's view on top
 text_in = control(
     s.K_TEXT,
     lambda: text_box.text_input(
@@ -40,8 +40,7 @@ model_banner.banner(record, choice)
 show_job_notice()
 text, cropped = crop_context(text_in, cfg.max_len)
 messages += s.clamp(cfg, text)
-for message in messages:
-    st.warning(message)
+url.warn(messages)  # one box, in the URL's order
 if cropped:
     st.info(tr("attn.cropped", n=len(text_in), max_len=cfg.max_len))
 if len(text) > record.window:

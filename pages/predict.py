@@ -30,8 +30,7 @@ show_job_notice()
 chars, max_len, window = record.vocab.chars, record.gpt_cfg.max_len, record.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
 view.follow_model(record)  # another model: its own text unless it can read the prefix kept
-for message in url.load(PAGE, url_params()):  # a link's view on top
-    st.warning(message)
+url.warn(url.load(PAGE, url_params()))  # a link's view on top; its refused values in one box
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
 c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
 prefix = control(

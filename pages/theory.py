@@ -32,8 +32,7 @@ def arrival_note() -> None:
 
 
 st.title(tr("theory.title"))
-for message in url.load(theory_state.PAGE, theory_state.URL_PARAMS):  # a link's or a reload's view
-    st.warning(message)
+url.warn(url.load(theory_state.PAGE, theory_state.URL_PARAMS))  # a link's or a reload's view
 theory_state.defaults()  # once: the widgets keep their values
 arrival_note()
 st.markdown(tr("theory.intro"))

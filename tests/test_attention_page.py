@@ -279,7 +279,8 @@ def test_url_parameters_open_the_same_view_and_round_trip():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_bad_url_values_are_named_with_what_is_accepted_and_the_view_stays(lang):
     at = open_attention(lang, layer="9", head="①", step="attention", mask="maybe", scale="0", tau="abc", off="²")
-    warnings = [w.value for w in at.warning]
+    (box,) = [w.value for w in at.warning]  # one box listing them
+    warnings = [line.removeprefix("- ") for line in box.split("\n")]
     more(at)
     head, tail = t("link.bad_param_first", lang, name="", value="", accepted="@").split("@")
     assert len(warnings) == 7 and all(w.startswith(head[:4]) and w.endswith(tail) for w in warnings)  # the defaults

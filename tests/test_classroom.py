@@ -412,6 +412,7 @@ def test_the_builder_warns_when_guess_first_opens_on_a_step_without_questions(la
 def test_the_builder_says_which_settings_of_the_view_the_lesson_keeps(lang, store):
     at = app("teacher", lang, **{"from": "attention", "step": "softmax", "mask": "0", "tau": "0.5"})
     mask = t("attn.lesson_switch", lang, name=t("attn.mask", lang), value=t("attn.lesson_off", lang))
-    assert t("builder.view", lang, settings=f"{mask}; τ = 0.5") in [c.value for c in at.caption]
+    sep = t("common.clause_sep", lang)  # "；" in zh
+    assert t("builder.view", lang, settings=f"{mask}{sep}τ = 0.5") in [c.value for c in at.caption]
     plain = app("teacher", lang, **{"from": "attention", "step": "softmax"})
     assert not any(c.value.startswith(t("builder.view", lang, settings="")[:6]) for c in plain.caption)

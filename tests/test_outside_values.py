@@ -161,8 +161,11 @@ def test_a_lesson_link_with_a_bad_switch_and_a_reversing_name_says_so_readably(l
 @pytest.mark.parametrize("char, name", [("\u200c", "U+200C"), ("\u202e", "U+202E"), ("\u0301", "◌\u0301 (U+0301)")])
 def test_the_attention_page_names_an_invisible_character_of_the_text(lang, char, name):
     at = open_page("attention", lang, model="textbook", text=f"你{char}好世界")
-    (error,) = [e.value for e in at.error]
     shown = name.replace("+", "\\+").replace("(", "\\(").replace(")", "\\)")  # Markdown-escaped
+    (refused,) = [w.value for w in at.warning]  # the link's text: refused, named, the page on its own text
+    assert shown in refused and char not in refused.replace(shown, "")
+    at.text_input(key="attn_text").set_value(f"你{char}好世界").run()  # typed: the page says which character
+    (error,) = [e.value for e in at.error]
     assert error.startswith(t("err.unknown_chars", lang, unknown=shown, known="")[:8]) and shown in error
     assert char not in error.replace(name, "").replace(shown, "")
 

@@ -86,7 +86,7 @@ def test_a_reload_brings_back_the_trained_model_from_the_shelf_or_trains_it_agai
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_refused_settings_in_the_url_are_named_and_the_form_keeps_its_defaults(lang):
     at = open_train(lang, form="v1;d_model=7;n_heads=2;text=你好", trained="v2;text=x")
-    warnings = [w.value for w in at.warning]
+    warnings = [line.removeprefix("- ") for w in at.warning for line in w.value.split("\n")]  # one box, a list
     assert any(w.startswith(t("train.url_form_bad", lang, error="")[:6]) and "d_model" in w for w in warnings)
     assert any(w.startswith(t("train.url_trained_bad", lang, error="")[:6]) for w in warnings)
     assert at.session_state["train_d_model"] == 512 and at.session_state["train_text"] == "你好世界"

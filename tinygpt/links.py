@@ -65,45 +65,57 @@ def encode_train(text: str, gpt_cfg: GPTConfig, train_cfg: TrainConfig) -> str:
     return ";".join([TRAIN_VERSION, *fields, f"text={text}"])
 
 
-def decode_train(value: str) -> tuple[str, GPTConfig, TrainConfig]:
+def decode_train(value: str, param: str = "train") -> tuple[str, GPTConfig, TrainConfig]:
     """(text, GPTConfig, TrainConfig) of a ``train=`` value, checked against this host's limits.
+    ``param`` is the query parameter that carried it (``train``, the Train page's ``form`` or
+    ``trained``): a refused version is named by it.
 
     Raises:
         ConfigError naming the setting and what is accepted (``key`` selects the i18n message;
         a :class:`tinygpt.config.ConfigErrors` naming each when several settings are refused):
         an unknown version or setting, a value that is not ASCII digits where a number is needed
         or lies outside its range (``tinygpt.numbers``: full-width or superscript digits and
-        numbers of thousands of digits are refused, named in the message), and everything
-        :func:`tinygpt.limits.host_configs` refuses (d_model not divisible by n_heads, a text too
-        long, …).
+        numbers of thousands of digits are refused, named in the message), a setting given twice,
+        and everything :func:`tinygpt.limits.host_configs` refuses (d_model not divisible by
+        n_heads, a text too long, …).
     """
-    text, values = read_train(value)
+    text, values = read_train(value, param)
     return (text, *host_configs(text, *split_settings(values)))
 
 
-def read_train(value: str) -> tuple[str, dict[str, object]]:
+def read_train(value: str, param: str = "train") -> tuple[str, dict[str, object]]:
     """(text, every setting by field name) of a ``train=`` value, each value read as its field's
     type (:func:`tinygpt.config_fields.settings`) and a setting left out its link default; an
     optional setting given as 0 is None (``window``). The configs are not built: see
     :func:`decode_train`, which raises the same errors and more (every refused setting is named:
-    one ConfigError, or a :class:`tinygpt.config.ConfigErrors` of several)."""
+    one ConfigError, or a :class:`tinygpt.config.ConfigErrors` of several). ``param`` names the
+    query parameter in the error of a value that is no link of this version.
+
+    A setting given twice is refused (key ``link_repeated``), whichever value it has. When the link
+    leaves n_heads or d_model out and the one it gives does not go with the other's default, the
+    error names the given setting and the default it is checked against (keys
+    ``indivisible_default`` and ``divisor_default``), not a value the link never wrote."""
     head, sep, text = value.partition(";text=")
     parts = head.split(";")
     if parts[0] != TRAIN_VERSION:
         raise ConfigError(
-            "train",
+            param,
             shown_text(parts[0], 20),
             f"a link of version {TRAIN_VERSION}",
             "link_version",
             version=TRAIN_VERSION,
+            param=param,
         )
     if not sep:
         raise ConfigError("text", "", "key=value settings ending with text=…", "link_text")
     known = {s.name: s for s in settings()}
     values = {name: s.link_default for name, s in known.items()}
     refused: list[ConfigError] = []  # every bad setting is named, not only the first
+    given: dict[str, list[str]] = {}  # the raw values of each setting the link names
     for part in parts[1:]:
         name, eq, raw = part.partition("=")
+        if name in known and eq:
+            given.setdefault(name, []).append(raw.strip())
         if name not in known or not eq:
             refused.append(
                 ConfigError(
@@ -119,6 +131,11 @@ def read_train(value: str) -> tuple[str, dict[str, object]]:
             values[name] = _parse_value(known[name], raw.strip())
         except ConfigError as exc:
             refused.append(exc)
+    for name, raws in given.items():
+        if len(raws) > 1:  # which one the link means cannot be told: neither is taken
+            refused.append(_repeated(name, raws))
+    if not refused and (error := _default_mismatch(values, given)) is not None:
+        refused.append(error)
     if not text:
         refused.append(ConfigError("text", "", "at least one character", "link_text"))
     if len(refused) == 1:
@@ -126,6 +143,52 @@ def read_train(value: str) -> tuple[str, dict[str, object]]:
     if refused:
         raise ConfigErrors(refused)
     return text, {name: None if known[name].optional and v == 0 else v for name, v in values.items()}
+
+
+def _repeated(name: str, raws: list[str]) -> ConfigError:
+    """The error of setting ``name`` given more than once (its values ``raws`` in the link's order)."""
+    values = ", ".join(shown_text(r, 20) for r in raws)
+    return ConfigError(
+        name,
+        values,
+        f"each setting once: the link gives {name} {len(raws)} times",
+        "link_repeated",
+        name=name,
+        n=len(raws),
+    )
+
+
+def _divisors(d_model: int) -> str:
+    """Head counts that divide ``d_model`` (the last six up to 64), as text: examples for a message."""
+    return ", ".join([str(h) for h in range(1, min(d_model, 64) + 1) if d_model % h == 0][-6:])
+
+
+def _default_mismatch(values: dict[str, object], given: dict[str, list[str]]) -> ConfigError | None:
+    """The error of a d_model and n_heads of which the link gives one, when the one given does not
+    go with the other's default (None otherwise: the configs check the rest)."""
+    d_model, n_heads = values["d_model"], values["n_heads"]
+    if not (isinstance(d_model, int) and isinstance(n_heads, int)) or n_heads < 1 or d_model % n_heads == 0:
+        return None
+    if "d_model" in given and "n_heads" not in given:
+        return ConfigError(
+            "d_model",
+            d_model,
+            f"a multiple of n_heads={n_heads} (the default: the link sets no n_heads)",
+            "indivisible_default",
+            n_heads=n_heads,
+            d_model=d_model,
+            examples=_divisors(d_model),
+        )
+    if "n_heads" in given and "d_model" not in given:
+        return ConfigError(
+            "n_heads",
+            n_heads,
+            f"a divisor of d_model={d_model} (the default: the link sets no d_model)",
+            "divisor_default",
+            d_model=d_model,
+            examples=_divisors(d_model),
+        )
+    return None
 
 
 def _parse_value(setting: Setting, raw: str) -> object:

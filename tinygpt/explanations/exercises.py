@@ -124,6 +124,12 @@ class Question:
         return picked in self.answers
 
     @property
+    def every_choice_right(self) -> bool:
+        """True when a one-pick question has several choices and every one is right (all tie,
+        e.g. under uniform attention): answering it shows nothing of what a student thinks."""
+        return not self.multiple and len(self.choices) > 1 and {c.id for c in self.choices} <= self.answers
+
+    @property
     def answer_choices(self) -> tuple[Choice, ...]:
         """The right choices, in the order shown."""
         return tuple(c for c in self.choices if c.id in self.answers)

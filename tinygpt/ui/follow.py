@@ -207,7 +207,7 @@ def _where() -> str:
     if ss.get(attn.K_TAU, 1.0) != 1.0:
         switches.append(f"τ = {ss[attn.K_TAU]:g}")
     where = tr("period.where", page=title, n=attn.NAV_IDS.index(step), step=name)
-    return f"{where}; {'; '.join(switches)}"
+    return tr("common.clause_sep").join([where, *switches])
 
 
 # ---------------------------------------------------------------- the vote

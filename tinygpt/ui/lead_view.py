@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from urllib.parse import parse_qsl
 
 import streamlit as st
@@ -51,7 +52,7 @@ from tinygpt.ui.models import attention_trace
 from tinygpt.ui.page_list import PAGES, TEACHER_PATH
 from tinygpt.ui.predict_table import P_PREFIX
 from tinygpt.ui.teacher_state import teacher_session
-from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
+from tinygpt.ui.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels, warn_all_right
 from tinygpt.vocab import UnknownCharError
 
 #: Seconds between two refreshes of the open question's answers on the teacher's view.
@@ -212,9 +213,8 @@ def lead(code: str, key: str) -> None:
         )
         if own_train is None:
             right.caption(no_own)
-        left.text_input(
-            tr("period.text"), key=K_TEXT, help=tr("period.text_help"), on_change=_publish, args=args, max_chars=200
-        )
+        words = {"help": tr("period.text_help"), "placeholder": tr("period.text_placeholder")}  # empty: own text
+        left.text_input(tr("period.text"), key=K_TEXT, on_change=_publish, args=args, max_chars=200, **words)
         right.selectbox(tr("attn.step"), list(steps), format_func=steps.get, key=K_STEP, on_change=_publish, args=args)
         _check_text(stored)
         left.toggle(tr("attn.mask"), key=K_MASK, on_change=_publish, args=args)
@@ -230,6 +230,7 @@ def lead(code: str, key: str) -> None:
             on_change=_publish,
             args=args,
             placeholder=tr("period.open_none"),
+            select_all=False,  # Streamlit's "Select all" is English only
         )
 
 
@@ -393,4 +394,7 @@ def _ask_form(state: ClassState, args: tuple[str, str]) -> None:
     if rows:
         right.selectbox(tr("period.row"), list(rows), format_func=rows.get, key=K_ROW)
     st.caption(tr("period.ask_help", text=text, head=number(opening_head(record))))
+    with contextlib.suppress(KeyError, IndexError, ValueError):  # asking says why (_ask)
+        ss = st.session_state
+        warn_all_right(make_question(state, QuestionKind(ss[K_KIND]), int(ss.get(K_ROW) or 0))[0], state.uniform)
     st.button(tr("period.ask"), key="lead_ask", type="primary", on_click=_ask, args=args, icon=":material/how_to_vote:")

@@ -146,6 +146,7 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         format_func=page_titles.get,
         key="builder_pages",
         placeholder=tr("builder.pick"),
+        select_all=False,  # Streamlit's "Select all" is English only
     )
     pages = tuple(p for p in page_paths if p in pages)
     lock_labels = {"all": tr("builder.lock.all"), "chosen": tr("builder.lock.chosen")}
@@ -160,18 +161,22 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         keys = page_controls(page, pages)
         every += keys
         if lock == "chosen" and keys:
+            if page == "attention" and not STEP_QUESTIONS.get(view.get("step") or STEP_IDS[0]):
+                # a view on a step that asks nothing: students may move to one that asks (guess first is on)
+                ss.setdefault(f"builder_controls_{page}", [K_STEP])
             chosen += st.multiselect(
                 tr("builder.controls", page=page_titles[page]),
                 keys,
                 format_func=labels.get,
                 key=f"builder_controls_{page}",
                 placeholder=tr("builder.none_picked"),
+                select_all=False,  # Streamlit's "Select all" is English only
             )
     if lock == "chosen" and pages and not chosen:
         st.caption(tr("builder.locked_all"))
     model, train = _model_choice()
     if carried := view_settings(view):  # what the lesson takes from the page the builder came from
-        st.caption(tr("builder.view", settings="; ".join(carried)))
+        st.caption(tr("builder.view", settings=tr("common.clause_sep").join(carried)))
     step, concept = _start_choice(pages, view)
     ss.setdefault("builder_guess", True)  # a class sees its students' answers to the questions of guess first
     guess = st.toggle(tr("builder.guess"), key="builder_guess", help=tr("builder.guess_help"))

@@ -15,10 +15,11 @@ import streamlit as st
 from tinygpt.classroom.class_links import query_with_class
 from tinygpt.classroom.period import read_state, tally
 from tinygpt.classroom.store import StoreError, read_class_code
+from tinygpt.classroom.store_values import CLASS_CODE_LEN
 from tinygpt.config import ConfigError
 from tinygpt.ui.app_url import base_url
 from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.language import error_text, lang, tr
+from tinygpt.ui.language import lang, md_escape, tr
 from tinygpt.ui.lesson_builder import qr_png
 from tinygpt.ui.page_list import PAGES, PROJECTOR_PATH, TEACHER_PATH
 from tinygpt.ui.prediction_tally import draw_prediction_tally
@@ -71,7 +72,7 @@ def page(page_paths: list[str]) -> None:
         info = class_store().get_class(code)
     except ConfigError as exc:
         st.title(tr("projector.title"))
-        st.error(tr("teacher.bad_link", error=error_text(exc).rstrip(".。")), icon=":material/school:")
+        st.error(tr("projector.bad_code", value=md_escape(str(exc.value)), n=CLASS_CODE_LEN), icon=":material/school:")
         return
     except StoreError as exc:
         st.title(tr("projector.title"))

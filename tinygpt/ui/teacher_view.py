@@ -21,6 +21,7 @@ import streamlit as st
 from tinygpt.classroom.class_links import query_with_class
 from tinygpt.classroom.period import close_period, reopen_period
 from tinygpt.classroom.store import ClassError, QuestionSummary, StoreError, read_class_code, read_teacher_key
+from tinygpt.classroom.summary_labels import VOTE_KIND, BlockLabel, block_labels
 from tinygpt.config import ConfigError
 from tinygpt.explanations.charts import answer_spread_spec
 from tinygpt.i18n import CATALOGUE
@@ -206,12 +207,13 @@ def live_answers(code: str) -> None:
         st.info(tr("teacher.none_yet"))
         return
     roster(given)  # the nicknames students typed, collapsed
+    kinds = dict(zip((s.question_id for s in summaries), block_labels(summaries, given), strict=True))
     numbered = list(enumerate(summaries, 1))  # in the order first answered
     most = {n for n, _ in sorted(numbered, key=lambda x: -x[1].answered)[:MAX_CHARTS]}
     others = [(n, q) for n, q in numbered if n not in most]
     for n, summary in numbered:
         if n in most:
-            _question(n, summary)
+            _question(n, summary, kinds[summary.question_id])
     if others:
         with st.expander(tr("teacher.more", n=len(others))):
             show_table(
@@ -219,6 +221,7 @@ def live_answers(code: str) -> None:
                     {
                         "#": [n for n, _ in others],
                         tr("teacher.col_question"): [question_text(q) for _, q in others],
+                        tr("teacher.col_kind"): [kind_text(kinds[q.question_id]) for _, q in others],
                         tr("teacher.col_answered"): [q.answered for _, q in others],
                         tr("teacher.right"): [f"{100 * q.share_right:.0f} %" for _, q in others],
                     }
@@ -227,13 +230,27 @@ def live_answers(code: str) -> None:
             )
 
 
-def _question(n: int, summary: QuestionSummary) -> None:
-    """One question's box: the question, how many answered and rightly, the chart and its table."""
+def kind_text(label: BlockLabel) -> str:
+    """What a summary block is, in words: an exercise, a concept check's question, or which vote on it."""
+    return tr("teacher.kind_vote", asked=label.asked) if label.kind == VOTE_KIND else tr(f"teacher.kind_{label.kind}")
+
+
+def _question(n: int, summary: QuestionSummary, label: BlockLabel) -> None:
+    """One question's box: the question and what kind of block it is, how many answered and
+    rightly (of a vote: each round), the chart (round 1's) and its table."""
     with st.container(border=True):
         text = question_text(summary)
         st.markdown(f"**{n}.** {text}")
-        share = f"{100 * summary.share_right:.0f} %"
-        st.markdown(tr("teacher.counts", answered=summary.answered, right=summary.right, share=share))
+        st.caption(kind_text(label))
+        if label.kind == VOTE_KIND:
+            for rnd, tally in sorted(label.rounds.items()):
+                share = f"{100 * tally.share_right:.0f} %"
+                st.markdown(
+                    tr("teacher.counts_round", round=rnd, answered=tally.answered, right=tally.right, share=share)
+                )
+        else:
+            share = f"{100 * summary.share_right:.0f} %"
+            st.markdown(tr("teacher.counts", answered=summary.answered, right=summary.right, share=share))
         labels, counts, right = spread_rows(summary)
         chart_col, table_col = st.columns([3, 2])
         title = tr("teacher.chart_title", n=n)

@@ -53,15 +53,20 @@ def _write_trained(ss: Mapping) -> str | None:
     return encode_train(*settings) if settings is not None else None
 
 
+def _read_form(raw: str, notes: list[str]) -> dict[str, object]:
+    """``form=``: the settings into the form's widgets. ConfigError when refused."""
+    return settings_values(*decode_train(raw, "form"))
+
+
 def _read_trained(raw: str, notes: list[str]) -> dict[str, object]:
     """``trained=``: its settings kept for :func:`restore` (no widget takes them). ConfigError when refused."""
-    train_session().wanted = decode_train(raw)
+    train_session().wanted = decode_train(raw, "trained")
     return {}
 
 
 #: The Train page's query parameters.
 TRAIN_URL: tuple[url.Param, ...] = (
-    url.Param("form", lambda raw, notes: settings_values(*decode_train(raw)), _write_form, "train.url_form_bad"),
+    url.Param("form", _read_form, _write_form, "train.url_form_bad"),
     url.Param("trained", _read_trained, _write_trained, "train.url_trained_bad"),
 )
 
@@ -71,8 +76,7 @@ def restore() -> None:
     model back (from the shelf, or its training started with its progress shown); messages for
     refused values."""
     ss = st.session_state
-    for message in url.load(PAGE, TRAIN_URL):
-        st.warning(message)
+    url.warn(url.load(PAGE, TRAIN_URL))
     wanted = train_session().take_wanted()
     if wanted is None:
         return

@@ -90,17 +90,20 @@ def load(page: str, params: Sequence[Param]) -> list[str]:
     """Read the parameters of ``page`` that this session did not write into the session (every
     page's one reader, before its widgets).
 
-    Returns the messages for refused values (:func:`refused`) and the rows' notes, in the order of
-    ``params``.
+    Returns the messages for refused values (:func:`refused`) and the rows' notes, in the order
+    their parameters have in the URL (the order the person wrote them).
     """
     written, query, ss = _written(), st.query_params, st.session_state
     first = not any(k[0] == page for k in written)  # the session has not shown this page yet
-    messages: list[str] = []
+    order = {name: n for n, name in enumerate(query)}
+    said: list[tuple[int, list[str]]] = []  # (the parameter's place in the URL, its messages)
     for param in params:
         raw = query.get(param.name)
         if raw is None or written.get((page, param.name)) == raw:
             continue
         written[(page, param.name)] = raw  # read once: a refused value is not refused again
+        messages: list[str] = []
+        said.append((order.get(param.name, len(order)), messages))
         try:
             values = param.read(raw, messages)
         except ConfigError as exc:
@@ -108,7 +111,16 @@ def load(page: str, params: Sequence[Param]) -> list[str]:
             continue
         for key, value in values.items():
             ss[key] = value
-    return messages
+    return [m for _, messages in sorted(said, key=lambda s: s[0]) for m in messages]
+
+
+def warn(messages: Sequence[str]) -> None:
+    """The messages of a link (:func:`load`'s) in one warning box: one paragraph, or a list of
+    several in their order, so many refused values do not push the page's controls down."""
+    if len(messages) == 1:
+        st.warning(messages[0])
+    elif messages:
+        st.warning("\n".join(f"- {m}" for m in messages))
 
 
 def save(page: str, params: Sequence[Param]) -> None:

@@ -12,6 +12,7 @@ import streamlit as st
 
 from tinygpt.classroom.period import RoundTally, Tally
 from tinygpt.explanations.charts import answer_spread_spec
+from tinygpt.explanations.exercises import Question
 from tinygpt.i18n import CATALOGUE
 from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.tables import show_table, text_table
@@ -97,3 +98,10 @@ def compare_line(tally: Tally) -> str:
         to_right=tally.to_right,
         to_wrong=tally.to_wrong,
     )
+
+
+def warn_all_right(question: Question, uniform: bool) -> None:
+    """Before the teacher asks ``question``: a warning when every choice is right (the keys tie;
+    ``uniform``: uniform attention is on, the usual cause), as the class's answers would say nothing."""
+    if question.every_choice_right:
+        st.warning(tr("period.all_right_uniform" if uniform else "period.all_right", n=len(question.choices)))

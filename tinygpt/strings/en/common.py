@@ -44,6 +44,7 @@ STRINGS: dict[str, str] = {
     "accepted.index_head": "0 to {hi}, digits 0–9 — head 1 to {last} on the page, as links count from 0",
     "accepted.heads_list": "head numbers from 0 to {hi} separated by commas — head 1 to {last} on the page, as links count from 0",
     "accepted.float_range": "a number from {lo} to {hi}",
+    "accepted.known_chars": "a text of the characters the model knows ({unknown}: not among them). The model knows: {known}",
     "accepted.divisor": "a divisor of d_model={d_model}, e.g. {examples}",
     "field.epochs": "Epochs",
     "field.seed": "Random seed",
@@ -66,5 +67,6 @@ STRINGS: dict[str, str] = {
     "app.scrolls_sideways": "↔ Swipe sideways to see all of it.",
     "app.upload_button": "Choose a file",
     "app.loading": "Opening the page… a server that has just started needs a few seconds the first time.",
+    "common.clause_sep": "; ",
     "common.list_sep": ", ",
 }

@@ -44,6 +44,7 @@ STRINGS: dict[str, str] = {
     "accepted.index_head": "0 到 {hi} 的半角整数；链接从 0 数起，即页面上的第 1 到第 {last} 个头",
     "accepted.heads_list": "0 到 {hi} 的头编号，用逗号分隔；链接从 0 数起，即页面上的第 1 到第 {last} 个头",
     "accepted.float_range": "{lo} 到 {hi} 之间的数（请用半角数字）",
+    "accepted.known_chars": "只含模型认识的字的文本（{unknown} 不在其中）。模型认识：{known}",
     "accepted.divisor": "d_model={d_model} 的约数，例如 {examples}",
     "field.epochs": "训练轮数 epochs",
     "field.seed": "随机种子 seed",
@@ -66,5 +67,6 @@ STRINGS: dict[str, str] = {
     "app.scrolls_sideways": "↔ 可以左右滑动，查看全部内容。",
     "app.upload_button": "选择文件",
     "app.loading": "页面正在打开……刚启动的服务器第一次要准备几秒钟。",
+    "common.clause_sep": "；",
     "common.list_sep": "、",
 }

@@ -176,7 +176,7 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
     with st.container(key="effect_count"):
         if lesson_set := set_by_lesson(record, sw, layer):  # the student sees no switch: say what the link set
             said = "attn.lesson_set_teacher" if led_live() else "attn.lesson_set"  # the teacher now, or a link
-            st.markdown(tr(said, switches="; ".join(lesson_set)))
+            st.markdown(tr(said, switches=tr("common.clause_sep").join(lesson_set)))
         where = dict(layer=number(layer), L=record.gpt_cfg.n_layers)  # the layer is said beside the count
         if own:
             st.markdown(tr(OWN_COUNT[who_flips()], T=T, **where))

@@ -23,7 +23,7 @@ import streamlit as st
 
 from tinygpt.attention import STEP_IDS, Switches
 from tinygpt.config import ConfigError, GPTConfig
-from tinygpt.formatting import number, shown_text
+from tinygpt.formatting import char_name, number, shown_text
 from tinygpt.links import decode_edits, encode_edits
 from tinygpt.params import (
     read_step,
@@ -77,7 +77,7 @@ from tinygpt.ui.attention.table import (  # noqa: F401  (the page's table; its m
     UNIFORM_SCOPES,
 )
 from tinygpt.ui.controls import default_of, put_defaults, url_rows
-from tinygpt.ui.language import tr
+from tinygpt.ui.language import md_escape, tr
 from tinygpt.ui.lesson import lesson
 
 PAGE = "attention"
@@ -246,12 +246,37 @@ def _part(raw: str, notes: list[str]) -> dict[str, Any]:
     return {expander: True} if expander else {}
 
 
-def url_params(cfg: GPTConfig) -> tuple[url.Param, ...]:
+def _known_text(row: url.Param, known: tuple[str, ...]) -> url.Param:
+    """``row`` (the ``text=`` row) refusing a text with a character outside ``known`` (the shown
+    model's vocabulary), as any other refused value: named with the characters the model knows,
+    and the page keeps its text."""
+
+    def read(raw: str, notes: list[str]) -> Mapping[str, Any]:
+        values = row.read(raw, notes)
+        if unknown := [c for c in dict.fromkeys(values[K_TEXT]) if c not in known]:
+            raise ConfigError(
+                "text",
+                shown_text(raw, 40),
+                f"a text of the characters the model knows: {''.join(known)}",
+                "known_chars",
+                unknown=" ".join(md_escape(char_name(c)) for c in unknown),
+                known=" ".join(md_escape(char_name(c)) for c in known),
+            )
+        return values
+
+    return url.Param(row.name, read, row.write, row.message)
+
+
+def url_params(cfg: GPTConfig, known: tuple[str, ...] | None = None) -> tuple[url.Param, ...]:
     """The Attention page's query parameters: its table's rows (the text, layer, head and switches;
     ``tinygpt.ui.attention.table``), then the step, the score edits and ``part`` (older links: it
-    opens the expander it names). The model is ``model=``/``train=`` (``tinygpt.ui.model_choice``)."""
+    opens the expander it names). The model is ``model=``/``train=`` (``tinygpt.ui.model_choice``).
+    ``known``: the shown model's characters, for reading a link (a ``text=`` with others is refused)."""
+    rows = url_rows(ATTENTION, cfg)
+    if known is not None:
+        rows = tuple(_known_text(row, known) if row.name == "text" else row for row in rows)
     return (
-        *url_rows(ATTENTION, cfg),
+        *rows,
         url.field("step", K_STEP, partial(read_step, ids=NAV_IDS, first_numbered=1)),
         _edits(cfg),  # after layer=: it reads the link's layer
         url.Param("part", _part, lambda ss: None),
