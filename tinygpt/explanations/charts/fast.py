@@ -79,20 +79,6 @@ def _placeholder(name: str) -> str:
     return f"\ue000{name}\ue000"  # private-use characters: never in a title
 
 
-def _key(options: Mapping[str, object]) -> tuple[tuple[str, object], ...]:
-    """The cache key of :func:`_template` for ``options``: the shown texts as placeholders."""
-    texts = {k for k, v in options.items() if k in TEXT_OPTIONS and isinstance(v, str) and v}
-    shaped = {**options, **{k: _placeholder(k) for k in texts}}
-    return tuple(sorted((name, _hashable(value)) for name, value in shaped.items()))
-
-
-def warm(layout: Layout, /, **options: object) -> None:
-    """Build and keep the layout :func:`fast_spec` would build for ``options`` (the same keyword
-    options, without the data), so that a later :func:`fast_spec` of them only fills in the rows.
-    Safe from a background thread: Altair only, no Streamlit."""
-    _template(layout, _key(options))
-
-
 def fast_spec(layout: Layout, columns: Mapping[str, object], description: str = "", /, **options: object) -> dict:
     """The Vega-Lite dict of ``layout(rows, **options)``: the same picture as
     :func:`altair_chart` of the same arguments, built with Altair once per ``options`` (labels,
@@ -100,7 +86,9 @@ def fast_spec(layout: Layout, columns: Mapping[str, object], description: str = 
     ``columns`` as the dataset ``"cells"``, so a chart whose numbers change keeps its spec and the
     browser only swaps the data."""
     texts = {k: v for k, v in options.items() if k in TEXT_OPTIONS and isinstance(v, str) and v}
-    text = _template(layout, _key(options))
+    shaped = {**options, **{k: _placeholder(k) for k in texts}}
+    key = tuple(sorted((name, _hashable(value)) for name, value in shaped.items()))
+    text = _template(layout, key)
     for name, value in texts.items():
         text = text.replace(json.dumps(_placeholder(name))[1:-1], json.dumps(value)[1:-1])
     spec = json.loads(text)

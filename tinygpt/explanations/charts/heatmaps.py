@@ -9,7 +9,7 @@ import numpy as np
 
 from tinygpt.arrays import ArrayLike, to_numpy
 from tinygpt.explanations.charts.axes import finite_values, label_angle, masked_layer, y_title_axis
-from tinygpt.explanations.charts.fast import altair_chart, fast_spec, use_canvas, warm
+from tinygpt.explanations.charts.fast import altair_chart, fast_spec, use_canvas
 
 
 def cells_columns(
@@ -176,13 +176,6 @@ def heatmap_spec(
     if layout.get("kind", "signed") != "prob":
         _set_signed_domain(spec, (_signed_bound(arr) if bound is None else bound) or 1.0)
     return use_canvas(spec, arr.size)
-
-
-def warm_heatmap(row_labels: Sequence[str], col_labels: Sequence[str], *, any_masked: bool, **layout: object) -> None:
-    """Build and keep the layout :func:`heatmap_spec` draws with these labels and ``layout`` options
-    (``any_masked``: whether any cell will be masked), so that a later :func:`heatmap_spec` of them
-    only fills in the cells. Altair only: safe from a background thread."""
-    warm(_heatmap_layout, row_labels=row_labels, col_labels=col_labels, any_masked=any_masked, **layout)
 
 
 def grid_columns(

@@ -15,10 +15,7 @@ import streamlit as st
 import torch
 
 from tinygpt.arrays import to_numpy
-from tinygpt.attention import Step
-from tinygpt.config import GPTConfig
 from tinygpt.explanations.charts import heatmap_spec
-from tinygpt.formatting import number
 from tinygpt.i18n import CATALOGUE
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
@@ -29,11 +26,6 @@ from tinygpt.ui.tables import is_static, matrix_text, show_table
 
 #: Width in pixels of a number column of a long text's T × T grid (2 decimals).
 TABLE_COLUMN_PX = 52
-#: A matrix with more columns than this shows one head's columns unless the student asks for all.
-WIDE_COLUMNS = 16
-#: Steps whose (T, D) output splits by head: the heatmap shows the chosen head's d_head columns
-#: unless the student asks for all D (a T × 512 heatmap is ~2,000 SVG cells, about 0.4 s of drawing).
-HEAD_COLUMN_STEPS = ("projection", "merge_heads")
 
 
 def tensor_title(name: str) -> str:
@@ -42,54 +34,6 @@ def tensor_title(name: str) -> str:
     mixes languages ("alpha · 头 0"); a symbol as it is (Q, K, V, S)."""
     key = f"attn.tensor.{name}"
     return tr(key) if key in CATALOGUE else name
-
-
-def step_matrix(
-    step: Step, m: torch.Tensor, name: str, head: int, labels: Sequence[str], cfg: GPTConfig
-) -> tuple[list[str], str, tuple[int, int, str, str] | None]:
-    """The column labels, the title and the ``columns`` of :func:`matrix_view` for output ``name``
-    of ``step`` (``m``: its (T, T), (T, d_head) or (T, D) matrix for ``head``): a query × key
-    matrix is labelled by the text; a matrix split by head shows that head's d_head columns, the
-    output projection's d_model columns the first d_head, unless the student asks for all."""
-    cols = list(labels) if step.square else [str(j) for j in range(m.shape[1])]
-    shown_name = tensor_title(name)
-    title = f"{shown_name} · {tr('attn.panel_head', h=number(head))}" if step.per_head else shown_name
-    columns = None
-    if step.id in HEAD_COLUMN_STEPS and cfg.n_heads > 1:
-        first = head * cfg.d_head
-        columns = (
-            first,
-            cfg.d_head,
-            tr("attn.all_columns_help", h=number(head)),
-            f"{shown_name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=number(head))}",
-        )
-    elif not step.square and m.shape[1] > cfg.d_head:  # the output projection's d_model columns
-        columns = (0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"{shown_name}[:, 0:{cfg.d_head}]")
-    return cols, title, columns
-
-
-def shown_part(
-    m: torch.Tensor, cols: Sequence[str], title: str, columns: tuple[int, int, str, str] | None, all_columns: bool
-) -> tuple[torch.Tensor, Sequence[str], str]:
-    """The part of ``m`` (R, C) the heatmap draws, its column labels and title: columns
-    first..first+n-1 of a wide matrix (C > 16) under ``columns``' title unless ``all_columns``."""
-    if columns is not None and m.shape[1] > WIDE_COLUMNS and not all_columns:
-        first, n, _help, part_title = columns
-        return m[:, first : first + n], cols[first : first + n], part_title
-    return m, cols, title
-
-
-def heatmap_layout(square: bool, kind: str, title: str) -> dict[str, str]:
-    """The texts and kind of a step's heatmap (:func:`tinygpt.explanations.charts.heatmap_spec`'s
-    layout options): the axes' titles (query × key, or position × dimension) and the value's."""
-    return dict(
-        kind=kind,
-        title=title,
-        row_title=tr("attn.axis_query") if square else tr("attn.axis_pos"),
-        col_title=tr("attn.axis_key") if square else tr("attn.axis_dim"),
-        value_title="α" if kind == "prob" else tr("attn.value"),
-        masked_label=tr("attn.masked"),
-    )
 
 
 def matrix_view(
@@ -117,35 +61,44 @@ def matrix_view(
         columns: (first, n, help, title) for a wide matrix: unless the student asks for all C
             columns, the heatmap and the table show columns first..first+n-1 under ``title``.
     """
-    all_columns = True
-    if columns is not None and m.shape[1] > WIDE_COLUMNS:
-        all_columns = control(
+    C = m.shape[1]
+    shown, shown_cols, shown_title = m, cols, title
+    if columns is not None and C > 16:
+        first, n, help_text, part_title = columns
+        if not control(
             s.K_ALL_COLUMNS,
             lambda: st.toggle(
-                tr("attn.all_columns", D=m.shape[1]), help=columns[2], key=s.K_ALL_COLUMNS, persist_state="session"
+                tr("attn.all_columns", D=C), help=help_text, key=s.K_ALL_COLUMNS, persist_state="session"
             ),
             None,
-        )
+        ):
+            shown, shown_cols, shown_title = m[:, first : first + n], cols[first : first + n], part_title
     elif visible(s.K_ALL_COLUMNS):
         st.empty()  # the toggle's place: the heatmap keeps its place from a wide matrix to a narrow one
-    shown, shown_cols, shown_title = shown_part(m, cols, title, columns, all_columns)
-    layout = heatmap_layout(square, kind, shown_title)
+    row_title = tr("attn.axis_query") if square else tr("attn.axis_pos")
+    col_title = tr("attn.axis_key") if square else tr("attn.axis_dim")
+    value_title = "α" if kind == "prob" else tr("attn.value")
     spec = heatmap_spec(
         shown,
         labels,
         shown_cols,
+        kind=kind,
+        title=shown_title,
         masked=masked,
         bound=bound,
+        row_title=row_title,
+        col_title=col_title,
+        value_title=value_title,
+        masked_label=tr("attn.masked"),
         description=heatmap_text(
             shown_title,
             len(labels),
             len(shown_cols),
-            layout["row_title"],
-            layout["col_title"],
-            layout["value_title"],
+            row_title,
+            col_title,
+            value_title,
             masked is not None or bool(torch.isneginf(shown).any()),
         ),
-        **layout,
     )
     st.vega_lite_chart(spec, width="content")
     decimals = 2 if square else 4

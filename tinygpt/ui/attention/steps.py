@@ -28,13 +28,15 @@ from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.cell import cell_slots, show_cell
 from tinygpt.ui.attention.curious import for_the_curious
-from tinygpt.ui.attention.matrix_view import matrix_view, step_matrix
-from tinygpt.ui.attention.prefetch import warm_neighbours
+from tinygpt.ui.attention.matrix_view import matrix_view, tensor_title
 from tinygpt.ui.attention.slots import drawn_or_empty, empty_slots
 from tinygpt.ui.common import resend
 from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, page_shown, visible
 
+#: Steps whose (T, D) output splits by head: the heatmap shows the chosen head's d_head columns
+#: unless the student asks for all D (a T × 512 heatmap is ~2,000 SVG cells, about 0.4 s of drawing).
+HEAD_COLUMN_STEPS = ("projection", "merge_heads")
 #: Steps drawn on one shared colour scale, so the division of step 4 shows as paler colours.
 SHARED_SCALE_STEPS = ("scores", "scale")
 #: The places :func:`show_step` keeps after the output picker: the size caption, the divisor's or
@@ -209,7 +211,20 @@ def show_step(
         st.caption(tr("attn.shared_scale", bound=bound, divisor=divisor, future=future_note))
     else:
         st.empty()
-    cols, title, columns = step_matrix(step, m, name, head, labels, cfg)
+    cols = list(labels) if step.square else [str(j) for j in range(m.shape[1])]
+    shown_name = tensor_title(name)
+    title = f"{shown_name} · {tr('attn.panel_head', h=number(head))}" if step.per_head else shown_name
+    columns = None
+    if step.id in HEAD_COLUMN_STEPS and cfg.n_heads > 1:
+        first = head * cfg.d_head
+        columns = (
+            first,
+            cfg.d_head,
+            tr("attn.all_columns_help", h=number(head)),
+            f"{shown_name}[:, {first}:{first + cfg.d_head}] · {tr('attn.panel_head', h=number(head))}",
+        )
+    elif not step.square and m.shape[1] > cfg.d_head:  # the output projection's d_model columns
+        columns = (0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"{shown_name}[:, 0:{cfg.d_head}]")
     matrix_view(
         m,
         labels,
@@ -266,6 +281,5 @@ def steps_section(
             if not show_step(trace, step, head, labels, cfg, future, exercise):
                 return  # the checks would give the answer away: after the guess
         for_the_curious(record, text, base, trace, head, step)
-        warm_neighbours(trace, chosen, head, labels, cfg, future)
 
     step_part()
