@@ -35,10 +35,10 @@ found is printed as ``skipped (control not found)``, not an error.
   ``attn_temperature``), the causal-mask toggle (``attn_mask``), the scaling radio
   (``attn_scaling``: √d_head ↔ 1), a score edit (``attn_editing`` on, then a value typed into
   the score editor's number input and Enter), next / previous step (``attn_next``,
-  ``attn_prev``, from the input X forward and back). Targets 0.25 s, steps 0.3 s.
+  ``attn_prev``, from the input X forward and back). Target 0.25 s, the step buttons too.
 - Predict (``/predict``, sampling with temperature): τ slider one notch (``predict_temperature``),
   length slider one notch (``predict_n_new``), next generation step (``predict_next``).
-  Targets 0.25 / 0.25 / 0.3 s.
+  Target 0.25 s each.
 - Theory (``/theory``, each control in its own section, opened first): the softmax example's
   temperature slider one notch (``theory_tau``:
   a table, the bar chart and the matrix heatmap depend on it), a quiz answer (the first
@@ -92,8 +92,7 @@ QUIET_MS = 300  # nothing changed for this long after the run ended: the screen 
 MEASURE_TIMEOUT_MS = 60_000
 PARTS = ("attention", "predict", "theory", "switch", "cold")
 
-TARGET_CONTROL_S = 0.25
-TARGET_STEP_S = 0.3
+TARGET_CONTROL_S = 0.25  # every control, the step buttons too
 TARGET_SWITCH_S = 0.5
 TARGET_COLD_S = 4.0
 
@@ -384,7 +383,7 @@ def attention_part(context, url: str, repeats: int, rows: list[Row]) -> None:
     run_row(
         rows,
         "attention: next step",
-        TARGET_STEP_S,
+        TARGET_CONTROL_S,
         repeats,
         page,
         None,
@@ -393,7 +392,7 @@ def attention_part(context, url: str, repeats: int, rows: list[Row]) -> None:
     run_row(
         rows,
         "attention: previous step",
-        TARGET_STEP_S,
+        TARGET_CONTROL_S,
         repeats,
         page,
         None,
@@ -433,7 +432,7 @@ def predict_part(context, url: str, repeats: int, rows: list[Row]) -> None:
     run_row(
         rows,
         "predict: next generation step",
-        TARGET_STEP_S,
+        TARGET_CONTROL_S,
         repeats,
         page,
         None,
