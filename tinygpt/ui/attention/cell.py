@@ -16,7 +16,6 @@ import streamlit as st
 from tinygpt.attention import AttentionTrace, DotSpec, Step
 from tinygpt.explanations.explain import Copy, DotProduct, ScoreCell, explain_cell
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.attention.slots import drawn_or_empty, empty_slots
 from tinygpt.ui.attention.switches import index_slider
 from tinygpt.ui.common import resend
 from tinygpt.ui.language import tr
@@ -153,11 +152,5 @@ def show_cell(
     expl = explain_cell(trace, step, head, i, j, output)
     name = step.outputs[output]
     st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in cell_latex(expl, name, i, j)))
-    weights = isinstance(step.cell, DotSpec) and step.cell.b.startswith("W_")
-    drawn_or_empty(weights, lambda: st.caption(tr("attn.weights_layout", w=step.cell.b.format(o=name))))
-
-
-def cell_slots() -> None:
-    """Empty placeholders in the places of :func:`show_cell`'s elements (its header, the pickers'
-    columns, the arithmetic, the caption on the weights' layout), for a view without a cell."""
-    empty_slots(3 + int(visible(s.K_CELL_I) or visible(s.K_CELL_J)))
+    if isinstance(step.cell, DotSpec) and step.cell.b.startswith("W_"):
+        st.caption(tr("attn.weights_layout", w=step.cell.b.format(o=name)))

@@ -21,7 +21,7 @@ from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.figure_view import figure_downloads, heatmap_text
 from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, visible
+from tinygpt.ui.lesson import control
 from tinygpt.ui.tables import is_static, matrix_text, show_table
 
 #: Width in pixels of a number column of a long text's T × T grid (2 decimals).
@@ -73,8 +73,6 @@ def matrix_view(
             None,
         ):
             shown, shown_cols, shown_title = m[:, first : first + n], cols[first : first + n], part_title
-    elif visible(s.K_ALL_COLUMNS):
-        st.empty()  # the toggle's place: the heatmap keeps its place from a wide matrix to a narrow one
     row_title = tr("attn.axis_query") if square else tr("attn.axis_pos")
     col_title = tr("attn.axis_key") if square else tr("attn.axis_dim")
     value_title = "α" if kind == "prob" else tr("attn.value")

@@ -26,10 +26,9 @@ from tinygpt.training.record import ModelRecord
 from tinygpt.ui import exercise_view, url
 from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.attention.cell import cell_slots, show_cell
+from tinygpt.ui.attention.cell import show_cell
 from tinygpt.ui.attention.curious import for_the_curious
 from tinygpt.ui.attention.matrix_view import matrix_view, tensor_title
-from tinygpt.ui.attention.slots import drawn_or_empty, empty_slots
 from tinygpt.ui.common import resend
 from tinygpt.ui.language import tr
 from tinygpt.ui.lesson import control, page_shown, visible
@@ -39,9 +38,6 @@ from tinygpt.ui.lesson import control, page_shown, visible
 HEAD_COLUMN_STEPS = ("projection", "merge_heads")
 #: Steps drawn on one shared colour scale, so the division of step 4 shows as paler colours.
 SHARED_SCALE_STEPS = ("scores", "scale")
-#: The places :func:`show_step` keeps after the output picker: the size caption, the divisor's or
-#: τ's caption, the note of a uniform head, the shared colour scale's caption.
-STEP_NOTE_SLOTS = 4
 
 
 def move_step(delta: int) -> None:
@@ -104,11 +100,7 @@ def guess_step(record: ModelRecord, text: str, trace: AttentionTrace, step: Step
 
 
 def show_input(trace: AttentionTrace, labels: Sequence[str], cfg: GPTConfig) -> None:
-    """The input X of the traced layer (``trace.state["x"]``, (T, D)): what it is, heatmap, table.
-
-    Its elements take the places of :func:`show_step`'s (empty placeholders where a step draws
-    a link, a formula, the notes, the output picker and the cell's arithmetic), so a move between
-    the input and step 1 updates the page in place."""
+    """The input X of the traced layer (``trace.state["x"]``, (T, D)): what it is, heatmap, table."""
     st.subheader(tr("attn.input_header"))
     layer = trace.layer
     where = "first" if layer == 0 else "later"
@@ -121,11 +113,9 @@ def show_input(trace: AttentionTrace, labels: Sequence[str], cfg: GPTConfig) -> 
             positions=tr(f"attn.positions_{cfg.positions}"),
         )
     )
-    empty_slots(int(page_shown("theory")) + 1)  # the step's Theory link and formula
-    st.caption(tr("attn.input_next"))  # in the place of the mask step's note
+    st.caption(tr("attn.input_next"))
     x = trace.state["x"][0]  # (T, D)
     st.markdown(tr("attn.shape", symbolic="(B, T, d_model)", concrete=f"(1, {x.shape[0]}, {x.shape[1]})"))
-    empty_slots(int(visible(s.K_OUTPUT)) + STEP_NOTE_SLOTS)  # the output picker, the size and the notes
     matrix_view(
         x,
         labels,
@@ -139,7 +129,6 @@ def show_input(trace: AttentionTrace, labels: Sequence[str], cfg: GPTConfig) -> 
         columns=(0, cfg.d_head, tr("attn.all_columns_help_x", n=cfg.d_head), f"X[:, 0:{cfg.d_head}]"),
         file_name=f"attention_0_input_X_layer{layer}.csv",
     )
-    cell_slots()
 
 
 def show_step(
@@ -170,7 +159,8 @@ def show_step(
             query_params={"concept": concept, "step": step.id},
         )
     st.latex(step.formula)
-    drawn_or_empty(step.id == "mask" and not trace.switches.causal_mask, lambda: st.info(tr("attn.mask_off_note")))
+    if step.id == "mask" and not trace.switches.causal_mask:
+        st.info(tr("attn.mask_off_note"))
     sizes = {"B": 1, "T": len(labels), "h": cfg.n_heads, "d_head": cfg.d_head, "d_model": cfg.d_model}
     st.markdown(tr("attn.shape", symbolic=step.shape_text, concrete=f"({', '.join(map(str, step.sized(sizes)))})"))
     if exercise is not None and not exercise():
@@ -187,8 +177,6 @@ def show_step(
             None,
         )
         output = step.outputs.index(name) if name in step.outputs else 0
-    elif visible(s.K_OUTPUT):
-        st.empty()  # the place of the output picker of the steps with three outputs
     name = step.outputs[output]
     m = trace.step_tensor(step, head, output)  # (T, T), (T, d_head) or (T, D)
     head_part = tr("attn.head_part", head=number(head)) if step.per_head else ""
@@ -197,20 +185,15 @@ def show_step(
     divisor = divisor_text(trace.switches, cfg.d_head)
     if step.id == "scale":
         st.caption(tr("attn.divisor_now", divisor=divisor))
-    elif step.id == "softmax":
+    if step.id == "softmax":
         st.caption(tr("attn.tau_now", tau=trace.switches.temperature))
-    else:
-        st.empty()
-    # the softmax of this head is replaced: its scores are unused
-    uniform = step.id == "softmax" and head in trace.switches.uniform_heads
-    drawn_or_empty(uniform, lambda: st.info(tr("attn.uniform_ignores_scores", head=number(head))))
+        if head in trace.switches.uniform_heads:  # the softmax of this head is replaced, scores unused
+            st.info(tr("attn.uniform_ignores_scores", head=number(head)))
     bound = None
     if step.id in SHARED_SCALE_STEPS:
         bound = shared_score_bound(trace, head, future)
         future_note = tr("attn.shared_scale_future") if future is not None else ""
         st.caption(tr("attn.shared_scale", bound=bound, divisor=divisor, future=future_note))
-    else:
-        st.empty()
     cols = list(labels) if step.square else [str(j) for j in range(m.shape[1])]
     shown_name = tensor_title(name)
     title = f"{shown_name} · {tr('attn.panel_head', h=number(head))}" if step.per_head else shown_name
