@@ -4,8 +4,11 @@ whole query string in its history and redraws the app's frame for it."""
 
 from __future__ import annotations
 
+from functools import partial
 from types import SimpleNamespace
 
+from tinygpt.i18n import t
+from tinygpt.params import read_index
 from tinygpt.ui import url
 
 
@@ -55,11 +58,6 @@ def test_only_what_changed_is_written_and_nothing_when_nothing_changed(monkeypat
 
 
 def test_a_refused_value_says_the_default_is_used_on_a_first_visit_and_the_view_stays_after(monkeypatch):
-    from functools import partial
-
-    from tinygpt.i18n import t
-    from tinygpt.params import read_index
-
     monkeypatch.setattr(url, "tr", lambda key, **fields: t(key, "en", **fields))
     monkeypatch.setattr(url, "error_text", lambda exc: str(exc))
     monkeypatch.setattr(url, "accepted_text", lambda exc: t(f"accepted.{exc.key}", "en", **exc.params))
