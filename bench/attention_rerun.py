@@ -23,8 +23,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.ui.attention.data import effects, flip_reasons, switched_walk
 from tinygpt.ui.attention.state import K_STEP, K_TAU, K_TEXT, TEMPERATURES
+from tinygpt.ui.shared.attention_data import effects, flip_reasons, switched_walk
 
 APP = str(Path(__file__).resolve().parents[1] / "streamlit_app.py")
 TARGETS_MS = {4: 150.0, 64: 400.0}

@@ -76,7 +76,7 @@ from bench.st_client import (
 
 TARGET_P95_S = 1.5
 TARGET_PEAK_MB = 2500.0
-POLL_S = 1.0  # as the pages' progress fragments (tinygpt.ui.training_jobs.POLL_SECONDS)
+POLL_S = 1.0  # as the pages' progress fragments (tinygpt.ui.train.training_jobs.POLL_SECONDS)
 WAIT_LIMIT_S = 600.0
 RSS_EVERY_S = 0.5
 
@@ -93,7 +93,7 @@ LESSON_CONTROLS = (
     "train_seed",
     "train_epochs",
 )
-#: How often the teacher's view refreshes (tinygpt.ui.teacher_view.REFRESH_SECONDS).
+#: How often the teacher's view refreshes (tinygpt.ui.teacher.teacher_view.REFRESH_SECONDS).
 TEACHER_REFRESH_S = 3.0
 _SHOWN = re.compile(r"(\d+) students?, (\d+) answers?;")
 #: The trainers' texts: each trains a line of its own (a different model for each of them).

@@ -444,9 +444,9 @@ def predict_part(context, url: str, repeats: int, rows: list[Row]) -> None:
 
 def quiz_key_and_answers() -> tuple[str | None, int, int]:
     """(key of the first quiz radio, index of its right answer, index of a wrong one) from
-    tinygpt/ui/theory_table.py's QUIZ dict (the Theory page's quiz); (None, 1, 0) when it cannot be read."""
+    tinygpt/ui/views/theory_table.py's QUIZ dict (the Theory page's quiz); (None, 1, 0) when it cannot be read."""
     try:
-        tree = ast.parse((ROOT / "tinygpt" / "ui" / "theory_table.py").read_text(encoding="utf-8"))
+        tree = ast.parse((ROOT / "tinygpt" / "ui" / "views" / "theory_table.py").read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "QUIZ" for t in node.targets):
                 quiz = ast.literal_eval(node.value)

@@ -26,7 +26,7 @@ from bench.st_client import Session, click, pills_state, toggle_state
 
 #: The chance that a student answers a concept right: before the lessons, after them.
 PHASE_RIGHT = {"pre": 0.4, "post": 0.8}
-BOX = "attn_check"  # tinygpt.ui.concept_check_view.K_BOX
+BOX = "attn_check"  # tinygpt.ui.classwork.concept_check_view.K_BOX
 ATTEMPTS = 4  # runs a student tries to open the check's form
 
 
@@ -52,7 +52,7 @@ def questions_of(text: str) -> dict:
 
 
 def unescape(text: str) -> str:
-    """``text`` without the backslashes ``tinygpt.ui.language.md_escape`` put before Markdown's characters."""
+    """``text`` without the backslashes ``tinygpt.ui.frame.language.md_escape`` put before Markdown's characters."""
     return re.sub(r"\\(.)", r"\1", text)
 
 

@@ -12,7 +12,7 @@ Run: ``python -m bench.train_step [--rounds 9] [--block 6] [--chart-seconds 10] 
    program would), and also with one thread for a like-for-like comparison.
 2. Live chart overhead. A background TrainingJob trains while, in the main thread, AppTest re-runs
    every POLL_SECONDS (the page's interval; ``--poll`` overrides) (a) what the polling fragment
-   draws (``tinygpt.ui.training_jobs.show_progress``: progress, chart data, Vega-Lite spec, Streamlit's
+   draws (``tinygpt.ui.train.training_jobs.show_progress``: progress, chart data, Vega-Lite spec, Streamlit's
    marshalling) or (b) the whole Train page, against the same job with no polling; steps/s of
    each, alternating. AppTest's own bookkeeping makes both upper bounds of what a server does.
 
@@ -224,7 +224,7 @@ def _fragment_script() -> None:
     """What the Train page's polling fragment runs (AppTest runs this function as a script)."""
     import streamlit as st
 
-    from tinygpt.ui.training_jobs import show_progress
+    from tinygpt.ui.train.training_jobs import show_progress
 
     show_progress(st.session_state["job"], st.session_state.get("train_runs", []))
 
@@ -234,7 +234,7 @@ def chart_overhead(seconds: float, gpt_cfg: GPTConfig, name: str, poll: float | 
     from streamlit.testing.v1 import AppTest
 
     from tinygpt.training.jobs import JobQueue, ModelShelf, start_job
-    from tinygpt.ui.training_jobs import POLL_SECONDS
+    from tinygpt.ui.train.training_jobs import POLL_SECONDS
 
     poll = poll or POLL_SECONDS
     modes = ("no polling", "fragment", "whole page")

@@ -7,15 +7,17 @@ from tinygpt.attention import future_mask
 from tinygpt.explanations.charts import position_labels
 from tinygpt.formatting import number
 from tinygpt.generate import crop_context
-from tinygpt.ui import concept_check_view, model_banner, model_choice, url
 from tinygpt.ui.attention import effect, sections, steps, switches
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.attention.data import what_if
-from tinygpt.ui.common import show_error, show_job_notice
-from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, visible, who_flips
-from tinygpt.ui.models import attention_trace
+from tinygpt.ui.choice import model_banner, model_choice
+from tinygpt.ui.classwork import concept_check_view
+from tinygpt.ui.frame import url
+from tinygpt.ui.frame.language import tr
 from tinygpt.ui.navigation import ensure_entry_script
+from tinygpt.ui.shared.attention_data import what_if
+from tinygpt.ui.shared.common import show_error, show_job_notice
+from tinygpt.ui.shared.models import attention_trace
+from tinygpt.ui.views.lesson import control, visible, who_flips
 from tinygpt.vocab import UnknownCharError
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py

@@ -5,17 +5,19 @@ import streamlit as st
 from tinygpt.explanations.exercises import next_char_question
 from tinygpt.formatting import format_probability
 from tinygpt.generate import crop_context, training_targets
-from tinygpt.ui import concept_check_view, exercise_view, model_banner, model_choice, url
-from tinygpt.ui import predict_view as view
-from tinygpt.ui.common import show_error, show_job_notice
-from tinygpt.ui.figure_view import bars_text, chart_data, figure_spec
-from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, led_live, page_shown, visible, who_flips
+from tinygpt.ui.choice import model_banner, model_choice
+from tinygpt.ui.classwork import concept_check_view, exercise_view
+from tinygpt.ui.frame import url
+from tinygpt.ui.frame.figure_view import bars_text, chart_data, figure_spec
+from tinygpt.ui.frame.language import tr
+from tinygpt.ui.frame.tables import show_table, text_table
 from tinygpt.ui.navigation import ensure_entry_script
-from tinygpt.ui.predict_generation import generation, md, position_panels, readable, restart_steps, short
-from tinygpt.ui.predict_table import P_GUESS, P_PREFIX, PAGE, url_params
-from tinygpt.ui.predict_view import cached_probs
-from tinygpt.ui.tables import show_table, text_table
+from tinygpt.ui.predict import predict_view as view
+from tinygpt.ui.predict.predict_generation import generation, md, position_panels, readable, restart_steps, short
+from tinygpt.ui.predict.predict_view import cached_probs
+from tinygpt.ui.shared.common import show_error, show_job_notice
+from tinygpt.ui.views.lesson import control, led_live, page_shown, visible, who_flips
+from tinygpt.ui.views.predict_table import P_GUESS, P_PREFIX, PAGE, url_params
 from tinygpt.vocab import UnknownCharError
 
 POSITIONS_KEY = "predict_positions"  # the expander of every position's distribution
@@ -31,7 +33,7 @@ chars, max_len, window = record.vocab.chars, record.gpt_cfg.max_len, record.wind
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
 view.follow_model(record)  # another model: its own text unless it can read the prefix kept
 url.warn(url.load(PAGE, url_params()))  # a link's view on top; its refused values in one box
-# Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
+# Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.views.lesson); a hidden one keeps its value.
 c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
 prefix = control(
     P_PREFIX,

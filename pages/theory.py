@@ -3,13 +3,14 @@
 import streamlit as st
 
 from tinygpt.attention import step_by_id
-from tinygpt.ui import theory_state, url
-from tinygpt.ui.common import scroll_to
-from tinygpt.ui.language import tr
+from tinygpt.ui.frame import url
+from tinygpt.ui.frame.language import tr
 from tinygpt.ui.navigation import ensure_entry_script
-from tinygpt.ui.theory_state import SECTIONS, first_section
-from tinygpt.ui.theory_table import TH_SECTION
-from tinygpt.ui.theory_view import AXES, section_label, show_section
+from tinygpt.ui.shared.common import scroll_to
+from tinygpt.ui.theory import theory_state
+from tinygpt.ui.theory.theory_state import SECTIONS, first_section
+from tinygpt.ui.theory.theory_view import AXES, section_label, show_section
+from tinygpt.ui.views.theory_table import TH_SECTION
 
 ensure_entry_script()  # a deep link on a fresh server ran this file alone: go through streamlit_app.py
 

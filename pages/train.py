@@ -14,18 +14,30 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.limits import sequences_and_tokens_per_epoch
 from tinygpt.numbers import parse_int
 from tinygpt.training.jobs import ACTIVE, JobStatus, record_of
-from tinygpt.ui import train_url
-from tinygpt.ui.common import resend
-from tinygpt.ui.controls import put_defaults
-from tinygpt.ui.language import error_text, tr
-from tinygpt.ui.lesson import visible
-from tinygpt.ui.model_banner import model_banner, until_default_model
-from tinygpt.ui.models import K_JOB
+from tinygpt.ui.choice.model_banner import model_banner, until_default_model
+from tinygpt.ui.frame.controls import put_defaults
+from tinygpt.ui.frame.language import error_text, tr
+from tinygpt.ui.frame.tables import show_table
 from tinygpt.ui.navigation import ensure_entry_script
-from tinygpt.ui.tables import show_table
-from tinygpt.ui.train_form import FORM_FIELDS, check_form
-from tinygpt.ui.train_session import train_session
-from tinygpt.ui.train_table import (
+from tinygpt.ui.shared.common import resend
+from tinygpt.ui.shared.models import K_JOB
+from tinygpt.ui.train import train_url
+from tinygpt.ui.train.train_form import FORM_FIELDS, check_form
+from tinygpt.ui.train.train_session import train_session
+from tinygpt.ui.train.train_view import checkpoints, form_locked, lesson_settings, options_with, start_here
+from tinygpt.ui.train.training_jobs import (
+    FIRST_POINT_WAIT,
+    MAX_RUNS,
+    POLL_SECONDS,
+    controls_job,
+    leave_job,
+    run_labels,
+    show_notice,
+    show_progress,
+    start_or_refuse,
+)
+from tinygpt.ui.views.lesson import visible
+from tinygpt.ui.views.train_table import (
     PRESETS,
     SEED,
     T_CAUSAL_MASK,
@@ -45,18 +57,6 @@ from tinygpt.ui.train_table import (
     T_TEXT,
     T_WINDOW,
     TRAIN,
-)
-from tinygpt.ui.train_view import checkpoints, form_locked, lesson_settings, options_with, start_here
-from tinygpt.ui.training_jobs import (
-    FIRST_POINT_WAIT,
-    MAX_RUNS,
-    POLL_SECONDS,
-    controls_job,
-    leave_job,
-    run_labels,
-    show_notice,
-    show_progress,
-    start_or_refuse,
 )
 from tinygpt.vocab import causal_loss_floor, pair_texts
 
@@ -115,7 +115,7 @@ st.markdown(tr("train.intro_lesson", settings=lesson_settings(), **sizes) if loc
 # does not wait for the default model (trained in the background); checks for it after the page's last element
 preparing = model_banner(job_notice=False, wait=False, poll=False) is None
 
-# Each setting is drawn unless a teacher's lesson link hides it (tinygpt.ui.lesson); a hidden one keeps its value.
+# Each setting is drawn unless a teacher's lesson link hides it (tinygpt.ui.views.lesson); a hidden one keeps its value.
 cols = st.columns([2, 2, 2, 3], vertical_alignment="center") if visible(T_PRESETS) else []
 if cols:
     cols[0].markdown(tr("train.presets"))
@@ -211,7 +211,7 @@ with right:
         )
 
 text = ss[T_TEXT]
-# Every refused value gets its own message (tinygpt.ui.train_form), not only the first the configs meet.
+# Every refused value gets its own message (tinygpt.ui.train.train_form), not only the first the configs meet.
 configs, refused = check_form(text, {name: typed.get(key, ss[key]) for key, name in FORM_FIELDS.items()})
 messages = [error_text(exc) if isinstance(exc, ConfigError) else tr("err.empty_text") for exc in refused]
 for message in messages:
@@ -355,5 +355,5 @@ if runs:
 
 # ---------------------------------------------------------------- checkpoints (safetensors, never pickle)
 checkpoints(job, runs)
-if preparing:  # last: the page is drawn before the first check (tinygpt.ui.model_banner.until_default_model)
+if preparing:  # last: the page is drawn before the first check (tinygpt.ui.choice.model_banner.until_default_model)
     until_default_model()

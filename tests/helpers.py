@@ -13,7 +13,7 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.training.jobs import ModelShelf, model_key
 from tinygpt.training.record import ModelRecord
 from tinygpt.training.train import train
-from tinygpt.ui.tables import TABLE_CLASS
+from tinygpt.ui.frame.tables import TABLE_CLASS
 
 #: The Train page's whole-number settings, text boxes whose session values are the typed text.
 TEXT_NUMBER_KEYS = ("train_max_len", "train_window", "train_epochs", "train_seed")
@@ -66,7 +66,7 @@ def open_page(page: str, lang: str = "en", own_model: ModelRecord | None = None,
 
 
 class StaticTable:
-    """A static table of the page (``tinygpt.ui.tables.table_html``) read back from its HTML.
+    """A static table of the page (``tinygpt.ui.frame.tables.table_html``) read back from its HTML.
 
     ``text``: the cells as the student reads them. ``value``: the same with each number's full
     value (its tooltip) where it has one, and a column whose every cell is a number as numbers.
@@ -149,7 +149,7 @@ class _TableParser(HTMLParser):
 
 def tables(at) -> list:
     """Every table of the page's main area in page order: static ones (HTML tables, read back as
-    :class:`StaticTable`) and grids (``st.dataframe``) alike, as ``tinygpt.ui.tables.show_table``
+    :class:`StaticTable`) and grids (``st.dataframe``) alike, as ``tinygpt.ui.frame.tables.show_table``
     picks one kind or the other by size; not the score editor (``st.data_editor``, read through
     ``at.data_editor``). Each has ``.value``, the DataFrame of its values."""
     found = []

@@ -10,7 +10,7 @@ import pytest
 
 from tinygpt.explanations import charts
 from tinygpt.explanations.exercises import _position_choices, next_char_question
-from tinygpt.ui.style import HTML_LANG, MUTED_TEXT, style_sheet
+from tinygpt.ui.frame.style import HTML_LANG, MUTED_TEXT, style_sheet
 
 CONTEXT = "我爱你，你爱我。他爱她，她爱他"  # the context example's window: 15 positions
 LABELS = charts.position_labels(CONTEXT)

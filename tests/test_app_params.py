@@ -1,5 +1,5 @@
 """The app-wide URL parameters (the language, a lesson, a class, a short link, the secrets ``me=``
-and ``key=``) are the rows of one table, ``tinygpt.ui.app_params``, and only ``tinygpt.ui.url``
+and ``key=``) are the rows of one table, ``tinygpt.ui.frame.app_params``, and only ``tinygpt.ui.frame.url``
 touches ``st.query_params``: a line elsewhere that does says why on the line."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 from tinygpt.classroom.class_links import LESSON_KEYS, PRIVATE_PARAMS
 from tinygpt.config import ConfigError
 from tinygpt.i18n import CATALOGUE
-from tinygpt.ui import url
-from tinygpt.ui.app_params import APP_PARAMS
-from tinygpt.ui.lesson import LESSON_PARAMS
+from tinygpt.ui.frame import url
+from tinygpt.ui.frame.app_params import APP_PARAMS
+from tinygpt.ui.views.lesson import LESSON_PARAMS
 
 ROOT = Path(__file__).resolve().parent.parent
 UI_FILES = sorted([*(ROOT / "tinygpt" / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "streamlit_app.py"])
@@ -40,17 +40,17 @@ def _query_params_lines(path: Path) -> list[int]:
 def test_only_the_url_module_touches_st_query_params_and_every_other_use_says_why_on_its_line():
     by_hand = {}
     for path in UI_FILES:
-        if path == ROOT / "tinygpt" / "ui" / "url.py":
+        if path == ROOT / "tinygpt" / "ui" / "frame" / "url.py":
             continue
         lines = path.read_text(encoding="utf-8").splitlines()
         for n in _query_params_lines(path):
             by_hand[f"{path.relative_to(ROOT)}:{n}"] = lines[n - 1]
-    # the language: tinygpt.ui.url imports tinygpt.ui.language for its messages
-    assert {k.rsplit(":", 1)[0] for k in by_hand} == {"tinygpt/ui/language.py"}
+    # the language: tinygpt.ui.frame.url imports tinygpt.ui.frame.language for its messages
+    assert {k.rsplit(":", 1)[0] for k in by_hand} == {"tinygpt/ui/frame/language.py"}
     assert len(by_hand) == 2
     unexplained = {k: line for k, line in by_hand.items() if "#" not in line or len(line.split("#", 1)[1].strip()) < 20}
     assert not unexplained
-    assert _query_params_lines(ROOT / "tinygpt" / "ui" / "url.py")  # the scan sees a use where there is one
+    assert _query_params_lines(ROOT / "tinygpt" / "ui" / "frame" / "url.py")  # the scan sees a use where there is one
 
 
 def _string_args_of(functions: set[str]) -> dict[str, list[str]]:

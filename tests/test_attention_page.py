@@ -36,9 +36,9 @@ from tinygpt.explanations.explain import (
 )
 from tinygpt.i18n import t
 from tinygpt.params import read_step
-from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
+from tinygpt.ui.shared import attention_data as data
 
 SEED_LAYERS, SEED_HEADS = 6, 8
 #: The parameters of the page's view (the model travels in model=).
@@ -88,7 +88,7 @@ def prediction(at: AppTest) -> pd.DataFrame:
 
 def seed_tm():
     """The default model the page uses (the app's process-wide cache; trained by the first page run)."""
-    from tinygpt.ui.models import default_model
+    from tinygpt.ui.shared.models import default_model
 
     return default_model()
 

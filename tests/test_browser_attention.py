@@ -11,7 +11,7 @@ from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
 
-# The first table on the page is the step's table, static HTML at this size (tinygpt.ui.tables):
+# The first table on the page is the step's table, static HTML at this size (tinygpt.ui.frame.tables):
 # its row labels are <th>, its numbers <td>; the first Vega-Lite chart is the step's heatmap (SVG).
 TABLE_CELLS_JS = """() => Array.from(document.querySelector(".tg-table")?.querySelectorAll('tbody th, tbody td') || [])
     .map(cell => cell.innerText)"""

@@ -13,7 +13,7 @@ from conftest import ARTIFACTS, SCREENSHOTS, assert_no_exception, wait_for_app
 
 from bench.cold_start import start_server, stop_server, wait_healthy
 from tinygpt.i18n import LANGUAGES, t
-from tinygpt.ui.page_list import PAGES
+from tinygpt.ui.frame.page_list import PAGES
 
 pytestmark = pytest.mark.browser
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from tinygpt.classroom.class_links import LessonPlan, ascii_query, lesson_params
 from tinygpt.i18n import t
-from tinygpt.ui.lesson_builder import page_controls
+from tinygpt.ui.teacher.lesson_builder import page_controls
 
 pytestmark = pytest.mark.browser
 

@@ -139,7 +139,7 @@ def test_the_train_pages_live_loss_chart_is_the_loss_charts_fast_spec():
     def page() -> None:
         import pandas as pd
 
-        from tinygpt.ui.training_jobs import draw_loss_chart
+        from tinygpt.ui.train.training_jobs import draw_loss_chart
 
         draw_loss_chart(
             pd.DataFrame({"step": [1, 2, 3, 1, 2], "loss": [2.0, 1.0, 0.5, 1.5, 0.0], "run": ["#1"] * 3 + ["#2"] * 2})

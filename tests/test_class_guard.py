@@ -1,7 +1,8 @@
 """A class nothing can stop, in the app: the teacher's key leaves the address, guessing is slowed per
 client and "no class" reads as "wrong key", a short link typed in any case opens, one student's bad
 nickname on PostgreSQL holds up nobody, a refused answer is said and not sent again, and a deleted
-data folder is said to the teacher (tinygpt.classroom.guard, tinygpt.ui.class_guard, tinygpt.ui.student)."""
+data folder is said to the teacher (tinygpt.classroom.guard, tinygpt.ui.classwork.class_guard,
+tinygpt.ui.classwork.student)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from test_classroom import answer_both, app, make_class
 from tinygpt.classroom.guard import Attempts
 from tinygpt.classroom.store import Store, StoreError, database_url
 from tinygpt.i18n import t
-from tinygpt.ui.student_state import class_session
+from tinygpt.ui.frame.student_state import class_session
 
 store = test_classroom.store  # a fresh SQLite store, the one the app's sessions use
 
@@ -37,7 +38,7 @@ def test_attempts_are_counted_per_client_in_a_sliding_window():
 @pytest.fixture
 def one_client(monkeypatch):
     """Every session of the test comes from one address; the counts of failures start empty."""
-    from tinygpt.ui import class_guard
+    from tinygpt.ui.classwork import class_guard
 
     monkeypatch.setattr(class_guard, "client_id", lambda: "203.0.113.7")
     for module in ("teacher_view", "short_links"):
@@ -49,7 +50,7 @@ def one_client(monkeypatch):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_teachers_key_leaves_the_address_at_once_and_a_reload_keeps_the_class(lang, store, monkeypatch):
-    from tinygpt.ui import class_guard
+    from tinygpt.ui.classwork import class_guard
 
     code, key = store.create_class("lesson=1&pages=attention")
     view = app("teacher", lang, **{"class": code, "key": key})
@@ -157,7 +158,7 @@ def test_a_reopened_class_takes_the_answers_of_a_student_who_saw_it_closed(store
 
 
 def test_two_tabs_answering_differently_are_told_which_answer_counts(store, monkeypatch):
-    from tinygpt.ui import student as student_ui
+    from tinygpt.ui.classwork import student as student_ui
 
     _, short, code, _ = make_class("en")
     first = app(None, "en", s=short.split("s=")[1])
@@ -189,7 +190,7 @@ def test_the_teacher_sees_the_nicknames_students_typed(store):
 
 
 def test_a_link_only_this_computer_can_open_is_said_under_its_qr_code(store):
-    from tinygpt.ui.lesson_builder import local_host
+    from tinygpt.ui.teacher.lesson_builder import local_host
 
     for url, host in (
         ("http://localhost:8501/?s=Ab3xYz7", "localhost"),

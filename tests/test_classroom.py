@@ -1,6 +1,6 @@
 """The class in the app: the lesson builder, short links, students' answers on the teacher's page,
 "my answers" and the resume link, and every bad input getting its message (tinygpt.classroom.class_links,
-tinygpt.ui.student, tinygpt.ui.lesson_builder, tinygpt.ui.teacher_view)."""
+tinygpt.ui.classwork.student, tinygpt.ui.teacher.lesson_builder, tinygpt.ui.teacher.teacher_view)."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ from tinygpt.classroom.class_links import (
 )
 from tinygpt.classroom.store import LINK_CODE_LEN, Store, database_url
 from tinygpt.i18n import t
-from tinygpt.ui.lesson import parse_lesson
-from tinygpt.ui.student_state import class_session
-from tinygpt.ui.teacher_state import teacher_session
+from tinygpt.ui.frame.student_state import class_session
+from tinygpt.ui.frame.teacher_state import teacher_session
+from tinygpt.ui.views.lesson import parse_lesson
 
 PAGES = ["train", "predict", "attention", "theory"]
 
@@ -269,7 +269,7 @@ def test_a_closed_class_keeps_the_students_answers_for_them_and_says_so(store):
 
 
 def test_a_reload_brings_back_the_answers_revealed_and_the_score(store, monkeypatch):
-    from tinygpt.ui import student as student_ui
+    from tinygpt.ui.classwork import student as student_ui
 
     _, short, code, _ = make_class("en")
     student = app(None, "en", s=short.split("s=")[1])
@@ -369,7 +369,7 @@ def test_the_answer_chart_marks_right_answers_by_colour_and_symbol():
 
 def test_the_most_answered_questions_are_charts_and_the_rest_one_table(store, monkeypatch):
     from tinygpt.classroom.store import NewAnswer, new_student
-    from tinygpt.ui import teacher_view
+    from tinygpt.ui.teacher import teacher_view
 
     monkeypatch.setattr(teacher_view, "MAX_CHARTS", 2)
     code, key = store.create_class("lesson=1")

@@ -11,7 +11,7 @@ from tinygpt.classroom.class_links import PRIVATE_PARAMS
 from tinygpt.explanations.concept_check import CONCEPTS
 from tinygpt.explanations.exercises import NONE
 from tinygpt.i18n import t
-from tinygpt.ui.student_state import class_session
+from tinygpt.ui.frame.student_state import class_session
 
 PICKS = {"mask": ["0"], "last": [NONE], "row_sum": "1", "softmax": "between", "tau": "3"}
 

@@ -32,7 +32,7 @@ from tinygpt.i18n import t
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
 from tinygpt.ui.attention.effect import CHANGED_MARK, SHOWN_FLIPS
-from tinygpt.ui.models import K_CHOICE
+from tinygpt.ui.shared.models import K_CHOICE
 
 CONTEXT = EXAMPLES["context"]
 #: bench.experiments on the context example as the app serves it (the shipped weights, the same on

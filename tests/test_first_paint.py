@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.i18n import t
-from tinygpt.ui.app_session import app_session
+from tinygpt.ui.frame.app_session import app_session
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -75,7 +75,7 @@ def test_the_preload_warms_the_first_runs_one_offs_before_torch_with_a_short_swi
 
     from streamlit import delta_generator
 
-    from tinygpt.ui import server
+    from tinygpt.ui.frame import server
 
     seen = []
     monkeypatch.setattr(delta_generator, "_use_warning_has_been_displayed", False)

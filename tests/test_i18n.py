@@ -205,7 +205,7 @@ def test_hard_coded_text_is_caught():
     """The scan flags a literal label and a literal chart title, and lets symbols and user text through."""
     script = """
 import altair as alt, pandas as pd, streamlit as st
-from tinygpt.ui.language import language_switch, tr
+from tinygpt.ui.frame.language import language_switch, tr
 language_switch()
 st.title(tr("theory.title"))
 st.slider("Heads", 1, 8, key="n")

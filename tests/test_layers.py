@@ -152,13 +152,13 @@ def test_a_function_level_project_import_says_why_on_its_line():
 
 #: The bottom of the Streamlit layer: modules that import no module of ``tinygpt.ui`` but one of these.
 UI_LEAVES = (
-    "tinygpt.ui.page_list",
-    "tinygpt.ui.app_url",
-    "tinygpt.ui.app_session",
-    "tinygpt.ui.model_session",
-    "tinygpt.ui.student_state",
-    "tinygpt.ui.teacher_state",
-    "tinygpt.ui.language",
+    "tinygpt.ui.frame.page_list",
+    "tinygpt.ui.frame.app_url",
+    "tinygpt.ui.frame.app_session",
+    "tinygpt.ui.frame.model_session",
+    "tinygpt.ui.frame.student_state",
+    "tinygpt.ui.frame.teacher_state",
+    "tinygpt.ui.frame.language",
 )
 
 
@@ -172,6 +172,44 @@ def test_the_leaves_of_the_streamlit_layer_import_nothing_above_them_and_only_pa
     assert upward == []
     importers = {i.source for i in imports if i.target == "tinygpt.ui.navigation"}
     assert importers and all(m.startswith("pages.") for m in importers), sorted(importers)
+
+
+#: The wings of ``tinygpt/ui/``, lowest first: a module imports modules of its own wing and of the wings
+#: listed before it, never after. The root of ``ui/`` (``navigation``, ``follow``) is above every wing.
+UI_WINGS = (
+    "frame",  # the app's frame: session values, language, URL, page list, style, tables, the store
+    "views",  # the page tables and the lesson: the one description of every page's view
+    "shared",  # the models behind the pages and the pieces every page draws
+    "train",  # the Train page and its jobs
+    "choice",  # which model Predict and Attention show, and the class's model
+    "classwork",  # what every page uses of the class: the student, answers, exercises, the concept check
+    "attention",
+    "predict",
+    "theory",
+    "projector",  # the projector's page and the aggregates it shares with the teacher's
+    "teacher",  # the teacher's page: the builder, the lead, the report
+)
+
+
+def wing(module: str) -> str | None:
+    """The wing of a ``tinygpt.ui`` module (``None`` for the root of ``ui/`` and outside it)."""
+    parts = module.split(".")
+    if parts[:2] != ["tinygpt", "ui"] or len(parts) < 4:
+        return None
+    return parts[2]
+
+
+def test_ui_modules_live_in_wings_and_import_only_their_own_wing_or_lower_ones():
+    modules = sources(ROOT)
+    root_modules = sorted(m for m in modules if m.startswith("tinygpt.ui.") and m.count(".") == 2)
+    assert set(root_modules) <= {"tinygpt.ui.navigation", "tinygpt.ui.follow"} | {f"tinygpt.ui.{w}" for w in UI_WINGS}
+    assert all(wing(m) in UI_WINGS for m in modules if m.startswith("tinygpt.ui.") and m.count(".") >= 3)
+    upward = [
+        f"{i.source} -> {i.target}"
+        for i in project_imports(ROOT)
+        if wing(i.source) and wing(i.target) and UI_WINGS.index(wing(i.target)) > UI_WINGS.index(wing(i.source))
+    ]
+    assert upward == []
 
 
 def test_no_ui_module_has_the_name_of_a_core_module():
@@ -195,7 +233,7 @@ def test_the_pages_are_named_in_one_module_and_a_page_is_never_a_bare_path():
     one name never stands for an entry in one module and for a path in another."""
     names = {"PAGES", "TEACHER_PAGE", "PROJECTOR_PAGE", "TEACHER_PATH", "PROJECTOR_PATH"}
     bound = sorted((module, name) for module, path in sources(ROOT).items() for name in top_level_names(path) & names)
-    assert {module for module, _ in bound} == {"tinygpt.ui.page_list"}, bound
+    assert {module for module, _ in bound} == {"tinygpt.ui.frame.page_list"}, bound
     assert {name for _, name in bound} == names
 
 

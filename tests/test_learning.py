@@ -219,7 +219,12 @@ def test_every_wrong_option_of_the_theory_quiz_names_an_idea():
     from tinygpt.explanations.exercises import theory_question
     from tinygpt.explanations.misconceptions import THEORY_QUIZ
 
-    quiz = {"mask_positions": "b", "mask_weight": "c", "shift": "d", "temperature": "b"}  # tinygpt.ui.controls.QUIZ
+    quiz = {
+        "mask_positions": "b",
+        "mask_weight": "c",
+        "shift": "d",
+        "temperature": "b",
+    }  # tinygpt.ui.frame.controls.QUIZ
     assert set(THEORY_QUIZ) == set(quiz)
     for qid, right in quiz.items():
         record = question_record(theory_question(qid, right))

@@ -17,7 +17,7 @@ from tinygpt.explanations.concept_check import CONCEPTS
 from tinygpt.explanations.exercises import NONE
 from tinygpt.explanations.predictions import prediction_id, prediction_question, tallies
 from tinygpt.i18n import t
-from tinygpt.ui.student_state import class_session
+from tinygpt.ui.frame.student_state import class_session
 
 #: A column of the effect's strip: its classes and its position.
 STRIP_COL = re.compile(
@@ -238,7 +238,7 @@ def test_the_projector_draws_the_latest_prediction_per_position(store):
         )
 
     def projector(code: str, reveal: bool) -> None:
-        from tinygpt.ui.prediction_tally import draw_prediction_tally
+        from tinygpt.ui.projector.prediction_tally import draw_prediction_tally
 
         draw_prediction_tally(code, reveal=reveal)
 
@@ -311,8 +311,8 @@ def test_the_projector_shows_no_students_own_messages(store):
     does not show that student's messages (e.g. "welcome back"); a student's own page does."""
 
     def session(url_path: str) -> None:
-        from tinygpt.ui.class_store import say
-        from tinygpt.ui.student import student_session
+        from tinygpt.ui.classwork.student import student_session
+        from tinygpt.ui.frame.class_store import say
 
         say("a message for this student", "info")
         student_session(url_path)

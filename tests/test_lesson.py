@@ -1,4 +1,5 @@
-"""A teacher's lesson link (tinygpt.ui.lesson) and Predict's guess-then-reveal mode (tinygpt.ui.exercise_view)."""
+"""A teacher's lesson link (tinygpt.ui.views.lesson) and Predict's guess-then-reveal mode
+(tinygpt.ui.classwork.exercise_view)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.explanations.theory import STEP_CONCEPT
 from tinygpt.i18n import t
-from tinygpt.ui.lesson import LESSON_CONTROLS, parse_lesson
+from tinygpt.ui.views.lesson import LESSON_CONTROLS, parse_lesson
 
 PAGE_NAMES = ("train", "predict", "attention", "theory")
 
@@ -212,7 +213,7 @@ def _attention_exercise_script(step: str, query: int) -> None:
     from helpers import seed_model
 
     from tinygpt.explanations.explain import trace_of
-    from tinygpt.ui.exercise_view import attention_exercise
+    from tinygpt.ui.classwork.exercise_view import attention_exercise
 
     record = seed_model()
     idx = record.vocab.encode("你好世界")[None]
@@ -418,7 +419,7 @@ def test_a_lesson_does_not_offer_students_the_teachers_link_popover():
 
 
 def test_the_builder_names_switched_off_heads_as_people_count_them(monkeypatch):
-    from tinygpt.ui import lesson_builder
+    from tinygpt.ui.teacher import lesson_builder
 
     monkeypatch.setattr(lesson_builder, "tr", lambda key, **f: t(key, "en", **f))
     named = lesson_builder.view_settings({"off": "0,2"})  # the link's indices

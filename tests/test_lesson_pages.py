@@ -1,4 +1,4 @@
-"""A lesson's view of every page (tinygpt.ui.lesson): whichever page the lesson opens on, each of its
+"""A lesson's view of every page (tinygpt.ui.views.lesson): whichever page the lesson opens on, each of its
 pages starts on what the lesson's link sets for it, after a page switch (which clears the address)
 and after a reload."""
 
@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.classroom.class_links import LessonPlan, lesson_params
 from tinygpt.i18n import t
-from tinygpt.ui.lesson_builder import page_controls
+from tinygpt.ui.teacher.lesson_builder import page_controls
 
 
 def lesson_query(pages: tuple[str, ...], lang: str, **view: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ from tinygpt.i18n import t
 from tinygpt.links import encode_train
 from tinygpt.training import jobs
 from tinygpt.training.jobs import JobQueue, JobStatus, MemoryLimitError, ModelShelf, QueueFullError, start_job
-from tinygpt.ui.model_session import model_session
+from tinygpt.ui.frame.model_session import model_session
 
 
 def settings(seed: int, epochs: int = 5000) -> tuple:
@@ -163,7 +163,7 @@ def test_a_session_that_comes_back_within_the_grace_keeps_its_job(cleanup):
 def test_the_reaper_asks_streamlits_runtime_which_sessions_are_connected(monkeypatch, cleanup):
     from streamlit.runtime import Runtime
 
-    from tinygpt.ui.training_jobs import Reaper
+    from tinygpt.ui.train.training_jobs import Reaper
 
     connected = {"sid-a", "sid-b"}
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from tinygpt.classroom.store import Store, database_url
 from tinygpt.config import ConfigError
 from tinygpt.i18n import t
-from tinygpt.ui import url
+from tinygpt.ui.frame import url
 
 
 def _refuse(raw: str, notes: list[str]) -> dict:

@@ -163,7 +163,7 @@ def test_a_paused_start_is_not_shared():
 
 
 def test_examples_train_once_and_the_textbook_is_the_default():
-    from tinygpt.ui.models import shelf
+    from tinygpt.ui.shared.models import shelf
 
     textbook = jobs.example_training("textbook", shelf())
     assert jobs.default_training(shelf()) is textbook

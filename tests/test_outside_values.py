@@ -15,7 +15,7 @@ from tinygpt.explanations.theory import CONCEPT_IDS
 from tinygpt.formatting import char_name
 from tinygpt.i18n import t
 from tinygpt.links import V1_DEFAULTS, decode_edits, decode_train, read_theory_params
-from tinygpt.ui.lesson import MAX_LESSON_NAMES, parse_lesson
+from tinygpt.ui.views.lesson import MAX_LESSON_NAMES, parse_lesson
 
 HUGE = "9" * 4400  # int() refuses more than 4,300 digits
 

@@ -14,7 +14,7 @@ from test_lesson import keyed_widgets, open_app
 from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import CATALOGUE, t
 from tinygpt.ui.attention import state as view
-from tinygpt.ui.lesson import LESSON_CONTROLS
+from tinygpt.ui.views.lesson import LESSON_CONTROLS
 
 SPACE = "␣ (U+0020)"
 

@@ -1,4 +1,4 @@
-"""Every page's state is in its table (``tinygpt.ui.controls``): the lesson's lockable controls are
+"""Every page's state is in its table (``tinygpt.ui.frame.controls``): the lesson's lockable controls are
 the tables' labelled rows, each default is spelled once, every URL parameter a page reads is a row
 of its table, and the files DEVELOPERS.md names for a new switch are the files that hold it."""
 
@@ -10,20 +10,20 @@ from pathlib import Path
 
 from tinygpt.config import DEFAULT_GPT
 from tinygpt.i18n import CATALOGUE
-from tinygpt.ui import attention, lesson
 from tinygpt.ui.attention import state
-from tinygpt.ui.attention.table import ATTENTION, K_TAU
-from tinygpt.ui.controls import MODEL, UNSET, lockable
-from tinygpt.ui.predict_table import P_TAU, PREDICT
-from tinygpt.ui.predict_table import url_params as predict_params
-from tinygpt.ui.theory_state import URL_PARAMS as THEORY_PARAMS
-from tinygpt.ui.theory_table import TH_TAU, THEORY
-from tinygpt.ui.train_table import TRAIN
-from tinygpt.ui.train_url import TRAIN_URL
+from tinygpt.ui.frame.controls import MODEL, UNSET, lockable
+from tinygpt.ui.theory.theory_state import URL_PARAMS as THEORY_PARAMS
+from tinygpt.ui.train.train_url import TRAIN_URL
+from tinygpt.ui.views import attention_table, lesson
+from tinygpt.ui.views.attention_table import ATTENTION, K_TAU
+from tinygpt.ui.views.predict_table import P_TAU, PREDICT
+from tinygpt.ui.views.predict_table import url_params as predict_params
+from tinygpt.ui.views.theory_table import TH_TAU, THEORY
+from tinygpt.ui.views.train_table import TRAIN
 
 ROOT = Path(__file__).resolve().parent.parent
 UI_FILES = sorted([*(ROOT / "tinygpt" / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py")])
-TABLE_FILES = {"controls.py", "predict_table.py", "table.py", "train_table.py", "theory_table.py"}
+TABLE_FILES = {"controls.py", "predict_table.py", "attention_table.py", "train_table.py", "theory_table.py"}
 
 
 def test_every_lockable_control_is_a_labelled_row_of_a_page_table_and_every_label_is_a_string():
@@ -54,7 +54,7 @@ def test_each_temperature_default_is_spelled_once_in_its_table():
 
 
 def test_every_url_parameter_a_page_reads_is_a_row_of_its_table():
-    """A page reads the URL only through ``tinygpt.ui.url.load`` of its rows: no page or page
+    """A page reads the URL only through ``tinygpt.ui.frame.url.load`` of its rows: no page or page
     module reads ``st.query_params`` by hand (the app-wide parameters are read in their own
     modules: the language, a lesson, a class, a short link, the teacher's key)."""
     pages = {
@@ -68,7 +68,8 @@ def test_every_url_parameter_a_page_reads_is_a_row_of_its_table():
     assert {"text", "layer", "head", "step", "tau", "edits"} <= pages["attention"]
     by_hand = re.compile(r"query_params(\.get\(|\[)")
     page_modules = [ROOT / "pages" / f"{name}.py" for name in pages] + [
-        ROOT / "tinygpt" / "ui" / f for f in ("predict_view.py", "predict_generation.py", "theory_view.py")
+        ROOT / "tinygpt" / "ui" / f
+        for f in ("predict/predict_view.py", "predict/predict_generation.py", "theory/theory_view.py")
     ]
     page_modules += sorted((ROOT / "tinygpt" / "ui" / "attention").glob("*.py"))
     read = {str(p.relative_to(ROOT)) for p in page_modules if by_hand.search(p.read_text(encoding="utf-8"))}
@@ -83,12 +84,12 @@ def test_every_attention_switch_with_a_default_is_in_the_url_or_named_as_kept_ou
     kept_out = {k for k, c in ATTENTION.items() if c.default is not UNSET and c.url_row is None}
     assert len(with_row) + 3 == len(rows)  # + step, edits, part (state.url_params)
     assert kept_out == {
-        attention.table.K_STEP,
-        attention.table.K_UNIFORM_SCOPE,
-        attention.table.K_DIVISOR,
-        attention.table.K_EDITING,
-        attention.table.K_EDITS,
-        attention.table.K_ALL_COLUMNS,
+        attention_table.K_STEP,
+        attention_table.K_UNIFORM_SCOPE,
+        attention_table.K_DIVISOR,
+        attention_table.K_EDITING,
+        attention_table.K_EDITS,
+        attention_table.K_ALL_COLUMNS,
     }
 
 
@@ -97,7 +98,7 @@ def test_developers_md_names_the_files_a_new_switch_touches():
     switch = text.split("- **A switch of the Attention page**")[1].split("\n- **")[0]
     named = set(re.findall(r"`((?:tinygpt|tests|pages)/[\w/.]+\.py)`", switch))
     assert {
-        "tinygpt/ui/attention/table.py",
+        "tinygpt/ui/views/attention_table.py",
         "tinygpt/ui/attention/switches.py",
         "tinygpt/strings/zh/attention.py",
         "tinygpt/strings/en/attention.py",
@@ -116,8 +117,8 @@ def test_every_file_the_how_to_add_lists_name_exists():
 
 
 def test_a_default_list_or_dict_is_a_fresh_one_for_each_session_and_a_by_page_default_must_be_given():
-    from tinygpt.ui.attention.table import K_EDITS, K_HEAD, K_HEADS_OFF
-    from tinygpt.ui.controls import default_of, defaults_of
+    from tinygpt.ui.frame.controls import default_of, defaults_of
+    from tinygpt.ui.views.attention_table import K_EDITS, K_HEAD, K_HEADS_OFF
 
     first, second = default_of(ATTENTION, K_HEADS_OFF), default_of(ATTENTION, K_HEADS_OFF)
     assert first == [] and first is not second and default_of(ATTENTION, K_EDITS) == {}

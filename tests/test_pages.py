@@ -255,7 +255,7 @@ def test_streamlit_run_serves_the_app_whose_lifespan_preloads_the_modules():
 
 
 def test_the_preload_imports_torch_first_and_every_module_of_the_app_but_the_cli():
-    from tinygpt.ui import server
+    from tinygpt.ui.frame import server
 
     done = server.preload()
     assert done[: len(server.LIBRARIES)] == list(server.LIBRARIES) and done[0] == "torch"

@@ -17,8 +17,8 @@ from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.links import encode_train
-from tinygpt.ui.lesson import visible, who_flips
-from tinygpt.ui.student_state import class_session, follow_session
+from tinygpt.ui.frame.student_state import class_session, follow_session
+from tinygpt.ui.views.lesson import visible, who_flips
 
 
 @pytest.fixture
@@ -271,7 +271,7 @@ def test_leading_with_a_stopped_run_publishes_it_for_other_servers_under_the_set
     from tinygpt.training.jobs import ModelShelf, model_key
     from tinygpt.training.model_library import ModelLibrary
     from tinygpt.training.train import train
-    from tinygpt.ui import led_model
+    from tinygpt.ui.choice import led_model
 
     steps: list[int] = []
     stopped = train(

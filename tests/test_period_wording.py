@@ -1,5 +1,5 @@
 """What a student's page says about switches it does not draw: set by the teacher leading live, or
-by the lesson's link (tinygpt.ui.lesson.led_live, tinygpt.ui.attention.effect)."""
+by the lesson's link (tinygpt.ui.views.lesson.led_live, tinygpt.ui.attention.effect)."""
 
 from __future__ import annotations
 

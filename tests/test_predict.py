@@ -114,7 +114,7 @@ def test_sampling_with_a_fixed_seed_repeats_and_another_seed_differs(untrained):
 
 
 def test_a_run_continued_or_cut_short_is_the_run_made_in_one_call():
-    from tinygpt.ui.predict_view import GenerationRuns
+    from tinygpt.ui.predict.predict_view import GenerationRuns
 
     record = small_model(epochs=30)
     runs = GenerationRuns(record, max_runs=2)
@@ -143,7 +143,7 @@ def test_a_run_continued_or_cut_short_is_the_run_made_in_one_call():
 
 
 def test_a_new_temperature_runs_the_model_only_on_contexts_not_fed_before():
-    from tinygpt.ui.predict_view import GenerationRuns, RememberedForward
+    from tinygpt.ui.predict.predict_view import GenerationRuns, RememberedForward
 
     record = seed_model()
     runs = GenerationRuns(record)

@@ -28,7 +28,7 @@ from tinygpt.training.model_library import SHIPPED_DIR, weights_hash
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Prints, as JSON, the kernel path in force, the weights hash of the context example the app
-#: serves (tinygpt.training.jobs.example_training, as tinygpt.ui.models calls it) and the positions that
+#: serves (tinygpt.training.jobs.example_training, as tinygpt.ui.shared.models calls it) and the positions that
 #: each switch changes in layer 0.
 SERVED_CONTEXT = """
 import json, torch

@@ -8,20 +8,20 @@ import ast
 import re
 from pathlib import Path
 
-from tinygpt.ui.app_session import K_APP_SESSION, AppSession, app_session
 from tinygpt.ui.attention.session import K_ATTENTION_SESSION
-from tinygpt.ui.lesson_builder import K_BUILDER_SESSION, builder_session
-from tinygpt.ui.model_session import K_MODEL_SESSION, ModelSession, model_session
-from tinygpt.ui.student_state import K_CLASS_SESSION, K_FOLLOW_SESSION
-from tinygpt.ui.teacher_state import K_TEACHER_SESSION
-from tinygpt.ui.theory_state import K_THEORY_SESSION, theory_session
-from tinygpt.ui.train_session import K_TRAIN_SESSION, TrainSession
+from tinygpt.ui.frame.app_session import K_APP_SESSION, AppSession, app_session
+from tinygpt.ui.frame.model_session import K_MODEL_SESSION, ModelSession, model_session
+from tinygpt.ui.frame.student_state import K_CLASS_SESSION, K_FOLLOW_SESSION
+from tinygpt.ui.frame.teacher_state import K_TEACHER_SESSION
+from tinygpt.ui.teacher.lesson_builder import K_BUILDER_SESSION, builder_session
+from tinygpt.ui.theory.theory_state import K_THEORY_SESSION, theory_session
+from tinygpt.ui.train.train_session import K_TRAIN_SESSION, TrainSession
 
 ROOT = Path(__file__).resolve().parent.parent
 UI_FILES = sorted([*(ROOT / "tinygpt" / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py")])
 PRIVATE = re.compile(r"_[a-z][a-z0-9_]+")
 #: The session objects' keys, and the two private keys that are not one: the lesson a link opens
-#: (one frozen ``tinygpt.ui.lesson.Lesson``, read once) and the language switch's widget.
+#: (one frozen ``tinygpt.ui.views.lesson.Lesson``, read once) and the language switch's widget.
 EXPECTED = {
     K_APP_SESSION,
     K_MODEL_SESSION,

@@ -1,4 +1,4 @@
-"""Static tables (tinygpt.ui.tables): the text a student reads, each number's full value, escaping."""
+"""Static tables (tinygpt.ui.frame.tables): the text a student reads, each number's full value, escaping."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from helpers import StaticTable
 
 from tinygpt.formatting import format_probability
-from tinygpt.ui.tables import STATIC_MAX_CELLS, is_static, matrix_text, table_html, text_table
+from tinygpt.ui.frame.tables import STATIC_MAX_CELLS, is_static, matrix_text, table_html, text_table
 
 
 def test_any_character_shows_as_itself_and_numbers_keep_their_full_value():

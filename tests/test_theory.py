@@ -16,7 +16,7 @@ from tinygpt.explanations import theory
 from tinygpt.explanations.charts import probability_bars, probability_bars_spec, vector_picture, vector_picture_spec
 from tinygpt.explanations.theory import EXAMPLE_KEYS, EXAMPLE_VALUES, TheoryInputError
 from tinygpt.i18n import CATALOGUE, t
-from tinygpt.ui.student_state import class_session
+from tinygpt.ui.frame.student_state import class_session
 
 SOFTMAX_123 = [0.090, 0.245, 0.665]  # softmax([1, 2, 3]) at τ = 1, to 3 decimals
 

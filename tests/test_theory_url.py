@@ -7,8 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.i18n import t
-from tinygpt.ui.theory_state import SECTIONS, URL_PARAMS
-from tinygpt.ui.theory_table import SLIDERS, THEORY, TOGGLES
+from tinygpt.ui.theory.theory_state import SECTIONS, URL_PARAMS
+from tinygpt.ui.views.theory_table import SLIDERS, THEORY, TOGGLES
 
 
 def theory(lang: str = "en", **params: str) -> AppTest:

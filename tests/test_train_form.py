@@ -1,4 +1,4 @@
-"""The Train form's check (tinygpt.ui.train_form): every refused value is named once, with what is
+"""The Train form's check (tinygpt.ui.train.train_form): every refused value is named once, with what is
 accepted, whatever else is refused with it; accepted settings give the configs."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tinygpt.config import MAX_EPOCHS, MAX_MAX_LEN, ConfigError
-from tinygpt.ui.train_form import FORM_FIELDS, check_form
+from tinygpt.ui.train.train_form import FORM_FIELDS, check_form
 
 FORM = {
     "d_model": 64,

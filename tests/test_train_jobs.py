@@ -26,7 +26,7 @@ from tinygpt.i18n import CATALOGUE, t
 from tinygpt.limits import host_configs
 from tinygpt.training.jobs import JobQueue, ModelShelf, settings_of, start_job
 from tinygpt.training.train import NonFiniteLossError, Trainer, attention_maps, build, train
-from tinygpt.ui.training_jobs import run_labels
+from tinygpt.ui.train.training_jobs import run_labels
 
 CFG = TrainConfig(lr=3e-3, epochs=60, early_stop_loss=0.0)
 

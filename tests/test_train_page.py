@@ -13,7 +13,7 @@ from tinygpt.config import TrainConfig
 from tinygpt.i18n import t
 from tinygpt.training.checkpoint import to_bytes
 from tinygpt.training.train import train
-from tinygpt.ui.models import default_model
+from tinygpt.ui.shared.models import default_model
 from tinygpt.vocab import causal_loss_floor
 
 
@@ -231,7 +231,7 @@ def test_every_box_that_holds_no_whole_number_is_named_at_once(lang):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_returning_student_is_not_asked_whether_this_is_the_first_visit(lang):
-    from tinygpt.ui.student_state import AnswerEntry, class_session
+    from tinygpt.ui.frame.student_state import AnswerEntry, class_session
 
     at = open_train(lang)
     first = [m.value for m in at.markdown]

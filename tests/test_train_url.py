@@ -1,4 +1,4 @@
-"""The Train page in its URL (tinygpt.ui.train_url): a reload brings back the form and the trained model."""
+"""The Train page in its URL (tinygpt.ui.train.train_url): a reload brings back the form and the trained model."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tinygpt.links import decode_train, encode_train
 from tinygpt.training.checkpoint import to_bytes
 from tinygpt.training.jobs import model_key
 from tinygpt.training.train import train
-from tinygpt.ui.models import shelf
+from tinygpt.ui.shared.models import shelf
 
 POEM = "床前明月光"
 

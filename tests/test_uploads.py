@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from tinygpt.i18n import t
 from tinygpt.training import checkpoint, jobs
 from tinygpt.training.checkpoint import to_bytes
-from tinygpt.ui.train_session import train_session
+from tinygpt.ui.train.train_session import train_session
 
 
 def open_train(lang: str) -> AppTest:

@@ -1,7 +1,7 @@
 """Every URL parameter of every page, fed arbitrary text (Hypothesis): the page never shows an
 exception, and each message it shows instead is in the user's language.
 
-The names come from the pages' own URL tables (``tinygpt.ui.url.Param`` rows) and the parameters
+The names come from the pages' own URL tables (``tinygpt.ui.frame.url.Param`` rows) and the parameters
 read beside them (the model, a lesson, a class, a short link, a resume token, the teacher's key),
 so a parameter added to a page is fuzzed without changing this file."""
 
@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from tinygpt.classroom.class_links import LESSON_KEYS, PRIVATE_PARAMS
 from tinygpt.config import DEFAULT_GPT
 from tinygpt.ui.attention.state import url_params as attention_params
-from tinygpt.ui.lesson import LESSON_PARAMS
-from tinygpt.ui.model_choice import MODEL_PARAMS
-from tinygpt.ui.theory_state import URL_PARAMS as THEORY_URL
-from tinygpt.ui.train_url import TRAIN_URL
+from tinygpt.ui.choice.model_choice import MODEL_PARAMS
+from tinygpt.ui.theory.theory_state import URL_PARAMS as THEORY_URL
+from tinygpt.ui.train.train_url import TRAIN_URL
+from tinygpt.ui.views.lesson import LESSON_PARAMS
 
 #: Read on every page: the model (Predict, Attention, the banner), a lesson, a class, short links.
 EVERY_PAGE = tuple(p.name for p in MODEL_PARAMS) + LESSON_PARAMS + LESSON_KEYS + PRIVATE_PARAMS
@@ -44,7 +44,7 @@ def _messages(at) -> list[str]:
 
 def _predict_names() -> set[str]:
     """The Predict page's parameter names, from its table."""
-    from tinygpt.ui.predict_table import url_params
+    from tinygpt.ui.views.predict_table import url_params
 
     return {p.name for p in url_params()}
 

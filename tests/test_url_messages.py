@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from tinygpt.i18n import t
 from tinygpt.params import read_index
-from tinygpt.ui import url
+from tinygpt.ui.frame import url
 
 
 class CountingQuery(dict):

@@ -9,9 +9,9 @@ from streamlit.testing.v1 import AppTest
 from tinygpt.classroom.period import question_from_data, read_state
 from tinygpt.classroom.store import Store, database_url
 from tinygpt.i18n import t
-from tinygpt.ui.controls import SCORE
-from tinygpt.ui.my_answers import listed_question
-from tinygpt.ui.student_state import class_session
+from tinygpt.ui.classwork.my_answers import listed_question
+from tinygpt.ui.frame.controls import SCORE
+from tinygpt.ui.frame.student_state import class_session
 
 
 @pytest.fixture

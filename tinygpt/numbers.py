@@ -8,7 +8,7 @@ ASCII digits with an optional sign, a decimal number is ASCII digits with an opt
 exponent, both of bounded length, and everything else is refused with a
 :class:`~tinygpt.config.ConfigError` that names the value (shortened, with invisible characters
 named) and what is accepted. The app turns that error into a message in the user's language
-(``tinygpt.ui.language.error_text``). This module imports neither torch nor Streamlit.
+(``tinygpt.ui.frame.language.error_text``). This module imports neither torch nor Streamlit.
 """
 
 from __future__ import annotations

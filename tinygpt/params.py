@@ -1,7 +1,7 @@
 """What the pages' query parameters mean: pure reading and writing of each value a URL carries.
 
-The pages' tables (``tinygpt.ui.url.Param`` rows in ``tinygpt.ui.attention.state`` and
-``tinygpt.ui.predict_view``) connect these to widget keys. Every reader takes the raw text of the
+The pages' tables (``tinygpt.ui.frame.url.Param`` rows in ``tinygpt.ui.attention.state`` and
+``tinygpt.ui.predict.predict_view``) connect these to widget keys. Every reader takes the raw text of the
 URL and returns the value, or raises :class:`~tinygpt.config.ConfigError` naming the value and
 what is accepted (numbers through :mod:`tinygpt.numbers`); every writer returns the text that
 reads back to the same value. This module imports neither torch nor Streamlit.

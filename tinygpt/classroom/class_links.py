@@ -5,7 +5,7 @@
   hands out percent-encodes them; ``,``, ``;``, ``:`` and ``=`` stay readable.
 - :class:`LessonPlan` and :func:`lesson_params`: the query of a lesson a teacher builds (pages,
   the controls students may use, model, where it opens, guess first, the class), in the
-  ``lesson=1&pages=…&show=…`` syntax ``tinygpt.ui.lesson`` reads.
+  ``lesson=1&pages=…&show=…`` syntax ``tinygpt.ui.views.lesson`` reads.
 - :func:`question_id`, :func:`question_record`, :func:`answer_ids`: a guess question
   (:class:`tinygpt.explanations.exercises.Question`) as the class store keeps it: an id shared by every
   student shown the same question, and what it takes to draw it again in another language.

@@ -71,7 +71,7 @@ class ClassState:
             (``tinygpt.links.encode_train``); "" otherwise.
         mask, uniform, tau: the Attention page's first switches (causal mask on, every head
             uniform, softmax temperature τ > 0).
-        open_controls: widget keys students may use while they follow (``tinygpt.ui.lesson``).
+        open_controls: widget keys students may use while they follow (``tinygpt.ui.views.lesson``).
         follow: students follow the teacher (their other controls are locked) or explore.
         question: the open question (:func:`question_data`), or None.
         question_id: the vote's id (:func:`vote_id`), "" without a question.

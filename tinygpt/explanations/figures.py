@@ -1,6 +1,6 @@
 """Charts as image files for slides: the SVG and PNG of the chart a page draws, rendered on the
 server by vl-convert (Vega-Lite compiled and drawn in Rust, no browser). No Streamlit here;
-``tinygpt.ui.figure_view`` caches the conversions and offers them as downloads.
+``tinygpt.ui.frame.figure_view`` caches the conversions and offers them as downloads.
 
 A spec is what the page passes to ``st.altair_chart`` or ``st.vega_lite_chart``: an Altair chart,
 or a Vega-Lite dict whose named datasets (``spec["datasets"]``) may be DataFrames or Arrow tables; ``data`` is the

@@ -30,14 +30,14 @@
   Models already trained (the shelf) and running jobs are still handed out: they cost no new
   memory. :func:`reap_unwatched` cancels a job none of whose watchers has had an open session for
   ``UNWATCHED_GRACE_S`` seconds (the Streamlit side asks its runtime which sessions are open and
-  calls it every ``tinygpt.ui.training_jobs.REAP_SECONDS``).
+  calls it every ``tinygpt.ui.train.training_jobs.REAP_SECONDS``).
 - :class:`RunRecord`: what a session keeps of its earlier runs, labelled by the settings that
   differ (:func:`run_labels`).
 
 The line and its refusals are in :mod:`tinygpt.training.job_queue`, the shelf in :mod:`tinygpt.training.model_shelf`,
 a job's progress and run records in :mod:`tinygpt.training.run_records`; this module re-exports their names.
 The Streamlit glue (the process-wide instances as ``st.cache_resource``, session state, drawing)
-is in ``tinygpt.ui.training_jobs`` and ``tinygpt.ui.models``.
+is in ``tinygpt.ui.train.training_jobs`` and ``tinygpt.ui.shared.models``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """A student's page in a class the teacher leads: follow the teacher's view, and vote.
 
 ``navigation.run_app`` calls :func:`class_period` before the page runs. In a class (``class=``,
-``tinygpt.ui.student``) it reads the class's state (``tinygpt.classroom.period``) and:
+``tinygpt.ui.classwork.student``) it reads the class's state (``tinygpt.classroom.period``) and:
 
 - while the teacher leads ("Students follow me"), puts the teacher's model (an example, or the
-  model of the teacher's pages as a ``train=`` link gives it: ``tinygpt.ui.led_model``), text,
+  model of the teacher's pages as a ``train=`` link gives it: ``tinygpt.ui.choice.led_model``), text,
   step and switches into the session before the page draws its widgets, and opens the teacher's page (so a
   student who joins late lands where the class is); every control the teacher has not opened is
-  locked: ``tinygpt.ui.lesson.visible`` hides it while ``FollowSession.open`` holds the
+  locked: ``tinygpt.ui.views.lesson.visible`` hides it while ``FollowSession.open`` holds the
   opened ones, and the page uses the teacher's value; a line says the teacher is leading;
 - draws :func:`live` at the top of the page, a fragment that reads the state again every
   :data:`REFRESH_SECONDS` and reruns the whole page when the teacher's view changed, and shows the
@@ -31,19 +31,20 @@ from tinygpt.classroom.class_links import LESSON_KEYS, answer_ids
 from tinygpt.classroom.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
 from tinygpt.classroom.store import ClassError, NewAnswer, StoreError
 from tinygpt.config import ConfigError
-from tinygpt.ui import student, url
 from tinygpt.ui.attention import state as attn
-from tinygpt.ui.class_store import class_store, problem_text
-from tinygpt.ui.class_sync import recheck_class
-from tinygpt.ui.controls import K_MODEL
-from tinygpt.ui.language import listed, md_escape, tr
-from tinygpt.ui.led_model import has_led_model, led_model, take_led_model, training_note
-from tinygpt.ui.lesson import lesson
-from tinygpt.ui.my_answers import my_answers
-from tinygpt.ui.page_list import CLASS_VIEW_PATHS
-from tinygpt.ui.predict_table import P_PREFIX
-from tinygpt.ui.predict_view import follow_model as predict_follows
-from tinygpt.ui.student_state import K_NICKNAME, AnswerEntry, class_session, follow_session
+from tinygpt.ui.choice.led_model import has_led_model, led_model, take_led_model, training_note
+from tinygpt.ui.classwork import student
+from tinygpt.ui.classwork.class_sync import recheck_class
+from tinygpt.ui.classwork.my_answers import my_answers
+from tinygpt.ui.frame import url
+from tinygpt.ui.frame.class_store import class_store, problem_text
+from tinygpt.ui.frame.controls import K_MODEL
+from tinygpt.ui.frame.language import listed, md_escape, tr
+from tinygpt.ui.frame.page_list import CLASS_VIEW_PATHS
+from tinygpt.ui.frame.student_state import K_NICKNAME, AnswerEntry, class_session, follow_session
+from tinygpt.ui.predict.predict_view import follow_model as predict_follows
+from tinygpt.ui.views.lesson import lesson
+from tinygpt.ui.views.predict_table import P_PREFIX
 
 #: Seconds between two readings of the class's state on a student's page.
 REFRESH_SECONDS = 1
@@ -69,7 +70,7 @@ def _read(code: str) -> ClassState | None:
 
 def wanted(state: ClassState) -> dict[str, object]:
     """The session values the teacher's view sets: widget key -> value (the model apart:
-    ``tinygpt.ui.led_model.take_led_model``)."""
+    ``tinygpt.ui.choice.led_model.take_led_model``)."""
 
     values: dict[str, object] = {
         attn.K_STEP: state.step,
@@ -178,7 +179,7 @@ def live(code: str, url_path: str) -> None:
 
 def _closed(state: ClassState) -> bool:
     """True when the class is closed: its state says so, or the store refused an answer (a class
-    seen closed is asked again now and then: ``tinygpt.ui.class_sync.recheck_class``)."""
+    seen closed is asked again now and then: ``tinygpt.ui.classwork.class_sync.recheck_class``)."""
     cs = class_session()
     if cs.status == "closed" and not state.closed:
         recheck_class()  # reopened: answers go to the class again

@@ -1,4 +1,4 @@
-"""The app's navigation over its pages (``tinygpt.ui.page_list``), run by the entry script and by
+"""The app's navigation over its pages (``tinygpt.ui.frame.page_list``), run by the entry script and by
 the guard every page calls first.
 
 Streamlit runs its legacy multipage mode while a ``pages/`` folder sits beside the entry script: on
@@ -20,13 +20,13 @@ from pathlib import Path
 import streamlit as st
 
 from tinygpt.i18n import t
-from tinygpt.ui import url
-from tinygpt.ui.app_session import app_session
-from tinygpt.ui.language import lang, language_switch, likely_lang, tr
-from tinygpt.ui.lesson import lesson, lesson_note
-from tinygpt.ui.page_list import LESSON_START, PAGES, PROJECTOR_PAGE, TEACHER_PAGE
-from tinygpt.ui.server import preload
-from tinygpt.ui.style import style_sheet
+from tinygpt.ui.frame import url
+from tinygpt.ui.frame.app_session import app_session
+from tinygpt.ui.frame.language import lang, language_switch, likely_lang, tr
+from tinygpt.ui.frame.page_list import LESSON_START, PAGES, PROJECTOR_PAGE, TEACHER_PAGE
+from tinygpt.ui.frame.server import preload
+from tinygpt.ui.frame.style import style_sheet
+from tinygpt.ui.views.lesson import lesson, lesson_note
 
 #: The browser tab's icon: Material Symbols Rounded ``grid_on`` (the Attention page's icon), drawn
 #: 64 × 64 in the theme's primary colour from the font Streamlit bundles. Streamlit serves an image
@@ -81,7 +81,7 @@ def app_pages() -> list[st.Page]:
 
     Without a lesson: every page, the first the default (the root URL, and its own path too,
     through :func:`_first_page`). With a teacher's lesson
-    link (``tinygpt.ui.lesson``): the pages it names, each under its own URL path, a default
+    link (``tinygpt.ui.views.lesson``): the pages it names, each under its own URL path, a default
     page that opens the first of them, and the other pages' paths, which say that the lesson
     leaves them out (:func:`_not_in_lesson`). (A default page's URL is the root only, so a link such as
     ``/predict?lesson=1&pages=predict`` would not find Predict if it were the default.)
@@ -127,7 +127,7 @@ def run_app() -> None:
     if first:
         loading.caption(t("app.loading", likely_lang()))  # a short link below may still set the language
     if url.app_param("s") is not None:  # a short link: the query it stands for, before anything reads the URL
-        from tinygpt.ui.short_links import open_short_link  # heavy: the class store (SQLAlchemy)
+        from tinygpt.ui.classwork.short_links import open_short_link  # heavy: the class store (SQLAlchemy)
 
         open_short_link()
     # the style sheet and the scripts: lang attribute, keyboard access to boxes that scroll, ← / → for steps
@@ -141,11 +141,11 @@ def run_app() -> None:
     # The page list first, before anything imports torch: on a fresh server's first request
     # Streamlit's legacy mode has already sent its own menu of file names, which this replaces.
     page = st.navigation(app_pages(), position="hidden" if in_lesson else "sidebar")
-    from tinygpt.ui.class_link import class_link  # heavy: torch (the models), after the page list
-    from tinygpt.ui.model_choice import resolve_link  # heavy: torch (the models), after the page list
-    from tinygpt.ui.models import start_default_model  # heavy: torch, after the page list
-    from tinygpt.ui.short_links import follow_short_link  # heavy: the class store (SQLAlchemy)
-    from tinygpt.ui.student import student_session  # heavy: the class store (SQLAlchemy)
+    from tinygpt.ui.choice.model_choice import resolve_link  # heavy: torch (the models), after the page list
+    from tinygpt.ui.classwork.short_links import follow_short_link  # heavy: the class store (SQLAlchemy)
+    from tinygpt.ui.classwork.student import student_session  # heavy: the class store (SQLAlchemy)
+    from tinygpt.ui.shared.models import start_default_model  # heavy: torch, after the page list
+    from tinygpt.ui.teacher.class_link import class_link  # heavy: torch (the models), after the page list
 
     follow_short_link(page.url_path, {p[3]: p[0] for p in PAGES})  # a resume link's page
     nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own

@@ -27,7 +27,7 @@ def _loss_layout(
 ) -> alt.Chart:
     """The chart of a table (step, loss[, run]): ``runs`` draws one coloured line per run with a
     legend, ``points`` a dot per step."""
-    # Run labels start with the setting changed last (tinygpt.ui.training_jobs.run_labels), so the legend's
+    # Run labels start with the setting changed last (tinygpt.ui.train.training_jobs.run_labels), so the legend's
     # ellipsis keeps the part that tells the runs apart; the full label is in the runs table.
     color = alt.Color("run:N", title=series_title, legend=alt.Legend(labelLimit=240)) if runs else alt.value("#1f77b4")
     return (

@@ -45,7 +45,7 @@ STRINGS: dict[str, str] = {
     "attn.marks.outcome.quiet": "unchanged, not marked",
     "attn.marks.miss": "Missed: {why}",
     "attn.marks.misses": "**Missed:** {positions}. Why {n:it|each one} changed is in the reasons below, marked “Missed”.",
-    # the projector's tally of a class's predictions (tinygpt.ui.prediction_tally)
+    # the projector's tally of a class's predictions (tinygpt.ui.projector.prediction_tally)
     "tally.header": "Predicted against what changed",
     "tally.none_yet": "No prediction yet: students mark positions on the Attention page before a switch flips.",
     "tally.summary": "{students} {students:student|students} predicted; {nothing} expected no change. Changed: {changed}.",
@@ -83,14 +83,14 @@ STRINGS: dict[str, str] = {
     "mis.switch_changes_all": "“a switch changes every prediction”. Only positions whose weights it moves enough change.",
     "mis.next_repeats": "“the model repeats the character it just read”. It predicts the character that followed most often in training.",
     "mis.next_by_meaning": "“the model writes what makes sense”. It writes the character its training made most likely here.",
-    # the teacher's view of misconceptions (tinygpt.ui.misconception_view)
+    # the teacher's view of misconceptions (tinygpt.ui.classwork.misconception_view)
     "teacher.mis.header": "Misconceptions in the class",
     "teacher.mis.caption": "Each wrong answer is matched to the wrong idea it reveals. Live; no names.",
     "teacher.mis.none": "No misconception revealed yet.",
     "teacher.mis.row": "**{students} {students:student|students}** ({answers} {answers:answer|answers}): {idea}",
     "teacher.mis.try": "Experiment",
     "teacher.mis.try_help": "Opens the Attention page on the experiment that shows why the idea is wrong (project it for the class).",
-    # the concept check (tinygpt.ui.concept_check_view)
+    # the concept check (tinygpt.ui.classwork.concept_check_view)
     "check.header": "Concept check: 5 questions",
     "check.intro": "Five quick questions, one per idea. Take them at the start of the class and again at the end to see what you learned. About the text “{text}”: layer 1, head 1, the mask on.",
     "check.pre": "Before the lesson",
@@ -112,7 +112,7 @@ STRINGS: dict[str, str] = {
     "check.concept.row_sum": "A row of weights",
     "check.concept.softmax": "Softmax",
     "check.concept.tau": "Temperature τ",
-    # the teacher's report (tinygpt.ui.class_report_view)
+    # the teacher's report (tinygpt.ui.teacher.class_report_view)
     "report.header": "What the class learned",
     "report.how": "Students take the concept check (five questions, on the Attention and Predict pages) at the start and again at the end.",
     "report.none": "No concept check answered yet.",

@@ -45,7 +45,7 @@ STRINGS: dict[str, str] = {
     "attn.marks.outcome.quiet": "没变，也没选",
     "attn.marks.miss": "漏掉了：{why}",
     "attn.marks.misses": "**漏掉了**：{positions}。{n:它|它们}为什么改变，见下面标着“漏掉了”的原因。",
-    # the projector's tally of a class's predictions (tinygpt.ui.prediction_tally)
+    # the projector's tally of a class's predictions (tinygpt.ui.projector.prediction_tally)
     "tally.header": "预测与实际改变",
     "tally.none_yet": "还没有预测：学生在注意力页面上、开关拨动之前选出位置。",
     "tally.summary": "{students} 位同学做了预测；{nothing} 位认为都不会变。实际改变的位置：{changed}。",
@@ -83,14 +83,14 @@ STRINGS: dict[str, str] = {
     "mis.switch_changes_all": "“一个开关会改变所有预测”。只有权重被它改变得足够多的位置才会变。",
     "mis.next_repeats": "“模型会重复它刚读到的字”。它预测的是训练中最常跟在后面的字。",
     "mis.next_by_meaning": "“模型写出有意义的字”。它写出的是训练让它在这里认为最可能的字。",
-    # the teacher's view of misconceptions (tinygpt.ui.misconception_view)
+    # the teacher's view of misconceptions (tinygpt.ui.classwork.misconception_view)
     "teacher.mis.header": "班上的误解",
     "teacher.mis.caption": "每个错误答案都对应它暴露出的误解。实时更新；不显示名字。",
     "teacher.mis.none": "还没有发现误解。",
     "teacher.mis.row": "**{students} 位同学**（{answers} 个答案）：{idea}",
     "teacher.mis.try": "看实验",
     "teacher.mis.try_help": "在注意力页面打开说明这个想法为什么错的实验（可以投影给全班看）。",
-    # the concept check (tinygpt.ui.concept_check_view)
+    # the concept check (tinygpt.ui.classwork.concept_check_view)
     "check.header": "概念小测：5 道题",
     "check.intro": "五道小题，每个概念一道。上课开始时做一次，结束时再做一次，看看你学到了什么。题目关于文本“{text}”：第 1 层，第 1 个头，开着掩码。",
     "check.pre": "上课前",
@@ -112,7 +112,7 @@ STRINGS: dict[str, str] = {
     "check.concept.row_sum": "一行权重",
     "check.concept.softmax": "softmax",
     "check.concept.tau": "温度 τ",
-    # the teacher's report (tinygpt.ui.class_report_view)
+    # the teacher's report (tinygpt.ui.teacher.class_report_view)
     "report.header": "全班学到了什么",
     "report.how": "学生做概念小测（五道题，在注意力和预测页面上）：上课开始时做一次，结束时再做一次。",
     "report.none": "还没有人做概念小测。",

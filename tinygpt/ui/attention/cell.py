@@ -17,9 +17,9 @@ from tinygpt.attention import AttentionTrace, DotSpec, Step
 from tinygpt.explanations.explain import Copy, DotProduct, ScoreCell, explain_cell
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.switches import index_slider
-from tinygpt.ui.common import resend
-from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, visible
+from tinygpt.ui.frame.language import tr
+from tinygpt.ui.shared.common import resend
+from tinygpt.ui.views.lesson import control, visible
 
 
 def _num(v: float) -> str:

@@ -18,10 +18,10 @@ from tinygpt.explanations.explain import (
 )
 from tinygpt.formatting import number
 from tinygpt.training.record import ModelRecord
-from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import visible
+from tinygpt.ui.frame.language import tr
+from tinygpt.ui.shared import attention_data as data
+from tinygpt.ui.views.lesson import visible
 
 
 def for_the_curious(

@@ -26,18 +26,19 @@ from tinygpt.explanations.explain import PositionEffects
 from tinygpt.explanations.why import what_attention_decides
 from tinygpt.formatting import format_change, format_probability, number
 from tinygpt.training.record import ModelRecord
-from tinygpt.ui import context_button
-from tinygpt.ui.attention import data, predict_marks
+from tinygpt.ui.attention import predict_marks
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, switch_phrase
 from tinygpt.ui.attention.reasons import shown_char as _char
-from tinygpt.ui.figure_view import figure_downloads
-from tinygpt.ui.language import md_escape, tr
-from tinygpt.ui.lesson import led_live, visible, who_flips
-from tinygpt.ui.models import K_CHOICE
-from tinygpt.ui.tables import show_table, text_table
+from tinygpt.ui.frame.figure_view import figure_downloads
+from tinygpt.ui.frame.language import md_escape, tr
+from tinygpt.ui.frame.tables import show_table, text_table
+from tinygpt.ui.shared import attention_data as data
+from tinygpt.ui.shared import context_button
+from tinygpt.ui.shared.models import K_CHOICE
+from tinygpt.ui.views.lesson import led_live, visible, who_flips
 
-#: The count while the switches are the model's own, by who flips them (``tinygpt.ui.lesson.who_flips``).
+#: The count while the switches are the model's own, by who flips them (``tinygpt.ui.views.lesson.who_flips``).
 OWN_COUNT = {"student": "attn.effect.own", "teacher": "attn.effect.own_teacher", "lesson": "attn.effect.own_lesson"}
 #: The symbol beside a position whose predicted character changed (with the colour, never instead of it).
 CHANGED_MARK = "▲"

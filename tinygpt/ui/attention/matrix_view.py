@@ -17,12 +17,12 @@ import torch
 from tinygpt.arrays import to_numpy
 from tinygpt.explanations.charts import heatmap_spec
 from tinygpt.i18n import CATALOGUE
-from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.figure_view import figure_downloads, heatmap_text
-from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control
-from tinygpt.ui.tables import is_static, matrix_text, show_table
+from tinygpt.ui.frame.figure_view import figure_downloads, heatmap_text
+from tinygpt.ui.frame.language import tr
+from tinygpt.ui.frame.tables import is_static, matrix_text, show_table
+from tinygpt.ui.shared import attention_data as data
+from tinygpt.ui.views.lesson import control
 
 #: Width in pixels of a number column of a long text's T × T grid (2 decimals).
 TABLE_COLUMN_PX = 52

@@ -23,15 +23,17 @@ from tinygpt.explanations.explain import PositionEffects
 from tinygpt.explanations.predictions import Outcome, flipped, mark_ids, prediction_id, prediction_question, score_marks
 from tinygpt.formatting import char_name
 from tinygpt.training.record import ModelRecord
-from tinygpt.ui import misconception_view, student
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.session import attention_session
-from tinygpt.ui.attention.table import K_MARKS  # the multiselect of the positions expected to change (a lesson control)
-from tinygpt.ui.controls import SCORE
-from tinygpt.ui.language import listed, md_escape, tr
-from tinygpt.ui.lesson import lesson, visible
-from tinygpt.ui.student_state import class_session
-from tinygpt.ui.style import CHANGED_COLOR
+from tinygpt.ui.classwork import misconception_view, student
+from tinygpt.ui.frame.controls import SCORE
+from tinygpt.ui.frame.language import listed, md_escape, tr
+from tinygpt.ui.frame.student_state import class_session
+from tinygpt.ui.frame.style import CHANGED_COLOR
+from tinygpt.ui.views.attention_table import (
+    K_MARKS,  # the multiselect of the positions expected to change (a lesson control)
+)
+from tinygpt.ui.views.lesson import lesson, visible
 
 MARK, CHANGED = "●", "▲"
 #: A changed position drawn as the effect's strip draws it; the result in words, small.

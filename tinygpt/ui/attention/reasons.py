@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from tinygpt.attention import Switches
 from tinygpt.explanations.why import MOVED, Flip, HeadRole
 from tinygpt.formatting import char_name, number
-from tinygpt.ui.language import md_escape, tr
+from tinygpt.ui.frame.language import md_escape, tr
 
 
 def shown_char(c: str) -> str:

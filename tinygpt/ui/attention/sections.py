@@ -24,13 +24,13 @@ from tinygpt.attention import future_mask
 from tinygpt.explanations.charts import alpha_grid_spec, heatmap_spec, labelled_heatmap_spec
 from tinygpt.formatting import format_probability, number
 from tinygpt.training.record import ModelRecord
-from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.effect import role_sentence
-from tinygpt.ui.figure_view import chart_data, figure_downloads, heatmap_text
-from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, visible
-from tinygpt.ui.tables import TextTable, matrix_text, show_table, text_table
+from tinygpt.ui.frame.figure_view import chart_data, figure_downloads, heatmap_text
+from tinygpt.ui.frame.language import tr
+from tinygpt.ui.frame.tables import TextTable, matrix_text, show_table, text_table
+from tinygpt.ui.shared import attention_data as data
+from tinygpt.ui.views.lesson import control, visible
 from tinygpt.vocab import cyclic
 
 #: Up to this many positions the logit lens writes the character in each cell.

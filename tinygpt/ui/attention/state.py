@@ -1,6 +1,6 @@
 """The Attention page's state: its defaults, its URL, and what a change of model or text does to them.
 
-Every widget of the page has a key in the page's table (``tinygpt.ui.attention.table``: key,
+Every widget of the page has a key in the page's table (``tinygpt.ui.views.attention_table``: key,
 default, lesson label, URL row; read here as ``state.K_*``) and ``persist_state="session"``:
 Streamlit keeps its value while it is not drawn (a closed expander, another page). Defaults are put
 in the session before the widgets (:func:`defaults`), never passed as a widget's ``value=``.
@@ -29,10 +29,12 @@ from tinygpt.params import (
     read_step,
 )
 from tinygpt.training.record import ModelRecord
-from tinygpt.ui import url
-from tinygpt.ui.attention import data
 from tinygpt.ui.attention.session import attention_session
-from tinygpt.ui.attention.table import (  # noqa: F401  (the page's table; its modules read the keys as state.K_*)
+from tinygpt.ui.frame import url
+from tinygpt.ui.frame.controls import default_of, put_defaults, url_rows
+from tinygpt.ui.frame.language import md_escape, tr
+from tinygpt.ui.shared import attention_data as data
+from tinygpt.ui.views.attention_table import (  # noqa: F401  (the page's table; its modules read the keys as state.K_*)
     ATTENTION,
     K_ALL_COLUMNS,
     K_CELL_I,
@@ -76,9 +78,7 @@ from tinygpt.ui.attention.table import (  # noqa: F401  (the page's table; its m
     TEMPERATURES,
     UNIFORM_SCOPES,
 )
-from tinygpt.ui.controls import default_of, put_defaults, url_rows
-from tinygpt.ui.language import md_escape, tr
-from tinygpt.ui.lesson import lesson
+from tinygpt.ui.views.lesson import lesson
 
 PAGE = "attention"
 
@@ -269,8 +269,8 @@ def _known_text(row: url.Param, known: tuple[str, ...]) -> url.Param:
 
 def url_params(cfg: GPTConfig, known: tuple[str, ...] | None = None) -> tuple[url.Param, ...]:
     """The Attention page's query parameters: its table's rows (the text, layer, head and switches;
-    ``tinygpt.ui.attention.table``), then the step, the score edits and ``part`` (older links: it
-    opens the expander it names). The model is ``model=``/``train=`` (``tinygpt.ui.model_choice``).
+    ``tinygpt.ui.views.attention_table``), then the step, the score edits and ``part`` (older links: it
+    opens the expander it names). The model is ``model=``/``train=`` (``tinygpt.ui.choice.model_choice``).
     ``known``: the shown model's characters, for reading a link (a ``text=`` with others is refused)."""
     rows = url_rows(ATTENTION, cfg)
     if known is not None:

@@ -23,15 +23,16 @@ from tinygpt.explanations.exercises import STEP_QUESTIONS
 from tinygpt.explanations.theory import STEP_CONCEPT
 from tinygpt.formatting import number
 from tinygpt.training.record import ModelRecord
-from tinygpt.ui import exercise_view, url
-from tinygpt.ui.attention import data
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.cell import show_cell
 from tinygpt.ui.attention.curious import for_the_curious
 from tinygpt.ui.attention.matrix_view import matrix_view, tensor_title
-from tinygpt.ui.common import resend
-from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, page_shown, visible
+from tinygpt.ui.classwork import exercise_view
+from tinygpt.ui.frame import url
+from tinygpt.ui.frame.language import tr
+from tinygpt.ui.shared import attention_data as data
+from tinygpt.ui.shared.common import resend
+from tinygpt.ui.views.lesson import control, page_shown, visible
 
 #: Steps whose (T, D) output splits by head: the heatmap shows the chosen head's d_head columns
 #: unless the student asks for all D (a T × 512 heatmap is ~2,000 SVG cells, about 0.4 s of drawing).

@@ -4,7 +4,7 @@ In view at first: the causal mask, uniform attention and the softmax temperature
 back to the model's own attention once something is changed): the switches that teach. One click
 away, in "More controls": the layer and head the switches and the steps use, switching single
 heads off, which heads uniform attention takes, the scaling of step 4 and editing a raw score.
-Every control is a lesson control (``tinygpt.ui.lesson.control``): a teacher's link may hide it,
+Every control is a lesson control (``tinygpt.ui.views.lesson.control``): a teacher's link may hide it,
 and a hidden one keeps the value the link set.
 """
 
@@ -21,9 +21,9 @@ from tinygpt.formatting import number
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.session import attention_session
-from tinygpt.ui.common import resend
-from tinygpt.ui.language import tr
-from tinygpt.ui.lesson import control, visible
+from tinygpt.ui.frame.language import tr
+from tinygpt.ui.shared.common import resend
+from tinygpt.ui.views.lesson import control, visible
 
 #: The first view's switches, in their order on the page.
 PRIMARY = (s.K_MASK, s.K_UNIFORM, s.K_TAU, s.K_RESET)

@@ -1,0 +1,159 @@
+"""The concept check on the Attention page: five questions before the lesson and again after it.
+
+An expander holds a form of the five questions of :func:`tinygpt.explanations.concept_check.check_questions`
+(computed from the model and text the page shows). Handed in once before (``check:pre:…``): the
+student sees the score only, so the answers do not give the check away. Handed in again after
+(``check:post:…``): the score before and after per idea, and for each question the right answer,
+the reason and the wrong idea a wrong answer reveals. The answers go where every answer goes
+(``tinygpt.ui.classwork.student.answered``): "my answers", and the class's answers for the teacher's report.
+While the round at the end is open and not handed in, the address says so (``check=post``), so a
+reload goes on with it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from tinygpt.classroom.class_links import question_record
+from tinygpt.explanations.concept_check import CONCEPTS, MIN_T, check_id, check_questions, own_results, phase_done
+from tinygpt.explanations.exercises import Question
+from tinygpt.explanations.misconceptions import misconceptions
+from tinygpt.training.record import ModelRecord
+from tinygpt.ui.classwork import student
+from tinygpt.ui.frame import url
+from tinygpt.ui.frame.controls import SCORE
+from tinygpt.ui.frame.language import md_escape, tr
+from tinygpt.ui.frame.student_state import class_session
+from tinygpt.ui.frame.tables import show_table, text_table
+from tinygpt.ui.shared.common import resend
+from tinygpt.ui.shared.models import attention_trace
+from tinygpt.ui.views.attention_table import K_CHECK
+from tinygpt.ui.views.lesson import lesson
+
+K_BOX = K_CHECK  # the expander (a lesson control: a teacher's lesson may hide it)
+#: The app-wide parameter that keeps the round at the end open across a reload (``check=post``).
+CHECK_PARAM, POST = "check", "post"
+
+
+def _fields(fields) -> dict[str, object]:
+    return {name: md_escape(v) if isinstance(v, str) else v for name, v in fields}
+
+
+def _labels(question: Question) -> dict[str, str]:
+    return {c.id: tr(c.key) if c.key else (md_escape(c.text) if c.text.strip() else "␣") for c in question.choices}
+
+
+def _mine() -> list[tuple[str, bool, float]]:
+    """(question id, right, time) of this student's answers."""
+    return [(e.question_id, e.right, e.at) for e in class_session().answers.values()]
+
+
+def section(record: ModelRecord, text: str | None = None) -> None:
+    """The check's expander (drawn only while open): the form of the phase due, or the results.
+
+    ``text``: the text the page shows; None for the model's first training window (a page
+    without a text of attention, e.g. Predict)."""
+    text = record.text[: record.window][: record.gpt_cfg.max_len] if text is None else text
+    if (current := lesson()) is not None and not current.visible(K_BOX):  # a lesson link may hide it;
+        return  # a teacher leading the class does not: the check is the student's own answers
+    box = st.expander(tr("check.header"), key=K_BOX, on_change="rerun", icon=":material/quiz:")
+    if not box.open:
+        return
+    with box:
+        if len(text) < MIN_T:
+            st.info(tr("check.short", n=MIN_T))
+            return
+        questions = check_questions(attention_trace(record, text, 0), head=0)
+        mine = _mine()
+        results = own_results(mine)
+        pre_done, post_done = phase_done(mine, "pre"), phase_done(mine, "post")
+        cs = class_session()
+        if url.app_param(CHECK_PARAM) == POST:  # a reload during the round at the end: it goes on
+            cs.check_post = True
+        st.caption(tr("check.intro", text=md_escape(text)))
+        if not pre_done:
+            _form("pre", questions)
+        elif post_done:
+            url.drop(CHECK_PARAM)
+            _results(results, questions)
+        else:
+            right = sum(results[c]["pre"] for c in CONCEPTS)
+            st.markdown(tr("check.pre_done", right=right, total=len(CONCEPTS)))
+            if cs.check_post:
+                url.put(CHECK_PARAM, POST)  # the address a reload opens keeps the round
+                _form("post", questions)
+            else:
+                st.button(tr("check.start_post"), key="check_start_post", on_click=_ask_post, icon=":material/replay:")
+
+
+def _form(phase: str, questions: dict[str, Question]) -> None:
+    """The five questions of ``phase`` as one form; handing it in records every answer."""
+    with st.form(f"check_form_{phase}", border=False):
+        st.markdown(f"**{tr(f'check.{phase}')}**")
+        for n, concept in enumerate(CONCEPTS, 1):
+            q = questions[concept]
+            labels = _labels(q)
+            prompt = f"{n}. " + tr(q.prompt_key, **_fields(q.prompt_fields))
+            resend(f"check_{phase}_{concept}")  # the browser knows a pick by its label (the language changes it)
+            st.pills(
+                prompt,
+                list(labels),
+                selection_mode="multi" if q.multiple else "single",
+                format_func=labels.get,
+                key=f"check_{phase}_{concept}",
+            )
+        submitted = st.form_submit_button(tr("check.submit"), icon=":material/send:")
+    if not submitted:
+        return
+    picks = {c: st.session_state.get(f"check_{phase}_{c}") for c in CONCEPTS}
+    missing = [c for c, p in picks.items() if not p]
+    if missing:
+        st.warning(tr("check.missing", n=len(missing)))
+        return
+    ss = st.session_state
+    for concept in CONCEPTS:
+        q = questions[concept]
+        identity = check_id(phase, concept, q)
+        if identity in class_session().answers:
+            continue
+        student.answered(q, identity, picks[concept])
+        right, asked = ss.get(SCORE, (0, 0))
+        ss[SCORE] = (right + q.is_right(picks[concept]), asked + 1)
+    student.keep_cookie()
+    st.rerun()  # the whole page: the check's box shows the next phase
+
+
+def _ask_post() -> None:
+    class_session().check_post = True
+
+
+def _results(results: dict[str, dict[str, bool]], questions: dict[str, Question]) -> None:
+    """Before and after per idea, then each question's answer and reason (and the wrong idea, when wrong)."""
+    pre = sum(results[c]["pre"] for c in CONCEPTS)
+    post = sum(results[c]["post"] for c in CONCEPTS)
+    st.markdown(tr("check.post_done", pre=pre, post=post, total=len(CONCEPTS)))
+    yes, no = tr("check.right"), tr("check.wrong")
+    show_table(
+        text_table(
+            {
+                tr("check.col.concept"): [tr(f"check.concept.{c}") for c in CONCEPTS],
+                tr("check.col.pre"): [yes if results[c]["pre"] else no for c in CONCEPTS],
+                tr("check.col.post"): [yes if results[c]["post"] else no for c in CONCEPTS],
+            }
+        ),
+        hide_index=True,
+        key="check_results",
+    )
+    entries = class_session().answers
+    for n, concept in enumerate(CONCEPTS, 1):
+        q = questions[concept]
+        labels = _labels(q)
+        answer = ", ".join(labels[c.id] for c in q.answer_choices)
+        reason = tr(q.reason_key, **_fields(q.reason_fields))
+        st.markdown(tr("check.answer_line", n=n, concept=tr(f"check.concept.{concept}"), answer=answer, reason=reason))
+        mine = next((e for e in entries.values() if e.question_id.startswith(f"check:post:{concept}:")), None)
+        if mine is None or mine.right:
+            continue
+        record = mine.record or (question_record(q) if mine.question_id == check_id("post", concept, q) else None)
+        if record is not None and (found := misconceptions(record, mine.answer)):
+            st.caption(tr("mis.you_may_think", idea=tr(f"mis.{found[0]}")))

@@ -1,0 +1,130 @@
+"""A page's table of state: each control's session key, default, lesson label and URL row.
+
+Each page has one table (:class:`Control` rows): ``tinygpt.ui.views.predict_table``,
+``tinygpt.ui.views.attention_table``, ``tinygpt.ui.views.train_table``, ``tinygpt.ui.views.theory_table``, and
+:data:`MODEL` here (the model choice of Predict and Attention).
+
+- A page's widgets keep their values in the session under these keys (``persist_state="session"``);
+  the page puts each default in the session once before its widgets (:func:`put_defaults`) and
+  never passes it as a widget's ``value=``.
+- A control with a label is lockable: a teacher's lesson link may show or hide it
+  (``tinygpt.ui.views.lesson.LESSON_CONTROLS`` is :func:`lockable` of the tables), and the lesson builder
+  names it by that label.
+- A control with a URL row is in the page's address (:func:`url_rows`, read and written by
+  ``tinygpt.ui.frame.url.load``/``save``); the few parameters that need the model's step registry or a
+  decoder beside them are added by the page's state module.
+
+The tables import nothing heavy (no torch): the lesson reads them on every page, before the page runs.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from tinygpt.ui.frame import url
+
+if TYPE_CHECKING:
+    from tinygpt.training.record import ModelRecord
+
+
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: The default of a control whose value the session does not keep before the widget sets it (a
+#: button, a picker the page clamps itself, a section the student opens).
+UNSET = _Marker("UNSET")
+#: The default the page's state module computes from the model (it needs more than this module imports).
+BY_PAGE = _Marker("BY_PAGE")
+
+
+@dataclass(frozen=True)
+class Control:
+    """One control of a page.
+
+    Attributes:
+        key: the session key (and the widget's ``key=``); a lesson link names the control by it.
+        default: the value the page opens with: a value, a function of the shown model
+            (``ModelRecord`` -> value), :data:`UNSET` or :data:`BY_PAGE`.
+        label: the i18n key of the control's label; None for a control no lesson locks.
+        fields: the label's fields as the lesson builder shows them.
+        url_row: the control's URL row, a function of what the page's rows depend on (the model's
+            config on the Attention page) -> ``tinygpt.ui.frame.url.Param``; None when not in the URL.
+    """
+
+    key: str
+    default: Any = UNSET
+    label: str | None = None
+    fields: Mapping[str, object] = field(default_factory=dict)
+    url_row: Callable[[Any], url.Param] | None = None
+
+
+def control(
+    key: str,
+    default: Any = UNSET,
+    label: str | None = None,
+    url_row: Callable[[Any], url.Param] | None = None,
+    **fields: object,
+) -> Control:
+    """A :class:`Control` row (the label's fields as keyword arguments)."""
+    return Control(key, default, label, fields, url_row)
+
+
+Table = dict[str, Control]
+
+
+def table(*rows: Control) -> Table:
+    """A page's table: key -> row, in the order of ``rows``."""
+    return {row.key: row for row in rows}
+
+
+def lockable(*tables: Table) -> dict[str, tuple[str, dict[str, object]]]:
+    """The controls a lesson link may show or hide: key -> (label's i18n key, its fields)."""
+    return {k: (c.label, dict(c.fields)) for t in tables for k, c in t.items() if c.label is not None}
+
+
+def url_rows(tbl: Table, context: Any = None) -> tuple[url.Param, ...]:
+    """The URL rows of ``tbl``'s controls, in the table's order (``context``: what the rows depend on)."""
+    return tuple(row.url_row(context) for row in tbl.values() if row.url_row is not None)
+
+
+def default_of(tbl: Table, key: str, record: ModelRecord | None = None) -> Any:
+    """The default of ``key`` in ``tbl`` (a per-model default needs the model ``record``)."""
+    value = tbl[key].default
+    return value(record) if callable(value) else copy.copy(value)  # a list or dict of its own for each session
+
+
+def put_defaults(tbl: Table, record: ModelRecord | None = None, given: Mapping[str, Any] | None = None) -> None:
+    """Put every control's default in the session once (the session keeps what the student set).
+
+    ``given`` holds the :data:`BY_PAGE` defaults (a KeyError names one that is missing); :data:`UNSET`
+    controls are left out."""
+    ss, given = st.session_state, given or {}
+    for key, row in tbl.items():
+        if row.default is UNSET or key in ss:
+            continue
+        ss[key] = given[key] if row.default is BY_PAGE else default_of(tbl, key, record)
+
+
+def defaults_of(tbl: Table) -> dict[str, Any]:
+    """{key: default} of the rows whose default is a plain value (no model needed)."""
+    plain = [k for k, c in tbl.items() if not (callable(c.default) or isinstance(c.default, _Marker))]
+    return {k: copy.copy(tbl[k].default) for k in plain}
+
+
+#: The score of the exercises answered this session, (right, asked): kept by ``tinygpt.ui.classwork.exercise_view``,
+#: counted by the pages' questions and the class (no widget owns it).
+SCORE = "exercise_score"
+
+#: The model choice of Predict and Attention (``tinygpt.ui.choice.model_choice``; its URL is ``MODEL_PARAMS`` there).
+K_MODEL = "model_choice"
+MODEL = table(control(K_MODEL, UNSET, "model.choice"))

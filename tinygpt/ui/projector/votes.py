@@ -1,0 +1,107 @@
+"""A class question's votes as the teacher's and the projector's pages draw them: the spread of
+one round as a bar chart with its table, and how the second round compares with the first.
+
+Only aggregates (``tinygpt.classroom.period.Tally``) reach these functions: never a token or a nickname.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import streamlit as st
+
+from tinygpt.classroom.period import RoundTally, Tally
+from tinygpt.explanations.charts import answer_spread_spec
+from tinygpt.explanations.exercises import Question
+from tinygpt.i18n import CATALOGUE
+from tinygpt.ui.frame.language import md_escape, tr
+from tinygpt.ui.frame.tables import show_table, text_table
+
+SPACE_MARK = "␣"
+
+
+def question_prompt(data: Mapping) -> str:
+    """The question of ``data`` (``tinygpt.classroom.period.question_data``) in the session's language, as Markdown."""
+    fields = {n: md_escape(v) if isinstance(v, str) else v for n, v in data.get("prompt_fields", [])}
+    return tr(data["prompt_key"], **fields)
+
+
+def question_reason(data: Mapping) -> str:
+    """Why the right answer is right: the model's own numbers, in the session's language."""
+    fields = {n: md_escape(v) if isinstance(v, str) else v for n, v in data.get("reason_fields", [])}
+    return tr(data["reason_key"], **fields)
+
+
+def choice_labels(data: Mapping) -> dict[str, str]:
+    """{choice id: label} of the question, a blank character shown as ␣."""
+    return {
+        i: tr(key) if key in CATALOGUE else (text if text.strip() else text.replace(" ", SPACE_MARK) or SPACE_MARK)
+        for i, text, key in data.get("choices", [])
+    }
+
+
+def right_labels(data: Mapping) -> str:
+    """The right answer(s), as the choices are labelled."""
+    labels = choice_labels(data)
+    return ", ".join(labels[i] for i in labels if i in set(data.get("answers", [])))
+
+
+def spread_rows(data: Mapping, tally: RoundTally) -> tuple[list[str], list[int], list[bool]]:
+    """(answer labels, how many gave each, which are right): every choice of a one-answer question
+    (0 for those nobody picked), the answers given to a several-answer one."""
+    labels = choice_labels(data)
+    right = set(data.get("answers", []))
+    if data.get("multiple"):
+        answers = list(tally.spread)
+        shown = [", ".join(labels.get(i, i) for i in a.split(",") if i) or "—" for a in answers]
+        return shown, [tally.spread[a] for a in answers], [set(a.split(",")) == right for a in answers]
+    ids = list(labels)
+    return [labels[i] for i in ids], [tally.spread.get(i, 0) for i in ids], [i in right for i in ids]
+
+
+def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str) -> None:
+    """The round's spread: a bar chart (its text description says the counts) and its table."""
+    labels, counts, right = spread_rows(data, tally)
+    spec = answer_spread_spec(
+        labels,
+        counts,
+        right,
+        title=tr("period.spread_title", round=rnd),
+        x_title=tr("teacher.axis_students"),
+        y_title=tr("teacher.axis_answer"),
+        right_label=tr("teacher.right"),
+        wrong_label=tr("teacher.wrong"),
+    )
+    spec["description"] = tr("period.spread_alt", round=rnd, answered=tally.answered, right=tally.right)
+    chart, table = st.columns([3, 2])
+    chart.vega_lite_chart(spec, width="stretch")
+    with table:
+        show_table(
+            text_table(
+                {
+                    tr("teacher.axis_answer"): labels,
+                    tr("teacher.axis_students"): counts,
+                    tr("teacher.right"): ["✓" if ok else "" for ok in right],
+                }
+            ),
+            key=f"{key}_table_{rnd}",
+        )
+
+
+def compare_line(tally: Tally) -> str:
+    """Round 2 against round 1: the share right in each, how many changed to and away from the right answer."""
+    first, second = tally.of(1), tally.of(2)
+    return tr(
+        "period.compare",
+        first=f"{100 * first.share_right:.0f}",
+        second=f"{100 * second.share_right:.0f}",
+        to_right=tally.to_right,
+        to_wrong=tally.to_wrong,
+    )
+
+
+def warn_all_right(question: Question, uniform: bool) -> None:
+    """Before the teacher asks ``question``: a warning when every choice is right (the keys tie;
+    ``uniform``: uniform attention is on, the usual cause), as the class's answers would say nothing."""
+    if question.every_choice_right:
+        st.warning(tr("period.all_right_uniform" if uniform else "period.all_right", n=len(question.choices)))
