@@ -41,7 +41,7 @@ def one_client(monkeypatch):
     from tinygpt.ui.classwork import class_guard
 
     monkeypatch.setattr(class_guard, "client_id", lambda: "203.0.113.7")
-    for module in ("teacher_view", "short_links"):
+    for module in ("teacher.teacher_view", "classwork.short_links"):
         monkeypatch.setattr(f"tinygpt.ui.{module}.client_id", lambda: "203.0.113.7")
     class_guard.attempts.clear()
     yield

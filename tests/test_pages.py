@@ -246,7 +246,7 @@ def test_streamlit_run_serves_the_app_whose_lifespan_preloads_the_modules():
     assert found.is_asgi_app and found.import_string == "streamlit_app:app"
     # Imported as the server imports it: the App is made and no page is drawn (no script run).
     code = (
-        "import streamlit as st, streamlit_app; from tinygpt.ui import server; "
+        "import streamlit as st, streamlit_app; from tinygpt.ui.frame import server; "
         "assert isinstance(streamlit_app.app, st.App) and streamlit_app.app.script_path.name == 'streamlit_app.py'; "
         "assert streamlit_app.app._user_lifespan is server.lifespan; print('ok')"
     )
