@@ -419,8 +419,17 @@ def test_a_lesson_does_not_offer_students_the_teachers_link_popover():
 
 
 def test_the_builder_names_switched_off_heads_as_people_count_them(monkeypatch):
-    from tinygpt.ui.teacher import lesson_builder
+    from helpers import SMALL
 
-    monkeypatch.setattr(lesson_builder, "tr", lambda key, **f: t(key, "en", **f))
-    named = lesson_builder.view_settings({"off": "0,2"})  # the link's indices
-    assert named == [t("attn.lesson_switch", "en", name=t("builder.heads_off", "en"), value="1, 3")]
+    from tinygpt.config import SEED_TEXT, TrainConfig
+    from tinygpt.training.train import train
+    from tinygpt.ui.teacher import lesson_builder
+    from tinygpt.ui.views import attention_table
+
+    for module in (lesson_builder, attention_table):
+        monkeypatch.setattr(module, "tr", lambda key, **f: t(key, "en", **f))
+    record = train(SEED_TEXT, SMALL, TrainConfig(epochs=1, early_stop_loss=0.0))
+    named = lesson_builder.view_settings({"off": "0,2", "layer": "1"}, record)  # the link's indices
+    heads_off = t("attn.heads_off", "en", layer=2)
+    assert named == [t("attn.lesson_switch", "en", name=heads_off, value="1, 3")]
+    assert lesson_builder.view_settings({"off": "0,2"}, None) == []  # no model: no switch read

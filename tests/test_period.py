@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from urllib.parse import parse_qsl
 
 import pytest
 import sqlalchemy as sa
@@ -68,12 +69,10 @@ def vote(code: str, student: str, q, picked: str, rnd: int, identity: str | None
 def test_a_state_goes_to_json_and_back_unchanged(question):
     state = ClassState(
         page="predict",
-        step="mask",
-        text="你好",
         model="textbook",
-        mask=False,
-        uniform=True,
-        tau=0.1,
+        model_id="abc123",
+        views={"attention": "step=mask&mask=0&tau=0.1&uniform=layer&layer=0&head=1", "predict": "prefix=%E4%BD%A0"},
+        leader="tab1",
         open_controls=("attn_mask",),
         follow=True,
         version=7,
@@ -108,8 +107,8 @@ def test_invalid_fields_take_their_defaults_and_valid_ones_stay():
         }
     )
     state = state_from_json(raw)
-    assert state.page == "predict" and state.step == "softmax"
-    assert state.tau == 1000.0 and len(state.text) == 200
+    old = dict(parse_qsl(state.view("attention")))  # the old fields as a view: the page's rows read (or refuse) them
+    assert state.page == "predict" and old["step"] == "nine" and old["tau"] == "1e+09" and len(old["text"]) == 200
     assert state.question is None and state.question_id == "" and state.round == 0 and not state.revealed
     assert state.open_controls == ("attn_mask",) and state.version == 0
 
@@ -130,7 +129,8 @@ def test_a_state_with_the_teachers_own_model_goes_to_json_and_back():
 def test_a_state_without_the_train_field_still_reads_and_an_own_model_needs_valid_settings():
     old = json.dumps({"page": "attention", "step": "mask", "model": "textbook", "follow": True, "version": 4})
     state = state_from_json(old)
-    assert (state.model, state.train, state.step, state.follow, state.version) == ("textbook", "", "mask", True, 4)
+    assert (state.model, state.train, state.follow, state.version) == ("textbook", "", True, 4)
+    assert state.view("attention") == "step=mask"
     for train in (None, "", "v9;text=你好", "v1;d_model=7;n_heads=2;text=你好", 5):  # no model the link can name
         state = state_from_json(json.dumps({"model": "own", "train": train, "page": "predict"}))
         assert (state.model, state.train, state.page) == ("context", "", "predict")
@@ -139,7 +139,8 @@ def test_a_state_without_the_train_field_still_reads_and_an_own_model_needs_vali
 
 
 def test_the_students_view_as_a_link_carries_the_pages_own_parameters_and_no_class():
-    attention = ClassState(page="attention", step="mask", text="你好", model="textbook", mask=False, tau=0.5)
+    view = "step=mask&mask=0&tau=0.5&text=%E4%BD%A0%E5%A5%BD"
+    attention = ClassState(page="attention", model="textbook", views={"attention": view})
     assert view_query(attention, "zh") == [
         ("model", "textbook"),
         ("step", "mask"),
@@ -148,7 +149,7 @@ def test_the_students_view_as_a_link_carries_the_pages_own_parameters_and_no_cla
         ("text", "你好"),
         ("lang", "zh"),
     ]
-    predict = ClassState(page="predict", text="你", follow=True)
+    predict = ClassState(page="predict", views={"predict": "prefix=%E4%BD%A0"}, follow=True)
     assert view_query(predict, "en") == [("model", "context"), ("prefix", "你"), ("lang", "en")]
 
 
@@ -170,8 +171,8 @@ def test_the_discussion_band_is_thirty_to_seventy_percent():
 def test_the_teacher_writes_the_state_and_every_write_adds_a_version(store):
     code, key = store.create_class("lesson=1")
     assert read_state(store, code) is None
-    first = write_state(store, code, key, ClassState(follow=True, step="mask"))
-    second = write_state(store, code, key, ClassState(follow=False, step="scale"))
+    first = write_state(store, code, key, ClassState(follow=True, views={"attention": "step=mask"}))
+    second = write_state(store, code, key, ClassState(follow=False, views={"attention": "step=scale"}))
     assert (first.version, second.version) == (1, 2)
     assert read_state(store, code) == second
     with pytest.raises(ClassError) as wrong:
@@ -288,7 +289,13 @@ def test_a_class_starts_where_its_lesson_opens_until_the_teacher_leads_elsewhere
     from tinygpt.classroom.period import starting_state
 
     start = starting_state("lesson=1&pages=predict,attention&step=scores&model=textbook&lang=en")
-    assert (start.page, start.step, start.model) == (ClassState().page, "scores", "textbook")
+    assert (start.page, start.view("attention"), start.model) == (ClassState().page, "step=scores", "textbook")
     assert not start.follow and start.question is None and start.version == 0
-    odd = starting_state("lesson=1&pages=train&step=nine&model=mine")  # nothing a class leads: the defaults
-    assert (odd.page, odd.step, odd.model) == (ClassState().page, ClassState().step, ClassState().model)
+    odd = starting_state("lesson=1&pages=train&model=mine")  # nothing a class leads: the defaults
+    assert (odd.page, odd.views, odd.model) == (ClassState().page, ClassState().views, ClassState().model)
+    made = starting_state("lesson=1&step=mask&layer=0&head=1&mid=abc&model=context")  # a complete view and its model
+    assert made.model_id == "abc" and dict(parse_qsl(made.view("attention"))) == {
+        "step": "mask",
+        "layer": "0",
+        "head": "1",
+    }

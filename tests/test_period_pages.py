@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from urllib.parse import parse_qsl
 
 import pytest
 from helpers import served_example
@@ -53,7 +54,7 @@ def keys(at: AppTest, kind: str) -> set[str]:
 
 def test_a_student_follows_the_teacher_and_gets_the_controls_back_when_let_explore(store):
     code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=textbook&lang=en")
-    led = ClassState(page="attention", step="mask", model="textbook", mask=False, tau=0.5, follow=True)
+    led = ClassState(page="attention", model="textbook", views={"attention": "step=mask&mask=0&tau=0.5"}, follow=True)
     write_state(store, code, key, replace(led, open_controls=("attn_temperature",)))
     student = app("predict", **{"class": code})  # joins late, on another page: lands where the class is
     assert student.session_state["attn_step"] == "mask"
@@ -67,7 +68,8 @@ def test_a_student_follows_the_teacher_and_gets_the_controls_back_when_let_explo
         for x in texts(student)
     )
 
-    write_state(store, code, key, replace(led, text="好世"))  # the teacher's text, then the model's own again
+    texted = led.with_view("attention", led.view("attention") + "&text=%E5%A5%BD%E4%B8%96")
+    write_state(store, code, key, texted)  # the teacher's text, then the model's own again
     student.run()
     assert student.session_state["attn_text"] == "好世"
     write_state(store, code, key, led)
@@ -116,7 +118,9 @@ def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_project
     teacher.button_group(key="lead_model").set_value("textbook").run()
     teacher.toggle(key="lead_mask").set_value(False).run()
     state = read_state(store, code)
-    assert (state.model, state.mask, state.follow, state.question) == ("textbook", False, True, None)
+    view = dict(parse_qsl(state.view("attention")))
+    assert (state.model, view["mask"], state.follow, state.question) == ("textbook", "0", True, None)
+    assert {"layer", "head", "text", "step", "tau"} <= set(view) and state.model_id  # the view is stored whole
     teacher.selectbox(key="lead_row").set_value(2).run()
     teacher.button(key="lead_ask").click().run()
     assert not teacher.exception, [e.value for e in teacher.exception]
@@ -173,7 +177,7 @@ def test_a_text_the_model_cannot_read_is_named_to_the_teacher_and_asks_nothing(s
     code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
     teacher = app("teacher", **{"class": code, "key": key})
     teacher.text_input(key="lead_text").input("你好Z").run()
-    assert read_state(store, code).text == "你好Z"
+    assert dict(parse_qsl(read_state(store, code).view("attention")))["text"] == "你好Z"
     assert any("Z" in w.value for w in teacher.warning)
     teacher.button(key="lead_ask").click().run()
     assert not teacher.exception, [e.value for e in teacher.exception]

@@ -36,7 +36,12 @@ def attention(lang: str, **params: str) -> AppTest:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_switches_the_teacher_sets_live_are_said_to_be_the_teachers_not_the_links(store, lang):
     code, key = store.create_class(f"lesson=1&pages=predict,attention&model=context&lang={lang}")
-    write_state(store, code, key, ClassState(page="attention", model="context", uniform=True, follow=True))
+    write_state(
+        store,
+        code,
+        key,
+        ClassState(page="attention", model="context", views={"attention": "uniform=layer"}, follow=True),
+    )
     student = attention(lang, **{"class": code})
     uniform = t("attn.lesson_switch", lang, name=t("attn.uniform", lang), value=t("attn.lesson_on", lang))
     said = [m.value for m in student.markdown]

@@ -7,13 +7,16 @@ whatever model a machine trains.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-from tinygpt.attention import Switches
 from tinygpt.explanations.why import Flip, HeadRole
 from tinygpt.formatting import number
 from tinygpt.i18n import t
-from tinygpt.ui.attention import reasons
+from tinygpt.ui.attention import effect, reasons
+from tinygpt.ui.frame.controls import view_values
+from tinygpt.ui.views import attention_table as table
 
 TEXT = "我爱你，你爱我。他爱她，她爱他"
 CHARS = sorted(set(TEXT))
@@ -45,8 +48,18 @@ def flip(**fields: object) -> Flip:
 
 @pytest.fixture(params=["en", "zh"])
 def lang(request, monkeypatch) -> str:
-    monkeypatch.setattr(reasons, "tr", lambda key, **f: t(key, request.param, **f))
+    for module in (reasons, effect, table):
+        monkeypatch.setattr(module, "tr", lambda key, **f: t(key, request.param, **f))
     return request.param
+
+
+#: A model trained with the causal mask, as the Attention table's defaults read it.
+MASKED = SimpleNamespace(train_cfg=SimpleNamespace(causal_mask=True), gpt_cfg=SimpleNamespace(d_head=8))
+
+
+def how(**changes) -> str:
+    """The clause naming the switches ``changes`` (session key -> value) set away from the model's own."""
+    return effect.switch_clause(MASKED, {**view_values(table.ATTENTION, MASKED), **changes})
 
 
 def test_people_count_layers_and_heads_from_1():
@@ -54,8 +67,8 @@ def test_people_count_layers_and_heads_from_1():
 
 
 def test_a_moved_key_is_said_in_a_plain_sentence_before_any_alpha(lang):
-    how = reasons.switch_phrase(Switches(causal_mask=False), Switches())
-    text = reasons.flip_sentence(flip(), TEXT, CHARS, 0, how)
+    clause = how(**{table.K_MASK: False})
+    text = reasons.flip_sentence(flip(), TEXT, CHARS, 0, clause)
     if lang == "en":
         assert text.startswith(
             "**1 爱**: “爱” used to look at “我” (position 0, the character before it); with the mask off it looks"
@@ -70,9 +83,7 @@ def test_a_moved_key_is_said_in_a_plain_sentence_before_any_alpha(lang):
 
 def test_the_same_key_with_less_weight_says_the_attention_spread_out(lang):
     spread = flip(key_after=0, alpha_before=1.0, alpha_after=0.14)
-    text = reasons.flip_sentence(
-        spread, TEXT, CHARS, 0, reasons.switch_phrase(Switches(temperature=1000.0), Switches())
-    )
+    text = reasons.flip_sentence(spread, TEXT, CHARS, 0, how(**{table.K_TAU: 1000.0}))
     if lang == "en":
         assert "with τ = 1000 its attention spreads out: “我” still gets the most, but only a small part." in text
         assert "(layer 1, head 2: α on “我” 1.00 → 0.14)" in text
@@ -82,7 +93,7 @@ def test_the_same_key_with_less_weight_says_the_attention_spread_out(lang):
 
 def test_a_knock_on_flip_in_a_later_layer_says_what_the_switched_layer_changed(lang):
     knock = flip(layer=1, head=0, key_before=0, key_after=0, alpha_before=0.93, alpha_after=0.90)
-    text = reasons.flip_sentence(knock, TEXT, CHARS, 0, reasons.switch_phrase(Switches(heads_off=(1,)), Switches()))
+    text = reasons.flip_sentence(knock, TEXT, CHARS, 0, how(**{table.K_HEADS_OFF: [1]}))
     if lang == "en":
         assert "The switches change what layer 1 computes (with head 2 off)" in text
         assert "In layer 2, “爱” still looks at “我” (position 0, the character before it): the right place" in text
@@ -102,9 +113,10 @@ def test_uniform_and_head_off_flips_name_what_the_switch_did(lang):
 
 
 def test_several_switches_are_named_together_and_the_last_position_has_no_verdict(lang):
-    how = reasons.switch_phrase(Switches(causal_mask=False, temperature=2.0), Switches())
-    assert how == t("why.how.switches", lang)
-    last = reasons.flip_sentence(flip(position=14, target=None), TEXT, CHARS, 0, how)
+    several = how(**{table.K_MASK: False, table.K_TAU: 2.0})
+    assert several == t("why.how.switches", lang)
+    assert how(**{table.K_EDITING: True}) == how() == t("why.how.switches", lang)  # editing without an edit: nothing
+    last = reasons.flip_sentence(flip(position=14, target=None), TEXT, CHARS, 0, several)
     assert t("why.end", lang) in last
 
 

@@ -43,7 +43,12 @@ def test_the_lesson_builders_and_the_lead_views_multiselects_have_no_select_all(
 @pytest.mark.parametrize("lang, sep", [("zh", "；"), ("en", "; ")])
 def test_the_leading_banner_joins_its_clauses_in_the_pages_language(store, lang, sep):
     code, key = store.create_class(f"lesson=1&pages=attention&model=textbook&lang={lang}")
-    write_state(store, code, key, ClassState(page="attention", step="softmax", model="textbook", follow=True))
+    write_state(
+        store,
+        code,
+        key,
+        ClassState(page="attention", views={"attention": "step=softmax"}, model="textbook", follow=True),
+    )
     student = _app("attention", lang, **{"class": code})
     head = t("period.leading", lang, where="@").split("@")[0]
     (banner,) = [i.value for i in student.info if i.value.startswith(head)]

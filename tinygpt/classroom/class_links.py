@@ -37,6 +37,11 @@ PRIVATE_PARAMS: tuple[str, ...] = ("me", "key", "s", "from", "check")
 LESSON_KEYS: tuple[str, ...] = ("lesson", "pages", "show", "hide", "class")
 #: The parameter of a short link's query that names the page it opens (a resume link's page).
 PAGE_PARAM = "page"
+#: The parameter of a lesson that names the identity of the model its view was made with.
+MODEL_ID_PARAM = "mid"
+#: Parameters of a link that are not a page's view: the lesson's and the class's, a person's own, a
+#: resume link's page, the language and the model (read on every page).
+NOT_VIEW = frozenset((*LESSON_KEYS, *PRIVATE_PARAMS, PAGE_PARAM, MODEL_ID_PARAM, "lang", "model", "train"))
 
 
 def ascii_query(params: Mapping[str, str] | Iterable[tuple[str, str]]) -> str:

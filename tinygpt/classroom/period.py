@@ -1,8 +1,9 @@
 """The class period: what the teacher leads and the class's votes, as plain functions (no Streamlit).
 
-- :class:`ClassState`: the class's current state as the teacher's view writes it (the page, the
-  step, the text, the model and switches students see, which controls they may use, whether they
-  follow, the open question, its round and whether its answers are revealed), with
+- :class:`ClassState`: the class's current state as the teacher's view writes it (the page and the
+  model students see, each page's view as its URL text, the teacher's tab that leads, which
+  controls they may use, whether they follow, the open question, its round and whether its answers
+  are revealed), with
   :meth:`ClassState.to_json` and :func:`state_from_json` (which reads anything, keeping only valid
   fields: a state written by another version of the app never breaks a student's page).
 - :func:`write_state`, :func:`read_state`: the state in the class store's ``class_state`` table
@@ -25,7 +26,6 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from urllib.parse import parse_qsl
@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl
 import sqlalchemy as sa
 
 from tinygpt.attention import STEP_IDS
-from tinygpt.classroom.class_links import question_id, question_record
+from tinygpt.classroom.class_links import MODEL_ID_PARAM, NOT_VIEW, ascii_query, question_id, question_record
 from tinygpt.classroom.store import Store, class_state_table
 from tinygpt.config import ConfigError
 from tinygpt.explanations.exercises import Choice, Question, QuestionKind
@@ -49,7 +49,12 @@ OWN = "own"
 LED_STEPS: tuple[str, ...] = ("input", *STEP_IDS)
 MAX_TEXT = 200
 MAX_OPEN = 64
-MIN_TAU, MAX_TAU = 1e-4, 1000.0
+#: The longest view text a state keeps per page (a view is a page's URL rows: a text and a few numbers).
+MAX_VIEW = 2000
+#: The view a class opens on before its teacher sets one: the Attention page at softmax.
+START_VIEWS: Mapping[str, str] = {"attention": "step=softmax"}
+#: The fields of states written before views were stored whole; :func:`state_from_json` reads them into views.
+OLD_VIEW_FIELDS = ("step", "text", "mask", "uniform", "tau")
 #: The prefix of a vote's question id (:func:`vote_id`).
 VOTE = "vote"
 #: The rounds of a vote: 1, then 2 after "discuss with your neighbour".
@@ -64,13 +69,15 @@ class ClassState:
 
     Attributes:
         page: the page students see (one of :data:`LED_PAGES`).
-        step: the Attention page's step (one of :data:`LED_STEPS`).
-        text: the text (Attention) and prefix (Predict); "" for the model's own text.
         model: ``context``, ``textbook`` or :data:`OWN` (the teacher's own model).
         train: with ``model == OWN``, the model's settings as a ``train=`` link carries them
             (``tinygpt.links.encode_train``); "" otherwise.
-        mask, uniform, tau: the Attention page's first switches (causal mask on, every head
-            uniform, softmax temperature τ > 0).
+        model_id: the identity of the model the views were made with (``tinygpt.ui.choice.led_model``);
+            "" when not known. A page whose model has another identity says the model changed.
+        views: page -> its view as the page's URL text (``step=softmax&mask=0&layer=0&head=1``): the
+            rows of the page's table read and write it (``tinygpt.ui.frame.controls.read_view``).
+        leader: the id of the teacher's tab that leads; another tab of the teacher writes nothing
+            until it takes the lead.
         open_controls: widget keys students may use while they follow (``tinygpt.ui.views.lesson``).
         follow: students follow the teacher (their other controls are locked) or explore.
         question: the open question (:func:`question_data`), or None.
@@ -82,13 +89,11 @@ class ClassState:
     """
 
     page: str = "attention"
-    step: str = "softmax"
-    text: str = ""
     model: str = "context"
     train: str = ""
-    mask: bool = True
-    uniform: bool = False
-    tau: float = 1.0
+    model_id: str = ""
+    views: Mapping[str, str] = field(default_factory=lambda: dict(START_VIEWS))
+    leader: str = ""
     open_controls: tuple[str, ...] = ()
     follow: bool = False
     question: dict | None = None
@@ -102,7 +107,16 @@ class ClassState:
         """The state as JSON text (what the store keeps)."""
         data = asdict(self)
         data["open_controls"] = list(self.open_controls)
+        data["views"] = dict(self.views)
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+    def view(self, page: str) -> str:
+        """The view of ``page`` as URL text ("" when the teacher set none: the page's defaults)."""
+        return self.views.get(page, "")
+
+    def with_view(self, page: str, text: str) -> ClassState:
+        """The state with ``text`` as the view of ``page``."""
+        return replace(self, views={**self.views, page: text[:MAX_VIEW]})
 
     def with_question(self, question: Question) -> ClassState:
         """The state with ``question`` open in round 1, not revealed, under a vote id of its own
@@ -125,16 +139,16 @@ def _choice(raw: object, options: Iterable[str], default: str) -> str:
 
 
 def starting_state(lesson: str) -> ClassState:
-    """The state a class starts from before its teacher writes one: the Attention step and the model
-    its lesson opens on (``lesson`` is the class's lesson query string, e.g. ``step=scores&model=textbook``),
-    the defaults of :class:`ClassState` for what it does not name or names outside what a class leads."""
+    """The state a class starts from before its teacher writes one: the view and the model its
+    lesson opens on (``lesson`` is the class's lesson query string, e.g. ``step=scores&model=textbook``):
+    every led page's view is the lesson's view (each page reads its own rows of it); the defaults of
+    :class:`ClassState` where the lesson names nothing a class leads."""
     query = dict(parse_qsl(lesson, keep_blank_values=True))
     start = ClassState()
-    return replace(
-        start,
-        step=_choice(query.get("step"), LED_STEPS, start.step),
-        model=_choice(query.get("model"), LED_MODELS, start.model),
-    )
+    model, train = _model(query.get("model"), query.get("train"), start.model)
+    view = ascii_query((k, v) for k, v in query.items() if k not in NOT_VIEW)
+    views = {page: view for page in LED_PAGES} if view else start.views
+    return replace(start, model=model, train=train, model_id=str(query.get(MODEL_ID_PARAM) or "")[:64], views=views)
 
 
 def state_from_json(raw: str | None) -> ClassState:
@@ -146,24 +160,27 @@ def state_from_json(raw: str | None) -> ClassState:
     if not isinstance(data, dict):
         data = {}
     d = ClassState()
-    tau = data.get("tau")
-    tau_ok = isinstance(tau, (int, float)) and not isinstance(tau, bool) and math.isfinite(tau)
     opened = data.get("open_controls")
     question = data.get("question")
     question_ok = isinstance(question, dict) and _valid_question(question)
     rnd = data.get("round")
     version = data.get("version")
-    text = data.get("text")
     model, train = _model(data.get("model"), data.get("train"), d.model)
+    views = data.get("views")
+    if isinstance(views, dict):
+        views = {p: v[:MAX_VIEW] for p, v in views.items() if p in LED_PAGES and isinstance(v, str)}
+    elif any(name in data for name in OLD_VIEW_FIELDS):
+        views = _old_views(data)
+    else:
+        views = d.views
+    model_id, leader = data.get("model_id"), data.get("leader")
     return ClassState(
         page=_choice(data.get("page"), LED_PAGES, d.page),
-        step=_choice(data.get("step"), LED_STEPS, d.step),
-        text=text[:MAX_TEXT] if isinstance(text, str) else d.text,
         model=model,
         train=train,
-        mask=data.get("mask") if isinstance(data.get("mask"), bool) else d.mask,
-        uniform=data.get("uniform") if isinstance(data.get("uniform"), bool) else d.uniform,
-        tau=min(max(float(tau), MIN_TAU), MAX_TAU) if tau_ok else d.tau,
+        model_id=model_id[:64] if isinstance(model_id, str) else "",
+        views=views,
+        leader=leader[:64] if isinstance(leader, str) else "",
         open_controls=tuple(k for k in opened if isinstance(k, str))[:MAX_OPEN] if isinstance(opened, list) else (),
         follow=data.get("follow") is True,
         question=question if question_ok else None,
@@ -173,6 +190,27 @@ def state_from_json(raw: str | None) -> ClassState:
         closed=data.get("closed") is True,
         version=version if isinstance(version, int) and not isinstance(version, bool) and version >= 0 else 0,
     )
+
+
+def _old_views(data: Mapping) -> dict[str, str]:
+    """The views a state of per-switch fields (``step``, ``text``, ``mask``, ``uniform``, ``tau``)
+    describes, as URL text; the pages' rows read (and refuse) the values as a link's."""
+    attention: list[tuple[str, str]] = []
+    step, text, tau = data.get("step"), data.get("text"), data.get("tau")
+    attention.append(("step", step if isinstance(step, str) else "softmax"))  # a state always had its step
+    if isinstance(data.get("mask"), bool):
+        attention.append(("mask", "1" if data["mask"] else "0"))
+    if data.get("uniform") is True:
+        attention.append(("uniform", "layer"))
+    if isinstance(tau, (int, float)) and not isinstance(tau, bool):
+        attention.append(("tau", f"{tau:g}"))
+    text = text[:MAX_TEXT] if isinstance(text, str) else ""
+    if text:
+        attention.append(("text", text))
+    views = {"attention": ascii_query(attention)}
+    if text:
+        views["predict"] = ascii_query([("prefix", text)])
+    return views
 
 
 def _model(model: object, train: object, default: str) -> tuple[str, str]:
@@ -192,15 +230,8 @@ def view_query(state: ClassState, lang: str) -> list[tuple[str, str]]:
     params: list[tuple[str, str]] = [("model", state.model)]
     if state.model == OWN:
         params.append(("train", state.train))
-    if state.page == "attention":
-        params += [("step", state.step), ("mask", "1" if state.mask else "0"), ("tau", f"{state.tau:g}")]
-        if state.uniform:
-            params.append(("uniform", "layer"))
-        if state.text:
-            params.append(("text", state.text))
-    elif state.page == "predict" and state.text:
-        params.append(("prefix", state.text))
-    return params + [("lang", lang)]
+    view = parse_qsl(state.view(state.page), keep_blank_values=True)
+    return params + [(k, v) for k, v in view if k not in NOT_VIEW] + [("lang", lang)]
 
 
 # ---------------------------------------------------------------- the question

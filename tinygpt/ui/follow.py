@@ -31,6 +31,7 @@ from tinygpt.classroom.class_links import LESSON_KEYS, answer_ids
 from tinygpt.classroom.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
 from tinygpt.classroom.store import ClassError, NewAnswer, StoreError
 from tinygpt.config import ConfigError
+from tinygpt.ui.attention import page_views
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.choice.led_model import has_led_model, led_model, take_led_model, training_note
 from tinygpt.ui.classwork import student
@@ -38,13 +39,12 @@ from tinygpt.ui.classwork.class_sync import recheck_class
 from tinygpt.ui.classwork.my_answers import my_answers
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.class_store import class_store, problem_text
-from tinygpt.ui.frame.controls import K_MODEL
+from tinygpt.ui.frame.controls import K_MODEL, view_values
 from tinygpt.ui.frame.language import listed, md_escape, tr
 from tinygpt.ui.frame.page_list import CLASS_VIEW_PATHS
 from tinygpt.ui.frame.student_state import K_NICKNAME, AnswerEntry, class_session, follow_session
 from tinygpt.ui.predict.predict_view import follow_model as predict_follows
 from tinygpt.ui.views.lesson import lesson
-from tinygpt.ui.views.predict_table import P_PREFIX
 
 #: Seconds between two readings of the class's state on a student's page.
 REFRESH_SECONDS = 1
@@ -69,17 +69,15 @@ def _read(code: str) -> ClassState | None:
 
 
 def wanted(state: ClassState) -> dict[str, object]:
-    """The session values the teacher's view sets: widget key -> value (the model apart:
-    ``tinygpt.ui.choice.led_model.take_led_model``)."""
-
-    values: dict[str, object] = {
-        attn.K_STEP: state.step,
-        attn.K_MASK: state.mask,
-        attn.K_UNIFORM: state.uniform,
-        attn.K_TAU: min(attn.TEMPERATURES, key=lambda t: abs(t - state.tau)),
-    }
-    if state.text:
-        values[attn.K_TEXT] = values[P_PREFIX] = state.text
+    """The session values the teacher's view sets: widget key -> value, as the rows of the Attention
+    and Predict pages read the stored views (the model apart: ``tinygpt.ui.choice.led_model.take_led_model``;
+    nothing while the class's model is not here)."""
+    record = led_model(state)
+    if record is None:
+        return {}
+    values: dict[str, object] = {}
+    for page in ("attention", "predict"):
+        values.update(page_views.led(page, record, state.view(page)))
     return values
 
 
@@ -96,11 +94,6 @@ def _apply(state: ClassState) -> None:
         if changed and record is not None:
             attn.follow_model(record)  # the new model's own attention and text, before the teacher's switches
             predict_follows(record)
-    if not state.text and applied.get(attn.K_TEXT) and (record := led_model(state)) is not None:
-        own = attn.own_text(record)  # the teacher went back to the model's own text
-        ss[attn.K_TEXT] = ss[P_PREFIX] = own
-        for key in (attn.K_TEXT, P_PREFIX):
-            applied.pop(key, None)
     for key, value in wanted(state).items():
         if key not in opened or applied.get(key) != value:
             if ss.get(key) != value:
@@ -169,7 +162,7 @@ def live(code: str, url_path: str) -> None:
         st.info(tr("period.closed_student", code=code) if cs.status != "unknown" else cs.note, icon=":material/lock:")
         return
     if state.follow:
-        st.info(tr("period.leading", where=_where()), icon=":material/co_present:")
+        st.info(tr("period.leading", where=_where(state)), icon=":material/co_present:")
         if (note := training_note(state)) is not None:
             st.caption(note)
     if state.question is not None and state.round:
@@ -190,25 +183,21 @@ def _closed(state: ClassState) -> bool:
     return state.closed or cs.status in ("closed", "unknown")
 
 
-def _where() -> str:
-    """The view the page shows now, as the student reads it: the page; on the Attention page the
-    step and the switches that differ from the model's own (the mask always)."""
-
-    ss = st.session_state
-    page = class_session().page
-    title = tr(f"nav.{page}") if page in LED_PAGES else ""
-    step = ss.get(attn.K_STEP)
-    if page != attn.PAGE or step not in attn.NAV_IDS:
+def _where(state: ClassState) -> str:
+    """The teacher's view as the student reads it (never the student's own page, whose opened
+    controls may differ): the page; on the Attention page the step and the switches away from the
+    model's own (the mask always)."""
+    title = tr(f"nav.{state.page}") if state.page in LED_PAGES else ""
+    record = led_model(state)
+    if state.page != attn.PAGE or record is None:
+        return title
+    view = {**view_values(attn.ATTENTION, record), **page_views.named(attn.PAGE, record, state.view(attn.PAGE))}
+    step = view.get(attn.K_STEP)
+    if step not in attn.NAV_IDS:
         return title
     name = tr("attn.input_nav") if step == attn.INPUT else tr(f"step.{step}.name")
-    on_off = {True: tr("attn.lesson_on"), False: tr("attn.lesson_off")}
-    switches = [tr("attn.lesson_switch", name=tr("attn.mask"), value=on_off[bool(ss.get(attn.K_MASK, True))])]
-    if ss.get(attn.K_UNIFORM):
-        switches.append(tr("attn.lesson_switch", name=tr("attn.uniform"), value=on_off[True]))
-    if ss.get(attn.K_TAU, 1.0) != 1.0:
-        switches.append(f"τ = {ss[attn.K_TAU]:g}")
     where = tr("period.where", page=title, n=attn.NAV_IDS.index(step), step=name)
-    return tr("common.clause_sep").join([where, *switches])
+    return tr("common.clause_sep").join([where, *page_views.switches_said(record, view)])
 
 
 # ---------------------------------------------------------------- the vote

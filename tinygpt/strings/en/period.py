@@ -3,7 +3,7 @@
 STRINGS: dict[str, str] = {
     "nav.projector": "Projector",
     # a student's page while the teacher leads
-    "period.leading": "**Your teacher is leading.** Your page shows what your teacher shows ({where}); the controls your teacher has not opened are locked for now.",
+    "period.leading": "**Your teacher is leading.** The teacher's view: {where}. The controls your teacher has not opened are locked for now.",
     "period.where": "{page}, step {n} · {step}",
     "period.question_header": "Question for the class · round {round}",
     "period.round2_student": "Round 2: talk with your neighbour about why, then answer again.",
@@ -21,6 +21,8 @@ STRINGS: dict[str, str] = {
     # the teacher leads
     "period.lead_header": "Lead the class",
     "period.follow": "Students follow me",
+    "period.other_tab": "Another tab or device leads this class now: students see its view. This tab changes nothing for them until you take the lead here.",
+    "period.take_lead": "Take the lead here",
     "period.following": "**Students follow you:** their pages show the view below within a few seconds, and the controls you have not opened are locked.",
     "period.closed_teacher": "The class is closed: students no longer follow you and no question is open. Reopen the class to lead it again.",
     "period.explore": "Let them explore",

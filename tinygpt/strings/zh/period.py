@@ -3,7 +3,7 @@
 STRINGS: dict[str, str] = {
     "nav.projector": "投影",
     # a student's page while the teacher leads
-    "period.leading": "**老师正在带领全班。** 你的页面显示老师展示的内容（{where}）；老师没有打开的控件暂时锁定。",
+    "period.leading": "**老师正在带领全班。** 老师的视图：{where}。老师没有打开的控件暂时锁定。",
     "period.where": "{page}，第 {n} 步 · {step}",
     "period.question_header": "全班问题 · 第 {round} 轮",
     "period.round2_student": "第 2 轮：先和旁边的同学讨论为什么，再回答一次。",
@@ -21,6 +21,8 @@ STRINGS: dict[str, str] = {
     # the teacher leads
     "period.lead_header": "带领全班",
     "period.follow": "学生跟随我",
+    "period.other_tab": "现在由另一个标签页或设备带领这个班：学生看到的是它的视图。在你点“在这里带领”之前，这个标签页不会改变学生看到的内容。",
+    "period.take_lead": "在这里带领",
     "period.following": "**学生正在跟随你：** 几秒钟内他们的页面就会显示下面的视图，你没有打开的控件被锁定。",
     "period.closed_teacher": "班级已关闭：学生不再跟随你，也没有打开的问题。重新开放班级才能再带领全班。",
     "period.explore": "让他们自己探索",

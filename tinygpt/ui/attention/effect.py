@@ -14,7 +14,8 @@ Shapes: T sequence length, V vocab_size.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -28,8 +29,9 @@ from tinygpt.formatting import format_change, format_probability, number
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import predict_marks
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, switch_phrase
+from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence
 from tinygpt.ui.attention.reasons import shown_char as _char
+from tinygpt.ui.frame.controls import switched
 from tinygpt.ui.frame.figure_view import figure_downloads
 from tinygpt.ui.frame.language import md_escape, tr
 from tinygpt.ui.frame.tables import show_table, text_table
@@ -143,25 +145,25 @@ def offer_context_example() -> bool:
     )
 
 
-def set_by_lesson(record: ModelRecord, sw: Switches, layer: int) -> list[str]:
+def set_by_lesson(record: ModelRecord) -> list[str]:
     """The switches a teacher's lesson link set away from the model's own and hides from the
     student, each as "name: value" in the user's language (empty outside a lesson)."""
-    own, named = s.own_switches(record), []
-    on_off = {True: tr("attn.lesson_on"), False: tr("attn.lesson_off")}
-    if sw.causal_mask != own.causal_mask and not visible(s.K_MASK):
-        named.append(tr("attn.lesson_switch", name=tr("attn.mask"), value=on_off[sw.causal_mask]))
-    if sw.uniform_heads and not visible(s.K_UNIFORM):
-        named.append(tr("attn.lesson_switch", name=tr("attn.uniform"), value=on_off[True]))
-    if sw.temperature != own.temperature and not visible(s.K_TAU):
-        named.append(f"τ = {sw.temperature:g}")
-    if sw.heads_off and not visible(s.K_HEADS_OFF):
-        heads = ", ".join(str(number(h)) for h in sw.heads_off)
-        named.append(tr("attn.lesson_switch", name=tr("attn.heads_off", layer=number(layer)), value=heads))
-    if sw.divisor != own.divisor and not visible(s.K_SCALING):
-        named.append(f"{tr('attn.scaling')} {sw.divisor:g}")
-    if sw.edits and not visible(s.K_EDITING):
-        named.append(tr("attn.lesson_edits", n=len(sw.edits)))
-    return named
+    ss = st.session_state
+    return [
+        row.switch.said(row.switch.of(row.key, ss), ss)
+        for row in switched(s.ATTENTION, ss, record)
+        if row.switch is not None and not visible(row.key)
+    ]
+
+
+def switch_clause(record: ModelRecord, view: Mapping[str, Any] | None = None) -> str:
+    """The switch set away from the model's own in ``view`` (the session's when not given), as the
+    start of a clause ("with the mask off"); "with the switches" when several (or one without its
+    own clause) are."""
+    ss = st.session_state if view is None else view
+    rows = switched(s.ATTENTION, ss, record)
+    one = rows[0].switch if len(rows) == 1 else None
+    return one.how(one.of(rows[0].key, ss)) if one is not None and one.how is not None else tr("why.how.switches")
 
 
 def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffects:
@@ -175,7 +177,7 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
     own = sw == s.own_switches(record)
     pressed = False
     with st.container(key="effect_count"):
-        if lesson_set := set_by_lesson(record, sw, layer):  # the student sees no switch: say what the link set
+        if lesson_set := set_by_lesson(record):  # the student sees no switch: say what the link set
             said = "attn.lesson_set_teacher" if led_live() else "attn.lesson_set"  # the teacher now, or a link
             st.markdown(tr(said, switches=tr("common.clause_sep").join(lesson_set)))
         where = dict(layer=number(layer), L=record.gpt_cfg.n_layers)  # the layer is said beside the count
@@ -203,7 +205,7 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
     if fx.n_changed:
         reasons = data.flip_reasons(record, text, layer, sw)  # first, so a phone has the first one in view
         reasons = sorted(reasons, key=lambda f: f.position not in missed)  # the student's misses first
-        how = switch_phrase(sw, s.own_switches(record))
+        how = switch_clause(record)
         lines = [
             "- " + (tr("attn.marks.miss", why=why) if f.position in missed else why)
             for f in reasons

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tinygpt.attention import Switches
 from tinygpt.explanations.why import MOVED, Flip, HeadRole
 from tinygpt.formatting import char_name, number
 from tinygpt.ui.frame.language import md_escape, tr
@@ -38,23 +37,6 @@ def where(j: int, i: int) -> str:
     else:
         rel = tr("why.where.after", d=-d)
     return tr("why.where", j=j, rel=rel)
-
-
-def switch_phrase(sw: Switches, own: Switches) -> str:
-    """The switch that differs from the model's own, as the start of a clause ("with the mask
-    off"); "with the switches" when several (or none the phrase can name) differ."""
-    named = []
-    if sw.causal_mask != own.causal_mask:
-        named.append(tr("why.how.mask_off" if not sw.causal_mask else "why.how.mask_on"))
-    if sw.uniform_heads:
-        named.append(tr("why.how.uniform"))
-    if sw.temperature != own.temperature:
-        named.append(tr("why.how.tau", tau=sw.temperature))
-    if sw.heads_off:
-        named.append(tr("why.how.off", heads=", ".join(str(number(h)) for h in sw.heads_off)))
-    if sw.divisor != own.divisor or sw.edits:
-        named.append(tr("why.how.switches"))
-    return named[0] if len(named) == 1 else tr("why.how.switches")
 
 
 def _plain(f: Flip, text: str, switched: int, how: str) -> str:
@@ -110,7 +92,7 @@ def flip_sentence(f: Flip, text: str, chars: Sequence[str], switched: int, how: 
     """One changed position in words, from its :class:`~tinygpt.explanations.why.Flip`: the plain sentence,
     the new prediction against the text, then the numbers. ``switched``: the layer the switches
     act on (a flip seen in a later layer is a knock-on effect of it); ``how``: the switch named
-    (:func:`switch_phrase`), "with the switches" when not given."""
+    (``tinygpt.ui.attention.effect.switch_clause``), "with the switches" when not given."""
     how = how or tr("why.how.switches")
     if f.target is None:
         verdict = tr("why.end")

@@ -186,37 +186,41 @@ def clamp(cfg: GPTConfig, text: str) -> list[str]:
     return messages
 
 
-def uniform_heads(n_heads: int) -> tuple[int, ...]:
-    """The heads made uniform: none, the chosen head, or every head of the chosen layer."""
-    ss = st.session_state
+def uniform_heads(n_heads: int, ss: Mapping[str, Any] | None = None) -> tuple[int, ...]:
+    """The heads made uniform: none, the chosen head, or every head of the chosen layer (of the
+    view ``ss``: the session's when not given)."""
+    ss = st.session_state if ss is None else ss
     if not ss.get(K_UNIFORM):
         return ()
     return (ss[K_HEAD],) if ss.get(K_UNIFORM_SCOPE) == "head" else tuple(range(n_heads))
 
 
-def divisor(cfg: GPTConfig) -> float | None:
+def divisor(cfg: GPTConfig, ss: Mapping[str, Any] | None = None) -> float | None:
     """Step 4's divisor as the switches set it: None for √d_head."""
-    ss = st.session_state
+    ss = st.session_state if ss is None else ss
     return {"sqrt": None, "one": 1.0}.get(ss[K_SCALING], ss.get(K_DIVISOR, math.sqrt(cfg.d_head)))
 
 
-def edits_of(layer: int, head: int, T: int) -> tuple[tuple[int, int, int, float], ...]:
+def edits_of(
+    layer: int, head: int, T: int, ss: Mapping[str, Any] | None = None
+) -> tuple[tuple[int, int, int, float], ...]:
     """The score edits (head, i, j, value) of ``layer`` and ``head`` within a text of T characters."""
-    edits = st.session_state.get(K_EDITS, {}) if st.session_state.get(K_EDITING) else {}
+    ss = st.session_state if ss is None else ss
+    edits = ss.get(K_EDITS, {}) if ss.get(K_EDITING) else {}
     return tuple(
         (h, i, j, v) for (ell, h, i, j), v in sorted(edits.items()) if ell == layer and h == head and i < T and j < T
     )
 
 
-def switches(cfg: GPTConfig, T: int) -> Switches:
-    """The switches of the chosen layer as the student set them."""
-    ss = st.session_state
+def switches(cfg: GPTConfig, T: int, ss: Mapping[str, Any] | None = None) -> Switches:
+    """The switches of the chosen layer as the student set them (as the view ``ss`` sets them when given)."""
+    ss = st.session_state if ss is None else ss
     return Switches(
         causal_mask=bool(ss[K_MASK]),
-        divisor=divisor(cfg),
+        divisor=divisor(cfg, ss),
         temperature=float(ss[K_TAU]),
-        edits=edits_of(ss[K_LAYER], ss[K_HEAD], T),
-        uniform_heads=uniform_heads(cfg.n_heads),
+        edits=edits_of(ss[K_LAYER], ss[K_HEAD], T, ss),
+        uniform_heads=uniform_heads(cfg.n_heads, ss),
         heads_off=tuple(sorted(ss.get(K_HEADS_OFF, []))),
     )
 

@@ -21,6 +21,7 @@ from tinygpt.formatting import number
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.session import attention_session
+from tinygpt.ui.frame.controls import switched
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.shared.common import resend
 from tinygpt.ui.views.lesson import control, visible
@@ -29,19 +30,6 @@ from tinygpt.ui.views.lesson import control, visible
 PRIMARY = (s.K_MASK, s.K_UNIFORM, s.K_TAU, s.K_RESET)
 #: "More controls": everything else that changes the attention shown.
 MORE = (s.K_LAYER, s.K_HEAD, s.K_HEADS_OFF, s.K_UNIFORM_SCOPE, s.K_SCALING, s.K_DIVISOR, s.K_EDITING)
-
-
-def is_own(record: ModelRecord) -> bool:
-    """True when the switches are the model's own attention (nothing to reset)."""
-    ss = st.session_state
-    return (
-        ss[s.K_MASK] == record.train_cfg.causal_mask
-        and ss[s.K_SCALING] == "sqrt"
-        and ss[s.K_TAU] == 1.0
-        and not ss[s.K_HEADS_OFF]
-        and not ss[s.K_UNIFORM]
-        and not (ss[s.K_EDITING] and ss.get(s.K_EDITS))
-    )
 
 
 def primary(record: ModelRecord) -> None:
@@ -78,7 +66,7 @@ def primary(record: ModelRecord) -> None:
             ),
             None,
         )
-        if visible(s.K_RESET) and not is_own(record):
+        if visible(s.K_RESET) and switched(s.ATTENTION, st.session_state, record):
             st.button(
                 tr("attn.reset"),
                 help=tr("attn.reset_help"),

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 
 import streamlit as st
@@ -47,6 +48,15 @@ def teacher_train(publish: bool = False) -> tuple[str | None, str]:
     if publish:
         shelf().put(model_key(*settings), own if settings[2] == own.train_cfg else replace(own, train_cfg=settings[2]))
     return encode_train(*settings), ""
+
+
+def model_identity(record: ModelRecord) -> str:
+    """A short id of the settings that rebuild ``record`` (its text, sizes and training), the same
+    on every server and after an update that keeps them; "" for a model training cannot rebuild."""
+    settings = reproducible_settings(record)
+    if settings is None:
+        return ""
+    return hashlib.sha256(encode_train(*settings).encode("utf-8")).hexdigest()[:12]
 
 
 def _key(train: str) -> ModelKey | None:

@@ -13,6 +13,11 @@ Each page has one table (:class:`Control` rows): ``tinygpt.ui.views.predict_tabl
 - A control with a URL row is in the page's address (:func:`url_rows`, read and written by
   ``tinygpt.ui.frame.url.load``/``save``); the few parameters that need the model's step registry or a
   decoder beside them are added by the page's state module.
+- A *view* is the URL text of a page's rows (:func:`view_text`, read back by :func:`read_view`): what a
+  lesson, a class link and the teacher's led view store and every page reads.
+- A control that changes the computation itself has a :class:`Switch`: how it is named when set away
+  from its default (:func:`switched`), which "own attention", a lesson's note, the reasons of a flip
+  and a student's status line say.
 
 The tables import nothing heavy (no torch): the lesson reads them on every page, before the page runs.
 """
@@ -20,12 +25,14 @@ The tables import nothing heavy (no torch): the lesson reads them on every page,
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, quote, urlencode
 
 import streamlit as st
 
+from tinygpt.config import ConfigError
 from tinygpt.ui.frame import url
 
 if TYPE_CHECKING:
@@ -48,6 +55,29 @@ BY_PAGE = _Marker("BY_PAGE")
 
 
 @dataclass(frozen=True)
+class Switch:
+    """What a control that changes the computation says about its value.
+
+    Attributes:
+        said: (value, the view's values) -> the switch as "name: value" in the user's language.
+        how: value -> the clause naming this switch alone ("with the mask off"); None: the switches
+            are named together ("with the switches").
+        value: the view's values -> the value in effect (None: the control's own value), compared
+            with the default's.
+        always: a status line names it even at its default (the causal mask).
+    """
+
+    said: Callable[[Any, Mapping[str, Any]], str]
+    how: Callable[[Any], str] | None = None
+    value: Callable[[Mapping[str, Any]], Any] | None = None
+    always: bool = False
+
+    def of(self, key: str, values: Mapping[str, Any]) -> Any:
+        """The value in effect of control ``key`` in ``values``."""
+        return values.get(key) if self.value is None else self.value(values)
+
+
+@dataclass(frozen=True)
 class Control:
     """One control of a page.
 
@@ -59,6 +89,7 @@ class Control:
         fields: the label's fields as the lesson builder shows them.
         url_row: the control's URL row, a function of what the page's rows depend on (the model's
             config on the Attention page) -> ``tinygpt.ui.frame.url.Param``; None when not in the URL.
+        switch: for a control that changes the computation, how it is named (:class:`Switch`).
     """
 
     key: str
@@ -66,6 +97,7 @@ class Control:
     label: str | None = None
     fields: Mapping[str, object] = field(default_factory=dict)
     url_row: Callable[[Any], url.Param] | None = None
+    switch: Switch | None = None
 
 
 def control(
@@ -73,10 +105,11 @@ def control(
     default: Any = UNSET,
     label: str | None = None,
     url_row: Callable[[Any], url.Param] | None = None,
+    switch: Switch | None = None,
     **fields: object,
 ) -> Control:
     """A :class:`Control` row (the label's fields as keyword arguments)."""
-    return Control(key, default, label, fields, url_row)
+    return Control(key, default, label, fields, url_row, switch)
 
 
 Table = dict[str, Control]
@@ -113,6 +146,55 @@ def put_defaults(tbl: Table, record: ModelRecord | None = None, given: Mapping[s
         if row.default is UNSET or key in ss:
             continue
         ss[key] = given[key] if row.default is BY_PAGE else default_of(tbl, key, record)
+
+
+def view_values(
+    tbl: Table, record: ModelRecord | None = None, given: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """{key: default} of every control with one (the :data:`BY_PAGE` ones from ``given``; a
+    per-model default needs the model ``record``): what a view not naming a control means."""
+    given = given or {}
+    return {
+        key: given[key] if row.default is BY_PAGE else default_of(tbl, key, record)
+        for key, row in tbl.items()
+        if row.default is not UNSET
+        and (row.default is not BY_PAGE or key in given)
+        and (record is not None or not callable(row.default))
+    }
+
+
+def view_text(rows: Sequence[url.Param], values: Mapping[str, Any]) -> str:
+    """The view ``values`` (session key -> value) as the URL text of ``rows``, in their order (a row
+    that writes None is left out). Every key a row writes must be in ``values`` (:func:`view_values`)."""
+    pairs = [(row.name, text) for row in rows if (text := row.write(values)) is not None]
+    return urlencode(pairs, quote_via=quote, safe=",;:=")
+
+
+def read_view(rows: Sequence[url.Param], text: str) -> tuple[dict[str, Any], list[str]]:
+    """The values ``rows`` read from the view's URL ``text`` (session key -> value) and the messages
+    of the values they refused or noted (a refused value is left out: the page keeps its own)."""
+    query = dict(parse_qsl(text, keep_blank_values=True))
+    values: dict[str, Any] = {}
+    messages: list[str] = []
+    for row in rows:
+        if row.name not in query:
+            continue
+        try:
+            values.update(row.read(query[row.name], messages))
+        except ConfigError as exc:
+            messages.append(url.refused(row, query[row.name], exc))
+    return values, messages
+
+
+def switched(tbl: Table, values: Mapping[str, Any], record: ModelRecord | None = None) -> list[Control]:
+    """The controls with a :class:`Switch` whose value in ``values`` differs from their default's
+    (their default for the model ``record``), in the table's order: none means the model's own."""
+    own = view_values(tbl, record)
+    return [
+        row
+        for key, row in tbl.items()
+        if row.switch is not None and row.switch.of(key, values) != row.switch.of(key, {**values, **own})
+    ]
 
 
 def defaults_of(tbl: Table) -> dict[str, Any]:

@@ -20,6 +20,7 @@ class TeacherSession:
     done: str | None = None  # what the last action on the class did, said once on the next run
     lead_loaded: str | None = None  # the class whose stored state the lead view's widgets were given
     lead_problem: str | None = None  # why the last lead action failed, said once where it is drawn
+    tab: str = ""  # this tab's id as the leader of a class (tinygpt.ui.teacher.lead_view.tab_id)
 
     def take_done(self) -> str | None:
         """:attr:`done`, once (cleared as it is read)."""

@@ -15,20 +15,22 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import streamlit as st
 
 from tinygpt.attention import STEP_IDS, step_by_id
 from tinygpt.classroom.class_links import (
-    LESSON_KEYS,
-    PRIVATE_PARAMS,
+    MODEL_ID_PARAM,
     LessonPlan,
     ascii_query,
     lesson_params,
     query_with_class,
+)
+from tinygpt.classroom.class_links import (
+    NOT_VIEW as LINK_NOT_VIEW,
 )
 from tinygpt.classroom.store import StoreError
 from tinygpt.config import ConfigError
@@ -37,20 +39,24 @@ from tinygpt.explanations.exercises import STEP_QUESTIONS
 from tinygpt.explanations.theory import CONCEPT_IDS
 from tinygpt.formatting import shown_text
 from tinygpt.links import encode_train, reproducible_settings
+from tinygpt.training.record import ModelRecord
+from tinygpt.ui.attention import page_views
+from tinygpt.ui.choice.led_model import model_identity
 from tinygpt.ui.classwork.class_guard import remember_key
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store, problem_text
-from tinygpt.ui.frame.controls import K_MODEL
+from tinygpt.ui.frame.controls import K_MODEL, switched, view_values
 from tinygpt.ui.frame.language import lang, md_escape, tr
 from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.qr import qr_png, qr_svg
-from tinygpt.ui.shared.models import K_CHOICE, K_OWN
-from tinygpt.ui.views.attention_table import K_STEP
+from tinygpt.ui.shared.models import K_CHOICE, K_OWN, example_model
+from tinygpt.ui.views.attention_table import ATTENTION, K_STEP, K_TEXT
 from tinygpt.ui.views.lesson import LESSON_CONTROLS, lesson
+from tinygpt.ui.views.predict_table import P_PREFIX
 
 #: Query parameters that are not the view of a page (the view is what a lesson opens on).
-NOT_VIEW = set(PRIVATE_PARAMS) | set(LESSON_KEYS) | {"lang", "model", "train", "guess"}
+NOT_VIEW = set(LINK_NOT_VIEW) | {"guess"}
 #: Pages whose controls a lesson can lock, by the prefix of their widget keys.
 PAGE_PREFIX = {"train": "train_", "predict": "predict_", "attention": "attn_", "theory": "theory_"}
 #: The model choice is a control of both the Predict and the Attention page.
@@ -174,7 +180,9 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
     if lock == "chosen" and pages and not chosen:
         st.caption(tr("builder.locked_all"))
     model, train = _model_choice()
-    if carried := view_settings(view):  # what the lesson takes from the page the builder came from
+    if carried := view_settings(
+        view, lesson_record(model, train, wait=False)
+    ):  # what the lesson takes from the page the builder came from
         st.caption(tr("builder.view", settings=tr("common.clause_sep").join(carried)))
     step, concept = _start_choice(pages, view)
     ss.setdefault("builder_guess", True)  # a class sees its students' answers to the questions of guess first
@@ -204,6 +212,7 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         lang=lang(),
     )
     if st.button(tr("builder.make"), type="primary", disabled=not pages, key="builder_make", icon=":material/link:"):
+        plan = replace(plan, view=complete_view(plan.view, pages, lesson_record(model, train)))
         made = make_lesson(plan, open_class, page_paths)
         builder_session().made = made
         if made.class_code is not None:  # the teacher's view of the new class, on this page
@@ -217,24 +226,38 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         show_links(made.student_url, made.long_url, made.note)
 
 
-def view_settings(view: dict[str, str]) -> list[str]:
+def view_settings(view: dict[str, str], record: ModelRecord | None) -> list[str]:
     """The settings of ``view`` (the query of the page the builder came from) a lesson keeps and a
-    student would notice, in the teacher's language: switches away from the model's own, the text."""
-    named = []
-    if view.get("mask") == "0":
-        named.append(tr("attn.lesson_switch", name=tr("attn.mask"), value=tr("attn.lesson_off")))
-    if view.get("uniform"):
-        named.append(tr("attn.lesson_switch", name=tr("attn.uniform"), value=tr("attn.lesson_on")))
-    if view.get("tau") not in (None, "1"):
-        named.append(f"τ = {shown_text(view['tau'], 12)}")
-    if view.get("off"):  # the link's head indices, as people count heads (from 1)
-        parts = view["off"].split(",")
-        heads = ", ".join(str(int(h) + 1) if h.isascii() and h.isdigit() and len(h) < 4 else h for h in parts)
-        named.append(tr("attn.lesson_switch", name=tr("builder.heads_off"), value=shown_text(heads, 20)))
-    for name in ("text", "prefix"):
-        if view.get(name):
-            named.append(tr("builder.view_text", text=md_escape(shown_text(view[name], 30))))
+    student would notice, in the teacher's language, as the pages' rows read them: the Attention
+    switches away from the model ``record``'s own (none without a record), the texts."""
+    text = ascii_query(view)
+    named: list[str] = []
+    texts = [page_views.named("predict", record, text).get(P_PREFIX)] if record is None else []
+    if record is not None:
+        values = page_views.named("attention", record, text)
+        full = {**view_values(ATTENTION, record), **values}
+        named += [row.switch.said(row.switch.of(row.key, full), full) for row in switched(ATTENTION, full, record)]
+        texts = [values.get(K_TEXT), page_views.named("predict", record, text).get(P_PREFIX)]
+    named += [tr("builder.view_text", text=md_escape(shown_text(t, 30))) for t in texts if t]
     return named
+
+
+def lesson_record(model: str, train: str | None, wait: bool = True) -> ModelRecord | None:
+    """The model a lesson is made with: an example (trained once here; None while it trains unless
+    ``wait``), or the session's own model when ``train`` names it."""
+    if model in EXAMPLES:
+        return example_model(model, wait)
+    own = st.session_state.get(K_OWN)
+    return own if own is not None and train is not None else None
+
+
+def complete_view(view: dict[str, str], pages: tuple[str, ...], record: ModelRecord | None) -> dict[str, str]:
+    """``view`` with the Attention page's complete view for ``record`` (every row, the layer and head
+    it opens on included) and the model's identity, so the lesson opens the same after an update."""
+    if record is None or "attention" not in pages:
+        return view
+    full = dict(parse_qsl(page_views.complete("attention", record, ascii_query(view)), keep_blank_values=True))
+    return {**view, **full, MODEL_ID_PARAM: model_identity(record)}
 
 
 def _model_choice() -> tuple[str, str | None]:

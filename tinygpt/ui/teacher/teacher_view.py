@@ -34,7 +34,7 @@ from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.tables import show_table, text_table
 from tinygpt.ui.frame.teacher_state import teacher_session
 from tinygpt.ui.projector import projector_view
-from tinygpt.ui.teacher import class_report_view, lead_view, lesson_builder
+from tinygpt.ui.teacher import class_report_view, lead_question, lead_view, lesson_builder
 from tinygpt.ui.teacher.teacher_roster import roster
 
 #: Seconds between two refreshes of the class's answers.
@@ -123,7 +123,7 @@ def class_sections() -> list[Callable[[str, str], None]]:
     """The sections of a class's view between its controls and its answers, in the order drawn;
     each is called with the class code and the teacher's key. A part of the class period adds its
     section here: leading the class, the class's question and its rounds."""
-    return [projector_view.projector_link, lead_view.lead, lead_view.question]
+    return [projector_view.projector_link, lead_view.lead, lead_question.question]
 
 
 def controls(code: str, key: str, is_open: bool) -> None:

@@ -10,7 +10,7 @@ import math
 from functools import partial
 from typing import Any
 
-from tinygpt.formatting import shown_text
+from tinygpt.formatting import number, shown_text
 from tinygpt.params import (
     read_choice_of,
     read_flag,
@@ -24,7 +24,7 @@ from tinygpt.params import (
     write_scale,
 )
 from tinygpt.ui.frame import url
-from tinygpt.ui.frame.controls import BY_PAGE, UNSET, control, table
+from tinygpt.ui.frame.controls import BY_PAGE, UNSET, Switch, control, table
 from tinygpt.ui.frame.language import tr
 
 #: Softmax temperatures offered by the slider (log-spaced: τ spans orders of magnitude).
@@ -93,24 +93,56 @@ def _index(name: str, key: str, count: str):
     return lambda cfg: url.field(name, key, partial(read_index, name=name, count=getattr(cfg, count)))
 
 
+def _on_off(name: str):
+    return lambda on, values: tr("attn.lesson_switch", name=tr(name), value=tr(f"attn.lesson_{'on' if on else 'off'}"))
+
+
+def _heads(heads) -> str:
+    return ", ".join(str(number(h)) for h in sorted(heads))
+
+
+def _said_off(heads, values) -> str:
+    name = tr("attn.heads_off", layer=number(values.get(K_LAYER, 0)))
+    return tr("attn.lesson_switch", name=name, value=_heads(heads))
+
+
+def _said_scale(scaling, values) -> str:
+    return f"{tr('attn.scaling')} { ({'one': 1.0}.get(scaling) or values.get(K_DIVISOR, 1.0)):g}"
+
+
+#: The switches: how each is named when set away from the model's own (``tinygpt.ui.frame.controls.Switch``).
+MASK = Switch(_on_off("attn.mask"), lambda on: tr("why.how.mask_on" if on else "why.how.mask_off"), always=True)
+UNIFORM = Switch(_on_off("attn.uniform"), lambda on: tr("why.how.uniform"))
+TAU = Switch(lambda tau, values: f"τ = {tau:g}", lambda tau: tr("why.how.tau", tau=tau))
+HEADS_OFF = Switch(
+    _said_off, lambda heads: tr("why.how.off", heads=_heads(heads)), lambda v: sorted(v.get(K_HEADS_OFF) or [])
+)
+SCALING = Switch(_said_scale)
+EDITING = Switch(
+    lambda on, values: tr("attn.lesson_edits", n=len(values.get(K_EDITS) or {})),
+    value=lambda v: bool(v.get(K_EDITING) and v.get(K_EDITS)),
+)
+
 #: The page's controls; a URL row is a function of the shown model's config (``GPTConfig``).
 ATTENTION = table(
     control(K_TEXT, BY_PAGE, "attn.text", lambda cfg: url.field("text", K_TEXT, read_text)),  # state.own_text
     control(K_STEP, BY_PAGE, "attn.step"),  # the first step (tinygpt.attention.STEP_IDS); its row: state.url_params
-    control(K_MASK, lambda record: record.train_cfg.causal_mask, "attn.mask", _flag("mask", K_MASK)),
+    control(K_MASK, lambda record: record.train_cfg.causal_mask, "attn.mask", _flag("mask", K_MASK), MASK),
     control(
         K_UNIFORM,
         False,
         "attn.uniform",
         lambda cfg: url.Param("uniform", _uniform, lambda ss: ss[K_UNIFORM_SCOPE] if ss[K_UNIFORM] else None),
+        UNIFORM,
     ),
     control(K_UNIFORM_SCOPE, "layer", "attn.uniform_scope"),
-    control(K_TAU, 1.0, "attn.temperature", lambda cfg: url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}")),
+    control(K_TAU, 1.0, "attn.temperature", lambda cfg: url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}"), TAU),
     control(
         K_HEADS_OFF,
         [],
         "attn.heads_off",
         lambda cfg: url.field("off", K_HEADS_OFF, partial(read_heads, n_heads=cfg.n_heads), write_heads),
+        HEADS_OFF,
         layer="ℓ",
     ),
     control(K_LAYER, 0, "attn.layer", _index("layer", K_LAYER, "n_layers")),
@@ -120,9 +152,10 @@ ATTENTION = table(
         "sqrt",
         "attn.scaling",
         lambda cfg: url.Param("scale", _scale, lambda ss: write_scale(ss[K_SCALING], ss.get(K_DIVISOR, 1.0))),
+        SCALING,
     ),
     control(K_DIVISOR, lambda record: math.sqrt(record.gpt_cfg.d_head), "attn.scale_value"),
-    control(K_EDITING, False, "attn.edit_header", layer="ℓ", head="h"),
+    control(K_EDITING, False, "attn.edit_header", switch=EDITING, layer="ℓ", head="h"),
     control(K_EDITS, {}),
     control(K_OUTPUT, UNSET, "attn.output"),
     control(K_CELL_I, UNSET, "attn.cell_row"),
@@ -147,4 +180,5 @@ ATTENTION = table(
     control(K_EDIT_J),
 )
 #: The switches "own attention" returns to their defaults (the mask: to the one the model trained with).
-RESET: tuple[str, ...] = (K_SCALING, K_TAU, K_HEADS_OFF, K_UNIFORM, K_EDITING, K_EDITS)
+#: The switches of the table, and the score edits the editing switch holds.
+RESET: tuple[str, ...] = (*(k for k, row in ATTENTION.items() if row.switch is not None and k != K_MASK), K_EDITS)

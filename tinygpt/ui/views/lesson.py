@@ -31,7 +31,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from tinygpt.classroom.class_links import LESSON_KEYS, PAGE_PARAM, PRIVATE_PARAMS
+from tinygpt.classroom.class_links import NOT_VIEW
 from tinygpt.config import ConfigError
 from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_choice
@@ -40,7 +40,7 @@ from tinygpt.ui.frame.controls import MODEL, defaults_of, lockable
 from tinygpt.ui.frame.language import error_text, lang, md_escape, tr
 from tinygpt.ui.frame.page_list import PAGES
 from tinygpt.ui.frame.student_state import follow_session
-from tinygpt.ui.views.attention_table import ATTENTION, K_EDITING, K_HEADS_OFF, K_MASK, K_SCALING, K_TAU, K_UNIFORM
+from tinygpt.ui.views.attention_table import ATTENTION
 from tinygpt.ui.views.predict_table import PREDICT
 from tinygpt.ui.views.theory_table import THEORY
 from tinygpt.ui.views.train_table import TRAIN
@@ -54,9 +54,8 @@ _OFF = ("0", "false", "off", "no")
 LESSON_SWITCH: dict[str, bool] = {w: True for w in ("1", "true", "on", "yes")} | {w: False for w in _OFF}
 #: Names read from each of ``pages``, ``show`` and ``hide`` (there are far fewer pages and controls).
 MAX_LESSON_NAMES = 64
-#: Parameters of a link that are not the view of a page: the lesson's and the class's, the
-#: language, the model (read on every page), a person's own, a resume link's page.
-NOT_PAGE_VIEW = frozenset((*LESSON_KEYS, *PRIVATE_PARAMS, PAGE_PARAM, "lang", "model", "train"))
+#: Parameters of a link that are not the view of a page (``tinygpt.classroom.class_links.NOT_VIEW``).
+NOT_PAGE_VIEW = NOT_VIEW
 
 
 #: Every page's table of state (``tinygpt.ui.frame.controls``), in the order of the app's pages.
@@ -186,16 +185,12 @@ def control(key: str, draw: Callable[[], V], default: V | None = None) -> V:
     return st.session_state.get(key, _PLAIN_DEFAULTS.get(key) if default is None else default)
 
 
-#: The Attention page's controls that change the attention itself (the layer and head only choose where).
-SWITCHES = (K_MASK, K_UNIFORM, K_TAU, K_HEADS_OFF, K_SCALING, K_EDITING)
-
-
 def who_flips() -> str:
     """Who changes the Attention page's switches, so no page asks for a switch it does not draw:
     ``"student"`` when at least one switch is drawn; else ``"teacher"`` while the student follows
     a class period (the teacher's switches reach the page), else ``"lesson"`` (a lesson link set
     them and shows none)."""
-    if any(visible(k) for k in SWITCHES):
+    if any(visible(k) for k, row in ATTENTION.items() if row.switch is not None):
         return "student"
     return "teacher" if led_live() else "lesson"
 
