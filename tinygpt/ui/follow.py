@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 
 import streamlit as st
 
@@ -33,16 +34,23 @@ from tinygpt.classroom.store import ClassError, NewAnswer, StoreError
 from tinygpt.config import ConfigError
 from tinygpt.ui.attention import page_views
 from tinygpt.ui.attention import state as attn
-from tinygpt.ui.choice.led_model import has_led_model, led_model, take_led_model, training_note
+from tinygpt.ui.choice.led_model import has_led_model, led_model, model_identity, take_led_model, training_note
 from tinygpt.ui.classwork import student
 from tinygpt.ui.classwork.class_sync import recheck_class
 from tinygpt.ui.classwork.my_answers import my_answers
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.class_store import class_store, problem_text
-from tinygpt.ui.frame.controls import K_MODEL, view_values
+from tinygpt.ui.frame.controls import K_MODEL, SCORE, view_values
 from tinygpt.ui.frame.language import listed, md_escape, tr
 from tinygpt.ui.frame.page_list import CLASS_VIEW_PATHS
-from tinygpt.ui.frame.student_state import K_NICKNAME, AnswerEntry, class_session, follow_session
+from tinygpt.ui.frame.student_state import (
+    K_NICKNAME,
+    AnswerEntry,
+    class_session,
+    entry_key,
+    follow_session,
+    score_of,
+)
 from tinygpt.ui.predict.predict_view import follow_model as predict_follows
 from tinygpt.ui.views.lesson import lesson
 
@@ -163,11 +171,20 @@ def live(code: str, url_path: str) -> None:
         return
     if state.follow:
         st.info(tr("period.leading", where=_where(state)), icon=":material/co_present:")
+        if model_changed(state):
+            st.caption(tr("period.model_changed"))
         if (note := training_note(state)) is not None:
             st.caption(note)
     if state.question is not None and state.round:
         with st.container(border=True, key="period_question"):
             _question(code, state)
+
+
+def model_changed(state: ClassState) -> bool:
+    """True when the class's view was made with a model of other settings than the one here (an
+    update changed an example's training): its numbers may differ from what the teacher prepared."""
+    record = led_model(state)
+    return bool(state.model_id) and record is not None and model_identity(record) != state.model_id
 
 
 def _closed(state: ClassState) -> bool:
@@ -315,6 +332,28 @@ def _vote(code: str, state: ClassState, key: str) -> None:
     _send_waiting()
 
 
+def _keep_stored(vote: NewAnswer) -> None:
+    """This tab's vote the store did not take (the student voted in another tab first): the vote,
+    "my answers" and the score become the one the store kept, so this tab never says "Right!" for
+    an answer the teacher does not have. StoreError when the store cannot be reached."""
+    kept = votes_of(class_store(), vote.class_code, vote.question_id, vote.student).get(vote.round)
+    if kept is None or kept == vote.answer:
+        return
+    fs, answers = follow_session(), class_session().answers
+    fs.votes[(vote.question_id, vote.round)] = kept
+    question = question_from_data(vote.question)
+    labels = {c.id: c.text or tr(c.key) for c in question.choices}
+    key = entry_key(vote.question_id, vote.round)
+    before = score_of(answers.values())
+    if key in answers:
+        text = ", ".join(labels.get(i, i) for i in kept.split(",") if i)
+        right = question.is_right(kept.split(",") if question.multiple else kept)
+        answers[key] = replace(answers[key], answer=kept, answer_text=text, right=right)
+    after = score_of(answers.values())
+    right_now, asked = st.session_state.get(SCORE, (0, 0))
+    st.session_state[SCORE] = (right_now + after[0] - before[0], asked + after[1] - before[1])
+
+
 def _send_waiting() -> None:
     """Send the votes the store has not taken yet. A closed (or removed) class refuses them: the vote
     is not counted as sent, and the page says the class is closed (:func:`live`)."""
@@ -322,7 +361,8 @@ def _send_waiting() -> None:
     waiting = fs.waiting
     while waiting:
         try:
-            class_store().record_answer(waiting[0])
+            if not class_store().record_answer(waiting[0]):  # another tab's vote reached the store first
+                _keep_stored(waiting[0])
         except ClassError as exc:
             cs = class_session()
             cs.status = "closed" if exc.key == "class.closed" else "unknown"

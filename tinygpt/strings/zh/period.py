@@ -23,6 +23,7 @@ STRINGS: dict[str, str] = {
     "period.follow": "学生跟随我",
     "period.other_tab": "现在由另一个标签页或设备带领这个班：学生看到的是它的视图。在你点“在这里带领”之前，这个标签页不会改变学生看到的内容。",
     "period.take_lead": "在这里带领",
+    "period.model_changed": "这个班的视图做好之后，模型用别的设置重新训练过：它的数字可能和准备时不同。",
     "period.following": "**学生正在跟随你：** 几秒钟内他们的页面就会显示下面的视图，你没有打开的控件被锁定。",
     "period.closed_teacher": "班级已关闭：学生不再跟随你，也没有打开的问题。重新开放班级才能再带领全班。",
     "period.explore": "让他们自己探索",

@@ -229,16 +229,16 @@ def switches(cfg: GPTConfig, T: int, ss: Mapping[str, Any] | None = None) -> Swi
 
 
 def _edits(cfg: GPTConfig):
-    def read(raw: str, notes: list[str]) -> dict[str, Any]:
-        layer = st.session_state.get(K_LAYER, 0)  # the link's layer: read before edits=
+    def read(raw: str, notes: list[str], view: Mapping[str, Any]) -> dict[str, Any]:
+        layer = view.get(K_LAYER, 0)  # the link's layer: read before edits=
         edits = decode_edits(raw, cfg.n_heads, MAX_EDIT)
         return {K_EDITS: {(layer, h, i, j): v for h, i, j, v in edits}, K_EDITING: bool(edits)}
 
     def write(ss: Mapping[str, Any]) -> str | None:
-        edits = edits_of(ss[K_LAYER], ss[K_HEAD], len(ss.get(K_TEXT, ""))) if ss.get(K_EDITING) else ()
+        edits = edits_of(ss[K_LAYER], ss[K_HEAD], len(ss.get(K_TEXT, "")), ss) if ss.get(K_EDITING) else ()
         return encode_edits(edits) or None
 
-    return url.Param("edits", read, write)
+    return url.Param("edits", read, write, after=True)
 
 
 def _part(raw: str, notes: list[str]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import streamlit as st
 import torch
 
 from tinygpt.attention import AttentionTrace, Step
-from tinygpt.classroom.class_links import question_id
+from tinygpt.classroom.class_links import answer_ids, question_id
 from tinygpt.explanations.exercises import STEP_QUESTIONS, Fields, Question, question_for, theory_question
 from tinygpt.model import GPT
 from tinygpt.ui.classwork import misconception_view, student
@@ -72,9 +72,13 @@ def _reveal(question: Question, key_prefix: str) -> None:
     if not picked or st.session_state.get(f"_{key_prefix}_revealed"):
         return
     st.session_state[f"_{key_prefix}_revealed"] = True
+    identity = _identity(question)
+    student.answered(question, identity, picked)  # into "my answers" and the class's answers
+    kept = student.prior_pick(question, identity)  # the store keeps the first answer: another tab's may be it
+    if kept is not None and answer_ids(question, kept) != answer_ids(question, picked):
+        st.session_state[f"{key_prefix}_pick"] = picked = kept  # this tab shows, and counts, what the store kept
     right, asked = score()
     st.session_state[SCORE] = (right + question.is_right(picked), asked + 1)
-    student.answered(question, _identity(question), picked)  # into "my answers" and the class's answers
 
 
 def count_theory_answer(qid: str, right_answer: str, key: str) -> None:

@@ -180,7 +180,7 @@ def read_view(rows: Sequence[url.Param], text: str) -> tuple[dict[str, Any], lis
         if row.name not in query:
             continue
         try:
-            values.update(row.read(query[row.name], messages))
+            values.update(row.read_in(query[row.name], messages, values))
         except ConfigError as exc:
             messages.append(url.refused(row, query[row.name], exc))
     return values, messages

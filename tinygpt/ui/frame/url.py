@@ -47,12 +47,19 @@ class Param:
             append notes (messages in the user's language) to its second argument.
         write: the session state -> the parameter's text, or None to leave it out of the URL.
         message: the i18n key of the message for a refused value (:func:`refused`).
+        after: the row reads the values the rows before it read (``read(raw, notes, view)``, the
+            view being {session key: value}), as the score edits read the link's layer.
     """
 
     name: str
-    read: Callable[[str, list[str]], Mapping[str, Any]]
+    read: Callable[..., Mapping[str, Any]]
     write: Callable[[Mapping[str, Any]], str | None]
     message: str = "link.bad_param"
+    after: bool = False
+
+    def read_in(self, raw: str, notes: list[str], view: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``read`` of ``raw`` in a view whose earlier rows gave ``view``."""
+        return self.read(raw, notes, view) if self.after else self.read(raw, notes)
 
 
 def field(name: str, key: str, read: Callable[[str], Any], write: Callable[[Any], str | None] = str) -> Param:
@@ -105,7 +112,7 @@ def load(page: str, params: Sequence[Param]) -> list[str]:
         messages: list[str] = []
         said.append((order.get(param.name, len(order)), messages))
         try:
-            values = param.read(raw, messages)
+            values = param.read_in(raw, messages, ss)
         except ConfigError as exc:
             messages.append(refused(param, raw, exc, first))
             continue

@@ -207,6 +207,9 @@ def lead(code: str, key: str) -> None:
         )
         return
     _load(code, stored)
+    record = led_model(stored)
+    if stored.model_id and record is not None and model_identity(record) != stored.model_id:
+        st.warning(tr("period.model_changed"), icon=":material/update:")
     if (problem := teacher_session().take_lead_problem()) is not None:
         st.error(problem, icon=":material/cloud_off:")
     args = (code, key)
