@@ -1,0 +1,104 @@
+"""One leader and one student's two tabs (AppTest and the store): a second teacher tab takes the lead
+visibly and the first stops writing; a student's tab whose vote lost the race shows the store's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from tinygpt.classroom.period import ClassState, question_from_data, read_state, write_state
+from tinygpt.classroom.store import Store, database_url, new_student
+from tinygpt.config import GPTConfig
+from tinygpt.explanations.exercises import argmax_key_question
+from tinygpt.explanations.explain import trace_of
+from tinygpt.i18n import t
+from tinygpt.model import GPT
+from tinygpt.ui.frame.controls import SCORE
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch) -> Store:
+    """A fresh SQLite store for the test, the one the app's sessions use (TINYGPT_DATA_DIR)."""
+    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
+    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
+    s = Store(database_url())
+    yield s
+    s.dispose()
+
+
+def app(page: str, **params: str) -> AppTest:
+    """A session that opens ``/<page>?lang=en&params``, as a link does."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    at.query_params.update({"lang": "en", **params})
+    at.run()
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def teacher_tab(code: str, key: str) -> AppTest:
+    """The teacher's link opened in a tab: ``/teacher?class=…&key=…`` (its first run is the teacher's page)."""
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    at.query_params.update({"lang": "en", "class": code, "key": key})
+    at.switch_page("pages/teacher.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def said(at: AppTest) -> list[str]:
+    return [e.value for e in (*at.markdown, *at.info, *at.success, *at.caption, *at.error, *at.warning)]
+
+
+def test_a_second_teacher_tab_takes_the_lead_and_the_first_stops_writing(store):
+    code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
+    first = teacher_tab(code, key)
+    first.button(key="lead_follow").click().run()
+    led = read_state(store, code)
+    assert led.follow and led.leader
+    second = teacher_tab(code, key)
+    assert t("period.other_tab", "en") in said(second)  # it says another tab leads, and writes nothing
+    assert "lead_mask" not in {w.key for w in second.toggle}
+    assert read_state(store, code).version == led.version
+
+    second.button(key="lead_take").click().run()
+    taken = read_state(store, code)
+    assert taken.leader != led.leader and taken.version == led.version + 1
+    assert taken.views == led.views  # the lead changes hands on the view students see
+    assert t("period.other_tab", "en") not in said(second)
+    second.toggle(key="lead_mask").set_value(False).run()
+    assert "mask=0" in read_state(store, code).view("attention")
+
+    version = read_state(store, code).version
+    first.toggle(key="lead_mask").set_value(True).run()  # the first tab's change is not written
+    assert read_state(store, code).version == version and "mask=0" in read_state(store, code).view("attention")
+    assert t("period.other_tab", "en") in said(first)
+
+
+def test_the_tab_whose_vote_lost_the_race_shows_and_counts_the_answer_the_store_kept(store):
+    torch.manual_seed(0)
+    model = GPT(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8)).eval()
+    question = argmax_key_question(trace_of(model, torch.tensor([[0, 1, 2, 3]]), layer=0), head=0, query=3)
+    code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
+    state = write_state(store, code, key, ClassState(follow=True).with_question(question))
+    me = new_student()
+    tabs = [app("attention", **{"class": code, "me": me}) for _ in range(2)]  # one student, two tabs
+    vote_key = f"period_vote_{state.question_id}_1"
+    q = question_from_data(state.question)
+    right = sorted(q.answers)[0]
+    wrong = next(c.id for c in q.choices if c.id not in q.answers)
+    tabs[0].button_group(key=vote_key).set_value(wrong).run()  # the first tab's wrong vote reaches the store
+    tabs[1].button_group(key=vote_key).set_value(right).run()  # the second tab had drawn the vote before it
+    assert not tabs[1].exception, [e.value for e in tabs[1].exception]
+    assert [a.answer for a in store.answers(code)] == [wrong]
+    assert tabs[1].session_state[SCORE] == (0, 1)  # not "1 of 1 right": the store kept the wrong answer
+
+    write_state(store, code, key, replace(read_state(store, code), revealed=True))
+    for tab in tabs:
+        tab.run()
+        assert not any(x.startswith(t("ex.right", "en", reason="")) for x in [e.value for e in tab.success])
+        assert tab.button_group(key=vote_key).value == wrong
