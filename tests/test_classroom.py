@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from helpers import tables
+from helpers import served_example, tables
 from streamlit.testing.v1 import AppTest
 
 from bench.cold_start import free_port
@@ -23,6 +23,8 @@ from tinygpt.classroom.class_links import (
 )
 from tinygpt.classroom.store import LINK_CODE_LEN, Store, database_url
 from tinygpt.i18n import t
+from tinygpt.ui.attention.state import opening_head
+from tinygpt.ui.choice.led_model import model_identity
 from tinygpt.ui.frame.student_state import class_session
 from tinygpt.ui.frame.teacher_state import teacher_session
 from tinygpt.ui.views.lesson import parse_lesson
@@ -157,6 +159,7 @@ def test_the_builder_names_controls_by_their_labels_and_makes_a_short_ascii_link
     base, query = short.split("?")
     assert query.startswith("s=") and len(query) == 2 + LINK_CODE_LEN and is_ascii_link(short)
     lesson = dict(parse_qsl(store.resolve(query[2:])))
+    view = {k: lesson.pop(k) for k in ("layer", "head", "mask", "scale", "text", "mid")}  # the complete view
     assert lesson == {
         "lesson": "1",
         "pages": "attention",
@@ -168,6 +171,8 @@ def test_the_builder_names_controls_by_their_labels_and_makes_a_short_ascii_link
         "class": code,
         "lang": lang,
     }
+    textbook = served_example("textbook")
+    assert (view["layer"], view["head"], view["mid"]) == ("0", str(opening_head(textbook)), model_identity(textbook))
     assert store.is_teacher(code, key) and store.get_class(code).is_open
     assert len(teacher.get("image")) == 1  # the QR code for the projector
     assert any(f"teacher?class={code}&key={key}" in c for c in codes(teacher))  # the teacher's own link

@@ -168,7 +168,7 @@ def softmax(s: State, w: Weights, sw: Switches) -> State:
     (the finite scores) equally instead: 1/(i+1) with the causal mask, 1/T without it.
     """
     S = s["S_masked"]  # (B, h, T, T)
-    if sw.temperature != 1.0:
+    if sw.temperature != Switches.temperature:  # the default τ: the softmax as trained
         S = (S - S.amax(dim=-1, keepdim=True)) / sw.temperature
     alpha = torch.softmax(S, dim=-1)  # (B, h, T, T)
     if sw.uniform_heads:
