@@ -156,3 +156,27 @@ def test_a_lesson_with_its_layer_and_head_opens_on_that_head():
     other = next(h for h in range(record.gpt_cfg.n_heads) if h != attn.opening_head(record))
     at = lesson_app(step="mask", layer="0", head=str(other))
     assert (at.session_state[attn.K_LAYER], at.session_state[attn.K_HEAD]) == (0, other)
+
+
+def test_a_new_switch_is_read_written_named_and_lockable_from_its_row_alone(record):
+    from functools import partial
+
+    from tinygpt.params import read_flag, write_flag
+    from tinygpt.ui.frame import url
+    from tinygpt.ui.frame.controls import Switch, control, lockable, url_rows
+
+    key = "attn_dummy"
+    row = control(
+        key,
+        False,
+        "attn.mask",
+        lambda cfg: url.field("dummy", key, partial(read_flag, name="dummy"), write_flag),
+        Switch(lambda on, values: f"dummy: {on}"),
+    )
+    table = {**ATTENTION, key: row}
+    own = {**page_views.defaults("attention", record), **view_values(table, record)}
+    rows = url_rows(table, record.gpt_cfg)
+    text = view_text(rows, {**own, key: True})
+    assert ("dummy", "1") in parse_qsl(text) and read_view(rows, text)[0][key] is True
+    assert switched(table, own, record) == [] and switched(table, {**own, key: True}, record) == [row]
+    assert row.switch.said(True, own) == "dummy: True" and key in lockable(table)
