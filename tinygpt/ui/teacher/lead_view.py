@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from dataclasses import replace
 from urllib.parse import parse_qsl
@@ -54,6 +55,8 @@ LED_CONTROLS: tuple[str, ...] = (table.K_TEXT, table.K_STEP, table.K_MASK, table
 #: The controls a teacher may leave open to students while they follow.
 OPENABLE: tuple[str, ...] = (table.K_MASK, table.K_UNIFORM, table.K_TAU, table.K_STEP, table.K_TEXT, P_PREFIX)
 L_PAGE, L_MODEL, L_OPEN = "lead_page", "lead_model", "lead_open"
+#: Seconds between two checks, on the leading tab, that it still leads.
+WATCH_SECONDS = 3
 
 
 def lead_key(key: str) -> str:
@@ -149,6 +152,16 @@ def _take_lead(code: str, key: str) -> None:
     write_led(code, key, replace(stored, leader=""))
 
 
+@st.fragment(run_every=WATCH_SECONDS)
+def _watch_lead(code: str) -> None:
+    """While this tab leads: the whole page runs again once another tab took the lead, so this one
+    says so within a few seconds instead of at its next change."""
+    with contextlib.suppress(StoreError, ConfigError):  # the next reading tries again
+        stored = read_state(class_store(), code)
+        if stored is not None and not leads(stored):
+            st.rerun(scope="app")
+
+
 def _load(code: str, stored: ClassState) -> None:
     """Give the widgets the stored view once per class (the session keeps what the teacher sets)."""
     ss, ts = st.session_state, teacher_session()
@@ -207,6 +220,7 @@ def lead(code: str, key: str) -> None:
         )
         return
     _load(code, stored)
+    _watch_lead(code)
     record = led_model(stored)
     if stored.model_id and record is not None and model_identity(record) != stored.model_id:
         st.warning(tr("period.model_changed"), icon=":material/update:")
