@@ -102,3 +102,18 @@ def test_the_tab_whose_vote_lost_the_race_shows_and_counts_the_answer_the_store_
         tab.run()
         assert not any(x.startswith(t("ex.right", "en", reason="")) for x in [e.value for e in tab.success])
         assert tab.button_group(key=vote_key).value == wrong
+
+
+def test_the_tab_whose_exercise_answer_lost_the_race_shows_and_counts_the_stored_one(store):
+    code, _ = store.create_class("lesson=1&pages=attention&model=textbook&step=softmax&guess=1")
+    me = new_student()
+    lesson = {"class": code, "me": me, "lesson": "1", "pages": "attention", "step": "softmax", "guess": "1"}
+    tabs = [app("attention", model="textbook", **lesson) for _ in range(2)]  # one student, two tabs
+    pick = "attn_ex_argmax_key_pick"
+    tabs[0].button_group(key=pick).set_value("0").run()  # this answer reaches the store first
+    tabs[1].button_group(key=pick).set_value("1").run()
+    assert not tabs[1].exception, [e.value for e in tabs[1].exception]
+    kept = [a.answer for a in store.answers(code)]
+    assert kept == ["0"]
+    assert tabs[1].button_group(key=pick).value == "0"  # the tab shows what the store kept
+    assert tabs[1].session_state[SCORE] == tabs[0].session_state[SCORE]  # and counts it as the first tab did
