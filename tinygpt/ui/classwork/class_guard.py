@@ -10,11 +10,9 @@ that opens no class, a short link that does not exist) are counted per client
 
 from __future__ import annotations
 
-import ipaddress
-
 import streamlit as st
 
-from tinygpt.classroom.guard import Attempts
+from tinygpt.classroom.guard import Attempts, client_address, connection_peer, trusted_proxies
 from tinygpt.classroom.store import DEFAULT_ANSWER_DAYS, answer_days
 from tinygpt.config import ConfigError
 from tinygpt.ui.frame import url
@@ -71,16 +69,17 @@ def keep_key_cookie(code: str, key: str) -> None:
 
 
 def client_id() -> str:
-    """Who is trying, for counting failures: the browser's address (behind a proxy on this machine
-    or the local network, the last address the proxy added to ``X-Forwarded-For``), else the session."""
-    address = st.context.ip_address or ""
-    forwarded = (st.context.headers or {}).get("X-Forwarded-For") or ""
+    """Who is trying, for counting failures: the browser's address (behind a proxy named in
+    ``TINYGPT_TRUSTED_PROXIES``, the address that proxy added to ``X-Forwarded-For``), else the session."""
     try:
-        behind_proxy = not address or ipaddress.ip_address(address).is_private
-    except ValueError:
-        behind_proxy = False
-    if forwarded and behind_proxy:
-        address = forwarded.split(",")[-1].strip()
+        proxies = trusted_proxies()
+    except ConfigError:  # logged at start-up; no proxy is trusted
+        proxies = ()
+    headers = st.context.headers or {}
+    forwarded = headers.get("X-Forwarded-For") or ""
+    address = ""
+    if headers:  # a browser's connection (a test's session has none)
+        address = client_address(connection_peer(st.context.ip_address, forwarded), forwarded, proxies)
     if address:
         return address
     from streamlit.runtime.scriptrunner import get_script_run_ctx
