@@ -8,6 +8,7 @@ STRINGS: dict[str, str] = {
     "teacher.no_access": "This link does not open a class: there is no such class, it has expired, or the key is not its teacher's key. Open the teacher's link you got when the class was made.",
     "teacher.too_many": "Too many links that open no class were tried from this device. Wait {seconds} s, then open the teacher's link again.",
     "short.too_many": "Too many short links that do not exist were tried from this device. Wait {seconds} s, then open the link again.",
+    "class.too_many": "Too many class codes that name no class were tried from this device. Wait {seconds} s, then open the link again.",
     "short.waiting": "The short link {code} cannot be opened yet: {reason}. This page tries again by itself every few seconds and opens the lesson as soon as it can.",
     "class.other_tab": "You answered “{question}” before, in another tab: your first answer, {answer}, is the one kept and counted.",
     "teacher.roster": "Who answered ({n} {n:student|students})",

@@ -8,6 +8,7 @@ STRINGS: dict[str, str] = {
     "teacher.no_access": "这个链接打不开班级：该班级不存在、已过期，或者密钥不是该班级教师的密钥。请打开创建班级时得到的教师链接。",
     "teacher.too_many": "这台设备尝试了太多打不开班级的链接。请等待 {seconds} 秒，再打开教师链接。",
     "short.too_many": "这台设备尝试了太多不存在的短链接。请等待 {seconds} 秒，再打开链接。",
+    "class.too_many": "这台设备尝试了太多不存在的班级代码。请等待 {seconds} 秒，再打开链接。",
     "short.waiting": "短链接 {code} 暂时打不开：{reason}。本页面每隔几秒会自动重试，一旦可以就会打开课程。",
     "class.other_tab": "你之前已在另一个标签页回答过“{question}”：保留并计入的是你的第一个答案 {answer}。",
     "teacher.roster": "谁回答了（{n} 名学生）",

@@ -10,6 +10,8 @@ that opens no class, a short link that does not exist) are counted per client
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from tinygpt.classroom.guard import Attempts, client_address, connection_peer, trusted_proxies
@@ -90,5 +92,16 @@ def client_id() -> str:
 
 @st.cache_resource(show_spinner=False)
 def attempts(kind: str) -> Attempts:
-    """The process's count of failed attempts of ``kind`` ("teacher", "short")."""
+    """The process's count of failed attempts of ``kind`` ("teacher", "short", "class")."""
     return Attempts()
+
+
+def lookup_wait_s() -> int:
+    """Whole seconds this client must wait before the app says whether another class code exists
+    (0: it may ask now). The projector's page and a student's ``?class=`` count their misses here."""
+    return math.ceil(attempts("class").wait_s(client_id()))
+
+
+def lookup_missed() -> None:
+    """Count one look-up of a class code that named no class, for this client."""
+    attempts("class").failed(client_id())

@@ -40,6 +40,7 @@ from tinygpt.classroom.store import (
     read_student,
 )
 from tinygpt.config import ConfigError
+from tinygpt.ui.classwork.class_guard import lookup_missed, lookup_wait_s
 from tinygpt.ui.classwork.class_retry import waiting_answers
 from tinygpt.ui.classwork.class_sync import first_answer_kept, recheck_class
 from tinygpt.ui.classwork.my_answers import my_answers, sidebar
@@ -135,6 +136,9 @@ def _read_class() -> None:
         cs.note = tr("class.bad_code", error=error_text(exc).rstrip(".。"))
         cs.code, cs.status = None, None
         return
+    if wait := lookup_wait_s():  # a class code's existence is told a few times a minute per client
+        cs.note, cs.code, cs.status, cs.seen = tr("class.too_many", seconds=wait), None, None, None
+        return
     cs.code = code
     try:
         info = class_store().get_class(code)
@@ -142,6 +146,8 @@ def _read_class() -> None:
         cs.status = None  # checked again when an answer is sent
         cs.store_down = problem_text(exc)
         return
+    if info is None:
+        lookup_missed()
     cs.status = "unknown" if info is None else "open" if info.is_open else "closed"
     cs.note = None if info is not None and info.is_open else tr(f"class.{cs.status}", code=code)
 
