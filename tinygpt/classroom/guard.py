@@ -22,6 +22,10 @@ from collections.abc import Callable, Mapping
 from tinygpt.config import ConfigError
 
 ENV_TRUSTED_PROXIES = "TINYGPT_TRUSTED_PROXIES"
+ENV_TEACHER_HOURS = "TINYGPT_TEACHER_HOURS"
+#: Hours a browser keeps a teacher's key once it has opened the class: a school day, not the answers' days.
+DEFAULT_TEACHER_HOURS = 8
+MAX_TEACHER_HOURS = 720
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 #: Failed attempts a client may make within :data:`WINDOW_S` seconds before it waits.
@@ -128,3 +132,22 @@ def client_address(peer: str, forwarded: str, proxies: tuple[Network, ...]) -> s
         if not _trusted(hop, proxies):
             return hop
     return peer
+
+
+def teacher_hours(environ: Mapping[str, str] | None = None) -> int:
+    """Hours a browser keeps a teacher's key: ``TINYGPT_TEACHER_HOURS`` (1..720), default 8.
+
+    Raises:
+        ConfigError: a value that is not a whole number in 1..720.
+    """
+    env = os.environ if environ is None else environ
+    raw = (env.get(ENV_TEACHER_HOURS) or "").strip()
+    if not raw:
+        return DEFAULT_TEACHER_HOURS
+    try:
+        hours = int(raw)
+    except ValueError:
+        hours = 0
+    if not 1 <= hours <= MAX_TEACHER_HOURS:
+        raise ConfigError(ENV_TEACHER_HOURS, raw, f"a whole number of hours from 1 to {MAX_TEACHER_HOURS}")
+    return hours

@@ -26,7 +26,13 @@ from tinygpt.config import ConfigError
 from tinygpt.explanations.charts import answer_spread_spec
 from tinygpt.i18n import CATALOGUE
 from tinygpt.ui.classwork import misconception_view
-from tinygpt.ui.classwork.class_guard import attempts, client_id, keep_key_cookie, teacher_credentials
+from tinygpt.ui.classwork.class_guard import (
+    attempts,
+    client_id,
+    forget_device,
+    keep_key_cookie,
+    teacher_credentials,
+)
 from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store, problem_text
 from tinygpt.ui.frame.language import error_text, lang, md_escape, tr
@@ -82,6 +88,8 @@ def page(page_paths: list[str], page_titles: dict[str, str]) -> None:
         st.error(tr("teacher.no_access"), icon=":material/lock:")
         return
     keep_key_cookie(code, key)
+    if forget_device(code):
+        return
     class_view(code, key, info.lesson, info.is_open, page_paths)
     with st.expander(tr("teacher.another"), icon=":material/add_link:"):
         lesson_builder.builder(page_paths, page_titles)
