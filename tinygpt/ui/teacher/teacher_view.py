@@ -34,7 +34,7 @@ from tinygpt.ui.classwork.class_guard import (
     teacher_credentials,
 )
 from tinygpt.ui.frame.app_url import base_url
-from tinygpt.ui.frame.class_store import class_store, problem_text
+from tinygpt.ui.frame.class_store import class_store, problem_text, store_writable
 from tinygpt.ui.frame.language import error_text, lang, md_escape, tr
 from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.tables import show_table, text_table
@@ -136,7 +136,8 @@ def class_sections() -> list[Callable[[str, str], None]]:
 
 def controls(code: str, key: str, is_open: bool) -> None:
     """Close or reopen the class; clear its answers (after a confirmation)."""
-    st.markdown(tr("teacher.open" if is_open else "teacher.closed"))
+    state = "teacher.closed" if not is_open else "teacher.open" if store_writable() else "teacher.open_not_recording"
+    st.markdown(tr(state))
     left, right = st.columns(2)
     action = "close" if is_open else "reopen"
     if left.button(tr(f"teacher.{action}"), key=f"teacher_{action}", icon=":material/lock:" if is_open else None):
