@@ -68,6 +68,7 @@ from tinygpt.training.model_library import ModelKey
 from tinygpt.training.model_shelf import MAX_SHELF_PARAMETERS, ModelShelf, greedy_continuation, model_key
 from tinygpt.training.record import ModelRecord, StopReason
 from tinygpt.training.run_records import Progress, RunRecord, record_of, run_labels, settings_of
+from tinygpt.training.shutdown import exiting, on_exit, track
 from tinygpt.training.train import NonFiniteLossError, Trainer, build, release_free_memory, train
 
 __all__ = [
@@ -215,8 +216,8 @@ class TrainingJob:
         """Start the thread and return at once; ``paused`` starts paused after ``steps`` steps."""
         self._queue = queue
         self._want, self._budget = ("pause", steps) if paused else ("run", 0)
-        self._thread = threading.Thread(
-            target=self._run, args=(queue, models), daemon=True, name=f"train-{self.job_id[:8]}"
+        self._thread = track(
+            threading.Thread(target=self._run, args=(queue, models), daemon=True, name=f"train-{self.job_id[:8]}")
         )
         self._thread.start()
 
@@ -413,6 +414,7 @@ _running: dict[ModelKey, TrainingJob] = {}
 #: Every job started that has not ended, by job id (the limits count them; the reaper visits them).
 _jobs: dict[str, TrainingJob] = {}
 _running_lock = threading.Lock()
+on_exit(lambda: [job.stop() for job in list(_jobs.values())])  # each ends at its next step as the process exits
 
 
 def _unregister(job: TrainingJob) -> None:
@@ -533,7 +535,12 @@ def _train_example(name: str, models: ModelShelf, future: Future[ModelRecord]) -
     key = model_key(ex.text, ex.gpt, ex.train)
     try:
         found = models.get(key)  # shipped with the app, or published by another server
-        future.set_result(found if found is not None else models.put(key, train(ex.text, ex.gpt, ex.train)))
+        if found is None:
+            trained = train(ex.text, ex.gpt, ex.train, should_stop=exiting)
+            if exiting():  # stopped part-way as the process exits: never published
+                raise RuntimeError(f"the process exited while the {name} example trained")
+            found = models.put(key, trained)
+        future.set_result(found)
     except BaseException as exc:  # the pages re-raise it where they wait for the model
         future.set_exception(exc)
 
@@ -562,8 +569,10 @@ def example_training(name: str, models: ModelShelf) -> Future[ModelRecord]:
         if name not in _example_futures:
             future: Future[ModelRecord] = Future()
             future.set_running_or_notify_cancel()
-            threading.Thread(
-                target=_train_example, args=(name, models, future), name=f"tinygpt-example-{name}", daemon=True
+            track(
+                threading.Thread(
+                    target=_train_example, args=(name, models, future), name=f"tinygpt-example-{name}", daemon=True
+                )
             ).start()
             _example_futures[name] = future
         return _example_futures[name]
