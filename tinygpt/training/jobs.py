@@ -23,8 +23,8 @@
 - Limits that hold (every refusal a :class:`JobRefusedError` whose ``key`` is its i18n message):
   the memory limit is checked when a training is requested (:func:`check_memory`: the process's
   RSS plus :func:`job_memory_mb` must stay under ``MEMORY_LIMIT_MB``) and again when the queued
-  job actually gets its slot (:func:`check_start_memory`, counting the jobs that have a slot but
-  hold no memory yet); a job refused then ends with :class:`MemoryLimitError` as its ``error``.
+  job actually gets its slot (:func:`check_start_memory`, counting the whole estimate of every other
+  job with a slot, reserved until its thread ends); a job refused then ends with :class:`MemoryLimitError`.
   The line is bounded per server (``JobQueue.max_waiting``, :data:`MAX_WAITING_JOBS`) and per
   session (one waiting, running or paused job per session token): :class:`QueueFullError`.
   Models already trained (the shelf) and running jobs are still handed out: they cost no new
@@ -161,14 +161,17 @@ def check_memory(gpt_cfg: GPTConfig, limit_mb: float | None = None) -> None:
 def check_start_memory(job: TrainingJob, limit_mb: float | None = None) -> None:
     """Raise :class:`MemoryLimitError` (``train.memory_full_start``) when ``job``, whose slot has
     just come, would take the server past the limit: the RSS (which holds the running jobs that
-    have taken a step, the shelf's models and the sessions' own) plus what the other jobs with a
-    slot but no step yet will allocate, plus ``job_memory_mb`` of this one."""
+    have taken a step, the shelf's models and the sessions' own) plus the whole estimate of every
+    other job with a slot, plus ``job_memory_mb`` of this one. A running job's estimate stays reserved
+    (counted beside the RSS that already holds part of it): its memory still grows after its first step
+    (the backward pass's buffers, the copy of the weights made as it ends), and an admission that
+    counted only what the RSS shows let two of the largest jobs pass the limit between two samples."""
     limit = MEMORY_LIMIT_MB if limit_mb is None else limit_mb
     rss = process_rss_mb() if limit else None
     if rss is None:
         return
     with _running_lock:
-        others = [j for j in _jobs.values() if j is not job and j._has_slot and not j.losses]
+        others = [j for j in _jobs.values() if j is not job and j._has_slot]
     pending = sum(job_memory_mb(j.gpt_cfg) for j in others)
     need = job_memory_mb(job.gpt_cfg)
     if rss + pending + need > limit:
