@@ -23,8 +23,8 @@
 - Limits that hold (every refusal a :class:`JobRefusedError` whose ``key`` is its i18n message):
   the memory limit is checked when a training is requested (:func:`check_memory`: the process's
   RSS plus :func:`job_memory_mb` must stay under ``MEMORY_LIMIT_MB``) and again when the queued
-  job actually gets its slot (:func:`check_start_memory`, counting the jobs that have a slot but
-  hold no memory yet); a job refused then ends with :class:`MemoryLimitError` as its ``error``.
+  job actually gets its slot (:func:`check_start_memory`, counting the whole estimate of every other
+  job with a slot, reserved until its thread ends); a job refused then ends with :class:`MemoryLimitError`.
   The line is bounded per server (``JobQueue.max_waiting``, :data:`MAX_WAITING_JOBS`) and per
   session (one waiting, running or paused job per session token): :class:`QueueFullError`.
   Models already trained (the shelf) and running jobs are still handed out: they cost no new
@@ -68,6 +68,7 @@ from tinygpt.training.model_library import ModelKey
 from tinygpt.training.model_shelf import MAX_SHELF_PARAMETERS, ModelShelf, greedy_continuation, model_key
 from tinygpt.training.record import ModelRecord, StopReason
 from tinygpt.training.run_records import Progress, RunRecord, record_of, run_labels, settings_of
+from tinygpt.training.shutdown import exiting, on_exit, track
 from tinygpt.training.train import NonFiniteLossError, Trainer, build, release_free_memory, train
 
 __all__ = [
@@ -160,14 +161,17 @@ def check_memory(gpt_cfg: GPTConfig, limit_mb: float | None = None) -> None:
 def check_start_memory(job: TrainingJob, limit_mb: float | None = None) -> None:
     """Raise :class:`MemoryLimitError` (``train.memory_full_start``) when ``job``, whose slot has
     just come, would take the server past the limit: the RSS (which holds the running jobs that
-    have taken a step, the shelf's models and the sessions' own) plus what the other jobs with a
-    slot but no step yet will allocate, plus ``job_memory_mb`` of this one."""
+    have taken a step, the shelf's models and the sessions' own) plus the whole estimate of every
+    other job with a slot, plus ``job_memory_mb`` of this one. A running job's estimate stays reserved
+    (counted beside the RSS that already holds part of it): its memory still grows after its first step
+    (the backward pass's buffers, the copy of the weights made as it ends), and an admission that
+    counted only what the RSS shows let two of the largest jobs pass the limit between two samples."""
     limit = MEMORY_LIMIT_MB if limit_mb is None else limit_mb
     rss = process_rss_mb() if limit else None
     if rss is None:
         return
     with _running_lock:
-        others = [j for j in _jobs.values() if j is not job and j._has_slot and not j.losses]
+        others = [j for j in _jobs.values() if j is not job and j._has_slot]
     pending = sum(job_memory_mb(j.gpt_cfg) for j in others)
     need = job_memory_mb(job.gpt_cfg)
     if rss + pending + need > limit:
@@ -215,8 +219,8 @@ class TrainingJob:
         """Start the thread and return at once; ``paused`` starts paused after ``steps`` steps."""
         self._queue = queue
         self._want, self._budget = ("pause", steps) if paused else ("run", 0)
-        self._thread = threading.Thread(
-            target=self._run, args=(queue, models), daemon=True, name=f"train-{self.job_id[:8]}"
+        self._thread = track(
+            threading.Thread(target=self._run, args=(queue, models), daemon=True, name=f"train-{self.job_id[:8]}")
         )
         self._thread.start()
 
@@ -413,6 +417,7 @@ _running: dict[ModelKey, TrainingJob] = {}
 #: Every job started that has not ended, by job id (the limits count them; the reaper visits them).
 _jobs: dict[str, TrainingJob] = {}
 _running_lock = threading.Lock()
+on_exit(lambda: [job.stop() for job in list(_jobs.values())])  # each ends at its next step as the process exits
 
 
 def _unregister(job: TrainingJob) -> None:
@@ -533,7 +538,12 @@ def _train_example(name: str, models: ModelShelf, future: Future[ModelRecord]) -
     key = model_key(ex.text, ex.gpt, ex.train)
     try:
         found = models.get(key)  # shipped with the app, or published by another server
-        future.set_result(found if found is not None else models.put(key, train(ex.text, ex.gpt, ex.train)))
+        if found is None:
+            trained = train(ex.text, ex.gpt, ex.train, should_stop=exiting)
+            if exiting():  # stopped part-way as the process exits: never published
+                raise RuntimeError(f"the process exited while the {name} example trained")
+            found = models.put(key, trained)
+        future.set_result(found)
     except BaseException as exc:  # the pages re-raise it where they wait for the model
         future.set_exception(exc)
 
@@ -562,8 +572,10 @@ def example_training(name: str, models: ModelShelf) -> Future[ModelRecord]:
         if name not in _example_futures:
             future: Future[ModelRecord] = Future()
             future.set_running_or_notify_cancel()
-            threading.Thread(
-                target=_train_example, args=(name, models, future), name=f"tinygpt-example-{name}", daemon=True
+            track(
+                threading.Thread(
+                    target=_train_example, args=(name, models, future), name=f"tinygpt-example-{name}", daemon=True
+                )
             ).start()
             _example_futures[name] = future
         return _example_futures[name]

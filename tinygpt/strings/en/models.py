@@ -22,11 +22,14 @@ STRINGS: dict[str, str] = {
     "model.loading_example": "Preparing the {name} (a few seconds, once)…",
     "model.offer_context": "Try the context example",
     "link.button": "Link for my class",
-    "link.intro": "This link opens this page with the same model and the same view. Training is deterministic, so "
-    "everyone who opens it gets exactly this model.",
+    "link.intro": "This link opens this page with the same model and the same view. The model is kept in this server's "
+    "class store, so everyone who opens the link on this server (or on a server sharing its store) gets exactly this model.",
+    "link.intro_no_store": "This link opens this page with the same settings and the same view. This server cannot reach "
+    "its class store now, so the model is not kept there: another computer may train these settings to slightly "
+    "different weights (processors round differently). Make the link on the class's server.",
     "link.note_example": "The link names the {name}: it opens at once.",
     "link.note_own": "The link carries the training settings of your model (text “{text}”): the server trains it once "
-    "(or takes it from its shelf) and everyone gets the same weights.",
+    "(or takes it from its shelf) and everyone on this server, or on one sharing its class store, gets the same weights.",
     "link.no_link_file": "Your model was loaded from a file: training cannot be shown to rebuild its weights, so there "
     "is no link for it. Share the file (Train page, Download) or link an example.",
     "link.no_link_run": "Your model's training ended at a non-finite loss: training it again does not end at these "

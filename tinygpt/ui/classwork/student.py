@@ -40,11 +40,12 @@ from tinygpt.classroom.store import (
     read_student,
 )
 from tinygpt.config import ConfigError
+from tinygpt.ui.classwork.class_guard import lookup_missed, lookup_wait_s
 from tinygpt.ui.classwork.class_retry import waiting_answers
 from tinygpt.ui.classwork.class_sync import first_answer_kept, recheck_class
 from tinygpt.ui.classwork.my_answers import my_answers, sidebar
 from tinygpt.ui.frame import url
-from tinygpt.ui.frame.class_store import class_store, problem_text, say, show_messages
+from tinygpt.ui.frame.class_store import class_store, say, show_messages, student_problem_text
 from tinygpt.ui.frame.controls import SCORE
 from tinygpt.ui.frame.language import error_text, tr
 from tinygpt.ui.frame.page_list import CLASS_VIEW_PATHS, LESSON_START, PROJECTOR_PATH
@@ -105,7 +106,7 @@ def _start_student() -> None:
     try:
         loaded = class_store().answers(student=me)
     except (StoreError, ConfigError) as exc:
-        say(tr("mine.not_loaded", reason=problem_text(exc)))
+        say(tr("mine.not_loaded", reason=student_problem_text(exc)))
         return
     for a in loaded:  # each round of a class vote is an answer of its own; the score counts its latest
         rnd = a.round if is_vote(a.question_id) else 0
@@ -135,13 +136,18 @@ def _read_class() -> None:
         cs.note = tr("class.bad_code", error=error_text(exc).rstrip(".。"))
         cs.code, cs.status = None, None
         return
+    if wait := lookup_wait_s():  # a class code's existence is told a few times a minute per client
+        cs.note, cs.code, cs.status, cs.seen = tr("class.too_many", seconds=wait), None, None, None
+        return
     cs.code = code
     try:
         info = class_store().get_class(code)
     except (StoreError, ConfigError) as exc:
         cs.status = None  # checked again when an answer is sent
-        cs.store_down = problem_text(exc)
+        cs.store_down = student_problem_text(exc)
         return
+    if info is None:
+        lookup_missed()
     cs.status = "unknown" if info is None else "open" if info.is_open else "closed"
     cs.note = None if info is not None and info.is_open else tr(f"class.{cs.status}", code=code)
 
@@ -194,13 +200,13 @@ def _send_waiting() -> None:
                 continue
         except StoreError as exc:
             if exc.key != "store.refused":
-                cs.store_down = problem_text(exc)
+                cs.store_down = student_problem_text(exc)
                 return
             cs.answers[entry.question_id] = replace(entry, sent=True)  # refused: kept here, not sent again
-            say(tr("class.refused", n=1, reason=problem_text(exc)))
+            say(tr("class.refused", n=1, reason=student_problem_text(exc)))
             continue
         except ConfigError as exc:
-            cs.store_down = problem_text(exc)
+            cs.store_down = student_problem_text(exc)
             return
         if entry.class_code and cs.status is None:
             cs.status = "open"

@@ -36,6 +36,23 @@ def problem_text(exc: Exception) -> str:
     return error_text(exc)
 
 
+def student_problem_text(exc: Exception) -> str:
+    """:func:`problem_text` for a student: a setting of the server (its name, its value) is the
+    teacher's and the operator's business, so a student reads only that the class store is off here."""
+    if isinstance(exc, ConfigError) or (isinstance(exc, StoreError) and exc.key == "store.bad_url"):
+        return tr("class.store_off")
+    return problem_text(exc)
+
+
+def store_writable() -> bool:
+    """Whether answers can be written to the class store now (its folder, file or database)."""
+    try:
+        class_store().check(write=True)
+    except (StoreError, ConfigError):
+        return False
+    return True
+
+
 def say(message: str, kind: str = "warning") -> None:
     """Keep ``message`` for :func:`show_messages` (``kind``: "warning" or "info")."""
     class_session().messages.append((kind, message))

@@ -20,6 +20,7 @@ import threading
 from collections.abc import AsyncIterator
 
 import tinygpt
+from tinygpt.settings import setting_lines
 
 _LOG = logging.getLogger(__name__)
 
@@ -62,9 +63,20 @@ def preload() -> list[str]:
 @contextlib.asynccontextmanager
 async def lifespan(_app: object) -> AsyncIterator[None]:
     """The :class:`streamlit.App` lifespan: starts :func:`preload` in a daemon thread and returns
-    at once, so the server does not wait for it before it answers."""
+    at once, so the server does not wait for it before it answers. A ``TINYGPT_*`` setting the app
+    refuses is logged here, as the server starts (:func:`log_settings`)."""
+    log_settings()
     threading.Thread(target=_preload_in_background, name="tinygpt-preload", daemon=True).start()
     yield
+
+
+def log_settings() -> list[str]:
+    """Log each ``TINYGPT_*`` setting the app refuses (:func:`tinygpt.settings.setting_lines`) as an
+    error of the server's log; returns the lines."""
+    lines = setting_lines()
+    for line in lines:
+        _LOG.error("%s", line)
+    return lines
 
 
 def warm_first_run() -> None:

@@ -17,6 +17,7 @@ from tinygpt.classroom.period import read_state, tally
 from tinygpt.classroom.store import StoreError, read_class_code
 from tinygpt.classroom.store_values import CLASS_CODE_LEN
 from tinygpt.config import ConfigError
+from tinygpt.ui.classwork.class_guard import lookup_missed, lookup_wait_s
 from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store, problem_text
 from tinygpt.ui.frame.language import lang, md_escape, tr
@@ -67,6 +68,10 @@ def page(page_paths: list[str]) -> None:
         st.title(tr("projector.title"))
         st.error(tr("projector.no_class"), icon=":material/school:")
         return
+    if wait := lookup_wait_s():  # a class code's existence is told a few times a minute per client
+        st.title(tr("projector.title"))
+        st.error(tr("class.too_many", seconds=wait), icon=":material/lock:")
+        return
     try:
         code = read_class_code(raw)
         info = class_store().get_class(code)
@@ -79,6 +84,7 @@ def page(page_paths: list[str]) -> None:
         st.error(tr("teacher.store_down", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
     if info is None:
+        lookup_missed()
         st.title(tr("projector.title"))
         st.error(tr("projector.unknown", code=code), icon=":material/school:")
         return

@@ -8,11 +8,14 @@ from collections.abc import Iterable
 import streamlit as st
 
 from tinygpt.classroom.class_links import PRIVATE_PARAMS, ascii_query
+from tinygpt.classroom.store import StoreError
+from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
 from tinygpt.links import encode_train, reproducible_settings
 from tinygpt.ui.choice.model_choice import FIRST_CHOICE
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.app_url import base_url
+from tinygpt.ui.frame.class_store import class_store
 from tinygpt.ui.frame.language import md_escape, tr
 from tinygpt.ui.frame.page_list import CLASS_VIEW_PATHS
 from tinygpt.ui.shared.models import K_CHOICE, K_OWN
@@ -72,6 +75,17 @@ def class_link(url_path: str, page_paths: Iterable[str], fresh: bool = False) ->
     _class_link_popover(url_path, page_paths, K_CLASS_LINK if fresh else None)
 
 
+@st.cache_data(ttl=30, show_spinner=False)
+def _store_reachable() -> bool:
+    """Whether the class store, where the server keeps each link's model, can be reached (checked at
+    most every 30 s: the popover is drawn on every run)."""
+    try:
+        class_store().check()
+    except (StoreError, ConfigError):
+        return False
+    return True
+
+
 def _class_link_popover(url_path: str, page_paths: Iterable[str], key: str | None) -> None:
     with st.popover(
         tr("link.button"),
@@ -80,7 +94,7 @@ def _class_link_popover(url_path: str, page_paths: Iterable[str], key: str | Non
         key=key,
         on_change="ignore" if key is None else "rerun",
     ):
-        st.caption(tr("link.intro"))
+        st.caption(tr("link.intro" if _store_reachable() else "link.intro_no_store"))
         url, note = class_link_url(url_path, page_paths)
         if url is None:
             st.info(note)

@@ -26,9 +26,15 @@ from tinygpt.config import ConfigError
 from tinygpt.explanations.charts import answer_spread_spec
 from tinygpt.i18n import CATALOGUE
 from tinygpt.ui.classwork import misconception_view
-from tinygpt.ui.classwork.class_guard import attempts, client_id, keep_key_cookie, teacher_credentials
+from tinygpt.ui.classwork.class_guard import (
+    attempts,
+    client_id,
+    forget_device,
+    keep_key_cookie,
+    teacher_credentials,
+)
 from tinygpt.ui.frame.app_url import base_url
-from tinygpt.ui.frame.class_store import class_store, problem_text
+from tinygpt.ui.frame.class_store import class_store, problem_text, store_writable
 from tinygpt.ui.frame.language import error_text, lang, md_escape, tr
 from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.tables import show_table, text_table
@@ -82,6 +88,8 @@ def page(page_paths: list[str], page_titles: dict[str, str]) -> None:
         st.error(tr("teacher.no_access"), icon=":material/lock:")
         return
     keep_key_cookie(code, key)
+    if forget_device(code):
+        return
     class_view(code, key, info.lesson, info.is_open, page_paths)
     with st.expander(tr("teacher.another"), icon=":material/add_link:"):
         lesson_builder.builder(page_paths, page_titles)
@@ -128,7 +136,8 @@ def class_sections() -> list[Callable[[str, str], None]]:
 
 def controls(code: str, key: str, is_open: bool) -> None:
     """Close or reopen the class; clear its answers (after a confirmation)."""
-    st.markdown(tr("teacher.open" if is_open else "teacher.closed"))
+    state = "teacher.closed" if not is_open else "teacher.open" if store_writable() else "teacher.open_not_recording"
+    st.markdown(tr(state))
     left, right = st.columns(2)
     action = "close" if is_open else "reopen"
     if left.button(tr(f"teacher.{action}"), key=f"teacher_{action}", icon=":material/lock:" if is_open else None):
