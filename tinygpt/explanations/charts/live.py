@@ -180,6 +180,8 @@ def evaluate(
     T = s.shape[0]
     hidden = np.triu(np.ones((T, T), dtype=bool), 1) if causal_mask else np.zeros((T, T), dtype=bool)
     scaled = s / divisor
-    m = np.where(hidden, -math.inf, scaled).max(axis=1, keepdims=True)
-    e = np.where(hidden, 0.0, 1.0 if uniform else np.exp((scaled - m) / temperature))
+    kept = np.where(hidden, -math.inf, scaled)
+    m = kept.max(axis=1, keepdims=True)
+    e = np.ones_like(kept) if uniform else np.exp((kept - m) / temperature)  # exp(−∞) = 0
+    e[hidden] = 0.0
     return e / e.sum(axis=1, keepdims=True)
