@@ -17,7 +17,7 @@ from tinygpt.attention import Switches
 from tinygpt.explanations.charts.live import LIVE_INPUTS, evaluate, live_alpha_spec, live_columns
 from tinygpt.explanations.explain import trace_of
 from tinygpt.model import GPT
-from tinygpt.ui.attention.live import bridge_script
+from tinygpt.ui.attention.live_bridge import bridge_script
 
 LABELS = ["0 你", "1 好", "2 世", "3 界", "4 你", "5 好"]
 HEAD = 2

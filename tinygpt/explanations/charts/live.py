@@ -4,7 +4,7 @@ The server sends one head's raw scores S (T × T rows) and the switches it used 
 the mask, uniform attention) as *data columns*; the spec itself never holds a switch's value, so
 it stays the same text from one value to the next and the browser only swaps the data. Five
 Vega-Lite parameters are bound to hidden inputs of the page (:data:`LIVE_INPUTS`, written by
-``tinygpt.ui.attention.live``'s script while the student drags or toggles); an empty input means
+``tinygpt.ui.attention.live_bridge``'s script while the student drags or toggles); an empty input means
 "the server's value". The transforms compute, per query row i:
 
     s_ij  = the live score edit if it names (i, j), else S_ij

@@ -62,7 +62,7 @@ def matrix_view(
         columns: (first, n, help, title) for a wide matrix: unless the student asks for all C
             columns, the heatmap and the table show columns first..first+n-1 under ``title``.
         live: a Vega-Lite dict drawn instead of the heatmap (the same picture, recomputed in the
-            browser while a switch moves: ``tinygpt.ui.attention.live``); the downloads stay the heatmap's.
+            browser while a switch moves: ``tinygpt.ui.attention.live_bridge``); the downloads stay the heatmap's.
     """
     C = m.shape[1]
     shown, shown_cols, shown_title = m, cols, title

@@ -26,7 +26,7 @@ from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.cell import show_cell
 from tinygpt.ui.attention.curious import for_the_curious
-from tinygpt.ui.attention.live import live_alpha, live_bridge
+from tinygpt.ui.attention.live_bridge import live_alpha, live_bridge
 from tinygpt.ui.attention.matrix_view import matrix_view, tensor_title
 from tinygpt.ui.classwork import exercise_view
 from tinygpt.ui.frame import url
