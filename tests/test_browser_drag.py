@@ -1,0 +1,92 @@
+"""Browser test of the Attention page's live α heatmap: while τ is dragged (mouse held down) the
+heatmap changes several times before the release, and the α it draws equals tinygpt's for the τ
+the slider shows; the mask toggle redraws it with the unmasked α."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import assert_no_exception, wait_for_app
+from helpers import served_example
+
+from tinygpt.attention import Switches
+from tinygpt.examples import SEED_TEXT
+from tinygpt.explanations.explain import trace_of
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("artifacts/screenshots/drag")
+CHART = "[data-testid='stVegaLiteChart']"
+#: The heatmap's cells as Vega-Lite labels them for screen readers: "key position j: 1 好; query
+#: position i: 2 世; α: 0.71…" (masked cells have no α).
+ALPHA_JS = f"""() => Array.from(document.querySelector("{CHART}").querySelectorAll("svg path[aria-label]"))
+    .map((el) => el.getAttribute("aria-label")).filter((label) => label.includes("α: "))"""
+
+
+def alpha_matrix(labels: list[str], T: int) -> np.ndarray:
+    """The (T, T) α drawn (masked cells 0) from the cells' labels."""
+    alpha = np.zeros((T, T))
+    for label in labels:
+        parts = dict(part.split(": ", 1) for part in label.split("; "))
+        j = int(parts["key position j"].split()[0])
+        i = int(parts["query position i"].split()[0])
+        alpha[i, j] = float(parts["α"])
+    return alpha
+
+
+def own_alpha(temperature: float, causal_mask: bool = True) -> np.ndarray:
+    """tinygpt's α of layer 0, head 0 for the textbook model's text (what the server computes)."""
+    record = served_example("textbook")
+    trace = trace_of(record.model, record.vocab.encode(SEED_TEXT)[None], 0)
+    sw = Switches(temperature=temperature, causal_mask=causal_mask)
+    return trace.with_switches(sw).state["alpha"][0, 0].double().numpy()
+
+
+def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app_server, page):
+    T = len(SEED_TEXT)
+    page.set_viewport_size({"width": 1280, "height": 2400})  # the switches and the heatmap both in view
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&layer=0&head=0")
+    wait_for_app(page, 240_000)
+    page.locator(f"{CHART} svg").first.wait_for(timeout=60_000)
+    page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * (T + 1) // 2}", timeout=60_000)
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(1.0), atol=1e-5)
+
+    box = page.locator(".st-key-attn_temperature")
+    value = box.locator("input[type=range]")
+    thumb = value.locator("xpath=../..")
+    t = thumb.bounding_box()
+    track = box.locator("[role=group] > div").first.bounding_box()
+    y = t["y"] + t["height"] / 2
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    seen: dict[str, np.ndarray] = {}
+    page.mouse.move(t["x"] + t["width"] / 2, y)
+    page.mouse.down()
+    # from τ = 1 towards the left end (small τ: sharp rows), then to the right end (flat rows)
+    for k, frac in enumerate((0.45, 0.3, 0.2, 0.05, 0.7, 0.8, 0.95)):
+        page.mouse.move(track["x"] + frac * track["width"], y, steps=3)
+        tau = float(value.get_attribute("aria-valuetext"))
+        page.wait_for_function(  # the heatmap answers in the browser; the server has not been told
+            f"() => document.getElementById('tg-live-tau')?.value === '{tau:g}'", timeout=10_000
+        )
+        page.wait_for_timeout(300)
+        drawn = alpha_matrix(page.evaluate(ALPHA_JS), T)
+        np.testing.assert_allclose(drawn, own_alpha(tau), rtol=1e-4, atol=1e-6, err_msg=f"τ = {tau}")
+        assert np.allclose(drawn.sum(axis=1), 1.0, atol=1e-9) and drawn[np.triu_indices(T, 1)].max() == 0
+        if f"{tau:g}" not in seen:
+            page.locator(CHART).first.screenshot(path=str(SHOTS / f"{k}_tau_{tau:g}.png"))
+        seen[f"{tau:g}"] = drawn
+    distinct = {tuple(np.round(a, 6).ravel()) for a in seen.values()}
+    assert len(distinct) >= 4, sorted(seen)
+    page.mouse.up()
+    wait_for_app(page)
+    last = float(value.get_attribute("aria-valuetext"))
+    page.get_by_text(f"τ = {last:g}").first.wait_for(timeout=60_000)  # the server's caption, after the release
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(last), rtol=1e-4, atol=1e-6)
+
+    page.locator(".st-key-attn_mask label").first.click()
+    page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * T}", timeout=10_000)  # no masked cell left
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(last, False), rtol=1e-4, atol=1e-6)
+    wait_for_app(page)
+    assert_no_exception(page)
