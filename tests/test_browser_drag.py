@@ -61,6 +61,7 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
     y = t["y"] + t["height"] / 2
     SHOTS.mkdir(parents=True, exist_ok=True)
     seen: dict[str, np.ndarray] = {}
+    page.evaluate(f'() => {{ document.querySelector("{CHART} svg").tgMark = 1; }}')
     page.mouse.move(t["x"] + t["width"] / 2, y)
     page.mouse.down()
     # from τ = 1 towards the left end (small τ: sharp rows), then to the right end (flat rows)
@@ -68,7 +69,7 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
         page.mouse.move(track["x"] + frac * track["width"], y, steps=3)
         tau = float(value.get_attribute("aria-valuetext"))
         page.wait_for_function(  # the heatmap answers in the browser; the server has not been told
-            f"() => document.getElementById('tg-live-tau')?.value === '{tau:g}'", timeout=10_000
+            f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'", timeout=10_000
         )
         page.wait_for_timeout(300)
         drawn = alpha_matrix(page.evaluate(ALPHA_JS), T)
@@ -84,6 +85,18 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
     last = float(value.get_attribute("aria-valuetext"))
     page.get_by_text(f"τ = {last:g}").first.wait_for(timeout=60_000)  # the server's caption, after the release
     np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(last), rtol=1e-4, atol=1e-6)
+    # the rerun sent the same spec: the browser kept its chart (only the data changed), no new SVG
+    assert page.evaluate(f'() => document.querySelector("{CHART} svg").tgMark') == 1
+
+    value.focus()  # the arrow keys: the heatmap follows at once, and the server after its rerun
+    page.keyboard.press("ArrowLeft")
+    tau = float(value.get_attribute("aria-valuetext"))
+    assert tau < last
+    page.wait_for_function(f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'", timeout=10_000)
+    page.wait_for_timeout(300)
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(tau), rtol=1e-4, atol=1e-6)
+    wait_for_app(page)
+    last = tau
 
     page.locator(".st-key-attn_mask label").first.click()
     page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * T}", timeout=10_000)  # no masked cell left

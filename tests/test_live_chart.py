@@ -14,7 +14,7 @@ import torch
 from helpers import SMALL
 
 from tinygpt.attention import Switches
-from tinygpt.explanations.charts.live import LIVE_INPUTS, evaluate, live_alpha_spec, live_columns
+from tinygpt.explanations.charts.live import LIVE_PARAMS, evaluate, input_ids, live_alpha_spec, live_columns
 from tinygpt.explanations.explain import trace_of
 from tinygpt.model import GPT
 from tinygpt.ui.attention.live_bridge import bridge_script
@@ -93,7 +93,7 @@ def test_the_spec_is_the_same_text_whatever_the_switches(base):
     assert "0.37" not in text and "1000" not in text  # no switch's value in the spec, only in the data
     spec = json.loads(text)
     bound = {p["name"]: p["bind"] for p in spec["params"]}
-    assert bound == {name: {"element": f"#{id_}"} for name, id_ in LIVE_INPUTS.items()}
+    assert bound == {name: {"element": f"#{id_}"} for name, id_ in input_ids("attn").items()}
     formulas = " ".join(t.get("calculate", "") for t in spec["transform"])
     assert "exp((datum.scaled - datum.m) / datum.tau)" in formulas and "datum.e / datum.z" in formulas
     ops = [a["op"] for t in spec["transform"] for a in t.get("joinaggregate", [])]
@@ -157,7 +157,7 @@ def run_transforms(spec: dict, cols: dict, params: dict) -> np.ndarray:
 def test_the_charts_expressions_give_tinygpts_alpha_live_and_from_the_server(base):
     server = base.with_switches(Switches())  # what the server sent: its own switches
     spec = live_alpha_spec(columns_of(server), LABELS, "d", title="α")
-    empty = dict.fromkeys(LIVE_INPUTS, "")
+    empty = dict.fromkeys(LIVE_PARAMS, "")
     np.testing.assert_allclose(
         run_transforms(spec, columns_of(server), empty), server.state["alpha"][0, HEAD], atol=1e-6
     )
@@ -185,3 +185,18 @@ def test_the_bridge_script_reads_the_widgets_and_fetches_nothing():
     for key in ("attn_temperature", "attn_mask", "attn_uniform", "attn_scaling", "attn_divisor", "attn_edit_value"):
         assert key in html
     assert "http" not in html and "fetch(" not in html and "import(" not in html
+
+
+@pytest.mark.parametrize(("tau", "masked"), [(1.0, False), (0.05, True), (0.35, False), (5.0, True)])
+def test_theorys_matrix_example_live_equals_its_attention_matrix(tau, masked):
+    from tinygpt.explanations import theory
+    from tinygpt.ui.theory.theory_live import live_matrix
+
+    K = np.array(theory.EXAMPLE_KEYS)
+    expected = theory.attention_matrix(K, K, theory.EXAMPLE_VALUES, temperature=tau, causal_mask=masked).weights
+    got = evaluate(K @ K.T, temperature=tau, divisor=math.sqrt(K.shape[1]), causal_mask=masked, uniform=False)
+    np.testing.assert_allclose(got, np.asarray(expected), atol=1e-12)
+    tokens = ["t0", "t1", "t2"]
+    assert spec_text(live_matrix(tau, masked, tokens)) == spec_text(live_matrix(1.0, False, tokens))
+    cols = live_matrix(tau, masked, tokens)["datasets"]["cells"]
+    assert cols.column("tau0").to_pylist() == [tau] * 9 and cols.column("mask0").to_pylist() == [masked] * 9

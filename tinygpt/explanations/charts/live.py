@@ -3,7 +3,7 @@
 The server sends one head's raw scores S (T × T rows) and the switches it used (τ, the divisor,
 the mask, uniform attention) as *data columns*; the spec itself never holds a switch's value, so
 it stays the same text from one value to the next and the browser only swaps the data. Five
-Vega-Lite parameters are bound to hidden inputs of the page (:data:`LIVE_INPUTS`, written by
+Vega-Lite parameters are bound to hidden inputs of the page (:func:`input_ids`, written by
 ``tinygpt.ui.attention.live_bridge``'s script while the student drags or toggles); an empty input means
 "the server's value". The transforms compute, per query row i:
 
@@ -29,14 +29,15 @@ from tinygpt.arrays import ArrayLike, to_numpy
 from tinygpt.explanations.charts.axes import label_angle, masked_layer, y_title_axis
 from tinygpt.explanations.charts.fast import fast_spec
 
-#: The parameters' names and the ids of the page's hidden inputs they are bound to.
-LIVE_INPUTS: Mapping[str, str] = {
-    "live_tau": "tg-live-tau",
-    "live_div": "tg-live-div",
-    "live_mask": "tg-live-mask",
-    "live_uniform": "tg-live-uniform",
-    "live_edit": "tg-live-edit",
-}
+#: The parameters, each bound to one hidden input of the page (:func:`input_ids`).
+LIVE_PARAMS = ("live_tau", "live_div", "live_mask", "live_uniform", "live_edit")
+
+
+def input_ids(page: str) -> dict[str, str]:
+    """{parameter: id of its hidden input} on ``page`` ("attn", "theory"): one set of inputs per
+    page, so a page's script never writes into another page's chart."""
+    return {name: f"tg-live-{page}-{name.removeprefix('live_')}" for name in LIVE_PARAMS}
+
 
 #: The transforms' expressions, in order (Vega expressions over one row of the data).
 TAU = "live_tau !== '' ? toNumber(live_tau) : datum.tau0"
@@ -97,6 +98,8 @@ def _live_layout(
     data: object,
     *,
     labels: Sequence[str],
+    page: str = "attn",
+    cell: int = 0,
     title: str = "",
     row_title: str = "",
     col_title: str = "",
@@ -105,7 +108,7 @@ def _live_layout(
 ) -> alt.LayerChart:
     """The live α heatmap of the rows of :func:`live_columns` (see :func:`live_alpha_spec`)."""
     T = len(labels)
-    size = max(8, min(48, 360 // max(T, 1)))
+    size = cell or max(8, min(48, 360 // max(T, 1)))
     x = alt.X(
         "col:N",
         sort=list(labels),
@@ -129,7 +132,7 @@ def _live_layout(
         .encode(tooltip=[*where, alt.Tooltip("masked:N", title=masked_label)]),
         masked_label,
     )
-    params = [alt.param(name=n, value="", bind=alt.BindDirect(element=f"#{id_}")) for n, id_ in LIVE_INPUTS.items()]
+    params = [alt.param(name=n, value="", bind=alt.BindDirect(element=f"#{id_}")) for n, id_ in input_ids(page).items()]
     return (
         alt.layer(cells, hidden, data=data)
         .add_params(*params)
@@ -153,13 +156,20 @@ def _live_layout(
 
 
 def live_alpha_spec(
-    columns: Mapping[str, np.ndarray], labels: Sequence[str], description: str = "", **texts: str
+    columns: Mapping[str, np.ndarray],
+    labels: Sequence[str],
+    description: str = "",
+    *,
+    page: str = "attn",
+    cell: int = 0,
+    **texts: str,
 ) -> dict:
     """The Vega-Lite dict of the live α heatmap of ``columns`` (:func:`live_columns`) over the T
-    position ``labels``; ``texts``: ``title``, ``row_title``, ``col_title``, ``value_title``,
-    ``masked_label``. The same labels and texts give the same spec whatever the switches: only the
-    dataset ``"cells"`` differs. Always SVG (T × T ≤ a few hundred cells on the steps shown live)."""
-    return fast_spec(_live_layout, columns, description, labels=tuple(labels), **texts)
+    position ``labels``, bound to the hidden inputs of ``page`` (:func:`input_ids`); ``cell``: a
+    cell's size in pixels (0: from T); ``texts``: ``title``, ``row_title``, ``col_title``,
+    ``value_title``, ``masked_label``. The same labels and texts give the same spec whatever the
+    switches: only the dataset ``"cells"`` differs. SVG (its marks are what a screen reader reads)."""
+    return fast_spec(_live_layout, columns, description, labels=tuple(labels), page=page, cell=cell, **texts)
 
 
 def evaluate(

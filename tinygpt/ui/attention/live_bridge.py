@@ -14,13 +14,13 @@ empty: the chart uses the server's value.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
 from tinygpt.attention import AttentionTrace
 from tinygpt.config import GPTConfig
-from tinygpt.explanations.charts.live import LIVE_INPUTS, live_alpha_spec, live_columns
+from tinygpt.explanations.charts.live import input_ids, live_alpha_spec, live_columns
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.frame.figure_view import heatmap_text
 from tinygpt.ui.frame.language import tr
@@ -29,8 +29,9 @@ from tinygpt.ui.frame.language import tr
 #: in step; installed once per browser page, whatever the reruns.
 _SCRIPT = """<script>
 (() => {
-  if (window.tgLive) return;
-  const ids = %(ids)s, keys = %(keys)s, maxEdit = %(max_edit)s;
+  const page = %(page)s, ids = %(ids)s, keys = %(keys)s, maxEdit = %(max_edit)s;
+  window.tgLive = window.tgLive || {};
+  if (window.tgLive[page]) return;
   const inputs = {};
   const input = (name) => {
     let el = document.getElementById(ids[name]);
@@ -42,7 +43,7 @@ _SCRIPT = """<script>
     return el;
   };
   for (const name in ids) inputs[name] = input(name);
-  const box = (key) => document.querySelector(".st-key-" + key);
+  const box = (key) => key ? document.querySelector(".st-key-" + key) : null;
   const checked = (key) => {
     const el = box(key)?.querySelector("input[type=checkbox]");
     return el ? (el.checked ? "1" : "0") : "";
@@ -61,7 +62,7 @@ _SCRIPT = """<script>
       const div = parseFloat(box(keys.divisor)?.querySelector("input")?.value);
       if (div > 0) out.live_div = String(div);
     }
-    const editor = document.querySelector("[class*='st-key-" + keys.edit + "_l']");
+    const editor = keys.edit && document.querySelector("[class*='st-key-" + keys.edit + "_l']");
     const m = editor && editor.className.match(new RegExp(keys.edit + "_l(\\\\d+)_h(\\\\d+)_i(\\\\d+)_j(\\\\d+)"));
     const value = parseFloat(editor?.querySelector("input")?.value);
     if (m && Number.isFinite(value) && Math.abs(value) <= maxEdit) {
@@ -80,28 +81,37 @@ _SCRIPT = """<script>
     }
     requestAnimationFrame(tick);
   };
-  window.tgLive = {read};
+  window.tgLive[page] = {read};
   requestAnimationFrame(tick);
 })();
 </script>"""
 
 
-def bridge_script() -> str:
-    """The page script of :func:`live_bridge` (HTML with one ``<script>``)."""
-    keys = {
-        "tau": s.K_TAU,
-        "mask": s.K_MASK,
-        "uniform": s.K_UNIFORM,
-        "scaling": s.K_SCALING,
-        "divisor": s.K_DIVISOR,
-        "edit": s.K_EDIT_VALUE,
+#: The Attention page's widgets the script reads.
+ATTENTION_KEYS = {
+    "tau": s.K_TAU,
+    "mask": s.K_MASK,
+    "uniform": s.K_UNIFORM,
+    "scaling": s.K_SCALING,
+    "divisor": s.K_DIVISOR,
+    "edit": s.K_EDIT_VALUE,
+}
+
+
+def bridge_script(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) -> str:
+    """The script of :func:`live_bridge` (HTML with one ``<script>``): it reads the widgets keyed
+    ``keys`` (any of tau, mask, uniform, scaling, divisor, edit) into ``page``'s hidden inputs."""
+    return _SCRIPT % {
+        "page": json.dumps(page),
+        "ids": json.dumps(input_ids(page)),
+        "keys": json.dumps({name: keys.get(name) for name in ATTENTION_KEYS}),
+        "max_edit": repr(s.MAX_EDIT),
     }
-    return _SCRIPT % {"ids": json.dumps(dict(LIVE_INPUTS)), "keys": json.dumps(keys), "max_edit": repr(s.MAX_EDIT)}
 
 
-def live_bridge() -> None:
-    """Put the widgets-to-hidden-inputs script on the page (once per run; the browser installs it once)."""
-    st.html(bridge_script(), unsafe_allow_javascript=True, width="content")
+def live_bridge(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) -> None:
+    """Put :func:`bridge_script` on the page (every run; the browser installs it once per page)."""
+    st.html(bridge_script(page, keys), unsafe_allow_javascript=True, width="content")
 
 
 def live_alpha(trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig, title: str) -> dict:
