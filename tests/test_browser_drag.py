@@ -14,6 +14,7 @@ from helpers import served_example
 from tinygpt.attention import Switches
 from tinygpt.examples import SEED_TEXT
 from tinygpt.explanations.explain import trace_of
+from tinygpt.i18n import t
 
 pytestmark = pytest.mark.browser
 
@@ -101,5 +102,65 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
     page.locator(".st-key-attn_mask label").first.click()
     page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * T}", timeout=10_000)  # no masked cell left
     np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(last, False), rtol=1e-4, atol=1e-6)
+    wait_for_app(page)
+    assert_no_exception(page)
+
+
+def test_theorys_matrix_heatmap_follows_the_tau_drag_before_the_release(app_server, page):
+    from tinygpt.explanations import theory
+
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    page.goto(f"{app_server}/theory?lang=en&section=attention")
+    wait_for_app(page, 240_000)
+    title = t("theory.mx.chart_title", "en")
+    chart = page.locator(CHART).filter(has=page.get_by_text(title)).first
+    chart.wait_for(timeout=60_000)
+    labels_js = (
+        """(el) => Array.from(el.querySelectorAll("svg path[aria-label]")).map((p) => p.getAttribute("aria-label"))"""
+    )
+    box = page.locator(".st-key-theory_tau")
+    value = box.locator("input[type=range]")
+    thumb = value.locator("xpath=../..").bounding_box()
+    track = box.locator("[role=group] > div").first.bounding_box()
+    y = thumb["y"] + thumb["height"] / 2
+    K = np.array(theory.EXAMPLE_KEYS)
+    masked = page.locator(".st-key-theory_mask input").first.is_checked()
+    pictures = set()
+    page.mouse.move(thumb["x"] + thumb["width"] / 2, y)
+    page.mouse.down()
+    for frac in (0.15, 0.05, 0.4, 0.9):
+        page.mouse.move(track["x"] + frac * track["width"], y, steps=3)
+        tau = float(value.get_attribute("aria-valuetext"))
+        page.wait_for_function(f"() => +document.getElementById('tg-live-theory-tau')?.value === {tau}", timeout=10_000)
+        page.wait_for_timeout(300)
+        labels = chart.evaluate(labels_js)
+        expected = np.asarray(
+            theory.attention_matrix(K, K, theory.EXAMPLE_VALUES, temperature=tau, causal_mask=masked).weights
+        )
+        got = {
+            (lab.split("; ")[1], lab.split("; ")[0]): float(lab.rsplit(": ", 1)[1])
+            for lab in labels
+            if lab.count(": ") == 3
+        }
+        assert len(got) == (6 if masked else 9), labels  # a masked cell has no α
+        drawn = np.array(
+            [
+                [
+                    got.get(
+                        (
+                            f"{t('theory.mx.axis_query', 'en')}: token {i}",
+                            f"{t('theory.mx.axis_key', 'en')}: token {j}",
+                        ),
+                        0.0,
+                    )
+                    for j in range(3)
+                ]
+                for i in range(3)
+            ]
+        )
+        np.testing.assert_allclose(drawn, expected, rtol=1e-4, atol=1e-6, err_msg=f"τ = {tau}")
+        pictures.add(tuple(np.round(drawn, 6).ravel()))
+    assert len(pictures) >= 3
+    page.mouse.up()
     wait_for_app(page)
     assert_no_exception(page)
