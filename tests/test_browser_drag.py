@@ -131,7 +131,8 @@ def test_theorys_matrix_heatmap_follows_the_tau_drag_before_the_release(app_serv
     for frac in (0.15, 0.05, 0.4, 0.9):
         page.mouse.move(track["x"] + frac * track["width"], y, steps=3)
         tau = float(value.get_attribute("aria-valuetext"))
-        page.wait_for_function(f"() => +document.getElementById('tg-live-theory-tau')?.value === {tau}", timeout=10_000)
+        live = "document.getElementById('tg-live-theory-mx-tau')?.value"
+        page.wait_for_function(f"() => +{live} === {tau}", timeout=10_000)
         page.wait_for_timeout(300)
         labels = chart.evaluate(labels_js)
         expected = np.asarray(

@@ -139,14 +139,15 @@ process.stdout.write(JSON.stringify(data.map((d) => [d.i, d.j, d.alpha, d.masked
 """
 
 
-def run_transforms(spec: dict, cols: dict, params: dict) -> np.ndarray:
+def run_transforms(
+    spec: dict, cols: dict, params: dict, shape: tuple[int, int] = (len(LABELS), len(LABELS))
+) -> np.ndarray:
     rows = [
         {k: (v.item() if hasattr(v, "item") else v) for k, v in zip(cols, values)} for values in zip(*cols.values())
     ]
     payload = json.dumps({"transforms": spec["transform"], "rows": rows, "params": params})
     out = subprocess.run(["node", "-e", _NODE], input=payload, capture_output=True, text=True, check=True).stdout
-    T = len(LABELS)
-    alpha = np.full((T, T), np.nan)
+    alpha = np.full(shape, np.nan)
     for i, j, a, masked in json.loads(out):
         alpha[i, j] = a
         assert not masked or a == 0
@@ -200,3 +201,28 @@ def test_theorys_matrix_example_live_equals_its_attention_matrix(tau, masked):
     assert spec_text(live_matrix(tau, masked, tokens)) == spec_text(live_matrix(1.0, False, tokens))
     cols = live_matrix(tau, masked, tokens)["datasets"]["cells"]
     assert cols.column("tau0").to_pylist() == [tau] * 9 and cols.column("mask0").to_pylist() == [masked] * 9
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node runs the chart's JavaScript expressions")
+def test_theorys_softmax_bars_live_equal_its_attend():
+    from tinygpt.explanations import theory
+    from tinygpt.explanations.charts.live import live_bars_spec
+
+    q = (0.7, -1.2)
+    raw = np.array(theory.EXAMPLE_KEYS) @ np.array(q)
+    spec = live_bars_spec(raw, ["k1", "k2", "k3"], temperature=1.0, divisor=1.0, d=2, page="theory", title="α")
+    cols = {
+        name: np.asarray(spec["datasets"]["cells"].column(name).to_pylist())
+        for name in spec["datasets"]["cells"].column_names
+    }
+    empty = dict.fromkeys(LIVE_PARAMS, "")
+    for inputs, (tau, scaled) in [
+        ({}, (1.0, False)),
+        ({"live_tau": "0.05", "live_div": "sqrt"}, (0.05, True)),
+        ({"live_tau": "5", "live_div": "1"}, (5.0, False)),
+    ]:
+        expected = theory.attend(q, theory.EXAMPLE_KEYS, theory.EXAMPLE_VALUES, temperature=tau, scaled=scaled).weights
+        got = run_transforms(spec, cols, {**empty, **inputs}, (1, 3))[0]
+        np.testing.assert_allclose(got, expected, rtol=1e-9, err_msg=str(inputs))
+    other = live_bars_spec(raw * 3, ["k1", "k2", "k3"], temperature=0.3, divisor=1.4, d=2, page="theory", title="α")
+    assert spec_text(other) == spec_text(spec)

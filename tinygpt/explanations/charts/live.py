@@ -132,10 +132,24 @@ def _live_layout(
         .encode(tooltip=[*where, alt.Tooltip("masked:N", title=masked_label)]),
         masked_label,
     )
+    return (
+        with_alpha(alt.layer(cells, hidden, data=data), page)
+        .resolve_scale(color="independent")
+        .properties(
+            title=title,
+            width=size * T,
+            height=size * T,
+            autosize=alt.AutoSizeParams(type="pad", contains="content"),
+        )
+    )
+
+
+def with_alpha(chart: alt.LayerChart, page: str) -> alt.LayerChart:
+    """``chart`` with the parameters bound to ``page``'s hidden inputs and the transforms that
+    add ``alpha`` (and ``masked``) to every row of :func:`live_columns` (the module's formulas)."""
     params = [alt.param(name=n, value="", bind=alt.BindDirect(element=f"#{id_}")) for n, id_ in input_ids(page).items()]
     return (
-        alt.layer(cells, hidden, data=data)
-        .add_params(*params)
+        chart.add_params(*params)
         .transform_calculate(tau=TAU, div=DIV, hide=MASK, flat=UNIFORM, s_live=EDIT)
         .transform_calculate(masked="datum.hide && datum.j > datum.i", scaled="datum.s_live / datum.div")
         .transform_calculate(kept="datum.masked ? null : datum.scaled")
@@ -145,14 +159,57 @@ def _live_layout(
         )
         .transform_joinaggregate(z="sum(e)", groupby=["i"])
         .transform_calculate(alpha="datum.e / datum.z")
-        .resolve_scale(color="independent")
-        .properties(
-            title=title,
-            width=size * T,
-            height=size * T,
-            autosize=alt.AutoSizeParams(type="pad", contains="content"),
+    )
+
+
+def _live_bars_layout(
+    data: object, *, keys: Sequence[str], page: str, title: str = "", x_title: str = "", y_title: str = "α"
+) -> alt.LayerChart:
+    """Bars of one query's α over its keys (rows of :func:`live_columns` with one row i = 0)."""
+    bars = (
+        alt.Chart()
+        .mark_bar()
+        .encode(
+            x=alt.X("col:N", sort=list(keys), title=x_title, axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("alpha:Q", scale=alt.Scale(domain=[0, 1]), title=y_title, axis=alt.Axis(**y_title_axis(y_title))),
+            color=alt.value("#4c78a8"),
+            tooltip=[alt.Tooltip("col:N", title=x_title), alt.Tooltip("alpha:Q", format=".4f", title=y_title)],
         )
     )
+    return with_alpha(alt.layer(bars, data=data), page).properties(title=title, height=220)
+
+
+def live_bars_spec(
+    scores: ArrayLike,
+    keys: Sequence[str],
+    *,
+    temperature: float,
+    divisor: float,
+    d: int,
+    page: str,
+    description: str = "",
+    **texts: str,
+) -> dict:
+    """The Vega-Lite dict of one query's α = softmax(s / divisor / τ) over its m ``keys`` as bars,
+    from its m raw scores ``scores`` (q · k), recomputed in the browser from ``page``'s hidden
+    inputs (τ, and the divisor: "sqrt" for √d, or a number); ``texts``: ``title``, ``x_title``,
+    ``y_title``. The spec is the same text whatever τ and the divisor."""
+    s = to_numpy(scores, floats=True).astype(np.float64).reshape(1, -1)  # (1, m)
+    m = s.shape[1]
+    columns = {
+        "col": np.asarray(keys, dtype=object),
+        "i": np.zeros(m, dtype=np.int64),
+        "j": np.arange(m),
+        "s": s[0],
+        "tau0": np.full(m, float(temperature)),
+        "div0": np.full(m, float(divisor)),
+        "mask0": np.zeros(m, dtype=bool),
+        "uniform0": np.zeros(m, dtype=bool),
+        "d_head": np.full(m, int(d)),
+        "layer": np.zeros(m, dtype=np.int64),
+        "head": np.zeros(m, dtype=np.int64),
+    }
+    return fast_spec(_live_bars_layout, columns, description, keys=tuple(keys), page=page, **texts)
 
 
 def live_alpha_spec(

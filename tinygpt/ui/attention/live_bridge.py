@@ -54,9 +54,11 @@ _SCRIPT = """<script>
     const thumb = box(keys.tau)?.querySelector("input[type=range]");
     const tau = thumb ? parseFloat(thumb.getAttribute("aria-valuetext")) : NaN;
     if (tau > 0) out.live_tau = String(tau);
+    const scaled = checked(keys.scaled);  // a toggle: √d or no scaling
+    if (scaled) out.live_div = scaled === "1" ? "sqrt" : "1";
     const radios = Array.from(box(keys.scaling)?.querySelectorAll("input[type=radio]") || []);
     const scaling = radios.findIndex((r) => r.checked);
-    if (scaling === 0) out.live_div = "sqrt";
+    if (scaling === 0) out.live_div = "sqrt";  // no radio on the page: -1, the toggle's (or the server's)
     else if (scaling === 1) out.live_div = "1";
     else if (scaling === 2) {
       const div = parseFloat(box(keys.divisor)?.querySelector("input")?.value);
@@ -96,15 +98,17 @@ ATTENTION_KEYS = {
     "divisor": s.K_DIVISOR,
     "edit": s.K_EDIT_VALUE,
 }
+#: Every widget the script can read (a page names the ones it has): ``scaled`` is a toggle of √d.
+READABLE = (*ATTENTION_KEYS, "scaled")
 
 
 def bridge_script(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) -> str:
     """The script of :func:`live_bridge` (HTML with one ``<script>``): it reads the widgets keyed
-    ``keys`` (any of tau, mask, uniform, scaling, divisor, edit) into ``page``'s hidden inputs."""
+    ``keys`` (any of :data:`READABLE`) into ``page``'s hidden inputs."""
     return _SCRIPT % {
         "page": json.dumps(page),
         "ids": json.dumps(input_ids(page)),
-        "keys": json.dumps({name: keys.get(name) for name in ATTENTION_KEYS}),
+        "keys": json.dumps({name: keys.get(name) for name in READABLE}),
         "max_edit": repr(s.MAX_EDIT),
     }
 

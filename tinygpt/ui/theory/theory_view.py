@@ -25,7 +25,7 @@ from tinygpt.ui.frame.figure_view import bars_text, chart_data, figure_downloads
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.tables import matrix_text, show_table, text_table
 from tinygpt.ui.shared.common import resend
-from tinygpt.ui.theory.theory_live import live_matrix, theory_bridge
+from tinygpt.ui.theory.theory_live import LIVE_BARS, live_bars, live_matrix, theory_bridge
 from tinygpt.ui.theory.theory_state import SECTIONS, open_section, save
 from tinygpt.ui.views.attention_table import TEMPERATURES
 from tinygpt.ui.views.lesson import control, page_shown, visible
@@ -249,6 +249,9 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
             ),
             "theory_sm_bars_figure",
             width="stretch",
+            live=live_bars(
+                q, tau, scaled, keys, bars_text(*bars[:1], len(keys), *bars[1:]), **dict(zip(LIVE_BARS, bars))
+            ),
         )
         vectors = [("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)]
         title = tr("theory.sm.vectors_title")
