@@ -68,6 +68,7 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
     # from τ = 1 towards the left end (small τ: sharp rows), then to the right end (flat rows)
     for k, frac in enumerate((0.45, 0.3, 0.2, 0.05, 0.7, 0.8, 0.95)):
         page.mouse.move(track["x"] + frac * track["width"], y, steps=3)
+        page.wait_for_timeout(200)  # the slider's own update of its value
         tau = float(value.get_attribute("aria-valuetext"))
         page.wait_for_function(  # the heatmap answers in the browser; the server has not been told
             f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'", timeout=10_000
@@ -130,6 +131,7 @@ def test_theorys_matrix_heatmap_follows_the_tau_drag_before_the_release(app_serv
     page.mouse.down()
     for frac in (0.15, 0.05, 0.4, 0.9):
         page.mouse.move(track["x"] + frac * track["width"], y, steps=3)
+        page.wait_for_timeout(200)  # the slider's own update of its value
         tau = float(value.get_attribute("aria-valuetext"))
         live = "document.getElementById('tg-live-theory-mx-tau')?.value"
         page.wait_for_function(f"() => +{live} === {tau}", timeout=10_000)
@@ -165,3 +167,43 @@ def test_theorys_matrix_heatmap_follows_the_tau_drag_before_the_release(app_serv
     page.mouse.up()
     wait_for_app(page)
     assert_no_exception(page)
+
+
+def test_a_touch_drag_of_tau_redraws_alpha_before_the_finger_lifts(app_server, browser):
+    T = len(SEED_TEXT)
+    context = browser.new_context(viewport={"width": 1280, "height": 2400}, locale="en-US", has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&layer=0&head=0")
+        wait_for_app(page, 240_000)
+        page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * (T + 1) // 2}", timeout=60_000)
+        box = page.locator(".st-key-attn_temperature")
+        value = box.locator("input[type=range]")
+        t0 = value.locator("xpath=../..").bounding_box()
+        track = box.locator("[role=group] > div").first.bounding_box()
+        x, y = t0["x"] + t0["width"] / 2, t0["y"] + t0["height"] / 2
+        cdp = context.new_cdp_session(page)
+
+        def touch(kind: str, x: float) -> None:
+            points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        touch("touchStart", x)
+        seen = set()
+        for frac in (0.35, 0.15, 0.8):
+            for step in range(1, 6):  # a finger moves in small steps
+                x += (track["x"] + frac * track["width"] - x) * step / 5
+                touch("touchMove", x)
+            page.wait_for_timeout(500)  # the touch events are handled after they are sent
+            tau = float(value.get_attribute("aria-valuetext"))
+            page.wait_for_function(f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'")
+            page.wait_for_timeout(300)
+            drawn = alpha_matrix(page.evaluate(ALPHA_JS), T)
+            np.testing.assert_allclose(drawn, own_alpha(tau), rtol=1e-4, atol=1e-6, err_msg=f"τ = {tau}")
+            seen.add(tau)
+        assert len(seen) == 3
+        touch("touchEnd", x)
+        wait_for_app(page)
+        assert_no_exception(page)
+    finally:
+        context.close()
