@@ -207,3 +207,36 @@ def test_a_touch_drag_of_tau_redraws_alpha_before_the_finger_lifts(app_server, b
         assert_no_exception(page)
     finally:
         context.close()
+
+
+def test_typing_a_score_and_picking_no_scaling_redraw_alpha_in_the_browser(app_server, page):
+    T = len(SEED_TEXT)
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&layer=0&head=0")
+    wait_for_app(page, 240_000)
+    page.get_by_text(t("attn.more", "en")).first.click()
+    page.locator(".st-key-attn_editing label").first.click()
+    score = page.locator(".st-key-attn_edit_value_l0_h0_i3_j0 input")
+    score.wait_for(timeout=60_000)
+    wait_for_app(page)
+    record = served_example("textbook")
+    trace = trace_of(record.model, record.vocab.encode(SEED_TEXT)[None], 0)
+    score.fill("5")  # typed, not sent (no Enter): only the browser knows it
+    page.wait_for_function("() => document.getElementById('tg-live-attn-edit')?.value === '0,0,3,0,5'", timeout=10_000)
+    page.wait_for_timeout(300)
+    expected = trace.with_switches(Switches(edits=((0, 3, 0, 5.0),))).state["alpha"][0, 0].double().numpy()
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), expected, rtol=1e-4, atol=1e-6)
+    score.press("Enter")
+    wait_for_app(page)
+    page.locator(".st-key-attn_scaling").get_by_text(t("attn.scale_one", "en")).click()  # the divisor 1
+    page.wait_for_function("() => document.getElementById('tg-live-attn-div')?.value === '1'", timeout=10_000)
+    page.wait_for_timeout(300)
+    sw = Switches(edits=((0, 3, 0, 5.0),), divisor=1.0)
+    np.testing.assert_allclose(
+        alpha_matrix(page.evaluate(ALPHA_JS), T), trace.with_switches(sw).state["alpha"][0, 0], rtol=1e-4, atol=1e-6
+    )
+    wait_for_app(page)
+    np.testing.assert_allclose(
+        alpha_matrix(page.evaluate(ALPHA_JS), T), trace.with_switches(sw).state["alpha"][0, 0], rtol=1e-4, atol=1e-6
+    )
+    assert_no_exception(page)
