@@ -7,6 +7,7 @@ import json
 import math
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -226,3 +227,20 @@ def test_theorys_softmax_bars_live_equal_its_attend():
         np.testing.assert_allclose(got, expected, rtol=1e-9, err_msg=str(inputs))
     other = live_bars_spec(raw * 3, ["k1", "k2", "k3"], temperature=0.3, divisor=1.4, d=2, page="theory", title="α")
     assert spec_text(other) == spec_text(spec)
+
+
+def test_bench_drag_pairs_each_heatmap_change_with_the_first_input_it_answers():
+    from bench.drag import latencies, p95
+
+    record = {
+        "inputs": [10.0, 12.0, 30.0, 31.0, 90.0],
+        "changes": [
+            {"changed": 20.0, "painted": 25.0},
+            {"changed": 40.0, "painted": 44.0},
+            {"changed": 50.0, "painted": 52.0},
+        ],
+    }
+    assert latencies(record) == [15.0, 14.0]  # the third change answers no new input: not counted
+    assert p95([5.0, 1.0, 3.0]) == 5.0 and math.isnan(p95([]))
+    out = subprocess.run([sys.executable, "-m", "bench.drag", "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "--steps" in out.stdout
