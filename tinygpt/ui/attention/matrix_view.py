@@ -49,6 +49,7 @@ def matrix_view(
     bound: float | None,
     columns: tuple[int, int, str, str] | None,
     file_name: str,
+    live: dict | None = None,
 ) -> None:
     """A matrix as a heatmap, with its table (and a CSV of every value) one click away.
 
@@ -60,6 +61,8 @@ def matrix_view(
         bound: the signed colour scale's [-bound, bound], or None for the matrix's own max |value|.
         columns: (first, n, help, title) for a wide matrix: unless the student asks for all C
             columns, the heatmap and the table show columns first..first+n-1 under ``title``.
+        live: a Vega-Lite dict drawn instead of the heatmap (the same picture, recomputed in the
+            browser while a switch moves: ``tinygpt.ui.attention.live_bridge``); the downloads stay the heatmap's.
     """
     C = m.shape[1]
     shown, shown_cols, shown_title = m, cols, title
@@ -98,7 +101,7 @@ def matrix_view(
             masked is not None or bool(torch.isneginf(shown).any()),
         ),
     )
-    st.vega_lite_chart(spec, width="content")
+    st.vega_lite_chart(spec if live is None else live, width="content")
     decimals = 2 if square else 4
     # one label for every step, so the expander stays open from step to step; drawn only while open
     box = st.expander(tr("attn.table_open"), key=s.K_TABLE, on_change="rerun", icon=":material/table:")

@@ -25,6 +25,7 @@ from tinygpt.ui.frame.figure_view import bars_text, chart_data, figure_downloads
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.tables import matrix_text, show_table, text_table
 from tinygpt.ui.shared.common import resend
+from tinygpt.ui.theory.theory_live import LIVE_BARS, live_bars, live_matrix, theory_bridge
 from tinygpt.ui.theory.theory_state import SECTIONS, open_section, save
 from tinygpt.ui.views.attention_table import TEMPERATURES
 from tinygpt.ui.views.lesson import control, page_shown, visible
@@ -90,10 +91,10 @@ def concept(cid: str) -> None:
         )
 
 
-def chart(spec: dict, key: str, width: str = "content") -> None:
+def chart(spec: dict, key: str, width: str = "content", live: dict | None = None) -> None:
     """Draw a titled chart (a Vega-Lite dict) with its PNG and SVG downloads (``key``: the
-    buttons' key prefix)."""
-    st.vega_lite_chart(spec, width=width)
+    buttons' key prefix); ``live``: the same picture recomputed in the browser, drawn instead."""
+    st.vega_lite_chart(spec if live is None else live, width=width)
     figure_downloads(spec, key, file_stem=key.removesuffix("_figure"))
 
 
@@ -203,6 +204,7 @@ def weighted_sum_example(axes: dict[str, str]) -> None:
 def softmax_and_matrix(axes: dict[str, str]) -> None:
     """The softmax example, then the matrix section, whose example uses the same τ: one fragment,
     so τ reaches the matrix; the matrix example is a fragment of its own inside it."""
+    theory_bridge()  # the matrix's α follows τ and the mask while they move
     controls, picture = example_columns()
     with controls:
         q1, q2 = st.columns(2)
@@ -247,6 +249,9 @@ def softmax_and_matrix(axes: dict[str, str]) -> None:
             ),
             "theory_sm_bars_figure",
             width="stretch",
+            live=live_bars(
+                q, tau, scaled, keys, bars_text(*bars[:1], len(keys), *bars[1:]), **dict(zip(LIVE_BARS, bars))
+            ),
         )
         vectors = [("q", q)] + list(zip(keys, EXAMPLE_KEYS)) + [("o", att.output)]
         title = tr("theory.sm.vectors_title")
@@ -300,6 +305,7 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
                 ),
             ),
             "theory_mx_figure",
+            live=live_matrix(tau, masked, tokens),
         )
 
 

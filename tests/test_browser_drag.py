@@ -1,0 +1,242 @@
+"""Browser test of the Attention page's live α heatmap: while τ is dragged (mouse held down) the
+heatmap changes several times before the release, and the α it draws equals tinygpt's for the τ
+the slider shows; the mask toggle redraws it with the unmasked α."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import assert_no_exception, wait_for_app
+from helpers import served_example
+
+from tinygpt.attention import Switches
+from tinygpt.examples import SEED_TEXT
+from tinygpt.explanations.explain import trace_of
+from tinygpt.i18n import t
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path("artifacts/screenshots/drag")
+CHART = "[data-testid='stVegaLiteChart']"
+#: The heatmap's cells as Vega-Lite labels them for screen readers: "key position j: 1 好; query
+#: position i: 2 世; α: 0.71…" (masked cells have no α).
+ALPHA_JS = f"""() => Array.from(document.querySelector("{CHART}").querySelectorAll("svg path[aria-label]"))
+    .map((el) => el.getAttribute("aria-label")).filter((label) => label.includes("α: "))"""
+
+
+def alpha_matrix(labels: list[str], T: int) -> np.ndarray:
+    """The (T, T) α drawn (masked cells 0) from the cells' labels."""
+    alpha = np.zeros((T, T))
+    for label in labels:
+        parts = dict(part.split(": ", 1) for part in label.split("; "))
+        j = int(parts["key position j"].split()[0])
+        i = int(parts["query position i"].split()[0])
+        alpha[i, j] = float(parts["α"])
+    return alpha
+
+
+def own_alpha(temperature: float, causal_mask: bool = True) -> np.ndarray:
+    """tinygpt's α of layer 0, head 0 for the textbook model's text (what the server computes)."""
+    record = served_example("textbook")
+    trace = trace_of(record.model, record.vocab.encode(SEED_TEXT)[None], 0)
+    sw = Switches(temperature=temperature, causal_mask=causal_mask)
+    return trace.with_switches(sw).state["alpha"][0, 0].double().numpy()
+
+
+def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app_server, page):
+    T = len(SEED_TEXT)
+    page.set_viewport_size({"width": 1280, "height": 2400})  # the switches and the heatmap both in view
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&layer=0&head=0")
+    wait_for_app(page, 240_000)
+    page.locator(f"{CHART} svg").first.wait_for(timeout=60_000)
+    page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * (T + 1) // 2}", timeout=60_000)
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(1.0), atol=1e-5)
+
+    box = page.locator(".st-key-attn_temperature")
+    value = box.locator("input[type=range]")
+    thumb = value.locator("xpath=../..")
+    t = thumb.bounding_box()
+    track = box.locator("[role=group] > div").first.bounding_box()
+    y = t["y"] + t["height"] / 2
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    seen: dict[str, np.ndarray] = {}
+    page.evaluate(f'() => {{ document.querySelector("{CHART} svg").tgMark = 1; }}')
+    page.mouse.move(t["x"] + t["width"] / 2, y)
+    page.mouse.down()
+    # from τ = 1 towards the left end (small τ: sharp rows), then to the right end (flat rows)
+    for k, frac in enumerate((0.45, 0.3, 0.2, 0.05, 0.7, 0.8, 0.95)):
+        page.mouse.move(track["x"] + frac * track["width"], y, steps=3)
+        page.wait_for_timeout(200)  # the slider's own update of its value
+        tau = float(value.get_attribute("aria-valuetext"))
+        page.wait_for_function(  # the heatmap answers in the browser; the server has not been told
+            f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'", timeout=10_000
+        )
+        page.wait_for_timeout(300)
+        drawn = alpha_matrix(page.evaluate(ALPHA_JS), T)
+        np.testing.assert_allclose(drawn, own_alpha(tau), rtol=1e-4, atol=1e-6, err_msg=f"τ = {tau}")
+        assert np.allclose(drawn.sum(axis=1), 1.0, atol=1e-9) and drawn[np.triu_indices(T, 1)].max() == 0
+        if f"{tau:g}" not in seen:
+            page.locator(CHART).first.screenshot(path=str(SHOTS / f"{k}_tau_{tau:g}.png"))
+        seen[f"{tau:g}"] = drawn
+    distinct = {tuple(np.round(a, 6).ravel()) for a in seen.values()}
+    assert len(distinct) >= 4, sorted(seen)
+    page.mouse.up()
+    wait_for_app(page)
+    last = float(value.get_attribute("aria-valuetext"))
+    page.get_by_text(f"τ = {last:g}").first.wait_for(timeout=60_000)  # the server's caption, after the release
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(last), rtol=1e-4, atol=1e-6)
+    # the rerun sent the same spec: the browser kept its chart (only the data changed), no new SVG
+    assert page.evaluate(f'() => document.querySelector("{CHART} svg").tgMark') == 1
+
+    value.focus()  # the arrow keys: the heatmap follows at once, and the server after its rerun
+    page.keyboard.press("ArrowLeft")
+    tau = float(value.get_attribute("aria-valuetext"))
+    assert tau < last
+    page.wait_for_function(f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'", timeout=10_000)
+    page.wait_for_timeout(300)
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(tau), rtol=1e-4, atol=1e-6)
+    wait_for_app(page)
+    last = tau
+
+    page.locator(".st-key-attn_mask label").first.click()
+    page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * T}", timeout=10_000)  # no masked cell left
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(last, False), rtol=1e-4, atol=1e-6)
+    wait_for_app(page)
+    assert_no_exception(page)
+
+
+def test_theorys_matrix_heatmap_follows_the_tau_drag_before_the_release(app_server, page):
+    from tinygpt.explanations import theory
+
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    page.goto(f"{app_server}/theory?lang=en&section=attention")
+    wait_for_app(page, 240_000)
+    title = t("theory.mx.chart_title", "en")
+    chart = page.locator(CHART).filter(has=page.get_by_text(title)).first
+    chart.wait_for(timeout=60_000)
+    labels_js = (
+        """(el) => Array.from(el.querySelectorAll("svg path[aria-label]")).map((p) => p.getAttribute("aria-label"))"""
+    )
+    box = page.locator(".st-key-theory_tau")
+    value = box.locator("input[type=range]")
+    thumb = value.locator("xpath=../..").bounding_box()
+    track = box.locator("[role=group] > div").first.bounding_box()
+    y = thumb["y"] + thumb["height"] / 2
+    K = np.array(theory.EXAMPLE_KEYS)
+    masked = page.locator(".st-key-theory_mask input").first.is_checked()
+    pictures = set()
+    page.mouse.move(thumb["x"] + thumb["width"] / 2, y)
+    page.mouse.down()
+    for frac in (0.15, 0.05, 0.4, 0.9):
+        page.mouse.move(track["x"] + frac * track["width"], y, steps=3)
+        page.wait_for_timeout(200)  # the slider's own update of its value
+        tau = float(value.get_attribute("aria-valuetext"))
+        live = "document.getElementById('tg-live-theory-mx-tau')?.value"
+        page.wait_for_function(f"() => +{live} === {tau}", timeout=10_000)
+        page.wait_for_timeout(300)
+        labels = chart.evaluate(labels_js)
+        expected = np.asarray(
+            theory.attention_matrix(K, K, theory.EXAMPLE_VALUES, temperature=tau, causal_mask=masked).weights
+        )
+        got = {
+            (lab.split("; ")[1], lab.split("; ")[0]): float(lab.rsplit(": ", 1)[1])
+            for lab in labels
+            if lab.count(": ") == 3
+        }
+        assert len(got) == (6 if masked else 9), labels  # a masked cell has no α
+        drawn = np.array(
+            [
+                [
+                    got.get(
+                        (
+                            f"{t('theory.mx.axis_query', 'en')}: token {i}",
+                            f"{t('theory.mx.axis_key', 'en')}: token {j}",
+                        ),
+                        0.0,
+                    )
+                    for j in range(3)
+                ]
+                for i in range(3)
+            ]
+        )
+        np.testing.assert_allclose(drawn, expected, rtol=1e-4, atol=1e-6, err_msg=f"τ = {tau}")
+        pictures.add(tuple(np.round(drawn, 6).ravel()))
+    assert len(pictures) >= 3
+    page.mouse.up()
+    wait_for_app(page)
+    assert_no_exception(page)
+
+
+def test_a_touch_drag_of_tau_redraws_alpha_before_the_finger_lifts(app_server, browser):
+    T = len(SEED_TEXT)
+    context = browser.new_context(viewport={"width": 1280, "height": 2400}, locale="en-US", has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&layer=0&head=0")
+        wait_for_app(page, 240_000)
+        page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * (T + 1) // 2}", timeout=60_000)
+        box = page.locator(".st-key-attn_temperature")
+        value = box.locator("input[type=range]")
+        t0 = value.locator("xpath=../..").bounding_box()
+        track = box.locator("[role=group] > div").first.bounding_box()
+        x, y = t0["x"] + t0["width"] / 2, t0["y"] + t0["height"] / 2
+        cdp = context.new_cdp_session(page)
+
+        def touch(kind: str, x: float) -> None:
+            points = [] if kind == "touchEnd" else [{"x": x, "y": y, "id": 1}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        touch("touchStart", x)
+        seen = set()
+        for frac in (0.35, 0.15, 0.8):
+            for step in range(1, 6):  # a finger moves in small steps
+                x += (track["x"] + frac * track["width"] - x) * step / 5
+                touch("touchMove", x)
+            page.wait_for_timeout(500)  # the touch events are handled after they are sent
+            tau = float(value.get_attribute("aria-valuetext"))
+            page.wait_for_function(f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'")
+            page.wait_for_timeout(300)
+            drawn = alpha_matrix(page.evaluate(ALPHA_JS), T)
+            np.testing.assert_allclose(drawn, own_alpha(tau), rtol=1e-4, atol=1e-6, err_msg=f"τ = {tau}")
+            seen.add(tau)
+        assert len(seen) == 3
+        touch("touchEnd", x)
+        wait_for_app(page)
+        assert_no_exception(page)
+    finally:
+        context.close()
+
+
+def test_typing_a_score_and_picking_no_scaling_redraw_alpha_in_the_browser(app_server, page):
+    T = len(SEED_TEXT)
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&layer=0&head=0")
+    wait_for_app(page, 240_000)
+    page.get_by_text(t("attn.more", "en")).first.click()
+    page.locator(".st-key-attn_editing label").first.click()
+    score = page.locator(".st-key-attn_edit_value_l0_h0_i3_j0 input")
+    score.wait_for(timeout=60_000)
+    wait_for_app(page)
+    record = served_example("textbook")
+    trace = trace_of(record.model, record.vocab.encode(SEED_TEXT)[None], 0)
+    score.fill("5")  # typed, not sent (no Enter): only the browser knows it
+    page.wait_for_function("() => document.getElementById('tg-live-attn-edit')?.value === '0,0,3,0,5'", timeout=10_000)
+    page.wait_for_timeout(300)
+    expected = trace.with_switches(Switches(edits=((0, 3, 0, 5.0),))).state["alpha"][0, 0].double().numpy()
+    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), expected, rtol=1e-4, atol=1e-6)
+    score.press("Enter")
+    wait_for_app(page)
+    page.locator(".st-key-attn_scaling").get_by_text(t("attn.scale_one", "en")).click()  # the divisor 1
+    page.wait_for_function("() => document.getElementById('tg-live-attn-div')?.value === '1'", timeout=10_000)
+    page.wait_for_timeout(300)
+    sw = Switches(edits=((0, 3, 0, 5.0),), divisor=1.0)
+    np.testing.assert_allclose(
+        alpha_matrix(page.evaluate(ALPHA_JS), T), trace.with_switches(sw).state["alpha"][0, 0], rtol=1e-4, atol=1e-6
+    )
+    wait_for_app(page)
+    np.testing.assert_allclose(
+        alpha_matrix(page.evaluate(ALPHA_JS), T), trace.with_switches(sw).state["alpha"][0, 0], rtol=1e-4, atol=1e-6
+    )
+    assert_no_exception(page)

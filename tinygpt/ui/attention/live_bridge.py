@@ -1,0 +1,141 @@
+"""The α heatmap that follows the switches while they move, computed in the browser.
+
+A Streamlit slider tells the server its value when it is released; while the student drags τ the
+page's widgets already show the value being dragged (the thumb's ``aria-valuetext``), and the
+toggles and number inputs their state. :func:`live_bridge` puts a small script on the page (part
+of the repository, nothing fetched) that reads those widgets once per animation frame and writes
+what differs from the server's switches into hidden inputs; the live chart
+(``tinygpt.explanations.charts.live``) is bound to them and recomputes α from the raw scores the
+server sent. On release the server reruns as for any widget, and its data carries the same values.
+A widget that is not on the page (hidden by a lesson, "More controls" closed) leaves its input
+empty: the chart uses the server's value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from tinygpt.attention import AttentionTrace
+from tinygpt.config import GPTConfig
+from tinygpt.explanations.charts.live import input_ids, live_alpha_spec, live_columns
+from tinygpt.ui.attention import state as s
+from tinygpt.ui.frame.figure_view import heatmap_text
+from tinygpt.ui.frame.language import tr
+
+#: Read the widgets by their keys (Streamlit's ``st-key-<key>`` class) and keep the hidden inputs
+#: in step; installed once per browser page, whatever the reruns.
+_SCRIPT = """<script>
+(() => {
+  const page = %(page)s, ids = %(ids)s, keys = %(keys)s, maxEdit = %(max_edit)s;
+  window.tgLive = window.tgLive || {};
+  if (window.tgLive[page]) return;
+  const inputs = {};
+  const input = (name) => {
+    let el = document.getElementById(ids[name]);
+    if (!el) {
+      el = document.createElement("input");
+      el.type = "hidden"; el.id = ids[name]; el.value = "";
+      document.body.appendChild(el);
+    }
+    return el;
+  };
+  for (const name in ids) inputs[name] = input(name);
+  const box = (key) => key ? document.querySelector(".st-key-" + key) : null;
+  const checked = (key) => {
+    const el = box(key)?.querySelector("input[type=checkbox]");
+    return el ? (el.checked ? "1" : "0") : "";
+  };
+  const read = () => {
+    const out = {live_tau: "", live_div: "", live_mask: checked(keys.mask), live_uniform: checked(keys.uniform),
+                 live_edit: ""};
+    const thumb = box(keys.tau)?.querySelector("input[type=range]");
+    const tau = thumb ? parseFloat(thumb.getAttribute("aria-valuetext")) : NaN;
+    if (tau > 0) out.live_tau = String(tau);
+    const scaled = checked(keys.scaled);  // a toggle: √d or no scaling
+    if (scaled) out.live_div = scaled === "1" ? "sqrt" : "1";
+    const radios = Array.from(box(keys.scaling)?.querySelectorAll("input[type=radio]") || []);
+    const scaling = radios.findIndex((r) => r.checked);
+    if (scaling === 0) out.live_div = "sqrt";  // no radio on the page: -1, the toggle's (or the server's)
+    else if (scaling === 1) out.live_div = "1";
+    else if (scaling === 2) {
+      const div = parseFloat(box(keys.divisor)?.querySelector("input")?.value);
+      if (div > 0) out.live_div = String(div);
+    }
+    const editor = keys.edit && document.querySelector("[class*='st-key-" + keys.edit + "_l']");
+    const m = editor && editor.className.match(new RegExp(keys.edit + "_l(\\\\d+)_h(\\\\d+)_i(\\\\d+)_j(\\\\d+)"));
+    const value = parseFloat(editor?.querySelector("input")?.value);
+    if (m && Number.isFinite(value) && Math.abs(value) <= maxEdit) {
+      out.live_edit = [m[1], m[2], m[3], m[4], value].join(",");
+    }
+    return out;
+  };
+  const tick = () => {
+    const want = read();
+    for (const name in inputs) {
+      if (!inputs[name].isConnected) inputs[name] = input(name);
+      if (inputs[name].value !== want[name]) {
+        inputs[name].value = want[name];
+        inputs[name].dispatchEvent(new Event("input"));
+      }
+    }
+    requestAnimationFrame(tick);
+  };
+  window.tgLive[page] = {read};
+  requestAnimationFrame(tick);
+})();
+</script>"""
+
+
+#: The Attention page's widgets the script reads.
+ATTENTION_KEYS = {
+    "tau": s.K_TAU,
+    "mask": s.K_MASK,
+    "uniform": s.K_UNIFORM,
+    "scaling": s.K_SCALING,
+    "divisor": s.K_DIVISOR,
+    "edit": s.K_EDIT_VALUE,
+}
+#: Every widget the script can read (a page names the ones it has): ``scaled`` is a toggle of √d.
+READABLE = (*ATTENTION_KEYS, "scaled")
+
+
+def bridge_script(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) -> str:
+    """The script of :func:`live_bridge` (HTML with one ``<script>``): it reads the widgets keyed
+    ``keys`` (any of :data:`READABLE`) into ``page``'s hidden inputs."""
+    return _SCRIPT % {
+        "page": json.dumps(page),
+        "ids": json.dumps(input_ids(page)),
+        "keys": json.dumps({name: keys.get(name) for name in READABLE}),
+        "max_edit": repr(s.MAX_EDIT),
+    }
+
+
+def live_bridge(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) -> None:
+    """Put :func:`bridge_script` on the page (every run; the browser installs it once per page)."""
+    st.html(bridge_script(page, keys), unsafe_allow_javascript=True, width="content")
+
+
+def live_alpha(trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig, title: str) -> dict:
+    """The live α heatmap's Vega-Lite dict for ``head`` of ``trace`` (its raw scores S, edits
+    applied, and its switches as data) under ``title``, with the step heatmap's axis titles."""
+    sw = trace.switches
+    columns = live_columns(
+        trace.state["S"][0, head],
+        labels,
+        temperature=sw.temperature,
+        divisor=sw.divisor_for(cfg.d_head),
+        causal_mask=sw.causal_mask,
+        uniform=head in sw.uniform_heads,
+        d_head=cfg.d_head,
+        layer=trace.layer,
+        head=head,
+    )
+    rows, cols, masked = tr("attn.axis_query"), tr("attn.axis_key"), tr("attn.masked")
+    # the text says grey cells may be masked whatever the mask: the spec stays the same when it flips
+    description = heatmap_text(title, len(labels), len(labels), rows, cols, "α", True)
+    return live_alpha_spec(
+        columns, labels, description, title=title, row_title=rows, col_title=cols, masked_label=masked
+    )
