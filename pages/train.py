@@ -16,6 +16,7 @@ from tinygpt.numbers import parse_int
 from tinygpt.training.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.ui.choice.model_banner import model_banner, until_default_model
 from tinygpt.ui.frame.controls import put_defaults
+from tinygpt.ui.frame.help import help_toggle
 from tinygpt.ui.frame.language import error_text, tr
 from tinygpt.ui.frame.tables import show_table
 from tinygpt.ui.navigation import ensure_entry_script
@@ -206,9 +207,7 @@ with right:
             persist_state="session",
         )
     if visible(T_CAUSAL_MASK):
-        st.toggle(
-            tr("train.causal_mask"), help=tr("train.causal_mask_help"), key=T_CAUSAL_MASK, persist_state="session"
-        )
+        help_toggle(tr("train.causal_mask"), tr("train.causal_mask_help"), key=T_CAUSAL_MASK, persist_state="session")
 
 text = ss[T_TEXT]
 # Every refused value gets its own message (tinygpt.ui.train.train_form), not only the first the configs meet.

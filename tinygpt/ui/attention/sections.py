@@ -26,7 +26,7 @@ from tinygpt.formatting import format_probability, number
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.effect import role_sentence
-from tinygpt.ui.frame.figure_view import chart_data, figure_downloads, heatmap_text
+from tinygpt.ui.frame.figure_view import chart_data, figure_downloads, fitted_chart, heatmap_text
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.tables import TextTable, matrix_text, show_table, text_table
 from tinygpt.ui.shared import attention_data as data
@@ -274,7 +274,7 @@ def snapshots(record: ModelRecord, layer: int, head: int) -> None:
                 caption, len(labels), len(labels), tr("attn.axis_query"), tr("attn.axis_key"), "α", True
             ),
         )
-        st.vega_lite_chart(spec, width="content")
+        fitted_chart(spec)
         figure_downloads(
             spec, "attn_snapshot_figure", caption, file_stem=f"attention_training_step{chosen}_layer{layer}_head{head}"
         )

@@ -30,7 +30,7 @@ HTML_LANG = {"zh": "zh-CN", "en": "en"}
 #: is in the user's language, and Enter (or leaving the box) applies as the app's texts say. A page
 #: link in the page wraps onto a second line rather than ending in "…" (cut mid-character on a phone).
 #: "My answers" is on the page once: the sidebar's copy is hidden while the page shows its own
-#: beside an exercise's score.
+#: beside an exercise's score. A help button (``tinygpt.ui.frame.help``) is a 44 × 44 px tap target.
 NARROW_SCREEN_CSS = f"""
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
 [data-testid="InputInstructions"] {{ display: none; }}
@@ -57,6 +57,7 @@ NARROW_SCREEN_CSS = f"""
 [data-testid="stMain"] [data-testid="stPageLink"] a p {{ white-space: normal; overflow: visible; text-overflow: clip; }}
 [data-testid="stMain"] [data-testid="stPageLink"] a {{ height: auto; }}
 .stApp:has([data-testid="stMain"] :is(.st-key-mine_here, .st-key-mine_vote)) .st-key-mine_sidebar {{ display: none; }}
+[class*="st-key-help_"] button {{ min-width: 44px; min-height: 44px; justify-content: center; }}
 @media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} }}
 @media (max-width: 640px) {{
   [role="radiogroup"]:has(> button[data-variant="segmented_control"]) {{ column-gap: 4px; }}
@@ -195,16 +196,12 @@ ACCESS_JS = Template("""<script>
 
 
 def scroll_css(hint: str) -> str:
-    """The line beside a box that scrolls sideways (its element marked ``data-tg-scrolls`` by
-    :data:`ACCESS_JS`), ``hint`` in the user's language: a phone shows that more is to the side.
-    Under a formula or a chart; above a table, whose rows may run far down the page."""
+    """The line above a box that scrolls sideways (its element marked ``data-tg-scrolls`` by
+    :data:`ACCESS_JS`), ``hint`` in the user's language: a phone shows that more is to the side
+    before the reader reaches the box (a formula, a chart or a table, whose rows may run far down)."""
     text = json.dumps(hint, ensure_ascii=False)
     line = f"content: {text}; display: block; font-size: 0.8rem; color: {MUTED_TEXT};"
-    return (
-        f"[data-tg-scrolls]::after {{ {line} margin-top: 0.15rem; }}"
-        "[data-tg-scrolls]:has(.tg-table)::after { content: none; }"
-        f"[data-tg-scrolls]:has(.tg-table)::before {{ {line} margin-bottom: 0.15rem; }}"
-    )
+    return f"[data-tg-scrolls]::before {{ {line} margin-bottom: 0.15rem; }}"
 
 
 def uploader_css(button: str) -> str:
