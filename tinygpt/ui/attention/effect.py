@@ -28,7 +28,7 @@ from tinygpt.formatting import format_change, format_probability, number
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import predict_marks
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, switch_phrase
+from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, steady_sentence, switch_phrase
 from tinygpt.ui.attention.reasons import shown_char as _char
 from tinygpt.ui.frame.figure_view import figure_downloads
 from tinygpt.ui.frame.language import md_escape, tr
@@ -209,6 +209,12 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
             for f in reasons
             for why in (flip_sentence(f, text, chars, layer, how),)
         ]
+        # each false alarm (marked, unchanged) gets its reason in the same form as a miss's, before the misses
+        alarms = data.steady_reasons(record, text, layer, sw, predict_marks.false_alarms(text, fx))
+        alarm_lines = [
+            "- " + tr("attn.marks.false_alarm", why=steady_sentence(f, text, chars, layer, how)) for f in alarms
+        ]
+        lines = [*alarm_lines, *lines]
         for line in lines[:SHOWN_FLIPS]:
             st.markdown(line)
         if len(lines) > SHOWN_FLIPS:
