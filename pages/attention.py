@@ -79,6 +79,7 @@ def what_if_part() -> None:
     url.save(s.PAGE, s.url_params(cfg))
     if base is None:
         return
+    sections.jump_link()  # which heads matter and the logit lens, far down a phone's page
     concept_check_view.section(record, text)  # five questions before the lesson and after it
     effect.details(record, text, layer, sw, fx)
     st.subheader(tr("attn.steps_header", layer=number(layer), head=number(ss[s.K_HEAD])))

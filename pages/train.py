@@ -129,8 +129,12 @@ for col, name in zip(cols[1:], PRESETS):
         key=f"train_preset_{name}",
         width="stretch",
     )
-if ss.get(T_PRESET) == "cheat":
+cheat = ss.get(T_PRESET) == "cheat"
+if cheat:  # the experiment's one switch right under its steps, and the model the next Train trains
     st.info(tr("train.cheat_steps"), icon=":material/science:")
+    if visible(T_CAUSAL_MASK):
+        help_toggle(tr("train.causal_mask"), tr("train.causal_mask_help"), key=T_CAUSAL_MASK, persist_state="session")
+        st.caption(tr("train.cheat_next_on" if ss[T_CAUSAL_MASK] else "train.cheat_next_off"))
 
 # tinygpt.config checks every typed value, so one out of range or not a whole number gets a
 # message in the student's language naming the value and the accepted range, and Train is disabled.
@@ -206,7 +210,7 @@ with right:
             key=T_EARLY_STOP,
             persist_state="session",
         )
-    if visible(T_CAUSAL_MASK):
+    if visible(T_CAUSAL_MASK) and not cheat:
         help_toggle(tr("train.causal_mask"), tr("train.causal_mask_help"), key=T_CAUSAL_MASK, persist_state="session")
 
 text = ss[T_TEXT]

@@ -220,6 +220,8 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
         if len(lines) > SHOWN_FLIPS:
             with st.expander(tr("attn.effect.other_reasons", n=len(lines) - SHOWN_FLIPS)):  # the count it lists
                 st.markdown("\n".join(lines[SHOWN_FLIPS:]))
+        if what_attention_decides(record.text):  # the example's key sentence stays beside its effect
+            st.caption(decides_sentence(record))
         st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
         st.caption(tr("attn.effect.numbers_note"))
         if not sw.causal_mask and record.train_cfg.causal_mask:

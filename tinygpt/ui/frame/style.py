@@ -51,7 +51,7 @@ NARROW_SCREEN_CSS = f"""
 .tg-table .n {{ text-align: right; font-variant-numeric: tabular-nums; }}
 .tg-table tr.hl > * {{ background: #fbe3b3; }}
 [data-testid="stVegaLiteChart"] {{ max-width: 100%; overflow-x: auto; overflow-y: hidden; }}
-#theory-sections, #attn-parts, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
+#theory-sections, #attn-parts, #attn-whole, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
 [data-testid="stMain"] [data-testid="stPageLink"] a span:has(> [data-testid="stMarkdownContainer"]),
 [data-testid="stMain"] [data-testid="stPageLink"] a [data-testid="stMarkdownContainer"],
 [data-testid="stMain"] [data-testid="stPageLink"] a p {{ white-space: normal; overflow: visible; text-overflow: clip; }}
