@@ -70,3 +70,31 @@ def test_on_a_phone_a_tap_on_the_help_beside_causal_mask_shows_its_text_and_leav
         assert_no_exception(page)
     finally:
         context.close()
+
+
+def test_the_language_a_student_picked_is_kept_for_the_plain_address_unless_the_link_says_otherwise(
+    browser, app_server
+):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")  # a Chinese browser
+    page = context.new_page()
+    try:
+        page.goto(f"{app_server}/")
+        wait_for_app(page, 240_000)
+        assert page.evaluate("() => document.documentElement.lang") == "zh-CN"
+        page.get_by_test_id("stSidebar").get_by_text("English", exact=True).click()
+        page.wait_for_function("() => new URL(location.href).searchParams.get('lang') === 'en'", timeout=60_000)
+        wait_for_app(page)
+        page.goto(f"{app_server}/")  # the plain address again: English, as picked
+        wait_for_app(page)
+        page.wait_for_function("() => document.documentElement.lang === 'en'", timeout=30_000)
+        assert new_url_lang(page) == "en"
+        page.goto(f"{app_server}/?lang=zh")  # a link's language wins
+        wait_for_app(page)
+        page.wait_for_function("() => document.documentElement.lang === 'zh-CN'", timeout=30_000)
+        assert_no_exception(page)
+    finally:
+        context.close()
+
+
+def new_url_lang(page) -> str | None:
+    return page.evaluate("() => new URL(location.href).searchParams.get('lang')")

@@ -215,6 +215,7 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
             "- " + tr("attn.marks.false_alarm", why=steady_sentence(f, text, chars, layer, how)) for f in alarms
         ]
         lines = [*alarm_lines, *lines]
+        st.caption(tr("attn.effect.numbers_note"))  # what α is, before the first reason uses it
         for line in lines[:SHOWN_FLIPS]:
             st.markdown(line)
         if len(lines) > SHOWN_FLIPS:
@@ -223,7 +224,6 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
         if what_attention_decides(record.text):  # the example's key sentence stays beside its effect
             st.caption(decides_sentence(record))
         st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
-        st.caption(tr("attn.effect.numbers_note"))
         if not sw.causal_mask and record.train_cfg.causal_mask:
             st.caption(tr("why.mask_off"))
     elif own and what_attention_decides(record.text):
