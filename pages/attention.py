@@ -12,6 +12,7 @@ from tinygpt.ui.attention import state as s
 from tinygpt.ui.choice import model_banner, model_choice
 from tinygpt.ui.classwork import concept_check_view
 from tinygpt.ui.frame import url
+from tinygpt.ui.frame.help import help_toggle
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.shared.attention_data import what_if
@@ -78,6 +79,7 @@ def what_if_part() -> None:
     url.save(s.PAGE, s.url_params(cfg))
     if base is None:
         return
+    sections.jump_link()  # which heads matter and the logit lens, far down a phone's page
     concept_check_view.section(record, text)  # five questions before the lesson and after it
     effect.details(record, text, layer, sw, fx)
     st.subheader(tr("attn.steps_header", layer=number(layer), head=number(ss[s.K_HEAD])))
@@ -85,7 +87,7 @@ def what_if_part() -> None:
         st.caption(tr("attn.steps_caption"))
     control(
         s.K_GUESS,
-        lambda: st.toggle(tr("attn.guess"), help=tr("attn.guess_help"), key=s.K_GUESS, persist_state="session"),
+        lambda: help_toggle(tr("attn.guess"), tr("attn.guess_help"), key=s.K_GUESS, persist_state="session"),
         None,
     )
     causal = future_mask(len(text))  # (T, T)

@@ -94,8 +94,7 @@ if guess:
     question = next_char_question(probs[-1], chars, shown)  # (V,): after the whole (cropped) prefix
     st.subheader(tr("ex.header"))
     if not exercise_view.ask(question, "predict_quiz"):
-        exercise_view.show_score()
-        st.stop()
+        st.stop()  # no score yet: it comes with the answer (one before the guess would count other pages' answers)
     reveal_title, axis_char, axis_prob = tr("predict.reveal_title", context=short(shown, 12)), *axis_titles
     st.vega_lite_chart(
         figure_spec(

@@ -16,6 +16,7 @@ from tinygpt.numbers import parse_int
 from tinygpt.training.jobs import ACTIVE, JobStatus, record_of
 from tinygpt.ui.choice.model_banner import model_banner, until_default_model
 from tinygpt.ui.frame.controls import put_defaults
+from tinygpt.ui.frame.help import help_toggle
 from tinygpt.ui.frame.language import error_text, tr
 from tinygpt.ui.frame.tables import show_table
 from tinygpt.ui.navigation import ensure_entry_script
@@ -128,8 +129,12 @@ for col, name in zip(cols[1:], PRESETS):
         key=f"train_preset_{name}",
         width="stretch",
     )
-if ss.get(T_PRESET) == "cheat":
+cheat = ss.get(T_PRESET) == "cheat"
+if cheat:  # the experiment's one switch right under its steps, and the model the next Train trains
     st.info(tr("train.cheat_steps"), icon=":material/science:")
+    if visible(T_CAUSAL_MASK):
+        help_toggle(tr("train.causal_mask"), tr("train.causal_mask_help"), key=T_CAUSAL_MASK, persist_state="session")
+        st.caption(tr("train.cheat_next_on" if ss[T_CAUSAL_MASK] else "train.cheat_next_off"))
 
 # tinygpt.config checks every typed value, so one out of range or not a whole number gets a
 # message in the student's language naming the value and the accepted range, and Train is disabled.
@@ -205,10 +210,8 @@ with right:
             key=T_EARLY_STOP,
             persist_state="session",
         )
-    if visible(T_CAUSAL_MASK):
-        st.toggle(
-            tr("train.causal_mask"), help=tr("train.causal_mask_help"), key=T_CAUSAL_MASK, persist_state="session"
-        )
+    if visible(T_CAUSAL_MASK) and not cheat:
+        help_toggle(tr("train.causal_mask"), tr("train.causal_mask_help"), key=T_CAUSAL_MASK, persist_state="session")
 
 text = ss[T_TEXT]
 # Every refused value gets its own message (tinygpt.ui.train.train_form), not only the first the configs meet.

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tinygpt.attention import Switches
 from tinygpt.explanations.why import Flip, HeadRole
 from tinygpt.formatting import number
 from tinygpt.i18n import t
@@ -124,3 +125,45 @@ def test_a_head_role_names_the_head_from_1(lang):
     sentence = reasons.role_sentence(HeadRole(0, 1, "previous", 0.67))
     expected = "Head 2 of layer 1 looks at the previous character" if lang == "en" else "第 1 层的头 2 看的是前一个字"
     assert sentence.startswith(expected) and "67%" in sentence
+
+
+def test_a_false_alarm_gets_a_record_of_the_row_that_moved_and_of_the_same_prediction():
+    import torch
+
+    from tinygpt.explanations.explain import Walk
+    from tinygpt.explanations.why import steady
+
+    def walk(row2: list[float], predicted: list[int]) -> Walk:
+        alphas = torch.tensor([[[[1.0, 0, 0], [0.5, 0.5, 0], row2]]])  # (L=1, h=1, T=3, T=3)
+        logits = torch.nn.functional.one_hot(torch.tensor(predicted), 3).float()[None]  # (1, T, V=3)
+        return Walk([], [], alphas, logits, [Switches()], None)
+
+    own = walk([0.1, 0.8, 0.1], [0, 1, 2])
+    new = walk([1 / 3, 1 / 3, 1 / 3], [0, 2, 2])  # uniform attention: position 1 changes, 0 and 2 do not
+    ids = torch.tensor([1, 2, 0])
+    (record,) = steady(own, new, ids, 0, Switches(uniform_heads=(0,)), [1, 2])  # 1 changed: not a false alarm
+    assert (record.position, record.layer, record.head) == (2, 0, 0)
+    assert (record.key_before, record.key_after, record.n_keys, record.uniform_after) == (1, 0, 3, True)
+    assert record.alpha_before == pytest.approx(0.8) and record.alpha_after == pytest.approx(1 / 3)
+    assert record.own == record.new == 2 and record.target is None
+    assert [f.position for f in steady(own, new, ids, 0, Switches(), [0, 7])] == [0]  # 7: not in the text
+
+
+def test_a_false_alarm_is_said_in_the_same_form_as_a_miss(lang):
+    how_ = how(**{table.K_UNIFORM: True})
+    alarm = flip(uniform_after=True, alpha_after=0.5, n_keys=2, new=_id("你"))  # 1 爱 still predicts 你
+    text = reasons.steady_sentence(alarm, TEXT, CHARS, 0, how_)
+    if lang == "en":
+        assert text.startswith(
+            "**1 爱**: “爱” used to look at “我” (position 0, the character before it); with uniform attention it"
+            " treats all 2 characters it may see alike, and what it reads from them still leads to the same next"
+            " character. So it still predicts “你”: right, the text continues with “你”."
+        )
+    else:
+        assert text.startswith(
+            "**1 爱**：“爱” 原来看的是 “我”（位置 0，它前面的那个字）；换成均匀注意力后，它对能看到的 2 个字一视同仁"
+        )
+        assert "所以它仍然预测 “你”：对了" in text
+    assert text.endswith(reasons._numbers(alarm, TEXT))  # the numbers last, as for a flip
+    moved = reasons.steady_sentence(flip(key_after=3, new=_id("你")), TEXT, CHARS, 0, how_)
+    assert ("what it reads there still leads to the same next" if lang == "en" else "仍然得出同一个下一字") in moved

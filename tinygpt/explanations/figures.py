@@ -74,7 +74,9 @@ def figure_spec(spec: dict | alt.TopLevelMixin, title: str, data: pd.DataFrame |
     """The self-contained Vega-Lite dict of a figure.
 
     Datasets become inline rows, ``title`` is set when the chart has none, and a single view with
-    no width of its own (or ``"container"``) gets :data:`FIGURE_WIDTH`. ``spec`` is not changed.
+    no width of its own (or ``"container"``) gets :data:`FIGURE_WIDTH`. A chart the page sizes to
+    its container (``autosize`` ``fit-x``) keeps its own width as its plot's, axes and legend
+    added around it, as a desktop draws it. ``spec`` is not changed.
     Raises FigureError for anything that is neither an Altair chart nor a Vega-Lite dict.
     """
     if isinstance(spec, alt.TopLevelMixin):
@@ -101,6 +103,9 @@ def figure_spec(spec: dict | alt.TopLevelMixin, title: str, data: pd.DataFrame |
         out["title"] = title
     if not any(key in out for key in _COMPOSED) and out.get("width", "container") == "container":
         out["width"] = FIGURE_WIDTH
+    autosize = out.get("autosize")
+    if isinstance(autosize, dict) and autosize.get("type") == "fit-x" and isinstance(out.get("width"), int | float):
+        out["autosize"] = {"type": "pad", "contains": "content"}
     return out
 
 

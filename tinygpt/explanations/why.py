@@ -84,38 +84,50 @@ def flips(own: Walk, new: Walk, ids: torch.Tensor, switched_layer: int, switches
         own, new: walks of the same text, (L, h, T, T) α and (1, T, V) logits each.
         ids: the text's token ids, (T,) or (1, T): the target of position i is ids[i + 1].
     """
+    changed = own.logits[0].argmax(dim=-1) != new.logits[0].argmax(dim=-1)  # (T,)
+    return [_at(i, own, new, ids, switched_layer, switches) for i in changed.nonzero().flatten().tolist()]
+
+
+def steady(
+    own: Walk, new: Walk, ids: torch.Tensor, switched_layer: int, switches: Switches, positions: Sequence[int]
+) -> list[Flip]:
+    """The same record as :func:`flips` for each of ``positions`` whose prediction did *not* change
+    (a student's false alarm): where its row of α moved most and what it weighted before and after,
+    with ``own == new``. Positions that changed or lie outside the text are left out; the order
+    of ``positions`` is kept."""
+    T = own.logits.shape[1]
+    changed = own.logits[0].argmax(dim=-1) != new.logits[0].argmax(dim=-1)  # (T,)
+    return [_at(i, own, new, ids, switched_layer, switches) for i in positions if 0 <= i < T and not bool(changed[i])]
+
+
+def _at(i: int, own: Walk, new: Walk, ids: torch.Tensor, switched_layer: int, switches: Switches) -> Flip:
+    """The :class:`Flip` record of position ``i`` (see :func:`flips`), changed or not."""
     ids = ids.reshape(-1)
     T = ids.shape[0]
-    own_ids = own.logits[0].argmax(dim=-1)  # (T,)
-    new_ids = new.logits[0].argmax(dim=-1)  # (T,)
-    moved = (new.alphas - own.alphas).abs().sum(dim=-1) / 2  # (L, h, T): total variation of each row
-    result = []
-    for i in (own_ids != new_ids).nonzero().flatten().tolist():
-        layer, head = divmod(int(moved[:, :, i].argmax()), moved.shape[1])
-        head_off = False
-        if float(moved[layer, head, i]) < MOVED and switches.heads_off:
-            layer, head, head_off = switched_layer, switches.heads_off[0], True
-        before, after = own.alphas[layer, head, i], new.alphas[layer, head, i]  # (T,) each
-        seen = int((after > 0).sum())
-        uniform = seen > 1 and bool(torch.allclose(after[after > 0], after[after > 0][0].expand(seen), atol=1e-6))
-        result.append(
-            Flip(
-                position=i,
-                layer=layer,
-                head=head,
-                key_before=int(before.argmax()),
-                alpha_before=float(before.max()),
-                key_after=int(after.argmax()),
-                alpha_after=float(after.max()),
-                uniform_after=uniform,
-                n_keys=seen,
-                head_off=head_off,
-                own=int(own_ids[i]),
-                new=int(new_ids[i]),
-                target=int(ids[i + 1]) if i + 1 < T else None,
-            )
-        )
-    return result
+    own_id, new_id = int(own.logits[0, i].argmax()), int(new.logits[0, i].argmax())
+    moved = (new.alphas[:, :, i] - own.alphas[:, :, i]).abs().sum(dim=-1) / 2  # (L, h): total variation of row i
+    layer, head = divmod(int(moved.argmax()), moved.shape[1])
+    head_off = False
+    if float(moved[layer, head]) < MOVED and switches.heads_off:
+        layer, head, head_off = switched_layer, switches.heads_off[0], True
+    before, after = own.alphas[layer, head, i], new.alphas[layer, head, i]  # (T,) each
+    seen = int((after > 0).sum())
+    uniform = seen > 1 and bool(torch.allclose(after[after > 0], after[after > 0][0].expand(seen), atol=1e-6))
+    return Flip(
+        position=i,
+        layer=layer,
+        head=head,
+        key_before=int(before.argmax()),
+        alpha_before=float(before.max()),
+        key_after=int(after.argmax()),
+        alpha_after=float(after.max()),
+        uniform_after=uniform,
+        n_keys=seen,
+        head_off=head_off,
+        own=own_id,
+        new=new_id,
+        target=int(ids[i + 1]) if i + 1 < T else None,
+    )
 
 
 # ---------------------------------------------------------------- what a head does

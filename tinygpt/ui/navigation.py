@@ -22,6 +22,7 @@ import streamlit as st
 from tinygpt.i18n import t
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.app_session import app_session
+from tinygpt.ui.frame.glossary import glossary
 from tinygpt.ui.frame.language import lang, language_switch, likely_lang, tr
 from tinygpt.ui.frame.page_list import LESSON_START, PAGES, PROJECTOR_PAGE, TEACHER_PAGE
 from tinygpt.ui.frame.server import preload
@@ -150,6 +151,7 @@ def run_app() -> None:
     follow_short_link(page.url_path, {p[3]: p[0] for p in PAGES})  # a resume link's page
     nav_box = st.sidebar.container() if in_lesson else None  # above the language switch, as Streamlit's own
     language_switch()
+    glossary()  # the app's terms, a tap away on every page
     lesson_note(page.url_path)
     student_session(page.url_path)  # the student's answers and class; "my answers" in the sidebar
     resolve_link()  # ?model= / ?train= of a link just opened (before the page reads the model)

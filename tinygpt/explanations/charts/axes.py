@@ -4,6 +4,7 @@ and the finite values a chart's data holds."""
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Sequence
 
@@ -64,15 +65,16 @@ def describe(spec: dict, description: str) -> dict:
     return spec
 
 
-def masked_layer(chart: alt.Chart, masked_label: str, legend: bool = True) -> alt.Chart:
+def masked_layer(chart: alt.Chart, masked_label: str, legend: bool = True, orient: str = "right") -> alt.Chart:
     """``chart`` (the masked cells' layer) coloured grey through a field holding ``masked_label``,
-    so the grey has its own legend entry ("masked (−∞)"): a masked cell is told apart from a small
-    value by the legend, not by its grey alone. Layer it with ``resolve_scale(color="independent")``."""
+    so the grey has its own legend entry ("masked (−∞)", on the chart's ``orient`` side): a masked
+    cell is told apart from a small value by the legend, not by its grey alone. Layer it with
+    ``resolve_scale(color="independent")``."""
     return chart.transform_calculate(masked_name=json.dumps(masked_label, ensure_ascii=False)).encode(
         color=alt.Color(
             "masked_name:N",
             scale=alt.Scale(domain=[masked_label], range=[MASK_COLOR]),
-            legend=alt.Legend(title=None, symbolType="square") if legend else None,
+            legend=alt.Legend(title=None, symbolType="square", orient=orient) if legend else None,
         )
     )
 
@@ -92,3 +94,31 @@ def matrix_frame(values: ArrayLike, row_labels: Sequence[str], col_labels: Seque
 def finite_values(arr: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``arr`` with masked and non-finite entries replaced by 0 (same shape)."""
     return np.where(mask | ~np.isfinite(arr), 0.0, arr)
+
+
+#: Chart titles are drawn 13 px high, bold (Vega's default): a wide character takes about 14 px.
+TITLE_PX = 14
+#: A title line's width on a phone: the plot's, less the room of a y axis beside it.
+TITLE_LINE_PX = 250
+
+
+def title_lines(title: str, width_px: float = TITLE_LINE_PX) -> str | list[str]:
+    """``title`` broken into lines of at most about ``width_px`` pixels (Vega draws a list of
+    strings as lines; it never wraps a title itself, so a long one runs past a phone's edge):
+    at spaces, or between any two characters of a long run holding wide (CJK) ones; a Latin word
+    longer than a line stays whole.
+    The title itself when it fits one line."""
+    if _text_px(title, TITLE_PX) <= width_px:
+        return title
+    lines, line = [], ""
+    for piece in re.findall(r"\S+\s*|\s+", title):
+        wide = any(unicodedata.east_asian_width(c) in "WF" for c in piece)
+        parts = list(piece) if wide and _text_px(piece, TITLE_PX) > width_px / 2 else [piece]
+        for part in parts:
+            if line and _text_px(line + part.rstrip(), TITLE_PX) > width_px:
+                lines.append(line.rstrip())
+                line = ""
+            line += part
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from tinygpt.arrays import ArrayLike, to_numpy
-from tinygpt.explanations.charts.axes import described, y_title_axis
+from tinygpt.explanations.charts.axes import described, title_lines, y_title_axis
 from tinygpt.explanations.charts.fast import altair_chart, fast_spec
 from tinygpt.formatting import format_probability
 
@@ -189,6 +189,10 @@ def next_char_panels(
     return described(chart, description)
 
 
+#: The most characters :func:`paired_probability_bars` draws as upright bars; more get a row each.
+UPRIGHT_MOST = 12
+
+
 def paired_probability_bars(
     first: ArrayLike,
     second: ArrayLike,
@@ -214,7 +218,11 @@ def paired_probability_bars(
         description: what the chart shows, in a sentence (its text alternative).
     Returns:
         Grouped bars (blue = first, orange = second) on a fixed [0, 1] axis, with tooltips; the
-        marks have their own legend. A character both chosen and target gets ◆ with ▼ above it.
+        marks have their own legend, above the bars (the colours' is below). A character both chosen and target gets ◆
+        with ▼ beside it. Drawn as wide as its container, axes and legend included (``fit-x``:
+        ``st.vega_lite_chart(width="stretch")``), so every bar, the chosen one included, is on a
+        phone's screen; more than :data:`UPRIGHT_MOST` characters are drawn as horizontal bars,
+        a row each, which a narrow screen has room for.
     """
     p, q = to_numpy(first, floats=True), to_numpy(second, floats=True)
     V = len(chars)
@@ -222,15 +230,19 @@ def paired_probability_bars(
         {"char": list(chars) * 2, "series": [labels[0]] * V + [labels[1]] * V, "p": np.concatenate([p, q])}
     )
     df["p_text"] = [format_probability(v) for v in df["p"]]
-    x = alt.X("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0))
+    across = V > UPRIGHT_MOST  # horizontal bars: the characters down the side
+    char_channel, p_channel = (alt.Y, alt.X) if across else (alt.X, alt.Y)
+    offset = alt.YOffset if across else alt.XOffset
+    x = char_channel("char:N", sort=list(chars), title=x_title, axis=alt.Axis(labelAngle=0))
+    p_axis = alt.Axis() if across else alt.Axis(**y_title_axis(y_title))
     legend = alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0)
     bars = (
         alt.Chart(df)
         .mark_bar()
         .encode(
-            x=x,
-            xOffset=alt.XOffset("series:N", sort=list(labels)),
-            y=alt.Y("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title, axis=alt.Axis(**y_title_axis(y_title))),
+            x,
+            offset("series:N", sort=list(labels)),
+            p_channel("p:Q", scale=alt.Scale(domain=[0, 1]), title=y_title, axis=p_axis),
             color=alt.Color(
                 "series:N",
                 sort=list(labels),
@@ -252,25 +264,26 @@ def paired_probability_bars(
         if c in target:
             rows.append({"char": c, "mark": target_label, "y": min(height + (0.22 if c == chosen else 0.1), 1.22)})
     layers = [bars]
+    marks_room = 8 if across else 50  # upright, ◆ and ▼ stand up to 0.22 of the 200-px plot above it
     if rows:
         layers.append(
             alt.Chart(pd.DataFrame(rows))
             .mark_point(filled=True, size=90, color="#262730")
             .encode(
-                x=x,
-                y=alt.Y("y:Q", scale=alt.Scale(domain=[0, 1])),
+                x,
+                p_channel("y:Q", scale=alt.Scale(domain=[0, 1])),
                 shape=alt.Shape(
                     "mark:N",
                     scale=alt.Scale(domain=[target_label, chosen_label], range=["triangle-down", "diamond"]),
-                    legend=legend,
+                    legend=alt.Legend(title=None, orient="top", labelLimit=0, offset=marks_room),  # above ◆ and ▼
                 ),
                 tooltip=[alt.Tooltip("char:N", title=x_title), alt.Tooltip("mark:N", title=" ")],
             )
         )
+    size = {"width": 300, "height": alt.Step(22)} if across else {"width": max(240, min(80 * V, 960)), "height": 200}
     chart = alt.layer(*layers).properties(
-        title=title,
-        height=200,
-        width=max(240, min(80 * V, 960)),
-        autosize=alt.AutoSizeParams(type="pad", contains="content"),  # width/height are the plot area
+        title=title_lines(title),
+        **size,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),  # the container's width, all included
     )
     return described(chart, description)

@@ -76,7 +76,7 @@ def _heatmap_layout(
     cells = (base.transform_filter("!datum.masked") if any_masked else base).mark_rect()
     layers = [
         cells.encode(
-            color=alt.Color("value:Q", scale=scale, title=value_title),
+            color=alt.Color("value:Q", scale=scale, title=value_title, legend=alt.Legend(orient="bottom")),
             tooltip=[*where, alt.Tooltip("value:Q", format=".4f", title=value_title)],
         )
     ]
@@ -86,7 +86,7 @@ def _heatmap_layout(
             .mark_rect(stroke="white", aria=False)  # may be empty: no mark container without a name
             .encode(tooltip=[*where, alt.Tooltip("masked:N", title=masked_label)])
         )
-        layers.append(masked_layer(hidden, masked_label))
+        layers.append(masked_layer(hidden, masked_label, orient="top"))  # the value's legend is below
     return (
         alt.layer(*layers)
         .resolve_scale(color="independent")  # the value's scale and the masked cells' legend entry
@@ -94,8 +94,9 @@ def _heatmap_layout(
             title=title,
             width=cell_w * C,
             height=size * R,
-            # width/height are the cells' area; axes and legend are added around it
-            autosize=alt.AutoSizeParams(type="pad", contains="content"),
+            # the container's width, axes and legend included (drawn with width="stretch" in a box at
+            # most width + the axis's room wide: ``tinygpt.ui.frame.figure_view.fitted_chart``)
+            autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
         )
     )
 

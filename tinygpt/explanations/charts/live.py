@@ -122,7 +122,12 @@ def _live_layout(
         base.transform_filter("!datum.masked")
         .mark_rect()
         .encode(
-            color=alt.Color("alpha:Q", scale=alt.Scale(scheme="viridis", domain=[0, 1]), title=value_title),
+            color=alt.Color(
+                "alpha:Q",
+                scale=alt.Scale(scheme="viridis", domain=[0, 1]),
+                title=value_title,
+                legend=alt.Legend(orient="bottom"),
+            ),
             tooltip=[*where, alt.Tooltip("alpha:Q", format=".4f", title=value_title)],
         )
     )
@@ -131,6 +136,7 @@ def _live_layout(
         .mark_rect(stroke="white", aria=False)
         .encode(tooltip=[*where, alt.Tooltip("masked:N", title=masked_label)]),
         masked_label,
+        orient="top",  # the value's legend is below
     )
     return (
         with_alpha(alt.layer(cells, hidden, data=data), page)
@@ -139,7 +145,9 @@ def _live_layout(
             title=title,
             width=size * T,
             height=size * T,
-            autosize=alt.AutoSizeParams(type="pad", contains="content"),
+            # as the server's heatmap (``heatmaps._heatmap_layout``): the container's width, drawn by
+            # ``tinygpt.ui.frame.figure_view.fitted_chart``
+            autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
         )
     )
 

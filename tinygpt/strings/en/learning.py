@@ -43,6 +43,7 @@ STRINGS: dict[str, str] = {
     "attn.marks.outcome.miss": "miss",
     "attn.marks.outcome.false_alarm": "false alarm",
     "attn.marks.outcome.quiet": "unchanged, not marked",
+    "attn.marks.false_alarm": "Marked, but it did not change: {why}",
     "attn.marks.miss": "Missed: {why}",
     "attn.marks.misses": "**Missed:** {positions}. Why {n:it|each one} changed is in the reasons below, marked “Missed”.",
     # the projector's tally of a class's predictions (tinygpt.ui.projector.prediction_tally)

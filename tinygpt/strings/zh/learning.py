@@ -43,6 +43,7 @@ STRINGS: dict[str, str] = {
     "attn.marks.outcome.miss": "漏掉",
     "attn.marks.outcome.false_alarm": "误报",
     "attn.marks.outcome.quiet": "没变，也没选",
+    "attn.marks.false_alarm": "标了，但没有变：{why}",
     "attn.marks.miss": "漏掉了：{why}",
     "attn.marks.misses": "**漏掉了**：{positions}。{n:它|它们}为什么改变，见下面标着“漏掉了”的原因。",
     # the projector's tally of a class's predictions (tinygpt.ui.projector.prediction_tally)

@@ -29,7 +29,7 @@ from tinygpt.formatting import format_change, format_probability, number
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import predict_marks
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence
+from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, steady_sentence
 from tinygpt.ui.attention.reasons import shown_char as _char
 from tinygpt.ui.frame.controls import switched
 from tinygpt.ui.frame.figure_view import figure_downloads
@@ -211,13 +211,21 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
             for f in reasons
             for why in (flip_sentence(f, text, chars, layer, how),)
         ]
+        # each false alarm (marked, unchanged) gets its reason in the same form as a miss's, before the misses
+        alarms = data.steady_reasons(record, text, layer, sw, predict_marks.false_alarms(text, fx))
+        alarm_lines = [
+            "- " + tr("attn.marks.false_alarm", why=steady_sentence(f, text, chars, layer, how)) for f in alarms
+        ]
+        lines = [*alarm_lines, *lines]
+        st.caption(tr("attn.effect.numbers_note"))  # what α is, before the first reason uses it
         for line in lines[:SHOWN_FLIPS]:
             st.markdown(line)
         if len(lines) > SHOWN_FLIPS:
             with st.expander(tr("attn.effect.other_reasons", n=len(lines) - SHOWN_FLIPS)):  # the count it lists
                 st.markdown("\n".join(lines[SHOWN_FLIPS:]))
+        if what_attention_decides(record.text):  # the example's key sentence stays beside its effect
+            st.caption(decides_sentence(record))
         st.caption(tr("attn.strip.legend", changed=CHANGED_MARK, right=RIGHT_MARK, wrong=WRONG_MARK))
-        st.caption(tr("attn.effect.numbers_note"))
         if not sw.causal_mask and record.train_cfg.causal_mask:
             st.caption(tr("why.mask_off"))
     elif own and what_attention_decides(record.text):

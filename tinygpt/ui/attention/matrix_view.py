@@ -18,7 +18,8 @@ from tinygpt.arrays import to_numpy
 from tinygpt.explanations.charts import heatmap_spec
 from tinygpt.i18n import CATALOGUE
 from tinygpt.ui.attention import state as s
-from tinygpt.ui.frame.figure_view import figure_downloads, heatmap_text
+from tinygpt.ui.frame.figure_view import figure_downloads, fitted_chart, heatmap_text
+from tinygpt.ui.frame.help import help_toggle
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.tables import is_static, matrix_text, show_table
 from tinygpt.ui.shared import attention_data as data
@@ -70,9 +71,7 @@ def matrix_view(
         first, n, help_text, part_title = columns
         if not control(
             s.K_ALL_COLUMNS,
-            lambda: st.toggle(
-                tr("attn.all_columns", D=C), help=help_text, key=s.K_ALL_COLUMNS, persist_state="session"
-            ),
+            lambda: help_toggle(tr("attn.all_columns", D=C), help_text, key=s.K_ALL_COLUMNS, persist_state="session"),
             None,
         ):
             shown, shown_cols, shown_title = m[:, first : first + n], cols[first : first + n], part_title
@@ -101,7 +100,7 @@ def matrix_view(
             masked is not None or bool(torch.isneginf(shown).any()),
         ),
     )
-    st.vega_lite_chart(spec if live is None else live, width="content")
+    fitted_chart(spec if live is None else live)
     decimals = 2 if square else 4
     # one label for every step, so the expander stays open from step to step; drawn only while open
     box = st.expander(tr("attn.table_open"), key=s.K_TABLE, on_change="rerun", icon=":material/table:")

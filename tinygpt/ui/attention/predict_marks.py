@@ -72,6 +72,15 @@ def made(text: str) -> bool:
     return any(m in labels for m in st.session_state.get(K_MARKS) or [])
 
 
+def false_alarms(text: str, fx: PositionEffects) -> tuple[int, ...]:
+    """The positions the student marked whose prediction did not change under the switches (their
+    false alarms), in text order; () without marks or while the model's own attention is shown."""
+    labels = _labels(text)
+    marked = {int(m) for m in st.session_state.get(K_MARKS) or [] if m in labels and m != NONE}
+    changed = fx.changed.tolist()
+    return tuple(i for i in sorted(marked) if i < len(changed) and not changed[i])
+
+
 def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: PositionEffects) -> frozenset[int]:
     """Before a flip, the marks; after it, their score (see the module's docstring). Not drawn when
     a teacher's lesson link hides the marks (``attn_marks``); drawn while a teacher leads the class,

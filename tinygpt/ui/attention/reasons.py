@@ -113,3 +113,42 @@ def flip_sentence(f: Flip, text: str, chars: Sequence[str], switched: int, how: 
 def role_sentence(role: HeadRole) -> str:
     """What one head does, in words (``tinygpt.explanations.why.head_roles``), the layer and head counted from 1."""
     return tr(f"why.role.{role.kind}", layer=number(role.layer), head=number(role.head), share=role.share)
+
+
+def steady_sentence(f: Flip, text: str, chars: Sequence[str], switched: int, how: str | None = None) -> str:
+    """A position the student expected to change that did not (a false alarm), in the same form as
+    :func:`flip_sentence`: where it looked before and under the switches, why that still leads to
+    the same character, the verdict, then the numbers. ``f`` has ``own == new``
+    (:func:`tinygpt.explanations.why.steady`)."""
+    how = how or tr("why.how.switches")
+    fields = dict(
+        c=quoted(text[f.position]),
+        k0=quoted(text[f.key_before]),
+        w0=where(f.key_before, f.position),
+        k1=quoted(text[f.key_after]),
+        w1=where(f.key_after, f.position),
+        n=f.n_keys,
+        how=how,
+        layer=number(f.layer),
+        head=number(f.head),
+    )
+    if f.head_off:
+        plain = tr("why.steady.off", **fields)
+    elif f.uniform_after:
+        plain = tr("why.steady.uniform", **fields)
+    elif f.key_after != f.key_before:
+        plain = tr("why.steady.moved", **fields)
+    else:
+        plain = tr("why.steady.same", **fields)
+    if f.target is None:
+        verdict = tr("why.end")
+    else:
+        verdict = tr("why.right" if f.right else "why.also_wrong", t=quoted(chars[f.target]))
+    return tr(
+        "why.steady",
+        pos=md_escape(f"{f.position} {shown_char(text[f.position])}"),
+        plain=plain,
+        own=quoted(chars[f.own]),
+        verdict=verdict,
+        numbers=_numbers(f, text),
+    )

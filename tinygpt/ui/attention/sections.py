@@ -26,7 +26,7 @@ from tinygpt.formatting import format_probability, number
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.effect import role_sentence
-from tinygpt.ui.frame.figure_view import chart_data, figure_downloads, heatmap_text
+from tinygpt.ui.frame.figure_view import chart_data, figure_downloads, fitted_chart, heatmap_text
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.tables import TextTable, matrix_text, show_table, text_table
 from tinygpt.ui.shared import attention_data as data
@@ -141,7 +141,9 @@ def logit_lens(record: ModelRecord, text: str, labels: Sequence[str]) -> None:
         chars = list(record.vocab.chars)
         top = probs.argmax(axis=-1)  # (L, T)
         L = probs.shape[0]
-        rows = [tr("attn.exp.lens_axis_last", l=k) if k == L - 1 else str(k) for k in range(L)]  # short: phones
+        rows = [  # short (phones), the layers counted from 1 as in the table below
+            tr("attn.exp.lens_axis_last", l=number(k)) if k == L - 1 else str(number(k)) for k in range(L)
+        ]
         spec = labelled_heatmap_spec(
             probs.max(axis=-1),
             [[chars[k] for k in row] for row in top.tolist()],
@@ -274,13 +276,25 @@ def snapshots(record: ModelRecord, layer: int, head: int) -> None:
                 caption, len(labels), len(labels), tr("attn.axis_query"), tr("attn.axis_key"), "α", True
             ),
         )
-        st.vega_lite_chart(spec, width="content")
+        fitted_chart(spec)
         figure_downloads(
             spec, "attn_snapshot_figure", caption, file_stem=f"attention_training_step{chosen}_layer{layer}_head{head}"
         )
         if (data_box := chart_data("attn_snapshot_data")) is not None:
             with data_box:
                 show_table(matrix_text(to_numpy(alpha, floats=True), labels, labels, 2), max_height=400)
+
+
+#: The anchor of "The whole model" (which heads matter, the logit lens, the grids), linked from the top.
+WHOLE_ANCHOR = "attn-whole"
+
+
+def jump_link() -> None:
+    """A line linking to "The whole model" further down (a phone's page runs thousands of pixels
+    before it): which heads matter and the logit lens, one tap away. Not drawn when a lesson hides
+    both."""
+    if visible(s.K_HEADS) or visible(s.K_LENS):
+        st.markdown(tr("attn.jump_whole", anchor=WHOLE_ANCHOR))
 
 
 def whole_model(
@@ -298,7 +312,7 @@ def whole_model(
     layer, head, cfg = ss[s.K_LAYER], ss[s.K_HEAD], record.gpt_cfg
     sections = (s.K_HEADS, s.K_LENS, s.K_HEADS_GRID, s.K_LAYERS_GRID, s.K_SNAPSHOT)
     if any(visible(k) for k in sections):  # a lesson may hide them all
-        st.subheader(tr("attn.whole_header"))
+        st.subheader(tr("attn.whole_header"), anchor=WHOLE_ANCHOR)
     heads_that_matter(record, text, labels)
     logit_lens(record, text, labels)
     if heads_alpha is not None:

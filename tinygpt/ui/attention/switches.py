@@ -22,6 +22,7 @@ from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.session import attention_session
 from tinygpt.ui.frame.controls import switched
+from tinygpt.ui.frame.help import help_toggle
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.shared.common import resend
 from tinygpt.ui.views.lesson import control, visible
@@ -39,14 +40,14 @@ def primary(record: ModelRecord) -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         control(
             s.K_MASK,
-            lambda: st.toggle(tr("attn.mask"), help=tr("attn.mask_help"), key=s.K_MASK, persist_state="session"),
+            lambda: help_toggle(tr("attn.mask"), tr("attn.mask_help"), key=s.K_MASK, persist_state="session"),
             None,
         )
         control(
             s.K_UNIFORM,
-            lambda: st.toggle(
+            lambda: help_toggle(
                 tr("attn.uniform"),
-                help=tr("attn.uniform_help_layer", layer=number(layer)),
+                tr("attn.uniform_help_layer", layer=number(layer)),
                 key=s.K_UNIFORM,
                 persist_state="session",
             ),
@@ -205,9 +206,9 @@ def score_editor(base: AttentionTrace, labels: Sequence[str]) -> None:
     ss = st.session_state
     layer, head = ss[s.K_LAYER], ss[s.K_HEAD]
     with st.container(border=True):
-        if not st.toggle(
+        if not help_toggle(
             tr("attn.edit_header", layer=number(layer), head=number(head)),
-            help=tr("attn.edit_help"),
+            tr("attn.edit_help"),
             key=s.K_EDITING,
             persist_state="session",
         ):

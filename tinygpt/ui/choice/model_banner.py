@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from tinygpt.examples import EXAMPLES
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.choice.model_choice import show_messages
 from tinygpt.ui.frame.language import tr
@@ -15,10 +16,11 @@ from tinygpt.ui.shared.models import current_model, default_model_ready
 
 def banner(record: ModelRecord, choice: str) -> None:
     """Which model the page uses and its text, whether it relies on attention, and (behind the
-    help icon) how it was trained."""
+    help icon) what an example's text means (its characters glossed in English) and how it was trained."""
+    gloss = next((tr(f"model.gloss.{name}") for name, ex in EXAMPLES.items() if ex.text == record.text), "")
     st.caption(
         f"{describe(record, choice)} {reliance_line(record)}",
-        help=f"{tr('model.choice_help')}\n\n{settings_line(record)}",
+        help="\n\n".join(part for part in (gloss, tr("model.choice_help"), settings_line(record)) if part),
     )
 
 

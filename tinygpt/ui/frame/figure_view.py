@@ -56,6 +56,21 @@ def chart_data(key: str) -> DeltaGenerator | None:
     return box if box.open else None
 
 
+#: Room beside a heatmap's cells for its row axis (labels and title), in pixels.
+AXIS_ROOM_PX = 90
+
+
+def fitted_chart(spec: dict, where: DeltaGenerator | None = None) -> None:
+    """Draw a chart sized to its container (``autosize: fit-x``, ``tinygpt.explanations.charts.heatmap``)
+    no wider than its own ``width`` (the plot's, in pixels) plus :data:`AXIS_ROOM_PX`: on a desktop
+    the cells keep their size, on a phone the whole chart, axes and legend included, shrinks to the
+    screen's width instead of running past its edge. ``where``: the container to draw in (the page
+    when None)."""
+    width = spec.get("width")
+    box = (where or st).container(width=int(width) + AXIS_ROOM_PX if isinstance(width, int | float) else "stretch")
+    box.vega_lite_chart(spec, width="stretch")
+
+
 @st.cache_data(max_entries=512, show_spinner=False, hash_funcs={"torch.Tensor": lambda t: (t.shape, t.tolist())})
 def figure_spec(builder: str, *args: object, **kwargs: object) -> dict:
     """The Vega-Lite spec of the chart ``tinygpt.explanations.charts.<builder>(*args, **kwargs)``, cached by the

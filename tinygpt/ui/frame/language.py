@@ -12,6 +12,13 @@ from tinygpt.i18n import CATALOGUE, LANGUAGES, choose_language, t
 from tinygpt.ui.frame.app_session import app_session
 
 _KEY = "lang"
+#: The browser's cookie keeping the language a student picked with the switch, for the next visit
+#: of the plain address (a link's ``?lang=`` still wins). Streamlit reads cookies
+#: (``st.context.cookies``, sent when the session starts) but has no call that sets one: the switch
+#: writes it with a line of script in an ``st.html`` element, as the student's answer token is kept.
+LANG_COOKIE = "tinygpt_lang"
+_LANG_COOKIE_JS = "<script>document.cookie = '{name}={value}; path=/; max-age=31536000; SameSite=Lax';</script>"
+_PICKED = "_lang_picked"
 
 
 def _asked() -> str | None:
@@ -19,8 +26,15 @@ def _asked() -> str | None:
     return st.query_params.get(_KEY)  # by hand: tinygpt.ui.frame.url imports this module for its messages
 
 
+def _kept() -> str | None:
+    """The language this browser's cookie keeps (:data:`LANG_COOKIE`), None when none or not one of LANGUAGES."""
+    kept = (st.context.cookies or {}).get(LANG_COOKIE)
+    return kept if kept in LANGUAGES else None
+
+
 def lang() -> str:
-    """The session's language: chosen before, else ?lang= in the URL, else the browser's locale.
+    """The session's language: chosen before, else ?lang= in the URL, else the one the student
+    picked on an earlier visit (:data:`LANG_COOKIE`), else the browser's locale.
 
     ``st.context.locale`` is the browser's ``navigator.language`` (e.g. "en-US"), sent with every
     rerun; it is None when the client sends none (AppTest unless ``at.context["locale"]`` is set).
@@ -30,7 +44,7 @@ def lang() -> str:
     chosen = st.session_state.get(_KEY)  # one look-up: every text of a page asks
     if chosen is None:
         asked = _asked()
-        chosen = st.session_state[_KEY] = choose_language(asked, st.context.locale)
+        chosen = st.session_state[_KEY] = choose_language(asked if asked is not None else _kept(), st.context.locale)
         if asked and asked.strip().lower() not in LANGUAGES:
             app_session().lang_refused = asked  # language_switch says so once
     return chosen
@@ -42,7 +56,8 @@ def likely_lang() -> str:
     chosen = st.session_state.get(_KEY)
     if chosen is not None:
         return chosen
-    return choose_language(_asked(), st.context.locale)
+    asked = _asked()
+    return choose_language(asked if asked is not None else _kept(), st.context.locale)
 
 
 def tr(key: str, **fields: object) -> str:
@@ -51,11 +66,13 @@ def tr(key: str, **fields: object) -> str:
 
 
 def language_switch() -> None:
-    """Sidebar radio over LANGUAGES (中文 / English); the choice is kept in the session and in the URL (?lang=)."""
+    """Sidebar radio over LANGUAGES (中文 / English); the choice is kept in the session, in the URL
+    (?lang=) and, once the student picks one, in this browser's cookie (:data:`LANG_COOKIE`)."""
     current = lang()
 
     def _changed() -> None:
         st.session_state[_KEY] = st.session_state["_lang_radio"]
+        st.session_state[_PICKED] = True
 
     st.sidebar.radio(
         t("app.language", current),
@@ -67,6 +84,8 @@ def language_switch() -> None:
         on_change=_changed,
     )
     st.query_params[_KEY] = lang()  # by hand: tinygpt.ui.frame.url imports this module for its messages
+    if st.session_state.pop(_PICKED, False):  # kept in this browser for the next visit
+        st.sidebar.html(_LANG_COOKIE_JS.format(name=LANG_COOKIE, value=lang()), unsafe_allow_javascript=True)
     refused = app_session().take_lang_refused()
     if refused is not None:
         st.sidebar.warning(

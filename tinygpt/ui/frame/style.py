@@ -9,6 +9,9 @@ CHANGED_COLOR = "#e69f00"
 #: Grey text (captions, table headers) that reads on white (6.4:1), on the sidebar's grey (5.7:1)
 #: and on a highlighted row (5.1:1); Streamlit's own caption grey is 4.1:1, under WCAG's 4.5:1.
 MUTED_TEXT = "#5c5f6a"
+#: A switch's track while it is off: 3.4:1 against white (WCAG's 3:1 for a control's parts), where
+#: Streamlit's own pale grey (1.5:1) made "off" hard to tell from nothing drawn.
+SWITCH_OFF = "#8a8d96"
 #: Room above a chart on a phone for its toolbar, beyond the 1rem gap between elements.
 CHART_TOOLBAR_ROOM = "1.75rem"
 #: The page's ``lang`` attribute for each language of ``tinygpt.i18n.LANGUAGES`` (BCP 47), so
@@ -30,7 +33,9 @@ HTML_LANG = {"zh": "zh-CN", "en": "en"}
 #: is in the user's language, and Enter (or leaving the box) applies as the app's texts say. A page
 #: link in the page wraps onto a second line rather than ending in "…" (cut mid-character on a phone).
 #: "My answers" is on the page once: the sidebar's copy is hidden while the page shows its own
-#: beside an exercise's score.
+#: beside an exercise's score. A help button (``tinygpt.ui.frame.help``) is a 44 × 44 px tap target that
+#: takes no more room than its icon (negative margins), so a switch's line keeps its height and two
+#: switches with their help still fit a phone's line; the popover's chevron is not drawn beside it.
 NARROW_SCREEN_CSS = f"""
 .katex-display {{ overflow-x: auto; overflow-y: hidden; }}
 [data-testid="InputInstructions"] {{ display: none; }}
@@ -51,12 +56,16 @@ NARROW_SCREEN_CSS = f"""
 .tg-table .n {{ text-align: right; font-variant-numeric: tabular-nums; }}
 .tg-table tr.hl > * {{ background: #fbe3b3; }}
 [data-testid="stVegaLiteChart"] {{ max-width: 100%; overflow-x: auto; overflow-y: hidden; }}
-#theory-sections, #attn-parts, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
+#theory-sections, #attn-parts, #attn-whole, [id^="concept-"] {{ scroll-margin-top: 4rem; }}
 [data-testid="stMain"] [data-testid="stPageLink"] a span:has(> [data-testid="stMarkdownContainer"]),
 [data-testid="stMain"] [data-testid="stPageLink"] a [data-testid="stMarkdownContainer"],
 [data-testid="stMain"] [data-testid="stPageLink"] a p {{ white-space: normal; overflow: visible; text-overflow: clip; }}
 [data-testid="stMain"] [data-testid="stPageLink"] a {{ height: auto; }}
 .stApp:has([data-testid="stMain"] :is(.st-key-mine_here, .st-key-mine_vote)) .st-key-mine_sidebar {{ display: none; }}
+[class*="st-key-help_"] button {{ min-width: 44px; min-height: 44px; margin: -10px -12px; padding: 0;
+  justify-content: center; }}
+[class*="st-key-help_"] button div[aria-hidden="true"] {{ display: none; }}
+label:has(> span > input[role="switch"]:not(:checked)) > div:nth-child(2) {{ background-color: {SWITCH_OFF}; }}
 @media (max-width: 640px) {{ .katex-display {{ font-size: 0.85em; }} }}
 @media (max-width: 640px) {{
   [role="radiogroup"]:has(> button[data-variant="segmented_control"]) {{ column-gap: 4px; }}
@@ -195,16 +204,12 @@ ACCESS_JS = Template("""<script>
 
 
 def scroll_css(hint: str) -> str:
-    """The line beside a box that scrolls sideways (its element marked ``data-tg-scrolls`` by
-    :data:`ACCESS_JS`), ``hint`` in the user's language: a phone shows that more is to the side.
-    Under a formula or a chart; above a table, whose rows may run far down the page."""
+    """The line above a box that scrolls sideways (its element marked ``data-tg-scrolls`` by
+    :data:`ACCESS_JS`), ``hint`` in the user's language: a phone shows that more is to the side
+    before the reader reaches the box (a formula, a chart or a table, whose rows may run far down)."""
     text = json.dumps(hint, ensure_ascii=False)
     line = f"content: {text}; display: block; font-size: 0.8rem; color: {MUTED_TEXT};"
-    return (
-        f"[data-tg-scrolls]::after {{ {line} margin-top: 0.15rem; }}"
-        "[data-tg-scrolls]:has(.tg-table)::after { content: none; }"
-        f"[data-tg-scrolls]:has(.tg-table)::before {{ {line} margin-bottom: 0.15rem; }}"
-    )
+    return f"[data-tg-scrolls]::before {{ {line} margin-bottom: 0.15rem; }}"
 
 
 def uploader_css(button: str) -> str:

@@ -143,7 +143,7 @@ def generation_step(
         y_title=tr("predict.axis_prob"),
         description=tr("predict.bars_text", title=bars_title, V=V, p=tr("predict.series_p"), series=series),
     )
-    left.vega_lite_chart(bars, width="content")
+    left.vega_lite_chart(bars, width="stretch")
     left.caption(tr("predict.marks_legend") if target else tr("predict.marks_legend_no_target"))
     with left:
         figure_downloads(bars, "predict_bars_figure", bars_title, file_stem="tinygpt_next_char")

@@ -35,6 +35,7 @@ from tinygpt.explanations.why import (
     head_roles,
     looks_back,
     previous_shares,
+    steady,
     what_attention_decides,
 )
 from tinygpt.training.record import ModelRecord
@@ -74,6 +75,15 @@ def flip_reasons(record: ModelRecord, text: str, layer: int, switches: Switches)
     """Why each changed position changed (``tinygpt.explanations.why.flips``)."""
     ids = record.vocab.encode(text)
     return flips(own_walk(record, text), switched_walk(record, text, layer, switches), ids, layer, switches)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
+def steady_reasons(
+    record: ModelRecord, text: str, layer: int, switches: Switches, positions: tuple[int, ...]
+) -> list[Flip]:
+    """Why each of ``positions`` whose prediction did not change stayed (``tinygpt.explanations.why.steady``)."""
+    ids = record.vocab.encode(text)
+    return steady(own_walk(record, text), switched_walk(record, text, layer, switches), ids, layer, switches, positions)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)

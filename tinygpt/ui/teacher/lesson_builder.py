@@ -47,6 +47,7 @@ from tinygpt.ui.frame import url
 from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store, problem_text
 from tinygpt.ui.frame.controls import K_MODEL, switched, view_values
+from tinygpt.ui.frame.help import help_toggle
 from tinygpt.ui.frame.language import lang, md_escape, tr
 from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.qr import qr_png, qr_svg
@@ -186,9 +187,9 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
         st.caption(tr("builder.view", settings=tr("common.clause_sep").join(carried)))
     step, concept = _start_choice(pages, view)
     ss.setdefault("builder_guess", True)  # a class sees its students' answers to the questions of guess first
-    guess = st.toggle(tr("builder.guess"), key="builder_guess", help=tr("builder.guess_help"))
+    guess = help_toggle(tr("builder.guess"), tr("builder.guess_help"), key="builder_guess")
     ss.setdefault("builder_class", True)
-    open_class = st.toggle(tr("builder.class"), key="builder_class", help=tr("builder.class_help"))
+    open_class = help_toggle(tr("builder.class"), tr("builder.class_help"), key="builder_class")
     if open_class and not guess:
         st.warning(tr("builder.class_without_guess"), icon=":material/help:")
     viewed = view.get("step") if view.get("step") in ("input", *STEP_IDS) else None

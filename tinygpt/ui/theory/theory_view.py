@@ -21,7 +21,15 @@ from tinygpt.explanations.theory import (
     format_vector,
 )
 from tinygpt.ui.classwork.exercise_view import count_theory_answer
-from tinygpt.ui.frame.figure_view import bars_text, chart_data, figure_downloads, heatmap_text, vectors_text
+from tinygpt.ui.frame.figure_view import (
+    bars_text,
+    chart_data,
+    figure_downloads,
+    fitted_chart,
+    heatmap_text,
+    vectors_text,
+)
+from tinygpt.ui.frame.help import help_toggle
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.tables import matrix_text, show_table, text_table
 from tinygpt.ui.shared.common import resend
@@ -61,7 +69,7 @@ def slider(where, key: str, label: str, **kwargs) -> float:
 
 def toggle(key: str, label: str, help_text: str | None = None) -> bool:
     """A keyed toggle starting at its default in the page's table (or that value when the lesson hides it)."""
-    return control(key, lambda: st.toggle(label, help=help_text, key=key, persist_state="session"))
+    return control(key, lambda: help_toggle(label, help_text, key=key, persist_state="session"))
 
 
 def vector_sliders(where, name: str, keys: tuple[str, str]) -> tuple[float, float]:
@@ -93,8 +101,13 @@ def concept(cid: str) -> None:
 
 def chart(spec: dict, key: str, width: str = "content", live: dict | None = None) -> None:
     """Draw a titled chart (a Vega-Lite dict) with its PNG and SVG downloads (``key``: the
-    buttons' key prefix); ``live``: the same picture recomputed in the browser, drawn instead."""
-    st.vega_lite_chart(spec if live is None else live, width=width)
+    buttons' key prefix); ``width`` "fit": a chart sized to its container (``fitted_chart``); ``live``: the
+    same picture recomputed in the browser, drawn instead."""
+    shown = spec if live is None else live
+    if width == "fit":
+        fitted_chart(shown)
+    else:
+        st.vega_lite_chart(shown, width=width)
     figure_downloads(spec, key, file_stem=key.removesuffix("_figure"))
 
 
@@ -305,6 +318,7 @@ def matrix_example(tau: float, axes: dict[str, str]) -> None:
                 ),
             ),
             "theory_mx_figure",
+            "fit",
             live=live_matrix(tau, masked, tokens),
         )
 
