@@ -156,12 +156,13 @@ def picked_of(question: Question, stored: str) -> str | list[str] | None:
 
 @dataclass(frozen=True)
 class MyAnswer:
-    """One answer of the student, as "my answers" lists it (``at``: Unix seconds)."""
+    """One answer of the student, as "my answers" lists it (``at``: Unix seconds; ``right`` None for a
+    class vote the teacher has not revealed: whether it was right is not said yet)."""
 
     question_id: str
     question: str
     answer: str
-    right: bool
+    right: bool | None
     at: float
     class_code: str = ""
 
@@ -170,14 +171,19 @@ def _when(at: float) -> str:
     return datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def answers_csv(answers: Sequence[MyAnswer], headers: Sequence[str], yes: str, no: str) -> str:
+def _verdict(right: bool | None, yes: str, no: str, hidden: str) -> str:
+    return hidden if right is None else yes if right else no
+
+
+def answers_csv(answers: Sequence[MyAnswer], headers: Sequence[str], yes: str, no: str, hidden: str = "—") -> str:
     """The answers as CSV (UTF-8 text): one row per answer under ``headers`` (time, class,
-    question, answer, right; in the student's language), ``yes``/``no`` for right or wrong."""
+    question, answer, right; in the student's language), ``yes``/``no`` for right or wrong,
+    ``hidden`` for a vote not revealed yet."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(headers)
     for a in answers:
-        writer.writerow([_when(a.at), a.class_code, a.question, a.answer, yes if a.right else no])
+        writer.writerow([_when(a.at), a.class_code, a.question, a.answer, _verdict(a.right, yes, no, hidden)])
     return out.getvalue()
 
 
@@ -186,11 +192,18 @@ def _cell(text: str) -> str:
 
 
 def answers_markdown(
-    answers: Sequence[MyAnswer], title: str, score: str, headers: Sequence[str], yes: str, no: str
+    answers: Sequence[MyAnswer],
+    title: str,
+    score: str,
+    headers: Sequence[str],
+    yes: str,
+    no: str,
+    hidden: str = "—",
 ) -> str:
-    """The answers as a Markdown document: ``title``, the ``score`` line, then a table."""
+    """The answers as a Markdown document: ``title``, the ``score`` line, then a table (``hidden`` in
+    the last column for a vote not revealed yet)."""
     lines = [f"# {title}", "", score, "", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for a in answers:
-        row = [_when(a.at), a.class_code or "—", _cell(a.question), _cell(a.answer), yes if a.right else no]
+        row = [_when(a.at), a.class_code or "—", _cell(a.question), _cell(a.answer), _verdict(a.right, yes, no, hidden)]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"

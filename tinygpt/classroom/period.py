@@ -49,6 +49,10 @@ OWN = "own"
 LED_STEPS: tuple[str, ...] = ("input", *STEP_IDS)
 MAX_TEXT = 200
 MAX_OPEN = 64
+#: How many revealed votes a state remembers (a period asks far fewer).
+MAX_SHOWN = 200
+#: The concept check's phases a teacher opens (``ClassState.check``).
+CHECK_PHASES: tuple[str, ...] = ("pre", "post")
 MIN_TAU, MAX_TAU = 1e-4, 1000.0
 #: The prefix of a vote's question id (:func:`vote_id`).
 VOTE = "vote"
@@ -78,6 +82,10 @@ class ClassState:
         round: the round students answer now (1 or 2; 0 without a question).
         revealed: the answers and the model's own numbers are shown to everyone.
         closed: the teacher closed the class (:func:`close_period`): nobody follows, nothing is asked.
+        shown: the vote ids (:func:`vote_id`) whose answers the teacher revealed, oldest first (at most
+            :data:`MAX_SHOWN`): only these tell a student whether a vote was right (:meth:`verdict_shown`).
+        check: the concept check the teacher has open: "pre" (before the lesson), "post" (after it),
+            or "" (none: each student takes it at her own pace).
         version: how many times the teacher wrote the state (each write adds 1).
     """
 
@@ -96,12 +104,15 @@ class ClassState:
     round: int = 0
     revealed: bool = False
     closed: bool = False
+    shown: tuple[str, ...] = ()
+    check: str = ""
     version: int = 0
 
     def to_json(self) -> str:
         """The state as JSON text (what the store keeps)."""
         data = asdict(self)
         data["open_controls"] = list(self.open_controls)
+        data["shown"] = list(self.shown)
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     def with_question(self, question: Question) -> ClassState:
@@ -114,6 +125,18 @@ class ClassState:
             round=1,
             revealed=False,
         )
+
+    def verdict_shown(self, question_id: str) -> bool:
+        """Whether a student may be told if her vote on ``question_id`` was right: the teacher revealed
+        it (now, or earlier in the period). An exercise's answer (not a vote) is always shown."""
+        if not is_vote(question_id):
+            return True
+        return question_id in self.shown or (self.revealed and question_id == self.question_id)
+
+    def all_shown(self) -> frozenset[str]:
+        """The vote ids revealed so far, the open one included once revealed."""
+        now = (self.question_id,) if self.revealed and self.question_id else ()
+        return frozenset((*self.shown, *now))
 
     def without_question(self) -> ClassState:
         """The state with no open question."""
@@ -171,8 +194,17 @@ def state_from_json(raw: str | None) -> ClassState:
         round=rnd if question_ok and rnd in ROUNDS else 0,
         revealed=question_ok and data.get("revealed") is True,
         closed=data.get("closed") is True,
+        shown=_shown(data.get("shown")),
+        check=_choice(data.get("check"), CHECK_PHASES, d.check),
         version=version if isinstance(version, int) and not isinstance(version, bool) and version >= 0 else 0,
     )
+
+
+def _shown(raw: object) -> tuple[str, ...]:
+    """The revealed vote ids of a stored state: strings that name a vote, the latest :data:`MAX_SHOWN`."""
+    if not isinstance(raw, list):
+        return ()
+    return tuple(q[:64] for q in raw if isinstance(q, str) and is_vote(q))[-MAX_SHOWN:]
 
 
 def _model(model: object, train: object, default: str) -> tuple[str, str]:
@@ -245,14 +277,20 @@ def question_from_data(data: Mapping) -> Question:
 
 def write_state(store: Store, code: str, key: str, state: ClassState) -> ClassState:
     """Keep ``state`` as class ``code``'s current state; returns it with its new version (the
-    stored one plus 1). Raises ClassError for an unknown class or a wrong key, StoreError when the
-    store cannot be reached."""
+    stored one plus 1) and the revealed votes of the stored state and of ``state`` (a revealed vote
+    stays revealed whichever tab writes next). Raises ClassError for an unknown class or a wrong
+    key, StoreError when the store cannot be reached."""
     with store.transaction(write=True, what="write the class state", code=code) as conn:
         store._require_teacher(conn, code, key)
-        old = conn.execute(
-            sa.select(class_state_table.c.version).where(class_state_table.c.class_code == code)
-        ).scalar()
-        new = replace(state, version=(old or 0) + 1)
+        row = conn.execute(
+            sa.select(class_state_table.c.version, class_state_table.c.state).where(
+                class_state_table.c.class_code == code
+            )
+        ).first()
+        old = None if row is None else row[0]
+        kept = () if row is None else state_from_json(row[1]).shown
+        shown = tuple(dict.fromkeys((*kept, *state.shown, *sorted(state.all_shown() - set(state.shown)))))
+        new = replace(state, version=(old or 0) + 1, shown=shown[-MAX_SHOWN:])
         values = {"state": new.to_json(), "version": new.version, "updated_at": store.clock()}
         if old is None:
             conn.execute(class_state_table.insert().values(class_code=code, **values))

@@ -65,6 +65,8 @@ def _read(code: str) -> ClassState | None:
     except (StoreError, ConfigError):
         return follow_session().state
     follow_session().state = state
+    if state is not None:
+        student.shown_votes(state.all_shown())  # a revealed vote's verdict may now be shown
     return state
 
 

@@ -39,6 +39,8 @@ STRINGS: dict[str, str] = {
     "mine.resume_intro": "A resume link brings back this page's view and your answers and score, in any browser.",
     "mine.resume": "Make my resume link",
     "mine.resume_long": "No short link: {reason}. This whole link brings back the view; your answers come back with it once they are recorded.",
+    "mine.hidden": "after the reveal",
+    "mine.hidden_note": "{n} class {n:vote waits|votes wait} for your teacher to reveal the answer: right or not is shown then.",
     "mine.restored": "Welcome back: your answers are here again ({right} of {asked} right).",
     "mine.not_loaded": "Your earlier answers could not be loaded: {reason}. You can keep working.",
     "mine.bad_token": "The link's student token is not accepted. {error}. You start afresh.",

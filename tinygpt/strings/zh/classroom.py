@@ -39,6 +39,8 @@ STRINGS: dict[str, str] = {
     "mine.resume_intro": "续学链接能在任何浏览器中恢复本页面的视图，以及你的答案和得分。",
     "mine.resume": "生成我的续学链接",
     "mine.resume_long": "无法生成短链接：{reason}。这个完整链接可以恢复视图；答案记录成功后也会随之恢复。",
+    "mine.hidden": "公布后可见",
+    "mine.hidden_note": "有 {n} 道课堂投票在等老师公布答案：届时才显示对错。",
     "mine.restored": "欢迎回来：你的答案已经恢复（{asked} 题中答对 {right} 题）。",
     "mine.not_loaded": "无法载入你之前的答案：{reason}。你可以继续学习。",
     "mine.bad_token": "链接中的学生标识无法识别。{error}。将重新开始。",

@@ -23,7 +23,7 @@ from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store, problem_text
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.page_list import PAGES, TEACHER_PATH
-from tinygpt.ui.frame.student_state import K_NICKNAME, AnswerEntry, class_session, score_of
+from tinygpt.ui.frame.student_state import K_NICKNAME, AnswerEntry, class_session, is_hidden, score_of
 
 
 def sidebar(url_path: str) -> None:
@@ -49,16 +49,30 @@ def sidebar(url_path: str) -> None:
 def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = "mine") -> None:
     """The student's score, "my answers" as Markdown and CSV, and the resume link (its widgets
     keyed ``<key_prefix>_…``: it is drawn in the sidebar and beside an exercise's score)."""
-    right, asked = score_of(entries)  # a class vote counts once, by its latest round
+    shown = class_session().shown
+    right, asked = score_of(entries, shown)  # a class vote counts once, by its latest round, once revealed
     score = tr("ex.score", right=right, asked=asked)
+    hidden = len({e.question_id for e in entries if is_hidden(e, shown)})
+    if hidden:
+        score += " " + tr("mine.hidden_note", n=hidden)
     st.markdown(score)
-    mine = [MyAnswer(e.question_id, listed_question(e), e.answer_text, e.right, e.at, e.class_code) for e in entries]
+    mine = [
+        MyAnswer(
+            e.question_id,
+            listed_question(e),
+            e.answer_text,
+            None if is_hidden(e, shown) else e.right,
+            e.at,
+            e.class_code,
+        )
+        for e in entries
+    ]
     headers = [tr(f"mine.col.{c}") for c in ("time", "class", "question", "answer", "right")]
-    yes, no = tr("mine.yes"), tr("mine.no")
+    yes, no, later = tr("mine.yes"), tr("mine.no"), tr("mine.hidden")
     cols = st.columns(2)
     cols[0].download_button(
         tr("mine.markdown"),
-        data=answers_markdown(mine, tr("mine.title"), score, headers, yes, no),
+        data=answers_markdown(mine, tr("mine.title"), score, headers, yes, no, later),
         file_name="my-answers.md",
         mime="text/markdown",
         on_click="ignore",
@@ -67,7 +81,7 @@ def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = 
     )
     cols[1].download_button(
         tr("mine.csv"),
-        data=answers_csv(mine, headers, yes, no).encode("utf-8-sig"),  # a BOM: spreadsheet apps then read UTF-8
+        data=answers_csv(mine, headers, yes, no, later).encode("utf-8-sig"),  # a BOM: spreadsheet apps then read UTF-8
         file_name="my-answers.csv",
         mime="text/csv",
         on_click="ignore",
