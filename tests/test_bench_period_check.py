@@ -64,18 +64,19 @@ def test_the_report_is_compared_with_the_answers_cast(questions):
     rights = {(p, c): [True, False, n % 2 == 0] for p in ("pre", "post") for n, c in enumerate(CONCEPTS)}
     ledger = Ledger()
     for (phase, concept), marks in rights.items():
-        for right in marks:
-            ledger.cast[(phase, concept, right)] += 1
+        for n, right in enumerate(marks):
+            ledger.add(phase, concept, f"student{n}", right)
     store = FakeStore(_answers(questions, rights))
     lines, cast, recorded, mismatched, errors = check_lines(store, "ABCDEF", ledger)
     assert (cast, recorded, mismatched, errors) == (30, 30, 0, [])
     assert "check answers recorded: 30 of 30" in lines
+    assert "pre/post pairs: 3 of 3" in lines
     assert lines[-1] == "report equals the answers cast: 5 of 5 concepts"
 
-    ledger.cast[("post", "tau", True)] += 1  # one answer cast that the store lost
+    ledger.add("post", "tau", "student3", True)  # one answer cast (by a late joiner) that the store lost
     lines, cast, recorded, mismatched, errors = check_lines(store, "ABCDEF", ledger)
     assert (cast, recorded, mismatched) == (31, 30, 1)
     assert lines[-1] == "report equals the answers cast: 4 of 5 concepts"
-    assert errors == [
-        "check tau: the report says {'pre': (3, 2), 'post': (3, 2)}, the answers cast {'pre': (3, 2), 'post': (4, 3)}"
-    ]
+    said = "{'paired': 3, 'pre_right': 2, 'post_right': 2, 'pre_only': 0, 'post_only': 0}"
+    cast = "{'paired': 3, 'pre_right': 2, 'post_right': 2, 'pre_only': 0, 'post_only': 1}"
+    assert errors == [f"check tau: the report says {said}, the answers cast {cast}"]
