@@ -51,8 +51,8 @@ MAX_TEXT = 200
 MAX_OPEN = 64
 #: How many revealed votes a state remembers (a period asks far fewer).
 MAX_SHOWN = 200
-#: The concept check's phases a teacher opens (``ClassState.check``).
-CHECK_PHASES: tuple[str, ...] = ("pre", "post")
+#: Where a teacher's concept check is (``ClassState.check``), in the order a period goes through them.
+CHECK_PHASES: tuple[str, ...] = ("pre", "lesson", "post", "done")
 MIN_TAU, MAX_TAU = 1e-4, 1000.0
 #: The prefix of a vote's question id (:func:`vote_id`).
 VOTE = "vote"
@@ -84,8 +84,10 @@ class ClassState:
         closed: the teacher closed the class (:func:`close_period`): nobody follows, nothing is asked.
         shown: the vote ids (:func:`vote_id`) whose answers the teacher revealed, oldest first (at most
             :data:`MAX_SHOWN`): only these tell a student whether a vote was right (:meth:`verdict_shown`).
-        check: the concept check the teacher has open: "pre" (before the lesson), "post" (after it),
-            or "" (none: each student takes it at her own pace).
+        check: where the teacher's concept check is (:data:`CHECK_PHASES`): "pre" (the check before the
+            lesson is open: a student who joins takes it), "lesson" (it is over), "post" (the check
+            after the lesson is open: every student takes it), "done" (both over); "" before the
+            teacher starts one (each student takes it at her own pace).
         version: how many times the teacher wrote the state (each write adds 1).
     """
 

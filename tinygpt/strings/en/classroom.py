@@ -111,6 +111,8 @@ STRINGS: dict[str, str] = {
     "teacher.col_question": "question",
     "teacher.col_answered": "answered",
     "teacher.another": "Make another lesson",
+    "teacher.another_note": "A new lesson makes a new class with its own code. Class {code} stays open: its students keep answering there and follow this page until you close it (the button above). Close it first if the period is over.",
+    "teacher.another_note_closed": "A new lesson makes a new class with its own code; class {code} stays closed, its answers and report stay here.",
     # the Train page's address
     "train.url_form_bad": "The settings in the address were left out. {error}. The form shows the defaults.",
     "train.url_trained_bad": "The trained model in the address was left out. {error}.",

@@ -111,6 +111,8 @@ STRINGS: dict[str, str] = {
     "teacher.col_question": "题目",
     "teacher.col_answered": "作答人数",
     "teacher.another": "再制作一个课程",
+    "teacher.another_note": "新课程会建立一个有新代码的新班级。班级 {code} 仍然开放：它的学生继续在那里作答，并跟随这个页面，直到你关闭它（上面的按钮）。如果这节课已经结束，请先关闭它。",
+    "teacher.another_note_closed": "新课程会建立一个有新代码的新班级；班级 {code} 保持关闭，它的答案和报告仍在这里。",
     # the Train page's address
     "train.url_form_bad": "地址中的设置未被采用。{error}。表单显示默认设置。",
     "train.url_trained_bad": "地址中的已训练模型未被采用。{error}。",

@@ -81,6 +81,7 @@ class ClassSession:
     waited: bool = False  # answers waited at the last try (the next says they have been sent)
     check_post: bool = False  # the student asked for the concept check's round at the end of the lesson
     shown: frozenset[str] = frozenset()  # the class votes the teacher revealed (their verdicts may be shown)
+    check_opened: str = ""  # the teacher's check phase whose box this page last opened by itself
 
     @property
     def in_class(self) -> bool:
@@ -116,6 +117,7 @@ class FollowSession:
     refused: bool = False  # the class refused a vote of this student: it is closed (said on the page)
     full_run: bool = False  # set while the whole page runs (the fragment then reruns nothing)
     reruns: tuple[int | None, int] = (None, 0)  # (state version, how many whole-page reruns it caused)
+    check_seen: str = ""  # the teacher's concept check phase the whole page last ran with
 
 
 #: The one session key the class period lives under.
