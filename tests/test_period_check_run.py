@@ -5,6 +5,8 @@ the report pairs only the students who took both."""
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -100,3 +102,19 @@ def test_the_teacher_runs_both_checks_and_a_late_joiner_takes_only_the_one_after
     said = " ".join(texts(teacher))
     assert t("report.paired", "en", n=1, up=0, same=1, down=0) in said  # the same picks before and after
     assert t("report.unpaired", "en", pre=0, post=1) in said
+
+
+@pytest.mark.parametrize("parts_on", [True, False])
+def test_a_lesson_for_a_class_shows_the_check_and_predict_first_unless_turned_off(store, parts_on):
+    at = app("teacher", **{"from": "attention", "step": "softmax"})
+    if not parts_on:
+        at.toggle(key="builder_check").set_value(False).run()
+        at.toggle(key="builder_marks").set_value(False).run()
+    at.button(key="builder_make").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    code = at.query_params["class"]
+    show = dict(parse_qsl(store.get_class(code).lesson)).get("show", "").split(",")
+    assert ("attn_check" in show, "attn_marks" in show) == (parts_on, parts_on)
+    if parts_on:
+        note = t("teacher.another_note", "en", code=code)  # what becomes of the open class with a new lesson
+        assert note in [c.value for c in at.caption]
