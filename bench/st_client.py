@@ -42,6 +42,7 @@ class Run:
     seconds: float = 0.0
     texts: list[str] = field(default_factory=list)
     successes: list[str] = field(default_factory=list)  # bodies of success alerts
+    html: list[str] = field(default_factory=list)  # bodies of st.html elements (e.g. a cookie's script)
     errors: list[str] = field(default_factory=list)  # exception elements, error alerts, page not found, compile error
     widgets: dict[str, object] = field(
         default_factory=dict
@@ -159,6 +160,9 @@ class Session:
                 run.errors.append(f"error message: {element.alert.body[:200]}")
             elif element.alert.format == Alert.SUCCESS:
                 run.successes.append(element.alert.body)
+        if element_type == "html":
+            run.html.append(element.html.body)
+            return None
         if element_type in _TEXT_FIELDS:
             run.texts.append(getattr(getattr(element, element_type), _TEXT_FIELDS[element_type]))
             return None

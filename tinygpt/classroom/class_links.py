@@ -66,7 +66,8 @@ class LessonPlan:
         view: parameters of the view the lesson opens on (``step``, ``tau``, ``concept``, …).
         guess: students guess before they see (``guess=1``; the guess toggles are locked on).
         class_code: the class whose answers are collected, or None.
-        lang: the language the lesson opens in.
+        lang: the language the lesson opens in (not with a class: a class's link opens in each
+            student's own language).
     """
 
     pages: tuple[str, ...]
@@ -108,18 +109,19 @@ def lesson_params(plan: LessonPlan) -> list[tuple[str, str]]:
     params.extend((k, v) for k, v in plan.view.items() if k not in reserved and k not in PRIVATE_PARAMS)
     if plan.guess:
         params.append(("guess", "1"))
-    if plan.class_code:
+    if plan.class_code:  # each student keeps her own language: a class's link names none
         params.append(("class", plan.class_code))
-    params.append(("lang", plan.lang))
+    else:
+        params.append(("lang", plan.lang))
     return params
 
 
 def query_with_class(query: str, code: str) -> str:
-    """``query`` (a lesson's, as :func:`ascii_query` wrote it) with ``class=code``, placed where
-    :func:`lesson_params` places it (before ``lang``), so the same class gives the same link."""
-    params = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "class"]
-    at = next((n for n, (k, _) in enumerate(params) if k == "lang"), len(params))
-    return ascii_query(params[:at] + [("class", code)] + params[at:])
+    """``query`` (a lesson's, as :func:`ascii_query` wrote it) with ``class=code`` last and without
+    ``lang``: a class's link opens in each student's own language (her choice, else her browser's),
+    not in the teacher's; the same class gives the same link."""
+    params = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in ("class", "lang")]
+    return ascii_query([*params, ("class", code)])
 
 
 def question_id(question: Question) -> str:

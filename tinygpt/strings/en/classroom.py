@@ -21,6 +21,9 @@ STRINGS: dict[str, str] = {
     "class.unknown": "There is no class {code}: your answers are not sent to a teacher. You can keep working; your answers stay with you (My answers).",
     "class.closed": "Class {code} is closed: your answers are no longer sent to the teacher. You can keep working; your answers stay with you (My answers).",
     "class.bad_key": "This is not the teacher's key of class {code}.",
+    "class.join": "Join a class",
+    "class.join_code": "Class code (on the projector, e.g. K7M2QP)",
+    "class.join_button": "Join",
     "class.bad_code": "The link's class code is not accepted. {error}. Your answers are not sent to a teacher; you can keep working.",
     "class.not_sent": "{n} {n:answer|answers} not sent yet: {reason}. Keep working: they are kept in this tab and sent when the store is back.",
     # my answers

@@ -21,6 +21,9 @@ STRINGS: dict[str, str] = {
     "class.unknown": "班级 {code} 不存在：你的答案不会发送给老师。你可以继续学习，答案会保存在“我的答案”里。",
     "class.closed": "班级 {code} 已关闭：你的答案不再发送给老师。你可以继续学习，答案会保存在“我的答案”里。",
     "class.bad_key": "这不是班级 {code} 的教师密钥。",
+    "class.join": "加入班级",
+    "class.join_code": "班级代码（投影上显示，例如 K7M2QP）",
+    "class.join_button": "加入",
     "class.bad_code": "链接中的班级代码无法识别。{error}。你的答案不会发送给老师，但你可以继续学习。",
     "class.not_sent": "有 {n} 个答案尚未发送：{reason}。请继续学习：答案保存在本标签页中，存储恢复后会自动发送。",
     # 我的答案

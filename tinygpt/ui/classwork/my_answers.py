@@ -32,6 +32,8 @@ def sidebar(url_path: str) -> None:
     cs = class_session()
     entries = sorted(cs.answers.values(), key=lambda e: e.at)
     in_class = cs.in_class
+    if not in_class and url_path in ("", "train"):  # the start page: a student may type the class's code
+        join_box()
     if not entries and not in_class and not cs.note:
         return
     with st.sidebar:
@@ -44,6 +46,16 @@ def sidebar(url_path: str) -> None:
             with st.container(key="mine_sidebar"):  # hidden while the page shows its own (tinygpt/ui/frame/style.py)
                 with st.popover(tr("mine.button"), icon=":material/assignment:", width="stretch"):
                     my_answers(entries, url_path)
+
+
+def join_box() -> None:
+    """In the sidebar: a box to type a class code (the code the projector shows); the page then
+    joins that class as a class link would (``class=`` in the address; a bad or unknown code is said)."""
+    with st.sidebar.expander(tr("class.join"), icon=":material/school:"), st.form("class_join", border=False):
+        typed = st.text_input(tr("class.join_code"), max_chars=12, key="class_join_code")
+        if st.form_submit_button(tr("class.join_button"), icon=":material/login:") and typed.strip():
+            url.put("class", typed.strip().upper())
+            st.rerun()
 
 
 def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = "mine") -> None:
