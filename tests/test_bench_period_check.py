@@ -80,3 +80,18 @@ def test_the_report_is_compared_with_the_answers_cast(questions):
     said = "{'paired': 3, 'pre_right': 2, 'post_right': 2, 'pre_only': 0, 'post_only': 0}"
     cast = "{'paired': 3, 'pre_right': 2, 'post_right': 2, 'pre_only': 0, 'post_only': 1}"
     assert errors == [f"check tau: the report says {said}, the answers cast {cast}"]
+
+
+def test_the_bench_counts_a_page_that_tells_a_vote_verdict_before_the_reveal():
+    from bench.period import Expect, Period, Student, leaked
+    from bench.st_client import Run
+
+    period = Period(None, "ABCDEF", "k", "link")
+    me = Student(0, random.Random(0), checked={"pre"})
+    period.expect = Expect(vote_key="period_vote_q_1")
+    blind = english("ex.score", right=3, asked=5) + " " + english("mine.hidden_note", n=1)
+    assert not leaked(Run(texts=[blind]), me, period)  # the check's five answers only
+    assert leaked(Run(texts=[english("ex.score", right=3, asked=6)]), me, period)  # the vote counted
+    assert leaked(Run(texts=[english("ex.right", reason="because")]), me, period)  # the verdict itself
+    period.expect, period.revealed = Expect(vote_key="period_vote_q_2", revealed=True), 1
+    assert not leaked(Run(texts=[english("ex.score", right=4, asked=6), english("ex.right", reason="")]), me, period)

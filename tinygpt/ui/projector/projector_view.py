@@ -109,7 +109,12 @@ def room(code: str, page_paths: list[str]) -> None:
         st.title(tr("projector.title"))
         st.info(tr("projector.closed", code=code), icon=":material/lock:")
         return
-    st.title(tr("projector.heading"))
+    try:
+        asking = (state := read_state(class_store(), code)) is not None and state.question is not None
+    except (StoreError, ConfigError):
+        asking = False  # said by the question's part below
+    if not asking:  # a question takes the screen: the heading goes, the code and QR code get smaller
+        st.title(tr("projector.heading"))
     url = _student_url(code, info.lesson, page_paths)
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:
@@ -117,7 +122,7 @@ def room(code: str, page_paths: list[str]) -> None:
         with st.container(key="projector_code"):
             st.markdown(code)
         st.code(url, language=None, wrap_lines=True)
-    right.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=220)
+    right.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=140 if asking else 220)
     live(code)
     predictions(code)
 
