@@ -174,7 +174,8 @@ async def student(url: str, me: Student, period: Period) -> None:
             await asyncio.sleep(0.5)
         async with connect(url) as ws:
             s = Session(ws)
-            run = check(who, await s.run("", query=f"s={period.link}"), me.errors)
+            query = f"s={period.link}&lang=en"  # the student's own language (a class's link names none)
+            run = check(who, await s.run("", query=query), me.errors)
             token = next((m.group(1) for h in run.html if (m := TOKEN.search(h))), None)
             if not me.late:
                 run = await take(s, run, "pre", check_rng, period.ledger, who, me.errors)
@@ -184,9 +185,9 @@ async def student(url: str, me: Student, period: Period) -> None:
             if token is None:
                 me.errors.append(f"{who}: no token in the page's cookie, cannot come back")
                 return
-            async with connect(url) as ws:  # a reload: a new session, the browser's cookie names her
+            async with connect(url, cookie=f"tinygpt_me={token}") as ws:  # a reload: the browser's cookie names her
                 s = Session(ws)
-                run = check(who, await s.run("", query=f"s={period.link}&me={token}"), me.errors)
+                run = check(who, await s.run("", query=f"s={period.link}&lang=en"), me.errors)
                 period.reconnected = not run.errors
                 me.leaks += leaked(run, me, period)
                 await _follow(s, run, me, period, who, check_rng)
@@ -202,8 +203,8 @@ async def _follow(s, run, me: Student, period: Period, who: str, check_rng, leav
     from tinygpt.classroom.period import read_state
 
     while not period.done:
-        if leave_after is not None and period.revealed >= leave_after:
-            return
+        if leave_after is not None and period.revealed >= leave_after and period.expect.serial in me.seen:
+            return  # she saw the reveal, then leaves
         if period.post and "post" not in me.checked:
             run = await take(s, run, "post", check_rng, period.ledger, who, me.errors)
             me.checked.add("post")

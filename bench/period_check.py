@@ -155,11 +155,14 @@ async def take(s: Session, run, phase: str, rng: random.Random, ledger: Ledger, 
     run = await s.run(widgets=[*states, click(run.widgets[submit])])
     errors.extend(f"{who}: {e}" for e in run.errors)
     done = (
-        english("check.pre_done", right=score, total=len(CONCEPTS))
+        [english(k, right=score, total=len(CONCEPTS)) for k in ("check.pre_done", "check.pre_done_class")]
         if phase == "pre"
-        else english("check.post_done", pre="\0", post=score, total=len(CONCEPTS)).split("\0")[1]
+        else [
+            english("check.post_done", pre="\0", post=score, total=len(CONCEPTS)).split("\0")[1],
+            english("check.post_only_done", post=score, total=len(CONCEPTS)),
+        ]
     )
-    if any(done in t for t in run.texts):
+    if any(d in t for d in done for t in run.texts):
         ledger.handed[phase] += 1
     else:
         errors.append(f"{who}: the page does not confirm the {phase} check ({score} right of {len(CONCEPTS)})")

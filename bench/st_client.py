@@ -179,13 +179,15 @@ class Session:
 LOCAL_HOST: contextvars.ContextVar[str | None] = contextvars.ContextVar("LOCAL_HOST", default=None)
 
 
-def connect(url: str):
+def connect(url: str, cookie: str | None = None):
     """A websocket to the app's stream at ``url`` (http://host:port): ``async with connect(url) as ws``,
-    from the address :data:`LOCAL_HOST` holds in this task, if any."""
+    from the address :data:`LOCAL_HOST` holds in this task, if any; ``cookie``: a ``Cookie`` header
+    to send, as a browser sends the cookies it keeps (e.g. ``tinygpt_me=…`` after a reload)."""
     local = LOCAL_HOST.get()
     return websockets.connect(
         stream_url(url),
         subprotocols=["streamlit"],
+        **({"additional_headers": {"Cookie": cookie}} if cookie else {}),
         max_size=None,
         open_timeout=120,
         ping_interval=None,
