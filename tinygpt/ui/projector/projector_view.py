@@ -33,6 +33,7 @@ REFRESH_SECONDS = 2
 #: Large type for the back of the room; smaller on a phone (the width decides).
 STYLE = """<style>
 .st-key-projector_code p { font-size: clamp(2.2rem, 7vw, 5rem); font-weight: 700; letter-spacing: .12em; margin: 0; }
+.st-key-projector_code_small p { font-size: clamp(1.2rem, 2.4vw, 2rem); font-weight: 700; margin: 0; }
 .st-key-projector_prompt p { font-size: clamp(1.5rem, 3.6vw, 3rem); line-height: 1.3; }
 .st-key-projector_count p { font-size: clamp(1.25rem, 2.6vw, 2.2rem); }
 .st-key-projector_reveal p { font-size: clamp(1.1rem, 2.2vw, 1.8rem); }
@@ -113,17 +114,26 @@ def room(code: str, page_paths: list[str]) -> None:
         asking = (state := read_state(class_store(), code)) is not None and state.question is not None
     except (StoreError, ConfigError):
         asking = False  # said by the question's part below
-    if not asking:  # a question takes the screen: the heading goes, the code and QR code get smaller
-        st.title(tr("projector.heading"))
     url = _student_url(code, info.lesson, page_paths)
-    left, right = st.columns([3, 2], vertical_alignment="center")
-    with left:
-        st.caption(tr("projector.join"))
-        with st.container(key="projector_code"):
-            st.markdown(code)
-        st.code(url, language=None, wrap_lines=True)
-    right.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=140 if asking else 220)
-    live(code)
+    if asking:  # the question takes the screen; the code and the QR code stay in a narrow column beside it
+        main, side = st.columns([5, 1])
+        with side:
+            st.caption(tr("projector.join"))
+            with st.container(key="projector_code_small"):
+                st.markdown(code)
+            st.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=140)
+        with main:
+            live(code)
+    else:
+        st.title(tr("projector.heading"))
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        with left:
+            st.caption(tr("projector.join"))
+            with st.container(key="projector_code"):
+                st.markdown(code)
+            st.code(url, language=None, wrap_lines=True)
+        right.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=220)
+        live(code)
     predictions(code)
 
 

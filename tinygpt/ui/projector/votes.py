@@ -75,7 +75,7 @@ def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str, table: boo
     )
     spec["description"] = tr("period.spread_alt", round=rnd, answered=tally.answered, right=tally.right)
     if not table:
-        st.vega_lite_chart(spec, width="stretch", height=180)
+        st.vega_lite_chart(spec, width="stretch", height=290)
         st.caption(" · ".join(f"{label}: {n}{' ✓' if ok else ''}" for label, n, ok in zip(labels, counts, right)))
         return
     chart, box = st.columns([3, 2])
