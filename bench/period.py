@@ -1,6 +1,9 @@
 """A class period on one server: a teacher leads thirty browser-less students through five
-questions, each voted in two rounds, while a projector shows the class; every student takes the
-concept check at the start and at the end.
+questions, each voted in two rounds, while a projector shows the class; the teacher runs the concept
+check from the teacher's page at the start and at the end. One student joins late (after the check
+before is over: she takes only the check after), one reconnects in the middle of the period (a new
+session with her token, as a reload with the browser's cookie), and a second tab of the teacher's
+page stays open all along.
 
 Every session is a websocket client speaking Streamlit's protocol (``bench.st_client``) against a
 real ``streamlit run``; the class store is a SQLite file in a temporary folder, or the PostgreSQL
@@ -21,18 +24,24 @@ and opens on the context example.
   (sent to the teacher's view) to the end of the student's run that shows it is one sample. Each
   student answers each round once: in round 1 right with probability 0.5, in round 2 with 0.8 (a
   discussion helped), a random wrong choice otherwise.
-- Every student takes the concept check through its page's form right after joining and again
-  once the teacher closed the last question (``bench.period_check``): right per concept with
-  probability 0.4 at the start and 0.8 at the end (seeded per student), so the answers are known.
+- The teacher starts the check before the lesson (``checkrun_next``), ends it once the class has
+  handed it in, and starts and ends the check after the lesson once the last question is closed.
+  Every student takes it through its page's form (the box opens by itself, ``bench.period_check``):
+  right per concept with probability 0.4 at the start and 0.8 at the end (seeded per student), so
+  the answers are known; the late joiner takes only the check after.
+- Votes are blind: until the teacher reveals a question, no student's page may say whether a vote
+  was right (no "Right!"/"Not quite", no score counting it): each page seen that does is counted in
+  ``verdicts shown before reveal`` (must be 0).
 - The projector's session (``/projector?class=…``) reruns its fragments as a browser does; after
   each reveal of round 2 it must show how many changed to the right answer and away from it, as
   counted from the votes the students cast.
 
-At the end: ``votes recorded: A of B`` (A in the store, B cast); the tallies (``tinygpt.classroom.period.tally``)
+At the end: ``votes recorded: A of B`` (A in the store, B cast); ``pre/post pairs: A of B`` (the
+report's students with both checks, the students who took both); the tallies (``tinygpt.classroom.period.tally``)
 must equal the votes cast, question by question and round by round; ``check answers recorded: A of
 B``; the report (``tinygpt.classroom.report``, computed from the store as the teacher's view does) must
-hold, per concept, before and after, the counts answered and right of the answers cast (``report
-equals the answers cast: k of 5 concepts``); no error (exception elements, error alerts, broken
+hold, per concept, the paired counts of the answers cast (``report equals the answers cast: k of 5
+concepts``); no error (exception elements, error alerts, broken
 connections). Target: p95 of "student sees the teacher's change" ≤ 3 s. Each figure is printed
 with its ratio to the target (a count that must be 0: infinite when it is not), then, last,
 ``worst ratio: X.XX``.
@@ -45,6 +54,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -83,6 +93,9 @@ class Student:
     seen: dict[int, float] = field(default_factory=dict)  # action serial -> seconds until seen
     voted: dict[tuple[str, int], str] = field(default_factory=dict)  # (question id, round) -> choice id
     checked: set[str] = field(default_factory=set)  # the phases of the concept check taken
+    late: bool = False  # joins after the check before the lesson is over
+    reconnects: bool = False  # leaves after the first question and comes back with her token
+    leaks: int = 0  # pages seen that told whether a vote was right before the teacher revealed it
     gone: bool = False  # the session ended
     errors: list[str] = field(default_factory=list)
     runs: int = 0
@@ -99,7 +112,10 @@ class Period:
         self.cast: Counter = Counter()  # (question id, round, answer) -> votes cast
         self.rights: dict[str, set[str]] = {}  # question id -> its right choices
         self.ledger = Ledger()  # the concept check's answers cast
-        self.post = False  # the teacher closed the last question: time for the check at the end
+        self.post = False  # the teacher opened the check at the end
+        self.pre_over = False  # the teacher ended the check before the lesson: the late joiner comes
+        self.revealed = 0  # questions revealed so far
+        self.reconnected = False  # the student who reconnects did, and her answers came back
         self.check_s: dict[str, float] = {}  # phase -> seconds until the class handed the check in
 
     def where(self, step: str, mask: bool) -> str:
@@ -126,68 +142,111 @@ def class_fragment(s: Session) -> str:
     return ids[-1] if ids else ""  # the latest: a page opened by switch_page drew the fragment anew
 
 
+_HEAD, _MID, _TAIL = re.split("\0|\1", english("ex.score", right="\0", asked="\1"))
+SCORE = re.compile(re.escape(_HEAD) + r"(\d+)" + re.escape(_MID) + r"(\d+)" + re.escape(_TAIL))
+TOKEN = re.compile(r"tinygpt_me=([0-9a-f]+)")
+
+
+def leaked(run: Run, me: Student, period: Period) -> bool:
+    """Whether ``run`` tells the student if a vote was right before its reveal: the verdict of an
+    open, unrevealed question, or a score counting more answers than her check's and the revealed
+    votes'."""
+    texts = " ".join(run.texts)
+    e = period.expect
+    if e.vote_key and not e.revealed:
+        verdicts = (
+            english("ex.wrong", answer="\0", reason="").split("\0")[0],
+            english("ex.right", reason="\0").split("\0")[0],
+        )
+        if any(v in texts for v in verdicts):
+            return True
+    shown = 5 * len(me.checked) + period.revealed
+    return any(int(m.group(2)) > shown for m in SCORE.finditer(texts))
+
+
 async def student(url: str, me: Student, period: Period) -> None:
     """Join late or early, take the concept check, follow, vote once per round, take the check again."""
-    from tinygpt.classroom.period import read_state
 
     await asyncio.sleep(me.number * 0.2)
     who, check_rng = f"student {me.number}", random.Random(1000 + me.number)
     try:
+        while me.late and not period.pre_over and not period.done:
+            await asyncio.sleep(0.5)
         async with connect(url) as ws:
             s = Session(ws)
-            run = check(who, await s.run("", query=f"s={period.link}"), me.errors)
-            run = await take(s, run, "pre", check_rng, period.ledger, who, me.errors)
-            me.checked.add("pre")
-            while not period.done:
-                if period.post and "post" not in me.checked:
-                    run = await take(s, run, "post", check_rng, period.ledger, who, me.errors)
-                    me.checked.add("post")
-                    continue
-                e = period.expect
-                texts = " ".join(run.texts)
-                shown = (not e.step_text or e.step_text in texts) and (not e.vote_key or e.vote_key in run.widgets)
-                shown = shown and (
-                    not e.revealed
-                    or english("ex.wrong", answer="\0", reason="").split("\0")[0] in texts
-                    or english("ex.right", reason="\0").split("\0")[0] in texts
-                )
-                if e.serial and shown and e.serial not in me.seen:
-                    me.seen[e.serial] = time.perf_counter() - e.at
-                widget = run.widgets.get(e.vote_key) if e.vote_key else None
-                if widget is not None and not widget.disabled:
-                    qid, rnd = e.vote_key.removeprefix("period_vote_").rsplit("_", 1)
-                    state = read_state(period.store, period.code)
-                    if state is not None and state.question_id == qid and (qid, int(rnd)) not in me.voted:
-                        right = set(state.question["answers"])
-                        ids = [c[0] for c in state.question["choices"]]
-                        wrong = [i for i in ids if i not in right]
-                        pick = (
-                            sorted(right)[0]
-                            if (me.rng.random() < ROUND_RIGHT[int(rnd)] or not wrong)
-                            else me.rng.choice(wrong)
-                        )
-                        label = next(o.content for o, i in zip(widget.options, ids) if i == pick)
-                        run = check(
-                            f"student {me.number}", await s.run(widgets=[pills_state(widget, [label])]), me.errors
-                        )
-                        me.runs += 1
-                        if any(english("period.sent") in t for t in run.texts):
-                            me.voted[(qid, int(rnd))] = pick
-                            period.cast[(qid, int(rnd), pick)] += 1
-                        else:
-                            me.errors.append(f"student {me.number}: no confirmation after voting {e.vote_key}")
-                        continue
-                await asyncio.sleep(POLL_S)
-                fragment = class_fragment(s)
-                if not fragment:
-                    me.errors.append(f"student {me.number}: the page has no class fragment")
-                    return
-                run = check(f"student {me.number}", await s.run(fragment=fragment), me.errors)
-                me.runs += 1
+            query = f"s={period.link}&lang=en"  # the student's own language (a class's link names none)
+            run = check(who, await s.run("", query=query), me.errors)
+            token = next((m.group(1) for h in run.html if (m := TOKEN.search(h))), None)
+            if not me.late:
+                run = await take(s, run, "pre", check_rng, period.ledger, who, me.errors)
+                me.checked.add("pre")
+            await _follow(s, run, me, period, who, check_rng, leave_after=1 if me.reconnects else None)
+        if me.reconnects and not period.done:
+            if token is None:
+                me.errors.append(f"{who}: no token in the page's cookie, cannot come back")
+                return
+            async with connect(url, cookie=f"tinygpt_me={token}") as ws:  # a reload: the browser's cookie names her
+                s = Session(ws)
+                run = check(who, await s.run("", query=f"s={period.link}&lang=en"), me.errors)
+                period.reconnected = not run.errors
+                me.leaks += leaked(run, me, period)
+                await _follow(s, run, me, period, who, check_rng)
     except Exception as exc:  # a broken connection or a timeout is an error of the run
         me.errors.append(f"student {me.number} failed: {exc!r}")
     finally:
         me.gone = True
+
+
+async def _follow(s, run, me: Student, period: Period, who: str, check_rng, leave_after: int | None = None) -> None:
+    """Follow the teacher and vote until the period ends (or, with ``leave_after``, until that many
+    questions were revealed): the check at the end once the teacher opens it."""
+    from tinygpt.classroom.period import read_state
+
+    while not period.done:
+        if leave_after is not None and period.revealed >= leave_after and period.expect.serial in me.seen:
+            return  # she saw the reveal, then leaves
+        if period.post and "post" not in me.checked:
+            run = await take(s, run, "post", check_rng, period.ledger, who, me.errors)
+            me.checked.add("post")
+            continue
+        me.leaks += leaked(run, me, period)
+        e = period.expect
+        texts = " ".join(run.texts)
+        shown = (not e.step_text or e.step_text in texts) and (not e.vote_key or e.vote_key in run.widgets)
+        shown = shown and (
+            not e.revealed
+            or english("ex.wrong", answer="\0", reason="").split("\0")[0] in texts
+            or english("ex.right", reason="\0").split("\0")[0] in texts
+        )
+        if e.serial and shown and e.serial not in me.seen:
+            me.seen[e.serial] = time.perf_counter() - e.at
+        widget = run.widgets.get(e.vote_key) if e.vote_key else None
+        if widget is not None and not widget.disabled:
+            qid, rnd = e.vote_key.removeprefix("period_vote_").rsplit("_", 1)
+            state = read_state(period.store, period.code)
+            if state is not None and state.question_id == qid and (qid, int(rnd)) not in me.voted:
+                right = set(state.question["answers"])
+                ids = [c[0] for c in state.question["choices"]]
+                wrong = [i for i in ids if i not in right]
+                pick = (
+                    sorted(right)[0] if (me.rng.random() < ROUND_RIGHT[int(rnd)] or not wrong) else me.rng.choice(wrong)
+                )
+                label = next(o.content for o, i in zip(widget.options, ids) if i == pick)
+                run = check(who, await s.run(widgets=[pills_state(widget, [label])]), me.errors)
+                me.runs += 1
+                if any(english("period.sent") in t for t in run.texts):
+                    me.voted[(qid, int(rnd))] = pick
+                    period.cast[(qid, int(rnd), pick)] += 1
+                else:
+                    me.errors.append(f"{who}: no confirmation after voting {e.vote_key}")
+                continue
+        await asyncio.sleep(POLL_S)
+        fragment = class_fragment(s)
+        if not fragment:
+            me.errors.append(f"{who}: the page has no class fragment")
+            return
+        run = check(who, await s.run(fragment=fragment), me.errors)
+        me.runs += 1
 
 
 async def wait_all(students: list[Student], serial: int, test=None, wait_s: float = WAIT_S) -> None:
@@ -208,10 +267,13 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
             errs = period.errors
             page = check("teacher", await s.run("teacher", query=f"class={period.code}&key={period.key}&lang=en"), errs)
             page = check("teacher", await s.run(widgets=[click(page.widgets["lead_follow"])]), errs)
+            page = await _check_step(s, "pre", errs)
             joined = time.perf_counter()
             await asyncio.sleep(8)  # the class joins and takes the check at the start
-            await wait_all(students, 0, lambda me: "pre" in me.checked or me.gone, CHECK_WAIT_S)
+            await wait_all(students, 0, lambda me: "pre" in me.checked or me.gone or me.late, CHECK_WAIT_S)
             period.check_s["pre"] = time.perf_counter() - joined
+            page = await _check_step(s, "lesson", errs)
+            period.pre_over = True
             mask = True
             for n in range(questions):
                 step = STEPS[n % len(STEPS)]
@@ -260,18 +322,36 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
                     period.expect.serial + 1,
                 )
                 page = check("teacher", await s.run(widgets=[click(page.widgets["lead_reveal"])]), errs)
+                period.revealed += 1
                 await wait_all(students, period.expect.serial)
                 await asyncio.sleep(POLL_S * 1.5)  # the projector refreshes
                 page = check("teacher", await s.run(fragment=_fragment_of(s, "lead_close")), errs)
                 page = check("teacher", await s.run(widgets=[click(page.widgets["lead_close"])]), errs)
                 page = check("teacher", await s.run(), errs)
+            page = await _check_step(s, "post", errs)
             period.post, closed = True, time.perf_counter()
             await wait_all(students, 0, lambda me: "post" in me.checked or me.gone, CHECK_WAIT_S)
             period.check_s["post"] = time.perf_counter() - closed
+            page = await _check_step(s, "done", errs)
     except Exception as exc:
         period.errors.append(f"teacher failed: {exc!r}")
     finally:
         period.done = True
+
+
+async def _check_step(s: Session, phase: str, errs: list[str]) -> Run:
+    """Press the check's button on the teacher's page (its fragment refreshed first) to reach ``phase``."""
+    from tinygpt.classroom.period import read_state
+
+    run = check("teacher", await s.run(fragment=_fragment_of(s, "checkrun_next")), errs)
+    run = check("teacher", await s.run(widgets=[click(run.widgets["checkrun_next"])]), errs)
+    state = read_state(_STORE[0], _STORE[1]) if _STORE else None
+    if state is not None and state.check != phase:
+        errs.append(f"teacher: the check is {state.check!r}, not {phase!r}, after its button")
+    return run
+
+
+_STORE: list = []  # (store, code) of the period, for _check_step
 
 
 def _step_label(widget, step: str) -> str:
@@ -317,11 +397,31 @@ def open_class(store) -> tuple[str, str, str]:
     return code, key, store.shorten(query_with_class(query, code))
 
 
+async def second_tab(url: str, period: Period) -> None:
+    """A second tab of the teacher's page: open all along, its fragments refreshed as a browser does."""
+    try:
+        async with connect(url) as ws:
+            s = Session(ws)
+            query = f"class={period.code}&key={period.key}&lang=en"
+            check("teacher's 2nd tab", await s.run("teacher", query=query), period.errors)
+            while not period.done:
+                await asyncio.sleep(3.0)
+                for fragment in list(s.auto_reruns):
+                    check("teacher's 2nd tab", await s.run(fragment=fragment), period.errors)
+    except Exception as exc:
+        period.errors.append(f"teacher's 2nd tab failed: {exc!r}")
+
+
 async def period_run(url: str, period: Period, n_students: int, questions: int):
     students = [Student(k, random.Random(k)) for k in range(n_students)]
+    if n_students >= 3:
+        students[-1].late = True
+        students[1].reconnects = True
+    _STORE[:] = [period.store, period.code]
     seen: dict[str, str] = {}
     tasks = [asyncio.create_task(student(url, me, period)) for me in students]
     tasks.append(asyncio.create_task(projector(url, period, seen)))
+    tasks.append(asyncio.create_task(second_tab(url, period)))
     await teacher(url, period, students, questions)
     await asyncio.gather(*tasks)
     return students, seen
@@ -349,6 +449,10 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
         )
     cast = sum(period.cast.values())
     lines.append(f"votes recorded: {recorded} of {cast}")
+    leaks = sum(me.leaks for me in students)
+    lines.append(f"verdicts shown before reveal: {leaks}")
+    if any(me.reconnects for me in students) and not period.reconnected:
+        period.errors.append("the student who reconnects did not come back with her votes")
     errors = [e for me in students for e in me.errors] + period.errors
     mismatched = 0
     questions = sorted({q for q, _, _ in period.cast})
@@ -396,6 +500,7 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
     figures = [
         ratio_line("p95 student sees the change", p95 if not missed else max(p95, float("inf")), TARGET_SEE_S, "s"),
         count_line("votes cast but not recorded", cast - recorded, f"   ({recorded} of {cast} recorded)"),
+        count_line("verdicts shown before reveal", leaks),
         count_line("tallies unequal to the votes", mismatched),
         count_line(
             "check answers not recorded",

@@ -11,7 +11,8 @@ student answers each concept right with probability :data:`PHASE_RIGHT` of the p
 
 At the end :func:`check_lines` reads the class's answers back from the store, computes the report
 (:func:`tinygpt.classroom.report.report`, as the teacher's view does) and compares each concept's
-answered/right counts, before and after, with the answers cast.
+paired counts (students with both answers, right before and after among them, those with only one)
+with the answers cast, and the report's students with both checks with the students who took both.
 """
 
 from __future__ import annotations
@@ -81,11 +82,36 @@ def pick(question, rng: random.Random, right: bool) -> list[str]:
 
 
 class Ledger:
-    """What the students handed in: answers cast per (phase, concept, right), forms confirmed per phase."""
+    """What the students handed in: answers cast per (phase, concept, right) and per student, forms
+    confirmed per phase."""
 
     def __init__(self) -> None:
         self.cast: Counter = Counter()  # (phase, concept, right) -> answers cast
+        self.marks: dict[tuple[str, str, str], bool] = {}  # (phase, concept, student) -> right
         self.handed: Counter = Counter()  # phase -> forms handed in and confirmed
+
+    def add(self, phase: str, concept: str, who: str, right: bool) -> None:
+        """One answer cast (a student's first per phase and concept is the one the report counts)."""
+        self.cast[(phase, concept, right)] += 1
+        self.marks.setdefault((phase, concept, who), right)
+
+    def expected(self, concept: str) -> dict[str, int]:
+        """The paired counts the report must give for ``concept`` (see :class:`ConceptResult`)."""
+        pre = {w: r for (p, c, w), r in self.marks.items() if p == "pre" and c == concept}
+        post = {w: r for (p, c, w), r in self.marks.items() if p == "post" and c == concept}
+        both = set(pre) & set(post)
+        return {
+            "paired": len(both),
+            "pre_right": sum(pre[w] for w in both),
+            "post_right": sum(post[w] for w in both),
+            "pre_only": len(set(pre) - both),
+            "post_only": len(set(post) - both),
+        }
+
+    def both_checks(self) -> int:
+        """Students who answered some concept both before and after."""
+        pre = {w for (p, _, w) in self.marks if p == "pre"}
+        return len(pre & {w for (p, _, w) in self.marks if p == "post"})
 
 
 async def take(s: Session, run, phase: str, rng: random.Random, ledger: Ledger, who: str, errors: list[str]):
@@ -125,15 +151,18 @@ async def take(s: Session, run, phase: str, rng: random.Random, ledger: Ledger, 
         score += right
         labels = [o.content for o, c in zip(widget.options, q.choices) if c.id in ids]
         states.append(pills_state(widget, labels))
-        ledger.cast[(phase, concept, right)] += 1
+        ledger.add(phase, concept, who, right)
     run = await s.run(widgets=[*states, click(run.widgets[submit])])
     errors.extend(f"{who}: {e}" for e in run.errors)
     done = (
-        english("check.pre_done", right=score, total=len(CONCEPTS))
+        [english(k, right=score, total=len(CONCEPTS)) for k in ("check.pre_done", "check.pre_done_class")]
         if phase == "pre"
-        else english("check.post_done", pre="\0", post=score, total=len(CONCEPTS)).split("\0")[1]
+        else [
+            english("check.post_done", pre="\0", post=score, total=len(CONCEPTS)).split("\0")[1],
+            english("check.post_only_done", post=score, total=len(CONCEPTS)),
+        ]
     )
-    if any(done in t for t in run.texts):
+    if any(d in t for d in done for t in run.texts):
         ledger.handed[phase] += 1
     else:
         errors.append(f"{who}: the page does not confirm the {phase} check ({score} right of {len(CONCEPTS)})")
@@ -143,7 +172,7 @@ async def take(s: Session, run, phase: str, rng: random.Random, ledger: Ledger, 
 def check_lines(store, code: str, ledger: Ledger) -> tuple[list[str], int, int, int, list[str]]:
     """Lines on the check, (answers cast, recorded, concepts whose report differs from the answers
     cast, errors): the report is computed from the store as the teacher's view computes it."""
-    from tinygpt.classroom.report import gain_text, percent, report
+    from tinygpt.classroom.report import gain_text, percent, report, student_changes
     from tinygpt.explanations.concept_check import CONCEPTS, parse_check_id
 
     answers = [a for a in store.answers(code) if parse_check_id(a.question_id) is not None]
@@ -156,15 +185,20 @@ def check_lines(store, code: str, ledger: Ledger) -> tuple[list[str], int, int, 
     ]
     errors, mismatched = [], 0
     for r in results:
-        right = {p: ledger.cast[(p, r.concept, True)] for p in ("pre", "post")}
-        mine = {p: (right[p] + ledger.cast[(p, r.concept, False)], right[p]) for p in ("pre", "post")}
-        got = {"pre": (r.pre_answered, r.pre_right), "post": (r.post_answered, r.post_right)}
+        mine = ledger.expected(r.concept)
+        got = {k: getattr(r, k) for k in mine}
         if got != mine:
             mismatched += 1
             errors.append(f"check {r.concept}: the report says {got}, the answers cast {mine}")
         lines.append(
-            f"  {r.concept:<8} before {r.pre_right:2d} of {r.pre_answered:2d} ({percent(r.pre):>5}), "
-            f"after {r.post_right:2d} of {r.post_answered:2d} ({percent(r.post):>5}), gain {gain_text(r.gain)}"
+            f"  {r.concept:<8} n {r.paired:2d}: before {r.pre_right:2d} ({percent(r.pre):>5}), "
+            f"after {r.post_right:2d} ({percent(r.post):>5}), gain {gain_text(r.gain)}, "
+            f"only before {r.pre_only}, only after {r.post_only}"
         )
+    paired = student_changes(answers).paired
+    lines.append(f"pre/post pairs: {paired} of {ledger.both_checks()}")
+    if paired != ledger.both_checks():
+        mismatched += 1
+        errors.append(f"the report pairs {paired} students, {ledger.both_checks()} took both checks")
     lines.append(f"report equals the answers cast: {len(CONCEPTS) - mismatched} of {len(CONCEPTS)} concepts")
     return lines, cast, len(answers), mismatched, errors

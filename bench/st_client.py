@@ -42,6 +42,7 @@ class Run:
     seconds: float = 0.0
     texts: list[str] = field(default_factory=list)
     successes: list[str] = field(default_factory=list)  # bodies of success alerts
+    html: list[str] = field(default_factory=list)  # bodies of st.html elements (e.g. a cookie's script)
     errors: list[str] = field(default_factory=list)  # exception elements, error alerts, page not found, compile error
     widgets: dict[str, object] = field(
         default_factory=dict
@@ -159,6 +160,9 @@ class Session:
                 run.errors.append(f"error message: {element.alert.body[:200]}")
             elif element.alert.format == Alert.SUCCESS:
                 run.successes.append(element.alert.body)
+        if element_type == "html":
+            run.html.append(element.html.body)
+            return None
         if element_type in _TEXT_FIELDS:
             run.texts.append(getattr(getattr(element, element_type), _TEXT_FIELDS[element_type]))
             return None
@@ -175,13 +179,15 @@ class Session:
 LOCAL_HOST: contextvars.ContextVar[str | None] = contextvars.ContextVar("LOCAL_HOST", default=None)
 
 
-def connect(url: str):
+def connect(url: str, cookie: str | None = None):
     """A websocket to the app's stream at ``url`` (http://host:port): ``async with connect(url) as ws``,
-    from the address :data:`LOCAL_HOST` holds in this task, if any."""
+    from the address :data:`LOCAL_HOST` holds in this task, if any; ``cookie``: a ``Cookie`` header
+    to send, as a browser sends the cookies it keeps (e.g. ``tinygpt_me=…`` after a reload)."""
     local = LOCAL_HOST.get()
     return websockets.connect(
         stream_url(url),
         subprotocols=["streamlit"],
+        **({"additional_headers": {"Cookie": cookie}} if cookie else {}),
         max_size=None,
         open_timeout=120,
         ping_interval=None,

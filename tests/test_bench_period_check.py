@@ -64,18 +64,34 @@ def test_the_report_is_compared_with_the_answers_cast(questions):
     rights = {(p, c): [True, False, n % 2 == 0] for p in ("pre", "post") for n, c in enumerate(CONCEPTS)}
     ledger = Ledger()
     for (phase, concept), marks in rights.items():
-        for right in marks:
-            ledger.cast[(phase, concept, right)] += 1
+        for n, right in enumerate(marks):
+            ledger.add(phase, concept, f"student{n}", right)
     store = FakeStore(_answers(questions, rights))
     lines, cast, recorded, mismatched, errors = check_lines(store, "ABCDEF", ledger)
     assert (cast, recorded, mismatched, errors) == (30, 30, 0, [])
     assert "check answers recorded: 30 of 30" in lines
+    assert "pre/post pairs: 3 of 3" in lines
     assert lines[-1] == "report equals the answers cast: 5 of 5 concepts"
 
-    ledger.cast[("post", "tau", True)] += 1  # one answer cast that the store lost
+    ledger.add("post", "tau", "student3", True)  # one answer cast (by a late joiner) that the store lost
     lines, cast, recorded, mismatched, errors = check_lines(store, "ABCDEF", ledger)
     assert (cast, recorded, mismatched) == (31, 30, 1)
     assert lines[-1] == "report equals the answers cast: 4 of 5 concepts"
-    assert errors == [
-        "check tau: the report says {'pre': (3, 2), 'post': (3, 2)}, the answers cast {'pre': (3, 2), 'post': (4, 3)}"
-    ]
+    said = "{'paired': 3, 'pre_right': 2, 'post_right': 2, 'pre_only': 0, 'post_only': 0}"
+    cast = "{'paired': 3, 'pre_right': 2, 'post_right': 2, 'pre_only': 0, 'post_only': 1}"
+    assert errors == [f"check tau: the report says {said}, the answers cast {cast}"]
+
+
+def test_the_bench_counts_a_page_that_tells_a_vote_verdict_before_the_reveal():
+    from bench.period import Expect, Period, Student, leaked
+    from bench.st_client import Run
+
+    period = Period(None, "ABCDEF", "k", "link")
+    me = Student(0, random.Random(0), checked={"pre"})
+    period.expect = Expect(vote_key="period_vote_q_1")
+    blind = english("ex.score", right=3, asked=5) + " " + english("mine.hidden_note", n=1)
+    assert not leaked(Run(texts=[blind]), me, period)  # the check's five answers only
+    assert leaked(Run(texts=[english("ex.score", right=3, asked=6)]), me, period)  # the vote counted
+    assert leaked(Run(texts=[english("ex.right", reason="because")]), me, period)  # the verdict itself
+    period.expect, period.revealed = Expect(vote_key="period_vote_q_2", revealed=True), 1
+    assert not leaked(Run(texts=[english("ex.score", right=4, asked=6), english("ex.right", reason="")]), me, period)

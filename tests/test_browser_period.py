@@ -4,7 +4,7 @@ with how round 2 compares with round 1, and never a student's token; the phone's
 
 Screenshots for the reviewer (artifacts/screenshots/): period_teacher_lead.png (leading the
 class), period_teacher.png (the question's private spread in round 2), period_projector.png (the
-projector after the reveal, 1400×1000), period_projector_phone.png (the same at 390×844),
+projector after the reveal, 1400×900, both rounds without scrolling), period_projector_phone.png (the same at 390×844),
 period_student_phone.png (a phone student after the reveal), period_student_following.png (a
 student's page while the teacher leads)."""
 
@@ -113,10 +113,13 @@ def test_a_teacher_leads_three_students_through_a_vote_in_two_rounds(browser, ap
         for student in students:  # "my answers" at once beside the vote (the fragment does not redraw the sidebar)
             expect(student.locator(".st-key-mine_vote")).to_be_visible(timeout=SEEN)
         students[1].locator(".st-key-mine_vote button").first.click()
-        expect(students[1].get_by_text(en("ex.score", right=0, asked=1)).first).to_be_visible(timeout=SEEN)
+        blind = en("ex.score", right=0, asked=0) + " " + en("mine.hidden_note", n=1)  # no verdict before the reveal
+        expect(students[1].get_by_text(blind).first).to_be_visible(timeout=SEEN)
+        expect(students[1].get_by_text(en("ex.score", right=0, asked=1))).to_have_count(0)
         students[1].screenshot(path=str(SCREENSHOTS / "period_student_my_answers.png"))
         students[1].keyboard.press("Escape")
-        expect(teacher.get_by_text(re.compile(r"^Round 1: 3 answered · 1 right \(33 %\)"))).to_be_visible(timeout=SEEN)
+        round1 = re.compile(r"^Round 1: 3 answered · 1 right \(33 %\).*Only you see")  # the lead's line
+        expect(teacher.get_by_text(round1)).to_be_visible(timeout=SEEN)
         expect(teacher.get_by_text(re.compile("discuss with their neighbour"))).to_be_visible()
         expect(projector.locator(".st-key-projector_count")).to_contain_text("3 students have answered", timeout=SEEN)
         expect(projector.get_by_text(en("projector.hidden"))).to_be_visible()
@@ -137,7 +140,7 @@ def test_a_teacher_leads_three_students_through_a_vote_in_two_rounds(browser, ap
         expect(projector.locator(".st-key-projector_reveal")).to_contain_text("The answer is", timeout=SEEN)
         compare = en("period.compare", first="33", second="67", to_right=1, to_wrong=0)
         expect(projector.locator(".st-key-projector_reveal")).to_contain_text(compare)
-        expect(projector.locator("[data-testid='stVegaLiteChart']")).to_have_count(2)  # round 2 and round 1
+        expect(projector.locator("[data-testid='stVegaLiteChart']")).to_have_count(2, timeout=SEEN)  # both rounds
         for student in students:
             expect(
                 student.locator(".st-key-period_question [data-testid='stAlert']").filter(
@@ -145,7 +148,13 @@ def test_a_teacher_leads_three_students_through_a_vote_in_two_rounds(browser, ap
                 )
             ).to_have_count(1, timeout=SEEN)
         wait_for_app(projector)
-        projector.screenshot(path=str(SCREENSHOTS / "period_projector.png"), full_page=True)
+        projector.set_viewport_size({"width": 1400, "height": 900})
+        projector.wait_for_timeout(1000)
+        projector.screenshot(path=str(SCREENSHOTS / "period_projector.png"))  # 1400×900, no scrolling
+        spreads = projector.locator("[data-testid='stVegaLiteChart']")
+        for n in range(2):  # both rounds' charts within the projector's screen
+            box = spreads.nth(n).bounding_box()
+            assert box is not None and box["y"] + box["height"] <= 900 + 1, box
         projector.set_viewport_size({"width": 390, "height": 844})
         projector.wait_for_timeout(1000)
         projector.screenshot(path=str(SCREENSHOTS / "period_projector_phone.png"), full_page=True)

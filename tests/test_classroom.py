@@ -109,8 +109,7 @@ def test_a_lesson_plan_gives_the_old_lesson_syntax_with_guess_locked_and_its_cla
         ("step", "softmax"),
         ("guess", "1"),
         ("class", "K7M2QP"),
-        ("lang", "en"),
-    ]  # a student's token and the teacher's key never go into a lesson
+    ]  # a student's token and the teacher's key never go into a lesson; a class's link names no language
     lesson = parse_lesson(dict(params), PAGES)
     assert lesson.pages == ("attention",) and not lesson.visible("attn_guess") and lesson.visible("attn_mask")
     locked = dict(lesson_params(LessonPlan(("predict",), (), ("model_choice", "predict_prefix"))))
@@ -121,6 +120,7 @@ def test_a_lesson_plan_gives_the_old_lesson_syntax_with_guess_locked_and_its_cla
     assert query_with_class(without, "K7M2QP") == ascii_query(
         lesson_params(LessonPlan(("attention",), class_code="K7M2QP", lang="zh"))
     )
+    assert "lang" not in dict(parse_qsl(query_with_class(without + "&lang=en", "K7M2QP")))
     with pytest.raises(ValueError):
         lesson_params(LessonPlan(()))
 
@@ -163,14 +163,13 @@ def test_the_builder_names_controls_by_their_labels_and_makes_a_short_ascii_link
     assert lesson == {
         "lesson": "1",
         "pages": "attention",
-        "show": "attn_mask,attn_temperature",
+        "show": "attn_mask,attn_temperature,attn_check,attn_marks",  # a class's check and Predict first
         "model": "textbook",
         "step": "softmax",
         "tau": "1",
         "guess": "1",
         "class": code,
-        "lang": lang,
-    }
+    }  # no lang: each student keeps her own language
     textbook = served_example("textbook")
     assert (view["layer"], view["head"], view["mid"]) == ("0", str(opening_head(textbook)), model_identity(textbook))
     assert store.is_teacher(code, key) and store.get_class(code).is_open

@@ -95,13 +95,14 @@ def test_the_tab_whose_vote_lost_the_race_shows_and_counts_the_answer_the_store_
     tabs[1].button_group(key=vote_key).set_value(right).run()  # the second tab had drawn the vote before it
     assert not tabs[1].exception, [e.value for e in tabs[1].exception]
     assert [a.answer for a in store.answers(code)] == [wrong]
-    assert tabs[1].session_state[SCORE] == (0, 1)  # not "1 of 1 right": the store kept the wrong answer
+    assert tabs[1].session_state[SCORE] == (0, 0)  # blind before the reveal, and never "1 of 1 right"
 
     write_state(store, code, key, replace(read_state(store, code), revealed=True))
     for tab in tabs:
         tab.run()
         assert not any(x.startswith(t("ex.right", "en", reason="")) for x in [e.value for e in tab.success])
         assert tab.button_group(key=vote_key).value == wrong
+        assert tab.session_state[SCORE] == (0, 1)  # after the reveal: the wrong answer the store kept
 
 
 def test_the_tab_whose_exercise_answer_lost_the_race_shows_and_counts_the_stored_one(store):

@@ -12,7 +12,7 @@ from helpers import seed_model
 
 from tinygpt.attention import Switches
 from tinygpt.classroom.class_links import question_record
-from tinygpt.classroom.report import report, report_csv, report_markdown, report_rows
+from tinygpt.classroom.report import StudentChanges, report, report_csv, report_markdown, report_rows, student_changes
 from tinygpt.classroom.store import Answer
 from tinygpt.examples import EXAMPLES
 from tinygpt.explanations.concept_check import (
@@ -140,7 +140,7 @@ def test_each_wrong_cell_of_the_mask_names_its_misconception(trace):
     record = question_record(q)
     assert q.answers == {"2", "3"}
     assert misconceptions(record, "2,3") == ()
-    assert misconceptions(record, "0") == (M.MASK_ONLY_NEXT, M.MASK_HIDES_PAST)
+    assert misconceptions(record, "0") == (M.MASK_HIDES_PAST,)  # one answer, one idea: the most direct
     assert misconceptions(record, "1,2,3") == (M.MASK_HIDES_SELF,)
     assert misconceptions(record, "2") == (M.MASK_ONLY_NEXT,)
     assert misconceptions(record, NONE) == (M.MASK_HIDES_NOTHING,)
@@ -173,7 +173,7 @@ def test_predictions_next_characters_and_the_check_name_theirs(trace):
     record = question_record(q)
     assert misconceptions(record, NONE) == (M.SWITCH_CHANGES_NOTHING,)
     assert misconceptions(record, "1,3") == (M.LAST_SEES_LESS,)  # the last position, the mask, the last layer
-    assert misconceptions(record, "0,1,2,3") == (M.SWITCH_CHANGES_ALL, M.LAST_SEES_LESS)
+    assert misconceptions(record, "0,1,2,3") == (M.SWITCH_CHANGES_ALL,)  # one answer, one idea
     assert misconceptions(record, "0") == ()  # a near miss names no idea
     nothing = question_record(prediction_question(list(TEXT), [False] * 4, "uniform", 0, last_layer=True))
     assert misconceptions(nothing, "2") == (M.SWITCH_ALWAYS_CHANGES,)
@@ -243,18 +243,19 @@ def test_misconceptions_are_counted_per_student_over_a_class(trace):
         answer("rs", "a" * 16, "0", False, 1.0),
         answer("rs", "b" * 16, "0", False, 2.0),
         answer("rs", "c" * 16, "1", True, 3.0),
-        answer("mask", "a" * 16, "0", False, 4.0),  # hides the past and only the next
+        answer("mask", "a" * 16, "0", False, 4.0),  # hides the past (and misses the future): one idea
         answer("mask", "b" * 16, "2,3", True, 5.0),
-        answer("mask", "c" * 16, "0,1,2,3", False, 6.0),  # hides the past and itself
+        answer("mask", "c" * 16, "0,1,2,3", False, 6.0),  # hides the past (and itself): one idea
+        answer("mask", "d" * 16, "2", False, 6.5),  # only the next
         answer("gone", "c" * 16, "0", False, 7.0),  # no record: nothing named
     ]
     counts = [(c.misconception, c.students, c.answers) for c in count(answers, records)]
     assert counts == [
         (M.MASK_HIDES_PAST, 2, 2),
         (M.WEIGHT_NEGATIVE, 2, 2),
-        (M.MASK_HIDES_SELF, 1, 1),
         (M.MASK_ONLY_NEXT, 1, 1),
     ]
+    assert sum(c.answers for c in count(answers, records)) == 5  # five wrong answers with a record, five ideas
 
 
 def test_every_misconception_has_its_sentence_and_an_experiment_the_attention_page_reads():
@@ -353,7 +354,8 @@ def test_the_report_gives_the_shares_before_and_after_the_gain_and_the_ideas_tha
     results = {r.concept: r for r in report(answers, records)}
     assert list(results) == list(CONCEPTS)
     rs = results["row_sum"]
-    assert (rs.pre_answered, rs.pre_right, rs.post_answered, rs.post_right) == (5, 2, 5, 4)
+    assert (rs.paired, rs.pre_right, rs.post_right, rs.gained, rs.lost) == (5, 2, 4, 2, 0)
+    assert (rs.pre_only, rs.post_only, rs.answered) == (0, 0, 5)
     assert rs.pre == pytest.approx(0.4) and rs.post == pytest.approx(0.8)
     assert rs.gain == pytest.approx((0.8 - 0.4) / (1 - 0.4))  # 0.667
     assert [(s.misconception, s.before, s.after) for s in rs.stayed] == [(M.WEIGHT_NEGATIVE, 2, 1)]
@@ -361,6 +363,7 @@ def test_the_report_gives_the_shares_before_and_after_the_gain_and_the_ideas_tha
     assert (mask.pre, mask.post, mask.gain) == (0.5, 1.0, 1.0) and mask.stayed == ()  # no record: no idea named
     tau = results["tau"]
     assert (tau.pre, tau.post, tau.gain) == (1.0, 1.0, None)  # everyone right before: nothing to gain
+    assert (tau.paired, tau.pre_only, tau.post_only) == (1, 1, 0)  # the second student answered only before
     last = results["last"]
     assert (last.pre, last.post, last.gain) == (None, None, None)
 
@@ -370,17 +373,63 @@ def test_the_report_downloads_are_anonymous_and_hold_the_same_figures():
     results = report(answers, records)
     names = {c: c.upper() for c in CONCEPTS}
     ideas = {m: m.value for m in Misconception}
-    headers = ["concept", "pre_n", "pre", "post_n", "post", "g", "stayed"]
+    headers = ["concept", "n", "pre", "post", "g", "gained", "lost", "pre_only", "post_only", "stayed"]
     rows = report_rows(results, names, ideas)
-    assert rows[2] == ["ROW_SUM", "5", "40 %", "5", "80 %", "0.67", "weight_negative (2 → 1)"]
-    assert rows[3] == ["SOFTMAX", "0", "—", "0", "—", "—", "—"]
+    assert rows[2] == ["ROW_SUM", "5", "40 %", "80 %", "0.67", "2", "0", "0", "0", "weight_negative (2 → 1)"]
+    assert rows[3] == ["SOFTMAX", "0", "—", "—", "—", "0", "0", "0", "0", "—"]
     text = report_csv(results, headers, names, ideas)
     parsed = list(csv.reader(io.StringIO(text)))
     assert parsed[0] == headers and len(parsed) == 1 + len(CONCEPTS)
-    assert parsed[3] == ["ROW_SUM", "5", "0.4000", "5", "0.8000", "0.6667", "weight_negative (2 → 1)"]
-    assert parsed[1] == ["MASK", "2", "0.5000", "2", "1.0000", "1.0000", "—"]
+    assert parsed[3] == ["ROW_SUM", "5", "0.4000", "0.8000", "0.6667", "2", "0", "0", "0", "weight_negative (2 → 1)"]
+    assert parsed[1] == ["MASK", "2", "0.5000", "1.0000", "1.0000", "1", "0", "0", "0", "—"]
+    assert parsed[1 + CONCEPTS.index("tau")][:2] == ["TAU", "1"] and parsed[1 + CONCEPTS.index("tau")][7:9] == [
+        "1",
+        "0",
+    ]  # one student answered only before
     md = report_markdown(results, "What class K7M2QP learned", ["Anonymous."], headers, names, ideas)
     assert md.startswith("# What class K7M2QP learned\n\nAnonymous.\n")
-    assert "| ROW_SUM | 5 | 40 % | 5 | 80 % | 0.67 | weight_negative (2 → 1) |" in md
+    assert "| ROW_SUM | 5 | 40 % | 80 % | 0.67 | 2 | 0 | 0 | 0 | weight_negative (2 → 1) |" in md
     for a in answers:  # no token and no nickname in either file
         assert a.student not in md + text and (a.nickname is None or a.nickname not in md + text)
+
+
+def test_the_report_pairs_students_so_a_late_joiner_and_a_leaver_change_no_share():
+    """Three students before, two after (one left), one late joiner after only; nobody changed."""
+    a, b, c, late = (x * 16 for x in "abcl")
+    soft, rows = "check:{}:softmax:0000aaaa", "check:{}:row_sum:0000bbbb"
+    answers = [
+        answer(soft.format("pre"), a, "x", True, 1),
+        answer(soft.format("pre"), b, "x", False, 1),
+        answer(soft.format("pre"), c, "x", True, 1),  # c leaves before the check at the end
+        answer(soft.format("post"), a, "x", True, 9),
+        answer(soft.format("post"), b, "x", False, 9),
+        answer(soft.format("post"), late, "x", False, 9),  # the late joiner took only the check after
+        answer(rows.format("pre"), a, "x", False, 1),
+        answer(rows.format("pre"), b, "x", False, 1),
+        answer(rows.format("pre"), c, "x", False, 1),
+        answer(rows.format("post"), a, "x", False, 9),
+        answer(rows.format("post"), b, "x", False, 9),
+        answer(rows.format("post"), late, "x", True, 9),
+    ]
+    results = {r.concept: r for r in report(answers, {})}
+    softmax, row_sum = results["softmax"], results["row_sum"]
+    assert (softmax.paired, softmax.pre, softmax.post, softmax.gain) == (2, 0.5, 0.5, 0.0)  # not −0.50
+    assert (softmax.gained, softmax.lost, softmax.pre_only, softmax.post_only) == (0, 0, 1, 1)
+    assert (row_sum.paired, row_sum.pre, row_sum.post, row_sum.gain) == (2, 0.0, 0.0, 0.0)  # not 1.00
+    assert student_changes(answers) == StudentChanges(paired=2, up=0, same=2, down=0, pre_only=1, post_only=1)
+
+
+def test_each_student_who_lost_or_gained_is_counted_as_such():
+    a, b, c = (x * 16 for x in "abc")
+    q = "check:{}:mask:0000cccc"
+    answers = [
+        answer(q.format("pre"), a, "x", True, 1),
+        answer(q.format("pre"), b, "x", False, 1),
+        answer(q.format("pre"), c, "x", False, 1),
+        answer(q.format("post"), a, "x", False, 9),  # right before, wrong after: a loss
+        answer(q.format("post"), b, "x", True, 9),
+        answer(q.format("post"), c, "x", False, 9),
+    ]
+    mask = {r.concept: r for r in report(answers, {})}["mask"]
+    assert (mask.paired, mask.gained, mask.lost, mask.gain) == (3, 1, 1, 0.0)
+    assert student_changes(answers) == StudentChanges(paired=3, up=1, same=1, down=1)

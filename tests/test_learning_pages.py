@@ -202,7 +202,7 @@ def test_the_teacher_sees_misconceptions_live_with_their_experiment_and_the_repo
             (prediction_id(q), record, NONE, False),
         ]
     ):
-        student = f"{n % 4:016x}"
+        student = f"{n % 2:016x}"  # two students, each before and after
         store.record_answer(NewAnswer(code, qid, "q", rec, student, picked, picked, right, nickname="Ann"))
     view = AppTest.from_file("../streamlit_app.py", default_timeout=240)
     view.query_params.update({"lang": "en", "class": code, "key": key})
@@ -212,7 +212,7 @@ def test_the_teacher_sees_misconceptions_live_with_their_experiment_and_the_repo
     view.run()
     assert not view.exception, [e.value for e in view.exception]
     texts = [m.value for m in view.markdown]
-    negative = t("teacher.mis.row", "en", students=3, answers=3, idea=t("mis.weight_negative", "en"))
+    negative = t("teacher.mis.row", "en", students=2, answers=3, idea=t("mis.weight_negative", "en"))
     assert negative in texts
     assert t("teacher.mis.row", "en", students=1, answers=1, idea=t("mis.switch_changes_nothing", "en")) in texts
     urls = [b.proto.url for b in view.get("link_button")]
@@ -225,6 +225,8 @@ def test_the_teacher_sees_misconceptions_live_with_their_experiment_and_the_repo
         "0.50",
     )
     assert "a weight can be negative (2 → 1)" in row[t("report.col.stayed", "en")]
+    assert (str(row[t("report.col.pairs", "en")]), str(row[t("report.col.gained", "en")])) == ("2", "1")
+    assert t("report.paired", "en", n=2, up=1, same=1, down=0) in texts
     assert {b.proto.label for b in view.get("download_button")} >= {t("report.markdown", "en"), t("report.csv", "en")}
     assert "Ann" not in " ".join(texts)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from urllib.parse import parse_qsl
 
 import pytest
@@ -179,6 +180,26 @@ def test_the_teacher_writes_the_state_and_every_write_adds_a_version(store):
         write_state(store, code, "x" * 24, ClassState())
     assert wrong.value.key == "class.bad_key"
     assert read_state(store, code) == second
+
+
+def test_a_revealed_vote_stays_revealed_whichever_state_is_written_next_and_no_other_is(store, question):
+    code, key = store.create_class("lesson=1")
+    asked = write_state(store, code, key, ClassState(version=3).with_question(question))
+    assert not asked.verdict_shown(asked.question_id) and asked.all_shown() == frozenset()
+    assert asked.verdict_shown("ex:123")  # an exercise's answer is never blind
+    round2 = write_state(store, code, key, replace(asked, round=2))
+    assert read_state(store, code).shown == () and not round2.verdict_shown(asked.question_id)
+    write_state(store, code, key, replace(round2, revealed=True))
+    assert read_state(store, code).shown == (asked.question_id,)
+    # a tab that never saw the reveal writes a state without it
+    other_tab = ClassState().with_view("attention", "step=mask")
+    after = write_state(store, code, key, other_tab.with_question(question))
+    assert after.shown == (asked.question_id,) and after.question_id != asked.question_id
+    assert after.verdict_shown(asked.question_id) and not after.verdict_shown(after.question_id)
+    assert state_from_json(after.to_json()) == after
+    bad = json.loads(after.to_json()) | {"shown": ["ex:1", 5, asked.question_id], "check": "later"}
+    assert state_from_json(json.dumps(bad)).shown == (asked.question_id,)
+    assert state_from_json(json.dumps(bad)).check == ""
 
 
 def test_a_student_votes_once_per_round_and_the_tally_compares_the_rounds(store, question):

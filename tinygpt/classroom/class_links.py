@@ -71,7 +71,8 @@ class LessonPlan:
         view: parameters of the view the lesson opens on (``step``, ``tau``, ``concept``, …).
         guess: students guess before they see (``guess=1``; the guess toggles are locked on).
         class_code: the class whose answers are collected, or None.
-        lang: the language the lesson opens in.
+        lang: the language the lesson opens in (not with a class: a class's link opens in each
+            student's own language).
     """
 
     pages: tuple[str, ...]
@@ -113,18 +114,19 @@ def lesson_params(plan: LessonPlan) -> list[tuple[str, str]]:
     params.extend((k, v) for k, v in plan.view.items() if k not in reserved and k not in PRIVATE_PARAMS)
     if plan.guess:
         params.append(("guess", "1"))
-    if plan.class_code:
+    if plan.class_code:  # each student keeps her own language: a class's link names none
         params.append(("class", plan.class_code))
-    params.append(("lang", plan.lang))
+    else:
+        params.append(("lang", plan.lang))
     return params
 
 
 def query_with_class(query: str, code: str) -> str:
-    """``query`` (a lesson's, as :func:`ascii_query` wrote it) with ``class=code``, placed where
-    :func:`lesson_params` places it (before ``lang``), so the same class gives the same link."""
-    params = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "class"]
-    at = next((n for n, (k, _) in enumerate(params) if k == "lang"), len(params))
-    return ascii_query(params[:at] + [("class", code)] + params[at:])
+    """``query`` (a lesson's, as :func:`ascii_query` wrote it) with ``class=code`` last and without
+    ``lang``: a class's link opens in each student's own language (her choice, else her browser's),
+    not in the teacher's; the same class gives the same link."""
+    params = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in ("class", "lang")]
+    return ascii_query([*params, ("class", code)])
 
 
 def question_id(question: Question) -> str:
@@ -161,12 +163,13 @@ def picked_of(question: Question, stored: str) -> str | list[str] | None:
 
 @dataclass(frozen=True)
 class MyAnswer:
-    """One answer of the student, as "my answers" lists it (``at``: Unix seconds)."""
+    """One answer of the student, as "my answers" lists it (``at``: Unix seconds; ``right`` None for a
+    class vote the teacher has not revealed: whether it was right is not said yet)."""
 
     question_id: str
     question: str
     answer: str
-    right: bool
+    right: bool | None
     at: float
     class_code: str = ""
 
@@ -175,14 +178,19 @@ def _when(at: float) -> str:
     return datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def answers_csv(answers: Sequence[MyAnswer], headers: Sequence[str], yes: str, no: str) -> str:
+def _verdict(right: bool | None, yes: str, no: str, hidden: str) -> str:
+    return hidden if right is None else yes if right else no
+
+
+def answers_csv(answers: Sequence[MyAnswer], headers: Sequence[str], yes: str, no: str, hidden: str = "—") -> str:
     """The answers as CSV (UTF-8 text): one row per answer under ``headers`` (time, class,
-    question, answer, right; in the student's language), ``yes``/``no`` for right or wrong."""
+    question, answer, right; in the student's language), ``yes``/``no`` for right or wrong,
+    ``hidden`` for a vote not revealed yet."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(headers)
     for a in answers:
-        writer.writerow([_when(a.at), a.class_code, a.question, a.answer, yes if a.right else no])
+        writer.writerow([_when(a.at), a.class_code, a.question, a.answer, _verdict(a.right, yes, no, hidden)])
     return out.getvalue()
 
 
@@ -191,11 +199,18 @@ def _cell(text: str) -> str:
 
 
 def answers_markdown(
-    answers: Sequence[MyAnswer], title: str, score: str, headers: Sequence[str], yes: str, no: str
+    answers: Sequence[MyAnswer],
+    title: str,
+    score: str,
+    headers: Sequence[str],
+    yes: str,
+    no: str,
+    hidden: str = "—",
 ) -> str:
-    """The answers as a Markdown document: ``title``, the ``score`` line, then a table."""
+    """The answers as a Markdown document: ``title``, the ``score`` line, then a table (``hidden`` in
+    the last column for a vote not revealed yet)."""
     lines = [f"# {title}", "", score, "", "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for a in answers:
-        row = [_when(a.at), a.class_code or "—", _cell(a.question), _cell(a.answer), yes if a.right else no]
+        row = [_when(a.at), a.class_code or "—", _cell(a.question), _cell(a.answer), _verdict(a.right, yes, no, hidden)]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"

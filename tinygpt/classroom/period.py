@@ -55,6 +55,10 @@ MAX_VIEW = 2000
 START_VIEWS: Mapping[str, str] = {"attention": "step=softmax"}
 #: The fields of states written before views were stored whole; :func:`state_from_json` reads them into views.
 OLD_VIEW_FIELDS = ("step", "text", "mask", "uniform", "tau")
+#: How many revealed votes a state remembers (a period asks far fewer).
+MAX_SHOWN = 200
+#: Where a teacher's concept check is (``ClassState.check``), in the order a period goes through them.
+CHECK_PHASES: tuple[str, ...] = ("pre", "lesson", "post", "done")
 #: The prefix of a vote's question id (:func:`vote_id`).
 VOTE = "vote"
 #: The rounds of a vote: 1, then 2 after "discuss with your neighbour".
@@ -85,6 +89,12 @@ class ClassState:
         round: the round students answer now (1 or 2; 0 without a question).
         revealed: the answers and the model's own numbers are shown to everyone.
         closed: the teacher closed the class (:func:`close_period`): nobody follows, nothing is asked.
+        shown: the vote ids (:func:`vote_id`) whose answers the teacher revealed, oldest first (at most
+            :data:`MAX_SHOWN`): only these tell a student whether a vote was right (:meth:`verdict_shown`).
+        check: where the teacher's concept check is (:data:`CHECK_PHASES`): "pre" (the check before the
+            lesson is open: a student who joins takes it), "lesson" (it is over), "post" (the check
+            after the lesson is open: every student takes it), "done" (both over); "" before the
+            teacher starts one (each student takes it at her own pace).
         version: how many times the teacher wrote the state (each write adds 1).
     """
 
@@ -101,6 +111,8 @@ class ClassState:
     round: int = 0
     revealed: bool = False
     closed: bool = False
+    shown: tuple[str, ...] = ()
+    check: str = ""
     version: int = 0
 
     def to_json(self) -> str:
@@ -108,6 +120,7 @@ class ClassState:
         data = asdict(self)
         data["open_controls"] = list(self.open_controls)
         data["views"] = dict(self.views)
+        data["shown"] = list(self.shown)
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
 
     def view(self, page: str) -> str:
@@ -128,6 +141,18 @@ class ClassState:
             round=1,
             revealed=False,
         )
+
+    def verdict_shown(self, question_id: str) -> bool:
+        """Whether a student may be told if her vote on ``question_id`` was right: the teacher revealed
+        it (now, or earlier in the period). An exercise's answer (not a vote) is always shown."""
+        if not is_vote(question_id):
+            return True
+        return question_id in self.shown or (self.revealed and question_id == self.question_id)
+
+    def all_shown(self) -> frozenset[str]:
+        """The vote ids revealed so far, the open one included once revealed."""
+        now = (self.question_id,) if self.revealed and self.question_id else ()
+        return frozenset((*self.shown, *now))
 
     def without_question(self) -> ClassState:
         """The state with no open question."""
@@ -188,6 +213,8 @@ def state_from_json(raw: str | None) -> ClassState:
         round=rnd if question_ok and rnd in ROUNDS else 0,
         revealed=question_ok and data.get("revealed") is True,
         closed=data.get("closed") is True,
+        shown=_shown(data.get("shown")),
+        check=_choice(data.get("check"), CHECK_PHASES, d.check),
         version=version if isinstance(version, int) and not isinstance(version, bool) and version >= 0 else 0,
     )
 
@@ -211,6 +238,13 @@ def _old_views(data: Mapping) -> dict[str, str]:
     if text:
         views["predict"] = ascii_query([("prefix", text)])
     return views
+
+
+def _shown(raw: object) -> tuple[str, ...]:
+    """The revealed vote ids of a stored state: strings that name a vote, the latest :data:`MAX_SHOWN`."""
+    if not isinstance(raw, list):
+        return ()
+    return tuple(q[:64] for q in raw if isinstance(q, str) and is_vote(q))[-MAX_SHOWN:]
 
 
 def _model(model: object, train: object, default: str) -> tuple[str, str]:
@@ -276,14 +310,20 @@ def question_from_data(data: Mapping) -> Question:
 
 def write_state(store: Store, code: str, key: str, state: ClassState) -> ClassState:
     """Keep ``state`` as class ``code``'s current state; returns it with its new version (the
-    stored one plus 1). Raises ClassError for an unknown class or a wrong key, StoreError when the
-    store cannot be reached."""
+    stored one plus 1) and the revealed votes of the stored state and of ``state`` (a revealed vote
+    stays revealed whichever tab writes next). Raises ClassError for an unknown class or a wrong
+    key, StoreError when the store cannot be reached."""
     with store.transaction(write=True, what="write the class state", code=code) as conn:
         store._require_teacher(conn, code, key)
-        old = conn.execute(
-            sa.select(class_state_table.c.version).where(class_state_table.c.class_code == code)
-        ).scalar()
-        new = replace(state, version=(old or 0) + 1)
+        row = conn.execute(
+            sa.select(class_state_table.c.version, class_state_table.c.state).where(
+                class_state_table.c.class_code == code
+            )
+        ).first()
+        old = None if row is None else row[0]
+        kept = () if row is None else state_from_json(row[1]).shown
+        shown = tuple(dict.fromkeys((*kept, *state.shown, *sorted(state.all_shown() - set(state.shown)))))
+        new = replace(state, version=(old or 0) + 1, shown=shown[-MAX_SHOWN:])
         values = {"state": new.to_json(), "version": new.version, "updated_at": store.clock()}
         if old is None:
             conn.execute(class_state_table.insert().values(class_code=code, **values))

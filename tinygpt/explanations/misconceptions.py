@@ -122,23 +122,25 @@ def _ints(ids: Iterable[str]) -> set[int]:
 
 
 def _masked_cells(record: Mapping, picked: set[str], right: set[str]) -> list[Misconception]:
+    """The ideas a wrong pick of hidden cells shows, the most direct first: a cell picked that the
+    mask never hides (the past, the token itself) before a hidden cell left out."""
     i = int(_fields(record).get("i", -1))
     T = len(_positions(record))
     cells = _ints(picked)
+    if right == {NONE} and i == T - 1 and cells:  # the last row: nothing is ever hidden from it
+        return [M.LAST_SEES_LESS]
     found: list[Misconception] = []
+    if any(j < i for j in cells):
+        found.append(M.MASK_HIDES_PAST)
+    if i in cells:
+        found.append(M.MASK_HIDES_SELF)
     if right == {NONE}:
-        if i == T - 1 and cells:  # the last row: nothing is ever hidden from it
-            return [M.LAST_SEES_LESS]
         if any(j > i for j in cells):  # the mask is off here
             found.append(M.MASK_ALWAYS)
     elif NONE in picked:
         found.append(M.MASK_HIDES_NOTHING)
     elif _ints(right) - cells:
         found.append(M.MASK_ONLY_NEXT)
-    if any(j < i for j in cells):
-        found.append(M.MASK_HIDES_PAST)
-    if i in cells:
-        found.append(M.MASK_HIDES_SELF)
     return found
 
 
@@ -194,9 +196,12 @@ THEORY_QUIZ: dict[str, dict[str, Misconception]] = {
 
 
 def misconceptions(record: Mapping, answer: str) -> tuple[Misconception, ...]:
-    """The misconceptions the answer ``answer`` (choice ids, comma-separated) to the question
-    ``record`` (:func:`tinygpt.classroom.class_links.question_record`) reveals; empty for a right answer, an
-    empty one, or a wrong one no registered idea explains (e.g. a near miss of a prediction).
+    """The misconception the answer ``answer`` (choice ids, comma-separated) to the question
+    ``record`` (:func:`tinygpt.classroom.class_links.question_record`) reveals, as a tuple of at most
+    one: one wrong answer is one mistake, so it counts once and never as two ideas that contradict
+    each other (the first in the checks' order, the one the answer shows most directly). Empty for
+    a right answer, an empty one, or a wrong one no registered idea explains (e.g. a near miss of a
+    prediction).
 
     Never raises for a record of an unknown kind or a malformed answer: it names nothing.
     """
@@ -229,7 +234,7 @@ def misconceptions(record: Mapping, answer: str) -> tuple[Misconception, ...]:
         found = [m for p in picked if (m := THEORY_QUIZ.get(qid, {}).get(p)) is not None]
     else:
         found = []
-    return tuple(dict.fromkeys(found))
+    return tuple(found[:1])
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from tinygpt.config import ConfigError
 from tinygpt.ui.attention import page_views
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.choice.led_model import has_led_model, led_model, model_identity, take_led_model, training_note
-from tinygpt.ui.classwork import student
+from tinygpt.ui.classwork import concept_check_view, student
 from tinygpt.ui.classwork.class_sync import recheck_class
 from tinygpt.ui.classwork.my_answers import my_answers
 from tinygpt.ui.frame import url
@@ -73,6 +73,8 @@ def _read(code: str) -> ClassState | None:
     except (StoreError, ConfigError):
         return follow_session().state
     follow_session().state = state
+    if state is not None:
+        student.shown_votes(state.all_shown())  # a revealed vote's verdict may now be shown
     return state
 
 
@@ -118,6 +120,7 @@ def class_period(url_path: str, page_files: dict[str, str]) -> None:
         fs.open = None
         return
     state = _read(code)
+    fs.check_seen = state.check if state is not None else ""  # the check's box is drawn with this phase
     if state is not None and state.follow and not _closed(state):
         fs.open = frozenset(state.open_controls)
         _apply(state)
@@ -163,12 +166,15 @@ def live(code: str, url_path: str) -> None:
         fs.reruns = (state.version, count)
         if count <= MAX_RERUNS:  # a view the page cannot take (an unreadable text) does not loop
             st.rerun(scope="app")
+    if not full_run and state.check != fs.check_seen:  # the teacher started or ended a check: its box follows
+        st.rerun(scope="app")
     if _closed(state):  # no lead and no question: said on the page, where a phone shows it
         cs = class_session()
         if fs.refused:
             st.warning(tr("period.vote_refused", code=code), icon=":material/lock:")
         st.info(tr("period.closed_student", code=code) if cs.status != "unknown" else cs.note, icon=":material/lock:")
         return
+    concept_check_view.notice()
     if state.follow:
         st.info(tr("period.leading", where=_where(state)), icon=":material/co_present:")
         if model_changed(state):

@@ -8,6 +8,12 @@ the reason and the wrong idea a wrong answer reveals. The answers go where every
 (``tinygpt.ui.classwork.student.answered``): "my answers", and the class's answers for the teacher's report.
 While the round at the end is open and not handed in, the address says so (``check=post``), so a
 reload goes on with it.
+
+In a class whose teacher runs the check (``ClassState.check``, ``tinygpt.ui.teacher.check_control``)
+the teacher's phase decides: while the check before is open a student (also one who joins late)
+takes it and the box opens by itself; once it is over a student who missed it is not asked for it;
+while the check at the end is open every student takes the check *after*, even without the one
+before (the report counts such a student apart: ``tinygpt.classroom.report``).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from tinygpt.ui.classwork import student
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.controls import SCORE
 from tinygpt.ui.frame.language import md_escape, tr
-from tinygpt.ui.frame.student_state import class_session
+from tinygpt.ui.frame.student_state import class_session, follow_session
 from tinygpt.ui.frame.tables import show_table, text_table
 from tinygpt.ui.shared.common import resend
 from tinygpt.ui.shared.models import attention_trace
@@ -56,6 +62,14 @@ def section(record: ModelRecord, text: str | None = None) -> None:
     text = record.text[: record.window][: record.gpt_cfg.max_len] if text is None else text
     if (current := lesson()) is not None and not current.visible(K_BOX):  # a lesson link may hide it;
         return  # a teacher leading the class does not: the check is the student's own answers
+    mine = _mine()
+    pre_done, post_done = phase_done(mine, "pre"), phase_done(mine, "post")
+    phase = teacher_phase()
+    due = {"pre": not pre_done, "post": not post_done}.get(phase, False)
+    cs = class_session()
+    if due and cs.check_opened != phase:  # the teacher opened a phase this student has not handed in
+        cs.check_opened = phase
+        st.session_state[K_BOX] = True
     box = st.expander(tr("check.header"), key=K_BOX, on_change="rerun", icon=":material/quiz:")
     if not box.open:
         return
@@ -64,26 +78,62 @@ def section(record: ModelRecord, text: str | None = None) -> None:
             st.info(tr("check.short", n=MIN_T))
             return
         questions = check_questions(attention_trace(record, text, 0), head=0)
-        mine = _mine()
         results = own_results(mine)
-        pre_done, post_done = phase_done(mine, "pre"), phase_done(mine, "post")
-        cs = class_session()
         if url.app_param(CHECK_PARAM) == POST:  # a reload during the round at the end: it goes on
             cs.check_post = True
         st.caption(tr("check.intro", text=md_escape(text)))
-        if not pre_done:
+        if phase:
+            _teachers_phase(phase, questions, results, pre_done, post_done)
+        elif not pre_done:
             _form("pre", questions)
         elif post_done:
             url.drop(CHECK_PARAM)
             _results(results, questions)
         else:
-            right = sum(results[c]["pre"] for c in CONCEPTS)
+            right = sum(results.get(c, {}).get("pre", False) for c in CONCEPTS)
             st.markdown(tr("check.pre_done", right=right, total=len(CONCEPTS)))
             if cs.check_post:
                 url.put(CHECK_PARAM, POST)  # the address a reload opens keeps the round
                 _form("post", questions)
             else:
                 st.button(tr("check.start_post"), key="check_start_post", on_click=_ask_post, icon=":material/replay:")
+
+
+def teacher_phase() -> str:
+    """The phase of the check the student's class is in (``ClassState.check``): "" outside a class,
+    before its teacher writes a state, or while the teacher runs no check."""
+    if not class_session().in_class:
+        return ""
+    state = follow_session().state
+    return state.check if state is not None else ""
+
+
+def _teachers_phase(
+    phase: str, questions: dict[str, Question], results: dict[str, dict[str, bool]], pre_done: bool, post_done: bool
+) -> None:
+    """The check as the teacher's phase has it: the form due, a wait, or the results."""
+    right = sum(results.get(c, {}).get("pre", False) for c in CONCEPTS)
+    if post_done:
+        url.drop(CHECK_PARAM)
+        _results(results, questions)
+    elif phase == "post":
+        if pre_done:
+            st.markdown(tr("check.pre_score", right=right, total=len(CONCEPTS)))
+        _form("post", questions)
+    elif phase == "pre" and not pre_done:
+        _form("pre", questions)
+    elif pre_done:
+        st.markdown(tr("check.pre_done_class", right=right, total=len(CONCEPTS)))
+    else:
+        st.caption(tr("check.closed_class"))
+
+
+def notice() -> None:
+    """In a class whose teacher has a phase of the check open that this student has not handed in:
+    one line saying so, on every page (the check's box is on the Attention and Predict pages)."""
+    phase = teacher_phase()
+    if phase in ("pre", "post") and not phase_done(_mine(), phase):
+        st.info(tr(f"check.open_{phase}"), icon=":material/quiz:")
 
 
 def _form(phase: str, questions: dict[str, Question]) -> None:
@@ -129,16 +179,22 @@ def _ask_post() -> None:
 
 def _results(results: dict[str, dict[str, bool]], questions: dict[str, Question]) -> None:
     """Before and after per idea, then each question's answer and reason (and the wrong idea, when wrong)."""
-    pre = sum(results[c]["pre"] for c in CONCEPTS)
-    post = sum(results[c]["post"] for c in CONCEPTS)
-    st.markdown(tr("check.post_done", pre=pre, post=post, total=len(CONCEPTS)))
+    pre = sum(results.get(c, {}).get("pre", False) for c in CONCEPTS)
+    post = sum(results.get(c, {}).get("post", False) for c in CONCEPTS)
+    took_pre = any("pre" in results.get(c, {}) for c in CONCEPTS)
+    if took_pre:
+        st.markdown(tr("check.post_done", pre=pre, post=post, total=len(CONCEPTS)))
+    else:  # joined after the check before: nothing to compare with
+        st.markdown(tr("check.post_only_done", post=post, total=len(CONCEPTS)))
     yes, no = tr("check.right"), tr("check.wrong")
     show_table(
         text_table(
             {
                 tr("check.col.concept"): [tr(f"check.concept.{c}") for c in CONCEPTS],
-                tr("check.col.pre"): [yes if results[c]["pre"] else no for c in CONCEPTS],
-                tr("check.col.post"): [yes if results[c]["post"] else no for c in CONCEPTS],
+                tr("check.col.pre"): [
+                    "—" if "pre" not in results.get(c, {}) else yes if results[c]["pre"] else no for c in CONCEPTS
+                ],
+                tr("check.col.post"): [yes if results.get(c, {}).get("post", False) else no for c in CONCEPTS],
             }
         ),
         hide_index=True,

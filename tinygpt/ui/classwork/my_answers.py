@@ -23,7 +23,7 @@ from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store, problem_text
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.page_list import PAGES, TEACHER_PATH
-from tinygpt.ui.frame.student_state import K_NICKNAME, AnswerEntry, class_session, score_of
+from tinygpt.ui.frame.student_state import K_NICKNAME, AnswerEntry, class_session, is_hidden, score_of
 
 
 def sidebar(url_path: str) -> None:
@@ -32,6 +32,8 @@ def sidebar(url_path: str) -> None:
     cs = class_session()
     entries = sorted(cs.answers.values(), key=lambda e: e.at)
     in_class = cs.in_class
+    if not in_class and url_path in ("", "train"):  # the start page: a student may type the class's code
+        join_box()
     if not entries and not in_class and not cs.note:
         return
     with st.sidebar:
@@ -46,19 +48,43 @@ def sidebar(url_path: str) -> None:
                     my_answers(entries, url_path)
 
 
+def join_box() -> None:
+    """In the sidebar: a box to type a class code (the code the projector shows); the page then
+    joins that class as a class link would (``class=`` in the address; a bad or unknown code is said)."""
+    with st.sidebar.expander(tr("class.join"), icon=":material/school:"), st.form("class_join", border=False):
+        typed = st.text_input(tr("class.join_code"), max_chars=12, key="class_join_code")
+        if st.form_submit_button(tr("class.join_button"), icon=":material/login:") and typed.strip():
+            url.put("class", typed.strip().upper())
+            st.rerun()
+
+
 def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = "mine") -> None:
     """The student's score, "my answers" as Markdown and CSV, and the resume link (its widgets
     keyed ``<key_prefix>_…``: it is drawn in the sidebar and beside an exercise's score)."""
-    right, asked = score_of(entries)  # a class vote counts once, by its latest round
+    shown = class_session().shown
+    right, asked = score_of(entries, shown)  # a class vote counts once, by its latest round, once revealed
     score = tr("ex.score", right=right, asked=asked)
+    hidden = len({e.question_id for e in entries if is_hidden(e, shown)})
+    if hidden:
+        score += " " + tr("mine.hidden_note", n=hidden)
     st.markdown(score)
-    mine = [MyAnswer(e.question_id, listed_question(e), e.answer_text, e.right, e.at, e.class_code) for e in entries]
+    mine = [
+        MyAnswer(
+            e.question_id,
+            listed_question(e),
+            e.answer_text,
+            None if is_hidden(e, shown) else e.right,
+            e.at,
+            e.class_code,
+        )
+        for e in entries
+    ]
     headers = [tr(f"mine.col.{c}") for c in ("time", "class", "question", "answer", "right")]
-    yes, no = tr("mine.yes"), tr("mine.no")
+    yes, no, later = tr("mine.yes"), tr("mine.no"), tr("mine.hidden")
     cols = st.columns(2)
     cols[0].download_button(
         tr("mine.markdown"),
-        data=answers_markdown(mine, tr("mine.title"), score, headers, yes, no),
+        data=answers_markdown(mine, tr("mine.title"), score, headers, yes, no, later),
         file_name="my-answers.md",
         mime="text/markdown",
         on_click="ignore",
@@ -67,7 +93,7 @@ def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = 
     )
     cols[1].download_button(
         tr("mine.csv"),
-        data=answers_csv(mine, headers, yes, no).encode("utf-8-sig"),  # a BOM: spreadsheet apps then read UTF-8
+        data=answers_csv(mine, headers, yes, no, later).encode("utf-8-sig"),  # a BOM: spreadsheet apps then read UTF-8
         file_name="my-answers.csv",
         mime="text/csv",
         on_click="ignore",

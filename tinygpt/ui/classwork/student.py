@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from tinygpt.classroom.class_links import answer_ids, picked_of, question_record
-from tinygpt.classroom.period import is_vote
+from tinygpt.classroom.period import is_vote, read_state
 from tinygpt.classroom.store import (
     DEFAULT_ANSWER_DAYS,
     ClassError,
@@ -49,7 +49,15 @@ from tinygpt.ui.frame.class_store import class_store, say, show_messages, studen
 from tinygpt.ui.frame.controls import SCORE
 from tinygpt.ui.frame.language import error_text, tr
 from tinygpt.ui.frame.page_list import CLASS_VIEW_PATHS, LESSON_START, PROJECTOR_PATH
-from tinygpt.ui.frame.student_state import COOKIE, K_NICKNAME, AnswerEntry, class_session, entry_key, score_of
+from tinygpt.ui.frame.student_state import (
+    COOKIE,
+    K_NICKNAME,
+    AnswerEntry,
+    class_session,
+    entry_key,
+    is_hidden,
+    score_of,
+)
 from tinygpt.ui.views.lesson import lesson
 
 if TYPE_CHECKING:
@@ -113,9 +121,48 @@ def _start_student() -> None:
         cs.answers[entry_key(a.question_id, rnd)] = AnswerEntry(
             a.question_id, a.question_text, a.answer, a.answer_text, a.right, a.at, a.class_code, sent=True, round=rnd
         )
+    cs.shown = _revealed_votes(cs.answers.values())
     if cs.answers:
-        right, asked = ss[SCORE] = score_of(cs.answers.values())
+        right, asked = ss[SCORE] = score_of(cs.answers.values(), cs.shown)
         say(tr("mine.restored", asked=asked, right=right), "info")
+        if hidden := _hidden_count():
+            say(tr("mine.hidden_note", n=hidden), "info")
+
+
+def _revealed_votes(entries) -> frozenset[str]:
+    """The revealed votes among the classes of ``entries``' votes (each class's state read once);
+    a class whose state cannot be read reveals nothing (its votes stay blind)."""
+    shown: set[str] = set()
+    for code in {e.class_code for e in entries if e.round and e.class_code}:
+        try:
+            state = read_state(class_store(), code)
+        except (StoreError, ConfigError):
+            continue
+        if state is not None:
+            shown |= state.all_shown()
+    return frozenset(shown)
+
+
+def _hidden_count() -> int:
+    """How many of this student's class votes wait for the teacher's reveal (their questions)."""
+    cs = class_session()
+    return len({e.question_id for e in cs.answers.values() if is_hidden(e, cs.shown)})
+
+
+def shown_votes(shown: frozenset[str]) -> None:
+    """The class's revealed votes as its state says (``tinygpt.ui.follow`` reads it): those newly
+    revealed now count in the score, and "my answers" says whether they were right."""
+    cs = class_session()
+    if shown <= cs.shown:
+        return
+    before = score_of(cs.answers.values(), cs.shown)
+    cs.shown = cs.shown | shown
+    _add_to_score(before, score_of(cs.answers.values(), cs.shown))
+
+
+def _add_to_score(before: tuple[int, int], after: tuple[int, int]) -> None:
+    right, asked = st.session_state.get(SCORE, (0, 0))
+    st.session_state[SCORE] = (right + after[0] - before[0], asked + after[1] - before[1])
 
 
 def browser_token() -> str | None:
@@ -270,16 +317,15 @@ def answered(question: Question, identity: str, picked: object) -> None:
 
 def voted(entry: AnswerEntry) -> None:
     """A class vote sent (``tinygpt.ui.follow`` sends it, with its round): keep it in "my answers" as an
-    answer of its own round, and count it in the score (a vote by its latest round)."""
-    answers = class_session().answers
+    answer of its own round; it counts in the score (a vote by its latest round) only once the
+    teacher revealed it (:func:`shown_votes`): until then nothing tells the student if it was right."""
+    cs = class_session()
     key = entry_key(entry.question_id, entry.round)
-    if key in answers:
+    if key in cs.answers:
         return
-    before = score_of(answers.values())
-    answers[key] = replace(entry, sent=True)
-    after = score_of(answers.values())
-    right, asked = st.session_state.get(SCORE, (0, 0))
-    st.session_state[SCORE] = (right + after[0] - before[0], asked + after[1] - before[1])
+    before = score_of(cs.answers.values(), cs.shown)
+    cs.answers[key] = replace(entry, sent=True)
+    _add_to_score(before, score_of(cs.answers.values(), cs.shown))
 
 
 def answer_note() -> str | None:

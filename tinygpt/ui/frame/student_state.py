@@ -7,7 +7,7 @@ what ``tinygpt.ui.follow`` keeps of the class period in one :class:`FollowSessio
 
 from __future__ import annotations
 
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Collection, Iterable, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -44,11 +44,19 @@ def entry_key(question_id: str, rnd: int = 0) -> str:
     return f"{question_id}#{rnd}" if rnd else question_id
 
 
-def score_of(entries: Iterable[AnswerEntry]) -> tuple[int, int]:
+def is_hidden(entry: AnswerEntry, shown: Collection[str]) -> bool:
+    """Whether ``entry`` is a class vote the teacher has not revealed yet (``shown``: the revealed
+    vote ids): the student is not told whether it was right (votes stay blind until the reveal)."""
+    return bool(entry.round) and entry.question_id not in shown
+
+
+def score_of(entries: Iterable[AnswerEntry], shown: Collection[str] = frozenset()) -> tuple[int, int]:
     """(right, asked) of ``entries``: each question once, a class vote by its latest round (the
-    answer after the discussion)."""
+    answer after the discussion) and only once revealed (its id in ``shown``)."""
     latest: dict[str, AnswerEntry] = {}
     for e in entries:
+        if is_hidden(e, shown):
+            continue
         if e.question_id not in latest or e.round > latest[e.question_id].round:
             latest[e.question_id] = e
     return sum(e.right for e in latest.values()), len(latest)
@@ -72,6 +80,8 @@ class ClassSession:
     checked_at: float = float("-inf")  # time.monotonic() of the last look at a class seen closed
     waited: bool = False  # answers waited at the last try (the next says they have been sent)
     check_post: bool = False  # the student asked for the concept check's round at the end of the lesson
+    shown: frozenset[str] = frozenset()  # the class votes the teacher revealed (their verdicts may be shown)
+    check_opened: str = ""  # the teacher's check phase whose box this page last opened by itself
 
     @property
     def in_class(self) -> bool:
@@ -107,6 +117,7 @@ class FollowSession:
     refused: bool = False  # the class refused a vote of this student: it is closed (said on the page)
     full_run: bool = False  # set while the whole page runs (the fragment then reruns nothing)
     reruns: tuple[int | None, int] = (None, 0)  # (state version, how many whole-page reruns it caused)
+    check_seen: str = ""  # the teacher's concept check phase the whole page last ran with
 
 
 #: The one session key the class period lives under.

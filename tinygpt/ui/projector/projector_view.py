@@ -4,8 +4,11 @@ It shows what the whole room may see, sized for the back of the room: the class 
 code of the students' link, the open question in large type, how many have answered, and, only
 after the teacher reveals it, the spread of the answers, the right answer and the model's own
 numbers; in round 2, how many changed to the right answer and how many away from it. It reads
-aggregates only (``tinygpt.classroom.period.tally``): never a nickname or a token. The question part
-refreshes every :data:`REFRESH_SECONDS` (``st.fragment(run_every=…)``).
+aggregates only (``tinygpt.classroom.period.tally``): never a nickname or a token. Everything of the
+class is one fragment (:func:`room`) that reads the class every :data:`REFRESH_SECONDS`
+(``st.fragment(run_every=…)``): the page follows the teacher closing and reopening the class, the
+question and the students' marks as they happen, without a reload and without running the whole
+page again. Without a class in its address the page asks for the code in a box.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ REFRESH_SECONDS = 2
 #: Large type for the back of the room; smaller on a phone (the width decides).
 STYLE = """<style>
 .st-key-projector_code p { font-size: clamp(2.2rem, 7vw, 5rem); font-weight: 700; letter-spacing: .12em; margin: 0; }
+.st-key-projector_code_small p { font-size: clamp(1.2rem, 2.4vw, 2rem); font-weight: 700; margin: 0; }
 .st-key-projector_prompt p { font-size: clamp(1.5rem, 3.6vw, 3rem); line-height: 1.3; }
 .st-key-projector_count p { font-size: clamp(1.25rem, 2.6vw, 2.2rem); }
 .st-key-projector_reveal p { font-size: clamp(1.1rem, 2.2vw, 1.8rem); }
@@ -59,14 +63,16 @@ def projector_link(code: str, key: str) -> None:
 
 
 def page(page_paths: list[str]) -> None:
-    """The projector's page for ``class=`` (a message instead for a missing, bad or unknown code)."""
+    """The projector's page for ``class=`` (a box to type the code without one; a message for a bad
+    code, an unknown class or a store that cannot be reached)."""
 
     st.html(STYLE)
     st.set_page_config(initial_sidebar_state="collapsed")  # the room sees the class, not the app's menu
     raw = app_param("class")
     if not raw:
         st.title(tr("projector.title"))
-        st.error(tr("projector.no_class"), icon=":material/school:")
+        st.info(tr("projector.no_class"), icon=":material/school:")
+        _code_box()
         return
     if wait := lookup_wait_s():  # a class code's existence is told a few times a minute per client
         st.title(tr("projector.title"))
@@ -74,12 +80,30 @@ def page(page_paths: list[str]) -> None:
         return
     try:
         code = read_class_code(raw)
-        info = class_store().get_class(code)
     except ConfigError as exc:
         st.title(tr("projector.title"))
         st.error(tr("projector.bad_code", value=md_escape(str(exc.value)), n=CLASS_CODE_LEN), icon=":material/school:")
+        _code_box()
         return
-    except StoreError as exc:
+    room(code, page_paths)
+
+
+def _code_box() -> None:
+    """A box to type a class code: the page then shows that class (``class=`` in its address)."""
+    with st.form("projector_code_form", border=False):
+        typed = st.text_input(tr("projector.type_code"), max_chars=CLASS_CODE_LEN + 4, key="projector_typed")
+        if st.form_submit_button(tr("projector.show_class"), icon=":material/cast_for_education:"):
+            st.query_params["class"] = (typed or "").strip().upper()
+            st.rerun()
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def room(code: str, page_paths: list[str]) -> None:
+    """The class on the projector, read anew every few seconds: closed, unknown, or open with its
+    code, link, QR code, question and predictions."""
+    try:
+        info = class_store().get_class(code)
+    except (StoreError, ConfigError) as exc:
         st.title(tr("projector.title"))
         st.error(tr("teacher.store_down", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
@@ -92,20 +116,33 @@ def page(page_paths: list[str]) -> None:
         st.title(tr("projector.title"))
         st.info(tr("projector.closed", code=code), icon=":material/lock:")
         return
-    st.title(tr("projector.heading"))
+    try:
+        asking = (state := read_state(class_store(), code)) is not None and state.question is not None
+    except (StoreError, ConfigError):
+        asking = False  # said by the question's part below
     url = _student_url(code, info.lesson, page_paths)
-    left, right = st.columns([3, 2], vertical_alignment="center")
-    with left:
-        st.caption(tr("projector.join"))
-        with st.container(key="projector_code"):
-            st.markdown(code)
-        st.code(url, language=None, wrap_lines=True)
-    right.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=260)
-    live(code)
+    if asking:  # the question takes the screen; the code and the QR code stay in a narrow column beside it
+        main, side = st.columns([5, 1])
+        with side:
+            st.caption(tr("projector.join"))
+            with st.container(key="projector_code_small"):
+                st.markdown(code)
+            st.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=140)
+        with main:
+            live(code)
+    else:
+        st.title(tr("projector.heading"))
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        with left:
+            st.caption(tr("projector.join"))
+            with st.container(key="projector_code"):
+                st.markdown(code)
+            st.code(url, language=None, wrap_lines=True)
+        right.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=220)
+        live(code)
     predictions(code)
 
 
-@st.fragment(run_every=REFRESH_SECONDS)
 def live(code: str) -> None:
     """The open question, how many answered; the spread and the reason once revealed."""
     try:
@@ -132,12 +169,14 @@ def live(code: str) -> None:
         st.markdown(tr("projector.right", answer=right_labels(state.question), reason=question_reason(state.question)))
         if state.round == 2:
             st.markdown(compare_line(votes))
-    draw_spread(state.question, now, state.round, key="projector_spread")
-    if state.round == 2:
-        draw_spread(state.question, votes.of(1), 1, key="projector_spread")
+    if state.round == 2:  # both rounds side by side: a 1400×900 screen shows them without scrolling
+        for column, rnd in zip(st.columns(2), (1, 2)):
+            with column:
+                draw_spread(state.question, votes.of(rnd), rnd, key="projector_spread", table=False)
+    else:
+        draw_spread(state.question, now, state.round, key="projector_spread")
 
 
-@st.fragment(run_every=REFRESH_SECONDS)
 def predictions(code: str) -> None:
     """The class's latest prediction of a switch (``tinygpt.ui.projector.prediction_tally``): per position, how
     many expected a change and whether it changed; only the count while the teacher's question is open

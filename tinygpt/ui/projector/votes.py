@@ -59,8 +59,9 @@ def spread_rows(data: Mapping, tally: RoundTally) -> tuple[list[str], list[int],
     return [labels[i] for i in ids], [tally.spread.get(i, 0) for i in ids], [i in right for i in ids]
 
 
-def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str) -> None:
-    """The round's spread: a bar chart (its text description says the counts) and its table."""
+def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str, table: bool = True) -> None:
+    """The round's spread: a bar chart (its text description says the counts) and its table beside
+    it; ``table=False`` (the projector, two rounds side by side): the counts as one line under it."""
     labels, counts, right = spread_rows(data, tally)
     spec = answer_spread_spec(
         labels,
@@ -73,9 +74,13 @@ def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str) -> None:
         wrong_label=tr("teacher.wrong"),
     )
     spec["description"] = tr("period.spread_alt", round=rnd, answered=tally.answered, right=tally.right)
-    chart, table = st.columns([3, 2])
+    if not table:
+        st.vega_lite_chart(spec, width="stretch", height=290)
+        st.caption(" · ".join(f"{label}: {n}{' ✓' if ok else ''}" for label, n, ok in zip(labels, counts, right)))
+        return
+    chart, box = st.columns([3, 2])
     chart.vega_lite_chart(spec, width="stretch")
-    with table:
+    with box:
         show_table(
             text_table(
                 {

@@ -1,16 +1,18 @@
 """The teacher's report "what the class learned": the concept check before and after, per idea.
 
 One call in the teacher's view (:func:`section`): the table of :func:`tinygpt.classroom.report.report`
-(share right before and after, the normalised gain, the wrong ideas still there), refreshed every
-few seconds, with Markdown and CSV downloads. Anonymous (counts only) and computed from the
-store's answers whenever asked, so it lives no longer than they do.
+over the students who answered both times (their number n, the share right before and after, the
+normalised gain, how many went wrong → right and right → wrong, who answered only once, the wrong
+ideas still there), the per-student line (:func:`tinygpt.classroom.report.student_changes`) and who
+took only one check, refreshed every few seconds, with Markdown and CSV downloads. Anonymous (counts
+only) and computed from the store's answers whenever asked, so it lives no longer than they do.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.classroom.report import report, report_csv, report_markdown, report_rows
+from tinygpt.classroom.report import COLUMNS, report, report_csv, report_markdown, report_rows, student_changes
 from tinygpt.classroom.store import DEFAULT_ANSWER_DAYS, answer_days
 from tinygpt.config import ConfigError
 from tinygpt.explanations.concept_check import CONCEPTS
@@ -22,7 +24,6 @@ from tinygpt.ui.frame.tables import show_table, text_table
 
 #: Seconds between two refreshes of the report.
 REFRESH_SECONDS = 5
-COLUMNS = ("concept", "pre_n", "pre", "post_n", "post", "gain", "stayed")
 
 
 def _names() -> tuple[dict[str, str], dict[Misconception, str]]:
@@ -40,19 +41,24 @@ def section(code: str) -> None:
     if (found := class_answers(code)) is None:
         return
     results = report(*found)
-    if not any(r.pre_answered or r.post_answered for r in results):
+    if not any(r.answered for r in results):
         st.info(tr("report.none"))
         return
     concepts, ideas = _names()
     headers = [tr(f"report.col.{c}") for c in COLUMNS]
     rows = report_rows(results, concepts, ideas)
+    changes = student_changes(found[0])
+    who = [tr("report.paired", n=changes.paired, up=changes.up, same=changes.same, down=changes.down)]
+    if changes.pre_only or changes.post_only:
+        who.append(tr("report.unpaired", pre=changes.pre_only, post=changes.post_only))
+    st.markdown(" ".join(who))
     show_table(text_table({h: [row[n] for row in rows] for n, h in enumerate(headers)}), hide_index=True)
     st.caption(tr("report.gain_help"))
     try:
         days = answer_days()
     except ConfigError:
         days = DEFAULT_ANSWER_DAYS
-    notes = [tr("report.how"), tr("report.gain_help"), tr("report.anonymous", days=days)]
+    notes = [tr("report.how"), *who, tr("report.gain_help"), tr("report.anonymous", days=days)]
     st.caption(notes[-1])
     left, right = st.columns(2)
     left.download_button(

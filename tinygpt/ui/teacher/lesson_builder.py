@@ -52,7 +52,7 @@ from tinygpt.ui.frame.language import lang, md_escape, tr
 from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.qr import qr_png, qr_svg
 from tinygpt.ui.shared.models import K_CHOICE, K_OWN, example_model
-from tinygpt.ui.views.attention_table import ATTENTION, K_STEP, K_TEXT
+from tinygpt.ui.views.attention_table import ATTENTION, K_CHECK, K_MARKS, K_STEP, K_TEXT
 from tinygpt.ui.views.lesson import LESSON_CONTROLS, lesson
 from tinygpt.ui.views.predict_table import P_PREFIX
 
@@ -192,6 +192,8 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
     open_class = help_toggle(tr("builder.class"), tr("builder.class_help"), key="builder_class")
     if open_class and not guess:
         st.warning(tr("builder.class_without_guess"), icon=":material/help:")
+    if open_class and lock == "chosen":
+        chosen += [k for k in class_parts(pages) if k not in chosen]
     viewed = view.get("step") if view.get("step") in ("input", *STEP_IDS) else None
     opening = step or viewed or STEP_IDS[0]  # "" opens on the view's step, else step 1
     if guess and "attention" in pages and lock == "chosen" and K_STEP not in chosen:
@@ -225,6 +227,23 @@ def builder(page_paths: list[str], page_titles: dict[str, str]) -> None:
     made = builder_session().made
     if made is not None and made.class_code is None:
         show_links(made.student_url, made.long_url, made.note)
+
+
+def class_parts(pages: tuple[str, ...]) -> list[str]:
+    """The period's parts a lesson for a class shows unless the teacher turns them off (a toggle
+    each, on by default): the concept check before and after (on Attention and Predict) and
+    "Predict first" (Attention). Returns their control keys."""
+    ss = st.session_state
+    parts = []
+    if "attention" in pages or "predict" in pages:
+        ss.setdefault("builder_check", True)
+        if help_toggle(tr("builder.with_check"), tr("builder.with_check_help"), key="builder_check"):
+            parts.append(K_CHECK)
+    if "attention" in pages:
+        ss.setdefault("builder_marks", True)
+        if help_toggle(tr("builder.with_marks"), tr("builder.with_marks_help"), key="builder_marks"):
+            parts.append(K_MARKS)
+    return parts
 
 
 def view_settings(view: dict[str, str], record: ModelRecord | None) -> list[str]:

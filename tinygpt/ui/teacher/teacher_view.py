@@ -40,7 +40,7 @@ from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.tables import show_table, text_table
 from tinygpt.ui.frame.teacher_state import teacher_session
 from tinygpt.ui.projector import projector_view
-from tinygpt.ui.teacher import class_report_view, lead_question, lead_view, lesson_builder
+from tinygpt.ui.teacher import check_control, class_report_view, lead_question, lead_view, lesson_builder
 from tinygpt.ui.teacher.teacher_roster import roster
 
 #: Seconds between two refreshes of the class's answers.
@@ -92,6 +92,7 @@ def page(page_paths: list[str], page_titles: dict[str, str]) -> None:
         return
     class_view(code, key, info.lesson, info.is_open, page_paths)
     with st.expander(tr("teacher.another"), icon=":material/add_link:"):
+        st.caption(tr("teacher.another_note" if info.is_open else "teacher.another_note_closed", code=code))
         lesson_builder.builder(page_paths, page_titles)
 
 
@@ -130,8 +131,8 @@ def class_view(code: str, key: str, lesson: str, is_open: bool, page_paths: list
 def class_sections() -> list[Callable[[str, str], None]]:
     """The sections of a class's view between its controls and its answers, in the order drawn;
     each is called with the class code and the teacher's key. A part of the class period adds its
-    section here: leading the class, the class's question and its rounds."""
-    return [projector_view.projector_link, lead_view.lead, lead_question.question]
+    section here: the concept check before and after, leading the class, the class's question and its rounds."""
+    return [projector_view.projector_link, check_control.section, lead_view.lead, lead_question.question]
 
 
 def controls(code: str, key: str, is_open: bool) -> None:
