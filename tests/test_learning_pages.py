@@ -11,8 +11,8 @@ import pytest
 from helpers import open_page, tables
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.classroom.class_links import question_record
 from tinygpt.classroom.store import NewAnswer, Store, database_url
+from tinygpt.explanations.answers import question_record
 from tinygpt.explanations.concept_check import CONCEPTS
 from tinygpt.explanations.exercises import NONE
 from tinygpt.explanations.predictions import prediction_id, prediction_question, tallies

@@ -12,9 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.config import SEED_TEXT, TrainConfig
 from tinygpt.i18n import t
-from tinygpt.links import encode_train
 from tinygpt.training import jobs
 from tinygpt.training.jobs import JobQueue, JobStatus, MemoryLimitError, ModelShelf, QueueFullError, start_job
+from tinygpt.training.links import encode_train
 from tinygpt.ui.frame.model_session import model_session
 
 

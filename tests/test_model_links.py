@@ -1,6 +1,6 @@
 """The model a page shows (textbook / context / own), links that carry it, one training for equal requests.
 
-Unit tests check ``tinygpt.links`` and the job registry of ``tinygpt.training.jobs``; AppTest tests open
+Unit tests check ``tinygpt.training.links`` and the job registry of ``tinygpt.training.jobs``; AppTest tests open
 the pages with query parameters as a student opening a link would.
 """
 
@@ -18,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 from tinygpt.config import MAX_EPOCHS, ConfigError, ConfigErrors, TrainConfig
 from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import t
-from tinygpt.links import decode_edits, decode_train, encode_edits, encode_train, reproducible_settings
 from tinygpt.training import jobs
+from tinygpt.training.links import decode_edits, decode_train, encode_edits, encode_train, reproducible_settings
 from tinygpt.training.record import StopReason
 from tinygpt.training.train import train
 

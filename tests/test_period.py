@@ -10,7 +10,6 @@ import pytest
 import sqlalchemy as sa
 import torch
 
-from tinygpt.classroom.class_links import question_id
 from tinygpt.classroom.period import (
     ClassState,
     count_votes,
@@ -26,10 +25,11 @@ from tinygpt.classroom.period import (
 )
 from tinygpt.classroom.store import SCHEMA_VERSION, ClassError, NewAnswer, Store, database_url
 from tinygpt.config import GPTConfig, TrainConfig
+from tinygpt.explanations.answers import question_id
 from tinygpt.explanations.exercises import argmax_key_question
 from tinygpt.explanations.explain import trace_of
-from tinygpt.links import decode_train, encode_train
 from tinygpt.model import GPT
+from tinygpt.training.links import decode_train, encode_train
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

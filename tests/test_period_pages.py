@@ -16,7 +16,7 @@ from tinygpt.classroom.store import NewAnswer, Store, database_url, new_student
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
-from tinygpt.links import encode_train
+from tinygpt.training.links import encode_train
 from tinygpt.ui.frame.student_state import class_session, follow_session
 from tinygpt.ui.views.lesson import visible, who_flips
 
@@ -235,7 +235,7 @@ def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only
 
 
 def test_a_run_the_teacher_stopped_is_led_with_the_settings_that_rebuild_it_and_students_get_that_model(store):
-    from tinygpt.links import decode_train
+    from tinygpt.training.links import decode_train
     from tinygpt.training.record import StopReason
     from tinygpt.training.train import train
 
@@ -267,8 +267,8 @@ def test_leading_with_a_stopped_run_publishes_it_for_other_servers_under_the_set
 ):
     import streamlit as st
 
-    from tinygpt.links import decode_train
     from tinygpt.training.jobs import ModelShelf, model_key
+    from tinygpt.training.links import decode_train
     from tinygpt.training.model_library import ModelLibrary
     from tinygpt.training.train import train
     from tinygpt.ui.choice import led_model

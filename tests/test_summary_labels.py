@@ -7,8 +7,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.classroom.store import NewAnswer, Store, database_url, new_student
-from tinygpt.classroom.store_records import Answer, QuestionSummary
+from tinygpt.classroom.store_records import QuestionSummary
 from tinygpt.classroom.summary_labels import CHECK, EXERCISE, VOTE_KIND, block_labels
+from tinygpt.explanations.answers import Answer
 from tinygpt.i18n import t
 
 RECORD = {"prompt_key": "ex.row_sum.prompt", "prompt_fields": [["i", 1], ["token", "好"]], "choices": []}

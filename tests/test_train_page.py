@@ -246,7 +246,7 @@ def test_a_returning_student_is_not_asked_whether_this_is_the_first_visit(lang):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_refused_value_of_the_form_gets_its_own_message_naming_it_and_what_is_accepted(lang):
     from tinygpt.config import GPTConfig, TrainConfig
-    from tinygpt.links import encode_train
+    from tinygpt.training.links import encode_train
 
     at = AppTest.from_file("../streamlit_app.py", default_timeout=180)
     form = encode_train("你好世界", GPTConfig(vocab_size=4, d_model=96, n_heads=3), TrainConfig())

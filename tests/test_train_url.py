@@ -11,9 +11,9 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.config import MAX_EPOCHS, TrainConfig
 from tinygpt.i18n import t
-from tinygpt.links import decode_train, encode_train
 from tinygpt.training.checkpoint import to_bytes
 from tinygpt.training.jobs import model_key
+from tinygpt.training.links import decode_train, encode_train
 from tinygpt.training.train import train
 from tinygpt.ui.shared.models import shelf
 

@@ -5,8 +5,8 @@
   follow, the open question, its round and whether its answers are revealed), with
   :meth:`ClassState.to_json` and :func:`state_from_json` (which reads anything, keeping only valid
   fields: a state written by another version of the app never breaks a student's page).
-- :func:`write_state`, :func:`read_state`: the state in the class store's ``class_state`` table
-  (``tinygpt.classroom.store``), through the store's own connection and its teacher check.
+- :func:`write_state`, :func:`read_state`: the state in the class store
+  (``tinygpt.classroom.store.Store.write_class_state``, which checks the teacher's key).
 - :func:`close_period`, :func:`reopen_period`: close a class and end its period (students stop
   following, the open question closes, their pages say the class is closed), or open it again.
 - :func:`view_query`: the link to the view students see, for the teacher's own tab.
@@ -30,19 +30,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from urllib.parse import parse_qsl
 
-import sqlalchemy as sa
-
 from tinygpt.attention import STEP_IDS
-from tinygpt.classroom.class_links import question_id, question_record
-from tinygpt.classroom.store import Store, class_state_table
+from tinygpt.classroom.store import Store
 from tinygpt.config import ConfigError
+from tinygpt.explanations.answers import question_id, question_record
 from tinygpt.explanations.exercises import Choice, Question, QuestionKind
-from tinygpt.links import decode_train
+from tinygpt.training.links import decode_train
 
 #: The pages a teacher can lead students to (URL paths).
 LED_PAGES: tuple[str, ...] = ("attention", "predict", "theory")
 #: The models a teacher can lead with: the examples every server trains the same way, and
-#: :data:`OWN`, the teacher's own model named by its ``train=`` settings (``tinygpt.links``).
+#: :data:`OWN`, the teacher's own model named by its ``train=`` settings (``tinygpt.training.links``).
 LED_MODELS: tuple[str, ...] = ("context", "textbook")
 OWN = "own"
 #: The Attention page's step choices: the input, then the nine steps (``tinygpt.attention.STEP_IDS``).
@@ -68,7 +66,7 @@ class ClassState:
         text: the text (Attention) and prefix (Predict); "" for the model's own text.
         model: ``context``, ``textbook`` or :data:`OWN` (the teacher's own model).
         train: with ``model == OWN``, the model's settings as a ``train=`` link carries them
-            (``tinygpt.links.encode_train``); "" otherwise.
+            (``tinygpt.training.links.encode_train``); "" otherwise.
         mask, uniform, tau: the Attention page's first switches (causal mask on, every head
             uniform, softmax temperature τ > 0).
         open_controls: widget keys students may use while they follow (``tinygpt.ui.views.lesson``).
@@ -247,25 +245,14 @@ def write_state(store: Store, code: str, key: str, state: ClassState) -> ClassSt
     """Keep ``state`` as class ``code``'s current state; returns it with its new version (the
     stored one plus 1). Raises ClassError for an unknown class or a wrong key, StoreError when the
     store cannot be reached."""
-    with store.transaction(write=True, what="write the class state", code=code) as conn:
-        store._require_teacher(conn, code, key)
-        old = conn.execute(
-            sa.select(class_state_table.c.version).where(class_state_table.c.class_code == code)
-        ).scalar()
-        new = replace(state, version=(old or 0) + 1)
-        values = {"state": new.to_json(), "version": new.version, "updated_at": store.clock()}
-        if old is None:
-            conn.execute(class_state_table.insert().values(class_code=code, **values))
-        else:
-            conn.execute(class_state_table.update().where(class_state_table.c.class_code == code).values(**values))
-    return new
+    version = store.write_class_state(code, key, lambda v: replace(state, version=v).to_json())
+    return replace(state, version=version)
 
 
 def read_state(store: Store, code: str) -> ClassState | None:
     """Class ``code``'s current state, or None before its teacher wrote one. StoreError when the
     store cannot be reached."""
-    with store.transaction() as conn:
-        raw = conn.execute(sa.select(class_state_table.c.state).where(class_state_table.c.class_code == code)).scalar()
+    raw = store.class_state(code)
     return None if raw is None else state_from_json(raw)
 
 
@@ -347,12 +334,8 @@ def count_votes(rows: Iterable[tuple[str, int, str, bool]]) -> Tally:
 def tally(store: Store, code: str, question_id: str) -> Tally:
     """The votes of class ``code`` on ``question_id``, as aggregates. StoreError when the store
     cannot be reached."""
-    query = sa.text(
-        "SELECT student, round, answer, is_right FROM answers WHERE class_code = :code AND question_id = :q"
-    )
-    with store.transaction() as conn:
-        rows = conn.execute(query, {"code": code, "q": question_id}).all()
-    return count_votes((r[0], r[1], r[2], r[3]) for r in rows)
+    answers = store.answers(code, question_id=question_id)
+    return count_votes((a.student, a.round, a.answer, a.right) for a in answers)
 
 
 def vote_id(question: Question, version: int) -> str:
@@ -371,10 +354,7 @@ def is_vote(question_id: str) -> bool:
 def votes_of(store: Store, code: str, question_id: str, student: str) -> dict[int, str]:
     """One student's votes on ``question_id`` in class ``code``: round -> answer (choice ids), so a
     reloaded page shows the votes already cast. StoreError when the store cannot be reached."""
-    query = sa.text("SELECT round, answer FROM answers WHERE class_code = :code AND question_id = :q AND student = :s")
-    with store.transaction() as conn:
-        rows = conn.execute(query, {"code": code, "q": question_id, "s": student}).all()
-    return {int(r[0]): r[1] for r in rows}
+    return {a.round: a.answer for a in store.answers(code, student=student, question_id=question_id)}
 
 
 def suggest_discussion(share_right: float) -> bool:

@@ -27,10 +27,11 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from tinygpt.classroom.class_links import LESSON_KEYS, answer_ids
+from tinygpt.classroom.class_links import LESSON_KEYS
 from tinygpt.classroom.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
 from tinygpt.classroom.store import ClassError, NewAnswer, StoreError
 from tinygpt.config import ConfigError
+from tinygpt.explanations.answers import answer_ids
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.choice.led_model import has_led_model, led_model, take_led_model, training_note
 from tinygpt.ui.classwork import student

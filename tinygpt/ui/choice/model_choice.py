@@ -6,7 +6,7 @@ has one: trained, loaded from a file or opened from a link). The choice is kept 
 
 - ``model=textbook|context|own``; ``own`` in a session without a model of its own shows the
   textbook example and says so;
-- ``train=v1;…;text=…`` (``tinygpt.links``) beside ``model=own``: the settings of that model.
+- ``train=v1;…;text=…`` (``tinygpt.training.links``) beside ``model=own``: the settings of that model.
   Opening such a link takes the model from the server's shelf or trains it as a job (one training
   for equal requests: sessions opening the same link while it trains watch that one run), with
   its progress and place in line, and then shows the page's view. Settings that are refused get
@@ -24,9 +24,9 @@ import streamlit as st
 
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.params import read_choice
 from tinygpt.training.jobs import JobRefusedError, JobStatus, ModelKey, model_key
+from tinygpt.training.links import decode_train, encode_train, reproducible_settings
 from tinygpt.training.record import ModelRecord, StopReason
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.language import error_text, md_escape, tr

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.classroom.class_links import question_record
+from tinygpt.explanations.answers import question_record
 from tinygpt.explanations.concept_check import CONCEPTS, MIN_T, check_id, check_questions, own_results, phase_done
 from tinygpt.explanations.exercises import Question
 from tinygpt.explanations.misconceptions import misconceptions

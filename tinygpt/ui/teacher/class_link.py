@@ -9,7 +9,7 @@ import streamlit as st
 
 from tinygpt.classroom.class_links import PRIVATE_PARAMS, ascii_query
 from tinygpt.examples import EXAMPLES
-from tinygpt.links import encode_train, reproducible_settings
+from tinygpt.training.links import encode_train, reproducible_settings
 from tinygpt.ui.choice.model_choice import FIRST_CHOICE
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.app_url import base_url

@@ -36,7 +36,7 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.explanations.exercises import STEP_QUESTIONS
 from tinygpt.explanations.theory import CONCEPT_IDS
 from tinygpt.formatting import shown_text
-from tinygpt.links import encode_train, reproducible_settings
+from tinygpt.training.links import encode_train, reproducible_settings
 from tinygpt.ui.classwork.class_guard import remember_key
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.app_url import base_url
