@@ -12,7 +12,6 @@ import torch
 
 from tinygpt.classroom.period import (
     ClassState,
-    count_votes,
     question_data,
     question_from_data,
     read_state,
@@ -24,6 +23,7 @@ from tinygpt.classroom.period import (
     write_state,
 )
 from tinygpt.classroom.store import SCHEMA_VERSION, ClassError, NewAnswer, Store, database_url
+from tinygpt.classroom.tally import count_votes
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explanations.answers import question_id
 from tinygpt.explanations.exercises import argmax_key_question

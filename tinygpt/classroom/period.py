@@ -27,11 +27,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from urllib.parse import parse_qsl
 
 from tinygpt.attention import STEP_IDS
 from tinygpt.classroom.store import Store
+from tinygpt.classroom.tally import Tally, count_votes
 from tinygpt.config import ConfigError
 from tinygpt.explanations.answers import question_id, question_record
 from tinygpt.explanations.exercises import Choice, Question, QuestionKind
@@ -277,58 +278,6 @@ def reopen_period(store: Store, code: str, key: str) -> None:
 
 
 # ---------------------------------------------------------------- the votes
-
-
-@dataclass(frozen=True)
-class RoundTally:
-    """One round of a question: how many answered, how many rightly, answer (choice ids) -> count."""
-
-    answered: int = 0
-    right: int = 0
-    spread: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def share_right(self) -> float:
-        """right / answered (0 when nobody answered)."""
-        return self.right / self.answered if self.answered else 0.0
-
-
-@dataclass(frozen=True)
-class Tally:
-    """A question's votes: per round, and between the rounds the students who answered both:
-    ``to_right`` went from a wrong answer to a right one, ``to_wrong`` from right to wrong,
-    ``both`` answered both rounds."""
-
-    rounds: dict[int, RoundTally]
-    to_right: int = 0
-    to_wrong: int = 0
-    both: int = 0
-
-    def of(self, rnd: int) -> RoundTally:
-        """The tally of round ``rnd`` (empty when nobody answered it)."""
-        return self.rounds.get(rnd, RoundTally())
-
-
-def count_votes(rows: Iterable[tuple[str, int, str, bool]]) -> Tally:
-    """The tally of ``rows`` (student, round, answer, right): one row per student and round."""
-    rounds: dict[int, dict] = {}
-    by_student: dict[str, dict[int, bool]] = {}
-    for student, rnd, answer, right in rows:
-        r = rounds.setdefault(int(rnd), {"answered": 0, "right": 0, "spread": {}})
-        r["answered"] += 1
-        r["right"] += bool(right)
-        r["spread"][answer] = r["spread"].get(answer, 0) + 1
-        by_student.setdefault(student, {})[int(rnd)] = bool(right)
-    both = [v for v in by_student.values() if 1 in v and 2 in v]
-    return Tally(
-        rounds={
-            n: RoundTally(r["answered"], r["right"], dict(sorted(r["spread"].items(), key=lambda kv: (-kv[1], kv[0]))))
-            for n, r in sorted(rounds.items())
-        },
-        to_right=sum(not v[1] and v[2] for v in both),
-        to_wrong=sum(v[1] and not v[2] for v in both),
-        both=len(both),
-    )
 
 
 def tally(store: Store, code: str, question_id: str) -> Tally:

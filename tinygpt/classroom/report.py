@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tinygpt.classroom.store import Answer
+from tinygpt.classroom.tally import count_votes
 from tinygpt.explanations.concept_check import CONCEPTS, parse_check_id
 from tinygpt.explanations.misconceptions import Misconception, misconceptions
 
@@ -89,7 +90,8 @@ def report(answers: Iterable[Answer], records: Mapping[str, Mapping]) -> list[Co
         held: dict[str, dict[Misconception, int]] = {"pre": {}, "post": {}}
         for phase in ("pre", "post"):
             given = [a for (c, p, _), a in first.items() if c == concept and p == phase]
-            counts[phase] = (len(given), sum(a.right for a in given))
+            tally = count_votes((a.student, 1, a.answer, a.right) for a in given).of(1)
+            counts[phase] = (tally.answered, tally.right)
             for a in given:
                 record = records.get(a.question_id)
                 if a.right or record is None:

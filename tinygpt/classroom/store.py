@@ -99,6 +99,7 @@ from tinygpt.classroom.store_values import (
     read_student,
     read_teacher_key,
 )
+from tinygpt.classroom.tally import count_votes
 from tinygpt.explanations.answers import Answer
 
 __all__ = [
@@ -372,35 +373,34 @@ class Store(StoreConnection):
                 .where(questions_table.c.class_code == class_code)
                 .order_by(questions_table.c.first_at)
             ).all()
-            counts = conn.execute(
+            rows = conn.execute(
                 sa.select(
                     answers_table.c.question_id,
+                    answers_table.c.student,
                     answers_table.c.answer,
                     answers_table.c.is_right,
-                    sa.func.min(answers_table.c.answer_text),
-                    sa.func.count(),
+                    answers_table.c.answer_text,
                 )
-                .where(
-                    answers_table.c.class_code == class_code, live, answers_table.c.round == 1
-                )  # round 2: tinygpt.classroom.period
-                .group_by(answers_table.c.question_id, answers_table.c.answer, answers_table.c.is_right)
+                .where(answers_table.c.class_code == class_code, live, answers_table.c.round == 1)  # round 2: period
+                .order_by(answers_table.c.answered_at, answers_table.c.id)
             ).all()
         by_question: dict[str, list] = {}
-        for row in counts:
-            by_question.setdefault(row[0], []).append(row)
+        for row in rows:
+            by_question.setdefault(row.question_id, []).append(row)
         summaries = []
         for q in (q for q in questions if q.question_id in by_question):
-            rows = sorted(by_question.get(q.question_id, []), key=lambda r: (-r[4], r[1]))
+            given = by_question[q.question_id]
+            tally = count_votes((r.student, 1, r.answer, r.is_right) for r in given).of(1)
             summaries.append(
                 QuestionSummary(
                     question_id=q.question_id,
                     text=q.text,
                     question=json.loads(q.data),
-                    answered=sum(r[4] for r in rows),
-                    right=sum(r[4] for r in rows if r[2]),
-                    spread={r[1]: r[4] for r in rows},
-                    labels={r[1]: r[3] for r in rows},
-                    right_answers=frozenset(r[1] for r in rows if r[2]),
+                    answered=tally.answered,
+                    right=tally.right,
+                    spread=tally.spread,
+                    labels={a: min(r.answer_text for r in given if r.answer == a) for a in tally.spread},
+                    right_answers=frozenset(r.answer for r in given if r.is_right),
                 )
             )
         return summaries

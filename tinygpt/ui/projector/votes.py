@@ -1,7 +1,7 @@
 """A class question's votes as the teacher's and the projector's pages draw them: the spread of
 one round as a bar chart with its table, and how the second round compares with the first.
 
-Only aggregates (``tinygpt.classroom.period.Tally``) reach these functions: never a token or a nickname.
+Only aggregates (``tinygpt.classroom.tally.Tally``) reach these functions: never a token or a nickname.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from tinygpt.classroom.period import RoundTally, Tally
+from tinygpt.classroom.tally import RoundTally, Tally
 from tinygpt.explanations.charts import answer_spread_spec
 from tinygpt.explanations.exercises import Question
 from tinygpt.i18n import CATALOGUE
