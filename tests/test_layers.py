@@ -305,3 +305,33 @@ def test_the_checks_find_what_they_look_for(tmp_path):
         "tinygpt/jobs.py:1: tinygpt.jobs -> tinygpt.ui",
         "tinygpt/jobs.py:1: tinygpt.jobs -> tinygpt.ui.jobs",
     ]
+
+
+def key_rebindings(root: Path) -> list[str]:
+    """Assignments of a key name (``K_*``, ``T_*``) to anything but a string written out: a key
+    name stands for one key, spelled once, never for another module's name under a second one."""
+    found = []
+    for module, path in sources(root).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                names = target.elts if isinstance(target, ast.Tuple) else [target]
+                values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+                for name, value in zip(names, values if len(values) == len(names) else [None] * len(names)):
+                    if not (isinstance(name, ast.Name) and name.id[:2] in ("K_", "T_")):
+                        continue
+                    if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                        found.append(f"{module}:{node.lineno}: {name.id}")
+    return sorted(found)
+
+
+def test_no_module_rebinds_a_key_name():
+    assert key_rebindings(ROOT) == []
+
+
+def test_a_key_name_bound_to_another_name_is_found(tmp_path):
+    (tmp_path / "tinygpt").mkdir()
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "tinygpt" / "a.py").write_text('K_A, T_B = "a", "b"\nK_C = K_A\n\ndef f():\n    T_D = T_B\n')
+    assert key_rebindings(tmp_path) == ["tinygpt.a:2: K_C", "tinygpt.a:5: T_D"]

@@ -30,7 +30,6 @@ from tinygpt.ui.shared.models import attention_trace
 from tinygpt.ui.views.attention_table import K_CHECK
 from tinygpt.ui.views.lesson import lesson
 
-K_BOX = K_CHECK  # the expander (a lesson control: a teacher's lesson may hide it)
 #: The app-wide parameter that keeps the round at the end open across a reload (``check=post``).
 CHECK_PARAM, POST = "check", "post"
 
@@ -54,9 +53,9 @@ def section(record: ModelRecord, text: str | None = None) -> None:
     ``text``: the text the page shows; None for the model's first training window (a page
     without a text of attention, e.g. Predict)."""
     text = record.text[: record.window][: record.gpt_cfg.max_len] if text is None else text
-    if (current := lesson()) is not None and not current.visible(K_BOX):  # a lesson link may hide it;
+    if (current := lesson()) is not None and not current.visible(K_CHECK):  # a lesson link may hide it;
         return  # a teacher leading the class does not: the check is the student's own answers
-    box = st.expander(tr("check.header"), key=K_BOX, on_change="rerun", icon=":material/quiz:")
+    box = st.expander(tr("check.header"), key=K_CHECK, on_change="rerun", icon=":material/quiz:")
     if not box.open:
         return
     with box:

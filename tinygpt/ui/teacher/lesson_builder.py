@@ -45,7 +45,7 @@ from tinygpt.ui.frame.controls import K_MODEL
 from tinygpt.ui.frame.language import lang, md_escape, tr
 from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.qr import qr_png, qr_svg
-from tinygpt.ui.shared.models import K_CHOICE, K_OWN
+from tinygpt.ui.shared.models import K_OWN
 from tinygpt.ui.views.attention_table import K_STEP
 from tinygpt.ui.views.lesson import LESSON_CONTROLS, lesson
 
@@ -245,7 +245,7 @@ def _model_choice() -> tuple[str, str | None]:
     settings = reproducible_settings(own) if own is not None else None
     options = list(EXAMPLES) + (["own"] if settings is not None else [])
     # the model the teacher's pages show, else the one a student's first visit shows (the context example)
-    current = ss.get(K_CHOICE) or "context"
+    current = ss.get(K_MODEL) or "context"
     ss.setdefault("builder_model", current if current in options else "context")
     if ss["builder_model"] not in options:
         ss["builder_model"] = "context"
