@@ -308,7 +308,7 @@ def test_the_checks_find_what_they_look_for(tmp_path):
 
 
 def key_rebindings(root: Path) -> list[str]:
-    """Assignments of a key name (``K_*``, ``T_*``) to anything but a string written out: a key
+    """Assignments of a key name (``K_*``, ``T_*``, ``P_*``) to anything but a string written out: a key
     name stands for one key, spelled once, never for another module's name under a second one."""
     found = []
     for module, path in sources(root).items():
@@ -319,7 +319,7 @@ def key_rebindings(root: Path) -> list[str]:
                 names = target.elts if isinstance(target, ast.Tuple) else [target]
                 values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
                 for name, value in zip(names, values if len(values) == len(names) else [None] * len(names)):
-                    if not (isinstance(name, ast.Name) and name.id[:2] in ("K_", "T_")):
+                    if not (isinstance(name, ast.Name) and name.id[:2] in ("K_", "T_", "P_")):
                         continue
                     if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
                         found.append(f"{module}:{node.lineno}: {name.id}")
