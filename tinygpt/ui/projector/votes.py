@@ -46,35 +46,48 @@ def right_labels(data: Mapping) -> str:
     return ", ".join(labels[i] for i in labels if i in set(data.get("answers", [])))
 
 
-def spread_rows(data: Mapping, tally: RoundTally) -> tuple[list[str], list[int], list[bool]]:
+def spread_rows(
+    data: Mapping,
+    tally: RoundTally,
+    right_answers: frozenset[str] = frozenset(),
+    texts: Mapping[str, str] | None = None,
+) -> tuple[list[str], list[int], list[bool]]:
     """(answer labels, how many gave each, which are right): every choice of a one-answer question
-    (0 for those nobody picked), the answers given to a several-answer one."""
+    (0 for those nobody picked), the answers given to a several-answer one or to a question recorded
+    without its choices. ``right_answers``: answers the store recorded as right; ``texts``: an
+    answer's text as a student saw it, for an answer the choices do not name."""
     labels = choice_labels(data)
     right = set(data.get("answers", []))
-    if data.get("multiple"):
+    if data.get("multiple") or not labels:
         answers = list(tally.spread)
-        shown = [", ".join(labels.get(i, i) for i in a.split(",") if i) or "—" for a in answers]
-        return shown, [tally.spread[a] for a in answers], [set(a.split(",")) == right for a in answers]
+        fallback = texts or {}
+        shown = [", ".join(labels.get(i, i) for i in a.split(",") if i) or fallback.get(a, a) or "—" for a in answers]
+        is_right = [a in right_answers or set(a.split(",")) == right for a in answers]
+        return shown, [tally.spread[a] for a in answers], is_right
+    right |= right_answers
     ids = list(labels)
     return [labels[i] for i in ids], [tally.spread.get(i, 0) for i in ids], [i in right for i in ids]
 
 
-def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str) -> None:
-    """The round's spread: a bar chart (its text description says the counts) and its table."""
-    labels, counts, right = spread_rows(data, tally)
+def draw_spread_block(
+    rows: tuple[list[str], list[int], list[bool]], title: str, description: str, table_key: str, width: str = "stretch"
+) -> None:
+    """The spread of the answers ``rows`` (:func:`spread_rows`): a bar chart (``description``
+    says its counts in words) and beside it its table."""
+    labels, counts, right = rows
     spec = answer_spread_spec(
         labels,
         counts,
         right,
-        title=tr("period.spread_title", round=rnd),
+        title=title,
         x_title=tr("teacher.axis_students"),
         y_title=tr("teacher.axis_answer"),
         right_label=tr("teacher.right"),
         wrong_label=tr("teacher.wrong"),
     )
-    spec["description"] = tr("period.spread_alt", round=rnd, answered=tally.answered, right=tally.right)
+    spec["description"] = description
     chart, table = st.columns([3, 2])
-    chart.vega_lite_chart(spec, width="stretch")
+    chart.vega_lite_chart(spec, width=width)
     with table:
         show_table(
             text_table(
@@ -84,8 +97,18 @@ def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str) -> None:
                     tr("teacher.right"): ["✓" if ok else "" for ok in right],
                 }
             ),
-            key=f"{key}_table_{rnd}",
+            key=table_key,
         )
+
+
+def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str) -> None:
+    """A vote's round ``rnd``: its spread as a chart and a table (:func:`draw_spread_block`)."""
+    draw_spread_block(
+        spread_rows(data, tally),
+        tr("period.spread_title", round=rnd),
+        tr("period.spread_alt", round=rnd, answered=tally.answered, right=tally.right),
+        f"{key}_table_{rnd}",
+    )
 
 
 def compare_line(tally: Tally) -> str:
