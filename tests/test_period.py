@@ -28,8 +28,8 @@ from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explanations.answers import question_id
 from tinygpt.explanations.exercises import argmax_key_question
 from tinygpt.explanations.explain import trace_of
-from tinygpt.model import GPT
 from tinygpt.training.links import decode_train, encode_train
+from tinygpt.training.train import new_model
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -48,8 +48,8 @@ def store(store_url):
 
 @pytest.fixture(scope="module")
 def question():
-    torch.manual_seed(0)
-    model = GPT(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8)).eval()
+    # under the process's init lock: a model the app trains in the background meanwhile keeps its own weights
+    model = new_model(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8), seed=0).eval()
     idx = torch.tensor([[0, 1, 2, 3]])
     trace = trace_of(model, idx, layer=0)
     return argmax_key_question(trace, head=0, query=3)
