@@ -27,7 +27,7 @@ from bench.st_client import Session, click, pills_state, toggle_state
 
 #: The chance that a student answers a concept right: before the lessons, after them.
 PHASE_RIGHT = {"pre": 0.4, "post": 0.8}
-BOX = "attn_check"  # tinygpt.ui.classwork.concept_check_view.K_BOX
+BOX = "attn_check"  # tinygpt.ui.views.attention_table.K_CHECK
 ATTEMPTS = 4  # runs a student tries to open the check's form
 
 

@@ -4,6 +4,7 @@ Fixtures
     app_server  (session)  base URL "http://127.0.0.1:<port>" of `streamlit run streamlit_app.py`
     browser     (session)  Playwright sync-API Chromium (Debian /usr/bin/chromium), headless
     page        (function) new page, 1280x900, locale en-US; screenshot saved at teardown
+    store       (function) a fresh SQLite class store, the one the app's sessions of the test use
 Helpers
     wait_for_app(page, timeout_ms=60_000)  wait until Streamlit finished running the script
     assert_no_exception(page)              assert no st.exception / uncaught-error box is shown
@@ -249,3 +250,16 @@ def postgres_url(postgres_cluster, request) -> str:
     """The URL of a new, empty database in the session's PostgreSQL cluster (one per test)."""
     name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:40] + f"_{time.monotonic_ns() % 10**9}"
     return postgres_cluster.new_database(name)
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """A fresh SQLite class store for the test, the one the app's sessions use (``TINYGPT_DATA_DIR``
+    set to the test's own folder, so no answer, class or published model of another test is seen)."""
+    from tinygpt.classroom.store import Store, database_url
+
+    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
+    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
+    s = Store(database_url())
+    yield s
+    s.dispose()

@@ -14,6 +14,8 @@ from tinygpt.training.jobs import ModelShelf, model_key
 from tinygpt.training.record import ModelRecord
 from tinygpt.training.train import train
 from tinygpt.ui.frame.tables import TABLE_CLASS
+from tinygpt.ui.shared.models import K_OWN
+from tinygpt.ui.views.attention_table import K_TABLE
 
 #: The Train page's whole-number settings, text boxes whose session values are the typed text.
 TEXT_NUMBER_KEYS = ("train_max_len", "train_window", "train_epochs", "train_seed")
@@ -54,13 +56,30 @@ def open_page(page: str, lang: str = "en", own_model: ModelRecord | None = None,
     at = AppTest.from_file("../streamlit_app.py", default_timeout=300)
     at.query_params["lang"] = lang
     if own_model is not None:
-        at.session_state["own_model"] = own_model
+        at.session_state[K_OWN] = own_model
     at.run()
     at.query_params.update(params)
     if page == "attention":  # the step's table is one click away on the page: open here, as tests read it
-        at.session_state["attn_table_open"] = True
+        at.session_state[K_TABLE] = True
     at.switch_page(f"pages/{page}.py")
     at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def open_link(page: str | None, lang: str = "en", **params: str):
+    """An AppTest session that opens ``/<page>?lang=…&params`` as a link does: the URL is there from
+    the first run (a lesson's or a class's parameters act on the app's entry), then the page (the
+    root URL when ``page`` is None)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
+    at.query_params.update({"lang": lang, **params})
+    at.run()
+    if page is not None:
+        at.switch_page(f"pages/{page}.py")
+        at.query_params.update({"lang": lang, **params})
+        at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

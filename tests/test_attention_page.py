@@ -39,6 +39,7 @@ from tinygpt.params import read_step
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
 from tinygpt.ui.shared import attention_data as data
+from tinygpt.ui.views.attention_table import K_RESET, K_SNAPSHOT
 
 SEED_LAYERS, SEED_HEADS = 6, 8
 #: The parameters of the page's view (the model travels in model=).
@@ -204,7 +205,7 @@ def test_an_edited_score_changes_only_its_row_and_later_steps():
     ).run()  # its own value as shown: no edit
     assert "edits" not in at.query_params and table(at).to_numpy()[2, 0] != 80.0
     at.number_input(key=f"{view.K_EDIT_VALUE}_l0_h0_i2_j0").set_value(5.0).run()
-    at.button(key="attn_reset").click().run()  # back to the model's own attention: no edits, no switches
+    at.button(key=K_RESET).click().run()  # back to the model's own attention: no edits, no switches
     rerun(at, **{view.K_STEP: "softmax"})
     assert np.array_equal(alpha(at), before) and not at.toggle(key=view.K_EDITING).value
     assert "edits" not in at.query_params
@@ -375,14 +376,14 @@ def test_training_snapshots_get_a_slider_and_a_model_without_them_says_so():
     }
     with_snaps = replace(record, snapshots=snaps, uid="snapshots-test")
     at = open_attention(own_model=with_snaps, part="training")
-    assert at.select_slider(key="attn_snapshot").options == ["1", "50", "300"]
-    at.select_slider(key="attn_snapshot").set_value(50).run()
+    assert at.select_slider(key=K_SNAPSHOT).options == ["1", "50", "300"]
+    at.select_slider(key=K_SNAPSHOT).set_value(50).run()
     head = at.session_state[view.K_HEAD] + 1  # the head the page opened on, counted from 1
     caption = t("attn.snap_caption", "en", text="你好世界", step=50, layer=1, head=head)
     assert any(c.value == caption for c in at.caption)
     rerun(at, **{view.K_TRAINING: False})  # closed: not drawn, its value kept
     assert all(s.key != "attn_snapshot" for s in at.select_slider)
-    assert rerun(at, **{view.K_TRAINING: True}).select_slider(key="attn_snapshot").value == 50
+    assert rerun(at, **{view.K_TRAINING: True}).select_slider(key=K_SNAPSHOT).value == 50
     without = open_attention(own_model=replace(record, snapshots={}, uid="no-snapshots-test"), part="training")
     assert all(s.key != "attn_snapshot" for s in without.select_slider)
     assert t("attn.snap_none", "en") in [i.value for i in without.info]

@@ -5,8 +5,8 @@ import pytest
 from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
 from test_browser_a11y import blocking_findings, summary
 
-from tinygpt.classroom.class_links import question_record
 from tinygpt.classroom.store import NewAnswer, Store, database_url
+from tinygpt.explanations.answers import question_record
 from tinygpt.explanations.exercises import NONE
 from tinygpt.explanations.predictions import prediction_id, prediction_question
 from tinygpt.i18n import t

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
-from tinygpt.links import decode_train
+from tinygpt.training.links import decode_train
 from tinygpt.training.train import train
 
 pytestmark = pytest.mark.browser

@@ -19,7 +19,7 @@ from conftest import SCREENSHOTS, assert_no_exception, wait_for_app
 from bench.cold_start import ARTIFACTS, start_server, stop_server, wait_healthy
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.examples import CONTEXT_TEXT
-from tinygpt.links import encode_train
+from tinygpt.training.links import encode_train
 
 pytestmark = pytest.mark.browser
 

@@ -9,17 +9,14 @@ from __future__ import annotations
 import shutil
 
 import pytest
-import test_classroom
-from helpers import tables
+from helpers import open_link, tables
 from streamlit.testing.v1 import AppTest
-from test_classroom import answer_both, app, make_class
+from test_classroom import answer_both, make_class
 
 from tinygpt.classroom.guard import Attempts
 from tinygpt.classroom.store import Store, StoreError, database_url
 from tinygpt.i18n import t
-from tinygpt.ui.frame.student_state import class_session
-
-store = test_classroom.store  # a fresh SQLite store, the one the app's sessions use
+from tinygpt.ui.frame.student_state import K_NICKNAME, class_session
 
 
 def test_attempts_are_counted_per_client_in_a_sliding_window():
@@ -53,16 +50,16 @@ def test_the_teachers_key_leaves_the_address_at_once_and_a_reload_keeps_the_clas
     from tinygpt.ui.classwork import class_guard
 
     code, key = store.create_class("lesson=1&pages=attention")
-    view = app("teacher", lang, **{"class": code, "key": key})
+    view = open_link("teacher", lang, **{"class": code, "key": key})
     assert "key" not in view.query_params and view.query_params["class"] == code
     assert t("teacher.class_header", lang, code=code) in [h.value for h in view.header]
     cookie = [h.value for h in view.get("html") if "tinygpt_teacher_" in h.value]
     assert cookie and f"tinygpt_teacher_{code}={key};" in cookie[0]
     monkeypatch.setattr(class_guard, "browser_cookies", lambda: {f"tinygpt_teacher_{code}": key})
-    reloaded = app("teacher", lang, **{"class": code})  # the address as it stands: no key in it
+    reloaded = open_link("teacher", lang, **{"class": code})  # the address as it stands: no key in it
     assert t("teacher.class_header", lang, code=code) in [h.value for h in reloaded.header]
     monkeypatch.setattr(class_guard, "browser_cookies", dict)
-    stranger = app("teacher", lang, **{"class": code})  # another browser, the same address
+    stranger = open_link("teacher", lang, **{"class": code})  # another browser, the same address
     assert [e.value for e in stranger.error] == [t("teacher.no_key", lang)] and not stranger.header
 
 
@@ -71,10 +68,10 @@ def test_guessing_teacher_links_is_slowed_per_client_and_no_class_reads_as_a_wro
     other, _ = store.create_class("lesson=1")
     messages = set()
     for n in range(8):
-        guess = app("teacher", "en", **{"class": [code, "ZZZZZZ"][n % 2], "key": f"{n:024d}"})
+        guess = open_link("teacher", "en", **{"class": [code, "ZZZZZZ"][n % 2], "key": f"{n:024d}"})
         messages.add(tuple(e.value for e in guess.error))
     assert messages == {(t("teacher.no_access", "en"),)}  # an existing code and a missing one read the same
-    blocked = app("teacher", "en", **{"class": other, "key": key})
+    blocked = open_link("teacher", "en", **{"class": other, "key": key})
     (error,) = [e.value for e in blocked.error]
     assert error.startswith(t("teacher.too_many", "en", seconds=0)[:30]) and not blocked.header
 
@@ -82,8 +79,8 @@ def test_guessing_teacher_links_is_slowed_per_client_and_no_class_reads_as_a_wro
 def test_guessing_short_links_is_slowed_per_client(store, one_client):
     real = store.shorten("lesson=1&pages=attention")
     for n in range(8):
-        app(None, "en", s=f"zzzzzz{'abcdefgh'[n]}")
-    blocked = app(None, "en", s=real)
+        open_link(None, "en", s=f"zzzzzz{'abcdefgh'[n]}")
+    blocked = open_link(None, "en", s=real)
     assert any(w.value.startswith(t("short.too_many", "en", seconds=0)[:30]) for w in blocked.warning)
     assert "pages" not in blocked.query_params  # the lesson was not opened
 
@@ -93,7 +90,7 @@ def test_a_short_link_typed_in_lower_case_opens_the_lesson(store, monkeypatch):
 
     monkeypatch.setattr(store_module, "random_code", lambda alphabet, n: "pqCKLSV"[:n])
     assert store.shorten("lesson=1&pages=attention&step=softmax") == "pqCKLSV"
-    at = app(None, "en", s="pqcklsv")  # as a phone typed it from the projector
+    at = open_link(None, "en", s="pqcklsv")  # as a phone typed it from the projector
     assert not at.warning and at.query_params["step"] == "softmax" and "s" not in at.query_params
 
 
@@ -102,9 +99,9 @@ def test_a_nickname_holding_nul_on_postgresql_holds_up_no_other_student(postgres
     pg = Store(database_url())
     code, _ = pg.create_class("lesson=1&pages=attention&step=softmax&guess=1")
     try:
-        others = [app("attention", "en", step="softmax", guess="1", **{"class": code}) for _ in range(2)]
-        odd = app("attention", "en", step="softmax", guess="1", **{"class": code})
-        odd.sidebar.text_input(key="class_nickname").input("Zo\x00e").run()
+        others = [open_link("attention", "en", step="softmax", guess="1", **{"class": code}) for _ in range(2)]
+        odd = open_link("attention", "en", step="softmax", guess="1", **{"class": code})
+        odd.sidebar.text_input(key=K_NICKNAME).input("Zo\x00e").run()
         answer_both(odd)
         for other in others:  # right after the odd write, as a class answers together
             answer_both(other)
@@ -125,7 +122,7 @@ def test_an_answer_the_store_refuses_is_said_once_and_not_sent_again(store, monk
         raise StoreError("store.refused", "refused", reason="value too long")
 
     monkeypatch.setattr(Store, "record_answer", refuse)
-    at = app("attention", "en", step="softmax", guess="1")
+    at = open_link("attention", "en", step="softmax", guess="1")
     answer_both(at)
     said = t("class.refused", "en", n=1, reason=t("store.refused", "en", reason="value too long"))
     assert said in [w.value for w in at.warning]
@@ -147,7 +144,7 @@ def test_a_deleted_data_folder_is_said_to_the_teacher(store, tmp_path):
 def test_a_reopened_class_takes_the_answers_of_a_student_who_saw_it_closed(store):
     teacher, short, code, _ = make_class("en")
     teacher.button(key="teacher_close").click().run()
-    student = app(None, "en", s=short.split("s=")[1])
+    student = open_link(None, "en", s=short.split("s=")[1])
     assert t("class.closed", "en", code=code) in [w.value for w in student.sidebar.warning]
     banner = t("class.banner_main", "en", code=code)
     assert banner not in [c.value for c in student.main.caption]  # not told that guesses go to the teacher
@@ -161,10 +158,10 @@ def test_two_tabs_answering_differently_are_told_which_answer_counts(store, monk
     from tinygpt.ui.classwork import student as student_ui
 
     _, short, code, _ = make_class("en")
-    first = app(None, "en", s=short.split("s=")[1])
+    first = open_link(None, "en", s=short.split("s=")[1])
     me = class_session(first.session_state).me
     monkeypatch.setattr(student_ui, "browser_token", lambda: me)  # the second tab shares the browser's cookie
-    second = app(None, "en", s=short.split("s=")[1])
+    second = open_link(None, "en", s=short.split("s=")[1])
     assert class_session(second.session_state).me == me
     first.button_group(key="attn_ex_argmax_key_pick").set_value("2").run()
     second.button_group(key="attn_ex_argmax_key_pick").set_value("3").run()
@@ -177,10 +174,10 @@ def test_two_tabs_answering_differently_are_told_which_answer_counts(store, monk
 
 def test_the_teacher_sees_the_nicknames_students_typed(store):
     teacher, short, code, _ = make_class("en")
-    ann = app(None, "en", s=short.split("s=")[1])
-    ann.sidebar.text_input(key="class_nickname").input("Ann").run()
+    ann = open_link(None, "en", s=short.split("s=")[1])
+    ann.sidebar.text_input(key=K_NICKNAME).input("Ann").run()
     answer_both(ann, argmax="2", row_sum="1")
-    answer_both(app(None, "en", s=short.split("s=")[1]), argmax="3", row_sum="1")
+    answer_both(open_link(None, "en", s=short.split("s=")[1]), argmax="3", row_sum="1")
     teacher.run()
     (box,) = [e for e in teacher.expander if e.label.startswith("Who answered")]
     assert box.label == t("teacher.roster", "en", n=2)

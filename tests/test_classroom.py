@@ -7,7 +7,7 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from helpers import served_example, tables
+from helpers import open_link, served_example, tables
 from streamlit.testing.v1 import AppTest
 
 from bench.cold_start import free_port
@@ -21,38 +21,15 @@ from tinygpt.classroom.class_links import (
     lesson_params,
     query_with_class,
 )
-from tinygpt.classroom.store import LINK_CODE_LEN, Store, database_url
+from tinygpt.classroom.store import LINK_CODE_LEN
 from tinygpt.i18n import t
 from tinygpt.ui.attention.state import opening_head
 from tinygpt.ui.choice.led_model import model_identity
-from tinygpt.ui.frame.student_state import class_session
+from tinygpt.ui.frame.student_state import K_NICKNAME, class_session
 from tinygpt.ui.frame.teacher_state import teacher_session
 from tinygpt.ui.views.lesson import parse_lesson
 
 PAGES = ["train", "predict", "attention", "theory"]
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    """A fresh SQLite store for the test, the one the app's sessions use (TINYGPT_DATA_DIR)."""
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
-
-
-def app(page: str | None, lang: str = "en", **params: str) -> AppTest:
-    """A session that opens ``/<page>?lang=…&params`` (the root URL when ``page`` is None), as a link does."""
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
-    at.query_params.update({"lang": lang, **params})
-    at.run()
-    if page is not None:
-        at.switch_page(f"pages/{page}.py")
-        at.query_params.update({"lang": lang, **params})
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def codes(at: AppTest) -> list[str]:
@@ -62,7 +39,7 @@ def codes(at: AppTest) -> list[str]:
 def make_class(lang: str = "en", guess: bool = True) -> tuple[AppTest, str, str, str]:
     """A teacher builds a locked guess-first lesson on Attention's softmax step of the textbook example with a class:
     (the teacher's session, the students' short link, the class code, the teacher's key)."""
-    at = app("teacher", lang, **{"from": "attention", "step": "softmax", "tau": "1"})
+    at = open_link("teacher", lang, **{"from": "attention", "step": "softmax", "tau": "1"})
     at.button_group(key="builder_model").set_value("textbook").run()  # the example whose answers the tests know
     at.multiselect(key="builder_controls_attention").set_value(["attn_mask", "attn_temperature"]).run()
     if guess:
@@ -147,7 +124,7 @@ def test_my_answers_as_markdown_and_csv():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_builder_names_controls_by_their_labels_and_makes_a_short_ascii_link_and_a_class(lang, store):
-    at = app("teacher", lang, **{"from": "attention", "step": "softmax"})
+    at = open_link("teacher", lang, **{"from": "attention", "step": "softmax"})
     controls = at.multiselect(key="builder_controls_attention")
     shown = list(controls.proto.options)
     assert t("attn.mask", lang) in shown and t("attn.temperature", lang) in shown  # labels, not widget keys
@@ -180,7 +157,7 @@ def test_the_builder_names_controls_by_their_labels_and_makes_a_short_ascii_link
 
 def test_a_short_link_opens_the_locked_lesson_on_its_step(store):
     _, short, code, _ = make_class("en")
-    at = app(None, "en", s=short.split("s=")[1])
+    at = open_link(None, "en", s=short.split("s=")[1])
     params = dict(at.query_params)
     assert "s" not in params and params["class"] == code and params["step"] == "softmax"
     assert at.session_state["attn_step"] == "softmax"  # the step radio is locked: the lesson opens on it
@@ -195,10 +172,10 @@ def test_a_short_link_opens_the_locked_lesson_on_its_step(store):
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_short_code_that_does_not_exist_or_is_malformed_gets_a_message(lang, store):
-    at = app(None, lang, s="abcdefg")
+    at = open_link(None, lang, s="abcdefg")
     assert t("short.unknown", lang, code="abcdefg") in [w.value for w in at.warning]
     assert "s" not in at.query_params
-    at = app(None, lang, s="abc/../")  # not a code the app makes: to a student, a link that does not exist
+    at = open_link(None, lang, s="abc/../")  # not a code the app makes: to a student, a link that does not exist
     assert [w.value for w in at.warning] == [t("short.unknown", lang, code=r"abc/\.\./")]  # as Markdown shows it
 
 
@@ -214,17 +191,17 @@ def answer_both(at: AppTest, argmax: str = "2", row_sum: str = "1") -> None:
 def test_students_answers_arrive_on_the_teachers_page_anonymously(store):
     teacher, short, code, key = make_class("en")
     code_s = short.split("s=")[1]
-    ann = app(None, "en", s=code_s)
+    ann = open_link(None, "en", s=code_s)
     assert t("class.banner_main", "en", code=code) in [c.value for c in ann.main.caption]  # seen on a phone too
-    ann.sidebar.text_input(key="class_nickname").input("Ann").run()
+    ann.sidebar.text_input(key=K_NICKNAME).input("Ann").run()
     answer_both(ann, argmax="2", row_sum="1")
-    bob = app(None, "en", s=code_s)
+    bob = open_link(None, "en", s=code_s)
     answer_both(bob, argmax="3", row_sum="depends")
     rows = store.answers(code)
     assert sorted((r.nickname or "", r.answer, r.right) for r in rows) == sorted(
         [("Ann", "2", True), ("Ann", "1", True), ("", "3", False), ("", "depends", False)]
     )
-    view = app("teacher", "en", **{"class": code, "key": key})
+    view = open_link("teacher", "en", **{"class": code, "key": key})
     text = [m.value for m in view.markdown]
     assert t("teacher.counts", "en", answered=2, right=1, share="50 %") in text
     assert any("Which key will query 3 (界) attend to most?" in m for m in text)
@@ -246,19 +223,19 @@ def test_the_teachers_page_needs_the_key_and_shows_nothing_without_it(lang, stor
         ({"class": code, "key": forged}, t("teacher.no_access", lang)),
         ({"class": "ZZZZZZ", "key": key}, t("teacher.no_access", lang)),  # reads as a wrong key: no code confirmed
     ):
-        at = app("teacher", lang, **params)
+        at = open_link("teacher", lang, **params)
         assert [e.value for e in at.error] == [message]
         assert not at.header and not at.get("vega_lite_chart") and not codes(at) and not at.button
-    at = app("teacher", lang, **{"class": code, "key": "short"})  # a key the app never gives: it opens nothing
+    at = open_link("teacher", lang, **{"class": code, "key": "short"})  # a key the app never gives: it opens nothing
     assert [e.value for e in at.error] == [t("teacher.no_access", lang)]
-    at = app("teacher", lang, **{"class": "no!", "key": key})
+    at = open_link("teacher", lang, **{"class": "no!", "key": key})
     (error,) = [e.value for e in at.error]
     assert error.startswith(t("teacher.bad_link", lang, error="")[:6]) and "no!" in error
 
 
 def test_a_closed_class_keeps_the_students_answers_for_them_and_says_so(store):
     teacher, short, code, key = make_class("en")
-    student = app(None, "en", s=short.split("s=")[1])
+    student = open_link(None, "en", s=short.split("s=")[1])
     teacher.button(key="teacher_close").click().run()
     assert not store.get_class(code).is_open
     assert t("teacher.closed", "en") in [m.value for m in teacher.markdown]
@@ -276,7 +253,7 @@ def test_a_reload_brings_back_the_answers_revealed_and_the_score(store, monkeypa
     from tinygpt.ui.classwork import student as student_ui
 
     _, short, code, _ = make_class("en")
-    student = app(None, "en", s=short.split("s=")[1])
+    student = open_link(None, "en", s=short.split("s=")[1])
     me = class_session(student.session_state).me
     cookie = [h.value for h in student.get("html") if "document.cookie" in h.value]
     assert cookie and f"tinygpt_me={me};" in cookie[0]  # a student of a class: the token in this browser's cookie
@@ -284,7 +261,7 @@ def test_a_reload_brings_back_the_answers_revealed_and_the_score(store, monkeypa
     assert "me" not in student.query_params  # not in the address, which students copy to each other
     monkeypatch.setattr(student_ui, "browser_token", lambda: me)  # the reload sends the cookie back
     params = {k: v for k, v in student.query_params.items() if k != "lang"}
-    again = app(None, "en", **params)  # a new session on the same address (a reload; the lesson opens Attention)
+    again = open_link(None, "en", **params)  # a new session on the same address (a reload; the lesson opens Attention)
     assert again.button_group(key="attn_ex_argmax_key_pick").value == "0"
     assert again.button_group(key="attn_ex_row_sum_pick").value == "1"
     assert t("ex.score", "en", right=1, asked=2) in [c.value for c in again.caption]
@@ -293,12 +270,12 @@ def test_a_reload_brings_back_the_answers_revealed_and_the_score(store, monkeypa
 
 
 def test_my_answers_give_a_resume_link_that_brings_back_the_view_and_the_score(store):
-    student = app("attention", "en", step="softmax", guess="1")
+    student = open_link("attention", "en", step="softmax", guess="1")
     answer_both(student, argmax="3", row_sum="1")
     student.sidebar.button(key="mine_resume").click().run()
     link = [c for c in codes(student) if "?s=" in c][0]
     assert is_ascii_link(link)
-    resumed = app(None, "en", s=link.split("s=")[1])  # another browser: no cookie, the link's token
+    resumed = open_link(None, "en", s=link.split("s=")[1])  # another browser: no cookie, the link's token
     assert t("ex.score", "en", right=1, asked=2) in [c.value for c in resumed.caption]
     assert resumed.query_params["step"] == "softmax" and "me" not in resumed.query_params
     assert class_session(resumed.session_state).me == class_session(student.session_state).me
@@ -308,22 +285,22 @@ def test_my_answers_give_a_resume_link_that_brings_back_the_view_and_the_score(s
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_store_that_cannot_be_reached_loses_nothing_and_is_said(lang, monkeypatch):
     monkeypatch.setenv("TINYGPT_DATABASE_URL", f"postgresql://postgres@127.0.0.1:{free_port()}/nowhere")
-    student = app("attention", lang, step="softmax", guess="1", **{"class": "K7M2QP"})
+    student = open_link("attention", lang, step="softmax", guess="1", **{"class": "K7M2QP"})
     answer_both(student, argmax="3", row_sum="1")
     assert t("ex.score", lang, right=1, asked=2) in [c.value for c in student.caption]  # the student goes on
     (warning,) = [
         w.value for w in student.main.warning if w.value.startswith(t("class.not_sent", lang, n=2, reason="")[:6])
     ]
     assert "127.0.0.1" not in warning
-    teacher = app("teacher", lang, **{"class": "K7M2QP", "key": "A" * 24})
+    teacher = open_link("teacher", lang, **{"class": "K7M2QP", "key": "A" * 24})
     (error,) = [e.value for e in teacher.error]
     assert error.startswith(t("teacher.store_down", lang, reason="")[:6])
-    short = app(None, lang, s="abcdefg")  # a short link cannot be resolved now: said, and tried again by itself
+    short = open_link(None, lang, s="abcdefg")  # a short link cannot be resolved now: said, and tried again by itself
     (warning,) = [w.value for w in short.warning]
     assert warning.startswith(t("short.waiting", lang, code="abcdefg", reason="")[:8])
     assert short.query_params["s"] == "abcdefg" and not short.title  # the lesson's link, not the whole app
     assert "127.0.0.1" not in warning + error  # where the database runs is no student's business
-    builder = app("teacher", lang, **{"from": "predict"})
+    builder = open_link("teacher", lang, **{"from": "predict"})
     builder.button(key="builder_make").click().run()
     link = codes(builder)[0]
     assert "lesson=1" in link and is_ascii_link(link)  # the whole link, which works without the store
@@ -332,18 +309,18 @@ def test_a_store_that_cannot_be_reached_loses_nothing_and_is_said(lang, monkeypa
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_bad_class_code_in_a_link_is_named_and_the_student_works_on(lang, store):
-    at = app("attention", lang, step="softmax", guess="1", **{"class": "K7M2Q０"})
+    at = open_link("attention", lang, step="softmax", guess="1", **{"class": "K7M2Q０"})
     (warning,) = [w.value for w in at.sidebar.warning]
     assert warning.startswith(t("class.bad_code", lang, error="")[:6]) and "K7M2Q０" in warning
     answer_both(at)
     captions = [c.value for c in at.caption]
     assert any(t("ex.score", lang, right=r, asked=2) in captions for r in range(3))  # counted: the student works on
-    at = app("attention", lang, **{"class": "ZZZZZZ"})
+    at = open_link("attention", lang, **{"class": "ZZZZZZ"})
     assert [w.value for w in at.sidebar.warning] == [t("class.unknown", lang, code="ZZZZZZ")]
 
 
 def test_the_class_link_is_ascii_and_never_carries_a_token_or_a_key(store):
-    at = app("attention", "en", text="你好世界", me="0123456789abcdef", key="A" * 24)
+    at = open_link("attention", "en", text="你好世界", me="0123456789abcdef", key="A" * 24)
     at.sidebar.get("popover")  # the link is drawn inside the popover
     link = [c for c in codes(at) if "attention?" in c][0]
     assert is_ascii_link(link) and "me=" not in link and "key=" not in link
@@ -381,7 +358,7 @@ def test_the_most_answered_questions_are_charts_and_the_rest_one_table(store, mo
     for q, students in (("q1", 1), ("q2", 3), ("q3", 2)):
         for _ in range(students):
             store.record_answer(NewAnswer(code, q, f"text {q}", record, new_student(), "1", "1", True))
-    view = app("teacher", "en", **{"class": code, "key": key})
+    view = open_link("teacher", "en", **{"class": code, "key": key})
     assert len(view.get("vega_lite_chart")) == 2
     counts = [m.value for m in view.markdown if "answered ·" in m.value]
     assert counts == ["3 answered · 3 right (100 %)", "2 answered · 2 right (100 %)"]  # q2 and q3, in their order
@@ -389,17 +366,17 @@ def test_the_most_answered_questions_are_charts_and_the_rest_one_table(store, mo
 
 
 def test_the_builder_offers_the_model_the_teachers_pages_show(store):
-    at = app("attention", "en", model="textbook")
+    at = open_link("attention", "en", model="textbook")
     at.switch_page("pages/teacher.py")
     at.run()
     assert at.button_group(key="builder_model").value == "textbook"  # the teacher was looking at it
-    assert app("teacher", "en").button_group(key="builder_model").value == "context"  # no choice yet
+    assert open_link("teacher", "en").button_group(key="builder_model").value == "context"  # no choice yet
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_builder_warns_when_guess_first_opens_on_a_step_without_questions(lang, store):
     warning = t("builder.guess_no_question", lang, step="@").split("@")[0]
-    at = app("teacher", lang, **{"from": "attention", "step": "projection"})  # step 1 asks nothing
+    at = open_link("teacher", lang, **{"from": "attention", "step": "projection"})  # step 1 asks nothing
     at.multiselect(key="builder_controls_attention").set_value(["attn_mask"]).run()
     assert any(w.value.startswith(warning) for w in at.warning)
     at.selectbox(key="builder_step").set_value("softmax").run()  # step 6 asks two questions
@@ -407,16 +384,16 @@ def test_the_builder_warns_when_guess_first_opens_on_a_step_without_questions(la
     at.selectbox(key="builder_step").set_value("projection").run()
     at.multiselect(key="builder_controls_attention").set_value(["attn_mask", "attn_step"]).run()
     assert not any(w.value.startswith(warning) for w in at.warning)  # students can move to a step that asks
-    fresh = app("teacher", lang)  # a builder opened with no view: its defaults make a lesson that asks
+    fresh = open_link("teacher", lang)  # a builder opened with no view: its defaults make a lesson that asks
     assert fresh.selectbox(key="builder_step").value != "" and fresh.toggle(key="builder_guess").value
     assert not any(w.value.startswith(warning) for w in fresh.warning)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_builder_says_which_settings_of_the_view_the_lesson_keeps(lang, store):
-    at = app("teacher", lang, **{"from": "attention", "step": "softmax", "mask": "0", "tau": "0.5"})
+    at = open_link("teacher", lang, **{"from": "attention", "step": "softmax", "mask": "0", "tau": "0.5"})
     mask = t("attn.lesson_switch", lang, name=t("attn.mask", lang), value=t("attn.lesson_off", lang))
     sep = t("common.clause_sep", lang)  # "；" in zh
     assert t("builder.view", lang, settings=f"{mask}{sep}τ = 0.5") in [c.value for c in at.caption]
-    plain = app("teacher", lang, **{"from": "attention", "step": "softmax"})
+    plain = open_link("teacher", lang, **{"from": "attention", "step": "softmax"})
     assert not any(c.value.startswith(t("builder.view", lang, settings="")[:6]) for c in plain.caption)

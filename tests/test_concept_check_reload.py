@@ -12,6 +12,7 @@ from tinygpt.explanations.concept_check import CONCEPTS
 from tinygpt.explanations.exercises import NONE
 from tinygpt.i18n import t
 from tinygpt.ui.frame.student_state import class_session
+from tinygpt.ui.views.attention_table import K_CHECK
 
 PICKS = {"mask": ["0"], "last": [NONE], "row_sum": "1", "softmax": "between", "tau": "3"}
 
@@ -27,7 +28,7 @@ def reload(at: AppTest, lang: str) -> AppTest:
     """The same address in a new session, the student's token in it as the browser's cookie brings it."""
     again = AppTest.from_file("../streamlit_app.py", default_timeout=300)
     again.query_params.update({**dict(at.query_params), "me": class_session(at.session_state).me})
-    again.session_state["attn_check"] = True
+    again.session_state[K_CHECK] = True
     again.run()
     again.switch_page("pages/attention.py")
     again.run()
@@ -38,7 +39,7 @@ def reload(at: AppTest, lang: str) -> AppTest:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_reload_during_the_round_at_the_end_goes_on_with_it(lang):
     at = open_page("attention", lang)
-    at.session_state["attn_check"] = True
+    at.session_state[K_CHECK] = True
     at.run()
     hand_in(at, "pre", lang)
     assert "check" not in at.query_params  # before the round at the end: nothing to keep

@@ -12,8 +12,8 @@ from tinygpt.__main__ import FLAG_OF, build_parser, example_defaults
 from tinygpt.config import MAX_LAYERS, ConfigError, GPTConfig, TrainConfig
 from tinygpt.config_fields import V1_DEFAULTS, settings, split_settings
 from tinygpt.examples import EXAMPLES
-from tinygpt.links import decode_train, encode_train, read_train, settings_dict
 from tinygpt.training.jobs import settings_of
+from tinygpt.training.links import decode_train, encode_train, read_train, settings_dict
 
 SMALL = GPTConfig(vocab_size=2, max_len=16, d_model=32, n_heads=4, n_layers=2, d_ff=64)
 

@@ -32,7 +32,8 @@ from tinygpt.i18n import t
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
 from tinygpt.ui.attention.effect import CHANGED_MARK, SHOWN_FLIPS
-from tinygpt.ui.shared.models import K_CHOICE
+from tinygpt.ui.frame.controls import K_MODEL
+from tinygpt.ui.views.attention_table import K_RESET
 
 CONTEXT = EXAMPLES["context"]
 #: bench.experiments on the context example as the app serves it (the shipped weights, the same on
@@ -159,7 +160,7 @@ def test_uniform_attention_in_layer_0_changes_exactly_the_positions_bench_experi
     assert marked(at) == fx.changed.nonzero().flatten().tolist() and at.query_params["uniform"] == "head"
     # reset: every switch back to the model's own, and the URL forgets them
     rerun(at, **{view.K_HEADS_OFF: [0]})
-    at.button(key="attn_reset").click().run()
+    at.button(key=K_RESET).click().run()
     more(at)
     assert at.button_group(key=view.K_HEADS_OFF).value == [] and at.toggle(key=view.K_UNIFORM).value is False
     assert "off" not in at.query_params and "uniform" not in at.query_params
@@ -212,7 +213,7 @@ def test_on_the_textbook_model_nothing_changes_the_page_says_why_and_its_button_
     button = at.button(key="attn_try_context")
     assert button.label == t("model.offer_context", lang)
     button.click().run()
-    assert at.session_state[K_CHOICE] == "context" and not at.exception
+    assert at.session_state[K_MODEL] == "context" and not at.exception
     assert at.text_input(key=view.K_TEXT).value == EXAMPLES["context"].display  # the context model's own text
     assert at.toggle(key=view.K_MASK).value is True  # its own attention again
 

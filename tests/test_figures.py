@@ -27,6 +27,7 @@ from tinygpt.explanations.figures import FIGURE_WIDTH, FigureError, to_png, to_s
 from tinygpt.i18n import t
 from tinygpt.training.jobs import JobStatus, RunRecord, settings_of
 from tinygpt.training.record import StopReason
+from tinygpt.ui.train.train_runs import K_RUNS
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -192,7 +193,7 @@ def open_page(page: str, lang: str) -> AppTest:
     at.query_params["lang"] = lang
     if page == "train":  # a finished run of this session: the loss chart has its curve
         settings = settings_of(SEED_TEXT, DEFAULT_GPT, DEFAULT_TRAIN)
-        at.session_state["train_runs"] = [
+        at.session_state[K_RUNS] = [
             RunRecord(
                 1, "run-1", settings, (1.4, 0.3, 0.02), JobStatus.DONE, StopReason.EPOCHS, "好世界你", "好世界你", 1.0
             )

@@ -150,6 +150,36 @@ def test_a_function_level_project_import_says_why_on_its_line():
     assert found == [], f"function-level project imports without '{REASON} …' on their line:\n" + "\n".join(found)
 
 
+#: The core's layers, lowest first: a module imports modules of its own layer and of the layers listed
+#: before it, never after. ``tinygpt/*.py`` (the model and its inputs: config, vocab, model, attention,
+#: generate, params, numbers, …) and the string catalogues are the bottom; the Streamlit layer
+#: (``tinygpt.ui``), the pages and the command line (``tinygpt.__main__``) sit above every layer.
+CORE_LAYERS = ("model", "explanations", "training", "classroom", "app")
+TOP = ("tinygpt.ui", "tinygpt.__main__", "pages")
+
+
+def core_layer(module: str) -> str:
+    """The layer of a project module (:data:`CORE_LAYERS`)."""
+    if any(module == top or module.startswith(top + ".") for top in TOP):
+        return "app"
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 and parts[1] in CORE_LAYERS else "model"
+
+
+def upward_imports(imports: list[Import]) -> list[str]:
+    """The imports that run from a core layer up to a higher one."""
+    rank = {m: CORE_LAYERS.index(core_layer(m)) for i in imports for m in (i.source, i.target)}
+    return sorted({f"{i.path}:{i.line}: {i.source} -> {i.target}" for i in imports if rank[i.target] > rank[i.source]})
+
+
+def test_the_core_imports_only_its_own_layer_or_lower_ones():
+    """The model < explanations < training < classroom: explanations never read the class store
+    (the answers they grade are ``tinygpt.explanations.answers``), training shares its models
+    through a protocol the store fills (``ModelStore``), the links of a trained model sit in
+    ``training``; counting the imports inside functions too."""
+    assert upward_imports(project_imports(ROOT)) == []
+
+
 #: The bottom of the Streamlit layer: modules that import no module of ``tinygpt.ui`` but one of these.
 UI_LEAVES = (
     "tinygpt.ui.frame.page_list",
@@ -270,3 +300,38 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     assert cycles(imports) == [["tinygpt.jobs", "tinygpt.ui.jobs", "tinygpt.ui.page"]]
     assert hidden_imports(imports) == ["tinygpt/ui/jobs.py:2: from . import page"]
     assert shared_names(tmp_path) == ["jobs"]
+    assert core_layer("tinygpt.jobs") == "model" and core_layer("tinygpt.ui.page") == "app"
+    assert upward_imports(imports) == [
+        "tinygpt/jobs.py:1: tinygpt.jobs -> tinygpt.ui",
+        "tinygpt/jobs.py:1: tinygpt.jobs -> tinygpt.ui.jobs",
+    ]
+
+
+def key_rebindings(root: Path) -> list[str]:
+    """Assignments of a key name (``K_*``, ``T_*``, ``P_*``) to anything but a string written out: a key
+    name stands for one key, spelled once, never for another module's name under a second one."""
+    found = []
+    for module, path in sources(root).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                names = target.elts if isinstance(target, ast.Tuple) else [target]
+                values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+                for name, value in zip(names, values if len(values) == len(names) else [None] * len(names)):
+                    if not (isinstance(name, ast.Name) and name.id[:2] in ("K_", "T_", "P_")):
+                        continue
+                    if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                        found.append(f"{module}:{node.lineno}: {name.id}")
+    return sorted(found)
+
+
+def test_no_module_rebinds_a_key_name():
+    assert key_rebindings(ROOT) == []
+
+
+def test_a_key_name_bound_to_another_name_is_found(tmp_path):
+    (tmp_path / "tinygpt").mkdir()
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "tinygpt" / "a.py").write_text('K_A, T_B = "a", "b"\nK_C = K_A\n\ndef f():\n    T_D = T_B\n')
+    assert key_rebindings(tmp_path) == ["tinygpt.a:2: K_C", "tinygpt.a:5: T_D"]

@@ -6,17 +6,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.classroom.store import Store, database_url
 from tinygpt.i18n import t
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
+from tinygpt.ui.teacher.lead_question import L_KIND, L_ROW
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -29,8 +20,8 @@ def test_the_teacher_is_warned_when_uniform_attention_makes_every_key_right(stor
     at.query_params.update({"lang": lang, "class": code, "key": key})
     at.run()
     at.button_group(key="lead_model").set_value("textbook").run()
-    at.selectbox(key="lead_kind").set_value("argmax_key").run()
-    at.selectbox(key="lead_row").set_value(3).run()
+    at.selectbox(key=L_KIND).set_value("argmax_key").run()
+    at.selectbox(key=L_ROW).set_value(3).run()
     prefix = t("period.all_right_uniform", lang, n=4)[:12]
     assert not any(w.value.startswith(prefix) for w in at.warning)  # the model's own attention has a winner
     at.toggle(key="lead_uniform").set_value(True).run()

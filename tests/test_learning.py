@@ -11,10 +11,10 @@ import pytest
 from helpers import seed_model
 
 from tinygpt.attention import Switches
-from tinygpt.classroom.class_links import question_record
 from tinygpt.classroom.report import StudentChanges, report, report_csv, report_markdown, report_rows, student_changes
 from tinygpt.classroom.store import Answer
 from tinygpt.examples import EXAMPLES
+from tinygpt.explanations.answers import question_record
 from tinygpt.explanations.concept_check import (
     CONCEPTS,
     check_id,

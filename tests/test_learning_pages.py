@@ -11,13 +11,14 @@ import pytest
 from helpers import open_page, tables
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.classroom.class_links import question_record
-from tinygpt.classroom.store import NewAnswer, Store, database_url
+from tinygpt.classroom.store import NewAnswer
+from tinygpt.explanations.answers import question_record
 from tinygpt.explanations.concept_check import CONCEPTS
 from tinygpt.explanations.exercises import NONE
 from tinygpt.explanations.predictions import prediction_id, prediction_question, tallies
 from tinygpt.i18n import t
 from tinygpt.ui.frame.student_state import class_session
+from tinygpt.ui.views.attention_table import K_CHECK, K_GUESS, K_MARKS
 
 #: A column of the effect's strip: its classes and its position.
 STRIP_COL = re.compile(
@@ -25,16 +26,6 @@ STRIP_COL = re.compile(
 )
 #: A column of the marks' strip: its outcome, whether it changed, its position.
 MARKS_COL = re.compile(r'<div class="col (\w+)( flipped)?" role="listitem"[^>]*><span class="i">(\d+)</span>')
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    """A fresh SQLite store, the one the app's sessions use (TINYGPT_DATA_DIR)."""
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
 
 
 def html_with(at: AppTest, marker: str) -> str:
@@ -52,7 +43,7 @@ def changed_on_strip(at: AppTest) -> set[int]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_marks_made_before_the_flip_are_scored_against_the_strip_after_it(lang):
     at = open_page("attention", lang, model="context")
-    marks = at.multiselect(key="attn_marks")
+    marks = at.multiselect(key=K_MARKS)
     assert marks.label == t("attn.marks.label", lang) and marks.options[-1] == t("attn.marks.none", lang)
     assert len(marks.options) == 16  # 15 positions and "none will change"
     picked = ["0", "1", "4", "7", "13"]
@@ -90,27 +81,27 @@ def test_marks_made_before_the_flip_are_scored_against_the_strip_after_it(lang):
     assert entries[qid].answer == ",".join(sorted(picked, key=int))
     assert entries[qid].right == (marked == changed)
     at.toggle(key="attn_mask").set_value(True).run()  # back to the model's own: a new prediction
-    assert at.multiselect(key="attn_marks").value == []
+    assert at.multiselect(key=K_MARKS).value == []
     assert not [h for h in at.get("html") if "tg-marks" in h.value]
 
 
 def test_none_will_change_excludes_the_positions_names_its_wrong_idea_and_a_flip_without_marks_says_how():
     at = open_page("attention", "en", model="context")
-    at.multiselect(key="attn_marks").set_value(["2", NONE]).run()
-    assert at.multiselect(key="attn_marks").value == [NONE]
-    at.multiselect(key="attn_marks").set_value([NONE, "3"]).run()
-    assert at.multiselect(key="attn_marks").value == ["3"]
-    at.multiselect(key="attn_marks").set_value(["3", NONE]).run()  # in the options' order: "none" just picked
-    assert at.multiselect(key="attn_marks").value == [NONE]
-    at.multiselect(key="attn_marks").set_value(["5", NONE]).run()  # a position just picked
-    assert at.multiselect(key="attn_marks").value == ["5"]
-    at.multiselect(key="attn_marks").set_value([NONE]).run()
+    at.multiselect(key=K_MARKS).set_value(["2", NONE]).run()
+    assert at.multiselect(key=K_MARKS).value == [NONE]
+    at.multiselect(key=K_MARKS).set_value([NONE, "3"]).run()
+    assert at.multiselect(key=K_MARKS).value == ["3"]
+    at.multiselect(key=K_MARKS).set_value(["3", NONE]).run()  # in the options' order: "none" just picked
+    assert at.multiselect(key=K_MARKS).value == [NONE]
+    at.multiselect(key=K_MARKS).set_value(["5", NONE]).run()  # a position just picked
+    assert at.multiselect(key=K_MARKS).value == ["5"]
+    at.multiselect(key=K_MARKS).set_value([NONE]).run()
     at.toggle(key="attn_mask").set_value(False).run()  # the mask off changes something: "none" was wrong
     assert changed_on_strip(at)
     idea = t("mis.you_may_think", "en", idea=t("mis.switch_changes_nothing", "en"))
     assert idea in [c.value for c in at.caption]
     at.toggle(key="attn_mask").set_value(True).run()
-    assert at.multiselect(key="attn_marks").value == []  # cleared for the next prediction
+    assert at.multiselect(key=K_MARKS).value == []  # cleared for the next prediction
     at.toggle(key="attn_mask").set_value(False).run()  # a flip without marks: how to predict next time
     assert t("attn.marks.not_made", "en") in [c.value for c in at.caption]
     assert [q.split(":")[:3] for q in class_session(at.session_state).answers] == [["predict", "mask", "0"]]
@@ -118,7 +109,7 @@ def test_none_will_change_excludes_the_positions_names_its_wrong_idea_and_a_flip
 
 def test_a_wrong_answer_names_the_wrong_idea_it_reveals():
     at = open_page("attention", "en", step="softmax")  # the textbook: the last row of 4 sums to 1
-    at.toggle(key="attn_guess").set_value(True).run()
+    at.toggle(key=K_GUESS).set_value(True).run()
     at.button_group(key="attn_ex_row_sum_pick").set_value("0").run()
     captions = [c.value for c in at.caption]
     assert t("mis.you_may_think", "en", idea=t("mis.weight_negative", "en")) in captions
@@ -137,7 +128,7 @@ RIGHT = {"mask": ["2", "3"], "last": [NONE], "row_sum": "1", "softmax": "between
 
 def test_the_concept_check_before_and_after_on_the_page_a_student_is_on():
     at = open_page("attention", "en")  # 你好世界: the middle row is 1, the last 3
-    at.session_state["attn_check"] = True
+    at.session_state[K_CHECK] = True
     at.run()
     tau = at.button_group(key="check_pre_tau")
     right = dict(RIGHT, tau=re.search(r"gives key (\d+) the largest", tau.label).group(1))  # τ keeps the order
@@ -264,7 +255,7 @@ def test_the_projector_draws_the_latest_prediction_per_position(store):
 
 def test_the_concept_check_is_on_the_predict_page_too_about_the_models_own_text():
     at = open_page("predict", "en")  # the textbook: its text 你好世界
-    at.session_state["attn_check"] = True
+    at.session_state[K_CHECK] = True
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert t("check.intro", "en", text="你好世界") in [c.value for c in at.caption]
@@ -276,7 +267,7 @@ def test_the_concept_check_is_on_the_predict_page_too_about_the_models_own_text(
 def test_a_students_marks_reach_the_class_and_its_tally_matches_the_strip(store):
     code, _ = store.create_class("lesson=1&pages=attention")
     at = open_page("attention", "en", model="context", **{"class": code})
-    at.multiselect(key="attn_marks").set_value(["2", "5"]).run()
+    at.multiselect(key=K_MARKS).set_value(["2", "5"]).run()
     at.toggle(key="attn_mask").set_value(False).run()
     changed = changed_on_strip(at)
     (row,) = store.answers(code)

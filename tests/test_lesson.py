@@ -9,7 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.explanations.theory import STEP_CONCEPT
 from tinygpt.i18n import t
+from tinygpt.ui.views.attention_table import K_GUESS, K_HEADS, K_TABLE, K_TRAINING
 from tinygpt.ui.views.lesson import LESSON_CONTROLS, parse_lesson
+from tinygpt.ui.views.predict_table import P_GUESS, P_PREFIX
 
 PAGE_NAMES = ("train", "predict", "attention", "theory")
 
@@ -182,7 +184,7 @@ def test_without_a_lesson_there_is_no_note_and_every_control_is_drawn():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_predict_guess_reveals_after_a_pick_and_keeps_the_score(lang):
     at = open_app(lang, page="pages/predict.py")
-    at.toggle(key="predict_guess").set_value(True).run()
+    at.toggle(key=P_GUESS).set_value(True).run()
     pick = at.button_group(key="predict_quiz_pick")
     assert pick.label == t("ex.next_char.prompt", lang, context="你好世界") and pick.options == list("你好世界")
     assert not tables(at) and not at.get("vega_lite_chart")  # nothing revealed before the guess
@@ -197,7 +199,7 @@ def test_predict_guess_reveals_after_a_pick_and_keeps_the_score(lang):
     assert tables(at) and at.get("vega_lite_chart")  # the distributions are shown now
     assert at.button_group(key="predict_quiz_pick").disabled  # one guess per question
 
-    at.text_input(key="predict_prefix").set_value("你好").run()  # a new question: unanswered again
+    at.text_input(key=P_PREFIX).set_value("你好").run()  # a new question: unanswered again
     assert not at.button_group(key="predict_quiz_pick").value and not tables(at)
     at.button_group(key="predict_quiz_pick").set_value("界").run()
     assert at.error[0].value.startswith(t("ex.wrong", lang, answer=t("ex.quoted", lang, text="世"), reason=""))
@@ -287,7 +289,7 @@ def test_a_locked_attention_link_draws_only_its_switches_and_keeps_the_links_vie
     step = t("attn.step_header", lang, number=6, n=9, name=t("step.softmax.name", lang))
     assert step in [s.value for s in at.subheader]  # the hidden step control keeps the link's step=softmax
     assert not tables(at)  # the step's table is one click away
-    at.session_state["attn_table_open"] = True
+    at.session_state[K_TABLE] = True
     at.run()
     alpha = tables(at)[0].value.to_numpy()
     assert alpha.shape == (4, 4) and (alpha[0, 1:] > 0).all()  # mask off, from the link
@@ -357,10 +359,10 @@ def test_a_lesson_without_a_switch_never_asks_the_student_to_flip_one(lang):
 
 def test_a_lesson_showing_only_a_later_parts_controls_opens_that_part():
     at = open_app(lesson="1", pages="attention", show="attn_heads")
-    assert at.session_state["attn_heads"] is True and t("attn.exp.heads_caption", "en") in [c.value for c in at.caption]
+    assert at.session_state[K_HEADS] is True and t("attn.exp.heads_caption", "en") in [c.value for c in at.caption]
     assert [e.key for e in at.expander if e.key] == ["attn_table_open", "attn_curious", "attn_heads"]
     at = open_app(lesson="1", pages="attention", show="attn_snapshot")
-    assert at.session_state["attn_training"] is True
+    assert at.session_state[K_TRAINING] is True
     assert keyed_widgets(at) == {
         "attn_curious",
         "attn_table_open",
@@ -388,7 +390,7 @@ def test_a_bad_guess_value_in_a_link_is_named(lang):
         w.startswith(t("link.bad_param", lang, name="guess", value="maybe", accepted="")[:20])
         for w in [w.value for w in at.warning]
     )
-    assert at.toggle(key="attn_guess").value is False
+    assert at.toggle(key=K_GUESS).value is False
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -10,6 +10,8 @@ from streamlit.testing.v1 import AppTest
 from tinygpt.classroom.class_links import LessonPlan, lesson_params
 from tinygpt.i18n import t
 from tinygpt.ui.teacher.lesson_builder import page_controls
+from tinygpt.ui.views.attention_table import K_GUESS
+from tinygpt.ui.views.predict_table import P_GUESS
 
 
 def lesson_query(pages: tuple[str, ...], lang: str, **view: str) -> dict[str, str]:
@@ -38,7 +40,7 @@ def go_to(at: AppTest, page: str) -> AppTest:
 
 def on_the_lessons_step(at: AppTest, lang: str) -> None:
     """The Attention page shows step 6 (softmax) and asks its question before the numbers."""
-    assert at.session_state["attn_step"] == "softmax" and at.session_state["attn_guess"] is True
+    assert at.session_state["attn_step"] == "softmax" and at.session_state[K_GUESS] is True
     assert any(t("step.softmax.name", lang) in h.value for h in at.subheader)
     assert "attn_ex_argmax_key_pick" in {w.key for w in at.button_group}
 
@@ -47,7 +49,7 @@ def on_the_lessons_step(at: AppTest, lang: str) -> None:
 def test_a_lesson_opening_on_predict_keeps_its_attention_view_for_the_next_page_and_a_reload(lang):
     query = lesson_query(("predict", "attention"), lang, step="softmax")
     at = open_link(query)
-    assert at.session_state["predict_guess"] is True  # the lesson opened on Predict, guessing
+    assert at.session_state[P_GUESS] is True  # the lesson opened on Predict, guessing
     on_the_lessons_step(go_to(at, "attention"), lang)
     # back on Predict, a reload: a new session with the address as it stands
     reloaded = open_link(dict(go_to(at, "predict").query_params))
@@ -57,7 +59,7 @@ def test_a_lesson_opening_on_predict_keeps_its_attention_view_for_the_next_page_
 def test_the_attention_view_of_a_lesson_opening_on_train_reaches_attention():
     at = open_link(lesson_query(("train", "attention"), "en", step="scores", tau="0.5"))
     at = go_to(at, "attention")
-    assert at.session_state["attn_step"] == "scores" and at.session_state["attn_guess"] is True
+    assert at.session_state["attn_step"] == "scores" and at.session_state[K_GUESS] is True
     assert at.session_state["attn_temperature"] == 0.5
 
 

@@ -12,10 +12,12 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.config import SEED_TEXT, TrainConfig
 from tinygpt.i18n import t
-from tinygpt.links import encode_train
 from tinygpt.training import jobs
 from tinygpt.training.jobs import JobQueue, JobStatus, MemoryLimitError, ModelShelf, QueueFullError, start_job
+from tinygpt.training.links import encode_train
 from tinygpt.ui.frame.model_session import model_session
+from tinygpt.ui.shared.models import K_JOB, K_OWN
+from tinygpt.ui.views.train_table import T_EARLY_STOP, T_EPOCHS, T_SEED
 
 
 def settings(seed: int, epochs: int = 5000) -> tuple:
@@ -219,15 +221,15 @@ def open_page(page: str, lang: str, **params: str) -> AppTest:
 def test_a_followers_training_survives_the_owners_reset(lang):
     teacher = open_page("train", lang)
     teacher.button(key="train_preset_small").click().run()
-    teacher.text_input(key="train_seed").set_value("4242" if lang == "zh" else "4243").run()
-    teacher.text_input(key="train_epochs").set_value("3000").run()
-    teacher.select_slider(key="train_early_stop").set_value(0.0).run()
+    teacher.text_input(key=T_SEED).set_value("4242" if lang == "zh" else "4243").run()
+    teacher.text_input(key=T_EPOCHS).set_value("3000").run()
+    teacher.select_slider(key=T_EARLY_STOP).set_value(0.0).run()
     teacher.button(key="train_start").click().run()
-    job = teacher.session_state["job"]
+    job = teacher.session_state[K_JOB]
     assert job.active
     link = encode_train(job.text, job.gpt_cfg, job.train_cfg)
     student = open_page("predict", lang, model="own", train=link)
-    assert student.session_state["job"] is job and job.followers(model_session(teacher.session_state).token) == 1
+    assert student.session_state[K_JOB] is job and job.followers(model_session(teacher.session_state).token) == 1
     teacher.run()
     assert t("train.followers", lang, n=1) in [c.value for c in teacher.caption]
     teacher.button(key="train_reset").click().run()
@@ -237,4 +239,4 @@ def test_a_followers_training_survives_the_owners_reset(lang):
     job.join(120)
     assert job.status == JobStatus.DONE and len(job.losses) == 3000
     student.run()
-    assert student.session_state["own_model"] is job.result
+    assert student.session_state[K_OWN] is job.result

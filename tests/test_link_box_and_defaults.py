@@ -6,10 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from helpers import open_page
-from streamlit.testing.v1 import AppTest
+from helpers import open_link, open_page
 
-from tinygpt.classroom.store import Store, database_url
 from tinygpt.config import ConfigError
 from tinygpt.i18n import t
 from tinygpt.ui.frame import url
@@ -36,29 +34,9 @@ def test_several_refused_values_of_an_attention_link_are_one_box_in_the_urls_ord
     assert box.count("\n- ") == 4 and [box.index(n) for n in names] == sorted(box.index(n) for n in names)
 
 
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
-
-
-def _app(page: str, lang: str, **params: str) -> AppTest:
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
-    at.query_params.update({"lang": lang, **params})
-    at.run()
-    at.switch_page(f"pages/{page}.py")
-    at.query_params.update({"lang": lang, **params})
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_builder_opened_from_a_step_that_asks_nothing_warns_of_nothing(store, lang):
-    at = _app("teacher", lang, **{"from": "attention", "step": "projection"})
+    at = open_link("teacher", lang, **{"from": "attention", "step": "projection"})
     assert at.toggle(key="builder_guess").value
     assert at.multiselect(key="builder_controls_attention").value == ["attn_step"]  # students may reach a question
     assert not at.warning, [w.value for w in at.warning]
@@ -67,5 +45,5 @@ def test_the_builder_opened_from_a_step_that_asks_nothing_warns_of_nothing(store
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_lead_views_empty_text_says_it_is_the_models_own(store, lang):
     code, key = store.create_class(f"lesson=1&pages=attention&lang={lang}")
-    at = _app("teacher", lang, **{"class": code, "key": key})
+    at = open_link("teacher", lang, **{"class": code, "key": key})
     assert at.text_input(key="lead_text").placeholder == t("period.text_placeholder", lang)

@@ -4,15 +4,12 @@ link made where the store cannot be reached says another computer may train othe
 
 from __future__ import annotations
 
-import test_classroom
-from test_classroom import app
+from helpers import open_link
 
 from tinygpt.classroom.store_records import StoreError
 from tinygpt.i18n import t
 from tinygpt.strings.en import models as en_models
 from tinygpt.strings.zh import models as zh_models
-
-store = test_classroom.store  # a fresh SQLite store, the one the app's sessions use
 
 
 def test_no_sentence_promises_the_same_model_everywhere():
@@ -27,7 +24,7 @@ def test_the_link_popover_says_where_its_model_is_the_same(store, monkeypatch):
     from tinygpt.ui.teacher import class_link
 
     class_link._store_reachable.clear()
-    page = app("predict")
+    page = open_link("predict")
     assert t("link.intro", "en") in [c.value for c in page.caption]
 
     def unreachable(self, write=False):
@@ -35,7 +32,7 @@ def test_the_link_popover_says_where_its_model_is_the_same(store, monkeypatch):
 
     monkeypatch.setattr(type(store), "check", unreachable)
     class_link._store_reachable.clear()
-    page = app("predict")
+    page = open_link("predict")
     captions = [c.value for c in page.caption]
     assert t("link.intro_no_store", "en") in captions and t("link.intro", "en") not in captions
     class_link._store_reachable.clear()

@@ -10,7 +10,7 @@ from helpers import open_page
 
 from tinygpt.config import ConfigError, ConfigErrors
 from tinygpt.i18n import t
-from tinygpt.links import decode_train, read_train
+from tinygpt.training.links import decode_train, read_train
 
 
 def _refused(spec: str, param: str = "train") -> ConfigError:

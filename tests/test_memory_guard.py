@@ -19,6 +19,7 @@ from tinygpt.training.jobs import (
     process_rss_mb,
     start_job,
 )
+from tinygpt.ui.views.train_table import T_SEED
 
 CFG = TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0, seed=11)
 
@@ -65,7 +66,7 @@ def test_the_train_page_shows_the_refusal_in_the_users_language(monkeypatch, lan
     at.query_params["lang"] = lang
     at.run()
     at.button(key="train_preset_small").click().run()
-    at.text_input(key="train_seed").set_value("12345").run()
+    at.text_input(key=T_SEED).set_value("12345").run()
     monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 1)
     at.button(key="train_start").click().run()
     assert not at.exception, [e.value for e in at.exception]

@@ -76,7 +76,8 @@ def test_the_first_model_published_stays_and_a_second_server_gets_it(store):
 
 def test_models_not_used_for_their_days_are_deleted_when_another_is_published(store):
     clock = Clock()
-    library = ModelLibrary(store, clock=clock)
+    store.clock = clock  # the store stamps a model's last use
+    library = ModelLibrary(store)
     library.publish(trained())
     clock.now += (MODEL_DAYS - 1) * DAY
     assert library.get(model_key(*SETTINGS)) is not None  # a use keeps it

@@ -1,6 +1,6 @@
 """The model a page shows (textbook / context / own), links that carry it, one training for equal requests.
 
-Unit tests check ``tinygpt.links`` and the job registry of ``tinygpt.training.jobs``; AppTest tests open
+Unit tests check ``tinygpt.training.links`` and the job registry of ``tinygpt.training.jobs``; AppTest tests open
 the pages with query parameters as a student opening a link would.
 """
 
@@ -18,18 +18,15 @@ from streamlit.testing.v1 import AppTest
 from tinygpt.config import MAX_EPOCHS, ConfigError, ConfigErrors, TrainConfig
 from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import t
-from tinygpt.links import decode_edits, decode_train, encode_edits, encode_train, reproducible_settings
 from tinygpt.training import jobs
+from tinygpt.training.links import decode_edits, decode_train, encode_edits, encode_train, reproducible_settings
 from tinygpt.training.record import StopReason
 from tinygpt.training.train import train
+from tinygpt.ui.shared.models import K_OWN
+from tinygpt.ui.views.attention_table import K_EDITING, K_RESET
 
 TEXT = "你好你世你界"
 NO_MASK = TrainConfig(lr=3e-3, epochs=40, seed=3, early_stop_loss=0.0, causal_mask=False, window=4)
-
-
-def app(page: str, lang: str = "en", own_model=None, **params: str) -> AppTest:
-    """A fresh session on ``page`` with ?lang= and ``params`` in the URL (as a link opens it)."""
-    return open_page(page, lang, own_model, **params)
 
 
 def captions(at: AppTest) -> str:
@@ -177,7 +174,7 @@ def test_examples_train_once_and_the_textbook_is_the_default():
 
 
 def test_model_choice_follows_the_student_and_the_url():
-    at = app("predict", model="context")
+    at = open_page("predict", model="context")
     assert t("model.banner.context", "en", text="我爱你，你爱我。他爱她，她爱他。", size="") in captions(at)
     assert t("model.size", "en", d_model=32, n_layers=2, n_heads=2) in captions(at)  # not the Train page's 512/6/8
     assert at.button_group(key="model_choice").value == "context"
@@ -191,19 +188,19 @@ def test_model_choice_follows_the_student_and_the_url():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_own_without_a_model_falls_back_to_the_textbook(lang):
-    at = app("predict", lang=lang, model="own")
+    at = open_page("predict", lang=lang, model="own")
     assert any(i.value == t("model.own_missing", lang) for i in at.info)
     assert at.button_group(key="model_choice").value == "textbook"
 
 
 def test_a_model_trained_without_the_mask_opens_with_the_mask_off_and_reset_restores_it():
     record = train(TEXT, SMALL, NO_MASK)
-    at = app("attention", own_model=record)
+    at = open_page("attention", own_model=record)
     assert at.session_state["attn_mask"] is False
     assert any(t("model.mask_off", "en") in c.help for c in at.caption if c.help)  # how it trained: behind "?"
     at.toggle(key="attn_mask").set_value(True).run()
     assert at.session_state["attn_mask"] is True
-    at.button(key="attn_reset").click().run()
+    at.button(key=K_RESET).click().run()
     assert at.session_state["attn_mask"] is False
 
 
@@ -217,7 +214,7 @@ def _link_params(at: AppTest) -> dict[str, str]:
 
 def test_a_class_link_reproduces_the_model_and_the_view_in_a_fresh_session():
     trained = train(TEXT, SMALL, NO_MASK)  # the model a student trained in one session
-    teacher = app("attention", own_model=trained, text="你好你世", layer="1", head="2", step="softmax")
+    teacher = open_page("attention", own_model=trained, text="你好你世", layer="1", head="2", step="softmax")
     params = _link_params(teacher)
     assert params["model"] == "own" and params["train"] == encode_train(TEXT, trained.gpt_cfg, NO_MASK)
     assert (params["text"], params["layer"], params["head"], params["step"], params["mask"]) == (
@@ -228,12 +225,12 @@ def test_a_class_link_reproduces_the_model_and_the_view_in_a_fresh_session():
         "0",
     )
 
-    student = app("attention", **params)  # not on the shelf: the link's model trains as a job
+    student = open_page("attention", **params)  # not on the shelf: the link's model trains as a job
     deadline = time.monotonic() + 120
     while "own_model" not in student.session_state and time.monotonic() < deadline:
         time.sleep(0.5)
         student.run()
-    own = student.session_state["own_model"]
+    own = student.session_state[K_OWN]
     assert own is not trained
     idx = trained.vocab.encode("你好你世界你")[None]
     assert torch.equal(own.model(idx), trained.model(idx))  # identical logits
@@ -252,20 +249,20 @@ def test_a_class_link_reproduces_the_model_and_the_view_in_a_fresh_session():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_bad_link_gets_its_message_and_the_page_works_on(lang):
-    at = app("predict", lang=lang, model="own", train="v1;d_model=7;n_heads=2;text=你好")
+    at = open_page("predict", lang=lang, model="own", train="v1;d_model=7;n_heads=2;text=你好")
     (warning,) = [w.value for w in at.warning]
     assert warning.startswith(t("link.bad", lang, error="")[:6]) and "d_model=7" in warning
     assert at.button_group(key="model_choice").value == "textbook"
-    at = app("attention", lang=lang, train=f"v1;epochs={MAX_EPOCHS + 5};text=你好", edits="0:0:0:nan")
+    at = open_page("attention", lang=lang, train=f"v1;epochs={MAX_EPOCHS + 5};text=你好", edits="0:0:0:nan")
     warnings = [w.value for w in at.warning]
     assert any(f"{t('field.epochs', lang)} = {MAX_EPOCHS + 5}" in w and str(MAX_EPOCHS) in w for w in warnings)
     assert any("edits=0:0:0:nan" in w for w in warnings)
 
 
 def test_score_edits_travel_in_the_link():
-    at = app("attention", model="textbook", text="你好世界", layer="0", head="1", edits="1:3:0:5.5")
-    assert at.session_state["attn_editing"] is True
+    at = open_page("attention", model="textbook", text="你好世界", layer="0", head="1", edits="1:3:0:5.5")
+    assert at.session_state[K_EDITING] is True
     assert at.query_params["edits"] == "1:3:0:5.5"
     assert _link_params(at)["edits"] == "1:3:0:5.5"
-    at.button(key="attn_reset").click().run()
+    at.button(key=K_RESET).click().run()
     assert "edits" not in at.query_params

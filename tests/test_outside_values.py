@@ -14,8 +14,9 @@ from tinygpt.config import ConfigError
 from tinygpt.explanations.theory import CONCEPT_IDS
 from tinygpt.formatting import char_name
 from tinygpt.i18n import t
-from tinygpt.links import V1_DEFAULTS, decode_edits, decode_train, read_theory_params
+from tinygpt.training.links import V1_DEFAULTS, decode_edits, decode_train, read_theory_params
 from tinygpt.ui.views.lesson import MAX_LESSON_NAMES, parse_lesson
+from tinygpt.ui.views.predict_table import P_PREFIX
 
 HUGE = "9" * 4400  # int() refuses more than 4,300 digits
 
@@ -173,7 +174,7 @@ def test_the_attention_page_names_an_invisible_character_of_the_text(lang, char,
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_predict_page_names_characters_the_same_way(lang):
     at = open_page("predict", lang, model="textbook")
-    at.session_state["predict_prefix"] = "你\u200c好"
+    at.session_state[P_PREFIX] = "你\u200c好"
     at.run()
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "U\\+200C" in errors[0] and "\u200c" not in errors[0]
@@ -193,7 +194,7 @@ def test_link_messages_name_what_they_repeat_from_the_url(lang):
 def test_a_training_text_with_an_invisible_or_direction_changing_character_is_refused_naming_it(bad):
     from tinygpt.formatting import char_name
     from tinygpt.limits import host_configs
-    from tinygpt.links import decode_train
+    from tinygpt.training.links import decode_train
 
     gpt = {"max_len": 16, "d_model": 32, "n_heads": 4, "n_layers": 1, "d_ff": 64, "norm": "pre", "positions": "learned"}
     training = {"lr": 1e-3, "epochs": 10, "seed": 0, "early_stop_loss": 0.0, "causal_mask": True, "window": None}

@@ -15,6 +15,8 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import CATALOGUE, t
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.views.lesson import LESSON_CONTROLS
+from tinygpt.ui.views.predict_table import P_GUESS
+from tinygpt.ui.views.train_table import T_D_MODEL, T_LR
 
 SPACE = "␣ (U+0020)"
 
@@ -67,9 +69,9 @@ def test_a_lesson_locks_the_train_pages_settings_to_the_ones_it_shows():
     assert not [b for b in at.main.get("button") if (b.key or "").startswith("train_preset_")]  # no preset
     assert not at.get("file_uploader")  # no model file would replace the locked settings
     assert any(c.value.startswith(t("train.params", "en", n=0, d_head=0, tokens=0)[:10]) for c in at.caption)
-    at.session_state["train_lr"] = 1e-3  # what is shown still works
+    at.session_state[T_LR] = 1e-3  # what is shown still works
     at.run()
-    assert at.select_slider(key="train_lr").value == 1e-3 and at.session_state["train_d_model"] == 512
+    assert at.select_slider(key=T_LR).value == 1e-3 and at.session_state[T_D_MODEL] == 512
 
 
 def test_without_a_lesson_every_train_setting_is_drawn_and_registered():
@@ -89,7 +91,7 @@ def test_a_space_is_named_in_predicts_tables_and_its_guess():
     first = tables(at)[0].value
     assert list(first[t("predict.col_top", "en")])[0] == SPACE
     assert list(first[t("predict.col_expected", "en")])[0] == SPACE
-    at.session_state["predict_guess"] = True
+    at.session_state[P_GUESS] = True
     at.run()
     choices = [option.content for option in at.button_group(key="predict_quiz_pick").proto.options]
     assert "␣ \\(U\\+0020\\)" in choices  # Markdown-escaped "␣ (U+0020)", not a blank choice

@@ -8,6 +8,10 @@ from helpers import TEXT_NUMBER_KEYS, tables
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.i18n import CATALOGUE, t
+from tinygpt.ui.shared.models import K_JOB, K_OWN
+from tinygpt.ui.views.attention_table import K_TABLE
+from tinygpt.ui.views.predict_table import P_N_NEW, P_PREFIX
+from tinygpt.ui.views.train_table import T_D_FF, T_D_MODEL, T_EPOCHS, T_LR, T_N_HEADS, T_N_LAYERS, T_TEXT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,7 +26,7 @@ def open_page(page: str, lang: str = "en") -> AppTest:
     at.run()
     if page in ("predict", "attention"):  # these open on the context example; the tests read the textbook's
         at.query_params["model"] = "textbook"
-    at.session_state["attn_table_open"] = True  # the step's table, one click away on the page
+    at.session_state[K_TABLE] = True  # the step's table, one click away on the page
     if PAGES[page] != "pages/train.py":
         at.switch_page(PAGES[page])
         at.run()
@@ -54,15 +58,15 @@ def test_predict_page_continues_the_seed_text():
     at.run()
     frame = tables(at)[0].value
     assert list(frame[t("predict.col_top", "en")]) == list("好世界你")
-    at.text_input(key="predict_prefix").set_value("你").run()
-    at.slider(key="predict_n_new").set_value(3).run()
+    at.text_input(key=P_PREFIX).set_value("你").run()
+    at.slider(key=P_N_NEW).set_value(3).run()
     assert any("你 **好世界**" in m.value for m in at.markdown)
 
 
 def test_predict_page_names_unknown_characters_in_both_languages():
     for lang in ("zh", "en"):
         at = open_page("predict", lang)
-        at.text_input(key="predict_prefix").set_value("你们").run()
+        at.text_input(key=P_PREFIX).set_value("你们").run()
         assert not at.exception
         assert "们" in at.error[0].value and "你 好 世 界" in at.error[0].value
 
@@ -110,14 +114,14 @@ def test_attention_page_shows_each_step(step):
 
 def test_train_page_trains_a_small_model_and_the_other_pages_use_it():
     at = open_page("train")
-    at.select_slider(key="train_d_model").set_value(32).run()
-    at.select_slider(key="train_n_heads").set_value(4).run()
-    at.slider(key="train_n_layers").set_value(2).run()
-    at.select_slider(key="train_d_ff").set_value(64).run()
-    at.select_slider(key="train_lr").set_value(3e-3).run()
-    at.text_input(key="train_epochs").set_value("300").run()
+    at.select_slider(key=T_D_MODEL).set_value(32).run()
+    at.select_slider(key=T_N_HEADS).set_value(4).run()
+    at.slider(key=T_N_LAYERS).set_value(2).run()
+    at.select_slider(key=T_D_FF).set_value(64).run()
+    at.select_slider(key=T_LR).set_value(3e-3).run()
+    at.text_input(key=T_EPOCHS).set_value("300").run()
     at.button(key="train_start").click().run()
-    job = at.session_state["job"]
+    job = at.session_state[K_JOB]
     deadline = time.time() + 120
     while job.active and time.time() < deadline:
         time.sleep(0.2)
@@ -125,7 +129,7 @@ def test_train_page_trains_a_small_model_and_the_other_pages_use_it():
     assert job.status == "done", job.error
     assert not at.exception
     assert job.result.losses[-1] < 1e-3
-    assert at.session_state["own_model"] is job.result
+    assert at.session_state[K_OWN] is job.result
     assert any(CATALOGUE["train.done"]["en"].split("{")[0] in s.value for s in at.success)
     at.session_state["predict_positions"] = True  # every position's distribution: drawn once opened
     at.switch_page("pages/predict.py").run()
@@ -134,7 +138,7 @@ def test_train_page_trains_a_small_model_and_the_other_pages_use_it():
 
 def test_train_page_rejects_text_with_nothing_in_it():
     at = open_page("train", "zh")
-    at.text_input(key="train_text").set_value("").run()
+    at.text_input(key=T_TEXT).set_value("").run()
     assert at.error and at.error[0].value == t("err.empty_text", "zh")
     assert at.button(key="train_start").disabled
 

@@ -12,10 +12,8 @@ import pytest
 import sqlalchemy as sa
 import torch
 
-from tinygpt.classroom.class_links import question_id
 from tinygpt.classroom.period import (
     ClassState,
-    count_votes,
     question_data,
     question_from_data,
     read_state,
@@ -27,11 +25,13 @@ from tinygpt.classroom.period import (
     write_state,
 )
 from tinygpt.classroom.store import SCHEMA_VERSION, ClassError, NewAnswer, Store, database_url
+from tinygpt.classroom.tally import count_votes
 from tinygpt.config import GPTConfig, TrainConfig
+from tinygpt.explanations.answers import question_id
 from tinygpt.explanations.exercises import argmax_key_question
 from tinygpt.explanations.explain import trace_of
-from tinygpt.links import decode_train, encode_train
-from tinygpt.model import GPT
+from tinygpt.training.links import decode_train, encode_train
+from tinygpt.training.train import new_model
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -50,8 +50,8 @@ def store(store_url):
 
 @pytest.fixture(scope="module")
 def question():
-    torch.manual_seed(0)
-    model = GPT(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8)).eval()
+    # under the process's init lock: a model the app trains in the background meanwhile keeps its own weights
+    model = new_model(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8), seed=0).eval()
     idx = torch.tensor([[0, 1, 2, 3]])
     trace = trace_of(model, idx, layer=0)
     return argmax_key_question(trace, head=0, query=3)

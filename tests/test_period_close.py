@@ -5,33 +5,12 @@ refuses is said, never taken for sent."""
 from __future__ import annotations
 
 import pytest
+from helpers import open_link
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.classroom.period import ClassState, close_period, read_state, reopen_period, write_state
-from tinygpt.classroom.store import Store, database_url
+from tinygpt.classroom.store import Store
 from tinygpt.i18n import t
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    """A fresh SQLite store for the test, the one the app's sessions use (TINYGPT_DATA_DIR)."""
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
-
-
-def app(page: str, lang: str = "en", **params: str) -> AppTest:
-    """A session that opens ``/<page>?lang=…&params``, as a link does."""
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
-    at.query_params.update({"lang": lang, **params})
-    at.run()
-    at.switch_page(f"pages/{page}.py")
-    at.query_params.update({"lang": lang, **params})
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def texts(at: AppTest) -> list[str]:
@@ -41,7 +20,7 @@ def texts(at: AppTest) -> list[str]:
 def asking(store: Store, lang: str) -> tuple[str, str, AppTest]:
     """A class whose teacher leads and asks a question: (code, key, the teacher's page)."""
     code, key = store.create_class(f"lesson=1&pages=predict,attention&model=context&lang={lang}")
-    teacher = app("teacher", lang, **{"class": code, "key": key})
+    teacher = open_link("teacher", lang, **{"class": code, "key": key})
     teacher.button(key="lead_follow").click().run()
     teacher.button(key="lead_ask").click().run()
     assert not teacher.exception, [e.value for e in teacher.exception]
@@ -67,7 +46,7 @@ def test_closing_ends_the_period_in_the_store_and_reopening_keeps_it_ended(store
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_closed_class_stops_the_vote_and_the_lead_on_students_pages_and_the_teachers(store, lang):
     code, key, teacher = asking(store, lang)
-    student = app("attention", lang, **{"class": code})
+    student = open_link("attention", lang, **{"class": code})
     state = read_state(store, code)
     assert f"period_vote_{state.question_id}_1" in {w.key for w in student.button_group}
     teacher.button(key="teacher_close").click().run()
@@ -84,7 +63,7 @@ def test_a_closed_class_stops_the_vote_and_the_lead_on_students_pages_and_the_te
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_vote_a_closed_class_refuses_is_said_not_taken_for_sent(store, lang):
     code, key, _ = asking(store, lang)
-    student = app("attention", lang, **{"class": code})
+    student = open_link("attention", lang, **{"class": code})
     state = read_state(store, code)
     store.close_class(code, key)  # closed while the student's page still shows the question
     student.button_group(key=f"period_vote_{state.question_id}_1").set_value("0").run()
@@ -99,7 +78,7 @@ def test_a_vote_a_closed_class_refuses_is_said_not_taken_for_sent(store, lang):
 def test_the_projector_after_the_reveal_no_longer_asks_the_room_to_discuss(store, lang):
     code, key, teacher = asking(store, lang)
     teacher.button(key="lead_round2").click().run()
-    projector = app("projector", lang, **{"class": code})
+    projector = open_link("projector", lang, **{"class": code})
     assert t("projector.round2", lang) in texts(projector)  # round 2, open: the room discusses
     teacher.button(key="lead_reveal").click().run()
     projector.run()

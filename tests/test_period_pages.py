@@ -9,39 +9,22 @@ from dataclasses import replace
 from urllib.parse import parse_qsl
 
 import pytest
-from helpers import served_example
+from helpers import open_link, served_example
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.classroom.period import LED_PAGES, ClassState, question_from_data, read_state, tally, write_state
-from tinygpt.classroom.store import NewAnswer, Store, database_url, new_student
+from tinygpt.classroom.store import NewAnswer, new_student
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
-from tinygpt.links import encode_train
-from tinygpt.ui.frame.student_state import class_session, follow_session
+from tinygpt.training.links import encode_train
+from tinygpt.ui.frame.student_state import K_NICKNAME, class_session, follow_session
+from tinygpt.ui.shared.models import K_OWN
+from tinygpt.ui.teacher.lead_question import L_ROW
+from tinygpt.ui.teacher.lead_view import L_PAGE
+from tinygpt.ui.views.attention_table import K_HEAD
 from tinygpt.ui.views.lesson import visible, who_flips
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    """A fresh SQLite store for the test, the one the app's sessions use (TINYGPT_DATA_DIR)."""
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
-
-
-def app(page: str, **params: str) -> AppTest:
-    """A session that opens ``/<page>?lang=en&params``, as a link does."""
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
-    at.query_params.update({"lang": "en", **params})
-    at.run()
-    at.switch_page(f"pages/{page}.py")
-    at.query_params.update({"lang": "en", **params})
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+from tinygpt.ui.views.predict_table import P_PREFIX
 
 
 def texts(at: AppTest) -> list[str]:
@@ -56,7 +39,7 @@ def test_a_student_follows_the_teacher_and_gets_the_controls_back_when_let_explo
     code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=textbook&lang=en")
     led = ClassState(page="attention", model="textbook", views={"attention": "step=mask&mask=0&tau=0.5"}, follow=True)
     write_state(store, code, key, replace(led, open_controls=("attn_temperature",)))
-    student = app("predict", **{"class": code})  # joins late, on another page: lands where the class is
+    student = open_link("predict", **{"class": code})  # joins late, on another page: lands where the class is
     assert student.session_state["attn_step"] == "mask"
     assert student.session_state["attn_mask"] is False and student.session_state["attn_temperature"] == 0.5
     assert student.session_state["model_choice"] == "textbook"
@@ -95,7 +78,7 @@ def test_following_locks_what_the_teacher_has_not_opened_as_a_lesson_does():
 def test_a_follower_with_no_switch_open_is_told_the_teacher_flips_them(store):
     code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=textbook&lang=en")
     write_state(store, code, key, ClassState(page="attention", model="textbook", follow=True))  # nothing opened
-    student = app("attention", **{"class": code})
+    student = open_link("attention", **{"class": code})
     assert "attn_mask" not in keys(student, "toggle") and not keys(student, "select_slider")
     said = texts(student)
     assert t("attn.intro_teacher", "en") in said and t("attn.intro", "en") not in said
@@ -112,7 +95,7 @@ def test_a_follower_with_no_switch_open_is_told_the_teacher_flips_them(store):
 
 def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_projector_shows(store):
     code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
-    teacher = app("teacher", **{"class": code, "key": key})
+    teacher = open_link("teacher", **{"class": code, "key": key})
     teacher.button(key="lead_follow").click().run()
     assert read_state(store, code).follow
     teacher.button_group(key="lead_model").set_value("textbook").run()
@@ -121,7 +104,7 @@ def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_project
     view = dict(parse_qsl(state.view("attention")))
     assert (state.model, view["mask"], state.follow, state.question) == ("textbook", "0", True, None)
     assert {"layer", "head", "text", "step", "tau"} <= set(view) and state.model_id  # the view is stored whole
-    teacher.selectbox(key="lead_row").set_value(2).run()
+    teacher.selectbox(key=L_ROW).set_value(2).run()
     teacher.button(key="lead_ask").click().run()
     assert not teacher.exception, [e.value for e in teacher.exception]
     state = read_state(store, code)
@@ -131,22 +114,22 @@ def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_project
 
     right = sorted(question.answers)[0]
     wrong = next(c.id for c in question.choices if c.id not in question.answers)
-    students = [app("attention", **{"class": code}) for _ in range(3)]
+    students = [open_link("attention", **{"class": code}) for _ in range(3)]
     vote_key = f"period_vote_{state.question_id}_1"
-    students[0].sidebar.text_input(key="class_nickname").input("Zed").run()
+    students[0].sidebar.text_input(key=K_NICKNAME).input("Zed").run()
     for n, student in enumerate(students):  # one right, two wrong: 33 %, the band where the class discusses
         student.button_group(key=vote_key).set_value(right if n == 0 else wrong).run()
         assert not student.exception, [e.value for e in student.exception]
         assert t("period.sent", "en") in texts(student)
         assert student.button_group(key=vote_key).disabled
-    again = app("attention", **{"class": code, "me": class_session(students[0].session_state).me})  # a reload
+    again = open_link("attention", **{"class": code, "me": class_session(students[0].session_state).me})  # a reload
     assert again.button_group(key=vote_key).disabled and again.button_group(key=vote_key).value == right
     assert t("period.sent", "en") in texts(again)
     teacher.run()
     assert any(x.startswith("Round 1: 3 answered · 1 right (33 %)") for x in texts(teacher))
     assert any("discuss with their neighbour" in x for x in texts(teacher))
 
-    projector = app("projector", **{"class": code})
+    projector = open_link("projector", **{"class": code})
     assert t("projector.answered", "en", n=3, round=1) in texts(projector)
     assert not projector.get("vega_lite_chart")  # the spread stays hidden until the reveal
 
@@ -175,7 +158,7 @@ def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_project
 
 def test_a_text_the_model_cannot_read_is_named_to_the_teacher_and_asks_nothing(store):
     code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
-    teacher = app("teacher", **{"class": code, "key": key})
+    teacher = open_link("teacher", **{"class": code, "key": key})
     teacher.text_input(key="lead_text").input("你好Z").run()
     assert dict(parse_qsl(read_state(store, code).view("attention")))["text"] == "你好Z"
     assert any("Z" in w.value for w in teacher.warning)
@@ -191,7 +174,7 @@ OWN_TRAIN = encode_train(OWN_TEXT, GPTConfig(d_model=16, n_heads=2, n_layers=1, 
 
 def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only_when_there_is_one(store):
     code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
-    teacher = app("teacher", **{"class": code, "key": key})
+    teacher = open_link("teacher", **{"class": code, "key": key})
     assert teacher.button_group(key="lead_model").options == [
         t("model.choice.context", "en"),
         t("model.choice.textbook", "en"),
@@ -199,7 +182,7 @@ def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only
     assert t("period.own_none", "en") in texts(teacher)  # not offered, with the reason
 
     write_state(store, code, key, ClassState(page="predict", model="own", train=OWN_TRAIN, follow=True))
-    student = app("predict", **{"class": code})  # the model is on no shelf yet: it trains, and the page says so
+    student = open_link("predict", **{"class": code})  # the model is on no shelf yet: it trains, and the page says so
     shown = texts(student)
     assert student.session_state["model_choice"] == "own" and "own_model" not in student.session_state
     assert t("period.own_training", "en") in shown and t("link.training_header", "en") in [
@@ -211,16 +194,16 @@ def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only
         assert not student.exception, [e.value for e in student.exception]
         if "own_model" in student.session_state:
             break
-    own = student.session_state["own_model"]
+    own = student.session_state[K_OWN]
     assert (own.text, own.gpt_cfg.d_model, own.gpt_cfg.n_layers, len(own.losses)) == (OWN_TEXT, 16, 1, 40)
     assert student.session_state["model_choice"] == "own"
     banner = t(
         "model.banner.teacher", "en", text=OWN_TEXT, size=""
     ).strip()  # the model choice "own", from its settings
     assert any(banner in x for x in texts(student)), texts(student)
-    assert student.session_state["predict_prefix"] == OWN_TEXT[: own.gpt_cfg.max_len]
+    assert student.session_state[P_PREFIX] == OWN_TEXT[: own.gpt_cfg.max_len]
 
-    teacher.session_state["own_model"] = own  # the teacher's pages show this model: it is offered
+    teacher.session_state[K_OWN] = own  # the teacher's pages show this model: it is offered
     teacher.run()
     assert t("period.own_choice", "en") in teacher.button_group(key="lead_model").options
     teacher.button_group(key="lead_model").set_value("own").run()
@@ -234,12 +217,12 @@ def test_a_student_follows_the_teachers_own_model_and_the_teacher_offers_it_only
     asked = question_from_data(read_state(store, code).question)
     assert asked.prompt_fields[0] == ("i", len(OWN_TEXT) - 1) and len(asked.choices) == len(OWN_TEXT)
     assert [c.text for c in asked.choices[:3]] == ["0 我", "1 爱", "2 你"]  # keys of the own model's text
-    again = app("predict", **{"class": code})  # the model is on the shelf now: a late student gets it at once
-    assert again.session_state["own_model"].uid == own.uid
+    again = open_link("predict", **{"class": code})  # the model is on the shelf now: a late student gets it at once
+    assert again.session_state[K_OWN].uid == own.uid
 
 
 def test_a_run_the_teacher_stopped_is_led_with_the_settings_that_rebuild_it_and_students_get_that_model(store):
-    from tinygpt.links import decode_train
+    from tinygpt.training.links import decode_train
     from tinygpt.training.record import StopReason
     from tinygpt.training.train import train
 
@@ -253,16 +236,16 @@ def test_a_run_the_teacher_stopped_is_led_with_the_settings_that_rebuild_it_and_
     )
     assert stopped.stop_reason == StopReason.STOPPED and 0 < len(stopped.losses) < 40
     code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
-    teacher = app("teacher", **{"class": code, "key": key})
-    teacher.session_state["own_model"] = stopped
+    teacher = open_link("teacher", **{"class": code, "key": key})
+    teacher.session_state[K_OWN] = stopped
     teacher.run()
     teacher.button_group(key="lead_model").set_value("own").run()
     teacher.button(key="lead_follow").click().run()
     state = read_state(store, code)
     assert state.model == "own" and state.follow
     assert decode_train(state.train)[2].epochs == len(stopped.losses)  # not the 40 epochs the run was started with
-    student = app("predict", **{"class": code})  # on the shelf under those settings: the teacher's model, at once
-    assert student.session_state["own_model"].uid == stopped.uid
+    student = open_link("predict", **{"class": code})  # on the shelf under those settings: the teacher's model, at once
+    assert student.session_state[K_OWN].uid == stopped.uid
     assert student.session_state["model_choice"] == "own"
 
 
@@ -271,8 +254,8 @@ def test_leading_with_a_stopped_run_publishes_it_for_other_servers_under_the_set
 ):
     import streamlit as st
 
-    from tinygpt.links import decode_train
     from tinygpt.training.jobs import ModelShelf, model_key
+    from tinygpt.training.links import decode_train
     from tinygpt.training.model_library import ModelLibrary
     from tinygpt.training.train import train
     from tinygpt.ui.choice import led_model
@@ -286,11 +269,11 @@ def test_leading_with_a_stopped_run_publishes_it_for_other_servers_under_the_set
     )
     here = ModelShelf(library=ModelLibrary(store))
     monkeypatch.setattr(led_model, "shelf", lambda: here)
-    st.session_state["own_model"] = stopped
+    st.session_state[K_OWN] = stopped
     try:
         train_spec, reason = led_model.teacher_train(publish=True)
     finally:
-        del st.session_state["own_model"]
+        del st.session_state[K_OWN]
     assert reason == "" and train_spec is not None
     other_server = ModelLibrary(store)  # what another server sharing the store finds
     rebuilt = other_server.get(model_key(*decode_train(train_spec)))
@@ -300,14 +283,14 @@ def test_leading_with_a_stopped_run_publishes_it_for_other_servers_under_the_set
 
 def test_a_class_question_is_about_the_head_whose_steps_students_see(store):
     code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
-    teacher = app("teacher", **{"class": code, "key": key})
+    teacher = open_link("teacher", **{"class": code, "key": key})
     teacher.button(key="lead_follow").click().run()
-    teacher.selectbox(key="lead_row").set_value(5).run()
+    teacher.selectbox(key=L_ROW).set_value(5).run()
     teacher.button(key="lead_ask").click().run()
     assert not teacher.exception, [e.value for e in teacher.exception]
     question = question_from_data(read_state(store, code).question)
-    student = app("attention", **{"class": code})
-    head, text = student.session_state["attn_head"], student.session_state["attn_text"]
+    student = open_link("attention", **{"class": code})
+    head, text = student.session_state[K_HEAD], student.session_state["attn_text"]
     record = served_example("context")
     alpha = trace_of(record.model, record.vocab.encode(text)[None], 0).state["alpha"][0, head, 5]  # (T,)
     fields = dict(question.reason_fields)
@@ -318,13 +301,13 @@ def test_a_class_question_is_about_the_head_whose_steps_students_see(store):
 
 def test_the_teacher_is_offered_only_the_pages_the_lesson_lists_and_told_why(store):
     code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
-    teacher = app("teacher", **{"class": code, "key": key})
-    assert teacher.button_group(key="lead_page").options == [t("nav.attention", "en")]
+    teacher = open_link("teacher", **{"class": code, "key": key})
+    assert teacher.button_group(key=L_PAGE).options == [t("nav.attention", "en")]
     left_out = t("common.list_sep", "en").join([t("nav.predict", "en"), t("nav.theory", "en")])
     assert t("period.pages_left_out", "en", n=2, pages=left_out) in texts(teacher)
     code, key = store.create_class("lesson=1&model=context&lang=en")  # a lesson of every page
-    everything = app("teacher", **{"class": code, "key": key})
-    assert everything.button_group(key="lead_page").options == [t(f"nav.{p}", "en") for p in LED_PAGES]
+    everything = open_link("teacher", **{"class": code, "key": key})
+    assert everything.button_group(key=L_PAGE).options == [t(f"nav.{p}", "en") for p in LED_PAGES]
     assert not any(x.startswith("Students can only be led") for x in texts(everything))
 
 
@@ -345,11 +328,11 @@ def test_a_reload_counts_the_latest_round_a_student_voted_in(store):
 
 
 def test_the_projector_names_an_unknown_class_and_a_closed_one_instead_of_asking_the_room_to_join(store):
-    unknown = app("projector", **{"class": "ZZZZZZ"})
+    unknown = open_link("projector", **{"class": "ZZZZZZ"})
     assert t("projector.unknown", "en", code="ZZZZZZ") in texts(unknown)
     code, key = store.create_class("lesson=1&pages=attention&lang=en")
     store.close_class(code, key)
-    closed = app("projector", **{"class": code})
+    closed = open_link("projector", **{"class": code})
     shown = texts(closed)
     assert t("projector.closed", "en", code=code) in shown
     assert t("projector.join", "en") not in shown and not closed.get("imgs")

@@ -24,6 +24,7 @@ from tinygpt.generate import (
 )
 from tinygpt.i18n import t
 from tinygpt.training.train import new_model
+from tinygpt.ui.views.predict_table import P_CONTEXT_LEN, P_N_NEW, P_PREFIX, P_SEED, P_STEP, P_STRATEGY, P_TAU
 from tinygpt.vocab import CharVocab, UnknownCharError
 
 VOCAB = CharVocab(tuple("你好世界"))
@@ -298,7 +299,7 @@ def test_every_positions_table_and_charts_are_drawn_only_once_the_student_opens_
     assert [link.proto.label for link in at.main.page_link][0] == t("predict.next_step", lang)
     at.session_state["predict_positions"] = True
     at.run()
-    prefix = at.text_input(key="predict_prefix").value
+    prefix = at.text_input(key=P_PREFIX).value
     assert len(at.get("vega_lite_chart")) == 2 and len(tables(at)) == 2
     positions = tables(at)[0].value
     assert len(positions) == len(prefix) and positions.iloc[-1][t("predict.col_context", lang)] == prefix
@@ -310,13 +311,13 @@ def test_the_context_length_is_kept_while_its_expander_is_closed():
     assert "predict_context_len" not in {s.key for s in at.slider}  # closed: the slider is not drawn
     at.session_state["predict_context_box"] = True
     at.run()
-    at.slider(key="predict_context_len").set_value(2).run()
+    at.slider(key=P_CONTEXT_LEN).set_value(2).run()
     fed = t("predict.fed", "en", T=2, last=1, context="好世")
     assert fed in texts(at.markdown)
     at.session_state["predict_context_box"] = False
     at.run()
     assert "predict_context_len" not in {s.key for s in at.slider} and fed in texts(at.markdown)
-    assert at.session_state["predict_context_len"] == 2
+    assert at.session_state[P_CONTEXT_LEN] == 2
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -334,7 +335,7 @@ def test_page_names_unknown_characters_and_shows_the_known_ones(lang):
 def test_page_asks_for_a_prefix_when_it_is_empty_or_blank(lang):
     at = open_predict(lang, predict_prefix="")
     assert texts(at.warning) == [t("predict.empty", lang, known=KNOWN)] and not tables(at)
-    at.session_state["predict_prefix"] = "   "
+    at.session_state[P_PREFIX] = "   "
     at.run()
     assert texts(at.warning) == [t("predict.blank", lang, known=KNOWN)] and not tables(at) and not at.exception
 
@@ -362,7 +363,7 @@ def test_page_with_n_zero_generates_nothing_and_says_so(lang):
 def test_page_generates_the_maximum_number_of_characters():
     at = open_predict("en", predict_prefix="你", predict_n_new=MAX_NEW_CHARS)
     assert result_of(at) == ("好世界你" * 16)
-    assert at.slider(key="predict_step").max == MAX_NEW_CHARS
+    assert at.slider(key=P_STEP).max == MAX_NEW_CHARS
     keep(at, "predict_step", MAX_NEW_CHARS)
     at.run()
     assert "#### " + t("predict.step_title", "en", n=MAX_NEW_CHARS, total=MAX_NEW_CHARS) in texts(at.markdown)
@@ -551,29 +552,29 @@ def test_the_prefix_travels_in_the_url_so_a_class_link_opens_the_same_prediction
     fresh.run()
     fresh.switch_page("pages/predict.py").run()
     assert not fresh.exception and not fresh.warning
-    assert fresh.text_input(key="predict_prefix").value == "世界你"
+    assert fresh.text_input(key=P_PREFIX).value == "世界你"
     assert tables(fresh)[0].value.shape[0] == 3  # one row per position of the link's prefix
 
 
 def test_back_from_another_page_the_generation_is_as_the_student_left_it():
     at = open_predict("en")
-    at.text_input(key="predict_prefix").set_value("你好").run()
-    at.slider(key="predict_n_new").set_value(10).run()
-    at.radio(key="predict_strategy").set_value("temperature").run()
-    at.slider(key="predict_temperature").set_value(1.5).run()
-    at.number_input(key="predict_seed").set_value(3).run()
+    at.text_input(key=P_PREFIX).set_value("你好").run()
+    at.slider(key=P_N_NEW).set_value(10).run()
+    at.radio(key=P_STRATEGY).set_value("temperature").run()
+    at.slider(key=P_TAU).set_value(1.5).run()
+    at.number_input(key=P_SEED).set_value(3).run()
     at.button(key="predict_next").click().run()
     before = result_of(at)
-    assert len(before) == 10 and at.session_state["predict_step"] == 2
+    assert len(before) == 10 and at.session_state[P_STEP] == 2
     for page in ("theory", "predict"):  # a page switch clears the URL's query, as st.navigation does
         at.query_params.clear()
         at.query_params["lang"] = "en"
         at.switch_page(f"pages/{page}.py")
         at.run()
         assert not at.exception, [e.value for e in at.exception]
-    assert at.text_input(key="predict_prefix").value == "你好" and at.slider(key="predict_n_new").value == 10
-    assert at.radio(key="predict_strategy").value == "temperature" and at.slider(key="predict_temperature").value == 1.5
-    assert at.number_input(key="predict_seed").value == 3 and at.session_state["predict_step"] == 2
+    assert at.text_input(key=P_PREFIX).value == "你好" and at.slider(key=P_N_NEW).value == 10
+    assert at.radio(key=P_STRATEGY).value == "temperature" and at.slider(key=P_TAU).value == 1.5
+    assert at.number_input(key=P_SEED).value == 3 and at.session_state[P_STEP] == 2
     assert result_of(at) == before and not at.warning
 
 
@@ -581,9 +582,9 @@ def test_another_model_forgets_the_prefix_kept_for_the_last_one():
     from tinygpt.examples import EXAMPLES
 
     at = open_predict("en")
-    at.text_input(key="predict_prefix").set_value("你好").run()
+    at.text_input(key=P_PREFIX).set_value("你好").run()
     at.button_group(key="model_choice").set_value("context").run()  # the prefix belonged to the textbook model
-    shown = at.text_input(key="predict_prefix").value  # the context model's own text, up to its max_len
+    shown = at.text_input(key=P_PREFIX).value  # the context model's own text, up to its max_len
     assert not at.exception and len(shown) > 2 and EXAMPLES["context"].text.startswith(shown)
     at.button_group(key="model_choice").set_value("textbook").run()
-    assert at.text_input(key="predict_prefix").value == "你好世界"
+    assert at.text_input(key=P_PREFIX).value == "你好世界"

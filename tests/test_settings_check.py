@@ -1,19 +1,17 @@
 """Settings checked as the server starts and promises that can be kept: a refused ``TINYGPT_*`` value is
-logged at start (tinygpt.settings, tinygpt.ui.frame.server.log_settings); students never read a setting's
+logged at start (tinygpt.classroom.settings, tinygpt.ui.frame.server.log_settings); students never read a setting's
 name; the teacher's page does not say "answers are recorded" while they cannot be written."""
 
 from __future__ import annotations
 
 import logging
 
-import test_classroom
-from test_classroom import answer_both, app
+from helpers import open_link
+from test_classroom import answer_both
 
+from tinygpt.classroom.settings import check_settings
 from tinygpt.classroom.store_records import StoreError
 from tinygpt.i18n import t
-from tinygpt.settings import check_settings
-
-store = test_classroom.store  # a fresh SQLite store, the one the app's sessions use
 
 BAD = {
     "TINYGPT_ANSWER_DAYS": "0",
@@ -47,7 +45,7 @@ def test_a_refused_setting_is_logged_as_the_server_starts(monkeypatch, caplog):
 def test_a_student_never_reads_a_settings_name(store, monkeypatch):
     code, _ = store.create_class("lesson=1&pages=attention")
     monkeypatch.setenv("TINYGPT_ANSWER_DAYS", "0")
-    student = app("attention", "en", step="softmax", guess="1", **{"class": code})
+    student = open_link("attention", "en", step="softmax", guess="1", **{"class": code})
     answer_both(student)
     said = [e.value for e in [*student.warning, *student.info, *student.error, *student.caption, *student.markdown]]
     assert not [s for s in said if "TINYGPT_" in s]
@@ -56,7 +54,7 @@ def test_a_student_never_reads_a_settings_name(store, monkeypatch):
 
 def test_the_teachers_page_does_not_say_answers_are_recorded_while_they_cannot_be(store, monkeypatch):
     code, key = store.create_class("lesson=1&pages=attention")
-    view = app("teacher", **{"class": code, "key": key})
+    view = open_link("teacher", **{"class": code, "key": key})
     assert t("teacher.open", "en") in [m.value for m in view.markdown]
 
     def refuse(self, write=False):

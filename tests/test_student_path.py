@@ -15,6 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import t
+from tinygpt.ui.shared.models import K_OWN
+from tinygpt.ui.views.attention_table import K_GUESS
 
 CONTEXT = EXAMPLES["context"]
 
@@ -31,7 +33,7 @@ def test_the_first_guess_after_a_model_change_is_judged_on_the_question_asked():
     # the context example, exercise on, the softmax step
     at.session_state["model_choice"] = "context"
     _ok(at.run())
-    at.toggle(key="attn_guess").set_value(True)
+    at.toggle(key=K_GUESS).set_value(True)
     _ok(at.run())
     at.session_state["attn_step"] = "softmax"
     _ok(at.run())
@@ -58,7 +60,7 @@ def test_a_kept_text_the_new_model_cannot_read_gives_way_to_its_own_text():
     # the student trains another model on the Train page, then comes back
     at.switch_page("pages/train.py")
     _ok(at.run())
-    at.session_state["own_model"] = other
+    at.session_state[K_OWN] = other
     at.switch_page("pages/attention.py")
     _ok(at.run())
     assert at.text_input(key="attn_text").value == "举头望明月低头思故乡"

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.classroom.store import NewAnswer, Store, database_url, new_student
-from tinygpt.classroom.store_records import Answer, QuestionSummary
+from tinygpt.classroom.store import NewAnswer, new_student
+from tinygpt.classroom.store_records import QuestionSummary
 from tinygpt.classroom.summary_labels import CHECK, EXERCISE, VOTE_KIND, block_labels
+from tinygpt.explanations.answers import Answer
 from tinygpt.i18n import t
 
 RECORD = {"prompt_key": "ex.row_sum.prompt", "prompt_fields": [["i", 1], ["token", "好"]], "choices": []}
@@ -43,15 +44,6 @@ def test_votes_on_one_question_are_numbered_by_the_order_opened_and_carry_their_
     assert sorted(first) == [1, 2] and (first[1].answered, first[1].right) == (2, 1)
     assert (first[2].answered, first[2].right) == (1, 1)
     assert sorted(labels[1].rounds) == [1] and labels[0].rounds == {}
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -11,6 +11,7 @@ import pytest
 from helpers import open_page
 
 from tinygpt.generate import DecodeConfig
+from tinygpt.ui.views.predict_table import P_TAU
 
 
 def _numbers(*values: float) -> list[str]:
@@ -23,7 +24,7 @@ def test_each_tau_slider_says_its_own_range_in_its_help(lang):
     lo, hi = attention.options[0], attention.options[-1]
     assert (lo, hi) == ("0.0001", "1000")  # the options as the slider labels them
     assert all(n in attention.help for n in (lo, hi)) and "argmax" in attention.help
-    predict = open_page("predict", lang, decode="temperature").slider(key="predict_temperature")
+    predict = open_page("predict", lang, decode="temperature").slider(key=P_TAU)
     assert (predict.min, predict.max) == (0.0, 5.0)
     assert all(n in predict.help for n in _numbers(predict.min, predict.max, predict.step))
     theory = open_page("theory", lang, section="attention").slider(key="theory_tau")

@@ -8,14 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
-import test_classroom
-from test_classroom import app
+from helpers import open_link
 
 from tinygpt.classroom.guard import teacher_hours
 from tinygpt.config import ConfigError
 from tinygpt.i18n import t
-
-store = test_classroom.store  # a fresh SQLite store, the one the app's sessions use
 
 
 def _scripts(at) -> str:
@@ -35,7 +32,7 @@ def test_the_key_leaves_the_address_in_place_and_the_cookie_lasts_a_class(store,
     if hours:
         monkeypatch.setenv("TINYGPT_TEACHER_HOURS", hours)
     code, key = store.create_class("lesson=1&pages=attention")
-    view = app("teacher", **{"class": code, "key": key})
+    view = open_link("teacher", **{"class": code, "key": key})
     scripts = _scripts(view)
     assert "u.searchParams.delete('key')" in scripts and "history.replaceState" in scripts
     assert re.search(rf"tinygpt_teacher_{code}={key}; path=/; max-age={age};", scripts)
@@ -45,7 +42,7 @@ def test_forget_this_device_takes_the_key_out_of_the_session_and_the_cookie(stor
     from tinygpt.ui.classwork import class_guard
 
     code, key = store.create_class("lesson=1&pages=attention")
-    view = app("teacher", **{"class": code, "key": key})
+    view = open_link("teacher", **{"class": code, "key": key})
     monkeypatch.setattr(class_guard, "browser_cookies", lambda: {f"tinygpt_teacher_{code}": key})
     view.button(key=f"teacher_forget_{code}").click().run()
     assert [s.value for s in view.success] == [t("teacher.forgotten", "en", code=code)]
@@ -60,7 +57,7 @@ def test_the_projector_page_grants_no_teacher_rights_with_the_teachers_cookie(st
 
     code, key = store.create_class("lesson=1&pages=attention")
     monkeypatch.setattr(class_guard, "browser_cookies", lambda: {f"tinygpt_teacher_{code}": key})
-    projector = app("projector", **{"class": code})
+    projector = open_link("projector", **{"class": code})
     keys = {w.key for w in projector.button} | {w.key for w in projector.toggle}
     assert not {k for k in keys if k and ("forget" in k or "close" in k or "clear" in k or "lead" in k)}
     assert key not in " ".join(m.value for m in [*projector.markdown, *projector.code])

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinygpt.generate import DecodeConfig, generate, sampling_distribution, top_p_keep
+from tinygpt.ui.views.predict_table import P_STRATEGY, P_TOP_P
 
 #: A distribution whose sums are exact in binary: 0.5, 0.75, 0.875, 1.
 PROBS = torch.tensor([0.125, 0.5, 0.25, 0.125])
@@ -125,8 +126,8 @@ def test_the_predict_page_samples_from_the_nucleus_and_shows_the_kept_set(lang):
     from tinygpt.i18n import t
 
     at = open_predict(lang, prefix="你", n="6", decode="temperature", tau="5", p="0.5")
-    assert not at.exception and at.slider(key="predict_top_p").value == pytest.approx(0.5)
-    assert not at.slider(key="predict_top_p").disabled
+    assert not at.exception and at.slider(key=P_TOP_P).value == pytest.approx(0.5)
+    assert not at.slider(key=P_TOP_P).disabled
     detail = tables(at)[0].value  # the step's table (every position's is closed)
     sampled = detail[t("predict.col_sampled", lang)].to_numpy(dtype=float)
     p = detail["p"].to_numpy(dtype=float)
@@ -145,9 +146,9 @@ def test_the_predict_page_samples_from_the_nucleus_and_shows_the_kept_set(lang):
 
 def test_greedy_leaves_top_p_off_and_out_of_the_link():
     at = open_predict("en", prefix="你", n="3", p="0.3")
-    assert at.slider(key="predict_top_p").disabled and "p" in at.query_params
+    assert at.slider(key=P_TOP_P).disabled and "p" in at.query_params
     assert not any("Top-p" in c.value for c in at.caption)  # greedy: nothing sampled, no nucleus shown
-    at.radio(key="predict_strategy").set_value("temperature").run()
-    assert not at.slider(key="predict_top_p").disabled and at.query_params["p"] == "0.3"
-    at.slider(key="predict_top_p").set_value(1.0).run()
+    at.radio(key=P_STRATEGY).set_value("temperature").run()
+    assert not at.slider(key=P_TOP_P).disabled and at.query_params["p"] == "0.3"
+    at.slider(key=P_TOP_P).set_value(1.0).run()
     assert "p" not in at.query_params and not any("Top-p" in c.value for c in at.caption)  # 1 = no top-p

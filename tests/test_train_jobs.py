@@ -26,7 +26,10 @@ from tinygpt.i18n import CATALOGUE, t
 from tinygpt.limits import host_configs
 from tinygpt.training.jobs import JobQueue, ModelShelf, settings_of, start_job
 from tinygpt.training.train import NonFiniteLossError, Trainer, attention_maps, build, train
+from tinygpt.ui.shared.models import K_JOB, K_OWN
+from tinygpt.ui.train.train_runs import K_RUNS
 from tinygpt.ui.train.training_jobs import run_labels
+from tinygpt.ui.views.train_table import T_CAUSAL_MASK, T_D_MODEL, T_EPOCHS
 
 CFG = TrainConfig(lr=3e-3, epochs=60, early_stop_loss=0.0)
 
@@ -144,10 +147,8 @@ def diverging_config() -> TrainConfig:
 
 def test_a_diverging_run_stops_at_the_first_non_finite_step_and_the_page_says_so():
     at = open_train("en")
-    previous = at.session_state["own_model"] = train(
-        SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0)
-    )
-    job = at.session_state["job"] = fresh_job(diverging_config())
+    previous = at.session_state[K_OWN] = train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=5, early_stop_loss=0.0))
+    job = at.session_state[K_JOB] = fresh_job(diverging_config())
     job.join(60)
     at.run()
     assert job.status == "error" and isinstance(job.error, NonFiniteLossError)
@@ -156,7 +157,7 @@ def test_a_diverging_run_stops_at_the_first_non_finite_step_and_the_page_says_so
     assert all(torch.isfinite(p).all() for p in job.result.model.parameters())
     expected = t("train.non_finite", "en", step=step, loss=job.error.loss, lr=1e30, suggest=1e29)
     assert any(e.value == expected for e in at.error), [e.value for e in at.error]
-    assert at.session_state["own_model"] is previous  # the model the student had is kept
+    assert at.session_state[K_OWN] is previous  # the model the student had is kept
     assert not at.exception
 
 
@@ -199,23 +200,23 @@ def small_settings(at: AppTest, **extra) -> AppTest:
 def test_a_job_survives_reruns_and_page_switches_and_finishes():
     at = small_settings(open_train())
     at.button(key="train_start").click().run()
-    job = at.session_state["job"]
+    job = at.session_state[K_JOB]
     at.button(key="train_pause").click().run()  # hold it at a step boundary while we look around
     wait_until(lambda: job.status == "paused")
     n = len(job.losses)
     at.run()  # a plain rerun
     at.switch_page("pages/predict.py").run()
-    assert at.session_state["job"] is job
+    assert at.session_state[K_JOB] is job
     assert any(i.value == t("model.training_paused", "en", step=n) for i in at.info)  # other pages say so
     assert not at.exception
     at.switch_page("pages/train.py").run()
-    assert at.session_state["train_d_model"] == 32  # settings survive the page switch
+    assert at.session_state[T_D_MODEL] == 32  # settings survive the page switch
     assert len(at.get("vega_lite_chart")) == 1  # the chart of the run so far
     at.button(key="train_pause").click().run()  # Resume
     job.join(60)
     assert job.status == "done" and len(job.losses) == 120
     at.switch_page("pages/predict.py").run()  # the finished model is adopted wherever the student is
-    assert at.session_state["own_model"] is job.result
+    assert at.session_state[K_OWN] is job.result
     at.switch_page("pages/train.py").run()
     assert any(s.value.startswith(CATALOGUE["train.done"]["en"].split("{")[0]) for s in at.success)
     assert list(chart_data(at)["step"]) == list(range(1, 121))  # every step on the chart
@@ -225,16 +226,16 @@ def test_a_job_survives_reruns_and_page_switches_and_finishes():
 def test_sessions_share_finished_models_read_only_and_never_change_each_others():
     a = small_settings(open_train(), train_epochs=40, train_seed=7)
     a.button(key="train_start").click().run()
-    job_a = a.session_state["job"]
+    job_a = a.session_state[K_JOB]
     job_a.join(60)
     a.run()
-    mine = a.session_state["own_model"]
+    mine = a.session_state[K_OWN]
     before = [p.clone() for p in mine.model.parameters()]
     b = small_settings(open_train(), train_epochs=40, train_seed=7)
     b.button(key="train_start").click().run()
-    job_b = b.session_state["job"]
+    job_b = b.session_state[K_JOB]
     assert job_b.from_cache and job_b.status == "done" and job_b._thread is None  # at once, nothing trained
-    assert b.session_state["own_model"] is mine  # one shared object
+    assert b.session_state[K_OWN] is mine  # one shared object
     record = job_b.result  # one message, with the figures of the run that trained it (its seconds say "then")
     assert [m.value for m in b.success] == [
         t(
@@ -251,25 +252,25 @@ def test_sessions_share_finished_models_read_only_and_never_change_each_others()
         Trainer(mine)  # nobody can train the shared model further
     small_settings(b, train_epochs=40, train_seed=8, train_lr=1e-2)  # B trains something else
     b.button(key="train_start").click().run()
-    b.session_state["job"].join(60)
+    b.session_state[K_JOB].join(60)
     b.run()
     b.button(key="train_reset").click().run()
-    assert b.session_state["own_model"] is not mine
+    assert b.session_state[K_OWN] is not mine
     a.run()
-    assert a.session_state["own_model"] is mine
+    assert a.session_state[K_OWN] is mine
     assert all(torch.equal(p, q) for p, q in zip(mine.model.parameters(), before))
 
 
 def test_runs_are_kept_and_labelled_by_the_settings_that_differ():
     at = small_settings(open_train(), train_text="你好你世你界", train_window=4, train_epochs=30)
     at.button(key="train_start").click().run()
-    at.session_state["job"].join(60)
+    at.session_state[K_JOB].join(60)
     at.run()
-    at.toggle(key="train_causal_mask").set_value(False).run()
+    at.toggle(key=T_CAUSAL_MASK).set_value(False).run()
     at.button(key="train_start").click().run()
-    at.session_state["job"].join(60)
+    at.session_state[K_JOB].join(60)
     at.run()
-    runs = at.session_state["train_runs"]
+    runs = at.session_state[K_RUNS]
     assert [r.settings["causal_mask"] for r in runs] == [True, False]
     table = next(d.value for d in tables(at) if t("train.col.run", "en") in d.value.columns)
     assert list(table[t("train.col.run", "en")]) == ["#1 · causal mask on", "#2 · causal mask off"]  # the form's words
@@ -291,25 +292,25 @@ def test_runs_are_kept_and_labelled_by_the_settings_that_differ():
 def test_a_run_whose_loss_went_up_is_offered_not_put_in_use():
     at = small_settings(open_train(), train_epochs=20, train_seed=11)
     at.button(key="train_start").click().run()  # a good model first
-    at.session_state["job"].join(60)
+    at.session_state[K_JOB].join(60)
     at.run()
-    good = at.session_state["own_model"]
+    good = at.session_state[K_OWN]
     small_settings(at, train_epochs=20, train_seed=12, train_lr=1.0)  # the page's largest lr: 1.93 -> 10.9
     at.button(key="train_start").click().run()
-    job = at.session_state["job"]
+    job = at.session_state[K_JOB]
     job.join(60)
     at.run()
     bad = job.result
     assert job.status == "done" and job.diverged and bad.losses[-1] > bad.losses[0]
-    assert at.session_state["own_model"] is good and not at.success  # nothing trained is lost
+    assert at.session_state[K_OWN] is good and not at.success  # nothing trained is lost
     assert [w.value for w in at.warning] == [
         t("train.diverged", "en", first=bad.losses[0], last=bad.losses[-1], lr=1.0, suggest=0.1)
     ]
     at.switch_page("pages/predict.py").run()
-    assert at.session_state["own_model"] is good  # the other pages keep the good model too
+    assert at.session_state[K_OWN] is good  # the other pages keep the good model too
     at.switch_page("pages/train.py").run()
     at.button(key="train_use_diverged").click().run()
-    assert at.session_state["own_model"] is bad
+    assert at.session_state[K_OWN] is bad
     assert [w.value for w in at.warning] == [t("train.diverged_in_use", "en", first=bad.losses[0], last=bad.losses[-1])]
 
 
@@ -340,7 +341,7 @@ def test_host_limits_name_the_value_and_the_limit(text, gpt, training, field, ke
 def test_the_page_refuses_too_many_epochs_with_the_limit_in_both_languages():
     for lang in ("zh", "en"):
         at = open_train(lang)
-        at.session_state["train_epochs"] = str(MAX_EPOCHS + 1)
+        at.session_state[T_EPOCHS] = str(MAX_EPOCHS + 1)
         at.run()
         assert at.button(key="train_start").disabled
         assert at.error and str(MAX_EPOCHS) in at.error[0].value and str(MAX_EPOCHS + 1) in at.error[0].value
@@ -411,7 +412,7 @@ def test_the_seed_config_overlaps_and_a_helper_error_reaches_the_training_thread
 def test_using_a_stopped_model_says_so_instead_of_offering_it_again():
     at = small_settings(open_train(), train_epochs=1000)
     at.button(key="train_start").click().run()
-    job = at.session_state["job"]
+    job = at.session_state[K_JOB]
     at.button(key="train_pause").click().run()
     wait_until(lambda: job.status == "paused")
     at.button(key="train_stop").click().run()
@@ -421,6 +422,6 @@ def test_using_a_stopped_model_says_so_instead_of_offering_it_again():
         w.value == t("train.stopped", "en", steps=len(job.losses)) for w in at.warning
     )
     at.button(key="train_use_stopped").click().run()
-    assert at.session_state["own_model"] is job.result
+    assert at.session_state[K_OWN] is job.result
     assert [s.value for s in at.success] == [t("train.stopped_in_use", "en", steps=len(job.result.losses))]
     assert not at.warning and not [b for b in at.button if b.key == "train_use_stopped"]

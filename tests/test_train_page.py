@@ -13,7 +13,17 @@ from tinygpt.config import TrainConfig
 from tinygpt.i18n import t
 from tinygpt.training.checkpoint import to_bytes
 from tinygpt.training.train import train
-from tinygpt.ui.shared.models import default_model
+from tinygpt.ui.shared.models import K_JOB, default_model
+from tinygpt.ui.views.train_table import (
+    T_CAUSAL_MASK,
+    T_D_MODEL,
+    T_EPOCHS,
+    T_MAX_LEN,
+    T_SEED,
+    T_TEXT,
+    T_UPLOAD,
+    T_WINDOW,
+)
 from tinygpt.vocab import causal_loss_floor
 
 
@@ -26,7 +36,7 @@ def open_train(lang: str) -> AppTest:
 
 
 def upload(at: AppTest, data: bytes) -> AppTest:
-    at.file_uploader(key="train_upload").set_value(("model.safetensors", data, "application/octet-stream"))
+    at.file_uploader(key=T_UPLOAD).set_value(("model.safetensors", data, "application/octet-stream"))
     return at.run()
 
 
@@ -78,7 +88,7 @@ def test_a_loaded_checkpoint_fills_the_form_and_draws_its_curve(lang):
         "train_norm": "pre",
         "train_positions": "learned",
     }
-    assert at.text_input(key="train_text").value == "白日依山尽" and at.toggle(key="train_causal_mask").value is False
+    assert at.text_input(key=T_TEXT).value == "白日依山尽" and at.toggle(key=T_CAUSAL_MASK).value is False
     from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
     proto = at.get("vega_lite_chart")[0].proto
@@ -127,7 +137,7 @@ def test_cheating_experiment_steps_and_loss_floor_are_on_the_page(lang):
     assert math.isclose(floor, 3 / 24 * math.log(3)) and f"{floor:.3f}" == "0.137"
     infos = [i.value for i in at.info]
     assert t("train.cheat_steps", lang) in infos and t("train.loss_floor", lang, floor=floor) in infos
-    at.toggle(key="train_causal_mask").set_value(False).run()  # no floor without the mask
+    at.toggle(key=T_CAUSAL_MASK).set_value(False).run()  # no floor without the mask
     assert t("train.loss_floor", lang, floor=floor) not in [i.value for i in at.info]
     assert causal_loss_floor("你好世界", 4) == 0.0
 
@@ -147,7 +157,7 @@ def test_runs_table_puts_the_key_columns_first_and_pins_them():
         at.session_state[key] = value
     at.run()
     at.button(key="train_start").click().run()
-    at.session_state["job"].join(60)
+    at.session_state[K_JOB].join(60)
     at.run()
     table = next(d for d in tables(at) if t("train.col.match", "en") in d.value.columns)
     names = [t(f"train.col.{c}", "en") for c in ("number", "match", "generation", "expected")]
@@ -162,13 +172,13 @@ def test_a_shelf_model_can_be_trained_again_with_the_live_chart(lang):
     default_model()  # the textbook's model on this process's shelf, as a server has it once warmed up
     at = open_train(lang)
     at.button(key="train_start").click().run()  # the textbook settings: the default model, from the shelf
-    job = at.session_state["job"]
+    job = at.session_state[K_JOB]
     assert job.from_cache and job.status == "done"
     this_run = next(c.value for c in at.caption if c.value.startswith(t("train.this_run", lang, settings="")))
     on = t("train.setting.causal_mask", lang, value=t("train.setting.on", lang))
     assert on in this_run.split(" · ") and "causal_mask=" not in this_run and "text=" not in this_run
     at.button(key="train_again").click().run()
-    again = at.session_state["job"]
+    again = at.session_state[K_JOB]
     assert again is not job and not again.from_cache
     again.join(120)
     at.run()
@@ -191,7 +201,7 @@ def test_a_too_long_text_is_named_in_words_not_code(lang):
     from tinygpt.config import MAX_TEXT_LEN
 
     at = open_train(lang)
-    at.text_input(key="train_text").set_value("你" * (MAX_TEXT_LEN + 1)).run()
+    at.text_input(key=T_TEXT).set_value("你" * (MAX_TEXT_LEN + 1)).run()
     expected = t(
         "err.config",
         lang,
@@ -206,11 +216,11 @@ def test_a_too_long_text_is_named_in_words_not_code(lang):
 def test_a_refused_setting_is_said_again_beside_the_disabled_train_button(lang):
     at = open_train(lang)
     assert at.button(key="train_start").disabled is False
-    at.text_input(key="train_epochs").set_value("５０").run()  # full-width digits
+    at.text_input(key=T_EPOCHS).set_value("５０").run()  # full-width digits
     (error,) = [e.value for e in at.error]
     assert at.button(key="train_start").disabled is True
     assert t("train.start_off", lang, error=error) in [c.value for c in at.caption]  # next to the button
-    at.text_input(key="train_epochs").set_value("50").run()
+    at.text_input(key=T_EPOCHS).set_value("50").run()
     assert at.button(key="train_start").disabled is False and not at.error
     assert not any(c.value.startswith(t("train.start_off", lang, error="")) for c in at.caption)
 
@@ -218,9 +228,9 @@ def test_a_refused_setting_is_said_again_beside_the_disabled_train_button(lang):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_box_that_holds_no_whole_number_is_named_at_once(lang):
     at = open_train(lang)
-    at.text_input(key="train_epochs").set_value("５０").run()
-    at.text_input(key="train_seed").set_value("abc").run()
-    at.text_input(key="train_max_len").set_value("1e3").run()
+    at.text_input(key=T_EPOCHS).set_value("５０").run()
+    at.text_input(key=T_SEED).set_value("abc").run()
+    at.text_input(key=T_MAX_LEN).set_value("1e3").run()
     errors = [e.value for e in at.error]
     assert len(errors) == 3, errors
     named = {"epochs": t("field.epochs", lang), "seed": t("field.seed", lang), "max_len": "max_len"}  # the term itself
@@ -246,18 +256,18 @@ def test_a_returning_student_is_not_asked_whether_this_is_the_first_visit(lang):
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_refused_value_of_the_form_gets_its_own_message_naming_it_and_what_is_accepted(lang):
     from tinygpt.config import GPTConfig, TrainConfig
-    from tinygpt.links import encode_train
+    from tinygpt.training.links import encode_train
 
     at = AppTest.from_file("../streamlit_app.py", default_timeout=180)
     form = encode_train("你好世界", GPTConfig(vocab_size=4, d_model=96, n_heads=3), TrainConfig())
     at.query_params.update({"lang": lang, "lesson": "1", "hide": "train_n_heads", "form": form})
     at.run()  # a lesson keeps n_heads 3 out of sight: a d_model it does not divide can be picked
     assert not at.exception and not at.error, [e.value for e in at.error]
-    at.select_slider(key="train_d_model").set_value(64)
-    at.text_input(key="train_max_len").set_value("0")
-    at.text_input(key="train_window").set_value("abc")
-    at.text_input(key="train_epochs").set_value("")
-    at.text_input(key="train_seed").set_value("-1").run()
+    at.select_slider(key=T_D_MODEL).set_value(64)
+    at.text_input(key=T_MAX_LEN).set_value("0")
+    at.text_input(key=T_WINDOW).set_value("abc")
+    at.text_input(key=T_EPOCHS).set_value("")
+    at.text_input(key=T_SEED).set_value("-1").run()
     assert not at.exception, [e.value for e in at.exception]
     int_range = "accepted.int_range"
     expected = [
@@ -278,7 +288,7 @@ def test_every_refused_value_of_the_form_gets_its_own_message_naming_it_and_what
     assert errors[0].startswith(expected[0]) and errors[1:] == expected[1:]  # one message each, in the form's order
     assert at.button(key="train_start").disabled is True
     assert t("train.start_off_many", lang, n=5) in [c.value for c in at.caption]
-    at.text_input(key="train_max_len").set_value("16").run()  # accepted now: the window is judged by it
+    at.text_input(key=T_MAX_LEN).set_value("16").run()  # accepted now: the window is judged by it
     window = [e.value for e in at.error if t("field.window", lang) in e.value]
     assert window == [
         t(

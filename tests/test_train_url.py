@@ -11,11 +11,13 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.config import MAX_EPOCHS, TrainConfig
 from tinygpt.i18n import t
-from tinygpt.links import decode_train, encode_train
 from tinygpt.training.checkpoint import to_bytes
 from tinygpt.training.jobs import model_key
+from tinygpt.training.links import decode_train, encode_train
 from tinygpt.training.train import train
-from tinygpt.ui.shared.models import shelf
+from tinygpt.ui.shared.models import K_JOB, K_OWN, shelf
+from tinygpt.ui.train.train_runs import K_RUNS
+from tinygpt.ui.views.train_table import T_D_MODEL, T_EPOCHS, T_SEED, T_TEXT
 
 POEM = "床前明月光"
 
@@ -31,9 +33,9 @@ def open_train(lang: str = "en", **params: str) -> AppTest:
 
 def small_form(at: AppTest, text: str = POEM, seed: str = "3", epochs: str = "40") -> AppTest:
     at.button(key="train_preset_small").click().run()
-    at.text_input(key="train_text").input(text)
-    at.text_input(key="train_seed").input(seed)
-    at.text_input(key="train_epochs").input(epochs).run()
+    at.text_input(key=T_TEXT).input(text)
+    at.text_input(key=T_SEED).input(seed)
+    at.text_input(key=T_EPOCHS).input(epochs).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -42,7 +44,7 @@ def wait_for_model(at: AppTest, text: str, timeout_s: float = 120) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         at.run()
-        own = at.session_state["own_model"] if "own_model" in at.session_state else None
+        own = at.session_state[K_OWN] if "own_model" in at.session_state else None
         if own is not None and own.text == text:
             return
         time.sleep(0.3)
@@ -65,21 +67,21 @@ def test_the_form_is_in_the_url_and_a_reload_brings_it_back():
         "40",
         1e-3,
     )
-    assert again.text_input(key="train_text").value == POEM
+    assert again.text_input(key=T_TEXT).value == POEM
 
 
 def test_a_reload_brings_back_the_trained_model_from_the_shelf_or_trains_it_again():
     at = small_form(open_train(), seed="7", epochs="30")
     at.button(key="train_start").click().run()
     wait_for_model(at, POEM)
-    trained = at.session_state["own_model"]
+    trained = at.session_state[K_OWN]
     assert at.query_params["trained"] == encode_train(POEM, trained.gpt_cfg, trained.train_cfg)
     params = {k: v for k, v in at.query_params.items() if k != "lang"}
     again = open_train(**params)  # the same server: the model is on the shelf
     wait_for_model(again, POEM)
-    back = again.session_state["own_model"]
+    back = again.session_state[K_OWN]
     assert back.losses == trained.losses and back.gpt_cfg == trained.gpt_cfg
-    runs = again.session_state["train_runs"]
+    runs = again.session_state[K_RUNS]
     assert [r.losses for r in runs] == [tuple(trained.losses)]  # the run is in the table again
 
 
@@ -89,7 +91,7 @@ def test_refused_settings_in_the_url_are_named_and_the_form_keeps_its_defaults(l
     warnings = [line.removeprefix("- ") for w in at.warning for line in w.value.split("\n")]  # one box, a list
     assert any(w.startswith(t("train.url_form_bad", lang, error="")[:6]) and "d_model" in w for w in warnings)
     assert any(w.startswith(t("train.url_trained_bad", lang, error="")[:6]) for w in warnings)
-    assert at.session_state["train_d_model"] == 512 and at.session_state["train_text"] == "你好世界"
+    assert at.session_state[T_D_MODEL] == 512 and at.session_state[T_TEXT] == "你好世界"
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -104,7 +106,7 @@ def test_a_form_link_with_several_bad_values_names_each_in_one_message(lang):
     ):
         assert value in refused[0] and accepted in refused[0], (value, accepted, refused[0])
     assert t("err.config_several", lang, n=3, errors="") in refused[0]
-    assert at.session_state["train_d_model"] == 512  # the form keeps its defaults
+    assert at.session_state[T_D_MODEL] == 512  # the form keeps its defaults
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -113,15 +115,15 @@ def test_a_model_taken_from_the_store_after_a_restart_keeps_its_link_and_its_tra
     at = small_form(open_train(lang), seed=seed, epochs="20")
     at.button(key="train_start").click().run()
     wait_for_model(at, POEM)
-    trained, link = at.session_state["own_model"], at.query_params["trained"]
+    trained, link = at.session_state[K_OWN], at.query_params["trained"]
     assert trained.seconds > 0
     models = shelf()
     with models.lock:  # a restart: the server's shelf is empty, the class store keeps the published model
         assert models.models.pop(model_key(trained.text, trained.gpt_cfg, trained.train_cfg)) is trained
     again = small_form(open_train(lang), seed=seed, epochs="20")  # a new browser, the same settings
     again.button(key="train_start").click().run()
-    assert again.session_state["job"].from_cache
-    own = again.session_state["own_model"]
+    assert again.session_state[K_JOB].from_cache
+    own = again.session_state[K_OWN]
     assert own is not trained and own.losses == trained.losses and own.init_seed == trained.train_cfg.seed
     assert again.query_params["trained"] == link  # a reload brings it back
     figures = {"steps": len(trained.losses), "loss": trained.losses[-1], "seconds": trained.seconds}
@@ -144,7 +146,7 @@ def test_a_loaded_file_says_it_lasts_for_the_session_and_the_model_trained_befor
     def upload(at: AppTest, key: str) -> AppTest:
         at.file_uploader(key=key).set_value(("model.safetensors", data, "application/octet-stream"))
         at.run()
-        assert at.session_state["own_model"].text == "白日依山尽" and not at.exception
+        assert at.session_state[K_OWN].text == "白日依山尽" and not at.exception
         return at
 
     first = upload(open_train(lang), "train_upload")  # nothing trained before: the file alone

@@ -11,7 +11,9 @@ from streamlit.testing.v1 import AppTest
 from tinygpt.i18n import t
 from tinygpt.training import checkpoint, jobs
 from tinygpt.training.checkpoint import to_bytes
+from tinygpt.ui.shared.models import K_OWN
 from tinygpt.ui.train.train_session import train_session
+from tinygpt.ui.views.train_table import T_UPLOAD
 
 
 def open_train(lang: str) -> AppTest:
@@ -57,7 +59,7 @@ def reads(monkeypatch) -> list[int]:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_file_of_zeros_is_refused_from_its_first_bytes_and_released_at_once(lang, removed, reads):
     at = open_train(lang)
-    at.file_uploader(key="train_upload").set_value(("zeros.safetensors", bytes(5 * 2**20), "application/octet-stream"))
+    at.file_uploader(key=T_UPLOAD).set_value(("zeros.safetensors", bytes(5 * 2**20), "application/octet-stream"))
     at.run()
     assert not at.exception
     refusal = t("train.upload_refused", lang, name="zeros.safetensors", error=t("ckpt.err.not_safetensors", lang))
@@ -72,9 +74,9 @@ def test_a_file_of_zeros_is_refused_from_its_first_bytes_and_released_at_once(la
 def test_a_good_file_loads_from_the_received_bytes_and_is_released_too(removed, reads):
     record = small_model()
     at = open_train("en")
-    at.file_uploader(key="train_upload").set_value(("m.safetensors", to_bytes(record), "application/octet-stream"))
+    at.file_uploader(key=T_UPLOAD).set_value(("m.safetensors", to_bytes(record), "application/octet-stream"))
     at.run()
-    assert not at.exception and at.success and at.session_state["own_model"].text == record.text
+    assert not at.exception and at.success and at.session_state[K_OWN].text == record.text
     n = int.from_bytes(to_bytes(record)[:8], "little")
     assert reads == [9, n - 1, -1]  # the header, then the whole file (the received bytes object itself)
     assert len(removed) == 1 and at.file_uploader(key="train_upload_1").value is None
@@ -90,7 +92,7 @@ def test_a_file_that_would_pass_the_memory_limit_is_refused_and_released(monkeyp
     # RSS + what loading adds (2 × the file) passes the limit by half of it
     monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", rss + checkpoint.load_memory_bytes(len(data)) / 2e6)
     monkeypatch.setattr(jobs, "process_rss_mb", lambda: rss)
-    at.file_uploader(key="train_upload").set_value(("m.safetensors", data, "application/octet-stream"))
+    at.file_uploader(key=T_UPLOAD).set_value(("m.safetensors", data, "application/octet-stream"))
     at.run()
     assert not at.exception and "own_model" not in at.session_state
     (error,) = [e.value for e in at.error]

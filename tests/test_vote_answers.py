@@ -4,38 +4,16 @@ reload), then counted in the score by its latest round."""
 
 from __future__ import annotations
 
-import pytest
+from helpers import open_link
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.classroom.class_links import MyAnswer, answers_markdown
 from tinygpt.classroom.period import question_from_data, read_state
-from tinygpt.classroom.store import Store, database_url
 from tinygpt.i18n import t
 from tinygpt.ui.classwork.my_answers import listed_question
 from tinygpt.ui.frame.controls import SCORE
 from tinygpt.ui.frame.student_state import class_session, is_hidden
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    """A fresh SQLite store for the test, the one the app's sessions use (TINYGPT_DATA_DIR)."""
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
-
-
-def app(page: str, **params: str) -> AppTest:
-    """A session that opens ``/<page>?lang=en&params``, as a link (or a reload) does."""
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
-    at.query_params.update({"lang": "en", **params})
-    at.run()
-    at.switch_page(f"pages/{page}.py")
-    at.query_params.update({"lang": "en", **params})
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+from tinygpt.ui.teacher.lead_question import L_ROW
 
 
 def mine(at: AppTest) -> list[tuple[str, int, bool]]:
@@ -70,16 +48,16 @@ def downloaded_verdicts(at: AppTest) -> list[str]:
 
 def test_each_vote_is_in_my_answers_at_once_with_its_round_and_counts_in_the_score(store):
     code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
-    teacher = app("teacher", **{"class": code, "key": key})
+    teacher = open_link("teacher", **{"class": code, "key": key})
     teacher.button(key="lead_follow").click().run()
-    teacher.selectbox(key="lead_row").set_value(5).run()
+    teacher.selectbox(key=L_ROW).set_value(5).run()
     teacher.button(key="lead_ask").click().run()
     state = read_state(store, code)
     qid, question = state.question_id, question_from_data(state.question)
     right = sorted(question.answers)[0]
     wrong = next(c.id for c in question.choices if c.id not in question.answers)
 
-    student = app("attention", **{"class": code})
+    student = open_link("attention", **{"class": code})
     student.button_group(key=f"period_vote_{qid}_1").set_value(wrong).run()
     assert not student.exception
     assert mine(student) == [(qid, 1, False)]  # at once, in this session
@@ -99,7 +77,7 @@ def test_each_vote_is_in_my_answers_at_once_with_its_round_and_counts_in_the_sco
     teacher.button(key="lead_round2").click().run()
     teacher.button(key="lead_explore").click().run()  # the class explores: a reload opens the start page
     me = class_session(student.session_state).me
-    again = app("attention", **{"class": code, "me": me})  # a reload during round 2
+    again = open_link("attention", **{"class": code, "me": me})  # a reload during round 2
     assert mine(again) == [(qid, 1, False)] and again.session_state[SCORE] == (0, 0)
     welcome = welcome_back(code, me)
     assert t("mine.restored", "en", asked=0, right=0) in welcome  # not "(0 of 1 right)"
@@ -120,7 +98,7 @@ def test_each_vote_is_in_my_answers_at_once_with_its_round_and_counts_in_the_sco
 
     teacher.button(key="lead_follow").click().run()  # the teacher leads again: the reveal stays
     teacher.button(key="lead_explore").click().run()
-    later = app("attention", **{"class": code, "me": me})  # another reload: both rounds come back
+    later = open_link("attention", **{"class": code, "me": me})  # another reload: both rounds come back
     assert mine(later) == [(qid, 1, False), (qid, 2, True)]
     assert later.session_state[SCORE] == (1, 1)
     assert t("mine.restored", "en", asked=1, right=1) in welcome_back(code, me)

@@ -2,7 +2,7 @@
 
 A run is decided by its text, a :class:`~tinygpt.config.GPTConfig` and a
 :class:`~tinygpt.config.TrainConfig`. The command line (``python -m tinygpt``), a job's run record
-(:func:`tinygpt.training.run_records.settings_of`) and a link's ``train=`` parameter (:mod:`tinygpt.links`)
+(:func:`tinygpt.training.run_records.settings_of`) and a link's ``train=`` parameter (:mod:`tinygpt.training.links`)
 each write every field of the two dataclasses, and take the fields from :func:`settings`: a field
 added to a dataclass appears in all three. Its name, type and default come from the dataclass;
 what they cannot say (a flag's help, the words a text field takes, the range a link reads a number

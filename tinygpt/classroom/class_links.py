@@ -6,25 +6,17 @@
 - :class:`LessonPlan` and :func:`lesson_params`: the query of a lesson a teacher builds (pages,
   the controls students may use, model, where it opens, guess first, the class), in the
   ``lesson=1&pages=…&show=…`` syntax ``tinygpt.ui.views.lesson`` reads.
-- :func:`question_id`, :func:`question_record`, :func:`answer_ids`: a guess question
-  (:class:`tinygpt.explanations.exercises.Question`) as the class store keeps it: an id shared by every
-  student shown the same question, and what it takes to draw it again in another language.
 - :func:`answers_csv`, :func:`answers_markdown`: "my answers" as a student downloads them.
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, quote
-
-if TYPE_CHECKING:  # a type only: this module is read before torch is imported
-    from tinygpt.explanations.exercises import Question
 
 #: Characters a link keeps as they are: ASCII letters and digits, "-._~" (never encoded) and the
 #: separators the app's own parameters use (``train=v1;d_model=64``, ``show=a,b``, ``edits=0:1:2:3``).
@@ -127,38 +119,6 @@ def query_with_class(query: str, code: str) -> str:
     not in the teacher's; the same class gives the same link."""
     params = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in ("class", "lang")]
     return ascii_query([*params, ("class", code)])
-
-
-def question_id(question: Question) -> str:
-    """An id of ``question``: equal for every student shown the same question (the same model,
-    text, layer, head, step and row give the same prompt, choices and answers)."""
-    return hashlib.sha1(repr(question).encode()).hexdigest()[:16]
-
-
-def question_record(question: Question) -> dict:
-    """What the store keeps of ``question`` to draw it again in any language (JSON-ready)."""
-    return {
-        "kind": str(question.kind),
-        "prompt_key": question.prompt_key,
-        "prompt_fields": [[name, value] for name, value in question.prompt_fields],
-        "choices": [[c.id, c.text, c.key] for c in question.choices],
-        "answers": sorted(question.answers),
-        "multiple": question.multiple,
-    }
-
-
-def answer_ids(question: Question, picked: str | Sequence[str] | None) -> str:
-    """The picked choice ids as stored: comma-separated in the order the choices are shown."""
-    chosen = {picked} if isinstance(picked, str) else set(picked or ())
-    return ",".join(c.id for c in question.choices if c.id in chosen)
-
-
-def picked_of(question: Question, stored: str) -> str | list[str] | None:
-    """The widget value of a stored answer: a choice id, or a list of them for a several-answer question."""
-    ids = [i for i in stored.split(",") if i]
-    if question.multiple:
-        return ids
-    return ids[0] if ids else None
 
 
 @dataclass(frozen=True)

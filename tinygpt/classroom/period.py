@@ -6,8 +6,8 @@
   are revealed), with
   :meth:`ClassState.to_json` and :func:`state_from_json` (which reads anything, keeping only valid
   fields: a state written by another version of the app never breaks a student's page).
-- :func:`write_state`, :func:`read_state`: the state in the class store's ``class_state`` table
-  (``tinygpt.classroom.store``), through the store's own connection and its teacher check.
+- :func:`write_state`, :func:`read_state`: the state in the class store
+  (``tinygpt.classroom.store.Store.write_class_state``, which checks the teacher's key).
 - :func:`close_period`, :func:`reopen_period`: close a class and end its period (students stop
   following, the open question closes, their pages say the class is closed), or open it again.
 - :func:`view_query`: the link to the view students see, for the teacher's own tab.
@@ -30,19 +30,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from urllib.parse import parse_qsl
 
-import sqlalchemy as sa
-
 from tinygpt.attention import STEP_IDS
-from tinygpt.classroom.class_links import MODEL_ID_PARAM, NOT_VIEW, ascii_query, question_id, question_record
-from tinygpt.classroom.store import Store, class_state_table
+from tinygpt.classroom.class_links import MODEL_ID_PARAM, NOT_VIEW, ascii_query
+from tinygpt.classroom.store import Store
+from tinygpt.classroom.tally import Tally, count_votes
 from tinygpt.config import ConfigError
+from tinygpt.explanations.answers import question_id, question_record
 from tinygpt.explanations.exercises import Choice, Question, QuestionKind
-from tinygpt.links import decode_train
+from tinygpt.training.links import decode_train
 
 #: The pages a teacher can lead students to (URL paths).
 LED_PAGES: tuple[str, ...] = ("attention", "predict", "theory")
 #: The models a teacher can lead with: the examples every server trains the same way, and
-#: :data:`OWN`, the teacher's own model named by its ``train=`` settings (``tinygpt.links``).
+#: :data:`OWN`, the teacher's own model named by its ``train=`` settings (``tinygpt.training.links``).
 LED_MODELS: tuple[str, ...] = ("context", "textbook")
 OWN = "own"
 #: The Attention page's step choices: the input, then the nine steps (``tinygpt.attention.STEP_IDS``).
@@ -75,7 +75,7 @@ class ClassState:
         page: the page students see (one of :data:`LED_PAGES`).
         model: ``context``, ``textbook`` or :data:`OWN` (the teacher's own model).
         train: with ``model == OWN``, the model's settings as a ``train=`` link carries them
-            (``tinygpt.links.encode_train``); "" otherwise.
+            (``tinygpt.training.links.encode_train``); "" otherwise.
         model_id: the identity of the model the views were made with (``tinygpt.ui.choice.led_model``);
             "" when not known. A page whose model has another identity says the model changed.
         views: page -> its view as the page's URL text (``step=softmax&mask=0&layer=0&head=1``): the
@@ -313,30 +313,22 @@ def write_state(store: Store, code: str, key: str, state: ClassState) -> ClassSt
     stored one plus 1) and the revealed votes of the stored state and of ``state`` (a revealed vote
     stays revealed whichever tab writes next). Raises ClassError for an unknown class or a wrong
     key, StoreError when the store cannot be reached."""
-    with store.transaction(write=True, what="write the class state", code=code) as conn:
-        store._require_teacher(conn, code, key)
-        row = conn.execute(
-            sa.select(class_state_table.c.version, class_state_table.c.state).where(
-                class_state_table.c.class_code == code
-            )
-        ).first()
-        old = None if row is None else row[0]
-        kept = () if row is None else state_from_json(row[1]).shown
+    written: list[ClassState] = []
+
+    def text_of(version: int, stored: str | None) -> str:
+        kept = () if stored is None else state_from_json(stored).shown
         shown = tuple(dict.fromkeys((*kept, *state.shown, *sorted(state.all_shown() - set(state.shown)))))
-        new = replace(state, version=(old or 0) + 1, shown=shown[-MAX_SHOWN:])
-        values = {"state": new.to_json(), "version": new.version, "updated_at": store.clock()}
-        if old is None:
-            conn.execute(class_state_table.insert().values(class_code=code, **values))
-        else:
-            conn.execute(class_state_table.update().where(class_state_table.c.class_code == code).values(**values))
-    return new
+        written.append(replace(state, version=version, shown=shown[-MAX_SHOWN:]))
+        return written[-1].to_json()
+
+    store.write_class_state(code, key, text_of)
+    return written[-1]
 
 
 def read_state(store: Store, code: str) -> ClassState | None:
     """Class ``code``'s current state, or None before its teacher wrote one. StoreError when the
     store cannot be reached."""
-    with store.transaction() as conn:
-        raw = conn.execute(sa.select(class_state_table.c.state).where(class_state_table.c.class_code == code)).scalar()
+    raw = store.class_state(code)
     return None if raw is None else state_from_json(raw)
 
 
@@ -363,67 +355,11 @@ def reopen_period(store: Store, code: str, key: str) -> None:
 # ---------------------------------------------------------------- the votes
 
 
-@dataclass(frozen=True)
-class RoundTally:
-    """One round of a question: how many answered, how many rightly, answer (choice ids) -> count."""
-
-    answered: int = 0
-    right: int = 0
-    spread: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def share_right(self) -> float:
-        """right / answered (0 when nobody answered)."""
-        return self.right / self.answered if self.answered else 0.0
-
-
-@dataclass(frozen=True)
-class Tally:
-    """A question's votes: per round, and between the rounds the students who answered both:
-    ``to_right`` went from a wrong answer to a right one, ``to_wrong`` from right to wrong,
-    ``both`` answered both rounds."""
-
-    rounds: dict[int, RoundTally]
-    to_right: int = 0
-    to_wrong: int = 0
-    both: int = 0
-
-    def of(self, rnd: int) -> RoundTally:
-        """The tally of round ``rnd`` (empty when nobody answered it)."""
-        return self.rounds.get(rnd, RoundTally())
-
-
-def count_votes(rows: Iterable[tuple[str, int, str, bool]]) -> Tally:
-    """The tally of ``rows`` (student, round, answer, right): one row per student and round."""
-    rounds: dict[int, dict] = {}
-    by_student: dict[str, dict[int, bool]] = {}
-    for student, rnd, answer, right in rows:
-        r = rounds.setdefault(int(rnd), {"answered": 0, "right": 0, "spread": {}})
-        r["answered"] += 1
-        r["right"] += bool(right)
-        r["spread"][answer] = r["spread"].get(answer, 0) + 1
-        by_student.setdefault(student, {})[int(rnd)] = bool(right)
-    both = [v for v in by_student.values() if 1 in v and 2 in v]
-    return Tally(
-        rounds={
-            n: RoundTally(r["answered"], r["right"], dict(sorted(r["spread"].items(), key=lambda kv: (-kv[1], kv[0]))))
-            for n, r in sorted(rounds.items())
-        },
-        to_right=sum(not v[1] and v[2] for v in both),
-        to_wrong=sum(v[1] and not v[2] for v in both),
-        both=len(both),
-    )
-
-
 def tally(store: Store, code: str, question_id: str) -> Tally:
     """The votes of class ``code`` on ``question_id``, as aggregates. StoreError when the store
     cannot be reached."""
-    query = sa.text(
-        "SELECT student, round, answer, is_right FROM answers WHERE class_code = :code AND question_id = :q"
-    )
-    with store.transaction() as conn:
-        rows = conn.execute(query, {"code": code, "q": question_id}).all()
-    return count_votes((r[0], r[1], r[2], r[3]) for r in rows)
+    answers = store.answers(code, question_id=question_id)
+    return count_votes((a.student, a.round, a.answer, a.right) for a in answers)
 
 
 def vote_id(question: Question, version: int) -> str:
@@ -442,10 +378,7 @@ def is_vote(question_id: str) -> bool:
 def votes_of(store: Store, code: str, question_id: str, student: str) -> dict[int, str]:
     """One student's votes on ``question_id`` in class ``code``: round -> answer (choice ids), so a
     reloaded page shows the votes already cast. StoreError when the store cannot be reached."""
-    query = sa.text("SELECT round, answer FROM answers WHERE class_code = :code AND question_id = :q AND student = :s")
-    with store.transaction() as conn:
-        rows = conn.execute(query, {"code": code, "q": question_id, "s": student}).all()
-    return {int(r[0]): r[1] for r in rows}
+    return {a.round: a.answer for a in store.answers(code, student=student, question_id=question_id)}
 
 
 def suggest_discussion(share_right: float) -> bool:

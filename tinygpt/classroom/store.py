@@ -45,6 +45,7 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections.abc import Callable
 
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
@@ -64,7 +65,7 @@ from tinygpt.classroom.store_connection import (
     answer_days,
     database_url,
 )
-from tinygpt.classroom.store_records import Answer, ClassError, ClassInfo, NewAnswer, QuestionSummary, StoreError
+from tinygpt.classroom.store_records import ClassError, ClassInfo, NewAnswer, QuestionSummary, StoreError
 from tinygpt.classroom.store_schema import (
     SCHEMA_VERSION,
     answers_table,
@@ -98,6 +99,8 @@ from tinygpt.classroom.store_values import (
     read_student,
     read_teacher_key,
 )
+from tinygpt.classroom.tally import count_votes
+from tinygpt.explanations.answers import Answer
 
 __all__ = [
     "CLASS_ALPHABET",
@@ -307,8 +310,11 @@ class Store(StoreConnection):
                 },
             )
 
-    def answers(self, class_code: str | None = None, student: str | None = None) -> list[Answer]:
-        """Recorded answers not expired, oldest first: of one class, of one student, or both."""
+    def answers(
+        self, class_code: str | None = None, student: str | None = None, question_id: str | None = None
+    ) -> list[Answer]:
+        """Recorded answers not expired, oldest first: of one class, of one student, of one question,
+        or any of these together."""
         q = (
             sa.select(answers_table, questions_table.c.text)
             .join(
@@ -324,6 +330,8 @@ class Store(StoreConnection):
             q = q.where(answers_table.c.class_code == class_code)
         if student is not None:
             q = q.where(answers_table.c.student == student)
+        if question_id is not None:
+            q = q.where(answers_table.c.question_id == question_id)
         with self._connection(what="read answers", code=class_code or "") as conn:
             rows = conn.execute(q.order_by(answers_table.c.answered_at, answers_table.c.id)).all()
         return [
@@ -365,35 +373,34 @@ class Store(StoreConnection):
                 .where(questions_table.c.class_code == class_code)
                 .order_by(questions_table.c.first_at)
             ).all()
-            counts = conn.execute(
+            rows = conn.execute(
                 sa.select(
                     answers_table.c.question_id,
+                    answers_table.c.student,
                     answers_table.c.answer,
                     answers_table.c.is_right,
-                    sa.func.min(answers_table.c.answer_text),
-                    sa.func.count(),
+                    answers_table.c.answer_text,
                 )
-                .where(
-                    answers_table.c.class_code == class_code, live, answers_table.c.round == 1
-                )  # round 2: tinygpt.classroom.period
-                .group_by(answers_table.c.question_id, answers_table.c.answer, answers_table.c.is_right)
+                .where(answers_table.c.class_code == class_code, live, answers_table.c.round == 1)  # round 2: period
+                .order_by(answers_table.c.answered_at, answers_table.c.id)
             ).all()
         by_question: dict[str, list] = {}
-        for row in counts:
-            by_question.setdefault(row[0], []).append(row)
+        for row in rows:
+            by_question.setdefault(row.question_id, []).append(row)
         summaries = []
         for q in (q for q in questions if q.question_id in by_question):
-            rows = sorted(by_question.get(q.question_id, []), key=lambda r: (-r[4], r[1]))
+            given = by_question[q.question_id]
+            tally = count_votes((r.student, 1, r.answer, r.is_right) for r in given).of(1)
             summaries.append(
                 QuestionSummary(
                     question_id=q.question_id,
                     text=q.text,
                     question=json.loads(q.data),
-                    answered=sum(r[4] for r in rows),
-                    right=sum(r[4] for r in rows if r[2]),
-                    spread={r[1]: r[4] for r in rows},
-                    labels={r[1]: r[3] for r in rows},
-                    right_answers=frozenset(r[1] for r in rows if r[2]),
+                    answered=tally.answered,
+                    right=tally.right,
+                    spread=tally.spread,
+                    labels={a: min(r.answer_text for r in given if r.answer == a) for a in tally.spread},
+                    right_answers=frozenset(r.answer for r in given if r.is_right),
                 )
             )
         return summaries
@@ -409,6 +416,67 @@ class Store(StoreConnection):
                     )
                 ).scalar()
             )
+
+    # ------------------------------------------------------------------ a class period's state
+
+    def write_class_state(self, code: str, key: str, text_of: Callable[[int, str | None], str]) -> int:
+        """Keep class ``code``'s period state as its next version (the stored one plus 1, 1 for the
+        first) and return that version; ``text_of(version, stored)`` is the state's JSON text, given
+        the stored state's text (None for the first) read in the same transaction. Raises ClassError
+        for an unknown class or a wrong key, StoreError when the store cannot be reached."""
+        with self._connection(write=True, what="write the class state", code=code) as conn:
+            self._require_teacher(conn, code, key)
+            where = class_state_table.c.class_code == code
+            row = conn.execute(sa.select(class_state_table.c.version, class_state_table.c.state).where(where)).first()
+            old = None if row is None else row[0]
+            version = (old or 0) + 1
+            values = {"state": text_of(version, None if row is None else row[1]), "version": version}
+            values["updated_at"] = self.clock()
+            if old is None:
+                conn.execute(class_state_table.insert().values(class_code=code, **values))
+            else:
+                conn.execute(class_state_table.update().where(where).values(**values))
+        return version
+
+    def class_state(self, code: str) -> str | None:
+        """Class ``code``'s period state as its JSON text, or None before its teacher wrote one."""
+        with self._connection() as conn:
+            return conn.execute(
+                sa.select(class_state_table.c.state).where(class_state_table.c.class_code == code)
+            ).scalar()
+
+    # ------------------------------------------------------------------ trained models
+
+    def stored_model(self, name: str) -> tuple[bytes, str] | None:
+        """The checkpoint bytes and settings text of the model published as ``name`` (marked used
+        now), or None when there is none."""
+        where = models_table.c.name == name
+        with self._connection(write=True, what="read a model") as conn:
+            row = conn.execute(sa.select(models_table.c.checkpoint, models_table.c.settings).where(where)).first()
+            if row is None:
+                return None
+            conn.execute(models_table.update().where(where).values(used_at=self.clock()))
+        return bytes(row.checkpoint), row.settings
+
+    def publish_model(self, name: str, settings: str, checkpoint: bytes, unused_days: float) -> bool:
+        """Publish a model's ``checkpoint`` bytes as ``name`` unless one is published under that
+        name already (the first stays); True when this one was kept. Models not used for
+        ``unused_days`` days are deleted first."""
+        now = self.clock()
+        try:
+            with self._connection(write=True, what="publish a model") as conn:
+                conn.execute(models_table.delete().where(models_table.c.used_at < now - unused_days * 86400))
+                found = conn.execute(sa.select(models_table.c.name).where(models_table.c.name == name)).first()
+                if found is not None:
+                    return False
+                conn.execute(
+                    models_table.insert().values(
+                        name=name, settings=settings, checkpoint=checkpoint, created_at=now, used_at=now
+                    )
+                )
+        except sa_exc.IntegrityError:  # another server published the same name a moment before
+            return False
+        return True
 
     # ------------------------------------------------------------------ short links
 

@@ -8,7 +8,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Self
 
@@ -190,14 +190,6 @@ class StoreConnection:
                 self.purge()
             except StoreError:  # logged; the write itself was kept
                 pass
-
-    def transaction(
-        self, write: bool = False, what: str = "read", code: str = ""
-    ) -> AbstractContextManager[sa.Connection]:
-        """A connection in a transaction (committed at the end), for a table kept beside the store's
-        own (``tinygpt.training.model_library``, ``tinygpt.classroom.period``); a failure raises :class:`StoreError` as
-        every call does, logged with ``what`` was done and the class ``code``."""
-        return self._connection(write, what, code)
 
     def schema_version(self) -> int:
         """The schema version the database holds (creating the schema on first use)."""

@@ -1,5 +1,5 @@
 """What the class store gives back and takes: its two errors, a class, a new answer, a recorded
-answer and the summary of one question's answers."""
+answer (:class:`tinygpt.explanations.answers.Answer`) and the summary of one question's answers."""
 
 from __future__ import annotations
 
@@ -72,22 +72,6 @@ class NewAnswer:
     answer_text: str
     right: bool
     nickname: str | None = None
-    round: int = 1
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A recorded answer (``at``: Unix seconds; ``round``: the vote's round, see :class:`NewAnswer`)."""
-
-    class_code: str
-    question_id: str
-    question_text: str
-    student: str
-    nickname: str | None
-    answer: str
-    answer_text: str
-    right: bool
-    at: float
     round: int = 1
 
 

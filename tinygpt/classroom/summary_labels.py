@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from tinygpt.classroom.period import VOTE, RoundTally, count_votes
-from tinygpt.classroom.store_records import Answer, QuestionSummary
+from tinygpt.classroom.period import VOTE
+from tinygpt.classroom.store_records import QuestionSummary
+from tinygpt.classroom.tally import RoundTally, count_votes
+from tinygpt.explanations.answers import Answer
 from tinygpt.explanations.concept_check import parse_check_id
 
 #: The kinds of block: a question each student answered alone, a concept-check question, a class vote.

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from tinygpt.attention import AttentionTrace, Switches
-from tinygpt.classroom.class_links import question_id
+from tinygpt.explanations.answers import question_id
 from tinygpt.explanations.exercises import (
     Choice,
     Question,

@@ -37,7 +37,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from tinygpt.classroom.store import Answer
+from tinygpt.explanations.answers import Answer
 
 NONE = "none"  # tinygpt.explanations.exercises.NONE (read without importing torch)
 

@@ -20,8 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tinygpt.attention import Switches
-from tinygpt.classroom.class_links import question_id
-from tinygpt.classroom.store import Answer
+from tinygpt.explanations.answers import Answer, question_id
 from tinygpt.explanations.exercises import NONE, Choice, Question, QuestionKind, _position_choices
 
 PREFIX = "predict"

@@ -33,14 +33,10 @@ import hashlib
 import json
 import logging
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-import sqlalchemy as sa
-
-from tinygpt.classroom.store import Store, models_table
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.training.checkpoint import CheckpointError, from_bytes, to_bytes
 from tinygpt.training.record import ModelRecord
@@ -157,18 +153,28 @@ def shipped_model(key: ModelKey) -> ModelRecord | None:
         return _shipped.get(settings_hash(key))
 
 
+class ModelStore(Protocol):
+    """Where servers share trained models (``tinygpt.classroom.store.Store``): checkpoint bytes
+    under a name. Its calls may raise any exception; the library treats it as "not there"."""
+
+    def stored_model(self, name: str) -> tuple[bytes, str] | None:
+        """The checkpoint bytes and settings text published as ``name`` (marked used), or None."""
+
+    def publish_model(self, name: str, settings: str, checkpoint: bytes, unused_days: float) -> bool:
+        """Publish ``checkpoint`` as ``name`` unless one is there already; True when this one was kept."""
+
+
 @dataclass
 class ModelLibrary:
     """Trained models by settings: the shipped ones, then those published in a class store.
 
     Args:
-        store: the class store that shares models between servers (None: shipped models only).
-        clock: the time in Unix seconds (tests pass their own).
+        store: the class store that shares models between servers (None: shipped models only); it
+            keeps the time a model was last used by its own clock.
     Thread-safe; every store failure is logged and treated as "not there".
     """
 
-    store: Store | None = None
-    clock: Callable[[], float] = time.time
+    store: ModelStore | None = None
 
     def get(self, key: ModelKey) -> ModelRecord | None:
         """The model of ``key``: shipped, else published in the store, else None."""
@@ -177,20 +183,17 @@ class ModelLibrary:
             return record
         digest = store_name(key)
         try:
-            with self.store.transaction(write=True) as conn:
-                row = conn.execute(
-                    sa.select(models_table.c.checkpoint, models_table.c.settings).where(models_table.c.name == digest)
-                ).first()
-                if row is None:
-                    return None
-                conn.execute(models_table.update().where(models_table.c.name == digest).values(used_at=self.clock()))
+            row = self.store.stored_model(digest)
         except Exception as exc:  # noqa: BLE001 - a store failure means "train it here"
             log.warning("model library: the store could not be read (%s)", type(exc).__name__)
             return None
-        if row.settings != settings_text(key):  # a hash collision, or a row written by hand
+        if row is None:
+            return None
+        checkpoint, settings = row
+        if settings != settings_text(key):  # a hash collision, or a row written by hand
             return None
         try:
-            return _trained_model(bytes(row.checkpoint))
+            return _trained_model(checkpoint)
         except CheckpointError as exc:
             log.error("model library: the stored model %s… cannot be read: %s", digest[:12], exc)
             return None
@@ -208,24 +211,9 @@ class ModelLibrary:
             return shipped
         if self.store is None:
             return record
-        digest, now = store_name(key), self.clock()
         try:
-            with self.store.transaction(write=True) as conn:
-                conn.execute(models_table.delete().where(models_table.c.used_at < now - MODEL_DAYS * 86400))
-                found = conn.execute(sa.select(models_table.c.name).where(models_table.c.name == digest)).first()
-                if found is None:
-                    conn.execute(
-                        models_table.insert().values(
-                            name=digest,
-                            settings=settings_text(key),
-                            checkpoint=to_bytes(record),
-                            created_at=now,
-                            used_at=now,
-                        )
-                    )
-                    return record
-        except sa.exc.IntegrityError:  # another server published the same settings a moment before
-            pass
+            if self.store.publish_model(store_name(key), settings_text(key), to_bytes(record), MODEL_DAYS):
+                return record
         except Exception as exc:  # noqa: BLE001 - the model stays this server's own
             log.warning("model library: the model could not be published (%s)", type(exc).__name__)
             return record

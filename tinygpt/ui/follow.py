@@ -28,10 +28,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from tinygpt.classroom.class_links import LESSON_KEYS, answer_ids
+from tinygpt.classroom.class_links import LESSON_KEYS
 from tinygpt.classroom.period import LED_PAGES, OWN, ClassState, question_from_data, read_state, votes_of
 from tinygpt.classroom.store import ClassError, NewAnswer, StoreError
 from tinygpt.config import ConfigError
+from tinygpt.explanations.answers import answer_ids
 from tinygpt.ui.attention import page_views
 from tinygpt.ui.attention import state as attn
 from tinygpt.ui.choice.led_model import has_led_model, led_model, model_identity, take_led_model, training_note

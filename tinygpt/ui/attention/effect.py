@@ -31,13 +31,12 @@ from tinygpt.ui.attention import predict_marks
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.reasons import flip_sentence, quoted, role_sentence, steady_sentence
 from tinygpt.ui.attention.reasons import shown_char as _char
-from tinygpt.ui.frame.controls import switched
+from tinygpt.ui.frame.controls import K_MODEL, switched
 from tinygpt.ui.frame.figure_view import figure_downloads
 from tinygpt.ui.frame.language import md_escape, tr
 from tinygpt.ui.frame.tables import show_table, text_table
 from tinygpt.ui.shared import attention_data as data
 from tinygpt.ui.shared import context_button
-from tinygpt.ui.shared.models import K_CHOICE
 from tinygpt.ui.views.lesson import led_live, visible, who_flips
 
 #: The count while the switches are the model's own, by who flips them (``tinygpt.ui.views.lesson.who_flips``).
@@ -138,7 +137,7 @@ def unchanged_reasons(record: ModelRecord, text: str, layer: int, sw: Switches, 
 def offer_context_example() -> bool:
     """Why to try the context example, and its button; True when it was pressed (the caller then
     reruns the whole page). Not offered when a lesson hides the model choice."""
-    if not visible(K_CHOICE):
+    if not visible(K_MODEL):
         return False
     return context_button.offer_context_example(
         key="attn_try_context", help=tr("attn.exp.try_context_help", text=EXAMPLES["context"].text)

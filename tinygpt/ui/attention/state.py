@@ -24,10 +24,10 @@ import streamlit as st
 from tinygpt.attention import STEP_IDS, Switches
 from tinygpt.config import ConfigError, GPTConfig
 from tinygpt.formatting import char_name, number, shown_text
-from tinygpt.links import decode_edits, encode_edits
 from tinygpt.params import (
     read_step,
 )
+from tinygpt.training.links import decode_edits, encode_edits
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention.session import attention_session
 from tinygpt.ui.frame import url

@@ -1,7 +1,7 @@
 """The model of a class its teacher leads (``tinygpt.classroom.period.ClassState.model``), on both sides.
 
 - The teacher: :func:`teacher_train` is the ``train=`` settings of the model of the teacher's
-  pages (``tinygpt.links.reproducible_settings``), or why there are none; leading with it puts the
+  pages (``tinygpt.training.links.reproducible_settings``), or why there are none; leading with it puts the
   model on the process shelf under those settings (``ModelShelf.put`` keeps the first model of a
   key, here and in the class store), so every server hands students that one model.
 - Both: :func:`led_model` is the model the class sees: an example, or the own model from the
@@ -21,8 +21,8 @@ import streamlit as st
 
 from tinygpt.classroom.period import OWN, ClassState
 from tinygpt.config import ConfigError
-from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.training.jobs import ModelKey, model_key
+from tinygpt.training.links import decode_train, encode_train, reproducible_settings
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.choice.model_choice import adopt_link_job, key_of, open_train_link, pending_link_job
 from tinygpt.ui.frame.language import tr

@@ -6,7 +6,7 @@ has one: trained, loaded from a file or opened from a link). The choice is kept 
 
 - ``model=textbook|context|own``; ``own`` in a session without a model of its own shows the
   textbook example and says so;
-- ``train=v1;…;text=…`` (``tinygpt.links``) beside ``model=own``: the settings of that model.
+- ``train=v1;…;text=…`` (``tinygpt.training.links``) beside ``model=own``: the settings of that model.
   Opening such a link takes the model from the server's shelf or trains it as a job (one training
   for equal requests: sessions opening the same link while it trains watch that one run), with
   its progress and place in line, and then shows the page's view. Settings that are refused get
@@ -24,18 +24,18 @@ import streamlit as st
 
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.params import read_choice
 from tinygpt.training.jobs import JobRefusedError, JobStatus, ModelKey, model_key
+from tinygpt.training.links import decode_train, encode_train, reproducible_settings
 from tinygpt.training.record import ModelRecord, StopReason
 from tinygpt.ui.frame import url
+from tinygpt.ui.frame.controls import K_MODEL
 from tinygpt.ui.frame.language import error_text, md_escape, tr
 from tinygpt.ui.frame.model_session import model_session
 from tinygpt.ui.shared import models
 from tinygpt.ui.shared.common import resend
 from tinygpt.ui.shared.model_words import own_kind
 from tinygpt.ui.shared.models import (
-    K_CHOICE,
     current_model,
     example_model,
     session_token,
@@ -62,7 +62,7 @@ def _read_model(raw: str, notes: list[str]) -> dict:
 
 
 def _write_model(ss) -> str | None:
-    return ss.get(K_CHOICE)
+    return ss.get(K_MODEL)
 
 
 def _read_train(raw: str, notes: list[str]) -> dict:
@@ -72,7 +72,7 @@ def _read_train(raw: str, notes: list[str]) -> dict:
 
 def _write_train(ss) -> str | None:
     own = ss.get(models.K_OWN)
-    settings = reproducible_settings(own) if own is not None and ss.get(K_CHOICE) == "own" else None
+    settings = reproducible_settings(own) if own is not None and ss.get(K_MODEL) == "own" else None
     return encode_train(*settings) if settings is not None else None
 
 
@@ -176,25 +176,25 @@ def choose_model() -> tuple[ModelRecord, str]:
         _link_progress()
         st.stop()
     own, has_own = current_model(wait=False)
-    if ss.get(K_CHOICE) not in CHOICES:  # the first visit, or the control's state was lost
+    if ss.get(K_MODEL) not in CHOICES:  # the first visit, or the control's state was lost
         set_choice(session.shown or first_choice())
-    if ss[K_CHOICE] == "own" and not has_own:
+    if ss[K_MODEL] == "own" and not has_own:
         st.info(tr("model.own_missing"))
         set_choice("textbook")
     options = CHOICES if has_own else CHOICES[:2]
     labels = {c: tr(f"model.choice.{own_kind(own) if c == 'own' else c}") for c in CHOICES}  # not in format_func
-    if visible(K_CHOICE):
-        resend(K_CHOICE)  # drawn on another page than last time: the browser shows the kept choice again
+    if visible(K_MODEL):
+        resend(K_MODEL)  # drawn on another page than last time: the browser shows the kept choice again
         st.segmented_control(
             tr("model.choice"),
             options,
             format_func=labels.get,
             required=True,
-            key=K_CHOICE,
+            key=K_MODEL,
             persist_state="session",
             label_visibility="collapsed",
         )
-    choice = ss[K_CHOICE] if ss.get(K_CHOICE) in options else session.shown or FIRST_CHOICE
+    choice = ss[K_MODEL] if ss.get(K_MODEL) in options else session.shown or FIRST_CHOICE
     session.shown = choice  # what a control that comes back without a value shows
     record = own if choice == "own" else example_model(choice)
     url.save("model", MODEL_PARAMS)

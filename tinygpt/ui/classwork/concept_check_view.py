@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.classroom.class_links import question_record
+from tinygpt.explanations.answers import question_record
 from tinygpt.explanations.concept_check import CONCEPTS, MIN_T, check_id, check_questions, own_results, phase_done
 from tinygpt.explanations.exercises import Question
 from tinygpt.explanations.misconceptions import misconceptions
@@ -36,7 +36,6 @@ from tinygpt.ui.shared.models import attention_trace
 from tinygpt.ui.views.attention_table import K_CHECK
 from tinygpt.ui.views.lesson import lesson
 
-K_BOX = K_CHECK  # the expander (a lesson control: a teacher's lesson may hide it)
 #: The app-wide parameter that keeps the round at the end open across a reload (``check=post``).
 CHECK_PARAM, POST = "check", "post"
 
@@ -60,7 +59,7 @@ def section(record: ModelRecord, text: str | None = None) -> None:
     ``text``: the text the page shows; None for the model's first training window (a page
     without a text of attention, e.g. Predict)."""
     text = record.text[: record.window][: record.gpt_cfg.max_len] if text is None else text
-    if (current := lesson()) is not None and not current.visible(K_BOX):  # a lesson link may hide it;
+    if (current := lesson()) is not None and not current.visible(K_CHECK):  # a lesson link may hide it;
         return  # a teacher leading the class does not: the check is the student's own answers
     mine = _mine()
     pre_done, post_done = phase_done(mine, "pre"), phase_done(mine, "post")
@@ -69,8 +68,8 @@ def section(record: ModelRecord, text: str | None = None) -> None:
     cs = class_session()
     if due and cs.check_opened != phase:  # the teacher opened a phase this student has not handed in
         cs.check_opened = phase
-        st.session_state[K_BOX] = True
-    box = st.expander(tr("check.header"), key=K_BOX, on_change="rerun", icon=":material/quiz:")
+        st.session_state[K_CHECK] = True
+    box = st.expander(tr("check.header"), key=K_CHECK, on_change="rerun", icon=":material/quiz:")
     if not box.open:
         return
     with box:

@@ -15,7 +15,7 @@ import streamlit as st
 import torch
 
 from tinygpt.attention import AttentionTrace, Step
-from tinygpt.classroom.class_links import answer_ids, question_id
+from tinygpt.explanations.answers import answer_ids, question_id
 from tinygpt.explanations.exercises import STEP_QUESTIONS, Fields, Question, question_for, theory_question
 from tinygpt.model import GPT
 from tinygpt.ui.classwork import misconception_view, student

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from tinygpt.classroom.class_links import answer_ids, ascii_query, question_record
+from tinygpt.classroom.class_links import ascii_query
+from tinygpt.explanations.answers import answer_ids, question_record
 from tinygpt.explanations.misconceptions import Misconception, count, misconceptions, refuting_params
 from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_answers

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from tinygpt.classroom.class_links import answer_ids, picked_of, question_record
 from tinygpt.classroom.period import is_vote, read_state
 from tinygpt.classroom.store import (
     DEFAULT_ANSWER_DAYS,
@@ -40,6 +39,7 @@ from tinygpt.classroom.store import (
     read_student,
 )
 from tinygpt.config import ConfigError
+from tinygpt.explanations.answers import answer_ids, picked_of, question_record
 from tinygpt.ui.classwork.class_guard import lookup_missed, lookup_wait_s
 from tinygpt.ui.classwork.class_retry import waiting_answers
 from tinygpt.ui.classwork.class_sync import first_answer_kept, recheck_class

@@ -5,7 +5,7 @@ finished training last adopted and the token that marks the session's trainings
 (``tinygpt.ui.shared.models``). They live in one :class:`ModelSession` under one private key.
 
 A leaf of the Streamlit layer (it imports no other UI module). The model choice itself is a
-widget's value (``tinygpt.ui.shared.models.K_CHOICE``); the session's training job and own model are
+widget's value (``tinygpt.ui.frame.controls.K_MODEL``); the session's training job and own model are
 ``tinygpt.ui.shared.models.K_JOB`` and ``K_OWN``.
 """
 

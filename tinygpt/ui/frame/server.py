@@ -20,7 +20,7 @@ import threading
 from collections.abc import AsyncIterator
 
 import tinygpt
-from tinygpt.settings import setting_lines
+from tinygpt.classroom.settings import setting_lines
 
 _LOG = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ async def lifespan(_app: object) -> AsyncIterator[None]:
 
 
 def log_settings() -> list[str]:
-    """Log each ``TINYGPT_*`` setting the app refuses (:func:`tinygpt.settings.setting_lines`) as an
+    """Log each ``TINYGPT_*`` setting the app refuses (:func:`tinygpt.classroom.settings.setting_lines`) as an
     error of the server's log; returns the lines."""
     lines = setting_lines()
     for line in lines:

@@ -2,7 +2,7 @@
 
 Each page lists its query parameters as :class:`Param` rows: the name, how to read the raw text into
 session values (the widgets' keys) and how to write the session back as text. The pure parsing
-and formatting live in ``tinygpt.links`` and ``tinygpt.numbers`` (tested without Streamlit); a
+and formatting live in ``tinygpt.training.links`` and ``tinygpt.numbers`` (tested without Streamlit); a
 row only connects them to session keys.
 
 - :func:`load` runs before the page's widgets. A parameter whose text this session did not write

@@ -1,7 +1,7 @@
 """A class question's votes as the teacher's and the projector's pages draw them: the spread of
 one round as a bar chart with its table, and how the second round compares with the first.
 
-Only aggregates (``tinygpt.classroom.period.Tally``) reach these functions: never a token or a nickname.
+Only aggregates (``tinygpt.classroom.tally.Tally``) reach these functions: never a token or a nickname.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from tinygpt.classroom.period import RoundTally, Tally
+from tinygpt.classroom.tally import RoundTally, Tally
 from tinygpt.explanations.charts import answer_spread_spec
 from tinygpt.explanations.exercises import Question
 from tinygpt.i18n import CATALOGUE
@@ -46,40 +46,58 @@ def right_labels(data: Mapping) -> str:
     return ", ".join(labels[i] for i in labels if i in set(data.get("answers", [])))
 
 
-def spread_rows(data: Mapping, tally: RoundTally) -> tuple[list[str], list[int], list[bool]]:
+def spread_rows(
+    data: Mapping,
+    tally: RoundTally,
+    right_answers: frozenset[str] = frozenset(),
+    texts: Mapping[str, str] | None = None,
+) -> tuple[list[str], list[int], list[bool]]:
     """(answer labels, how many gave each, which are right): every choice of a one-answer question
-    (0 for those nobody picked), the answers given to a several-answer one."""
+    (0 for those nobody picked), the answers given to a several-answer one or to a question recorded
+    without its choices. ``right_answers``: answers the store recorded as right; ``texts``: an
+    answer's text as a student saw it, for an answer the choices do not name."""
     labels = choice_labels(data)
     right = set(data.get("answers", []))
-    if data.get("multiple"):
+    if data.get("multiple") or not labels:
         answers = list(tally.spread)
-        shown = [", ".join(labels.get(i, i) for i in a.split(",") if i) or "—" for a in answers]
-        return shown, [tally.spread[a] for a in answers], [set(a.split(",")) == right for a in answers]
+        fallback = texts or {}
+        shown = [", ".join(labels.get(i, i) for i in a.split(",") if i) or fallback.get(a, a) or "—" for a in answers]
+        is_right = [a in right_answers or set(a.split(",")) == right for a in answers]
+        return shown, [tally.spread[a] for a in answers], is_right
+    right |= right_answers
     ids = list(labels)
     return [labels[i] for i in ids], [tally.spread.get(i, 0) for i in ids], [i in right for i in ids]
 
 
-def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str, table: bool = True) -> None:
-    """The round's spread: a bar chart (its text description says the counts) and its table beside
-    it; ``table=False`` (the projector, two rounds side by side): the counts as one line under it."""
-    labels, counts, right = spread_rows(data, tally)
+def draw_spread_block(
+    rows: tuple[list[str], list[int], list[bool]],
+    title: str,
+    description: str,
+    table_key: str,
+    width: str = "stretch",
+    table: bool = True,
+) -> None:
+    """The spread of the answers ``rows`` (:func:`spread_rows`): a bar chart (``description``
+    says its counts in words) and beside it its table; ``table=False`` (the projector, two rounds
+    side by side): the counts as one line under the chart."""
+    labels, counts, right = rows
     spec = answer_spread_spec(
         labels,
         counts,
         right,
-        title=tr("period.spread_title", round=rnd),
+        title=title,
         x_title=tr("teacher.axis_students"),
         y_title=tr("teacher.axis_answer"),
         right_label=tr("teacher.right"),
         wrong_label=tr("teacher.wrong"),
     )
-    spec["description"] = tr("period.spread_alt", round=rnd, answered=tally.answered, right=tally.right)
+    spec["description"] = description
     if not table:
         st.vega_lite_chart(spec, width="stretch", height=290)
         st.caption(" · ".join(f"{label}: {n}{' ✓' if ok else ''}" for label, n, ok in zip(labels, counts, right)))
         return
     chart, box = st.columns([3, 2])
-    chart.vega_lite_chart(spec, width="stretch")
+    chart.vega_lite_chart(spec, width=width)
     with box:
         show_table(
             text_table(
@@ -89,8 +107,20 @@ def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str, table: boo
                     tr("teacher.right"): ["✓" if ok else "" for ok in right],
                 }
             ),
-            key=f"{key}_table_{rnd}",
+            key=table_key,
         )
+
+
+def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str, table: bool = True) -> None:
+    """A vote's round ``rnd``: its spread as a chart and a table (:func:`draw_spread_block`;
+    ``table=False``: the counts as one line under the chart)."""
+    draw_spread_block(
+        spread_rows(data, tally),
+        tr("period.spread_title", round=rnd),
+        tr("period.spread_alt", round=rnd, answered=tally.answered, right=tally.right),
+        f"{key}_table_{rnd}",
+        table=table,
+    )
 
 
 def compare_line(tally: Tally) -> str:

@@ -40,7 +40,6 @@ def shelf() -> ModelShelf:
 
 
 #: Session key of the model choice (textbook / context / own), shared by the Predict and Attention pages.
-K_CHOICE = K_MODEL
 K_JOB = "job"  # the session's training job (tinygpt.training.jobs.TrainingJob): no widget owns it
 K_OWN = "own_model"  # the session's own trained model (ModelRecord): no widget owns it
 
@@ -73,7 +72,7 @@ def set_choice(name: str) -> None:
 
     Call before the choice control is drawn in this run (a callback, or earlier in the script).
     """
-    st.session_state[K_CHOICE] = name
+    st.session_state[K_MODEL] = name
 
 
 def default_model_ready() -> bool:

@@ -11,14 +11,15 @@ from tinygpt.classroom.class_links import PRIVATE_PARAMS, ascii_query
 from tinygpt.classroom.store import StoreError
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
-from tinygpt.links import encode_train, reproducible_settings
+from tinygpt.training.links import encode_train, reproducible_settings
 from tinygpt.ui.choice.model_choice import FIRST_CHOICE
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store
+from tinygpt.ui.frame.controls import K_MODEL
 from tinygpt.ui.frame.language import md_escape, tr
 from tinygpt.ui.frame.page_list import CLASS_VIEW_PATHS
-from tinygpt.ui.shared.models import K_CHOICE, K_OWN
+from tinygpt.ui.shared.models import K_OWN
 from tinygpt.ui.teacher.lesson_builder import builder_link
 from tinygpt.ui.views.lesson import lesson
 
@@ -31,7 +32,7 @@ def class_link_url(url_path: str, page_paths: Iterable[str]) -> tuple[str | None
     cannot be rebuilt by training (a checkpoint file, a run ended at a non-finite loss).
     """
     ss = st.session_state
-    choice = ss.get(K_CHOICE, FIRST_CHOICE)
+    choice = ss.get(K_MODEL, FIRST_CHOICE)
     own = ss.get(K_OWN)
     params: dict[str, str] = {}
     if choice == "own" and own is not None:

@@ -38,7 +38,7 @@ from tinygpt.examples import EXAMPLES
 from tinygpt.explanations.exercises import STEP_QUESTIONS
 from tinygpt.explanations.theory import CONCEPT_IDS
 from tinygpt.formatting import shown_text
-from tinygpt.links import encode_train, reproducible_settings
+from tinygpt.training.links import encode_train, reproducible_settings
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import page_views
 from tinygpt.ui.choice.led_model import model_identity
@@ -51,7 +51,7 @@ from tinygpt.ui.frame.help import help_toggle
 from tinygpt.ui.frame.language import lang, md_escape, tr
 from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.qr import qr_png, qr_svg
-from tinygpt.ui.shared.models import K_CHOICE, K_OWN, example_model
+from tinygpt.ui.shared.models import K_OWN, example_model
 from tinygpt.ui.views.attention_table import ATTENTION, K_CHECK, K_MARKS, K_STEP, K_TEXT
 from tinygpt.ui.views.lesson import LESSON_CONTROLS, lesson
 from tinygpt.ui.views.predict_table import P_PREFIX
@@ -288,7 +288,7 @@ def _model_choice() -> tuple[str, str | None]:
     settings = reproducible_settings(own) if own is not None else None
     options = list(EXAMPLES) + (["own"] if settings is not None else [])
     # the model the teacher's pages show, else the one a student's first visit shows (the context example)
-    current = ss.get(K_CHOICE) or "context"
+    current = ss.get(K_MODEL) or "context"
     ss.setdefault("builder_model", current if current in options else "context")
     if ss["builder_model"] not in options:
         ss["builder_model"] = "context"

@@ -22,8 +22,8 @@ from tinygpt.classroom.class_links import query_with_class
 from tinygpt.classroom.period import close_period, reopen_period
 from tinygpt.classroom.store import ClassError, QuestionSummary, StoreError, read_class_code, read_teacher_key
 from tinygpt.classroom.summary_labels import VOTE_KIND, BlockLabel, block_labels
+from tinygpt.classroom.tally import RoundTally
 from tinygpt.config import ConfigError
-from tinygpt.explanations.charts import answer_spread_spec
 from tinygpt.i18n import CATALOGUE
 from tinygpt.ui.classwork import misconception_view
 from tinygpt.ui.classwork.class_guard import (
@@ -40,6 +40,7 @@ from tinygpt.ui.frame.page_list import TEACHER_PATH
 from tinygpt.ui.frame.tables import show_table, text_table
 from tinygpt.ui.frame.teacher_state import teacher_session
 from tinygpt.ui.projector import projector_view
+from tinygpt.ui.projector.votes import draw_spread_block, spread_rows
 from tinygpt.ui.teacher import check_control, class_report_view, lead_question, lead_view, lesson_builder
 from tinygpt.ui.teacher.teacher_roster import roster
 
@@ -47,7 +48,6 @@ from tinygpt.ui.teacher.teacher_roster import roster
 REFRESH_SECONDS = 3
 #: Questions drawn as charts (the most answered); the others are rows of one table below them.
 MAX_CHARTS = 12
-SPACE_MARK = "␣"
 
 
 def page(page_paths: list[str], page_titles: dict[str, str]) -> None:
@@ -168,11 +168,6 @@ def _act(action: str, code: str, key: str) -> None:
     st.rerun()
 
 
-def _shown(text: str) -> str:
-    """A choice's text for the chart and table: a blank character shown as ␣."""
-    return text if text.strip() else text.replace(" ", SPACE_MARK) or SPACE_MARK
-
-
 def question_text(summary: QuestionSummary) -> str:
     """The question in the teacher's language (from its i18n key and fields), else as a student read it."""
     q = summary.question
@@ -184,20 +179,6 @@ def question_text(summary: QuestionSummary) -> str:
         except (KeyError, ValueError, IndexError):
             pass
     return md_escape(summary.text)
-
-
-def spread_rows(summary: QuestionSummary) -> tuple[list[str], list[int], list[bool]]:
-    """(answer labels, how many students gave each, which are right): every choice of a
-    one-answer question (0 for those nobody picked), the answers given to a several-answer one."""
-    q = summary.question
-    label_of = {c[0]: (tr(c[2]) if c[2] in CATALOGUE else _shown(c[1])) for c in q.get("choices", [])}
-    if q.get("multiple") or not label_of:
-        answers = list(summary.spread)
-        labels = [", ".join(label_of.get(i, i) for i in a.split(",") if i) or summary.labels.get(a, a) for a in answers]
-        return labels, [summary.spread[a] for a in answers], [a in summary.right_answers for a in answers]
-    right = set(q.get("answers", [])) | set(summary.right_answers)
-    ids = list(label_of)
-    return [label_of[i] for i in ids], [summary.spread.get(i, 0) for i in ids], [i in right for i in ids]
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
@@ -263,29 +244,11 @@ def _question(n: int, summary: QuestionSummary, label: BlockLabel) -> None:
         else:
             share = f"{100 * summary.share_right:.0f} %"
             st.markdown(tr("teacher.counts", answered=summary.answered, right=summary.right, share=share))
-        labels, counts, right = spread_rows(summary)
-        chart_col, table_col = st.columns([3, 2])
-        title = tr("teacher.chart_title", n=n)
-        spec = answer_spread_spec(
-            labels,
-            counts,
-            right,
-            title=title,
-            x_title=tr("teacher.axis_students"),
-            y_title=tr("teacher.axis_answer"),
-            right_label=tr("teacher.right"),
-            wrong_label=tr("teacher.wrong"),
+        tally = RoundTally(summary.answered, summary.right, summary.spread)
+        draw_spread_block(
+            spread_rows(summary.question, tally, summary.right_answers, summary.labels),
+            tr("teacher.chart_title", n=n),
+            tr("teacher.chart_alt", n=n, answered=summary.answered, right=summary.right),
+            f"teacher_table_{n}",
+            width="content",
         )
-        spec["description"] = tr("teacher.chart_alt", n=n, answered=summary.answered, right=summary.right)
-        chart_col.vega_lite_chart(spec, width="content")
-        with table_col:
-            show_table(
-                text_table(
-                    {
-                        tr("teacher.axis_answer"): labels,
-                        tr("teacher.axis_students"): counts,
-                        tr("teacher.right"): ["✓" if ok else "" for ok in right],
-                    }
-                ),
-                key=f"teacher_table_{n}",
-            )

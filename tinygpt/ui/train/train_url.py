@@ -3,11 +3,11 @@
 The page's table (``tinygpt.ui.frame.url``), read by :func:`restore` before the widgets and written by
 :func:`write` after them:
 
-- ``form=``: the form's settings, in the format of a model link's ``train=`` (``tinygpt.links``:
+- ``form=``: the form's settings, in the format of a model link's ``train=`` (``tinygpt.training.links``:
   ``v1;d_model=64;…;text=…``, only what differs from the seed's settings), written while the form
   holds valid settings other than the page's defaults; read back into the form's widgets.
 - ``trained=``: the settings of the session's own model, when training reproduces it
-  (``tinygpt.links.reproducible_settings``). Training is deterministic, so opening the page with
+  (``tinygpt.training.links.reproducible_settings``). Training is deterministic, so opening the page with
   it takes that model from the server's shelf at once, or trains it again as the session's job,
   whose progress the page shows as for any training (``tinygpt.ui.train.training_jobs``); the finished model
   becomes the session's own, as a trained one does. While the session uses a model loaded from a
@@ -24,8 +24,8 @@ from collections.abc import Mapping
 import streamlit as st
 
 from tinygpt.config import GPTConfig, TrainConfig
-from tinygpt.links import decode_train, encode_train, reproducible_settings
 from tinygpt.training.jobs import MemoryLimitError, model_key
+from tinygpt.training.links import decode_train, encode_train, reproducible_settings
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.language import error_text, tr
 from tinygpt.ui.shared.models import K_JOB, K_OWN
