@@ -8,6 +8,9 @@
   fields: a state written by another version of the app never breaks a student's page).
 - :func:`write_state`, :func:`read_state`: the state in the class store's ``class_state`` table
   (``tinygpt.classroom.store``), through the store's own connection and its teacher check.
+- :func:`write_led_state`, :func:`hold_lead`: one leading tab: a tab writes only while it leads, the
+  leading tab's heartbeat is the row's ``updated_at``, and a tab takes the lead by itself from a leader
+  silent longer than :data:`LEAD_EXPIRES_S` (a reloaded page is a new tab).
 - :func:`close_period`, :func:`reopen_period`: close a class and end its period (students stop
   following, the open question closes, their pages say the class is closed), or open it again.
 - :func:`view_query`: the link to the view students see, for the teacher's own tab.
@@ -31,6 +34,7 @@ from dataclasses import asdict, dataclass, field, replace
 from urllib.parse import parse_qsl
 
 import sqlalchemy as sa
+from sqlalchemy import exc as sa_exc
 
 from tinygpt.attention import STEP_IDS
 from tinygpt.classroom.class_links import MODEL_ID_PARAM, NOT_VIEW, ascii_query, question_id, question_record
@@ -59,6 +63,14 @@ OLD_VIEW_FIELDS = ("step", "text", "mask", "uniform", "tau")
 VOTE = "vote"
 #: The rounds of a vote: 1, then 2 after "discuss with your neighbour".
 ROUNDS: tuple[int, ...] = (1, 2)
+#: Seconds without a sign of life from the leading teacher tab (a write, or the heartbeat it sends every few
+#: seconds while it is open: ``tinygpt.ui.teacher.lead_view.WATCH_SECONDS``) after which another teacher tab
+#: takes the lead by itself. A reloaded page or a reconnected browser is a new tab, and its teacher should not
+#: have to take the lead from a tab that is gone; three missed heartbeats, so that a slow server or a busy
+#: browser does not lose the lead to a second tab while it is still open.
+LEAD_EXPIRES_S = 10.0
+#: What :func:`hold_lead` found: this tab leads, it took the lead of a silent tab, another tab leads.
+LEADS, TOOK, OTHER = "leads", "took", "other"
 #: Peer instruction's band: between these shares of right answers the class discusses and votes again.
 DISCUSS_LOW, DISCUSS_HIGH = 0.3, 0.7
 
@@ -290,6 +302,68 @@ def write_state(store: Store, code: str, key: str, state: ClassState) -> ClassSt
         else:
             conn.execute(class_state_table.update().where(class_state_table.c.class_code == code).values(**values))
     return new
+
+
+def _stored_row(conn, code: str):
+    """Class ``code``'s stored state row (state, version, updated_at), or None before its first write."""
+    columns = (class_state_table.c.state, class_state_table.c.version, class_state_table.c.updated_at)
+    return conn.execute(sa.select(*columns).where(class_state_table.c.class_code == code)).first()
+
+
+def _put(conn, code: str, row, state: ClassState, now: float) -> ClassState | None:
+    """Write ``state`` over ``row`` (None: no row yet) unless another write came since ``row`` was read
+    (its version changed, or a row was inserted): returns the written state, else None."""
+    new = replace(state, version=(row.version if row is not None else 0) + 1)
+    values = {"state": new.to_json(), "version": new.version, "updated_at": now}
+    if row is None:
+        conn.execute(class_state_table.insert().values(class_code=code, **values))
+        return new
+    same = (class_state_table.c.class_code == code) & (class_state_table.c.version == row.version)
+    return new if conn.execute(class_state_table.update().where(same).values(**values)).rowcount == 1 else None
+
+
+def _may_lead(stored: ClassState, seen_at: float, tab: str, now: float) -> bool:
+    """Whether ``tab`` may write: it is the leader, none leads, or the leader is silent (:data:`LEAD_EXPIRES_S`)."""
+    return stored.leader in ("", tab) or now - seen_at > LEAD_EXPIRES_S
+
+
+def write_led_state(
+    store: Store, code: str, key: str, state: ClassState, tab: str, take: bool = False
+) -> ClassState | None:
+    """Keep ``state`` with tab ``tab`` as its leader while ``tab`` may lead: the stored leader is ``tab`` or none,
+    or has been silent longer than :data:`LEAD_EXPIRES_S`, or ``take`` (the teacher takes the lead in this tab).
+    Returns the written state (the stored version plus 1), or None when another tab leads or wrote in the
+    same instant: nothing is written, so two tabs never both write. Raises as :func:`write_state`."""
+    try:
+        with store.transaction(write=True, what="write the class state", code=code) as conn:
+            store._require_teacher(conn, code, key)
+            row, now = _stored_row(conn, code), store.clock()
+            if row is not None and not take and not _may_lead(state_from_json(row.state), row.updated_at, tab, now):
+                return None
+            return _put(conn, code, row, replace(state, leader=tab), now)
+    except sa_exc.IntegrityError:  # another tab inserted the class's first state in the same instant
+        return None
+
+
+def hold_lead(store: Store, code: str, key: str, tab: str) -> str:
+    """Tab ``tab``'s sign of life for class ``code``'s lead, in one transaction: :data:`LEADS` when it
+    leads (its heartbeat, the row's ``updated_at``, is now) or none leads; :data:`TOOK` when the leader
+    was silent longer than :data:`LEAD_EXPIRES_S` (``tab`` leads from now, the view unchanged, the
+    version plus 1); :data:`OTHER` when another tab leads and is alive (nothing written). Raises
+    ClassError for an unknown class or a wrong key, StoreError when the store cannot be reached."""
+    with store.transaction(write=True, what="keep the lead", code=code) as conn:
+        store._require_teacher(conn, code, key)
+        row, now = _stored_row(conn, code), store.clock()
+        stored = state_from_json(row.state) if row is not None else ClassState()
+        if stored.leader == "":
+            return LEADS
+        if stored.leader == tab:
+            same = (class_state_table.c.class_code == code) & (class_state_table.c.version == row.version)
+            conn.execute(class_state_table.update().where(same).values(updated_at=now))
+            return LEADS
+        if not _may_lead(stored, row.updated_at, tab, now):
+            return OTHER
+        return TOOK if _put(conn, code, row, replace(stored, leader=tab), now) is not None else OTHER
 
 
 def read_state(store: Store, code: str) -> ClassState | None:
