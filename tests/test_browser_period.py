@@ -71,6 +71,10 @@ def test_a_teacher_leads_three_students_through_a_vote_in_two_rounds(browser, ap
         teacher.locator(".st-key-lead_follow button").click()
         expect(teacher.get_by_text(re.compile("^Students follow you"))).to_be_visible(timeout=SEEN)
         wait_for_app(teacher)
+        teacher.reload()  # a new tab id: it leads by itself once the old tab's heartbeat is past LEAD_EXPIRES_S
+        expect(teacher.get_by_text(re.compile("^" + re.escape(en("period.you_lead"))))).to_be_visible(timeout=SEEN)
+        expect(teacher.get_by_text(re.compile("^Students follow you"))).to_be_visible()
+        wait_for_app(teacher)
         teacher.locator(".st-key-lead_box").scroll_into_view_if_needed()
         teacher.screenshot(path=str(SCREENSHOTS / "period_teacher_lead.png"))
 

@@ -1,22 +1,26 @@
 """One leader and one student's two tabs (AppTest and the store): a second teacher tab takes the lead
-visibly and the first stops writing; a student's tab whose vote lost the race shows the store's."""
+visibly and the first stops writing; a reloaded teacher's page leads by itself once the old tab is
+silent (a clock moved by hand); a student's tab whose vote lost the race shows the store's."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from tinygpt.classroom.period import ClassState, question_from_data, read_state, write_state
+from tinygpt.classroom.period import LEAD_EXPIRES_S, ClassState, question_from_data, read_state, write_state
 from tinygpt.classroom.store import Store, database_url, new_student
 from tinygpt.config import GPTConfig
 from tinygpt.explanations.exercises import argmax_key_question
 from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
 from tinygpt.model import GPT
+from tinygpt.ui.frame.class_store import class_store
 from tinygpt.ui.frame.controls import SCORE
+from tinygpt.ui.frame.teacher_state import teacher_session
 
 
 @pytest.fixture
@@ -75,6 +79,77 @@ def test_a_second_teacher_tab_takes_the_lead_and_the_first_stops_writing(store):
 
     version = read_state(store, code).version
     first.toggle(key="lead_mask").set_value(True).run()  # the first tab's change is not written
+    assert read_state(store, code).version == version and "mask=0" in read_state(store, code).view("attention")
+    assert t("period.other_tab", "en") in said(first)
+
+
+class Clock:
+    """A clock the test moves by hand (Unix seconds, from the time the test starts)."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(store, monkeypatch) -> Clock:
+    """The clock of the store the app's sessions use (``class_store``), moved by hand."""
+    c = Clock()
+    store.check(write=True)  # the tables exist before the app's store (and its purging thread) starts
+    monkeypatch.setattr(class_store(), "clock", c)
+    return c
+
+
+def tab_of(at: AppTest) -> str:
+    return teacher_session(at.session_state).tab
+
+
+def test_a_reloaded_teachers_page_leads_by_itself_once_the_old_tab_is_silent(store, clock):
+    code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
+    first = teacher_tab(code, key)
+    first.button(key="lead_follow").click().run()
+    led = read_state(store, code)
+    assert led.leader == tab_of(first)
+
+    clock.now += LEAD_EXPIRES_S + 1  # the first tab was reloaded: it sends no heartbeat any more
+    reloaded = teacher_tab(code, key)  # a new session, so a new tab id
+    assert t("period.other_tab", "en") not in said(reloaded)
+    assert any(x.startswith(t("period.you_lead", "en")) for x in said(reloaded))
+    taken = read_state(store, code)
+    assert taken.leader == tab_of(reloaded) != led.leader
+    assert taken.views == led.views and taken.follow and taken.version == led.version + 1
+    reloaded.toggle(key="lead_mask").set_value(False).run()
+    assert "mask=0" in read_state(store, code).view("attention")
+    assert not any(x.startswith(t("period.you_lead", "en")) for x in said(reloaded))  # said once
+
+    version = read_state(store, code).version
+    first.toggle(key="lead_mask").set_value(True).run()  # the old session, if it comes back, writes nothing
+    assert read_state(store, code).version == version
+    assert t("period.other_tab", "en") in said(first)
+
+
+def test_a_second_tab_waits_while_the_leader_is_alive_and_the_two_never_both_write(store, clock):
+    code, key = store.create_class("lesson=1&pages=predict,attention,theory&model=context&lang=en")
+    first = teacher_tab(code, key)
+    first.button(key="lead_follow").click().run()
+    for _ in range(2):  # the leading tab's heartbeats (its watch runs with each run of the page)
+        clock.now += LEAD_EXPIRES_S - 2
+        first.run()
+    second = teacher_tab(code, key)
+    assert t("period.other_tab", "en") in said(second)  # the leader is alive: "Take the lead here" as before
+    assert second.button(key="lead_take") and "lead_mask" not in {w.key for w in second.toggle}
+    assert read_state(store, code).leader == tab_of(first)
+
+    first.toggle(key="lead_mask").set_value(False).run()  # the leader writes
+    assert "mask=0" in read_state(store, code).view("attention")
+    clock.now += LEAD_EXPIRES_S + 1  # the leader goes silent; the waiting tab's next look takes the lead
+    second.run()
+    assert any(x.startswith(t("period.you_lead", "en")) for x in said(second))
+    assert read_state(store, code).leader == tab_of(second)
+    version = read_state(store, code).version
+    first.toggle(key="lead_mask").set_value(True).run()  # the first tab no longer writes, and says so
     assert read_state(store, code).version == version and "mask=0" in read_state(store, code).view("attention")
     assert t("period.other_tab", "en") in said(first)
 

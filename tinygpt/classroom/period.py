@@ -8,6 +8,9 @@
   fields: a state written by another version of the app never breaks a student's page).
 - :func:`write_state`, :func:`read_state`: the state in the class store
   (``tinygpt.classroom.store.Store.write_class_state``, which checks the teacher's key).
+- :func:`write_led_state`, :func:`hold_lead`: one leading tab: a tab writes only while it leads, the
+  leading tab's heartbeat is the stored state's ``updated_at``, and a tab takes the lead by itself from a
+  leader silent longer than :data:`LEAD_EXPIRES_S` (a reloaded page is a new tab).
 - :func:`close_period`, :func:`reopen_period`: close a class and end its period (students stop
   following, the open question closes, their pages say the class is closed), or open it again.
 - :func:`view_query`: the link to the view students see, for the teacher's own tab.
@@ -32,7 +35,7 @@ from urllib.parse import parse_qsl
 
 from tinygpt.attention import STEP_IDS
 from tinygpt.classroom.class_links import MODEL_ID_PARAM, NOT_VIEW, ascii_query
-from tinygpt.classroom.store import Store
+from tinygpt.classroom.store import Store, StoredState
 from tinygpt.classroom.tally import Tally, count_votes
 from tinygpt.config import ConfigError
 from tinygpt.explanations.answers import question_id, question_record
@@ -63,6 +66,14 @@ CHECK_PHASES: tuple[str, ...] = ("pre", "lesson", "post", "done")
 VOTE = "vote"
 #: The rounds of a vote: 1, then 2 after "discuss with your neighbour".
 ROUNDS: tuple[int, ...] = (1, 2)
+#: Seconds without a sign of life from the leading teacher tab (a write, or the heartbeat it sends every few
+#: seconds while it is open: ``tinygpt.ui.teacher.lead_view.WATCH_SECONDS``) after which another teacher tab
+#: takes the lead by itself. A reloaded page or a reconnected browser is a new tab, and its teacher should not
+#: have to take the lead from a tab that is gone; three missed heartbeats, so that a slow server or a busy
+#: browser does not lose the lead to a second tab while it is still open.
+LEAD_EXPIRES_S = 10.0
+#: What :func:`hold_lead` found: this tab leads, it took the lead of a silent tab, another tab leads.
+LEADS, TOOK, OTHER = "leads", "took", "other"
 #: Peer instruction's band: between these shares of right answers the class discusses and votes again.
 DISCUSS_LOW, DISCUSS_HIGH = 0.3, 0.7
 
@@ -308,21 +319,78 @@ def question_from_data(data: Mapping) -> Question:
 # ---------------------------------------------------------------- the state in the store
 
 
+def _merged(state: ClassState, version: int, stored: StoredState | None) -> ClassState:
+    """``state`` as version ``version``, with the revealed votes of the ``stored`` state and its own
+    (a revealed vote stays revealed whichever tab writes next)."""
+    kept = () if stored is None else state_from_json(stored.text).shown
+    shown = tuple(dict.fromkeys((*kept, *state.shown, *sorted(state.all_shown() - set(state.shown)))))
+    return replace(state, version=version, shown=shown[-MAX_SHOWN:])
+
+
 def write_state(store: Store, code: str, key: str, state: ClassState) -> ClassState:
     """Keep ``state`` as class ``code``'s current state; returns it with its new version (the
-    stored one plus 1) and the revealed votes of the stored state and of ``state`` (a revealed vote
-    stays revealed whichever tab writes next). Raises ClassError for an unknown class or a wrong
-    key, StoreError when the store cannot be reached."""
+    stored one plus 1) and the revealed votes of the stored state and of ``state`` (:func:`_merged`).
+    Raises ClassError for an unknown class or a wrong key, StoreError when the store cannot be reached."""
     written: list[ClassState] = []
 
-    def text_of(version: int, stored: str | None) -> str:
-        kept = () if stored is None else state_from_json(stored).shown
-        shown = tuple(dict.fromkeys((*kept, *state.shown, *sorted(state.all_shown() - set(state.shown)))))
-        written.append(replace(state, version=version, shown=shown[-MAX_SHOWN:]))
+    def text_of(version: int, stored: StoredState | None, now: float) -> str:
+        written.append(_merged(state, version, stored))
         return written[-1].to_json()
 
     store.write_class_state(code, key, text_of)
     return written[-1]
+
+
+def _may_lead(stored: ClassState, seen_at: float, tab: str, now: float) -> bool:
+    """Whether ``tab`` may write: it is the leader, none leads, or the leader is silent (:data:`LEAD_EXPIRES_S`)."""
+    return stored.leader in ("", tab) or now - seen_at > LEAD_EXPIRES_S
+
+
+def write_led_state(
+    store: Store, code: str, key: str, state: ClassState, tab: str, take: bool = False
+) -> ClassState | None:
+    """Keep ``state`` with tab ``tab`` as its leader while ``tab`` may lead: the stored leader is ``tab`` or none,
+    or has been silent longer than :data:`LEAD_EXPIRES_S`, or ``take`` (the teacher takes the lead in this tab).
+    Returns the written state (the stored version plus 1, revealed votes kept as :func:`write_state` keeps
+    them), or None when another tab leads or wrote in the same instant: nothing is written, so two tabs
+    never both write. Raises as :func:`write_state`."""
+    written: list[ClassState] = []
+
+    def text_of(version: int, stored: StoredState | None, now: float) -> str | None:
+        if stored is not None and not take and not _may_lead(state_from_json(stored.text), stored.updated_at, tab, now):
+            return None
+        written.append(_merged(replace(state, leader=tab), version, stored))
+        return written[-1].to_json()
+
+    return written[-1] if store.write_class_state(code, key, text_of, if_unchanged=True) is not None else None
+
+
+def hold_lead(store: Store, code: str, key: str, tab: str) -> str:
+    """Tab ``tab``'s sign of life for class ``code``'s lead: :data:`LEADS` when it leads (its heartbeat,
+    the stored state's ``updated_at``, is now) or none leads; :data:`TOOK` when the leader was silent
+    longer than :data:`LEAD_EXPIRES_S` (``tab`` leads from now, the view unchanged, the version plus 1);
+    :data:`OTHER` when another tab leads and is alive (nothing written). Raises ClassError for an
+    unknown class or a wrong key, StoreError when the store cannot be reached."""
+    seen: list[tuple[str, int]] = []  # (what the stored state says, its version)
+
+    def text_of(version: int, stored: StoredState | None, now: float) -> str | None:
+        state = state_from_json(stored.text) if stored is not None else ClassState()
+        if state.leader in ("", tab) or stored is None:
+            seen.append((LEADS, version - 1))
+            return None
+        if not _may_lead(state, stored.updated_at, tab, now):
+            seen.append((OTHER, version - 1))
+            return None
+        seen.append((TOOK, version - 1))
+        return _merged(replace(state, leader=tab), version, stored).to_json()
+
+    written = store.write_class_state(code, key, text_of, if_unchanged=True)
+    outcome, version = seen[0]
+    if outcome == LEADS:
+        if version:  # the leader's heartbeat (none before the first state)
+            store.touch_class_state(code, key, version)
+        return LEADS
+    return TOOK if outcome == TOOK and written is not None else OTHER
 
 
 def read_state(store: Store, code: str) -> ClassState | None:

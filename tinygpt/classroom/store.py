@@ -46,6 +46,7 @@ import hmac
 import json
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
@@ -149,6 +150,16 @@ __all__ = [
 
 #: Short links not opened for this many days are deleted.
 LINK_DAYS = 365
+
+
+@dataclass(frozen=True)
+class StoredState:
+    """A class's stored period state: its JSON ``text``, its ``version`` (how many writes) and
+    ``updated_at``, when it was last written or kept alive (Unix seconds)."""
+
+    text: str
+    version: int
+    updated_at: float
 
 
 class Store(StoreConnection):
@@ -419,24 +430,52 @@ class Store(StoreConnection):
 
     # ------------------------------------------------------------------ a class period's state
 
-    def write_class_state(self, code: str, key: str, text_of: Callable[[int, str | None], str]) -> int:
+    def write_class_state(
+        self,
+        code: str,
+        key: str,
+        text_of: Callable[[int, StoredState | None, float], str | None],
+        if_unchanged: bool = False,
+    ) -> int | None:
         """Keep class ``code``'s period state as its next version (the stored one plus 1, 1 for the
-        first) and return that version; ``text_of(version, stored)`` is the state's JSON text, given
-        the stored state's text (None for the first) read in the same transaction. Raises ClassError
-        for an unknown class or a wrong key, StoreError when the store cannot be reached."""
-        with self._connection(write=True, what="write the class state", code=code) as conn:
+        first) and return that version. ``text_of(version, stored, now)`` gives the state's JSON text
+        from the stored state (None before the first write) read in the same transaction and the
+        store's clock, or None to write nothing (then None is returned). With ``if_unchanged`` the
+        state is written only if no other write came since it was read (else None): two writers
+        that race never both write. Raises ClassError for an unknown class or a wrong key,
+        StoreError when the store cannot be reached."""
+        try:
+            with self._connection(write=True, what="write the class state", code=code) as conn:
+                self._require_teacher(conn, code, key)
+                where = class_state_table.c.class_code == code
+                columns = (class_state_table.c.state, class_state_table.c.version, class_state_table.c.updated_at)
+                row = conn.execute(sa.select(*columns).where(where)).first()
+                stored = None if row is None else StoredState(row[0], int(row[1]), float(row[2]))
+                now = self.clock()
+                version = (stored.version if stored is not None else 0) + 1
+                if (text := text_of(version, stored, now)) is None:
+                    return None
+                values = {"state": text, "version": version, "updated_at": now}
+                if stored is None:
+                    conn.execute(class_state_table.insert().values(class_code=code, **values))
+                    return version
+                if if_unchanged:
+                    where = where & (class_state_table.c.version == stored.version)
+                return (
+                    version if conn.execute(class_state_table.update().where(where).values(**values)).rowcount else None
+                )
+        except sa_exc.IntegrityError:  # another writer inserted the class's first state in the same instant
+            if if_unchanged:
+                return None
+            raise
+
+    def touch_class_state(self, code: str, key: str, version: int) -> bool:
+        """Mark class ``code``'s stored state as alive now (its ``updated_at``: the leading tab's
+        heartbeat) if it is still ``version``; True when it was. Raises as :meth:`write_class_state`."""
+        with self._connection(write=True, what="keep the lead", code=code) as conn:
             self._require_teacher(conn, code, key)
-            where = class_state_table.c.class_code == code
-            row = conn.execute(sa.select(class_state_table.c.version, class_state_table.c.state).where(where)).first()
-            old = None if row is None else row[0]
-            version = (old or 0) + 1
-            values = {"state": text_of(version, None if row is None else row[1]), "version": version}
-            values["updated_at"] = self.clock()
-            if old is None:
-                conn.execute(class_state_table.insert().values(class_code=code, **values))
-            else:
-                conn.execute(class_state_table.update().where(where).values(**values))
-        return version
+            same = (class_state_table.c.class_code == code) & (class_state_table.c.version == version)
+            return bool(conn.execute(class_state_table.update().where(same).values(updated_at=self.clock())).rowcount)
 
     def class_state(self, code: str) -> str | None:
         """Class ``code``'s period state as its JSON text, or None before its teacher wrote one."""

@@ -69,7 +69,8 @@ models_table = sa.Table(
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("used_at", sa.Float, nullable=False),
 )
-#: The class period's current state, one row per class (``tinygpt.classroom.period`` reads and writes it).
+#: The class period's current state, one row per class (``tinygpt.classroom.period`` reads and writes it);
+#: ``updated_at``: the last write or heartbeat of the leading teacher tab (``period.hold_lead``).
 class_state_table = sa.Table(
     "class_state",
     metadata,

@@ -23,6 +23,8 @@ STRINGS: dict[str, str] = {
     "period.follow": "Students follow me",
     "period.other_tab": "Another tab or device leads this class now: students see its view. This tab changes nothing for them until you take the lead here.",
     "period.take_lead": "Take the lead here",
+    "period.lead_waits": "If that tab was closed or reloaded, this tab takes the lead by itself once it has been silent for {seconds} s.",
+    "period.you_lead": "You lead the class from this tab: the tab that led before was closed, reloaded or silent.",
     "period.model_changed": "The model was trained with other settings since this class's view was made: its numbers may differ from the ones prepared.",
     "period.following": "**Students follow you:** their pages show the view below within a few seconds, and the controls you have not opened are locked.",
     "period.closed_teacher": "The class is closed: students no longer follow you and no question is open. Reopen the class to lead it again.",

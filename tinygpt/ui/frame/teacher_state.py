@@ -20,12 +20,18 @@ class TeacherSession:
     done: str | None = None  # what the last action on the class did, said once on the next run
     lead_loaded: str | None = None  # the class whose stored state the lead view's widgets were given
     lead_problem: str | None = None  # why the last lead action failed, said once where it is drawn
+    lead_note: bool = False  # this tab took the lead of a silent tab: "You lead the class from this tab", once
     tab: str = ""  # this tab's id as the leader of a class (tinygpt.ui.teacher.lead_view.tab_id)
 
     def take_done(self) -> str | None:
         """:attr:`done`, once (cleared as it is read)."""
         done, self.done = self.done, None
         return done
+
+    def take_lead_note(self) -> bool:
+        """:attr:`lead_note`, once (cleared as it is read)."""
+        note, self.lead_note = self.lead_note, False
+        return note
 
     def take_lead_problem(self) -> str | None:
         """:attr:`lead_problem`, once (cleared as it is read)."""

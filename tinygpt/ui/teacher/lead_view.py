@@ -4,12 +4,14 @@
   follow: the page, the model (an example, or the model of the teacher's pages when training can
   rebuild it: ``tinygpt.ui.choice.led_model``), the text, the step, the first switches of the Attention page, and
   the controls students may still use. Each change is written at once into the class's state
-  (``tinygpt.classroom.period.write_state``), which every student's page reads every few seconds.
+  (``tinygpt.classroom.period.write_led_state``), which every student's page reads every few seconds.
 - The view is stored whole: each led page's complete view as the page's URL text (the model's
   defaults written out, the layer and head included) and the model's identity
   (``tinygpt.ui.attention.page_views``), so students and the teacher's question see the same head.
-- One leader: the tab (or device) that wrote last leads (:func:`leads`); another tab of the
-  teacher says so, writes nothing, and offers "Take the lead here".
+- One leader: the tab (or device) that wrote last leads (:func:`leads`) and sends a heartbeat every
+  :data:`WATCH_SECONDS` while it is open; another tab of the teacher says so, writes nothing, and offers
+  "Take the lead here"; it takes the lead by itself, and says so, once the leader has been silent
+  longer than ``tinygpt.classroom.period.LEAD_EXPIRES_S`` (a reloaded page is a new tab).
 - The question (vote, discuss, vote again) is ``tinygpt.ui.teacher.lead_question``.
 """
 
@@ -24,15 +26,19 @@ import streamlit as st
 
 from tinygpt.classroom.class_links import ascii_query
 from tinygpt.classroom.period import (
+    LEAD_EXPIRES_S,
     LED_MODELS,
     LED_PAGES,
     LED_STEPS,
+    OTHER,
     OWN,
+    TOOK,
     ClassState,
+    hold_lead,
     read_state,
     starting_state,
     view_query,
-    write_state,
+    write_led_state,
 )
 from tinygpt.classroom.store import ClassError, StoreError
 from tinygpt.config import ConfigError
@@ -55,7 +61,8 @@ LED_CONTROLS: tuple[str, ...] = (table.K_TEXT, table.K_STEP, table.K_MASK, table
 #: The controls a teacher may leave open to students while they follow.
 OPENABLE: tuple[str, ...] = (table.K_MASK, table.K_UNIFORM, table.K_TAU, table.K_STEP, table.K_TEXT, P_PREFIX)
 L_PAGE, L_MODEL, L_OPEN = "lead_page", "lead_model", "lead_open"
-#: Seconds between two checks, on the leading tab, that it still leads.
+#: Seconds between two heartbeats of the leading tab (each checks that it still leads), and between two
+#: checks, on another tab, whether the leader went silent.
 WATCH_SECONDS = 3
 
 
@@ -73,15 +80,16 @@ def current_state(code: str) -> ClassState:
     return starting_state(info.lesson) if info is not None else ClassState()
 
 
-def write_led(code: str, key: str, state: ClassState) -> None:
-    """Write ``state`` as this tab's (it leads from now); nothing when another tab leads."""
-    if not leads(state):
-        teacher_session().lead_problem = tr("period.other_tab")
-        return
+def write_led(code: str, key: str, state: ClassState, take: bool = False) -> None:
+    """Write ``state`` as this tab's (it leads from now); nothing when another tab leads, unless ``take``
+    (``tinygpt.classroom.period.write_led_state``)."""
     try:
-        write_state(class_store(), code, key, replace(state, leader=tab_id()))
+        written = write_led_state(class_store(), code, key, state, tab_id(), take=take)
     except (StoreError, ClassError, ConfigError) as exc:
         teacher_session().lead_problem = problem_text(exc)
+        return
+    if written is None:
+        teacher_session().lead_problem = tr("period.other_tab")
 
 
 def stored_values(stored: ClassState, record: ModelRecord) -> dict[str, object]:
@@ -149,16 +157,25 @@ def _take_lead(code: str, key: str) -> None:
         teacher_session().lead_problem = problem_text(exc)
         return
     teacher_session().lead_loaded = None
-    write_led(code, key, replace(stored, leader=""))
+    write_led(code, key, stored, take=True)
+
+
+def _hold(code: str, key: str) -> str:
+    """This tab's heartbeat, or its taking the lead of a silent tab (``tinygpt.classroom.period.hold_lead``);
+    :data:`~tinygpt.classroom.period.TOOK` leaves the note "You lead the class from this tab" for the page."""
+    held = hold_lead(class_store(), code, key, tab_id())
+    if held == TOOK:
+        ts = teacher_session()
+        ts.lead_loaded, ts.lead_note = None, True
+    return held
 
 
 @st.fragment(run_every=WATCH_SECONDS)
-def _watch_lead(code: str) -> None:
-    """While this tab leads: the whole page runs again once another tab took the lead, so this one
-    says so within a few seconds instead of at its next change."""
-    with contextlib.suppress(StoreError, ConfigError):  # the next reading tries again
-        stored = read_state(class_store(), code)
-        if stored is not None and not leads(stored):
+def _watch_lead(code: str, key: str, leading: bool) -> None:
+    """Every few seconds: the leading tab's heartbeat, or another tab's look whether the leader went silent;
+    the whole page runs again once this tab's lead changed, so it says so within a few seconds."""
+    with contextlib.suppress(StoreError, ClassError, ConfigError):  # the next heartbeat tries again
+        if (_hold(code, key) != OTHER) != leading:
             st.rerun(scope="app")
 
 
@@ -207,6 +224,10 @@ def lead(code: str, key: str) -> None:
     if stored.closed:  # closing the class ended its period: nobody follows, nothing is asked
         st.info(tr("period.closed_teacher"), icon=":material/lock:")
         return
+    if not leads(stored):  # the leader may be gone (a reloaded page is a new tab): this tab leads then
+        with contextlib.suppress(StoreError, ClassError, ConfigError):
+            if _hold(code, key) == TOOK:
+                stored = current_state(code)
     if not leads(stored):  # another tab or device leads: this one shows it and writes nothing
         teacher_session().lead_loaded = None
         st.warning(tr("period.other_tab"), icon=":material/devices:")
@@ -218,9 +239,13 @@ def lead(code: str, key: str) -> None:
             args=(code, key),
             icon=":material/co_present:",
         )
+        st.caption(tr("period.lead_waits", seconds=f"{LEAD_EXPIRES_S:g}"))
+        _watch_lead(code, key, leading=False)
         return
     _load(code, stored)
-    _watch_lead(code)
+    _watch_lead(code, key, leading=True)
+    if teacher_session().take_lead_note():
+        st.success(tr("period.you_lead"), icon=":material/co_present:")
     record = led_model(stored)
     if stored.model_id and record is not None and model_identity(record) != stored.model_id:
         st.warning(tr("period.model_changed"), icon=":material/update:")
