@@ -46,6 +46,9 @@ def wait_for_model(at: AppTest, text: str, timeout_s: float = 120) -> None:
         at.run()
         own = at.session_state[K_OWN] if "own_model" in at.session_state else None
         if own is not None and own.text == text:
+            # the live part took the model during this run, after the page wrote its URL; the browser
+            # then reruns the page (st.rerun), which writes ``trained=``: so does this test
+            at.run()
             return
         time.sleep(0.3)
     raise AssertionError(f"no own model of {text!r} after {timeout_s} s")

@@ -42,7 +42,6 @@ _CLEAN_ADDRESS_JS = (
     " if (u.searchParams.has('key')) {{ u.searchParams.delete('key');"
     " window.history.replaceState(window.history.state, '', u.pathname + u.search + u.hash); }} }})();</script>"
 )
-_FORGOTTEN = "_teacher_forgotten"
 
 
 def _normal(raw_code: str) -> str:
@@ -56,7 +55,7 @@ def browser_cookies() -> dict[str, str]:
 
 def _forgotten() -> set[str]:
     """Class codes whose key this session was told to forget (this browser's cookie then counts no more)."""
-    return st.session_state.setdefault(_FORGOTTEN, set())
+    return teacher_session().forgotten
 
 
 def remember_key(code: str, key: str) -> None:

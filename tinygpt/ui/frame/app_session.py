@@ -27,6 +27,7 @@ class AppSession:
     short_seen: str | None = None  # the s= value last resolved (None: none, or try it again)
     short_page: str | None = None  # the URL path of the page a resolved short link names, opened once
     lang_refused: str | None = None  # a ?lang= value the app does not have, said once by the switch
+    lang_picked: bool = False  # the student picked a language this run: kept in a cookie for the next visit
 
     def take_entry_ran(self) -> bool:
         """:attr:`entry_ran`, once (cleared as it is read)."""
@@ -37,6 +38,11 @@ class AppSession:
         """:attr:`short_page`, once (cleared as it is read)."""
         page, self.short_page = self.short_page, None
         return page
+
+    def take_lang_picked(self) -> bool:
+        """:attr:`lang_picked`, once (cleared as it is read)."""
+        picked, self.lang_picked = self.lang_picked, False
+        return picked
 
     def take_lang_refused(self) -> str | None:
         """:attr:`lang_refused`, once (cleared as it is read)."""

@@ -18,7 +18,6 @@ _KEY = "lang"
 #: writes it with a line of script in an ``st.html`` element, as the student's answer token is kept.
 LANG_COOKIE = "tinygpt_lang"
 _LANG_COOKIE_JS = "<script>document.cookie = '{name}={value}; path=/; max-age=31536000; SameSite=Lax';</script>"
-_PICKED = "_lang_picked"
 
 
 def _asked() -> str | None:
@@ -72,7 +71,7 @@ def language_switch() -> None:
 
     def _changed() -> None:
         st.session_state[_KEY] = st.session_state["_lang_radio"]
-        st.session_state[_PICKED] = True
+        app_session().lang_picked = True
 
     st.sidebar.radio(
         t("app.language", current),
@@ -84,7 +83,7 @@ def language_switch() -> None:
         on_change=_changed,
     )
     st.query_params[_KEY] = lang()  # by hand: tinygpt.ui.frame.url imports this module for its messages
-    if st.session_state.pop(_PICKED, False):  # kept in this browser for the next visit
+    if app_session().take_lang_picked():  # kept in this browser for the next visit
         st.sidebar.html(_LANG_COOKIE_JS.format(name=LANG_COOKIE, value=lang()), unsafe_allow_javascript=True)
     refused = app_session().take_lang_refused()
     if refused is not None:

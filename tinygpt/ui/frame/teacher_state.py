@@ -21,6 +21,8 @@ class TeacherSession:
     lead_loaded: str | None = None  # the class whose stored state the lead view's widgets were given
     lead_problem: str | None = None  # why the last lead action failed, said once where it is drawn
     lead_note: bool = False  # this tab took the lead of a silent tab: "You lead the class from this tab", once
+    check_problem: str | None = None  # why the last start or end of the concept check failed, said once
+    forgotten: set[str] = field(default_factory=set)  # class codes whose key this session was told to forget
     tab: str = ""  # this tab's id as the leader of a class (tinygpt.ui.teacher.lead_view.tab_id)
 
     def take_done(self) -> str | None:
@@ -32,6 +34,11 @@ class TeacherSession:
         """:attr:`lead_note`, once (cleared as it is read)."""
         note, self.lead_note = self.lead_note, False
         return note
+
+    def take_check_problem(self) -> str | None:
+        """:attr:`check_problem`, once (cleared as it is read)."""
+        problem, self.check_problem = self.check_problem, None
+        return problem
 
     def take_lead_problem(self) -> str | None:
         """:attr:`lead_problem`, once (cleared as it is read)."""

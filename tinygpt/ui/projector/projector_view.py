@@ -26,7 +26,7 @@ from tinygpt.ui.frame.class_store import class_store, problem_text
 from tinygpt.ui.frame.language import lang, md_escape, tr
 from tinygpt.ui.frame.page_list import PAGES, PROJECTOR_PATH, TEACHER_PATH
 from tinygpt.ui.frame.qr import qr_png
-from tinygpt.ui.frame.url import app_param
+from tinygpt.ui.frame.url import app_param, put
 from tinygpt.ui.projector.prediction_tally import draw_prediction_tally
 from tinygpt.ui.projector.votes import compare_line, draw_spread, question_prompt, question_reason, right_labels
 
@@ -93,7 +93,7 @@ def _code_box() -> None:
     with st.form("projector_code_form", border=False):
         typed = st.text_input(tr("projector.type_code"), max_chars=CLASS_CODE_LEN + 4, key="projector_typed")
         if st.form_submit_button(tr("projector.show_class"), icon=":material/cast_for_education:"):
-            st.query_params["class"] = (typed or "").strip().upper()
+            put("class", (typed or "").strip().upper())
             st.rerun()
 
 

@@ -21,6 +21,7 @@ from tinygpt.config import ConfigError
 from tinygpt.explanations.concept_check import parse_check_id
 from tinygpt.ui.frame.class_store import class_store, problem_text
 from tinygpt.ui.frame.language import tr
+from tinygpt.ui.frame.teacher_state import teacher_session
 
 #: Seconds between two refreshes of the counts.
 REFRESH_SECONDS = 3
@@ -57,7 +58,7 @@ def _go(code: str, key: str, phase: str) -> None:
     try:
         write_state(class_store(), code, key, replace(_state(code), check=phase))
     except (StoreError, ClassError, ConfigError) as exc:
-        st.session_state["_checkrun_problem"] = problem_text(exc)
+        teacher_session().check_problem = problem_text(exc)
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
@@ -85,5 +86,5 @@ def section(code: str, key: str) -> None:
                 args=(code, key, "post"),
                 icon=":material/flag:",
             )
-        if problem := st.session_state.pop("_checkrun_problem", None):
+        if problem := teacher_session().take_check_problem():
             st.error(problem)
