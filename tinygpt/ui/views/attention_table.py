@@ -111,9 +111,12 @@ def _said_scale(scaling, values) -> str:
 
 
 #: The switches: how each is named when set away from the model's own (``tinygpt.ui.frame.controls.Switch``).
-MASK = Switch(_on_off("attn.mask"), lambda on: tr("why.how.mask_on" if on else "why.how.mask_off"), always=True)
-UNIFORM = Switch(_on_off("attn.uniform"), lambda on: tr("why.how.uniform"))
-TAU = Switch(lambda tau, values: f"τ = {tau:g}", lambda tau: tr("why.how.tau", tau=tau))
+#: ``led``: the teacher's lead form sets them for a class (a toggle, or a slider over ``options``).
+MASK = Switch(
+    _on_off("attn.mask"), lambda on: tr("why.how.mask_on" if on else "why.how.mask_off"), always=True, led=True
+)
+UNIFORM = Switch(_on_off("attn.uniform"), lambda on: tr("why.how.uniform"), led=True)
+TAU = Switch(lambda tau, values: f"τ = {tau:g}", lambda tau: tr("why.how.tau", tau=tau), led=True, options=TEMPERATURES)
 HEADS_OFF = Switch(
     _said_off, lambda heads: tr("why.how.off", heads=_heads(heads)), lambda v: sorted(v.get(K_HEADS_OFF) or [])
 )
