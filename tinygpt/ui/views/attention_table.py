@@ -10,6 +10,7 @@ import math
 from functools import partial
 from typing import Any
 
+from tinygpt.config import OWN_TEMPERATURE
 from tinygpt.formatting import number, shown_text
 from tinygpt.params import (
     read_choice_of,
@@ -139,7 +140,9 @@ ATTENTION = table(
         UNIFORM,
     ),
     control(K_UNIFORM_SCOPE, "layer", "attn.uniform_scope"),
-    control(K_TAU, 1.0, "attn.temperature", lambda cfg: url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}"), TAU),
+    control(
+        K_TAU, OWN_TEMPERATURE, "attn.temperature", lambda cfg: url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}"), TAU
+    ),
     control(
         K_HEADS_OFF,
         [],
