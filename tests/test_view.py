@@ -180,3 +180,42 @@ def test_a_new_switch_is_read_written_named_and_lockable_from_its_row_alone(reco
     assert ("dummy", "1") in parse_qsl(text) and read_view(rows, text)[0][key] is True
     assert switched(table, own, record) == [] and switched(table, {**own, key: True}, record) == [row]
     assert row.switch.said(True, own) == "dummy: True" and key in lockable(table)
+
+
+def test_a_led_switch_row_is_in_the_lead_form_the_stored_view_and_a_followers_session(store, monkeypatch):
+    from functools import partial
+
+    from helpers import open_link
+
+    from tinygpt.classroom.period import read_state
+    from tinygpt.i18n import t
+    from tinygpt.params import read_flag, write_flag
+    from tinygpt.ui.frame import url
+    from tinygpt.ui.frame.controls import Switch, control, lockable
+    from tinygpt.ui.teacher.lead_view import L_OPEN, lead_key
+    from tinygpt.ui.views import lesson
+
+    key = "attn_dummy"
+    row = control(
+        key,
+        False,
+        "attn.guess",
+        lambda cfg: url.field("dummy", key, partial(read_flag, name="dummy"), write_flag),
+        Switch(lambda on, values: f"dummy: {on}", led=True),
+    )
+    monkeypatch.setitem(ATTENTION, key, row)  # the row added to the table, as a new switch's edit does
+    monkeypatch.setitem(lesson.LESSON_CONTROLS, key, lockable({key: row})[key])  # (read from the tables at import)
+    code, teacher_key = store.create_class("lesson=1&pages=predict,attention,theory&model=textbook&lang=en")
+    teacher = open_link("teacher", **{"class": code, "key": teacher_key})
+    toggles = {w.key: w.label for w in teacher.toggle}
+    assert lead_key(key) == "lead_dummy" and toggles["lead_dummy"] == t("attn.guess", "en")
+    sliders = {w.key for w in teacher.select_slider}
+    assert {"lead_mask", "lead_uniform"} <= set(toggles) and "lead_temperature" in sliders  # the table's own switches
+    assert t("attn.guess", "en") in teacher.multiselect(key=L_OPEN).options  # a control students may be left
+    teacher.button(key="lead_follow").click().run()
+    teacher.toggle(key="lead_dummy").set_value(True).run()
+    assert not teacher.exception, [e.value for e in teacher.exception]
+    state = read_state(store, code)
+    assert ("dummy", "1") in parse_qsl(state.view("attention")) and state.follow
+    student = open_link("attention", **{"class": code})
+    assert student.session_state[key] is True  # locked at the teacher's value: the teacher has not opened it

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field, fields, replace
 import torch
 import torch.nn.functional as F
 
+from tinygpt.config import OWN_TEMPERATURE
+
 State = dict[str, torch.Tensor]
 
 
@@ -53,7 +55,7 @@ class Switches:
     Attributes:
         causal_mask: hide future positions (j > i) before the softmax.
         divisor: the number the scores are divided by; None means √d_head (the paper), 1.0 no scaling.
-        temperature: softmax temperature τ > 0; α = softmax(S / τ). 1.0 is the model's own.
+        temperature: softmax temperature τ > 0; α = softmax(S / τ). ``OWN_TEMPERATURE`` is the model's own.
         edits: replacement raw scores S[head, i, j] = value, applied after step 3.
         uniform_heads: heads whose α is replaced by the uniform distribution over the keys the
             mask allows (1/(i+1) on j ≤ i with the mask, 1/T without it); sorted, no repeats.
@@ -66,7 +68,7 @@ class Switches:
 
     causal_mask: bool = True
     divisor: float | None = None
-    temperature: float = 1.0
+    temperature: float = OWN_TEMPERATURE
     edits: tuple[tuple[int, int, int, float], ...] = ()
     uniform_heads: tuple[int, ...] = ()
     heads_off: tuple[int, ...] = ()

@@ -29,6 +29,9 @@ MAX_STEP_WORK = 2_500_000_000
 MAX_TYPED_DIGITS = 64
 #: Generation (``tinygpt.generate``): the largest sampling temperature τ and the most characters one run generates.
 MAX_TEMPERATURE = 5.0
+#: Attention's own softmax temperature τ (``tinygpt.attention.Switches``: α = softmax(S / τ) as trained); the
+#: Attention page's τ starts at it (kept with the configs: the page's table imports no torch).
+OWN_TEMPERATURE = 1.0
 MAX_NEW_CHARS = 64
 
 

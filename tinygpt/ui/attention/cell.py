@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from tinygpt.attention import AttentionTrace, DotSpec, Step
+from tinygpt.attention import AttentionTrace, DotSpec, Step, Switches
 from tinygpt.explanations.explain import Copy, DotProduct, ScoreCell, explain_cell
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.switches import index_slider
@@ -102,7 +102,7 @@ def cell_latex(
             )
         )
         return lines
-    tau = "" if c.temperature == 1.0 else rf"/{_num(c.temperature)}"
+    tau = "" if c.temperature == Switches.temperature else rf"/{_num(c.temperature)}"
     ks = list(range(min(T, row_shown)))
     if j not in ks:
         ks[-1] = j

@@ -122,7 +122,7 @@ def unchanged_reasons(record: ModelRecord, text: str, layer: int, sw: Switches, 
     if not sw.causal_mask and record.train_cfg.causal_mask and T > 1:
         key = "attn.exp.why_mask_last" if layer == n_layers - 1 else "attn.exp.why_mask"
         reasons.append(tr(key, last=labels[-1], layer=number(layer)))
-    if sw.temperature < 1.0:
+    if sw.temperature < Switches.temperature:  # sharper than the model's own softmax
         alphas = data.own_walk(record, text).alphas[layer]  # (h, T, T)
         rows = alphas[:, 1:]
         share = float(rows.amax(dim=-1).mean()) if rows.numel() else 1.0

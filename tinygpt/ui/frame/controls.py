@@ -17,7 +17,8 @@ Each page has one table (:class:`Control` rows): ``tinygpt.ui.views.predict_tabl
   lesson, a class link and the teacher's led view store and every page reads.
 - A control that changes the computation itself has a :class:`Switch`: how it is named when set away
   from its default (:func:`switched`), which "own attention", a lesson's note, the reasons of a flip
-  and a student's status line say.
+  and a student's status line say. A switch marked ``led`` is in the teacher's lead form too
+  (:func:`led_rows`: its widget, the control a teacher may leave open, the view students follow).
 
 The tables import nothing heavy (no torch): the lesson reads them on every page, before the page runs.
 """
@@ -65,12 +66,17 @@ class Switch:
         value: the view's values -> the value in effect (None: the control's own value), compared
             with the default's.
         always: a status line names it even at its default (the causal mask).
+        led: the teacher's lead form sets it live for a class and may leave it open to students
+            (:func:`led_rows`): a toggle, or a slider over ``options``.
+        options: the values a led switch's slider offers; empty: the switch is on or off (a toggle).
     """
 
     said: Callable[[Any, Mapping[str, Any]], str]
     how: Callable[[Any], str] | None = None
     value: Callable[[Mapping[str, Any]], Any] | None = None
     always: bool = False
+    led: bool = False
+    options: tuple[Any, ...] = ()
 
     def of(self, key: str, values: Mapping[str, Any]) -> Any:
         """The value in effect of control ``key`` in ``values``."""
@@ -123,6 +129,11 @@ def table(*rows: Control) -> Table:
 def lockable(*tables: Table) -> dict[str, tuple[str, dict[str, object]]]:
     """The controls a lesson link may show or hide: key -> (label's i18n key, its fields)."""
     return {k: (c.label, dict(c.fields)) for t in tables for k, c in t.items() if c.label is not None}
+
+
+def led_rows(tbl: Table) -> list[Control]:
+    """The rows whose :class:`Switch` a teacher leads (``Switch.led``; each has a label), in the table's order."""
+    return [row for row in tbl.values() if row.switch is not None and row.switch.led and row.label is not None]
 
 
 def url_rows(tbl: Table, context: Any = None) -> tuple[url.Param, ...]:

@@ -2,9 +2,10 @@
 
 - :func:`lead`: "Students follow me" / "Let them explore", and the view students see while they
   follow: the page, the model (an example, or the model of the teacher's pages when training can
-  rebuild it: ``tinygpt.ui.choice.led_model``), the text, the step, the first switches of the Attention page, and
-  the controls students may still use. Each change is written at once into the class's state
-  (``tinygpt.classroom.period.write_led_state``), which every student's page reads every few seconds.
+  rebuild it: ``tinygpt.ui.choice.led_model``), the text, the step, the Attention switches its table
+  marks ``led`` (:func:`led_switches`: each drawn from its row), and the controls students may still
+  use. Each change is written at once into the class's state (``tinygpt.classroom.period.write_led_state``),
+  which every student's page reads every few seconds.
 - The view is stored whole: each led page's complete view as the page's URL text (the model's
   defaults written out, the layer and head included) and the model's identity
   (``tinygpt.ui.attention.page_views``), so students and the teacher's question see the same head.
@@ -44,10 +45,11 @@ from tinygpt.classroom.store import ClassError, StoreError
 from tinygpt.config import ConfigError
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import page_views
-from tinygpt.ui.attention.state import TEMPERATURES, own_text
+from tinygpt.ui.attention.state import own_text
 from tinygpt.ui.choice.led_model import led_model, model_identity, teacher_train
 from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store, problem_text
+from tinygpt.ui.frame.controls import Control, led_rows
 from tinygpt.ui.frame.language import error_text, lang, listed, tr
 from tinygpt.ui.frame.page_list import PAGES, TEACHER_PATH
 from tinygpt.ui.frame.teacher_state import teacher_session
@@ -56,10 +58,6 @@ from tinygpt.ui.views.lesson import LESSON_CONTROLS, parse_lesson
 from tinygpt.ui.views.predict_table import P_PREFIX
 from tinygpt.vocab import UnknownCharError
 
-#: The Attention page's controls the lead form draws (its widget keys: :func:`lead_key`).
-LED_CONTROLS: tuple[str, ...] = (table.K_TEXT, table.K_STEP, table.K_MASK, table.K_UNIFORM, table.K_TAU)
-#: The controls a teacher may leave open to students while they follow.
-OPENABLE: tuple[str, ...] = (table.K_MASK, table.K_UNIFORM, table.K_TAU, table.K_STEP, table.K_TEXT, P_PREFIX)
 L_PAGE, L_MODEL, L_OPEN = "lead_page", "lead_model", "lead_open"
 #: Seconds between two heartbeats of the leading tab (each checks that it still leads), and between two
 #: checks, on another tab, whether the leader went silent.
@@ -69,6 +67,23 @@ WATCH_SECONDS = 3
 def lead_key(key: str) -> str:
     """The lead form's widget key for the Attention page's control ``key`` (``attn_mask``: ``lead_mask``)."""
     return f"lead_{key.removeprefix('attn_')}"
+
+
+def led_switches() -> list[Control]:
+    """The Attention page's switches the lead form draws: the rows of its table marked ``led``
+    (``tinygpt.ui.frame.controls.led_rows``), in the table's order."""
+    return led_rows(table.ATTENTION)
+
+
+def led_controls() -> tuple[str, ...]:
+    """The Attention page's controls the lead form sets (its widget keys: :func:`lead_key`): the text,
+    the step and the led switches."""
+    return (table.K_TEXT, table.K_STEP, *(row.key for row in led_switches()))
+
+
+def openable() -> tuple[str, ...]:
+    """The controls a teacher may leave open to students while they follow."""
+    return (*(row.key for row in led_switches()), table.K_STEP, table.K_TEXT, P_PREFIX)
 
 
 def current_state(code: str) -> ClassState:
@@ -113,7 +128,7 @@ def _widgets_state(stored: ClassState) -> ClassState:
     record = led_model(new)
     if record is None:  # the own model is not on this server: the views wait for it
         return new
-    changes = {k: ss[lead_key(k)] for k in LED_CONTROLS if ss.get(lead_key(k)) is not None}
+    changes = {k: ss[lead_key(k)] for k in led_controls() if ss.get(lead_key(k)) is not None}
     text = str(changes.pop(table.K_TEXT, "") or "").strip() or own_text(record)
     attention = page_views.complete("attention", record, stored.view("attention"), **changes, **{table.K_TEXT: text})
     predict = page_views.complete("predict", record, stored.view("predict"), **{P_PREFIX: text})
@@ -186,12 +201,12 @@ def _load(code: str, stored: ClassState) -> None:
         return
     ts.lead_loaded = code
     ss[L_PAGE], ss[L_MODEL] = stored.page, stored.model
-    ss[L_OPEN] = [k for k in stored.open_controls if k in OPENABLE]
+    ss[L_OPEN] = [k for k in stored.open_controls if k in openable()]
     record = led_model(stored)
     if record is None:
         return
     values = stored_values(stored, record)
-    for k in LED_CONTROLS:
+    for k in led_controls():
         ss[lead_key(k)] = values[k]
     if values[table.K_TEXT] == own_text(record):  # the empty box is the model's own text
         ss[lead_key(table.K_TEXT)] = ""
@@ -315,10 +330,8 @@ def lead(code: str, key: str) -> None:
             args=args,
         )
         _check_text(stored)
-        left.toggle(tr("attn.mask"), key=lead_key(table.K_MASK), on_change=_publish, args=args)
-        right.toggle(tr("attn.uniform"), key=lead_key(table.K_UNIFORM), on_change=_publish, args=args)
-        st.select_slider(tr("attn.temperature"), TEMPERATURES, key=lead_key(table.K_TAU), on_change=_publish, args=args)
-        controls = {k: tr(LESSON_CONTROLS[k][0], **LESSON_CONTROLS[k][1]) for k in OPENABLE}
+        _switch_widgets((left, right), args)
+        controls = {k: tr(LESSON_CONTROLS[k][0], **LESSON_CONTROLS[k][1]) for k in openable()}
         st.multiselect(
             tr("period.open"),
             list(controls),
@@ -330,6 +343,20 @@ def lead(code: str, key: str) -> None:
             placeholder=tr("period.open_none"),
             select_all=False,  # Streamlit's "Select all" is English only
         )
+
+
+def _switch_widgets(columns: tuple, args: tuple[str, str]) -> None:
+    """The led switches' widgets, each from its row (label, kind; key :func:`lead_key`): the toggles
+    by turns in ``columns``, then the sliders over their ``options`` full width."""
+    rows = [(row, row.switch) for row in led_switches() if row.switch is not None and row.label is not None]
+    toggles = [(row, sw) for row, sw in rows if not sw.options]
+    for n, (row, _) in enumerate(toggles):
+        label = tr(row.label, **row.fields)
+        columns[n % len(columns)].toggle(label, key=lead_key(row.key), on_change=_publish, args=args)
+    for row, sw in rows:
+        if sw.options:
+            label = tr(row.label, **row.fields)
+            st.select_slider(label, sw.options, key=lead_key(row.key), on_change=_publish, args=args)
 
 
 def _preview(state: ClassState) -> None:

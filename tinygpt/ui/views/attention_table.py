@@ -10,6 +10,7 @@ import math
 from functools import partial
 from typing import Any
 
+from tinygpt.config import OWN_TEMPERATURE
 from tinygpt.formatting import number, shown_text
 from tinygpt.params import (
     read_choice_of,
@@ -111,9 +112,12 @@ def _said_scale(scaling, values) -> str:
 
 
 #: The switches: how each is named when set away from the model's own (``tinygpt.ui.frame.controls.Switch``).
-MASK = Switch(_on_off("attn.mask"), lambda on: tr("why.how.mask_on" if on else "why.how.mask_off"), always=True)
-UNIFORM = Switch(_on_off("attn.uniform"), lambda on: tr("why.how.uniform"))
-TAU = Switch(lambda tau, values: f"τ = {tau:g}", lambda tau: tr("why.how.tau", tau=tau))
+#: ``led``: the teacher's lead form sets them for a class (a toggle, or a slider over ``options``).
+MASK = Switch(
+    _on_off("attn.mask"), lambda on: tr("why.how.mask_on" if on else "why.how.mask_off"), always=True, led=True
+)
+UNIFORM = Switch(_on_off("attn.uniform"), lambda on: tr("why.how.uniform"), led=True)
+TAU = Switch(lambda tau, values: f"τ = {tau:g}", lambda tau: tr("why.how.tau", tau=tau), led=True, options=TEMPERATURES)
 HEADS_OFF = Switch(
     _said_off, lambda heads: tr("why.how.off", heads=_heads(heads)), lambda v: sorted(v.get(K_HEADS_OFF) or [])
 )
@@ -136,7 +140,9 @@ ATTENTION = table(
         UNIFORM,
     ),
     control(K_UNIFORM_SCOPE, "layer", "attn.uniform_scope"),
-    control(K_TAU, 1.0, "attn.temperature", lambda cfg: url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}"), TAU),
+    control(
+        K_TAU, OWN_TEMPERATURE, "attn.temperature", lambda cfg: url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}"), TAU
+    ),
     control(
         K_HEADS_OFF,
         [],
