@@ -405,6 +405,8 @@ class TrainingJob:
             self._set(result=record.freeze(), error=exc, generation=greedy_continuation(record), status=JobStatus.ERROR)
             return
         trainer.finish()
+        self._trainer = trainer = None  # the Adam state and gradients go back to the system before publishing,
+        release_free_memory()  # whose checkpoint bytes would otherwise come on top of them
         if record.stop_reason == StopReason.STOPPED:
             self._set(result=record.freeze(), generation=greedy_continuation(record), status=JobStatus.STOPPED)
             return

@@ -214,15 +214,16 @@ class ModelLibrary:
                 conn.execute(models_table.delete().where(models_table.c.used_at < now - MODEL_DAYS * 86400))
                 found = conn.execute(sa.select(models_table.c.name).where(models_table.c.name == digest)).first()
                 if found is None:
-                    conn.execute(
-                        models_table.insert().values(
-                            name=digest,
-                            settings=settings_text(key),
-                            checkpoint=to_bytes(record),
-                            created_at=now,
-                            used_at=now,
-                        )
-                    )
+                    # the values as execute parameters, never in the statement: SQLAlchemy caches compiled
+                    # statements, and one holding the checkpoint would keep its bytes for the process's life
+                    row = {
+                        "name": digest,
+                        "settings": settings_text(key),
+                        "checkpoint": to_bytes(record),
+                        "created_at": now,
+                        "used_at": now,
+                    }
+                    conn.execute(models_table.insert(), row)
                     return record
         except sa.exc.IntegrityError:  # another server published the same settings a moment before
             pass
