@@ -5,10 +5,15 @@ between two samples of the RSS (tinygpt.training.jobs.check_start_memory; bench.
 
 from __future__ import annotations
 
+import pytest
 from test_limits import cleanup, settings, wait_until  # noqa: F401 - cleanup is a fixture
 
+from tinygpt.classroom.store import Store, database_url
+from tinygpt.config import GPTConfig
 from tinygpt.training import jobs
-from tinygpt.training.jobs import JobQueue, JobStatus, ModelShelf, start_job
+from tinygpt.training.jobs import JobQueue, JobStatus, MemoryLimitError, ModelShelf, model_key, start_job
+from tinygpt.training.model_library import ModelLibrary
+from tinygpt.training.train import train
 
 
 def test_a_running_job_keeps_its_whole_estimate_reserved(monkeypatch, cleanup):  # noqa: F811
@@ -38,3 +43,34 @@ def test_jobs_that_fit_together_both_start(monkeypatch, cleanup):  # noqa: F811
     cleanup.append(second)
     wait_until(lambda: len(second.losses) == 2 or second.status == JobStatus.ERROR)
     assert second.status == JobStatus.PAUSED and second.error is None
+
+
+def test_the_admission_arithmetic_with_the_benchmarks_figures():
+    # the largest model a link accepts (bench.limits): 37,917,700 parameters × 16 bytes + 50 MB
+    largest = GPTConfig(vocab_size=4, d_model=1024, n_heads=16, n_layers=3, d_ff=4096)
+    need = jobs.job_memory_mb(largest)
+    assert need == pytest.approx(37_917_700 * 16 / 1e6 + 50) == pytest.approx(656.68, abs=0.01)
+    # a server at 690 MB: one such job fits the 2,000 MB limit, a second beside it does not
+    assert jobs.start_fits(690, 0, need, 2000)
+    assert not jobs.start_fits(690, need, need, 2000)  # 690 + 656.7 + 656.7 = 2003.4
+    assert jobs.start_fits(690, need, need, 2004)
+    # once the first has ended, its model (151.7 MB of float32 weights) is in the RSS, not reserved
+    assert jobs.start_fits(690 + 151.7, 0, need, 2000)
+    assert not jobs.start_fits(1400, 0, need, 2000)  # 1400 + 656.7 > 2000
+    assert jobs.start_fits(10_000, 10_000, need, 0)  # a limit of 0: none
+
+
+def test_a_model_read_from_the_store_is_admitted_as_its_training(monkeypatch, tmp_path, cleanup):  # noqa: F811
+    store = Store(database_url({"TINYGPT_DATA_DIR": str(tmp_path / "data")}))
+    text, gpt, train_cfg = settings(141, epochs=3)
+    ModelShelf(library=ModelLibrary(store)).put(model_key(text, gpt, train_cfg), train(text, gpt, train_cfg))
+    need = jobs.job_memory_mb(gpt)
+    monkeypatch.setattr(jobs, "process_rss_mb", lambda: 500.0)
+    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + need - 1)  # the load does not fit
+    with pytest.raises(MemoryLimitError) as refused:
+        start_job(text, gpt, train_cfg, JobQueue(), ModelShelf(library=ModelLibrary(store)), owner="a")
+    assert refused.value.key == "train.memory_full" and refused.value.params["need"] == round(need)
+    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + need + 1)  # it fits: the stored model, nothing trained
+    job = start_job(text, gpt, train_cfg, JobQueue(), ModelShelf(library=ModelLibrary(store)), owner="a")
+    assert job.from_cache and job.status == JobStatus.DONE and len(job.losses) == 3
+    store.dispose()

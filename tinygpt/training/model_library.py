@@ -195,6 +195,19 @@ class ModelLibrary:
             log.error("model library: the stored model %s… cannot be read: %s", digest[:12], exc)
             return None
 
+    def stored(self, key: ModelKey) -> bool:
+        """Whether :meth:`get` would read the model of ``key`` from the store (not shipped, published there);
+        False when the store cannot be read."""
+        if self.store is None or shipped_model(key) is not None:
+            return False
+        try:
+            with self.store.transaction() as conn:
+                name = models_table.c.name
+                return conn.execute(sa.select(name).where(name == store_name(key))).first() is not None
+        except Exception as exc:  # noqa: BLE001 - a store failure means "not there", as in get
+            log.warning("model library: the store could not be read (%s)", type(exc).__name__)
+            return False
+
     def publish(self, record: ModelRecord) -> ModelRecord:
         """Publish a trained model under its settings and return the model everyone gets for them.
 
