@@ -19,7 +19,7 @@ from tinygpt.training.train import train
 def test_a_running_job_keeps_its_whole_estimate_reserved(monkeypatch, cleanup):  # noqa: F811
     monkeypatch.setattr(jobs, "process_rss_mb", lambda: 500.0)  # as if the running job's steps held nothing yet
     need = jobs.job_memory_mb(settings(1)[1])
-    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + 1.5 * need)  # room for one job, not two
+    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + jobs.START_MARGIN_MB + 1.5 * need)  # room for one job, not two
     queue, shelf = JobQueue(slots=2), ModelShelf()
     running = start_job(*settings(121), queue, shelf, paused=True, steps=3, owner="a")
     cleanup.append(running)
@@ -34,7 +34,7 @@ def test_a_running_job_keeps_its_whole_estimate_reserved(monkeypatch, cleanup): 
 def test_jobs_that_fit_together_both_start(monkeypatch, cleanup):  # noqa: F811
     monkeypatch.setattr(jobs, "process_rss_mb", lambda: 500.0)
     need = jobs.job_memory_mb(settings(1)[1])
-    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + 2 * need + 1)
+    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + jobs.START_MARGIN_MB + 2 * need + 1)
     queue, shelf = JobQueue(slots=2), ModelShelf()
     first = start_job(*settings(131), queue, shelf, paused=True, steps=2, owner="a")
     cleanup.append(first)
@@ -54,10 +54,13 @@ def test_the_admission_arithmetic_with_the_benchmarks_figures():
     assert jobs.start_fits(690, 0, need, 2000)
     assert not jobs.start_fits(690, need, need, 2000)  # 690 + 656.7 + 656.7 = 2003.4
     assert jobs.start_fits(690, need, need, 2004)
+    # the margin counts: 550 + 656.7 + 656.7 = 1863.4 fits alone, not with 150 MB kept free (2013.4)
+    assert jobs.start_fits(550, need, need, 2000) and not jobs.start_fits(550, need, need, 2000, margin_mb=150)
+    assert jobs.start_fits(550, need, need, 2014, margin_mb=150)
     # once the first has ended, its model (151.7 MB of float32 weights) is in the RSS, not reserved
-    assert jobs.start_fits(690 + 151.7, 0, need, 2000)
+    assert jobs.start_fits(690 + 151.7, 0, need, 2000, margin_mb=150)
     assert not jobs.start_fits(1400, 0, need, 2000)  # 1400 + 656.7 > 2000
-    assert jobs.start_fits(10_000, 10_000, need, 0)  # a limit of 0: none
+    assert jobs.start_fits(10_000, 10_000, need, 0, margin_mb=150)  # a limit of 0: none
 
 
 def test_a_model_read_from_the_store_is_admitted_as_its_training(monkeypatch, tmp_path, cleanup):  # noqa: F811
@@ -66,11 +69,12 @@ def test_a_model_read_from_the_store_is_admitted_as_its_training(monkeypatch, tm
     ModelShelf(library=ModelLibrary(store)).put(model_key(text, gpt, train_cfg), train(text, gpt, train_cfg))
     need = jobs.job_memory_mb(gpt)
     monkeypatch.setattr(jobs, "process_rss_mb", lambda: 500.0)
-    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + need - 1)  # the load does not fit
+    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + jobs.START_MARGIN_MB + need - 1)  # the load does not fit
     with pytest.raises(MemoryLimitError) as refused:
         start_job(text, gpt, train_cfg, JobQueue(), ModelShelf(library=ModelLibrary(store)), owner="a")
-    assert refused.value.key == "train.memory_full" and refused.value.params["need"] == round(need)
-    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + need + 1)  # it fits: the stored model, nothing trained
+    assert refused.value.key == "train.memory_full"
+    assert refused.value.params["need"] == round(need + jobs.START_MARGIN_MB)
+    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + jobs.START_MARGIN_MB + need + 1)  # it fits: nothing trained
     job = start_job(text, gpt, train_cfg, JobQueue(), ModelShelf(library=ModelLibrary(store)), owner="a")
     assert job.from_cache and job.status == JobStatus.DONE and len(job.losses) == 3
     store.dispose()

@@ -1,12 +1,11 @@
 """The serving engine behind the pages, free of Streamlit: training jobs, the model shelf, run records.
 
-- :class:`TrainingJob`: one training run in a background thread while the pages keep working.
-  The thread only writes the job's fields under its lock; a page polls
-  :meth:`TrainingJob.progress`. Controls act at step boundaries (Pause, Resume, Step = one
-  optimizer step, Stop). A process-wide :class:`JobQueue` bounds how many jobs hold a training
-  slot at once (the host has 2 cores and each job trains with one thread); a waiting job reports
-  its place in line. A paused job keeps its slot (its weights and Adam state stay in memory) and
-  stops by itself after ``MAX_PAUSE_SECONDS``.
+- :class:`TrainingJob`: one training run in a background thread while the pages keep working. The thread
+  only writes the job's fields under its lock; a page polls :meth:`TrainingJob.progress`. Controls act at
+  step boundaries (Pause, Resume, Step = one optimizer step, Stop). A process-wide :class:`JobQueue`
+  bounds how many jobs hold a training slot at once (the host has 2 cores and each job trains with one
+  thread); a waiting job reports its place in line. A paused job keeps its slot (its weights and Adam
+  state stay in memory) and stops by itself after ``MAX_PAUSE_SECONDS``.
 - :class:`ModelShelf`: finished models, frozen and shared read-only, keyed by the settings that
   determine them (:func:`model_key`): training is deterministic, so the same settings never
   train twice in a process.
@@ -77,6 +76,7 @@ __all__ = [
     "MAX_WAITING_JOBS",
     "MEMORY_LIMIT_MB",
     "RATE_WINDOW",
+    "START_MARGIN_MB",
     "UNWATCHED_GRACE_S",
     "WARM_UP_NICE",
     "JobQueue",
@@ -122,6 +122,9 @@ MEMORY_LIMIT_MB = env_int("TINYGPT_MEMORY_LIMIT_MB", 2000)
 JOB_BYTES_PER_PARAMETER = 16
 #: MB a training run holds beyond that (activations, the allocator's slack), whatever its size.
 JOB_BASE_MB = 50.0
+#: MB kept free beyond the estimates when a job starts or a stored model loads: two of the largest jobs at once
+#: (bench.limits) passed the RSS at their admission plus both estimates by up to 142 MB (the pages, each arena's slack).
+START_MARGIN_MB = 150.0
 
 
 def process_rss_mb() -> float | None:
@@ -155,13 +158,12 @@ def check_memory(gpt_cfg: GPTConfig, limit_mb: float | None = None) -> None:
     check_memory_mb(job_memory_mb(gpt_cfg), limit_mb=limit_mb)
 
 
-def start_fits(rss_mb: float, reserved_mb: float, need_mb: float, limit_mb: float) -> bool:
-    """Whether a job whose slot has come may train: ``rss_mb`` (the process now: the shelf's models, the
-    sessions' own, the running jobs' steps so far) + ``reserved_mb`` (the whole estimate of every other
-    job with a slot) + ``need_mb`` (its own estimate) stays within ``limit_mb`` (all MB; a limit of 0:
-    none). A job's estimate covers its publishing too: the Adam state and gradients (12 bytes a
-    parameter) are freed before the checkpoint's copies of the weights are made."""
-    return not limit_mb or rss_mb + reserved_mb + need_mb <= limit_mb
+def start_fits(rss_mb: float, reserved_mb: float, need_mb: float, limit_mb: float, margin_mb: float = 0.0) -> bool:
+    """Whether ``rss_mb`` (the process now) + ``reserved_mb`` (the whole estimate of every other job with a
+    slot) + ``need_mb`` (this job's or load's estimate) + ``margin_mb`` stays within ``limit_mb`` (all MB;
+    a limit of 0: none). A job's estimate covers its publishing: its Adam state and gradients are freed
+    before the checkpoint's copies of the weights are made."""
+    return not limit_mb or rss_mb + reserved_mb + need_mb + margin_mb <= limit_mb
 
 
 def _reserved_mb(job: TrainingJob | None = None) -> float:
@@ -170,19 +172,17 @@ def _reserved_mb(job: TrainingJob | None = None) -> float:
 
 
 def _check_fits(reserved_mb: float, need_mb: float, key: str, limit_mb: float | None = None) -> None:
-    """Raise :class:`MemoryLimitError` (i18n ``key``) unless :func:`start_fits` with the RSS now."""
+    """Raise :class:`MemoryLimitError` (i18n ``key``) unless :func:`start_fits` with the RSS now and the margin."""
     limit = MEMORY_LIMIT_MB if limit_mb is None else limit_mb
     rss = process_rss_mb() if limit else None
-    if rss is not None and not start_fits(rss, reserved_mb, need_mb, limit):
-        raise MemoryLimitError(rss + reserved_mb, need_mb, limit, key)
+    if rss is not None and not start_fits(rss, reserved_mb, need_mb, limit, START_MARGIN_MB):
+        raise MemoryLimitError(rss + reserved_mb, need_mb + START_MARGIN_MB, limit, key)
 
 
 def check_start_memory(job: TrainingJob, limit_mb: float | None = None) -> None:
-    """Raise :class:`MemoryLimitError` (``train.memory_full_start``) when ``job``, whose slot has just
-    come, does not fit (:func:`start_fits`). A running job's estimate stays reserved beside the RSS
-    that already holds part of it: its memory still grows after its first step (the backward pass's
-    buffers, the checkpoint it publishes), and counting only what the RSS shows let two of the
-    largest jobs pass the limit between two samples."""
+    """Raise :class:`MemoryLimitError` (``train.memory_full_start``) when ``job``, whose slot has just come,
+    does not fit (:func:`start_fits`). A running job's whole estimate stays reserved beside the RSS holding
+    part of it: its memory grows after its first step (the backward pass's buffers, the checkpoint)."""
     with _running_lock:
         reserved = _reserved_mb(job)
     _check_fits(reserved, job_memory_mb(job.gpt_cfg), "train.memory_full_start", limit_mb)
