@@ -49,7 +49,7 @@ def cleanup():
 def test_a_queued_job_whose_turn_comes_when_memory_is_short_ends_with_the_memory_message(monkeypatch, cleanup, lang):
     rss = {"now": 500.0}
     monkeypatch.setattr(jobs, "process_rss_mb", lambda: rss["now"])
-    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + jobs.job_memory_mb(SMALL) + 1)
+    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + jobs.START_MARGIN_MB + jobs.job_memory_mb(SMALL) + 1)
     queue, shelf = JobQueue(slots=1), ModelShelf()
     first = start_job(*settings(101), queue, shelf, paused=True, owner="a")  # holds the one slot
     cleanup.append(first)
@@ -71,7 +71,7 @@ def test_a_queued_job_whose_turn_comes_when_memory_is_short_ends_with_the_memory
 def test_the_start_check_counts_jobs_that_have_a_slot_but_no_memory_yet(monkeypatch, cleanup):
     monkeypatch.setattr(jobs, "process_rss_mb", lambda: 500.0)
     need = jobs.job_memory_mb(SMALL)
-    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + 1.5 * need)  # room for one job, not two
+    monkeypatch.setattr(jobs, "MEMORY_LIMIT_MB", 500 + jobs.START_MARGIN_MB + 1.5 * need)  # room for one job, not two
     queue, shelf = JobQueue(slots=2), ModelShelf()
     holding = start_job(*settings(111), queue, shelf, paused=True, owner="a")  # a slot, no step yet
     cleanup.append(holding)

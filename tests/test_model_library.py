@@ -4,6 +4,8 @@ On SQLite and on PostgreSQL (a throwaway cluster), as the class store's own test
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 import torch
 from helpers import SMALL
@@ -11,6 +13,7 @@ from helpers import SMALL
 from tinygpt.classroom.store import Store, database_url
 from tinygpt.config import SEED_TEXT, TrainConfig
 from tinygpt.examples import EXAMPLES
+from tinygpt.training.checkpoint import to_bytes
 from tinygpt.training.jobs import ModelShelf, model_key
 from tinygpt.training.model_library import (
     MODEL_DAYS,
@@ -125,3 +128,21 @@ def test_two_threads_publishing_into_a_fresh_store_at_once_leave_it_usable(tmp_p
         thread.join()
     store.check()  # raises StoreError when a failure marked the store unreachable
     assert ModelLibrary(store).get(model_key(*SETTINGS)) is not None
+
+
+def held_bytes(size: int) -> int:
+    """How many objects the garbage collector sees holding a bytes value of exactly ``size`` bytes."""
+    gc.collect()
+    found = 0
+    for obj in gc.get_objects():
+        values = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple)) else ()
+        found += sum(isinstance(v, bytes) and len(v) == size for v in values)
+    return found
+
+
+def test_publishing_keeps_no_copy_of_the_checkpoint(store):
+    record = trained(seed=5)
+    size = len(to_bytes(record))
+    assert held_bytes(size) == 0
+    ModelLibrary(store).publish(record)
+    assert held_bytes(size) == 0  # a statement cache holding the bytes would keep them for the process's life

@@ -497,6 +497,11 @@ class Store(StoreConnection):
             conn.execute(models_table.update().where(where).values(used_at=self.clock()))
         return bytes(row.checkpoint), row.settings
 
+    def has_model(self, name: str) -> bool:
+        """Whether a model is published as ``name`` (its bytes are not read)."""
+        with self._connection() as conn:
+            return conn.execute(sa.select(models_table.c.name).where(models_table.c.name == name)).first() is not None
+
     def publish_model(self, name: str, settings: str, checkpoint: bytes, unused_days: float) -> bool:
         """Publish a model's ``checkpoint`` bytes as ``name`` unless one is published under that
         name already (the first stays); True when this one was kept. Models not used for
@@ -508,11 +513,10 @@ class Store(StoreConnection):
                 found = conn.execute(sa.select(models_table.c.name).where(models_table.c.name == name)).first()
                 if found is not None:
                     return False
-                conn.execute(
-                    models_table.insert().values(
-                        name=name, settings=settings, checkpoint=checkpoint, created_at=now, used_at=now
-                    )
-                )
+                # the values as execute parameters, never in the statement: SQLAlchemy caches compiled
+                # statements, and one holding the checkpoint would keep its bytes for the process's life
+                row = {"name": name, "settings": settings, "checkpoint": checkpoint, "created_at": now, "used_at": now}
+                conn.execute(models_table.insert(), row)
         except sa_exc.IntegrityError:  # another server published the same name a moment before
             return False
         return True

@@ -117,7 +117,11 @@ class StoreConnection:
                     Path(sqlite_path(url)).parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
                     raise self._unreachable(exc, "create the folder") from exc
-            engine = sa.create_engine(url, connect_args={"timeout": CONNECT_TIMEOUT_S, "check_same_thread": False})
+            # no prepared statements kept: a kept statement holds its last bound values, and a published
+            # model's checkpoint (a blob of up to hundreds of MB) would stay in memory with it
+            engine = sa.create_engine(
+                url, connect_args={"timeout": CONNECT_TIMEOUT_S, "check_same_thread": False, "cached_statements": 0}
+            )
 
             @sa.event.listens_for(engine, "connect")
             def _sqlite_pragmas(dbapi_connection, _record) -> None:

@@ -1,12 +1,11 @@
 """The serving engine behind the pages, free of Streamlit: training jobs, the model shelf, run records.
 
-- :class:`TrainingJob`: one training run in a background thread while the pages keep working.
-  The thread only writes the job's fields under its lock; a page polls
-  :meth:`TrainingJob.progress`. Controls act at step boundaries (Pause, Resume, Step = one
-  optimizer step, Stop). A process-wide :class:`JobQueue` bounds how many jobs hold a training
-  slot at once (the host has 2 cores and each job trains with one thread); a waiting job reports
-  its place in line. A paused job keeps its slot (its weights and Adam state stay in memory) and
-  stops by itself after ``MAX_PAUSE_SECONDS``.
+- :class:`TrainingJob`: one training run in a background thread while the pages keep working. The thread
+  only writes the job's fields under its lock; a page polls :meth:`TrainingJob.progress`. Controls act at
+  step boundaries (Pause, Resume, Step = one optimizer step, Stop). A process-wide :class:`JobQueue`
+  bounds how many jobs hold a training slot at once (the host has 2 cores and each job trains with one
+  thread); a waiting job reports its place in line. A paused job keeps its slot (its weights and Adam
+  state stay in memory) and stops by itself after ``MAX_PAUSE_SECONDS``.
 - :class:`ModelShelf`: finished models, frozen and shared read-only, keyed by the settings that
   determine them (:func:`model_key`): training is deterministic, so the same settings never
   train twice in a process.
@@ -21,23 +20,19 @@
   or resets leaves (:meth:`TrainingJob.leave`): the run goes on while anyone else waits for it
   and stops when the last one leaves.
 - Limits that hold (every refusal a :class:`JobRefusedError` whose ``key`` is its i18n message):
-  the memory limit is checked when a training is requested (:func:`check_memory`: the process's
-  RSS plus :func:`job_memory_mb` must stay under ``MEMORY_LIMIT_MB``) and again when the queued
-  job actually gets its slot (:func:`check_start_memory`, counting the whole estimate of every other
-  job with a slot, reserved until its thread ends); a job refused then ends with :class:`MemoryLimitError`.
-  The line is bounded per server (``JobQueue.max_waiting``, :data:`MAX_WAITING_JOBS`) and per
-  session (one waiting, running or paused job per session token): :class:`QueueFullError`.
-  Models already trained (the shelf) and running jobs are still handed out: they cost no new
-  memory. :func:`reap_unwatched` cancels a job none of whose watchers has had an open session for
-  ``UNWATCHED_GRACE_S`` seconds (the Streamlit side asks its runtime which sessions are open and
+  memory is checked when a training is requested (:func:`check_memory`), when a model is read from
+  the class store and when a queued job gets its slot (:func:`check_start_memory`); the last two count
+  the whole estimate of every job with a slot (:func:`start_fits`). The line is bounded per server
+  (:data:`MAX_WAITING_JOBS`) and per session (one active job per session token): :class:`QueueFullError`.
+  Models on the shelf and running jobs are handed out all the same. :func:`reap_unwatched` cancels a job
+  none of whose watchers has had an open session for ``UNWATCHED_GRACE_S`` seconds (the Streamlit side
   calls it every ``tinygpt.ui.train.training_jobs.REAP_SECONDS``).
 - :class:`RunRecord`: what a session keeps of its earlier runs, labelled by the settings that
   differ (:func:`run_labels`).
 
 The line and its refusals are in :mod:`tinygpt.training.job_queue`, the shelf in :mod:`tinygpt.training.model_shelf`,
 a job's progress and run records in :mod:`tinygpt.training.run_records`; this module re-exports their names.
-The Streamlit glue (the process-wide instances as ``st.cache_resource``, session state, drawing)
-is in ``tinygpt.ui.train.training_jobs`` and ``tinygpt.ui.shared.models``.
+The Streamlit glue is in ``tinygpt.ui.train.training_jobs`` and ``tinygpt.ui.shared.models``.
 """
 
 from __future__ import annotations
@@ -81,6 +76,7 @@ __all__ = [
     "MAX_WAITING_JOBS",
     "MEMORY_LIMIT_MB",
     "RATE_WINDOW",
+    "START_MARGIN_MB",
     "UNWATCHED_GRACE_S",
     "WARM_UP_NICE",
     "JobQueue",
@@ -108,6 +104,7 @@ __all__ = [
     "run_labels",
     "running_job",
     "settings_of",
+    "start_fits",
     "start_job",
 ]
 
@@ -125,6 +122,9 @@ MEMORY_LIMIT_MB = env_int("TINYGPT_MEMORY_LIMIT_MB", 2000)
 JOB_BYTES_PER_PARAMETER = 16
 #: MB a training run holds beyond that (activations, the allocator's slack), whatever its size.
 JOB_BASE_MB = 50.0
+#: MB kept free beyond the estimates when a job starts or a stored model loads: two of the largest jobs at once
+#: (bench.limits) passed the RSS at their admission plus both estimates by up to 142 MB (the pages, each arena's slack).
+START_MARGIN_MB = 150.0
 
 
 def process_rss_mb() -> float | None:
@@ -158,24 +158,34 @@ def check_memory(gpt_cfg: GPTConfig, limit_mb: float | None = None) -> None:
     check_memory_mb(job_memory_mb(gpt_cfg), limit_mb=limit_mb)
 
 
-def check_start_memory(job: TrainingJob, limit_mb: float | None = None) -> None:
-    """Raise :class:`MemoryLimitError` (``train.memory_full_start``) when ``job``, whose slot has
-    just come, would take the server past the limit: the RSS (which holds the running jobs that
-    have taken a step, the shelf's models and the sessions' own) plus the whole estimate of every
-    other job with a slot, plus ``job_memory_mb`` of this one. A running job's estimate stays reserved
-    (counted beside the RSS that already holds part of it): its memory still grows after its first step
-    (the backward pass's buffers, the copy of the weights made as it ends), and an admission that
-    counted only what the RSS shows let two of the largest jobs pass the limit between two samples."""
+def start_fits(rss_mb: float, reserved_mb: float, need_mb: float, limit_mb: float, margin_mb: float = 0.0) -> bool:
+    """Whether ``rss_mb`` (the process now) + ``reserved_mb`` (the whole estimate of every other job with a
+    slot) + ``need_mb`` (this job's or load's estimate) + ``margin_mb`` stays within ``limit_mb`` (all MB;
+    a limit of 0: none). A job's estimate covers its publishing: its Adam state and gradients are freed
+    before the checkpoint's copies of the weights are made."""
+    return not limit_mb or rss_mb + reserved_mb + need_mb + margin_mb <= limit_mb
+
+
+def _reserved_mb(job: TrainingJob | None = None) -> float:
+    """The whole estimate (MB) of every job with a slot other than ``job``; call with ``_running_lock`` held."""
+    return sum(job_memory_mb(j.gpt_cfg) for j in _jobs.values() if j is not job and j._has_slot)
+
+
+def _check_fits(reserved_mb: float, need_mb: float, key: str, limit_mb: float | None = None) -> None:
+    """Raise :class:`MemoryLimitError` (i18n ``key``) unless :func:`start_fits` with the RSS now and the margin."""
     limit = MEMORY_LIMIT_MB if limit_mb is None else limit_mb
     rss = process_rss_mb() if limit else None
-    if rss is None:
-        return
+    if rss is not None and not start_fits(rss, reserved_mb, need_mb, limit, START_MARGIN_MB):
+        raise MemoryLimitError(rss + reserved_mb, need_mb + START_MARGIN_MB, limit, key)
+
+
+def check_start_memory(job: TrainingJob, limit_mb: float | None = None) -> None:
+    """Raise :class:`MemoryLimitError` (``train.memory_full_start``) when ``job``, whose slot has just come,
+    does not fit (:func:`start_fits`). A running job's whole estimate stays reserved beside the RSS holding
+    part of it: its memory grows after its first step (the backward pass's buffers, the checkpoint)."""
     with _running_lock:
-        others = [j for j in _jobs.values() if j is not job and j._has_slot]
-    pending = sum(job_memory_mb(j.gpt_cfg) for j in others)
-    need = job_memory_mb(job.gpt_cfg)
-    if rss + pending + need > limit:
-        raise MemoryLimitError(rss + pending, need, limit, "train.memory_full_start")
+        reserved = _reserved_mb(job)
+    _check_fits(reserved, job_memory_mb(job.gpt_cfg), "train.memory_full_start", limit_mb)
 
 
 @dataclass(eq=False)
@@ -405,6 +415,8 @@ class TrainingJob:
             self._set(result=record.freeze(), error=exc, generation=greedy_continuation(record), status=JobStatus.ERROR)
             return
         trainer.finish()
+        self._trainer = trainer = None  # the Adam state and gradients go back to the system before publishing,
+        release_free_memory()  # whose checkpoint bytes would otherwise come on top of them
         if record.stop_reason == StopReason.STOPPED:
             self._set(result=record.freeze(), generation=greedy_continuation(record), status=JobStatus.STOPPED)
             return
@@ -497,13 +509,14 @@ def start_job(
     Raises:
         QueueFullError: ``owner`` already waits for another training (``train.session_busy``), or
         the line of ``queue`` is full (``train.queue_full``).
-        MemoryLimitError: a new training would pass the memory limit now (:func:`check_memory`);
-        a model on the shelf and a running job are handed out all the same. A job admitted here
-        is checked again when its turn comes and, refused then, ends with this error.
+        MemoryLimitError: a new training, or reading the model from the store, would pass the memory
+        limit now; a job admitted here is checked again when its turn comes (refused: ends with this error).
     """
     key = model_key(text, gpt_cfg, train_cfg)
     with _running_lock:  # one check-and-start at a time: two equal requests cannot both start
-        cached = None if fresh else models.get(key)
+        # a model read from the store peaks at about 12 bytes a parameter: admitted as its training would be
+        load = lambda: _check_fits(_reserved_mb(), job_memory_mb(gpt_cfg), "train.memory_full")  # noqa: E731
+        cached = None if fresh else models.get(key, before_load=load)
         if cached is not None:
             job = TrainingJob(text, gpt_cfg, train_cfg, owner=owner)
             job._queue = queue

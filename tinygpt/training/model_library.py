@@ -163,6 +163,9 @@ class ModelStore(Protocol):
     def publish_model(self, name: str, settings: str, checkpoint: bytes, unused_days: float) -> bool:
         """Publish ``checkpoint`` as ``name`` unless one is there already; True when this one was kept."""
 
+    def has_model(self, name: str) -> bool:
+        """Whether a model is published as ``name`` (its bytes are not read)."""
+
 
 @dataclass
 class ModelLibrary:
@@ -197,6 +200,17 @@ class ModelLibrary:
         except CheckpointError as exc:
             log.error("model library: the stored model %s… cannot be read: %s", digest[:12], exc)
             return None
+
+    def stored(self, key: ModelKey) -> bool:
+        """Whether :meth:`get` would read the model of ``key`` from the store (not shipped, published there);
+        False when the store cannot be read."""
+        if self.store is None or shipped_model(key) is not None:
+            return False
+        try:
+            return self.store.has_model(store_name(key))
+        except Exception as exc:  # noqa: BLE001 - a store failure means "not there", as in get
+            log.warning("model library: the store could not be read (%s)", type(exc).__name__)
+            return False
 
     def publish(self, record: ModelRecord) -> ModelRecord:
         """Publish a trained model under its settings and return the model everyone gets for them.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tinygpt.config import GPTConfig, TrainConfig
@@ -40,18 +41,33 @@ class ModelShelf:
 
     models: OrderedDict[ModelKey, ModelRecord] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    load_lock: threading.Lock = field(default_factory=threading.Lock)
     max_parameters: int = MAX_SHELF_PARAMETERS
     library: ModelLibrary = field(default_factory=ModelLibrary)
 
-    def get(self, key: ModelKey) -> ModelRecord | None:
-        """The model trained with these settings (here, shipped or published), or None."""
+    def get(self, key: ModelKey, before_load: Callable[[], None] | None = None) -> ModelRecord | None:
+        """The model trained with these settings (here, shipped or published), or None.
+
+        A model not on the shelf is looked up in the library one at a time (``load_lock``): reading a
+        stored checkpoint holds about three copies of its weights at once, so sessions asking together
+        load one model after another, and those asking for the same one find it on the shelf.
+        ``before_load`` is called before a model is read from the class store and may raise (the
+        caller's memory check).
+        """
         with self.lock:
             record = self.models.get(key)
             if record is not None:
                 self.models.move_to_end(key)
                 return record
-        found = self.library.get(key)
-        return None if found is None else self._keep(key, found)
+        with self.load_lock:
+            with self.lock:
+                record = self.models.get(key)
+            if record is not None:
+                return record
+            if before_load is not None and self.library.stored(key):
+                before_load()
+            found = self.library.get(key)
+            return None if found is None else self._keep(key, found)
 
     def put(self, key: ModelKey, record: ModelRecord) -> ModelRecord:
         """Keep ``record`` (frozen) unless the key has a model (here, shipped or published); return the
