@@ -249,7 +249,8 @@ async def student(
             s = Session(ws)
             seconds = end - time.perf_counter()
             deadline = end
-            me.keep("link open", await s.run("", query=f"s={link}"))  # the lesson's first page: Train
+            # the student's own language (a class's link names none); the lesson's first page: Train
+            me.keep("link open", await s.run("", query=f"s={link}&lang=en"))
             page = me.keep("attention open", await s.run("attention"))
             page = await wait_for_link(s, me, texts, page)
             page = await answer_questions(s, me, page, rng, texts)

@@ -185,7 +185,7 @@ async def student(url: str, me: Student, link: str, start: float, end: float, th
             additional_headers=headers,
         ) as ws:
             s = Session(ws)
-            me.keep("link open", await s.run("", query=f"s={link}"))
+            me.keep("link open", await s.run("", query=f"s={link}&lang=en"))  # the student's own language
             page = me.keep("attention open", await s.run("attention"))
             deadline = time.perf_counter() + FIRST_QUESTION_S
             while not any(k.startswith("attn_ex_") for k in page.widgets) and time.perf_counter() < deadline:

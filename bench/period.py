@@ -261,12 +261,15 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
     """Lead: follow, then per question a new step and mask, ask, round 2, reveal, close."""
     from tinygpt.classroom.period import read_state
 
+    beat: asyncio.Task | None = None
     try:
         async with connect(url) as ws:
             s = Session(ws)
             errs = period.errors
             page = check("teacher", await s.run("teacher", query=f"class={period.code}&key={period.key}&lang=en"), errs)
             page = check("teacher", await s.run(widgets=[click(page.widgets["lead_follow"])]), errs)
+            led = read_state(period.store, period.code)
+            beat = asyncio.create_task(heartbeat(period, led.leader if led is not None else ""))
             page = await _check_step(s, "pre", errs)
             joined = time.perf_counter()
             await asyncio.sleep(8)  # the class joins and takes the check at the start
@@ -337,6 +340,25 @@ async def teacher(url: str, period: Period, students: list[Student], questions: 
         period.errors.append(f"teacher failed: {exc!r}")
     finally:
         period.done = True
+        if beat is not None:
+            await beat
+
+
+async def heartbeat(period: Period, tab: str) -> None:
+    """The teacher's first tab's heartbeat, as its browser sends it every few seconds (the lead view's
+    fragment, ``tinygpt.classroom.period.hold_lead``): this bench's teacher runs its page only when it
+    acts, so the stored state is kept alive here, through the store. The lead leaving that tab (the
+    second tab taking it) is an error: two tabs must never both lead."""
+    from tinygpt.classroom.period import read_state
+
+    while not period.done:
+        state = await asyncio.to_thread(read_state, period.store, period.code)
+        if state is not None and state.leader != tab:
+            period.errors.append("the lead left the teacher's first tab while it was open")
+            return
+        if state is not None:
+            await asyncio.to_thread(period.store.touch_class_state, period.code, period.key, state.version)
+        await asyncio.sleep(3.0)
 
 
 async def _check_step(s: Session, phase: str, errs: list[str]) -> Run:
