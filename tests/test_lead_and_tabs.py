@@ -9,10 +9,11 @@ from dataclasses import replace
 
 import pytest
 import torch
+from helpers import open_link
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.classroom.period import LEAD_EXPIRES_S, ClassState, question_from_data, read_state, write_state
-from tinygpt.classroom.store import Store, database_url, new_student
+from tinygpt.classroom.store import new_student
 from tinygpt.config import GPTConfig
 from tinygpt.explanations.exercises import argmax_key_question
 from tinygpt.explanations.explain import trace_of
@@ -21,27 +22,6 @@ from tinygpt.model import GPT
 from tinygpt.ui.frame.class_store import class_store
 from tinygpt.ui.frame.controls import SCORE
 from tinygpt.ui.frame.teacher_state import teacher_session
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    """A fresh SQLite store for the test, the one the app's sessions use (TINYGPT_DATA_DIR)."""
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
-
-
-def app(page: str, **params: str) -> AppTest:
-    """A session that opens ``/<page>?lang=en&params``, as a link does."""
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
-    at.query_params.update({"lang": "en", **params})
-    at.run()
-    at.switch_page(f"pages/{page}.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def teacher_tab(code: str, key: str) -> AppTest:
@@ -161,7 +141,7 @@ def test_the_tab_whose_vote_lost_the_race_shows_and_counts_the_answer_the_store_
     code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
     state = write_state(store, code, key, ClassState(follow=True).with_question(question))
     me = new_student()
-    tabs = [app("attention", **{"class": code, "me": me}) for _ in range(2)]  # one student, two tabs
+    tabs = [open_link("attention", **{"class": code, "me": me}) for _ in range(2)]  # one student, two tabs
     vote_key = f"period_vote_{state.question_id}_1"
     q = question_from_data(state.question)
     right = sorted(q.answers)[0]
@@ -184,7 +164,7 @@ def test_the_tab_whose_exercise_answer_lost_the_race_shows_and_counts_the_stored
     code, _ = store.create_class("lesson=1&pages=attention&model=textbook&step=softmax&guess=1")
     me = new_student()
     lesson = {"class": code, "me": me, "lesson": "1", "pages": "attention", "step": "softmax", "guess": "1"}
-    tabs = [app("attention", model="textbook", **lesson) for _ in range(2)]  # one student, two tabs
+    tabs = [open_link("attention", model="textbook", **lesson) for _ in range(2)]  # one student, two tabs
     pick = "attn_ex_argmax_key_pick"
     tabs[0].button_group(key=pick).set_value("0").run()  # this answer reaches the store first
     tabs[1].button_group(key=pick).set_value("1").run()

@@ -8,36 +8,16 @@ from __future__ import annotations
 from urllib.parse import parse_qsl
 
 import pytest
+from helpers import open_link
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.classroom.period import read_state
 from tinygpt.classroom.report import report, student_changes
-from tinygpt.classroom.store import Store, database_url
 from tinygpt.explanations.exercises import NONE
 from tinygpt.i18n import t
 from tinygpt.ui.frame.student_state import class_session
 
 PICKS = {"mask": ["0"], "last": [NONE], "row_sum": "1", "softmax": "between", "tau": "3"}
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
-
-
-def app(page: str, **params: str) -> AppTest:
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
-    at.query_params.update({"lang": "en", **params})
-    at.run()
-    at.switch_page(f"pages/{page}.py")
-    at.query_params.update({"lang": "en", **params})
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def hand_in(at: AppTest, phase: str) -> None:
@@ -57,13 +37,13 @@ def texts(at: AppTest) -> list[str]:
 
 def test_the_teacher_runs_both_checks_and_a_late_joiner_takes_only_the_one_after(store):
     code, key = store.create_class("lesson=1&pages=attention&model=context&lang=en")
-    teacher = app("teacher", **{"class": code, "key": key})
+    teacher = open_link("teacher", **{"class": code, "key": key})
     assert t("checkrun.phase_none", "en") in texts(teacher)
     teacher.button(key="checkrun_next").click().run()
     assert read_state(store, code).check == "pre"
     assert t("checkrun.phase_pre", "en") in texts(teacher)
 
-    early = app("attention", **{"class": code})
+    early = open_link("attention", **{"class": code})
     assert t("check.open_pre", "en") in texts(early)
     assert forms(early) == {"pre"}  # the box opened by itself with the check before
     hand_in(early, "pre")
@@ -74,7 +54,7 @@ def test_the_teacher_runs_both_checks_and_a_late_joiner_takes_only_the_one_after
 
     teacher.button(key="checkrun_next").click().run()  # the check before is over
     assert read_state(store, code).check == "lesson"
-    late = app("attention", **{"class": code})
+    late = open_link("attention", **{"class": code})
     late.session_state["attn_check"] = True
     late.run()
     assert forms(late) == set() and t("check.closed_class", "en") in texts(late)  # not asked for "before"
@@ -106,7 +86,7 @@ def test_the_teacher_runs_both_checks_and_a_late_joiner_takes_only_the_one_after
 
 @pytest.mark.parametrize("parts_on", [True, False])
 def test_a_lesson_for_a_class_shows_the_check_and_predict_first_unless_turned_off(store, parts_on):
-    at = app("teacher", **{"from": "attention", "step": "softmax"})
+    at = open_link("teacher", **{"from": "attention", "step": "softmax"})
     if not parts_on:
         at.toggle(key="builder_check").set_value(False).run()
         at.toggle(key="builder_marks").set_value(False).run()

@@ -3,34 +3,12 @@ closing and reopening (AppTest); a class's link names no language."""
 
 from __future__ import annotations
 
-import pytest
+from helpers import open_link
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.classroom.period import close_period, reopen_period
-from tinygpt.classroom.store import Store, database_url
 from tinygpt.i18n import t
 from tinygpt.ui.frame.student_state import class_session
-
-
-@pytest.fixture
-def store(tmp_path, monkeypatch) -> Store:
-    monkeypatch.delenv("TINYGPT_DATABASE_URL", raising=False)
-    monkeypatch.setenv("TINYGPT_DATA_DIR", str(tmp_path / "store"))
-    s = Store(database_url())
-    yield s
-    s.dispose()
-
-
-def app(page: str | None, **params: str) -> AppTest:
-    at = AppTest.from_file("../streamlit_app.py", default_timeout=240)
-    at.query_params.update({"lang": "en", **params})
-    at.run()
-    if page is not None:
-        at.switch_page(f"pages/{page}.py")
-        at.query_params.update({"lang": "en", **params})
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def texts(at: AppTest) -> list[str]:
@@ -39,7 +17,7 @@ def texts(at: AppTest) -> list[str]:
 
 def test_the_projector_takes_a_typed_code_and_follows_the_class_closing_and_reopening(store):
     code, key = store.create_class("lesson=1&pages=attention&lang=en")
-    projector = app("projector")
+    projector = open_link("projector")
     assert t("projector.no_class", "en") in texts(projector)
     projector.text_input(key="projector_typed").input(code.lower())
     projector.button(key="FormSubmitter:projector_code_form-" + t("projector.show_class", "en")).click().run()
@@ -58,7 +36,7 @@ def test_the_projector_takes_a_typed_code_and_follows_the_class_closing_and_reop
 
 def test_a_student_types_the_class_code_on_the_start_page_and_joins(store):
     code, _ = store.create_class("lesson=1&pages=attention&lang=en")
-    student = app(None)
+    student = open_link(None)
     student.text_input(key="class_join_code").input(f" {code.lower()} ")
     student.button(key="FormSubmitter:class_join-" + t("class.join_button", "en")).click().run()
     assert not student.exception, [e.value for e in student.exception]
