@@ -39,9 +39,11 @@ def where(j: int, i: int) -> str:
     return tr("why.where", j=j, rel=rel)
 
 
-def _plain(f: Flip, text: str, switched: int, how: str) -> str:
-    """The sentence without symbols: where the position looked before and after."""
-    fields = dict(
+def _fields(f: Flip, text: str, how: str) -> dict[str, object]:
+    """The fields of a reason's plain sentence: the position's character, where it looked before
+    (``k0``, ``w0``) and under the switches (``k1``, ``w1``), how many it may see, the switches,
+    its layer and head counted from 1."""
+    return dict(
         c=quoted(text[f.position]),
         k0=quoted(text[f.key_before]),
         w0=where(f.key_before, f.position),
@@ -51,8 +53,12 @@ def _plain(f: Flip, text: str, switched: int, how: str) -> str:
         how=how,
         layer=number(f.layer),
         head=number(f.head),
-        switched=number(switched),
     )
+
+
+def _plain(f: Flip, text: str, switched: int, how: str) -> str:
+    """The sentence without symbols: where the position looked before and after."""
+    fields = {**_fields(f, text, how), "switched": number(switched)}
     same_key = f.key_after == f.key_before
     if f.head_off:
         return tr("why.plain.off", **fields)
@@ -120,18 +126,7 @@ def steady_sentence(f: Flip, text: str, chars: Sequence[str], switched: int, how
     :func:`flip_sentence`: where it looked before and under the switches, why that still leads to
     the same character, the verdict, then the numbers. ``f`` has ``own == new``
     (:func:`tinygpt.explanations.why.steady`)."""
-    how = how or tr("why.how.switches")
-    fields = dict(
-        c=quoted(text[f.position]),
-        k0=quoted(text[f.key_before]),
-        w0=where(f.key_before, f.position),
-        k1=quoted(text[f.key_after]),
-        w1=where(f.key_after, f.position),
-        n=f.n_keys,
-        how=how,
-        layer=number(f.layer),
-        head=number(f.head),
-    )
+    fields = _fields(f, text, how or tr("why.how.switches"))
     if f.head_off:
         plain = tr("why.steady.off", **fields)
     elif f.uniform_after:
