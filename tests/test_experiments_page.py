@@ -442,6 +442,8 @@ def test_the_mask_in_all_layers_is_one_tap_in_the_first_view_and_the_count_says_
     both = t("attn.scope.both", lang)
     assert t("attn.effect.count_all", lang, n=in_both, T=T, every=both) in markdown(at)
     assert at.query_params["layers"] == "all" and at.query_params["mask"] == "1"
+    knock = t("why.plain.knock_same", lang, switched=1, how="", layer=2, c="", k0="", w0="")[:16]
+    assert not any(knock in m.value for m in at.markdown)  # in all layers no flip is a knock-on of layer 1
     again = open_attention(lang, own_model=cheat_tm, mask="1", layers="all")  # a link carries the scope
     assert again.button_group(key=view.K_SCOPE).value == "all"
     assert t("attn.effect.count_all", lang, n=in_both, T=T, every=both) in markdown(again)

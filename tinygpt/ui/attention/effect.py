@@ -208,11 +208,11 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches, others: Swit
     if fx.n_changed:
         reasons = data.flip_reasons(record, text, layer, sw, others)  # first, so a phone has the first one in view
         reasons = sorted(reasons, key=lambda f: f.position not in missed)  # the student's misses first
-        how = switch_clause(record)
+        how = switch_clause(record)  # in all layers, each flip's layer is one the switches act in (no knock-on)
         lines = [
             "- " + (tr("attn.marks.miss", why=why) if f.position in missed else why)
             for f in reasons
-            for why in (flip_sentence(f, text, chars, layer, how),)
+            for why in (flip_sentence(f, text, chars, f.layer if others is not None else layer, how),)
         ]
         # each false alarm (marked, unchanged) gets its reason in the same form as a miss's, before the misses
         alarms = data.steady_reasons(record, text, layer, sw, predict_marks.false_alarms(text, fx), others)
