@@ -71,7 +71,7 @@ def what_if_part() -> None:
         sw = s.switches(cfg, len(text))
         fx = None
         if base is not None:
-            fx = effect.panel(record, text, layer, sw)
+            fx = effect.panel(record, text, layer, sw, s.other_layers(cfg))
         elif isinstance(problem, Exception):
             show_error(problem)
         else:

@@ -495,6 +495,7 @@ def test_the_url_table_reads_the_documented_values_and_writes_them_back():
         view.K_HEADS_OFF: [],
         view.K_UNIFORM: False,
         view.K_UNIFORM_SCOPE: "layer",
+        view.K_SCOPE: "all",
         view.K_GUESS: False,
         view.K_EDITING: False,
     }
@@ -509,9 +510,12 @@ def test_the_url_table_reads_the_documented_values_and_writes_them_back():
         "tau": "0.7",
         "off": None,
         "uniform": None,
+        "layers": "all",
         "guess": None,
         "part": None,
     }
+    assert params["layers"].write({view.K_SCOPE: "layer"}) is None  # in the URL only while set
+    assert read("layers", "All") == {view.K_SCOPE: "all"} and read("layers", "one") == {view.K_SCOPE: "layer"}
     assert read_step("3", view.NAV_IDS, 1) == "scores"
 
 

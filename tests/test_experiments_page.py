@@ -10,12 +10,14 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+import torch
 from helpers import SMALL, served_example, small_model, tables
 from streamlit.testing.v1 import AppTest
 from test_attention_page import markdown, more, open_attention, rerun
 
 from bench.experiments import changes
 from tinygpt.attention import Switches
+from tinygpt.config import SEED_TEXT, TrainConfig
 from tinygpt.examples import EXAMPLES
 from tinygpt.explanations.charts import (
     effects_chart,
@@ -25,14 +27,16 @@ from tinygpt.explanations.charts import (
     position_labels,
     vega_spec,
 )
-from tinygpt.explanations.explain import explain_cell, head_importance, position_effects, trace_of, walk
+from tinygpt.explanations.explain import effects_of, explain_cell, head_importance, position_effects, trace_of, walk
 from tinygpt.explanations.why import head_roles
 from tinygpt.formatting import format_change, format_probability
 from tinygpt.i18n import t
+from tinygpt.training.train import train
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
 from tinygpt.ui.attention.effect import CHANGED_MARK, SHOWN_FLIPS
 from tinygpt.ui.frame.controls import K_MODEL
+from tinygpt.ui.shared import attention_data
 from tinygpt.ui.views.attention_table import K_RESET
 
 CONTEXT = EXAMPLES["context"]
@@ -405,3 +409,49 @@ def test_a_uniform_head_says_that_scores_scaling_and_tau_do_not_act_on_it(lang, 
     assert note not in [i.value for i in at.info]
     rerun(at, **{view.K_UNIFORM: True, view.K_UNIFORM_SCOPE: "head"})
     assert note in [i.value for i in at.info]
+
+
+@pytest.fixture(scope="module")
+def cheat_tm():
+    """A two-layer model trained without the causal mask (the cheating experiment's setting)."""
+    return train(SEED_TEXT, SMALL, TrainConfig(lr=3e-3, epochs=60, early_stop_loss=0.0, causal_mask=False))
+
+
+def test_all_layers_in_the_page_s_numbers_is_the_switches_in_every_layer(cheat_tm):
+    ids = cheat_tm.vocab.encode(SEED_TEXT[:8])[None]
+    mask = Switches(causal_mask=True)
+    every = attention_data.switched_walk(cheat_tm, SEED_TEXT[:8], 0, mask, mask)
+    assert torch.equal(every.alphas, walk(cheat_tm.model, ids, mask).alphas)  # one Switches for every layer
+    assert torch.equal(every.logits, walk(cheat_tm.model, ids, {0: mask, 1: mask}).logits)
+    one = attention_data.switched_walk(cheat_tm, SEED_TEXT[:8], 0, mask)  # layer 1's own: no mask
+    assert torch.equal(one.alphas, walk(cheat_tm.model, ids, {0: mask, 1: Switches(causal_mask=False)}).alphas)
+    assert not torch.equal(one.alphas[1], every.alphas[1])  # layer 1 looks ahead only without the mask
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_mask_in_all_layers_is_one_tap_in_the_first_view_and_the_count_says_both_layers(lang, cheat_tm):
+    text = cheat_tm.text[: cheat_tm.window][: cheat_tm.gpt_cfg.max_len]
+    ids, T = cheat_tm.vocab.encode(text)[None], len(text)
+    own = walk(cheat_tm.model, ids, Switches(causal_mask=False))
+    in_both = effects_of(own, walk(cheat_tm.model, ids, Switches(causal_mask=True))).n_changed
+    in_first = effects_of(own, walk(cheat_tm.model, ids, {0: Switches(), 1: Switches(causal_mask=False)})).n_changed
+    at = open_attention(lang, own_model=cheat_tm, mask="1")
+    assert at.button_group(key=view.K_SCOPE).value == "layer" and "layers" not in at.query_params
+    assert t("attn.effect.count", lang, n=in_first, T=T, layer=1, L=2) in markdown(at)
+    at.button_group(key=view.K_SCOPE).set_value("all").run()  # one tap, in the first view
+    both = t("attn.scope.both", lang)
+    assert t("attn.effect.count_all", lang, n=in_both, T=T, every=both) in markdown(at)
+    assert at.query_params["layers"] == "all" and at.query_params["mask"] == "1"
+    knock = t("why.plain.knock_same", lang, switched=1, how="", layer=2, c="", k0="", w0="")[:16]
+    assert not any(knock in m.value for m in at.markdown)  # in all layers no flip is a knock-on of layer 1
+    again = open_attention(lang, own_model=cheat_tm, mask="1", layers="all")  # a link carries the scope
+    assert again.button_group(key=view.K_SCOPE).value == "all"
+    assert t("attn.effect.count_all", lang, n=in_both, T=T, every=both) in markdown(again)
+    own_view = open_attention(lang, own_model=cheat_tm, layers="all")  # the model's own: where a switch would act
+    assert t("attn.effect.own_all", lang, T=T, every=both) in markdown(own_view)
+
+
+def test_a_link_s_scope_it_cannot_read_is_named_with_the_words_it_accepts():
+    at = open_attention(layers="some")
+    assert at.button_group(key=view.K_SCOPE).value == "layer"
+    assert any("layers" in w.value and "all" in w.value for w in at.warning)

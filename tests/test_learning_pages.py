@@ -318,3 +318,36 @@ def test_the_projector_shows_no_students_own_messages(store):
         assert not at.exception, [e.value for e in at.exception]
         shown.append([m.value for m in at.info])
     assert "a message for this student" in shown[0] and "a message for this student" not in shown[1]
+
+
+def test_the_projector_counts_the_students_who_marked_before_the_flip_and_then_shows_the_tally(store):
+    code, _ = store.create_class("lesson=1&pages=attention")
+
+    def projector(code: str) -> None:
+        from tinygpt.ui.projector.prediction_tally import draw_prediction_tally
+
+        draw_prediction_tally(code)
+
+    def shown() -> list[str]:
+        at = AppTest.from_function(projector, args=(code,), default_timeout=60)
+        at.query_params["lang"] = "en"
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        return [m.value for m in at.markdown] + [i.value for i in at.info]
+
+    assert shown() == [t("tally.none_yet", "en")]
+    students = []
+    for marks in (["2", "5"], ["3"], [NONE]):  # three students mark; no switch has flipped yet
+        at = open_page("attention", "en", model="context", **{"class": code})
+        at.multiselect(key=K_MARKS).set_value(marks).run()
+        students.append(at)
+    assert shown() == [t("tally.marked", "en", n=3)]  # counts only, as the marks come in
+    assert store.answers(code) == [] and store.summary(code) == []  # marks are not answers
+    for at in students:  # the switch flips: each prediction is scored and recorded
+        at.toggle(key="attn_mask").set_value(False).run()
+    said = shown()
+    assert t("tally.marked", "en", n=3) not in said and t("tally.none_yet", "en") not in said
+    assert any(m.startswith("3 students predicted; 1 expected no change.") for m in said)
+    students[0].toggle(key="attn_mask").set_value(True).run()  # back at its own: one marks the next flip
+    students[0].multiselect(key=K_MARKS).set_value(["4"]).run()
+    assert t("tally.marked", "en", n=1) in shown()  # the next flip's marks, with the last tally

@@ -66,7 +66,7 @@ from tinygpt.classroom.store_connection import (
     answer_days,
     database_url,
 )
-from tinygpt.classroom.store_records import ClassError, ClassInfo, NewAnswer, QuestionSummary, StoreError
+from tinygpt.classroom.store_records import MARKS_PREFIX, ClassError, ClassInfo, NewAnswer, QuestionSummary, StoreError
 from tinygpt.classroom.store_schema import (
     SCHEMA_VERSION,
     answers_table,
@@ -168,12 +168,15 @@ class Store(StoreConnection):
     connection, errors and schema it uses; every call may raise :class:`StoreError`. Safe to share
     between threads."""
 
-    def _live_answers(self, cutoff: float) -> sa.ColumnElement[bool]:
-        """Answers not expired, of no class or of a class not expired (what a read may show)."""
+    def _live_answers(self, cutoff: float, marks: bool = False) -> sa.ColumnElement[bool]:
+        """Answers not expired, of no class or of a class not expired (what a read may show); marks
+        made before a flip (:data:`MARKS_PREFIX`) only with ``marks``, else never."""
         live_classes = sa.select(classes_table.c.code).where(classes_table.c.created_at >= cutoff)
+        is_mark = answers_table.c.question_id.startswith(MARKS_PREFIX, autoescape=True)
         return sa.and_(
             answers_table.c.answered_at >= cutoff,
             sa.or_(answers_table.c.class_code == "", answers_table.c.class_code.in_(live_classes)),
+            is_mark if marks else ~is_mark,
         )
 
     # ------------------------------------------------------------------ classes
@@ -424,6 +427,19 @@ class Store(StoreConnection):
                 conn.execute(
                     sa.select(sa.func.count(sa.distinct(answers_table.c.student))).where(
                         answers_table.c.class_code == class_code, live
+                    )
+                ).scalar()
+            )
+
+    def marked(self, class_code: str, since: float = 0.0) -> int:
+        """How many students of the class marked positions before a flip (:data:`MARKS_PREFIX`) after
+        ``since`` (s since the epoch; a flip's first prediction): counts only, never who."""
+        live = self._live_answers(self._cutoff(), marks=True)
+        with self._connection(what="count marks", code=class_code) as conn:
+            return int(
+                conn.execute(
+                    sa.select(sa.func.count(sa.distinct(answers_table.c.student))).where(
+                        answers_table.c.class_code == class_code, live, answers_table.c.answered_at > since
                     )
                 ).scalar()
             )

@@ -45,6 +45,11 @@ class ClassInfo:
         return self.closed is None
 
 
+#: The question ids of marks made before a switch flips (``marked:<digest>``): kept to count who marked,
+#: never read as answers (:meth:`tinygpt.classroom.store.Store.marked` reads them).
+MARKS_PREFIX = "marked:"
+
+
 @dataclass(frozen=True)
 class NewAnswer:
     """An answer to record.

@@ -48,6 +48,7 @@ STRINGS: dict[str, str] = {
     "attn.marks.misses": "**Missed:** {positions}. Why {n:it|each one} changed is in the reasons below, marked “Missed”.",
     # the projector's tally of a class's predictions (tinygpt.ui.projector.prediction_tally)
     "tally.header": "Predicted against what changed",
+    "tally.marked": "{n} {n:student has|students have} marked positions for the next flip; the tally appears once a switch flips.",
     "tally.none_yet": "No prediction yet: students mark positions on the Attention page before a switch flips.",
     "tally.summary": "{students} {students:student|students} predicted; {nothing} expected no change. Changed: {changed}.",
     "tally.hidden": "{students} {students:student|students} predicted. The spread appears when your teacher reveals it.",

@@ -48,6 +48,7 @@ STRINGS: dict[str, str] = {
     "attn.marks.misses": "**漏掉了**：{positions}。{n:它|它们}为什么改变，见下面标着“漏掉了”的原因。",
     # the projector's tally of a class's predictions (tinygpt.ui.projector.prediction_tally)
     "tally.header": "预测与实际改变",
+    "tally.marked": "已有 {n} 位同学为下一次拨动标出了位置；拨动开关后显示统计。",
     "tally.none_yet": "还没有预测：学生在注意力页面上、开关拨动之前选出位置。",
     "tally.summary": "{students} 位同学做了预测；{nothing} 位认为都不会变。实际改变的位置：{changed}。",
     "tally.hidden": "{students} 位同学做了预测。老师公布后才显示分布。",

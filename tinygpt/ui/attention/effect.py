@@ -165,26 +165,30 @@ def switch_clause(record: ModelRecord, view: Mapping[str, Any] | None = None) ->
     return one.how(one.of(rows[0].key, ss)) if one is not None and one.how is not None else tr("why.how.switches")
 
 
-def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionEffects:
+def panel(record: ModelRecord, text: str, layer: int, sw: Switches, others: Switches | None = None) -> PositionEffects:
     """The count, the strip and the reasons (see the module's docstring); returns the effects.
+    ``sw``: the switches of ``layer``; ``others``: those of every other layer (None: the model's own).
+    The count says where the switches act: the layer, or every layer.
 
     When nothing changes, the first reason and the context example's button come right after the
     count, before the strip, so they are in view after the click even on a phone.
     """
-    fx = data.effects(record, text, layer, sw)
+    fx = data.effects(record, text, layer, sw, others)
     chars, T = list(record.vocab.chars), len(text)
-    own = sw == s.own_switches(record)
+    own = sw == s.own_switches(record) and others in (None, s.own_switches(record))
+    L = record.gpt_cfg.n_layers
+    every = "_all" if others is not None and L > 1 else ""  # the count's wording: in every layer
     pressed = False
     with st.container(key="effect_count"):
         if lesson_set := set_by_lesson(record):  # the student sees no switch: say what the link set
             said = "attn.lesson_set_teacher" if led_live() else "attn.lesson_set"  # the teacher now, or a link
             st.markdown(tr(said, switches=tr("common.clause_sep").join(lesson_set)))
-        where = dict(layer=number(layer), L=record.gpt_cfg.n_layers)  # the layer is said beside the count
-        if own:
-            st.markdown(tr(OWN_COUNT[who_flips()], T=T, **where))
+        where = dict(layer=number(layer), L=L, every=tr("attn.scope.both" if L == 2 else "attn.scope.every", L=L))
+        if own:  # where the switches act is said beside the count
+            st.markdown(tr(OWN_COUNT[who_flips()] + every, T=T, **where))
         else:
             key = "attn.effect.count_lesson" if lesson_set else "attn.effect.count"
-            st.markdown(tr(key, n=fx.n_changed, T=T, **where))
+            st.markdown(tr(key + every, n=fx.n_changed, T=T, **where))
         if not fx.n_changed and not own:
             reasons = unchanged_reasons(record, text, layer, sw, fx)
             st.markdown(f"**{tr('attn.exp.why_header')}** {reasons[0]}")
@@ -202,16 +206,16 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches) -> PositionE
     if marks_first:
         missed = predict_marks.section(record, text, layer, sw, fx)  # the marks before a flip, scored after it
     if fx.n_changed:
-        reasons = data.flip_reasons(record, text, layer, sw)  # first, so a phone has the first one in view
+        reasons = data.flip_reasons(record, text, layer, sw, others)  # first, so a phone has the first one in view
         reasons = sorted(reasons, key=lambda f: f.position not in missed)  # the student's misses first
-        how = switch_clause(record)
+        how = switch_clause(record)  # in all layers, each flip's layer is one the switches act in (no knock-on)
         lines = [
             "- " + (tr("attn.marks.miss", why=why) if f.position in missed else why)
             for f in reasons
-            for why in (flip_sentence(f, text, chars, layer, how),)
+            for why in (flip_sentence(f, text, chars, f.layer if others is not None else layer, how),)
         ]
         # each false alarm (marked, unchanged) gets its reason in the same form as a miss's, before the misses
-        alarms = data.steady_reasons(record, text, layer, sw, predict_marks.false_alarms(text, fx))
+        alarms = data.steady_reasons(record, text, layer, sw, predict_marks.false_alarms(text, fx), others)
         alarm_lines = [
             "- " + tr("attn.marks.false_alarm", why=steady_sentence(f, text, chars, layer, how)) for f in alarms
         ]

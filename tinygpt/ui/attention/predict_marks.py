@@ -2,13 +2,15 @@
 
 While the switches are the model's own attention, a multiselect under the strip takes the
 positions the student expects to change (or "none will change"); the marks are kept in the
-session. Once a switch differs from the model's own, the marks are scored against the strip's
-changed positions (:func:`tinygpt.explanations.predictions.score_marks`): the counts of hits, misses and false
+session (and, in a class, sent as they are made, so the projector counts who marked). Once a
+switch differs from the model's own, the marks are scored against the strip's changed positions
+(:func:`tinygpt.explanations.predictions.score_marks`): the counts of hits, misses and false
 alarms, a row per position (symbol and words, never colour alone), and the missed positions named
 in one line that points to their reasons: the effect's list of reasons right below gives each
-once, the missed ones first and marked (``tinygpt.ui.attention.effect``). The prediction is recorded once as an
-answer (``predict:<switch>:<layer>:<digest>``), so a class's teacher and projector can count it.
-Back at the model's own attention, the marks are cleared for the next prediction.
+once, the missed ones first and marked (``tinygpt.ui.attention.effect``). The prediction is
+recorded once as an answer (``predict:<switch>:<layer>:<digest>``), so a class's teacher and
+projector can count it. Back at the model's own attention, the marks are cleared for the next
+prediction.
 """
 
 from __future__ import annotations
@@ -53,9 +55,11 @@ def _labels(text: str) -> dict[str, str]:
     return {str(k): f"{k} {_char(c)}" for k, c in enumerate(text)} | {NONE: tr("attn.marks.none")}
 
 
-def _exclusive() -> None:
+def _exclusive(round_of: str) -> None:
     """Multiselect callback: "none will change" and positions exclude each other; the one just
-    picked wins (read against the marks before the change, whatever order the widget sends)."""
+    picked wins (read against the marks before the change, whatever order the widget sends). In a
+    class, the marks are sent at once so the projector counts who marked (``round_of``: the model,
+    text and layer marked)."""
     ss = st.session_state
     marks = list(ss.get(K_MARKS) or [])
     added = set(marks) - set(attention_session().marks_before or [])
@@ -64,6 +68,7 @@ def _exclusive() -> None:
     elif added and NONE in marks:
         marks = [m for m in marks if m != NONE]
     ss[K_MARKS] = attention_session().marks_before = marks
+    student.marked(round_of, marks)
 
 
 def made(text: str) -> bool:
@@ -108,6 +113,7 @@ def section(record: ModelRecord, text: str, layer: int, sw: Switches, fx: Positi
             placeholder=tr("attn.marks.placeholder"),
             help=tr("attn.marks.help"),
             on_change=_exclusive,
+            args=(f"{record.uid}\n{layer}\n{text}",),
             persist_state="session",
             select_all=False,  # "Select all" is Streamlit's English, and all positions is no prediction
         )

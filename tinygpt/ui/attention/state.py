@@ -62,6 +62,7 @@ from tinygpt.ui.views.attention_table import (  # noqa: F401  (the page's table;
     K_OUTPUT,
     K_RESET,
     K_SCALING,
+    K_SCOPE,
     K_SNAPSHOT,
     K_SOURCE,
     K_STEP,
@@ -75,6 +76,7 @@ from tinygpt.ui.views.attention_table import (  # noqa: F401  (the page's table;
     MIN_DIVISOR,
     RESET,
     SCALINGS,
+    SCOPES,
     TEMPERATURES,
     UNIFORM_SCOPES,
 )
@@ -222,6 +224,24 @@ def switches(cfg: GPTConfig, T: int, ss: Mapping[str, Any] | None = None) -> Swi
         edits=edits_of(ss[K_LAYER], ss[K_HEAD], T, ss),
         uniform_heads=uniform_heads(cfg.n_heads, ss),
         heads_off=tuple(sorted(ss.get(K_HEADS_OFF, []))),
+    )
+
+
+def every_layer(ss: Mapping[str, Any] | None = None) -> bool:
+    """True when the first view's switches act in every layer (the scope "all layers")."""
+    ss = st.session_state if ss is None else ss
+    return ss.get(K_SCOPE) == "all"
+
+
+def other_layers(cfg: GPTConfig, ss: Mapping[str, Any] | None = None) -> Switches | None:
+    """The switches of the layers other than the chosen one: None (the model's own attention) while
+    the switches act in the chosen layer only; with "all layers", the mask, uniform attention and τ
+    as set (heads switched off, score edits and the scaling stay in the chosen layer: they name its heads)."""
+    ss = st.session_state if ss is None else ss
+    if not every_layer(ss):
+        return None
+    return Switches(
+        causal_mask=bool(ss[K_MASK]), temperature=float(ss[K_TAU]), uniform_heads=uniform_heads(cfg.n_heads, ss)
     )
 
 

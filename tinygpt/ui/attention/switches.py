@@ -22,21 +22,23 @@ from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.session import attention_session
 from tinygpt.ui.frame.controls import switched
-from tinygpt.ui.frame.help import help_toggle
+from tinygpt.ui.frame.help import help_button, help_toggle
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.shared.common import resend
 from tinygpt.ui.views.lesson import control, visible
 
 #: The first view's switches, in their order on the page.
-PRIMARY = (s.K_MASK, s.K_UNIFORM, s.K_TAU, s.K_RESET)
+PRIMARY = (s.K_MASK, s.K_UNIFORM, s.K_SCOPE, s.K_TAU, s.K_RESET)
 #: "More controls": everything else that changes the attention shown.
 MORE = (s.K_LAYER, s.K_HEAD, s.K_HEADS_OFF, s.K_UNIFORM_SCOPE, s.K_SCALING, s.K_DIVISOR, s.K_EDITING)
 
 
 def primary(record: ModelRecord) -> None:
     """The switches in view at first: the causal mask and uniform attention side by side (also on
-    a phone), τ below them with "reset" (back to the model's own) once anything is changed."""
+    a phone), then where they act (the chosen layer or all layers, one tap; a model with one layer
+    has no choice), τ below them with "reset" (back to the model's own) once anything is changed."""
     layer = st.session_state[s.K_LAYER]  # said beside the count (effect.panel)
+    every = s.every_layer()
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         control(
             s.K_MASK,
@@ -47,12 +49,14 @@ def primary(record: ModelRecord) -> None:
             s.K_UNIFORM,
             lambda: help_toggle(
                 tr("attn.uniform"),
-                tr("attn.uniform_help_layer", layer=number(layer)),
+                tr("attn.uniform_help_all") if every else tr("attn.uniform_help_layer", layer=number(layer)),
                 key=s.K_UNIFORM,
                 persist_state="session",
             ),
             None,
         )
+        if record.gpt_cfg.n_layers > 1:
+            control(s.K_SCOPE, lambda: _scope(layer), None)
     with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
         control(
             s.K_TAU,
@@ -75,6 +79,23 @@ def primary(record: ModelRecord) -> None:
                 key=s.K_RESET,
                 icon=":material/undo:",
             )
+
+
+def _scope(layer: int) -> str:
+    """Where the switches act, one tap: "layer ℓ" or "all layers" (its name is said by the help beside it)."""
+    scopes = {"layer": tr("attn.scope.layer", layer=number(layer)), "all": tr("attn.scope.all")}
+    with st.container(horizontal=True, gap=None, vertical_alignment="center", width="content"):
+        value = st.segmented_control(
+            tr("attn.scope"),
+            s.SCOPES,
+            format_func=scopes.get,
+            required=True,
+            key=s.K_SCOPE,
+            persist_state="session",
+            label_visibility="collapsed",
+        )
+        help_button(f"**{tr('attn.scope')}**: {tr('attn.scope_help')}", s.K_SCOPE)
+    return value
 
 
 def more(cfg: GPTConfig, base: AttentionTrace | None, labels: Sequence[str]) -> None:

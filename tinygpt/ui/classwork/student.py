@@ -21,6 +21,7 @@ language, and the student keeps working. The session's class state is ``tinygpt.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ import streamlit as st
 from tinygpt.classroom.period import is_vote, read_state
 from tinygpt.classroom.store import (
     DEFAULT_ANSWER_DAYS,
+    MARKS_PREFIX,
     ClassError,
     NewAnswer,
     StoreError,
@@ -40,6 +42,7 @@ from tinygpt.classroom.store import (
 )
 from tinygpt.config import ConfigError
 from tinygpt.explanations.answers import answer_ids, picked_of, question_record
+from tinygpt.explanations.predictions import PREFIX as PREDICTION_PREFIX
 from tinygpt.ui.classwork.class_guard import lookup_missed, lookup_wait_s
 from tinygpt.ui.classwork.class_retry import waiting_answers
 from tinygpt.ui.classwork.class_sync import first_answer_kept, recheck_class
@@ -313,6 +316,25 @@ def answered(question: Question, identity: str, picked: object) -> None:
         record=question_record(question),
     )
     _send_waiting()
+
+
+def marked(round_of: str, picked: list[str]) -> None:
+    """Marks made before a flip, sent to the class (once per round of marks) so its projector can
+    count who marked before any prediction is scored; not an answer (no "my answers" row, no score).
+    ``round_of``: what tells this round of marks apart (the model, text and layer). Outside a class,
+    or when the store cannot take it, nothing is sent (the prediction itself is kept at the flip)."""
+    cs, code = class_session(), _class_for_answers()
+    if not code or not picked:
+        return
+    if cs.me is None:
+        cs.me, cs.answers = new_student(), {}
+    made = sum(1 for q in cs.answers if q.startswith(PREDICTION_PREFIX + ":"))  # predictions made: a new round each
+    digest = hashlib.sha256(f"{round_of}\n{made}".encode()).hexdigest()[:12]
+    mark = NewAnswer(code, MARKS_PREFIX + digest, tr("attn.marks.label"), {}, cs.me, ",".join(picked), "", False)
+    try:
+        class_store().record_answer(mark)
+    except (StoreError, ClassError, ConfigError, ValueError):
+        pass  # a count on the projector, not the student's answer: the flip records the prediction
 
 
 def voted(entry: AnswerEntry) -> None:

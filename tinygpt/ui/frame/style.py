@@ -83,8 +83,8 @@ label:has(> span > input[role="switch"]:not(:checked)) > div:nth-child(2) {{ bac
 #: phone's screen is too short for that (the open panel's controls would be under them, and the
 #: closed panel's line would push the first reason out of the first screen): there "More controls"
 #: comes after the reasons and nothing sticks.
-#: On a phone the page's top margin and title are smaller, so the switches and their effect fit
-#: the first screen.
+#: On a phone the page's top margin and title are smaller and the switches' rows closer, so the
+#: switches, where they act and their effect fit the first screen.
 EFFECT_CSS = f"""
 .tg-strip {{ display: flex; flex-wrap: wrap; gap: 2px 3px; font-size: 1rem; }}
 .tg-strip .col {{ display: flex; flex-direction: column; align-items: center; min-width: 1.7em;
@@ -102,8 +102,9 @@ EFFECT_CSS = f"""
 }}
 @media (max-width: 640px) {{
   .st-key-attn_whatif > .st-key-attn_more {{ order: 1; }}
-  [data-testid="stMainBlockContainer"] {{ padding-top: 3.5rem; }}
-  [data-testid="stHeading"] h1 {{ font-size: 1.7rem; }}
+  .st-key-attn_whatif {{ gap: 0.5rem; }}
+  [data-testid="stMainBlockContainer"] {{ padding-top: 2.25rem; }}
+  [data-testid="stHeading"] h1 {{ font-size: 1.7rem; padding-top: 0.25rem; }}
   .tg-strip {{ font-size: 0.85rem; gap: 2px 1px; }}
   .tg-strip .col {{ min-width: 1.1em; padding: 0 1px; }}
   .tg-strip .legend {{ font-size: 0.68rem; }}

@@ -3,7 +3,8 @@
 :func:`draw_prediction_tally` reads a class's answers and draws the latest prediction
 (:func:`tinygpt.explanations.predictions.tallies`): for every position, how many students expected its
 prediction to change, as a bar with the number, and whether it changed (▲ and a word, never colour
-alone), then the same as a table. Counts only: never a nickname or a token.
+alone), then the same as a table; before a flip, how many students have marked positions so far.
+Counts only: never a nickname or a token.
 """
 
 from __future__ import annotations
@@ -37,10 +38,20 @@ _CSS = f"""<style>
 def latest(code: str) -> PredictionTally | None:
     """The tally of the latest prediction of class ``code``, None when there is none.
     Raises StoreError or ConfigError when the store cannot be reached."""
+    return latest_with_marks(code)[0]
+
+
+def latest_with_marks(code: str) -> tuple[PredictionTally | None, int]:
+    """The latest prediction's tally of class ``code`` (None when there is none), and how many students
+    have marked positions for the next flip since (marks made after that prediction's first answer).
+    Counts only. Raises StoreError or ConfigError when the store cannot be reached."""
     store = class_store()
     records = {s.question_id: s.question for s in store.summary(code)}
-    found = tallies(store.answers(code), records)
-    return found[-1] if found else None
+    answers = store.answers(code)
+    found = tallies(answers, records)
+    tally = found[-1] if found else None
+    since = min((a.at for a in answers if tally is not None and a.question_id == tally.question_id), default=0.0)
+    return tally, store.marked(code, since)
 
 
 def tally_html(tally: PredictionTally) -> str:
@@ -92,12 +103,15 @@ def draw_prediction_tally(code: str, key: str = "tally", reveal: bool = True) ->
     waits until the teacher reveals it). A store that cannot be reached is said, never raised."""
     st.subheader(tr("tally.header"), anchor=False)
     try:
-        tally = latest(code)
+        tally, marked = latest_with_marks(code)
     except (StoreError, ConfigError) as exc:
         st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
         return False
+    if marked:  # marks come in before the flip: counted as they arrive, scored after it
+        st.markdown(tr("tally.marked", n=marked))
     if tally is None:
-        st.info(tr("tally.none_yet"))
+        if not marked:
+            st.info(tr("tally.none_yet"))
         return False
     if reveal:
         draw_tally(tally, key)

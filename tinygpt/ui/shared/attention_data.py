@@ -57,33 +57,49 @@ def own_walk(record: ModelRecord, text: str) -> Walk:
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def switched_walk(record: ModelRecord, text: str, layer: int, switches: Switches) -> Walk:
-    """The walk with ``switches`` in ``layer`` and the model's own attention elsewhere."""
-    if switches == Switches(causal_mask=record.train_cfg.causal_mask):
+def switched_walk(
+    record: ModelRecord, text: str, layer: int, switches: Switches, others: Switches | None = None
+) -> Walk:
+    """The walk with ``switches`` in ``layer`` and ``others`` in every other layer (None: the model's own)."""
+    own = Switches(causal_mask=record.train_cfg.causal_mask)
+    if switches == own and others in (None, own):
         return own_walk(record, text)
-    return walk(record.model, record.vocab.encode(text)[None], _own_by_layer(record) | {layer: switches})
+    rest = _own_by_layer(record) if others is None else dict.fromkeys(range(record.gpt_cfg.n_layers), others)
+    return walk(record.model, record.vocab.encode(text)[None], rest | {layer: switches})
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def effects(record: ModelRecord, text: str, layer: int, switches: Switches) -> PositionEffects:
-    """The prediction at every position with ``switches`` in ``layer``, against the model's own."""
-    return effects_of(own_walk(record, text), switched_walk(record, text, layer, switches))
+def effects(
+    record: ModelRecord, text: str, layer: int, switches: Switches, others: Switches | None = None
+) -> PositionEffects:
+    """The prediction at every position with ``switches`` in ``layer`` (``others`` elsewhere), against the
+    model's own."""
+    return effects_of(own_walk(record, text), switched_walk(record, text, layer, switches, others))
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
-def flip_reasons(record: ModelRecord, text: str, layer: int, switches: Switches) -> list[Flip]:
+def flip_reasons(
+    record: ModelRecord, text: str, layer: int, switches: Switches, others: Switches | None = None
+) -> list[Flip]:
     """Why each changed position changed (``tinygpt.explanations.why.flips``)."""
     ids = record.vocab.encode(text)
-    return flips(own_walk(record, text), switched_walk(record, text, layer, switches), ids, layer, switches)
+    new = switched_walk(record, text, layer, switches, others)
+    return flips(own_walk(record, text), new, ids, layer, switches)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
 def steady_reasons(
-    record: ModelRecord, text: str, layer: int, switches: Switches, positions: tuple[int, ...]
+    record: ModelRecord,
+    text: str,
+    layer: int,
+    switches: Switches,
+    positions: tuple[int, ...],
+    others: Switches | None = None,
 ) -> list[Flip]:
     """Why each of ``positions`` whose prediction did not change stayed (``tinygpt.explanations.why.steady``)."""
     ids = record.vocab.encode(text)
-    return steady(own_walk(record, text), switched_walk(record, text, layer, switches), ids, layer, switches, positions)
+    new = switched_walk(record, text, layer, switches, others)
+    return steady(own_walk(record, text), new, ids, layer, switches, positions)
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_UID)

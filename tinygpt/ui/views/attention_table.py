@@ -1,7 +1,7 @@
 """The Attention page's table of state (``tinygpt.ui.frame.controls``): each control's key, default,
 lesson label and URL row. The page's modules read the keys as ``state.K_*``
 (``tinygpt.ui.attention.state``, which adds the URL rows that need the step registry or a decoder:
-``step``, ``edits``, ``part``). ``off``, ``uniform`` and ``guess`` are in the URL only while set.
+``step``, ``edits``, ``part``). ``off``, ``uniform``, ``layers`` and ``guess`` are in the URL only while set.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 
 from tinygpt.config import OWN_TEMPERATURE
 from tinygpt.formatting import number, shown_text
+from tinygpt.numbers import read_choice
 from tinygpt.params import (
     read_choice_of,
     read_flag,
@@ -52,10 +53,15 @@ MIN_DIVISOR, MAX_DIVISOR = 0.01, 1000.0
 SCALINGS: tuple[str, ...] = ("sqrt", "one", "custom")
 #: Uniform attention: every head of the chosen layer, or only the chosen head.
 UNIFORM_SCOPES: tuple[str, ...] = ("layer", "head")
+#: Where the first view's switches (mask, uniform attention, τ) act: the chosen layer, or every layer.
+SCOPES: tuple[str, ...] = ("layer", "all")
+#: ``layers=`` in a link: its words and the scope each names.
+SCOPE_WORDS: dict[str, str] = {"all": "all", "every": "all", "one": "layer", "layer": "layer"}
 
 K_TEXT, K_LAYER, K_HEAD, K_STEP = "attn_text", "attn_layer", "attn_head", "attn_step"
 K_MASK, K_SCALING, K_DIVISOR, K_TAU = "attn_mask", "attn_scaling", "attn_divisor", "attn_temperature"
 K_HEADS_OFF, K_UNIFORM, K_UNIFORM_SCOPE = "attn_heads_off", "attn_uniform", "attn_uniform_scope"
+K_SCOPE = "attn_scope"
 #: ``K_EDITS``: the session's score edits {(layer, head, i, j): score}, started by ``edits=``.
 K_RESET, K_GUESS, K_EDITING, K_EDITS = "attn_reset", "attn_guess", "attn_editing", "attn_edit_scores"
 K_CELL_I, K_CELL_J, K_OUTPUT, K_ALL_COLUMNS = "attn_cell_i", "attn_cell_j", "attn_output", "attn_all_columns"
@@ -84,6 +90,12 @@ def _scale(raw: str, notes: list[str]) -> dict[str, Any]:
 def _uniform(raw: str, notes: list[str]) -> dict[str, Any]:
     mode = read_uniform(raw)
     return {K_UNIFORM: False} if mode == "none" else {K_UNIFORM: True, K_UNIFORM_SCOPE: mode}
+
+
+def _scope(cfg) -> url.Param:
+    """``layers=all`` while the switches act in every layer (left out for the chosen layer only)."""
+    read = partial(read_choice, name="layers", choices=SCOPE_WORDS)
+    return url.field("layers", K_SCOPE, read, lambda v: "all" if v == "all" else None)
 
 
 def _flag(name: str, key: str, write=write_flag):
@@ -140,6 +152,7 @@ ATTENTION = table(
         UNIFORM,
     ),
     control(K_UNIFORM_SCOPE, "layer", "attn.uniform_scope"),
+    control(K_SCOPE, "layer", "attn.scope", _scope),
     control(
         K_TAU, OWN_TEMPERATURE, "attn.temperature", lambda cfg: url.Param("tau", _tau, lambda ss: f"{ss[K_TAU]:g}"), TAU
     ),
