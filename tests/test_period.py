@@ -21,6 +21,7 @@ from tinygpt.classroom.period import (
     suggest_discussion,
     tally,
     view_query,
+    votes_blindly_on,
     votes_of,
     write_state,
 )
@@ -65,6 +66,16 @@ def vote(code: str, student: str, q, picked: str, rnd: int, identity: str | None
 
 
 # ---------------------------------------------------------------- the state
+
+
+def test_the_page_s_own_exercise_on_the_open_vote_waits_for_the_reveal(question):
+    model = new_model(GPTConfig(vocab_size=5, d_model=8, n_heads=2, n_layers=1, d_ff=16, max_len=8), seed=0).eval()
+    other = argmax_key_question(trace_of(model, torch.tensor([[0, 1, 2, 3]]), layer=0), head=0, query=2)
+    asked = ClassState(follow=True).with_question(question)
+    assert votes_blindly_on(asked, question) and not votes_blindly_on(asked, other)
+    assert not votes_blindly_on(replace(asked, revealed=True), question)  # revealed: the exercise may grade it
+    assert not votes_blindly_on(replace(asked, closed=True), question)
+    assert not votes_blindly_on(ClassState(follow=True), question)  # no vote open
 
 
 def test_a_state_goes_to_json_and_back_unchanged(question):

@@ -393,6 +393,17 @@ def hold_lead(store: Store, code: str, key: str, tab: str) -> str:
     return TOOK if outcome == TOOK and written is not None else OTHER
 
 
+def votes_blindly_on(state: ClassState, question: Question) -> bool:
+    """Whether ``state``'s open vote is on ``question`` (the same question id) and its answer is not
+    revealed: anything else that would grade ``question`` then waits too (a vote is blind until revealed)."""
+    if state.question is None or state.closed or state.verdict_shown(state.question_id):
+        return False
+    try:
+        return question_id(question_from_data(state.question)) == question_id(question)
+    except (KeyError, TypeError, ValueError):  # a state another version wrote: not this question
+        return False
+
+
 def read_state(store: Store, code: str) -> ClassState | None:
     """Class ``code``'s current state, or None before its teacher wrote one. StoreError when the
     store cannot be reached."""

@@ -3,6 +3,7 @@
 STRINGS: dict[str, str] = {
     "ex.none": "none",
     "ex.check": "Check my answer",
+    "ex.class_vote": "This is your class\u2019s question right now: answer it in the vote. Its answer appears when your teacher reveals it.",
     "ex.pick_hint": "Guess first: the answer and the numbers appear after you pick.",
     "ex.pick_hint_multiple": "Pick every answer you expect (or “none”), then check.",
     "ex.right": "Right! {reason}",

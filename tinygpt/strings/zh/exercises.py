@@ -3,6 +3,7 @@
 STRINGS: dict[str, str] = {
     "ex.none": "没有",
     "ex.check": "核对答案",
+    "ex.class_vote": "这正是全班现在投票的问题：请在投票里作答。老师公布后才显示答案。",
     "ex.pick_hint": "先猜一猜：选好之后才显示答案和数值。",
     "ex.pick_hint_multiple": "选出你认为的所有答案（或“没有”），再核对。",
     "ex.right": "答对了！{reason}",

@@ -15,13 +15,14 @@ import streamlit as st
 import torch
 
 from tinygpt.attention import AttentionTrace, Step
+from tinygpt.classroom.period import votes_blindly_on
 from tinygpt.explanations.answers import answer_ids, question_id
 from tinygpt.explanations.exercises import STEP_QUESTIONS, Fields, Question, question_for, theory_question
 from tinygpt.model import GPT
 from tinygpt.ui.classwork import misconception_view, student
 from tinygpt.ui.frame.controls import SCORE
 from tinygpt.ui.frame.language import md_escape, tr
-from tinygpt.ui.frame.student_state import class_session
+from tinygpt.ui.frame.student_state import class_session, follow_session
 from tinygpt.ui.shared.common import resend
 
 SPACE_MARK = "␣"
@@ -95,11 +96,22 @@ def count_theory_answer(qid: str, right_answer: str, key: str) -> None:
     student.answered(question, identity, picked)
 
 
+def is_open_vote(question: Question) -> bool:
+    """Whether the class this session follows votes on ``question`` now, unrevealed
+    (:func:`tinygpt.classroom.period.votes_blindly_on`): the page's own exercise on it then neither
+    asks nor shows its verdict."""
+    state = follow_session().state
+    return state is not None and votes_blindly_on(state, question)
+
+
 def ask(question: Question, key_prefix: str) -> bool:
     """Draw ``question`` under the keys ``<key_prefix>_pick`` (and ``<key_prefix>_check``);
     return True once it is revealed (then the verdict, the right answer and the reason are shown).
     """
     pick_key, revealed_key, identity_key = f"{key_prefix}_pick", f"_{key_prefix}_revealed", f"_{key_prefix}_question"
+    if is_open_vote(question):  # the class votes on this very question: its answer waits for the reveal
+        st.info(tr("ex.class_vote"), icon=":material/how_to_vote:")
+        return False
     identity = _identity(question)
     if st.session_state.get(identity_key) != identity:  # another question under these keys: start afresh
         st.session_state[identity_key] = identity
