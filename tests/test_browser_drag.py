@@ -240,3 +240,71 @@ def test_typing_a_score_and_picking_no_scaling_redraw_alpha_in_the_browser(app_s
         alpha_matrix(page.evaluate(ALPHA_JS), T), trace.with_switches(sw).state["alpha"][0, 0], rtol=1e-4, atol=1e-6
     )
     assert_no_exception(page)
+
+
+#: Step 5's cells as labelled for screen readers: "key position j: 1 好; query position i: 2 世;
+#: value: -0.71…" (the masked cells have no value).
+VALUE_JS = f"""() => Array.from(document.querySelector("{CHART}").querySelectorAll("svg path[aria-label]"))
+    .map((el) => el.getAttribute("aria-label")).filter((label) => label.includes("value: "))"""
+
+
+def drawn_scores(labels: list[str], T: int) -> np.ndarray:
+    """The (T, T) scores drawn (masked cells −∞) from the cells' labels."""
+    out = np.full((T, T), -np.inf)
+    for label in labels:
+        parts = dict(part.split(": ", 1) for part in label.split("; "))
+        out[int(parts["query position i"].split()[0]), int(parts["key position j"].split()[0])] = float(
+            parts["value"].replace("−", "-")
+        )
+    return out
+
+
+def test_the_masked_scores_follow_a_typed_divisor_and_the_mask_before_the_server(app_server, page):
+    T = len(SEED_TEXT)
+    record = served_example("textbook")
+    trace = trace_of(record.model, record.vocab.encode(SEED_TEXT)[None], 0)
+
+    def own(divisor: float | None, causal_mask: bool = True) -> np.ndarray:
+        return trace.with_switches(Switches(divisor=divisor, causal_mask=causal_mask)).state["S_masked"][0, 0].numpy()
+
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=mask&layer=0&head=0")
+    wait_for_app(page, 240_000)
+    page.wait_for_function(f"() => ({VALUE_JS})().length === {T * (T + 1) // 2}", timeout=60_000)
+    np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(None), rtol=1e-4, atol=1e-4)
+    page.get_by_text(t("attn.more", "en")).first.click()
+    page.locator(".st-key-attn_scaling").get_by_text(t("attn.scale_custom", "en")).click()
+    divisor = page.locator(".st-key-attn_divisor input")
+    divisor.wait_for(timeout=60_000)
+    wait_for_app(page)
+    start = float(divisor.input_value())
+    page.evaluate(f'() => {{ document.querySelector("{CHART} svg").tgMark = 1; }}')
+    before = drawn_scores(page.evaluate(VALUE_JS), T)
+    np.testing.assert_allclose(before, own(start), rtol=1e-4, atol=1e-4)
+    divisor.fill("0.5")  # typed, not sent (no Enter): only the browser knows it
+    page.wait_for_function("() => document.getElementById('tg-live-attn-div')?.value === '0.5'", timeout=10_000)
+    page.wait_for_timeout(300)
+    during = drawn_scores(page.evaluate(VALUE_JS), T)
+    assert not np.allclose(during[np.isfinite(during)], before[np.isfinite(before)])  # changed before the server
+    np.testing.assert_allclose(during, own(0.5), rtol=1e-4, atol=1e-4)
+    assert np.isneginf(during[np.triu_indices(T, 1)]).all()
+    ticks = page.evaluate(  # the colour legend's ticks: the scale's domain is [-b, b], symmetric about 0
+        f"""() => Array.from(document.querySelector("{CHART}").querySelectorAll(".role-legend-label text"))
+        .map((el) => el.textContent)"""
+    )
+    values = sorted(float(v.replace("−", "-")) for v in ticks if v.strip().lstrip("−-").replace(".", "").isdigit())
+    assert len(values) >= 3 and values == sorted(-v for v in values), ticks
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(CHART).first.screenshot(path=str(SHOTS / "mask_step_divisor_0.5.png"))
+    divisor.press("Enter")
+    wait_for_app(page)
+    np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5), rtol=1e-4, atol=1e-4)
+    assert page.evaluate(f'() => document.querySelector("{CHART} svg").tgMark') == 1  # same spec: data only
+
+    page.locator(".st-key-attn_mask label").first.click()
+    page.wait_for_function(f"() => ({VALUE_JS})().length === {T * T}", timeout=10_000)  # no masked cell left
+    np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5, False), rtol=1e-4, atol=1e-4)
+    page.locator(CHART).first.screenshot(path=str(SHOTS / "mask_step_mask_off.png"))
+    wait_for_app(page)
+    np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5, False), rtol=1e-4, atol=1e-4)
+    assert_no_exception(page)
