@@ -371,3 +371,49 @@ def test_the_scores_charts_expressions_give_tinygpts_steps_4_and_5(base, step):
         finite = np.isfinite(got)
         np.testing.assert_allclose(shade[finite], np.clip(got[finite], -b, b), rtol=1e-12)
         assert np.isnan(shade[~finite]).all()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node runs the chart's JavaScript expressions")
+def test_the_live_row_gives_the_servers_cell_arithmetic(base):
+    from tinygpt.explanations.charts.live_row import live_caption_spec, live_row_spec
+    from tinygpt.explanations.explain import explain_cell
+
+    server = base.with_switches(Switches())
+    texts = {
+        spec_text(live_row_spec(columns_of(base.with_switches(sw)), LABELS, i, j, "d", headers=("a", "b", "c")))
+        for sw in SWITCHES
+        for i, j in ((5, 0), (2, 1))
+    }
+    assert len(texts) == 1  # the picked cell is data, as the switches are
+    i, j = 3, 1
+    spec = live_row_spec(columns_of(server), LABELS, i, j, "d", headers=("a", "b", "c"))
+    cols = {
+        name: np.asarray(spec["datasets"]["cells"].column(name).to_pylist())
+        for name in spec["datasets"]["cells"].column_names
+    }
+    assert set(cols["pick_i"]) == {i} and set(cols["pick_j"]) == {j}
+    empty = dict.fromkeys(LIVE_PARAMS, "")
+    for inputs, sw in [
+        ({}, Switches()),
+        ({"live_tau": "0.2"}, Switches(temperature=0.2)),
+        ({"live_tau": "4", "live_div": "1"}, Switches(temperature=4.0, divisor=1.0)),
+        ({"live_mask": "0"}, Switches(causal_mask=False)),
+        ({"live_edit": f"1,{HEAD},{i},0,6"}, Switches(edits=((HEAD, i, 0, 6.0),))),
+    ]:
+        cell = explain_cell(base.with_switches(sw), "softmax", HEAD, i, j)
+        rows = run_rows(spec, cols, {**empty, **inputs}, ("i", "j", "scaled", "masked", "m", "e", "z", "alpha", "tau"))
+        row = sorted((r for r in rows if r[0] == i), key=lambda r: r[1])
+        scaled = np.array([-math.inf if r[3] else r[2] for r in row])
+        np.testing.assert_allclose(scaled, cell.row, rtol=1e-5, err_msg=str(inputs))
+        np.testing.assert_allclose([r[5] for r in row], cell.exps, rtol=1e-5, atol=1e-9, err_msg=str(inputs))
+        np.testing.assert_allclose([r[7] for r in row], cell.alpha, rtol=1e-4, atol=1e-7, err_msg=str(inputs))
+        assert math.isclose(row[0][4], cell.row_max, rel_tol=1e-5) and math.isclose(
+            row[0][6], cell.exp_sum, rel_tol=1e-5
+        )
+        assert {r[8] for r in row} == {cell.temperature}
+    caption = live_caption_spec(columns_of(server), "τ = ", " (here)", "d")
+    line = caption["layer"][0]["transform"][-1]["calculate"]
+    assert line == '"τ = " + format(datum.tau, \'~g\') + " (here)"'
+    assert spec_text(caption) == spec_text(
+        live_caption_spec(columns_of(base.with_switches(SWITCHES[3])), "τ = ", " (here)", "d")
+    )
