@@ -621,12 +621,30 @@ def test_scores_and_scaled_scores_share_one_colour_scale():
     assert domain(at) == pytest.approx([-bound, bound], rel=1e-6)
     rerun(at, **{view.K_STEP: "scale"})
     assert np.allclose(alpha(at), S / 8, rtol=1e-6)
-    assert domain(at) == pytest.approx([-bound, bound], rel=1e-6)  # the same scale: step 4 is 8 times paler
+    assert live_bound(at) == pytest.approx(bound, rel=1e-6)  # the same scale: step 4 is 8 times paler
     caption = t("attn.shared_scale", "en", bound=bound, divisor="√64 = 8", future=t("attn.shared_scale_future", "en"))
     assert caption in [c.value for c in at.caption]
     rerun(at, **{view.K_MASK: False})  # no mask: the whole matrix counts
     whole = float(np.abs(S).max())
-    assert domain(at) == pytest.approx([-whole, whole], rel=1e-6)
+    assert live_bound(at) == pytest.approx(whole, rel=1e-6)
+
+
+def live_bound(at: AppTest) -> float:
+    """The colour bound of step 4's live heatmap (drawn in the browser from the data the server
+    sent: its raw scores and switches), as ``live.evaluate_scores`` computes the chart's formulas."""
+    import json
+
+    import pyarrow as pa
+
+    from tinygpt.explanations.charts.live import evaluate_scores
+
+    chart = at.get("vega_lite_chart")[0].proto
+    spec = json.loads(chart.spec)
+    assert "live_div" in [p["name"] for p in spec["params"]] and '"domain":' not in json.dumps(spec["layer"])
+    cells = pa.ipc.open_stream(chart.datasets[0].data.data).read_all().to_pydict()
+    T = int(len(cells["s"]) ** 0.5)
+    scores = np.asarray(cells["s"]).reshape(T, T)
+    return evaluate_scores(scores, "scale", divisor=cells["div0"][0], causal_mask=cells["mask0"][0])[1]
 
 
 def test_the_masked_table_writes_minus_infinity_and_chart_data_stay_finite():

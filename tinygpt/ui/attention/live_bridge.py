@@ -191,15 +191,15 @@ class _Mark:
 def live_tau_caption(trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig) -> dict:
     """The "τ = …" caption of the softmax step as a one-line live chart (τ as the slider stands)."""
     before, after = tr("attn.tau_now", tau=_Mark()).split("\ue000")
-    text = tr("attn.tau_now", tau=trace.switches.temperature)
-    return live_caption_spec(_columns(trace, head, labels, cfg.d_head), before, after, text)
+    # the description names no value: the spec stays the same text while τ changes
+    return live_caption_spec(_columns(trace, head, labels, cfg.d_head), before, after, tr("attn.live_caption_text"))
 
 
 def live_row(trace: AttentionTrace, head: int, labels: Sequence[str], d_head: int, i: int, j: int) -> dict:
     """Query row ``i``'s softmax arithmetic (S̃, e_k, α per key, key ``j`` bold; m and Σ_k e_k)
     for ``head`` (of ``d_head`` dimensions) of ``trace`` as a live text chart."""
     headers = (tr("attn.live_row_scaled"), tr("attn.live_row_exp"), tr("attn.live_row_alpha"))
-    description = tr("attn.live_row_text", i=i)
+    description = tr("attn.live_row_text")  # no value: the same spec for every picked cell
     return live_row_spec(
         _columns(trace, head, labels, d_head), labels, i, j, description, headers=headers, row_title=tr("attn.axis_key")
     )
