@@ -55,9 +55,8 @@ def _row_layout(
 ) -> alt.LayerChart:
     """The row's table: a text per key and column, and the summary row (m, Σ_k e_k)."""
     what = f"datum.key === 't_s' ? {_js(headers[0])} : datum.key === 't_e' ? {_js(headers[1])} : {_js(headers[2])}"
-    x = alt.X(
-        "what:N", sort=list(headers), title=None, axis=alt.Axis(orient="top", labelAngle=0, domain=False, ticks=False)
-    )
+    axis = alt.Axis(orient="top", labelAngle=0, labelLimit=0, domain=False, ticks=False)  # titles drawn whole
+    x = alt.X("what:N", sort=list(headers), title=None, axis=axis)
     y = alt.Y("ylab:N", sort=[*labels, SUM_ROW], title=row_title, axis=alt.Axis(domain=False, ticks=False))
     table = (
         alt.Chart()
