@@ -27,7 +27,7 @@ import numpy as np
 
 from tinygpt.arrays import ArrayLike, to_numpy
 from tinygpt.explanations.charts.axes import label_angle, masked_layer, y_title_axis
-from tinygpt.explanations.charts.fast import fast_spec
+from tinygpt.explanations.charts.fast import fast_spec, use_canvas
 
 #: The parameters, each bound to one hidden input of the page (:func:`input_ids`).
 LIVE_PARAMS = ("live_tau", "live_div", "live_mask", "live_uniform", "live_edit")
@@ -283,7 +283,8 @@ def live_scores_spec(
     texts give the same spec whatever the switches. Raises ValueError for another step."""
     if step not in SCORE_VALUE:
         raise ValueError(f"step={step!r}: expected one of {sorted(SCORE_VALUE)}")
-    return fast_spec(_live_scores_layout, columns, description, labels=tuple(labels), step=step, page=page, **texts)
+    spec = fast_spec(_live_scores_layout, columns, description, labels=tuple(labels), step=step, page=page, **texts)
+    return use_canvas(spec, len(labels) ** 2)  # as the server's heatmap of as many cells
 
 
 def evaluate_scores(
@@ -371,8 +372,10 @@ def live_alpha_spec(
     position ``labels``, bound to the hidden inputs of ``page`` (:func:`input_ids`); ``cell``: a
     cell's size in pixels (0: from T); ``texts``: ``title``, ``row_title``, ``col_title``,
     ``value_title``, ``masked_label``. The same labels and texts give the same spec whatever the
-    switches: only the dataset ``"cells"`` differs. SVG (its marks are what a screen reader reads)."""
-    return fast_spec(_live_layout, columns, description, labels=tuple(labels), page=page, cell=cell, **texts)
+    switches: only the dataset ``"cells"`` differs. SVG (its marks are what a screen reader reads), on a
+    canvas beyond :data:`~tinygpt.explanations.charts.fast.CANVAS_CELLS` cells as the server's heatmap."""
+    spec = fast_spec(_live_layout, columns, description, labels=tuple(labels), page=page, cell=cell, **texts)
+    return use_canvas(spec, len(labels) ** 2)
 
 
 def evaluate(
