@@ -394,7 +394,7 @@ async def projector(url: str, period: Period, seen: dict[str, str]) -> None:
         async with connect(url) as ws:
             s = Session(ws)
             run = check("projector", await s.run("projector", query=f"class={period.code}&lang=en"), period.errors)
-            marker = english("period.compare", first="\0", second="", to_right=0, to_wrong=0).split("\0")[0]
+            marker = english("period.compare", first="\0", n1=0, second="", n2=0, to_right=0, to_wrong=0).split("\0")[0]
             runs = [run]
             while not period.done:
                 state = read_state(period.store, period.code)
@@ -494,11 +494,21 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
             errors.append(
                 f"question {q}: the tally's changes {got.to_right}/{got.to_wrong}, the votes' {to_right}/{to_wrong}"
             )
-        shares = []
+        shares, counts = [], []
         for rnd in (1, 2):
             votes = {a: n for (qq, r, a), n in period.cast.items() if qq == q and r == rnd}
-            shares.append(f"{100 * sum(n for a, n in votes.items() if a in right) / max(sum(votes.values()), 1):.0f}")
-        expected = english("period.compare", first=shares[0], second=shares[1], to_right=to_right, to_wrong=to_wrong)
+            n = sum(votes.values())
+            counts.append(n)
+            shares.append(f"{100 * sum(k for a, k in votes.items() if a in right) / n:.0f} %" if n else "—")
+        expected = english(
+            "period.compare",
+            first=shares[0],
+            n1=counts[0],
+            second=shares[1],
+            n2=counts[1],
+            to_right=to_right,
+            to_wrong=to_wrong,
+        )
         if seen.get(q) != expected:
             mismatched += 1
             errors.append(f"question {q}: the projector showed {seen.get(q)!r}, the votes say {expected!r}")

@@ -142,7 +142,7 @@ def test_a_teacher_leads_three_students_through_a_vote_in_two_rounds(browser, ap
         teacher.screenshot(path=str(SCREENSHOTS / "period_teacher.png"))
         teacher.locator(".st-key-lead_reveal button").click()
         expect(projector.locator(".st-key-projector_reveal")).to_contain_text("The answer is", timeout=SEEN)
-        compare = en("period.compare", first="33", second="67", to_right=1, to_wrong=0)
+        compare = en("period.compare", first="33 %", n1=3, second="67 %", n2=3, to_right=1, to_wrong=0)
         expect(projector.locator(".st-key-projector_reveal")).to_contain_text(compare)
         expect(projector.locator("[data-testid='stVegaLiteChart']")).to_have_count(2, timeout=SEEN)  # both rounds
         for student in students:

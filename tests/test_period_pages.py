@@ -145,7 +145,7 @@ def test_the_teacher_leads_asks_and_students_vote_in_two_rounds_then_the_project
     teacher.button(key="lead_reveal").click().run()
     projector.run()
     shown = " ".join(texts(projector))
-    assert t("period.compare", "en", first="33", second="100", to_right=2, to_wrong=0) in shown
+    assert t("period.compare", "en", first="33 %", n1=3, second="100 %", n2=3, to_right=2, to_wrong=0) in shown
     assert len(projector.get("vega_lite_chart")) == 2  # round 2 and round 1
     assert "Zed" in {a.nickname for a in store.answers(code)}  # kept for the teacher, never on the projector
     assert "Zed" not in shown and not any(a.student in shown for a in store.answers(code))

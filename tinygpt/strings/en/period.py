@@ -17,7 +17,7 @@ STRINGS: dict[str, str] = {
     # the spread (teacher and projector)
     "period.spread_title": "Answers in round {round}",
     "period.spread_alt": "Bar chart of the answers in round {round}: {answered} {answered:student|students} answered, {right} rightly.",
-    "period.compare": "Right in round 1: {first} %; in round 2: {second} %. {to_right} {to_right:student|students} changed to the right answer, {to_wrong} changed away from it.",
+    "period.compare": "Right in round 1: {first} of {n1} answered; in round 2: {second} of {n2} answered. {to_right} {to_right:student|students} changed to the right answer, {to_wrong} changed away from it.",
     # the teacher leads
     "period.lead_header": "Lead the class",
     "period.follow": "Students follow me",

@@ -17,7 +17,7 @@ STRINGS: dict[str, str] = {
     # the spread (teacher and projector)
     "period.spread_title": "第 {round} 轮的答案",
     "period.spread_alt": "第 {round} 轮答案的条形图：{answered} 名学生作答，{right} 人答对。",
-    "period.compare": "第 1 轮答对 {first} %；第 2 轮答对 {second} %。{to_right} 名学生改成了正确答案，{to_wrong} 名学生从正确答案改走了。",
+    "period.compare": "第 1 轮答对 {first}（{n1} 人作答）；第 2 轮答对 {second}（{n2} 人作答）。{to_right} 名学生改成了正确答案，{to_wrong} 名学生从正确答案改走了。",
     # the teacher leads
     "period.lead_header": "带领全班",
     "period.follow": "学生跟随我",

@@ -124,15 +124,23 @@ def draw_spread(data: Mapping, tally: RoundTally, rnd: int, key: str, table: boo
 
 
 def compare_line(tally: Tally) -> str:
-    """Round 2 against round 1: the share right in each, how many changed to and away from the right answer."""
+    """Round 2 against round 1: the share right in each with how many answered it ("—" for a round
+    nobody answered), how many changed to and away from the right answer."""
     first, second = tally.of(1), tally.of(2)
     return tr(
         "period.compare",
-        first=f"{100 * first.share_right:.0f}",
-        second=f"{100 * second.share_right:.0f}",
+        first=share_text(first),
+        n1=first.answered,
+        second=share_text(second),
+        n2=second.answered,
         to_right=tally.to_right,
         to_wrong=tally.to_wrong,
     )
+
+
+def share_text(rnd: RoundTally) -> str:
+    """The share of a round's answers that are right, as "33 %"; "—" when nobody answered (no share)."""
+    return f"{100 * rnd.share_right:.0f} %" if rnd.answered else "—"
 
 
 def warn_all_right(question: Question, uniform: bool) -> None:
