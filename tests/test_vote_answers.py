@@ -103,3 +103,21 @@ def test_each_vote_is_in_my_answers_at_once_with_its_round_and_counts_in_the_sco
     assert later.session_state[SCORE] == (1, 1)
     assert t("mine.restored", "en", asked=1, right=1) in welcome_back(code, me)
     assert [e.round for e in class_session(later.session_state).answers.values()] == [1, 2]
+
+
+def test_the_concept_check_says_no_verdict_per_question_before_the_check_at_the_end_and_is_not_in_the_score():
+    from tinygpt.explanations.concept_check import PHASES, PREFIX
+    from tinygpt.ui.frame.student_state import CHECK_PREFIX, POST_CHECK_PREFIX, AnswerEntry, check_over, score_of
+
+    assert (CHECK_PREFIX, POST_CHECK_PREFIX) == (f"{PREFIX}:", f"{PREFIX}:{PHASES[1]}:")  # the ids the check writes
+
+    def entry(qid: str, right: bool) -> AnswerEntry:
+        return AnswerEntry(qid, "q", "1", "1", right, 0.0, "ABCDEF")
+
+    pre = [entry("check:pre:softmax:x", True), entry("check:pre:mask:x", False)]
+    exercise = entry("ex:1", True)
+    assert not check_over([*pre, exercise]) and all(is_hidden(e, frozenset(), False) for e in pre)
+    assert not is_hidden(exercise, frozenset())
+    assert score_of([*pre, exercise]) == (1, 1)  # the check has its own before/after line
+    post = [*pre, entry("check:post:softmax:x", True)]
+    assert check_over(post) and not any(is_hidden(e, frozenset(), check_over(post)) for e in post)

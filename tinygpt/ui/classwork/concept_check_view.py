@@ -27,7 +27,6 @@ from tinygpt.explanations.misconceptions import misconceptions
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.classwork import student
 from tinygpt.ui.frame import url
-from tinygpt.ui.frame.controls import SCORE
 from tinygpt.ui.frame.language import md_escape, tr
 from tinygpt.ui.frame.student_state import class_session, follow_session
 from tinygpt.ui.frame.tables import show_table, text_table
@@ -159,15 +158,12 @@ def _form(phase: str, questions: dict[str, Question]) -> None:
     if missing:
         st.warning(tr("check.missing", n=len(missing)))
         return
-    ss = st.session_state
-    for concept in CONCEPTS:
+    for concept in CONCEPTS:  # not in the session's score: the check says its own before and after
         q = questions[concept]
         identity = check_id(phase, concept, q)
         if identity in class_session().answers:
             continue
         student.answered(q, identity, picks[concept])
-        right, asked = ss.get(SCORE, (0, 0))
-        ss[SCORE] = (right + q.is_right(picks[concept]), asked + 1)
     student.keep_cookie()
     st.rerun()  # the whole page: the check's box shows the next phase
 

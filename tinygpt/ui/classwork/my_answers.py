@@ -23,7 +23,14 @@ from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store, problem_text
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.page_list import PAGES, TEACHER_PATH
-from tinygpt.ui.frame.student_state import K_NICKNAME, AnswerEntry, class_session, is_hidden, score_of
+from tinygpt.ui.frame.student_state import (
+    K_NICKNAME,
+    AnswerEntry,
+    check_over,
+    class_session,
+    is_hidden,
+    score_of,
+)
 
 
 def sidebar(url_path: str) -> None:
@@ -64,7 +71,8 @@ def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = 
     shown = class_session().shown
     right, asked = score_of(entries, shown)  # a class vote counts once, by its latest round, once revealed
     score = tr("ex.score", right=right, asked=asked)
-    hidden = len({e.question_id for e in entries if is_hidden(e, shown)})
+    hidden = len({e.question_id for e in entries if e.round and is_hidden(e, shown)})  # the class votes waiting
+    done = check_over(entries)
     if hidden:
         score += " " + tr("mine.hidden_note", n=hidden)
     st.markdown(score)
@@ -73,7 +81,7 @@ def my_answers(entries: Sequence[AnswerEntry], url_path: str, key_prefix: str = 
             e.question_id,
             listed_question(e),
             e.answer_text,
-            None if is_hidden(e, shown) else e.right,
+            None if is_hidden(e, shown, done) else e.right,
             e.at,
             e.class_code,
         )

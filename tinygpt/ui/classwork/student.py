@@ -149,7 +149,7 @@ def _revealed_votes(entries) -> frozenset[str]:
 def _hidden_count() -> int:
     """How many of this student's class votes wait for the teacher's reveal (their questions)."""
     cs = class_session()
-    return len({e.question_id for e in cs.answers.values() if is_hidden(e, cs.shown)})
+    return len({e.question_id for e in cs.answers.values() if e.round and is_hidden(e, cs.shown)})
 
 
 def shown_votes(shown: frozenset[str]) -> None:

@@ -44,18 +44,38 @@ def entry_key(question_id: str, rnd: int = 0) -> str:
     return f"{question_id}#{rnd}" if rnd else question_id
 
 
-def is_hidden(entry: AnswerEntry, shown: Collection[str]) -> bool:
-    """Whether ``entry`` is a class vote the teacher has not revealed yet (``shown``: the revealed
-    vote ids): the student is not told whether it was right (votes stay blind until the reveal)."""
+#: The question ids of the concept check start so (``tinygpt.explanations.concept_check.PREFIX``; not
+#: imported here, which would bring torch to a first page); the check at the end's with ``check:post:``.
+CHECK_PREFIX, POST_CHECK_PREFIX = "check:", "check:post:"
+
+
+def is_check(entry: AnswerEntry) -> bool:
+    """Whether ``entry`` answers the concept check (it has its own before/after line, not the score)."""
+    return entry.question_id.startswith(CHECK_PREFIX)
+
+
+def check_over(entries: Iterable[AnswerEntry]) -> bool:
+    """Whether the student handed in the check at the end (its answers, before and after, come then)."""
+    return any(e.question_id.startswith(POST_CHECK_PREFIX) for e in entries)
+
+
+def is_hidden(entry: AnswerEntry, shown: Collection[str], check_done: bool = False) -> bool:
+    """Whether the student is not told yet if ``entry`` was right: a class vote the teacher has not
+    revealed (``shown``: the revealed vote ids; votes stay blind until the reveal), or an answer of
+    the concept check before she handed in the check at the end (``check_done``): told before, she
+    could learn the answers between the two checks and the report's gain would measure that."""
+    if is_check(entry):
+        return not check_done
     return bool(entry.round) and entry.question_id not in shown
 
 
 def score_of(entries: Iterable[AnswerEntry], shown: Collection[str] = frozenset()) -> tuple[int, int]:
     """(right, asked) of ``entries``: each question once, a class vote by its latest round (the
-    answer after the discussion) and only once revealed (its id in ``shown``)."""
+    answer after the discussion) and only once revealed (its id in ``shown``); the concept check's
+    answers are not in it (the check says its own before and after)."""
     latest: dict[str, AnswerEntry] = {}
     for e in entries:
-        if is_hidden(e, shown):
+        if is_check(e) or is_hidden(e, shown):
             continue
         if e.question_id not in latest or e.round > latest[e.question_id].round:
             latest[e.question_id] = e
