@@ -339,7 +339,7 @@ class Teacher:
 
 
 async def teacher(url: str, code: str, key: str, me: Teacher, stop: asyncio.Event) -> None:
-    """The teacher's view of the class, refreshed as a browser does (its run_every fragment) until
+    """The teacher's view of the class, refreshed as a browser does (each of its run_every fragments) until
     ``stop`` is set, then once more."""
     try:
         async with connect(url) as ws:
@@ -351,10 +351,13 @@ async def teacher(url: str, code: str, key: str, me: Teacher, stop: asyncio.Even
                     await asyncio.wait_for(stop.wait(), TEACHER_REFRESH_S)
                 except asyncio.TimeoutError:
                     pass
-                fragment = next(iter(s.auto_reruns), "")
-                if not fragment:
+                # a browser reruns every run_every fragment of the page (the live answers, the lead's
+                # heartbeat, the class's question, ...), not only the first one drawn
+                fragments = list(s.auto_reruns)
+                if not fragments:
                     me.errors.append("teacher: the view has no refreshing part")
-                me.keep("teacher refresh", await s.run(fragment=fragment))
+                for fragment in fragments:
+                    me.keep("teacher refresh", await s.run(fragment=fragment))
                 if stopped:
                     return
     except Exception as exc:  # a broken connection or a timeout is an error of the run, not of the bench
@@ -488,7 +491,9 @@ def report(
     )
     lines.append(f"answers recorded: {recorded} of {sent}")
     errors = [e for me in [*students, watcher] for e in me.errors]
-    if watcher.shown and watcher.shown[-1] != recorded:
+    if not watcher.shown:
+        errors.append(f"the teacher's view never showed its count of answers; the store holds {recorded}")
+    elif watcher.shown[-1] != recorded:
         errors.append(f"the teacher's view showed {watcher.shown[-1]} answers, the store holds {recorded}")
     if len(starters) > 1:
         errors.append(f"the teacher's model was trained {len(starters)} times")

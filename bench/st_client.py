@@ -107,6 +107,7 @@ class Session:
             run.fragment = True
         if not run.fragment:  # a full run draws the page's fragments (and their run_every) anew
             self.auto_reruns.clear()
+        drawn: dict[str, float] = {}  # the run_every fragments drawn by the latest script run
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         while True:
@@ -130,6 +131,7 @@ class Session:
                     self.page_hash = fwd.navigation.page_script_hash
             elif kind == "auto_rerun":
                 self.auto_reruns[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
+                drawn[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
             elif kind == "page_not_found":
@@ -137,7 +139,13 @@ class Session:
             elif kind == "script_finished":
                 status = fwd.script_finished
                 if status == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    drawn = {}
                     continue  # interrupted by a newer run (st.rerun): wait for that one to finish
+                if status == ForwardMsg.FINISHED_SUCCESSFULLY:
+                    # a whole run (also one a fragment's st.rerun(scope="app") started): as in a browser,
+                    # only the fragments it drew rerun by themselves; the server ignores a request to
+                    # rerun a fragment it no longer has and never answers it
+                    self.auto_reruns = drawn
                 if status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR:
                     run.errors.append("script compile error")
                 run.seconds = time.perf_counter() - start

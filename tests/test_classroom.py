@@ -397,3 +397,19 @@ def test_the_builder_says_which_settings_of_the_view_the_lesson_keeps(lang, stor
     assert t("builder.view", lang, settings=f"{mask}{sep}τ = 0.5") in [c.value for c in at.caption]
     plain = open_link("teacher", lang, **{"from": "attention", "step": "softmax"})
     assert not any(c.value.startswith(t("builder.view", lang, settings="")[:6]) for c in plain.caption)
+
+
+def test_the_teachers_count_of_answers_is_every_answer_the_store_holds(store):
+    """A class vote's second round is an answer too: the caption counts it as the store does."""
+    from tinygpt.classroom.store_records import NewAnswer
+    from tinygpt.classroom.store_values import new_student
+
+    code, key = store.create_class("p=attention")
+    ann = new_student()
+    base = dict(class_code=code, question_id="vote:3:q1", question_text="Which key?", question={}, student=ann)
+    store.record_answer(NewAnswer(**base, answer="2", answer_text="2 世", right=False, round=1))
+    store.record_answer(NewAnswer(**base, answer="1", answer_text="1 好", right=True, round=2))
+    assert store.count_answers(code) == 2
+    view = open_link("teacher", "en", **{"class": code, "key": key})
+    caption = [c.value for c in view.caption]
+    assert any(c.startswith("1 student, 2 answers;") for c in caption), [c for c in caption if "answer" in c]

@@ -192,7 +192,7 @@ def live_answers(code: str) -> None:
     except (StoreError, ConfigError) as exc:
         st.error(tr("teacher.not_recording", reason=problem_text(exc)), icon=":material/cloud_off:")
         return
-    answers = sum(s.answered for s in summaries)
+    answers = len(given)  # every answer the store holds: a vote's second round and the concept check too
     st.caption(
         tr("teacher.live", students=students, answers=answers, time=time.strftime("%H:%M:%S"), every=REFRESH_SECONDS)
     )
