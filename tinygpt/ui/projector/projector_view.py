@@ -37,6 +37,7 @@ STYLE = """<style>
 .st-key-projector_code_small p { font-size: clamp(1.2rem, 2.4vw, 2rem); font-weight: 700; margin: 0; }
 .st-key-projector_prompt p { font-size: clamp(1.5rem, 3.6vw, 3rem); line-height: 1.3; }
 .st-key-projector_count p { font-size: clamp(1.25rem, 2.6vw, 2.2rem); }
+.st-key-projector_question h1 { font-size: 1.5rem; padding: 0; }
 .st-key-projector_reveal p { font-size: clamp(1.1rem, 2.2vw, 1.8rem); }
 </style>"""
 
@@ -154,7 +155,8 @@ def live(code: str) -> None:
     if state is None or state.question is None or votes is None:
         st.info(tr("projector.no_question"), icon=":material/hourglass_empty:")
         return
-    st.subheader(tr("period.question_header", round=state.round), anchor=False)
+    with st.container(key="projector_question"):  # the page's one heading while a question takes the screen
+        st.title(tr("period.question_header", round=state.round), anchor=False)
     with st.container(key="projector_prompt"):
         st.markdown(question_prompt(state.question))
     now = votes.of(state.round)
