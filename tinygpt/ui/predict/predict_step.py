@@ -46,7 +46,6 @@ def go_to_step(delta: int) -> None:
     st.session_state[P_STEP] = st.session_state.get(P_STEP, 1) + delta
 
 
-@st.fragment
 def step_picker(total: int) -> int:
     """The step slider and its two buttons (one lesson control): the step shown, 1..``total``."""
     ss = st.session_state
