@@ -71,8 +71,11 @@ def test_the_class_link_holds_the_step_and_switches_set_after_the_last_full_run(
         page.locator(".st-key-attn_mask label").first.click()  # the causal mask off
         expect(page).to_have_url(re.compile(r"step=softmax.*mask=0"), timeout=30_000)  # the fragments wrote the URL
         wait_for_app(page)
-        expect(page.locator("[data-testid='stSidebar'] [data-testid='stPopover']")).to_have_count(1)
-        page.locator("[data-testid='stSidebar'] [data-testid='stPopover'] button").first.click()
+        popover = page.locator("[data-testid='stSidebar'] [data-testid='stPopover']").filter(
+            has_text=t("link.button", "en")
+        )  # the class link's, beside the glossary's
+        expect(popover).to_have_count(1)
+        popover.locator("button").first.click()
         wait_for_app(page)
         link = page.locator("[data-testid='stPopoverBody'] code").first
         expect(link).to_contain_text("step=softmax", timeout=10_000)
