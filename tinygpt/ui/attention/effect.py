@@ -220,9 +220,10 @@ def panel(record: ModelRecord, text: str, layer: int, sw: Switches, others: Swit
             "- " + tr("attn.marks.false_alarm", why=steady_sentence(f, text, chars, layer, how)) for f in alarms
         ]
         lines = [*alarm_lines, *lines]
-        st.caption(tr("attn.effect.numbers_note"))  # what α is, before the first reason uses it
-        for line in lines[:SHOWN_FLIPS]:
+        for n, line in enumerate(lines[:SHOWN_FLIPS]):
             st.markdown(line)
+            if n == 0:  # what the brackets' numbers and α are, right under the first reason that shows them
+                st.caption(tr("attn.effect.numbers_note"))  # (above it, a phone's first screen would end first)
         if len(lines) > SHOWN_FLIPS:
             with st.expander(tr("attn.effect.other_reasons", n=len(lines) - SHOWN_FLIPS)):  # the count it lists
                 st.markdown("\n".join(lines[SHOWN_FLIPS:]))
