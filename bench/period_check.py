@@ -17,6 +17,7 @@ with the answers cast, and the report's students with both checks with the stude
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from collections import Counter
@@ -28,7 +29,7 @@ from bench.st_client import Session, click, pills_state, toggle_state
 #: The chance that a student answers a concept right: before the lessons, after them.
 PHASE_RIGHT = {"pre": 0.4, "post": 0.8}
 BOX = "attn_check"  # tinygpt.ui.views.attention_table.K_CHECK
-ATTEMPTS = 4  # runs a student tries to open the check's form
+ATTEMPTS = 8  # runs a student tries to open the check's form (a second apart: the teacher's phase reaches her page)
 
 
 @cache
@@ -133,6 +134,7 @@ async def take(s: Session, run, phase: str, rng: random.Random, ledger: Ledger, 
         else:
             run, clicked = await s.run(widgets=[toggle_state(run.widgets[BOX], True)]), False
         errors.extend(f"{who}: {e}" for e in run.errors)
+        await asyncio.sleep(1.0)  # the page follows the class every second (tinygpt.ui.follow)
     if text is None or submit is None:
         errors.append(f"{who}: the {phase} check's form is not shown")
         return run
