@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import functools
+from collections.abc import Coroutine
 from html.parser import HTMLParser
+from typing import Any, TypeVar
 
 import pandas as pd
 import pyarrow as pa
@@ -19,6 +23,17 @@ from tinygpt.ui.views.attention_table import K_TABLE
 
 #: The Train page's whole-number settings, text boxes whose session values are the typed text.
 TEXT_NUMBER_KEYS = ("train_max_len", "train_window", "train_epochs", "train_seed")
+
+T = TypeVar("T")
+
+
+def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` to its end and return its result, in a thread of its own: Playwright's sync
+    API (the browser tests of the same pytest session) keeps an event loop running in the main
+    thread, where ``asyncio.run`` cannot start another."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
 
 SMALL = GPTConfig(vocab_size=4, max_len=16, d_model=32, n_heads=4, n_layers=2, d_ff=64)
 

@@ -37,6 +37,19 @@ def alpha_matrix(labels: list[str], T: int) -> np.ndarray:
     return alpha
 
 
+def drawn_alpha(page, expected: np.ndarray, T: int, err_msg: str = "", timeout_s: float = 10.0) -> np.ndarray:
+    """The (T, T) α the heatmap draws once it equals ``expected`` (rtol 1e-4, atol 1e-6), polled every
+    0.1 s: Vega draws a changed dataset asynchronously, later on a slower machine. Fails with the last
+    drawing after ``timeout_s``."""
+    for _ in range(int(timeout_s * 10)):
+        drawn = alpha_matrix(page.evaluate(ALPHA_JS), T)
+        if np.allclose(drawn, expected, rtol=1e-4, atol=1e-6):
+            return drawn
+        page.wait_for_timeout(100)
+    np.testing.assert_allclose(drawn, expected, rtol=1e-4, atol=1e-6, err_msg=err_msg)
+    return drawn
+
+
 def own_alpha(temperature: float, causal_mask: bool = True) -> np.ndarray:
     """tinygpt's α of layer 0, head 0 for the textbook model's text (what the server computes)."""
     record = served_example("textbook")
@@ -73,9 +86,7 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
         page.wait_for_function(  # the heatmap answers in the browser; the server has not been told
             f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'", timeout=10_000
         )
-        page.wait_for_timeout(300)
-        drawn = alpha_matrix(page.evaluate(ALPHA_JS), T)
-        np.testing.assert_allclose(drawn, own_alpha(tau), rtol=1e-4, atol=1e-6, err_msg=f"τ = {tau}")
+        drawn = drawn_alpha(page, own_alpha(tau), T, err_msg=f"τ = {tau}")
         assert np.allclose(drawn.sum(axis=1), 1.0, atol=1e-9) and drawn[np.triu_indices(T, 1)].max() == 0
         if f"{tau:g}" not in seen:
             page.locator(CHART).first.screenshot(path=str(SHOTS / f"{k}_tau_{tau:g}.png"))
@@ -95,8 +106,7 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
     tau = float(value.get_attribute("aria-valuetext"))
     assert tau < last
     page.wait_for_function(f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'", timeout=10_000)
-    page.wait_for_timeout(300)
-    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(tau), rtol=1e-4, atol=1e-6)
+    drawn_alpha(page, own_alpha(tau), T)
     wait_for_app(page)
     last = tau
 
@@ -198,9 +208,7 @@ def test_a_touch_drag_of_tau_redraws_alpha_before_the_finger_lifts(app_server, b
             page.wait_for_timeout(500)  # the touch events are handled after they are sent
             tau = float(value.get_attribute("aria-valuetext"))
             page.wait_for_function(f"() => document.getElementById('tg-live-attn-tau')?.value === '{tau:g}'")
-            page.wait_for_timeout(300)
-            drawn = alpha_matrix(page.evaluate(ALPHA_JS), T)
-            np.testing.assert_allclose(drawn, own_alpha(tau), rtol=1e-4, atol=1e-6, err_msg=f"τ = {tau}")
+            drawn_alpha(page, own_alpha(tau), T, err_msg=f"τ = {tau}")
             seen.add(tau)
         assert len(seen) == 3
         touch("touchEnd", x)
@@ -224,18 +232,13 @@ def test_typing_a_score_and_picking_no_scaling_redraw_alpha_in_the_browser(app_s
     trace = trace_of(record.model, record.vocab.encode(SEED_TEXT)[None], 0)
     score.fill("5")  # typed, not sent (no Enter): only the browser knows it
     page.wait_for_function("() => document.getElementById('tg-live-attn-edit')?.value === '0,0,3,0,5'", timeout=10_000)
-    page.wait_for_timeout(300)
-    expected = trace.with_switches(Switches(edits=((0, 3, 0, 5.0),))).state["alpha"][0, 0].double().numpy()
-    np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), expected, rtol=1e-4, atol=1e-6)
+    drawn_alpha(page, trace.with_switches(Switches(edits=((0, 3, 0, 5.0),))).state["alpha"][0, 0].double().numpy(), T)
     score.press("Enter")
     wait_for_app(page)
     page.locator(".st-key-attn_scaling").get_by_text(t("attn.scale_one", "en")).click()  # the divisor 1
     page.wait_for_function("() => document.getElementById('tg-live-attn-div')?.value === '1'", timeout=10_000)
-    page.wait_for_timeout(300)
     sw = Switches(edits=((0, 3, 0, 5.0),), divisor=1.0)
-    np.testing.assert_allclose(
-        alpha_matrix(page.evaluate(ALPHA_JS), T), trace.with_switches(sw).state["alpha"][0, 0], rtol=1e-4, atol=1e-6
-    )
+    drawn_alpha(page, trace.with_switches(sw).state["alpha"][0, 0].double().numpy(), T)
     wait_for_app(page)
     np.testing.assert_allclose(
         alpha_matrix(page.evaluate(ALPHA_JS), T), trace.with_switches(sw).state["alpha"][0, 0], rtol=1e-4, atol=1e-6

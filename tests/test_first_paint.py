@@ -5,6 +5,7 @@ is ``python -m bench.cold_start --phone-only``."""
 from __future__ import annotations
 
 import pytest
+from helpers import run_coroutine
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.i18n import t
@@ -25,7 +26,6 @@ def test_the_opening_line_is_cleared_when_the_first_page_is_drawn(lang):
 def _first_run_elements(url: str, query: str) -> list[tuple[str, str]]:
     """(element type, its text) of every element a new session's first script run sends, in order."""
     import asyncio
-    import concurrent.futures
 
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -51,10 +51,7 @@ def _first_run_elements(url: str, query: str) -> list[tuple[str, str]]:
                 elif kind == "script_finished":
                     return elements
 
-    # In a thread of its own: Playwright's sync API (the browser tests of this session) keeps an
-    # event loop running in the main thread, where asyncio.run cannot start another.
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, run()).result()
+    return run_coroutine(run())
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

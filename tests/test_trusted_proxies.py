@@ -4,10 +4,9 @@ try is still one client, and is still made to wait (tinygpt.classroom.guard, tin
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 import websockets
+from helpers import run_coroutine
 
 from bench.cold_start import ARTIFACTS, start_server, stop_server, wait_healthy
 from bench.st_client import Session, stream_url
@@ -75,7 +74,7 @@ def test_a_client_reaching_the_app_directly_with_spoofed_headers_is_made_to_wait
     proc, url = start_server(log_path=ARTIFACTS / "trusted-proxies-server.log", env=env)
     try:
         wait_healthy(proc, url)
-        seen = asyncio.run(_guesses(url, code, LIMIT + 1))
+        seen = run_coroutine(_guesses(url, code, LIMIT + 1))
     finally:
         stop_server(proc)
     no_access, too_many = t("teacher.no_access", "en"), t("teacher.too_many", "en", seconds=0)[:30]
