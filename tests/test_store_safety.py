@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import logging
 import shutil
+import threading
 import time
 
 import pytest
+import sqlalchemy as sa
 import test_store
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,6 +21,7 @@ from tinygpt.classroom import store as store_module
 from tinygpt.classroom.store import (
     MAX_QUERY_CHARS,
     MAX_TEXT_CHARS,
+    SCHEMA_VERSION,
     ClassError,
     NewAnswer,
     Store,
@@ -28,6 +31,7 @@ from tinygpt.classroom.store import (
     new_student,
     read_link_code,
 )
+from tinygpt.classroom.store_schema import version_table
 from tinygpt.classroom.store_text import clean_text, public_reason
 from tinygpt.config import ConfigError
 
@@ -239,3 +243,33 @@ def test_expired_records_are_deleted_by_a_timer_without_any_write(store, clock):
         thread.join(5)
         engine.dispose()
     assert left == 0 and not thread.is_alive()
+
+
+def test_servers_opening_a_new_sqlite_file_at_the_same_moment_all_find_one_schema(tmp_path):
+    """Four Store objects (as four servers' first requests) create the schema of a fresh SQLite file at
+    once: each finds the tables and one version row, and none is left unusable."""
+    for run in range(10):
+        url = f"sqlite:///{tmp_path}/class-{run}.db"
+        stores = [Store(url) for _ in range(4)]
+        start = threading.Barrier(len(stores))
+        versions: list[object] = []
+
+        def open_schema(s: Store) -> None:
+            start.wait()
+            try:
+                versions.append(s.schema_version())
+            except Exception as exc:  # noqa: BLE001 - the test reports which store failed and how
+                versions.append(exc)
+
+        threads = [threading.Thread(target=open_schema, args=(s,)) for s in stores]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        try:
+            assert versions == [SCHEMA_VERSION] * len(stores), versions
+            with stores[0]._connection() as conn:
+                assert conn.execute(sa.select(sa.func.count()).select_from(version_table)).scalar() == 1
+        finally:
+            for s in stores:
+                s.dispose()

@@ -92,6 +92,8 @@ def create_schema(engine: sa.Engine) -> None:
             with engine.begin() as conn:
                 if conn.dialect.name == "postgresql":
                     conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK})
+                elif conn.dialect.name == "sqlite":  # the write lock before the first check: Python's sqlite3
+                    conn.exec_driver_sql("BEGIN IMMEDIATE")  # otherwise runs each CREATE outside a transaction
                 version_table.create(conn, checkfirst=True)
                 found = conn.execute(sa.select(sa.func.max(version_table.c.version))).scalar()
                 if found is None:
