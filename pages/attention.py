@@ -61,7 +61,7 @@ def what_if_part() -> None:
         problem = tr("err.empty_text")
     else:
         try:
-            base = attention_trace(record, text, layer)
+            base = attention_trace(record, text, layer, s.other_layers(cfg))
         except UnknownCharError as exc:
             problem = exc
     labels = position_labels(text)

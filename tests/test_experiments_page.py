@@ -451,6 +451,26 @@ def test_the_mask_in_all_layers_is_one_tap_in_the_first_view_and_the_count_says_
     assert t("attn.effect.own_all", lang, T=T, every=both) in markdown(own_view)
 
 
+@pytest.mark.parametrize("scope", ["layer", "all"])
+def test_layer_2_s_steps_read_what_layer_1_leaves_under_the_scope_s_switches(scope, cheat_tm):
+    """The nine steps of layer 2 trace the attention whose inputs come from layer 1 as the switches set
+    it: the model's own (no mask, as it trained) while the switches act in one layer, the mask and τ as
+    set with "all layers"; and the page's module check still finds the trace equal to the model's module."""
+    text = SEED_TEXT[:8]
+    ids = cheat_tm.vocab.encode(text)[None]
+    sw = Switches(causal_mask=True, temperature=0.5)
+    first = sw if scope == "all" else Switches(causal_mask=False)
+    expected = walk(cheat_tm.model, ids, {0: first, 1: sw}, trace_layer=1).trace.state["alpha"][0, 0].numpy()
+    layer_1_default = walk(cheat_tm.model, ids, {1: sw}, trace_layer=1).trace.state["alpha"][0, 0].numpy()
+    assert not np.allclose(expected, layer_1_default, atol=1e-4)  # what layer 1 does shows in layer 2
+    at = open_attention(own_model=cheat_tm, text=text, step="softmax", layer="1", head="0", mask="1", tau="0.5")
+    at.button_group(key=view.K_SCOPE).set_value(scope).run()
+    rerun(at, **{view.K_CURIOUS: True})
+    assert at.query_params.get("layers", "layer") == scope and at.query_params["tau"] == "0.5"
+    np.testing.assert_allclose(tables(at)[0].value.to_numpy(dtype=np.float64), expected, atol=1e-6)
+    assert attention_data.own_module_difference(cheat_tm, text, 1) < 1e-5
+
+
 def test_a_link_s_scope_it_cannot_read_is_named_with_the_words_it_accepts():
     at = open_attention(layers="some")
     assert at.button_group(key=view.K_SCOPE).value == "layer"

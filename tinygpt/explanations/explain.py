@@ -106,11 +106,16 @@ def walk(model: GPT, idx: torch.Tensor, switches: LayerSwitches = None, trace_la
     )
 
 
-def trace_of(model: GPT, idx: torch.Tensor, layer: int = 0, switches: Switches | None = None) -> AttentionTrace:
-    """Every tensor of the attention in block ``layer`` for ``idx`` (1, T); earlier blocks run the
-    model's own attention, the traced layer ``switches`` (None: its own). Raises IndexError for a
-    layer outside 0..L-1."""
-    trace = walk(model, idx, None if switches is None else {layer: switches}, trace_layer=layer).trace
+def trace_of(
+    model: GPT, idx: torch.Tensor, layer: int = 0, switches: Switches | None = None, earlier: Switches | None = None
+) -> AttentionTrace:
+    """Every tensor of the attention in block ``layer`` for ``idx`` (1, T): the traced layer runs
+    ``switches`` (None: its own attention), the blocks before it ``earlier`` (None: their own), so the
+    traced layer reads the residual stream those blocks leave. Raises IndexError for a layer outside 0..L-1."""
+    by_layer = {} if earlier is None else dict.fromkeys(range(layer), earlier)
+    if switches is not None:
+        by_layer[layer] = switches
+    trace = walk(model, idx, by_layer or None, trace_layer=layer).trace
     assert trace is not None
     return trace
 

@@ -153,10 +153,8 @@ def lens_probs(record: ModelRecord, text: str) -> np.ndarray:
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_UID)
 def own_module_difference(record: ModelRecord, text: str, layer: int) -> float:
     """:func:`tinygpt.explanations.explain.module_difference` of the page's trace of ``text`` at ``layer`` (the
-    default switches) and the model's attention module."""
-    return module_difference(
-        record.model, walk(record.model, record.vocab.encode(text)[None]), attention_trace(record, text, layer)
-    )
+    default switches there, the model's own attention before it) and the model's attention module."""
+    return module_difference(record.model, own_walk(record, text), attention_trace(record, text, layer))
 
 
 def what_if(base: AttentionTrace, switches: Switches) -> AttentionTrace:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from tinygpt.attention import AttentionTrace
+from tinygpt.attention import AttentionTrace, Switches
 from tinygpt.config import ConfigError
 from tinygpt.examples import EXAMPLES
 from tinygpt.explanations.explain import trace_of
@@ -120,13 +120,16 @@ def set_own_model(record: ModelRecord) -> None:
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs={ModelRecord: lambda record: record.uid})
-def attention_trace(record: ModelRecord, text: str, layer: int) -> AttentionTrace:
-    """The model's own attention trace of ``text`` at ``layer`` (default switches), cached.
+def attention_trace(record: ModelRecord, text: str, layer: int, earlier: Switches | None = None) -> AttentionTrace:
+    """The attention trace of ``text`` at ``layer`` under the default switches there, the blocks before
+    it under ``earlier`` (the switches of "all layers"; None: the model's own attention, the causal mask
+    as it trained), cached.
 
     The cache knows a model by its ``uid``. Pages derive what-if traces from it with
     ``AttentionTrace.with_switches``.
     """
     ids = record.vocab.encode(text)[None]  # (1, T)
-    trace = trace_of(record.model, ids, layer)
+    own = Switches(causal_mask=record.train_cfg.causal_mask)
+    trace = trace_of(record.model, ids, layer, earlier=own if earlier is None else earlier)
     trace.tokens = list(text)
     return trace

@@ -22,7 +22,7 @@ from tinygpt.config import ConfigError
 from tinygpt.explanations.charts import position_labels
 from tinygpt.explanations.exercises import STEP_QUESTIONS, Question, QuestionKind, question_for
 from tinygpt.formatting import number
-from tinygpt.ui.attention.state import switches
+from tinygpt.ui.attention.state import other_layers, switches
 from tinygpt.ui.choice.led_model import led_model
 from tinygpt.ui.frame.class_store import class_store, problem_text
 from tinygpt.ui.frame.language import error_text, tr
@@ -71,7 +71,8 @@ def make_question(state: ClassState, kind: QuestionKind, row: int) -> tuple[Ques
     view = stored_values(state, record)
     text = str(view[table.K_TEXT])[: record.gpt_cfg.max_len]
     layer, head = int(view[table.K_LAYER]), int(view[table.K_HEAD])
-    trace = what_if(attention_trace(record, text, layer), switches(record.gpt_cfg, len(text), view))
+    base = attention_trace(record, text, layer, other_layers(record.gpt_cfg, view))
+    trace = what_if(base, switches(record.gpt_cfg, len(text), view))
     idx = record.vocab.encode(text)[None]  # (1, T)
     step = str(view[table.K_STEP])
     return question_for(_step_for(kind, step), trace, head, row, kind, record.model, idx), text
