@@ -54,3 +54,38 @@ def test_taking_the_lead_by_hand_works_while_the_leader_is_alive(store, clock):
     assert write_led_state(store, code, key, ClassState(follow=True), "B") is None
     taken = write_led_state(store, code, key, ClassState(follow=True), "B", take=True)
     assert taken is not None and read_state(store, code) == taken and taken.leader == "B" and taken.follow
+
+
+def test_the_tab_the_teacher_used_last_takes_the_lead_of_a_silent_leader_first(store, clock):
+    """Tab A leads and tab B waits; A's page is reloaded (a new tab C, whose page runs while A's heartbeat
+    is still fresh): once A is silent, C takes the lead, not B; B takes it only after twice the expiry
+    (C may have been closed too)."""
+    code, key = store.create_class("lesson=1&pages=attention")
+    write_led_state(store, code, key, ClassState(follow=True), "A")
+    assert hold_lead(store, code, key, "B", used=True) == OTHER  # B's page opens while A leads
+    assert read_state(store, code).successor == "B"
+    clock.now += 2
+    assert hold_lead(store, code, key, "C", used=True) == OTHER  # A reloaded: C is the tab used last
+    assert read_state(store, code).successor == "C" and read_state(store, code).leader == "A"
+    before = read_state(store, code)
+    assert hold_lead(store, code, key, "B") == OTHER  # B's timer alone names no successor
+    assert read_state(store, code) == before
+
+    clock.now += LEAD_EXPIRES_S + 1  # A silent (its page is gone)
+    assert hold_lead(store, code, key, "B") == OTHER  # B's timer runs first: C goes first
+    assert write_led_state(store, code, key, ClassState(), "B") is None
+    assert hold_lead(store, code, key, "C") == TOOK
+    taken = read_state(store, code)
+    assert taken.leader == "C" and taken.successor == "" and taken.follow
+
+
+def test_any_waiting_tab_takes_the_lead_once_leader_and_successor_are_both_gone(store, clock):
+    code, key = store.create_class("lesson=1&pages=attention")
+    write_led_state(store, code, key, ClassState(), "A")
+    hold_lead(store, code, key, "B", used=True)
+    hold_lead(store, code, key, "C", used=True)  # C is named, then closed too
+    clock.now += LEAD_EXPIRES_S + 1
+    assert hold_lead(store, code, key, "B") == OTHER
+    clock.now += LEAD_EXPIRES_S
+    assert hold_lead(store, code, key, "B") == TOOK
+    assert read_state(store, code).leader == "B"

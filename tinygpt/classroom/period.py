@@ -93,6 +93,9 @@ class ClassState:
             rows of the page's table read and write it (``tinygpt.ui.frame.controls.read_view``).
         leader: the id of the teacher's tab that leads; another tab of the teacher writes nothing
             until it takes the lead.
+        successor: the id of the waiting tab the teacher used last (its page ran while another tab
+            led, e.g. the leading page reloaded): it takes the lead of a silent leader first
+            (:func:`hold_lead`); "" when none waits.
         open_controls: widget keys students may use while they follow (``tinygpt.ui.views.lesson``).
         follow: students follow the teacher (their other controls are locked) or explore.
         question: the open question (:func:`question_data`), or None.
@@ -115,6 +118,7 @@ class ClassState:
     model_id: str = ""
     views: Mapping[str, str] = field(default_factory=lambda: dict(START_VIEWS))
     leader: str = ""
+    successor: str = ""
     open_controls: tuple[str, ...] = ()
     follow: bool = False
     question: dict | None = None
@@ -209,7 +213,7 @@ def state_from_json(raw: str | None) -> ClassState:
         views = _old_views(data)
     else:
         views = d.views
-    model_id, leader = data.get("model_id"), data.get("leader")
+    model_id, leader, successor = data.get("model_id"), data.get("leader"), data.get("successor")
     return ClassState(
         page=_choice(data.get("page"), LED_PAGES, d.page),
         model=model,
@@ -217,6 +221,7 @@ def state_from_json(raw: str | None) -> ClassState:
         model_id=model_id[:64] if isinstance(model_id, str) else "",
         views=views,
         leader=leader[:64] if isinstance(leader, str) else "",
+        successor=successor[:64] if isinstance(successor, str) else "",
         open_controls=tuple(k for k in opened if isinstance(k, str))[:MAX_OPEN] if isinstance(opened, list) else (),
         follow=data.get("follow") is True,
         question=question if question_ok else None,
@@ -342,8 +347,13 @@ def write_state(store: Store, code: str, key: str, state: ClassState) -> ClassSt
 
 
 def _may_lead(stored: ClassState, seen_at: float, tab: str, now: float) -> bool:
-    """Whether ``tab`` may write: it is the leader, none leads, or the leader is silent (:data:`LEAD_EXPIRES_S`)."""
-    return stored.leader in ("", tab) or now - seen_at > LEAD_EXPIRES_S
+    """Whether ``tab`` may write: it is the leader, none leads, or the leader is silent: longer than
+    :data:`LEAD_EXPIRES_S` for the successor (or any tab when none is named), twice as long for any
+    other tab (the successor's page may have been closed too)."""
+    silent = now - seen_at
+    if stored.leader in ("", tab) or silent > 2 * LEAD_EXPIRES_S:
+        return True
+    return silent > LEAD_EXPIRES_S and stored.successor in ("", tab)
 
 
 def write_led_state(
@@ -359,18 +369,25 @@ def write_led_state(
     def text_of(version: int, stored: StoredState | None, now: float) -> str | None:
         if stored is not None and not take and not _may_lead(state_from_json(stored.text), stored.updated_at, tab, now):
             return None
-        written.append(_merged(replace(state, leader=tab), version, stored))
+        written.append(_merged(replace(state, leader=tab, successor=_successor(stored, tab)), version, stored))
         return written[-1].to_json()
 
     return written[-1] if store.write_class_state(code, key, text_of, if_unchanged=True) is not None else None
 
 
-def hold_lead(store: Store, code: str, key: str, tab: str) -> str:
+def _successor(stored: StoredState | None, leader: str) -> str:
+    """The stored state's successor while it is not ``leader`` (a tab that leads no longer waits)."""
+    successor = "" if stored is None else state_from_json(stored.text).successor
+    return "" if successor == leader else successor
+
+
+def hold_lead(store: Store, code: str, key: str, tab: str, used: bool = False) -> str:
     """Tab ``tab``'s sign of life for class ``code``'s lead: :data:`LEADS` when it leads (its heartbeat,
     the stored state's ``updated_at``, is now) or none leads; :data:`TOOK` when the leader was silent
-    longer than :data:`LEAD_EXPIRES_S` (``tab`` leads from now, the view unchanged, the version plus 1);
-    :data:`OTHER` when another tab leads and is alive (nothing written). Raises ClassError for an
-    unknown class or a wrong key, StoreError when the store cannot be reached."""
+    long enough (:func:`_may_lead`; ``tab`` leads from now, the view unchanged, the version plus 1);
+    :data:`OTHER` when another tab leads and is alive. ``used``: the teacher is using ``tab`` (its page
+    ran, not only its timer): a waiting tab then becomes the state's ``successor`` (the version plus 1).
+    Raises ClassError for an unknown class or a wrong key, StoreError when the store cannot be reached."""
     seen: list[tuple[str, int]] = []  # (what the stored state says, its version)
 
     def text_of(version: int, stored: StoredState | None, now: float) -> str | None:
@@ -380,9 +397,11 @@ def hold_lead(store: Store, code: str, key: str, tab: str) -> str:
             return None
         if not _may_lead(state, stored.updated_at, tab, now):
             seen.append((OTHER, version - 1))
-            return None
+            if not used or state.successor == tab:
+                return None
+            return _merged(replace(state, successor=tab), version, stored).to_json()
         seen.append((TOOK, version - 1))
-        return _merged(replace(state, leader=tab), version, stored).to_json()
+        return _merged(replace(state, leader=tab, successor=_successor(stored, tab)), version, stored).to_json()
 
     written = store.write_class_state(code, key, text_of, if_unchanged=True)
     outcome, version = seen[0]

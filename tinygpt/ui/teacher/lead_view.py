@@ -175,10 +175,11 @@ def _take_lead(code: str, key: str) -> None:
     write_led(code, key, stored, take=True)
 
 
-def _hold(code: str, key: str) -> str:
-    """This tab's heartbeat, or its taking the lead of a silent tab (``tinygpt.classroom.period.hold_lead``);
+def _hold(code: str, key: str, used: bool = False) -> str:
+    """This tab's heartbeat, or its taking the lead of a silent tab (``tinygpt.classroom.period.hold_lead``;
+    ``used``: the page ran, so a waiting tab is the one to lead next);
     :data:`~tinygpt.classroom.period.TOOK` leaves the note "You lead the class from this tab" for the page."""
-    held = hold_lead(class_store(), code, key, tab_id())
+    held = hold_lead(class_store(), code, key, tab_id(), used=used)
     if held == TOOK:
         ts = teacher_session()
         ts.lead_loaded, ts.lead_note = None, True
@@ -241,7 +242,7 @@ def lead(code: str, key: str) -> None:
         return
     if not leads(stored):  # the leader may be gone (a reloaded page is a new tab): this tab leads then
         with contextlib.suppress(StoreError, ClassError, ConfigError):
-            if _hold(code, key) == TOOK:
+            if _hold(code, key, used=True) == TOOK:
                 stored = current_state(code)
     if not leads(stored):  # another tab or device leads: this one shows it and writes nothing
         teacher_session().lead_loaded = None
@@ -261,6 +262,8 @@ def lead(code: str, key: str) -> None:
     _watch_lead(code, key, leading=True)
     if teacher_session().take_lead_note():
         st.success(tr("period.you_lead"), icon=":material/co_present:")
+    else:
+        st.caption(tr("period.this_tab_leads"))
     record = led_model(stored)
     if stored.model_id and record is not None and model_identity(record) != stored.model_id:
         st.warning(tr("period.model_changed"), icon=":material/update:")
