@@ -21,7 +21,7 @@ STRINGS: dict[str, str] = {
     "attn.switches": "What if…",
     "attn.switches_help": "The switches change only the chosen layer, and only the steps from the one they affect are recomputed.",
     "attn.mask": "Causal mask",
-    "attn.mask_help": "Off: every position can also see later characters.",
+    "attn.mask_help": "On: ⟦mask⟧. Off: every position can also see later characters.",
     "attn.scaling": "Divide scores by",
     "attn.scale_sqrt": "√d_head = {value:.3g}",
     "attn.scale_one": "1 (no scaling)",

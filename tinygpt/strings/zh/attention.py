@@ -21,7 +21,7 @@ STRINGS: dict[str, str] = {
     "attn.switches": "假如……",
     "attn.switches_help": "开关只改变所选的这一层，并且只从它影响的那一步起重新计算。",
     "attn.mask": "因果掩码",
-    "attn.mask_help": "关闭后，每个位置也能看到后面的字。",
+    "attn.mask_help": "开启时，⟦mask⟧；关闭后，每个位置也能看到后面的字。",
     "attn.scaling": "得分除以",
     "attn.scale_sqrt": "√d_head = {value:.3g}",
     "attn.scale_one": "1（不缩放）",
