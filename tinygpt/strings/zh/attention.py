@@ -45,7 +45,7 @@ STRINGS: dict[str, str] = {
     "attn.prev": "上一步",
     "attn.next": "下一步",
     "attn.step_header": "第 {number} 步（共 {n} 步）：{name}",
-    "attn.shape": "形状（⟦shapes⟧）：{symbolic} = {concrete}",
+    "attn.shape": "形状，即⟦shapes⟧：{symbolic} = {concrete}",
     "attn.d_head": "d_head（⟦d_head⟧）= d_model / h = {d_model} / {h} = {d_head}；下面显示批次 0{head_part} 的 {rows} × {cols} 矩阵。",
     "attn.head_part": "、头 {head}",
     "attn.divisor_now": "这里的除数：{divisor}",
