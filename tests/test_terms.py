@@ -12,6 +12,7 @@ from helpers import open_link
 from i18n_scan import _walk, visible_texts
 
 from tinygpt.i18n import CATALOGUE, LANGUAGES, t
+from tinygpt.ui.attention import state as view
 from tinygpt.ui.frame.glossary import TERMS
 
 #: How each term is written in running text, per language (a regular expression, case-insensitive).
@@ -53,19 +54,25 @@ class _Alone:
         return getattr(self._node, name)
 
 
-def first_view_texts(page: str, lang: str) -> list[str]:
-    """The page's main-area texts in document order as a link opens it (no click), each widget's
-    help right after its label (the ``?`` sits beside the label, before the options); not the
-    sidebar, whose glossary lists every term."""
-    at = open_link(page, lang)
+def texts_of(at, helps: bool = True) -> list[str]:
+    """The main-area texts of ``at`` in document order, each widget's help right after its label
+    (the ``?`` sits beside the label, before the options), or without any help (``helps=False``:
+    what is read without a tap); not the sidebar, whose glossary lists every term."""
     texts: list[str] = []
     for node in _walk(at.main):
         own = visible_texts(SimpleNamespace(_tree=_Alone(node)))
         help_text = getattr(node, "help", None)
-        if help_text and len(own) > 2 and own[-1] == help_text:
-            own = [own[0], help_text, *own[1:-1]]
+        if help_text and own and own[-1] == help_text:
+            own = (
+                [own[0], help_text, *own[1:-1]] if helps and len(own) > 2 else own[:-1] + ([help_text] if helps else [])
+            )
         texts.extend(own)
     return [plain(text) for text in texts]
+
+
+def first_view_texts(page: str, lang: str) -> list[str]:
+    """The page's texts as a link opens it (no click), helps included."""
+    return texts_of(open_link(page, lang))
 
 
 def unexplained(texts: list[str], lang: str) -> dict[str, str]:
@@ -103,3 +110,12 @@ def test_a_term_used_before_its_phrase_is_caught():
 @pytest.mark.parametrize("page", PAGES)
 def test_each_terms_first_use_in_a_first_view_says_what_it_is(page, lang):
     assert unexplained(first_view_texts(page, lang), lang) == {}
+
+
+@pytest.mark.parametrize("lang", sorted(LANGUAGES))
+def test_after_the_mask_flips_the_reasons_alpha_is_said_in_words_without_a_tap(lang):
+    at = open_link("attention", lang)
+    at.toggle(key=view.K_MASK).set_value(False).run()
+    texts = texts_of(at, helps=False)
+    assert any("α" in text and text.startswith("- ") for text in texts)  # a reason gives α's numbers
+    assert "alpha" not in unexplained(texts, lang)

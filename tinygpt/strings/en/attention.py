@@ -292,7 +292,7 @@ STRINGS: dict[str, str] = {
     "attn.effect.count_lesson": "These settings act in layer {layer} of {L}: **{n} of {T} predictions changed**.",
     "attn.lesson_switch": "{name}: {value}",
     "attn.strip.legend": "{right} the new prediction is the text's next character · {wrong} it is not · {changed} changed at the last position, which has no next character to compare.",
-    "attn.effect.numbers_note": "The brackets hold the numbers, for a closer look: layers and heads count from 1; α is an attention weight, how much of its attention a character puts on another (0 to 1; a character's weights add up to 1).",
+    "attn.effect.numbers_note": "The brackets hold the numbers, for a closer look: layers and heads count from 1; α is the ⟦alpha⟧ (a character's weights add up to 1).",
     "attn.source_indices": "The code counts from 0: layer {layer}, head {head} on the page are layer = {l}, head = {h} in the code and its tensors.",
     "why.how.mask_off": "with the mask off",
     "why.how.mask_on": "with the mask on",

@@ -292,7 +292,7 @@ STRINGS: dict[str, str] = {
     "attn.effect.count_lesson": "这些设置作用在第 {layer} 层（共 {L} 层）：**{T} 个预测中的 {n} 个改变了**。",
     "attn.lesson_switch": "{name}：{value}",
     "attn.strip.legend": "{right} 新预测就是文本的下一个字 · {wrong} 不是 · {changed} 最后一个位置变了，它没有下一个字可比。",
-    "attn.effect.numbers_note": "括号里是给想细看的人的数：层和头从 1 数起；α 是注意力权重，表示一个字把多少注意力放在另一个字上（0 到 1，一个字的所有权重加起来是 1）。",
+    "attn.effect.numbers_note": "括号里是给想细看的人的数：层和头从 1 数起；α 是⟦alpha⟧（一个字的所有权重加起来是 1）。",
     "attn.source_indices": "代码从 0 开始数：页面上的第 {layer} 层、头 {head}，在代码和张量里是 layer = {l}、head = {h}。",
     "why.how.mask_off": "关掉掩码后",
     "why.how.mask_on": "打开掩码后",
