@@ -148,7 +148,7 @@ STRINGS: dict[str, str] = {
     "attn.exp.col_changed": "改变的位置数（共 {T} 个）",
     "attn.exp.col_dp": "最大 |Δp|",
     "attn.exp.lens_header": "Logit 透镜：如果模型在每一层之后就停下，它会预测什么",
-    "attn.exp.lens_intro": "在每个块之后，把残差流（每个位置的向量，每个块都把自己的结果加到它上面）送进模型自己最后的 LayerNorm（把向量缩放成均值 0、幅度 1）和输出头，好像模型在这里就结束了：这就是“logit 透镜”（logit 是 softmax 之前的原始得分；这个方法出自 nostalgebraist 2020 年的一篇文章）。每个格子显示在这个位置会预测的下一个字，颜色表示它的概率 p。最后一行就是模型自己的预测。第一次出现最终那个字的那一行，说明预测在哪一层形成。",
+    "attn.exp.lens_intro": "在每个块之后，把残差流（⟦residual⟧）送进模型自己最后的 LayerNorm（⟦layernorm⟧）和输出头，好像模型在这里就结束了：这就是“logit 透镜”（logit 是⟦logit⟧，softmax 把它变成概率；这个方法出自 nostalgebraist 2020 年的一篇文章）。每个格子显示在这个位置会预测的下一个字，颜色表示它的概率 p。最后一行就是模型自己的预测。第一次出现最终那个字的那一行，说明预测在哪一层形成。",
     "attn.exp.effects_text": "柱状图：{T} 个位置上，开关让预测的概率移动了多少（|Δp|）；预测改变的位置是橙色并标有 {mark}。",
     "attn.exp.heads_text": "热图：{L} 层（行）× 每层 {h} 个头（列），格子里的数是只关掉这个头时 {T} 个预测中改变的个数，颜色越亮改变越多。",
     "attn.exp.lens_text": "热图：{L} 层（行）× {T} 个位置（列），格子里是模型在这一层之后就停下时会预测的字，颜色表示它的概率 p。",
