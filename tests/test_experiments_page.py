@@ -4,6 +4,7 @@ and the textbook model (where it cannot)."""
 
 from __future__ import annotations
 
+import json
 from html.parser import HTMLParser
 
 import numpy as np
@@ -276,6 +277,9 @@ def test_the_logit_lens_is_drawn_when_opened_and_its_last_row_is_the_models_own_
     assert list(frame.index) == [t("attn.exp.lens_row", "zh", l=1), t("attn.exp.lens_row_last", "zh", l=2)]
     assert [cell.split(" ")[0] for cell in frame.iloc[-1]] == [context_tm.vocab.chars[k] for k in own.tolist()]
     assert "".join(cell.split(" ")[0] for cell in frame.iloc[-1]) == CONTEXT.text[1:16]
+    box = next(e for e in at.expander if e.label == lens_header)  # the chart counts layers from 1, as the table
+    y = json.loads(box.get("vega_lite_chart")[0].proto.spec)["layer"][0]["encoding"]["y"]
+    assert y["sort"] == ["1", t("attn.exp.lens_axis_last", "zh", l=2)] and y["title"] == t("attn.exp.lens_axis", "zh")
 
 
 # ---------------------------------------------------------------- the URL

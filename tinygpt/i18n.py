@@ -4,14 +4,18 @@ Each language is one catalogue: the package ``tinygpt/strings/<language>/`` with
 page (``common``, ``train``, ``predict``, ``attention``, ``theory``), each holding
 ``STRINGS: dict[str, str]``. Keys are prefixed by their page (``train.``, ``predict.``, ``attn.``,
 ``theory.``, ``step.``); text may hold ``{name}`` fields filled by :func:`t`, and literal braces
-(LaTeX) are doubled. Adding a language is one new catalogue package plus its entry in
-:data:`LANGUAGES`. This module imports neither torch nor Streamlit.
+(LaTeX) are doubled. ``⟦term⟧`` in a text stands for the glossary's short phrase of that term
+(``glossary.short.<term>`` of the same language), filled in when the catalogue loads, so a term's
+phrase is worded in one place wherever a page glosses the term at its first use. Adding a
+language is one new catalogue package plus its entry in :data:`LANGUAGES`. This module imports
+neither torch nor Streamlit.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 
 #: The languages of the app, each with its name as shown in the language switch.
 LANGUAGES: dict[str, str] = {"zh": "中文", "en": "English"}
@@ -30,7 +34,26 @@ def _load_language(language: str) -> dict[str, str]:
             if key in strings:
                 raise KeyError(f"i18n key {key!r} is defined twice in {language} (again in {info.name}.py)")
             strings[key] = text
-    return strings
+    return {key: _with_terms(key, text, strings, language) for key, text in strings.items()}
+
+
+#: A glossary term's short phrase inside a text: ``⟦mask⟧`` → the text of ``glossary.short.mask``.
+TERM = re.compile(r"⟦([a-z_]+)⟧")
+
+
+def _with_terms(key: str, text: str, strings: dict[str, str], language: str) -> str:
+    """``text`` with each ``⟦term⟧`` replaced by ``strings["glossary.short.<term>"]``.
+
+    Raises KeyError naming ``key`` and the term when the glossary has no short phrase for it.
+    """
+
+    def phrase(match: re.Match[str]) -> str:
+        short = f"glossary.short.{match.group(1)}"
+        if short not in strings:
+            raise KeyError(f"{language} text {key!r} uses ⟦{match.group(1)}⟧, but there is no {short!r}")
+        return strings[short]
+
+    return TERM.sub(phrase, text)
 
 
 def _load() -> dict[str, dict[str, str]]:

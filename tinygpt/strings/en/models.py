@@ -8,6 +8,7 @@ STRINGS: dict[str, str] = {
     "model.choice.link": "The link's model",
     "model.choice.teacher": "Your teacher's model",
     "model.choice_help": "Context example (“我爱你，你爱我。他爱她，她爱他。”): the same character is followed by different ones depending on the one before it, so the model must attend. Textbook example (“你好世界”): every character has one successor, so attention does not matter. Your model: the last one you trained, loaded or opened from a link.",
+    "model.terms": "Words: d_model, ⟦d_model⟧; a layer, ⟦layer⟧; a head, ⟦head⟧; the causal mask: ⟦mask⟧; the loss, ⟦loss⟧.",
     "model.gloss.textbook": "The text: 你好 “hello”, 世界 “world”.",
     "model.gloss.context": "The text: 我 “I”, 爱 “love”, 你 “you”, 他 “he”, 她 “she”: “I love you, you love me. He loves her, she loves him.”",
     "model.banner.textbook": "Textbook example (text “{text}”). {size}",

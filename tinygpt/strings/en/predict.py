@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "predict.strategy.temperature": "Temperature sampling",
     "predict.strategy.top_k": "Top-k sampling",
     "predict.temperature": "Temperature τ",
-    "predict.temperature_help": "The logits (the model's raw score for each character, which softmax turns into probabilities) are divided by τ before sampling: p_τ ∝ p^(1/τ). τ < 1 sharpens, τ > 1 flattens, τ = 0 is greedy (always the most likely character). This τ is the sampling temperature of the next character, not the attention τ of the Attention page, so its range differs: from 0 (greedy) to {hi:g} in steps of {step:g}, enough to turn sampling from sure to very loose.",
+    "predict.temperature_help": "The logits (⟦logit⟧; softmax, which ⟦softmax⟧, turns them into probabilities) are divided by τ (⟦tau⟧) before sampling: p_τ ∝ p^(1/τ). τ < 1 sharpens, τ > 1 flattens, τ = 0 is greedy (always the most likely character). This τ is the sampling temperature of the next character, not the attention τ of the Attention page, so its range differs: from 0 (greedy) to {hi:g} in steps of {step:g}, enough to turn sampling from sure to very loose.",
     "predict.top_k": "k (sample among the k most probable)",
     "predict.top_k_help": "0 means no limit; k = 1 is greedy.",
     "predict.top_p": "top-p (sample among the most probable characters up to this total)",

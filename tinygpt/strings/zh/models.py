@@ -8,6 +8,7 @@ STRINGS: dict[str, str] = {
     "model.choice.link": "链接中的模型",
     "model.choice.teacher": "老师的模型",
     "model.choice_help": "上下文示例（“我爱你，你爱我。他爱她，她爱他。”）：同一个字后面跟什么，取决于它前面的字，模型必须“注意”前文。课本示例（“你好世界”）：每个字只有一个后继字，注意力无关紧要。你的模型：你最近训练、载入或从链接打开的模型。",
+    "model.terms": "用到的词：d_model，⟦d_model⟧；层，⟦layer⟧；头，⟦head⟧；因果掩码：⟦mask⟧；损失，⟦loss⟧。",
     "model.gloss.textbook": "这段文本里每个字只有一个后继：你→好→世→界→你。",
     "model.gloss.context": "这段文本里“爱”后面接哪个字，要看“爱”前面的字。",
     "model.banner.textbook": "课本示例（文本“{text}”）。{size}",

@@ -11,7 +11,7 @@ STRINGS: dict[str, str] = {
     "predict.strategy.temperature": "温度采样",
     "predict.strategy.top_k": "Top-k 采样",
     "predict.temperature": "温度 τ",
-    "predict.temperature_help": "采样前把 logits（模型给每个字的原始得分，softmax 把它们变成概率）除以 τ：p_τ ∝ p^(1/τ)。τ < 1 更尖锐，τ > 1 更平坦，τ = 0 即贪心（总是选概率最大的字）。这里的 τ 是挑选下一个字时的采样温度，不是“注意力九步”页的注意力 τ，所以范围不同：从 0（贪心）到 {hi:g}，每格 {step:g}，足以让采样从十拿九稳变得很随意。",
+    "predict.temperature_help": "采样前把 logits（⟦logit⟧；softmax ⟦softmax⟧，把它们变成概率）除以 τ（⟦tau⟧）：p_τ ∝ p^(1/τ)。τ < 1 更尖锐，τ > 1 更平坦，τ = 0 即贪心（总是选概率最大的字）。这里的 τ 是挑选下一个字时的采样温度，不是“注意力九步”页的注意力 τ，所以范围不同：从 0（贪心）到 {hi:g}，每格 {step:g}，足以让采样从十拿九稳变得很随意。",
     "predict.top_k": "k（只在最可能的 k 个字中采样）",
     "predict.top_k_help": "0 表示不限制；k = 1 即贪心。",
     "predict.top_p": "top-p（在概率累计到这个值的最可能的字中采样）",

@@ -2,7 +2,7 @@
 
 STRINGS: dict[str, str] = {
     "theory.title": "注意力背后的数学",
-    "theory.intro": "注意力只用到几样向量运算：加法、数乘、内积、加权平均和 softmax。本页给出每一样的公式（依据提出 Transformer 的论文——Vaswani 等人 2017 年的《Attention Is All You Need》——和标准线性代数），配一个可以动手拖动的小例子，并在每个概念下附上链接，直接跳到“注意力九步”页里真实模型做同一件事的那一步。",
+    "theory.intro": "注意力只用到几样向量运算：加法、数乘、内积、加权平均和 softmax（⟦softmax⟧）。本页给出每一样的公式（依据提出 Transformer 的论文——Vaswani 等人 2017 年的《Attention Is All You Need》——和标准线性代数），配一个可以动手拖动的小例子，并在每个概念下附上链接，直接跳到“注意力九步”页里真实模型做同一件事的那一步。",
     "theory.link": "在模型中查看：第 {number} 步 · {name}",
     "theory.section.definition": "1 · 注意力算什么",
     "theory.section.vectors": "2–3 · 向量",
@@ -13,7 +13,7 @@ STRINGS: dict[str, str] = {
     "theory.next_section": "下一部分：{title}",
     "theory.example": "动手试试",
     "theory.definition.title": "1. 注意力算的是什么",
-    "theory.definition.body": "缩放点积注意力把三组向量变成一组新向量。式中：\n\n- $Q$：查询矩阵，$n$ 行，每行长 $d_k$，表示每个位置“想找什么”；\n- $K$：键矩阵，$m$ 行，每行长 $d_k$，表示每个位置“能提供什么线索”；\n- $V$：值矩阵，$m$ 行，每行长 $d_v$，是每个位置被选中时真正交出的内容；\n- $QK^\\top$：每个查询与每个键的内积，共 $n \\times m$ 个相似度得分；\n- $\\sqrt{{d_k}}$：向量越长，内积通常越大；除以 $\\sqrt{{d_k}}$ 把得分拉回合适的范围，免得 softmax 过早变成“只选一个”、梯度几乎消失；\n- softmax 按行把得分变成非负、和为 1 的权重，再用这些权重对 $V$ 的行取加权平均。\n\n在本项目的模型里，每个头的 $d_k = d_v = d_{{head}} = d_{{model}}/h$：$h$ 个头各用自己那一段并排计算这个公式，它们的输出再首尾拼接回去，由另一个学到的矩阵混合：$\\mathrm{{MultiHead}}(X) = \\mathrm{{Concat}}(o^{{(1)}}, \\ldots, o^{{(h)}})\\,W_O$。",
+    "theory.definition.body": "缩放点积注意力把三组向量（⟦qkv⟧）变成一组新向量。式中：\n\n- $Q$：查询矩阵，$n$ 行，每行长 $d_k$，表示每个位置“想找什么”；\n- $K$：键矩阵，$m$ 行，每行长 $d_k$，表示每个位置“能提供什么线索”；\n- $V$：值矩阵，$m$ 行，每行长 $d_v$，是每个位置被选中时真正交出的内容；\n- $QK^\\top$：每个查询与每个键的内积，共 $n \\times m$ 个相似度得分；\n- $\\sqrt{{d_k}}$：向量越长，内积通常越大；除以 $\\sqrt{{d_k}}$ 把得分拉回合适的范围，免得 softmax 过早变成“只选一个”、梯度几乎消失；\n- softmax 按行把得分变成非负、和为 1 的权重，再用这些权重对 $V$ 的行取加权平均。\n\n在本项目的模型里，每个头（⟦head⟧）的 $d_k = d_v = d_{{head}} = d_{{model}}/h$：$h$ 个头各用自己那一段并排计算这个公式，它们的输出再首尾拼接回去，由另一个学到的矩阵混合：$\\mathrm{{MultiHead}}(X) = \\mathrm{{Concat}}(o^{{(1)}}, \\ldots, o^{{(h)}})\\,W_O$。",
     "theory.vector.title": "2. 向量",
     "theory.vector.body": "向量就是一列按顺序排好的数。二维向量可以画成从原点出发的箭头：第一个数是横向走多远，第二个数是纵向走多远，所以箭头既有长度又有方向。把两个数换成 $d$ 个数，就得到模型里用的向量：每个字符在模型里由 $d_{{model}}$ 个数表示，每个注意力头处理其中长为 $d_{{head}}$ 的一段。",
     "theory.operations.title": "3. 向量的三种运算",

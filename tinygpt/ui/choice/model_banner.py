@@ -16,11 +16,14 @@ from tinygpt.ui.shared.models import current_model, default_model_ready
 
 def banner(record: ModelRecord, choice: str) -> None:
     """Which model the page uses and its text, whether it relies on attention, and (behind the
-    help icon) what an example's text means (its characters glossed in English) and how it was trained."""
+    help icon) what an example's text means (its characters glossed in English), what the words of
+    the caption and of the training line mean (the glossary's short phrases) and how it was trained."""
     gloss = next((tr(f"model.gloss.{name}") for name, ex in EXAMPLES.items() if ex.text == record.text), "")
     st.caption(
         f"{describe(record, choice)} {reliance_line(record)}",
-        help="\n\n".join(part for part in (gloss, tr("model.choice_help"), settings_line(record)) if part),
+        help="\n\n".join(
+            part for part in (gloss, tr("model.choice_help"), tr("model.terms"), settings_line(record)) if part
+        ),
     )
 
 

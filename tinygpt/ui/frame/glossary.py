@@ -9,7 +9,24 @@ import streamlit as st
 from tinygpt.ui.frame.language import tr
 
 #: The terms, in the order a student meets them (the keys ``glossary.<term>``).
-TERMS = ("alpha", "mask", "head", "layer", "softmax", "tau", "logit", "residual", "layernorm", "shapes")
+TERMS = (
+    "alpha",
+    "mask",
+    "head",
+    "layer",
+    "softmax",
+    "tau",
+    "logit",
+    "residual",
+    "layernorm",
+    "shapes",
+    "qkv",
+    "d_model",
+    "d_head",
+    "token",
+    "loss",
+    "epoch",
+)
 
 
 def glossary() -> None:
