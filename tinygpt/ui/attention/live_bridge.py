@@ -20,7 +20,8 @@ import streamlit as st
 
 from tinygpt.attention import AttentionTrace
 from tinygpt.config import GPTConfig
-from tinygpt.explanations.charts.live import input_ids, live_alpha_spec, live_columns
+from tinygpt.explanations.charts.live import input_ids, live_alpha_spec, live_columns, live_scores_spec
+from tinygpt.explanations.charts.live_row import live_caption_spec, live_row_spec
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.frame.figure_view import heatmap_text
 from tinygpt.ui.frame.language import tr
@@ -118,24 +119,87 @@ def live_bridge(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) ->
     st.html(bridge_script(page, keys), unsafe_allow_javascript=True, width="content")
 
 
-def live_alpha(trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig, title: str) -> dict:
-    """The live α heatmap's Vega-Lite dict for ``head`` of ``trace`` (its raw scores S, edits
-    applied, and its switches as data) under ``title``, with the step heatmap's axis titles."""
+def _columns(trace: AttentionTrace, head: int, labels: Sequence[str], d_head: int) -> dict:
+    """:func:`live_columns` of ``head`` of ``trace``: its raw scores S (edits applied) and its switches."""
     sw = trace.switches
-    columns = live_columns(
+    return live_columns(
         trace.state["S"][0, head],
         labels,
         temperature=sw.temperature,
-        divisor=sw.divisor_for(cfg.d_head),
+        divisor=sw.divisor_for(d_head),
         causal_mask=sw.causal_mask,
         uniform=head in sw.uniform_heads,
-        d_head=cfg.d_head,
+        d_head=d_head,
         layer=trace.layer,
         head=head,
     )
+
+
+def live_alpha(trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig, title: str) -> dict:
+    """The live α heatmap's Vega-Lite dict for ``head`` of ``trace`` (its raw scores S, edits
+    applied, and its switches as data) under ``title``, with the step heatmap's axis titles."""
     rows, cols, masked = tr("attn.axis_query"), tr("attn.axis_key"), tr("attn.masked")
     # the text says grey cells may be masked whatever the mask: the spec stays the same when it flips
     description = heatmap_text(title, len(labels), len(labels), rows, cols, "α", True)
     return live_alpha_spec(
-        columns, labels, description, title=title, row_title=rows, col_title=cols, masked_label=masked
+        _columns(trace, head, labels, cfg.d_head),
+        labels,
+        description,
+        title=title,
+        row_title=rows,
+        col_title=cols,
+        masked_label=masked,
+    )
+
+
+#: The steps whose heatmap is drawn live, by the tensor they show.
+LIVE_STEPS = {"S_scaled": "scale", "S_masked": "mask"}
+
+
+def live_step(
+    trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig, title: str, name: str
+) -> dict | None:
+    """The live heatmap's Vega-Lite dict of the tensor ``name`` of ``head`` of ``trace`` under
+    ``title`` (α, step 4's S / divisor, step 5's masked scores), or None for a tensor that needs
+    the model (drawn by the server)."""
+    if name == "alpha":
+        return live_alpha(trace, head, labels, cfg, title)
+    if name not in LIVE_STEPS:
+        return None
+    rows, cols, value = tr("attn.axis_query"), tr("attn.axis_key"), tr("attn.value")
+    description = heatmap_text(title, len(labels), len(labels), rows, cols, value, name == "S_masked")
+    return live_scores_spec(
+        _columns(trace, head, labels, cfg.d_head),
+        labels,
+        LIVE_STEPS[name],
+        description,
+        title=title,
+        row_title=rows,
+        col_title=cols,
+        value_title=value,
+        masked_label=tr("attn.masked"),
+    )
+
+
+class _Mark:
+    """A format field that writes a placeholder whatever its spec: a text's parts around it."""
+
+    def __format__(self, spec: str) -> str:
+        return "\ue000"
+
+
+def live_tau_caption(trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig) -> dict:
+    """The "τ = …" caption of the softmax step as a one-line live chart (τ as the slider stands)."""
+    before, after = tr("attn.tau_now", tau=_Mark()).split("\ue000")
+    # the description names no value: the spec stays the same text while τ changes
+    return live_caption_spec(_columns(trace, head, labels, cfg.d_head), before, after, tr("attn.live_caption_text"))
+
+
+def live_row(trace: AttentionTrace, head: int, labels: Sequence[str], d_head: int, i: int, j: int) -> dict:
+    """Query row ``i``'s softmax arithmetic (S̃, e_k, α per key, key ``j`` bold; m and Σ_k e_k)
+    for ``head`` (of ``d_head`` dimensions) of ``trace`` as a live text chart."""
+    headers = (tr("attn.live_row_scaled"), tr("attn.live_row_exp"), tr("attn.live_row_alpha"))
+    description = tr("attn.live_row_text")  # no value: the same spec for every picked cell
+    return live_row_spec(
+        _columns(trace, head, labels, d_head), labels, i, j, description, headers=headers, row_title=tr("attn.axis_key")
     )
