@@ -40,6 +40,7 @@ from tinygpt.i18n import t
 from tinygpt.params import read_step
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
+from tinygpt.ui.attention.live_bridge import tau_class
 from tinygpt.ui.shared import attention_data as data
 from tinygpt.ui.views.attention_table import K_RESET, K_SNAPSHOT
 
@@ -167,6 +168,10 @@ def test_temperature_at_the_ends_of_its_range_one_hot_and_uniform_without_nan():
     assert np.abs(a.max(1) - 1).max() < 1e-3  # every row one-hot within 1e-3
     assert t("attn.check_finite", "en") in markdown(at)
     assert at.query_params["tau"] == "0.0001"
+    # the caption is text (not a chart): τ in the span the browser's script keeps at the slider's value
+    (caption,) = [c.value for c in at.caption if tau_class() in c.value]
+    assert f'<span class="{tau_class()}">0.0001</span>' in caption
+    assert re.sub("<[^>]+>", "", caption) == t("attn.tau_now", "en", tau=0.0001)
     at.select_slider(key=view.K_TAU).set_value(view.TEMPERATURES[-1]).run()
     a = alpha(at)
     visible = np.tril(np.ones((4, 4), dtype=bool))

@@ -16,13 +16,14 @@ from tinygpt.attention import Switches
 from tinygpt.examples import SEED_TEXT
 from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
+from tinygpt.ui.attention.live_bridge import tau_class
 
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("artifacts/screenshots/drag")
 CHART = "[data-testid='stVegaLiteChart']"
-#: The step's heatmap: the first chart with labelled cells (the softmax step's τ caption and cell
-#: arithmetic are text charts).
+#: The step's heatmap: the first chart with labelled cells (the softmax step's cell arithmetic is a
+#: text chart).
 HEAT = f"""Array.from(document.querySelectorAll("{CHART}")).find((c) => c.querySelector("svg path[aria-label]"))"""
 #: The heatmap's cells as Vega-Lite labels them for screen readers: "key position j: 1 好; query
 #: position i: 2 世; α: 0.71…" (masked cells have no α).
@@ -30,8 +31,15 @@ ALPHA_JS = f"""() => Array.from(({HEAT}).querySelectorAll("svg path[aria-label]"
     .map((el) => el.getAttribute("aria-label")).filter((label) => label.includes("α: "))"""
 
 
-#: Every text the page's charts draw (the live τ caption and the cell's softmax row among them).
+#: Every text the page's charts draw (the cell's softmax row among them).
 TEXTS_JS = f"""() => Array.from(document.querySelectorAll("{CHART} svg text")).map((el) => el.textContent)"""
+#: True once the τ caption (a line of text whose τ the page's script keeps at the slider's) reads
+#: ``caption`` and the charts draw every text of ``row``.
+LIVE_TEXTS_JS = f"""([caption, row]) => {{
+    const texts = new Set(({TEXTS_JS})());
+    return document.querySelector(".{tau_class()}")?.parentElement.textContent === caption
+        && row.every((text) => texts.has(text));
+}}"""
 
 
 def heat(page):
@@ -101,11 +109,9 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
         )
         drawn = drawn_alpha(page, own_alpha(tau), T, err_msg=f"τ = {tau}")
         assert np.allclose(drawn.sum(axis=1), 1.0, atol=1e-9) and drawn[np.triu_indices(T, 1)].max() == 0
-        # the τ caption and the picked cell's row (the last query) as text charts: the dragged τ's
-        texts = set(page.evaluate(TEXTS_JS))
-        assert i18n.t("attn.tau_now", "en", tau=tau) in texts, (tau, sorted(texts)[:20])
-        row = own_alpha(tau)[T - 1]
-        assert {f"{a:.4g}" for a in row if "e" not in f"{a:.4g}"} <= texts, tau
+        # the τ caption and the picked cell's row (the last query, a text chart): the dragged τ's
+        row = sorted({f"{a:.4g}" for a in own_alpha(tau)[T - 1] if "e" not in f"{a:.4g}"})
+        page.wait_for_function(LIVE_TEXTS_JS, arg=[i18n.t("attn.tau_now", "en", tau=tau), row], timeout=10_000)
         if f"{tau:g}" not in seen:
             heat(page).screenshot(path=str(SHOTS / f"{k}_tau_{tau:g}.png"))
             page.locator(CHART).filter(has_text="Σ =").first.screenshot(path=str(SHOTS / f"{k}_row_tau_{tau:g}.png"))

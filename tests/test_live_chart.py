@@ -19,7 +19,7 @@ from tinygpt.attention import Switches
 from tinygpt.explanations.charts.live import LIVE_PARAMS, evaluate, input_ids, live_alpha_spec, live_columns
 from tinygpt.explanations.explain import trace_of
 from tinygpt.model import GPT
-from tinygpt.ui.attention.live_bridge import bridge_script
+from tinygpt.ui.attention.live_bridge import bridge_script, tau_class
 
 LABELS = ["0 你", "1 好", "2 世", "3 界", "4 你", "5 好"]
 HEAD = 2
@@ -194,6 +194,7 @@ def test_the_bridge_script_reads_the_widgets_and_fetches_nothing():
     assert html.startswith("<script>") and html.rstrip().endswith("</script>")
     for key in ("attn_temperature", "attn_mask", "attn_uniform", "attn_scaling", "attn_divisor", "attn_edit_value"):
         assert key in html
+    assert f'"{tau_class()}"' in html and f'"{tau_class("theory")}"' in bridge_script("theory")  # the τ captions
     assert "http" not in html and "fetch(" not in html and "import(" not in html
 
 
@@ -375,7 +376,7 @@ def test_the_scores_charts_expressions_give_tinygpts_steps_4_and_5(base, step):
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node runs the chart's JavaScript expressions")
 def test_the_live_row_gives_the_servers_cell_arithmetic(base):
-    from tinygpt.explanations.charts.live_row import live_caption_spec, live_row_spec
+    from tinygpt.explanations.charts.live_row import live_row_spec
     from tinygpt.explanations.explain import explain_cell
 
     server = base.with_switches(Switches())
@@ -411,9 +412,3 @@ def test_the_live_row_gives_the_servers_cell_arithmetic(base):
             row[0][6], cell.exp_sum, rel_tol=1e-5
         )
         assert {r[8] for r in row} == {cell.temperature}
-    caption = live_caption_spec(columns_of(server), "τ = ", " (here)", "d")
-    line = caption["layer"][0]["transform"][-1]["calculate"]
-    assert line == '"τ = " + format(datum.tau, \'~g\') + " (here)"'
-    assert spec_text(caption) == spec_text(
-        live_caption_spec(columns_of(base.with_switches(SWITCHES[3])), "τ = ", " (here)", "d")
-    )

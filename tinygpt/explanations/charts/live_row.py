@@ -1,13 +1,13 @@
-"""One row's softmax arithmetic and the τ caption as small text charts recomputed in the browser.
+"""One row's softmax arithmetic as a small text chart recomputed in the browser.
 
 The picked cell's softmax (row i: S̃_ik, e_k = exp((S̃_ik − m) / τ), Σ_k e_k, α_ik = e_k / Σ) is
-written by the server as LaTeX when a control is released; these Vega-Lite text charts write the
+written by the server as LaTeX when a control is released; this Vega-Lite text chart writes the
 same numbers from the same data and parameters as the live α heatmap
 (``tinygpt.explanations.charts.live``), so they follow τ, the divisor, a typed score, the mask
 and uniform attention while they move. The picked row and key are data columns (``pick_i``,
 ``pick_j``) and the page's words are the spec's only text: one spec per language and labels.
 Numbers are written with d3's ``.4~g`` (4 significant digits, trailing zeros dropped, as the
-server's ``{:.4g}``); τ with ``~g`` (as ``{:g}``).
+server's ``{:.4g}``).
 """
 
 from __future__ import annotations
@@ -114,26 +114,3 @@ def live_row_spec(
     switches and the picked cell."""
     options = dict(labels=tuple(labels), page=page, headers=headers, row_title=row_title)
     return fast_spec(_row_layout, _pick(columns, i, j), description, **options)
-
-
-def _caption_layout(data: object, *, page: str, before: str = "", after: str = "") -> alt.LayerChart:
-    """One line: ``before`` + τ + ``after`` (see :func:`live_caption_spec`)."""
-    text = f"{_js(before)} + format(datum.tau, '~g') + {_js(after)}"
-    line = (
-        alt.Chart()
-        .transform_filter("datum.i === 0 && datum.j === 0")
-        .transform_calculate(line=text)
-        .mark_text(align="left", baseline="middle", x=0, y=ROW_PX / 2, fontSize=14)
-        .encode(text=alt.Text("line:N"))
-    )
-    return with_alpha(alt.layer(line, data=data), page).properties(
-        height=ROW_PX, autosize=alt.AutoSizeParams(type="fit-x", contains="padding")
-    )
-
-
-def live_caption_spec(
-    columns: Mapping[str, np.ndarray], before: str, after: str, description: str = "", *, page: str = "attn"
-) -> dict:
-    """The Vega-Lite dict of one line, ``before`` + τ + ``after``, τ the live one (the parameter
-    bound to ``page``'s input, else the server's from ``columns``), written as ``{:g}`` writes it."""
-    return fast_spec(_caption_layout, columns, description, page=page, before=before, after=after)

@@ -55,7 +55,6 @@ STRINGS: dict[str, str] = {
     "attn.live_row_exp": "e_k = exp((S̃[i, k] − m) / τ)",
     "attn.live_row_alpha": "α[i, k] = e_k / Σ",
     "attn.live_row_text": "Text chart of the picked query row: for each key k its scaled score S̃, e_k and α; then the row maximum m and the sum Σ of the e_k.",
-    "attn.live_caption_text": "Text chart of one line: the temperature τ this step uses, as the slider stands.",
     "attn.uniform_ignores_scores": "Head {head}'s attention is made uniform here: every allowed key gets the same weight, so the scores, their scaling and τ do not act on this head.",
     "attn.output": "Show",
     "attn.all_columns": "All {D} columns",

@@ -55,7 +55,6 @@ STRINGS: dict[str, str] = {
     "attn.live_row_exp": "e_k = exp((S̃[i, k] − m) / τ)",
     "attn.live_row_alpha": "α[i, k] = e_k / Σ",
     "attn.live_row_text": "文字图，所选的查询行：每个键 k 的缩放分数 S̃、e_k 和 α；然后是这一行的最大值 m 和 e_k 之和 Σ。",
-    "attn.live_caption_text": "一行文字图：这一步所用的温度 τ，随滑块而变。",
     "attn.uniform_ignores_scores": "这里头 {head} 的注意力被设为均匀：每个允许的键权重相同，所以得分、缩放和 τ 对这个头不起作用。",
     "attn.output": "显示",
     "attn.all_columns": "显示全部 {D} 列",

@@ -1,18 +1,21 @@
-"""The α heatmap that follows the switches while they move, computed in the browser.
+"""The heatmaps (α, steps 4–5) and the softmax row that follow the switches while they move.
 
 A Streamlit slider tells the server its value when it is released; while the student drags τ the
 page's widgets already show the value being dragged (the thumb's ``aria-valuetext``), and the
 toggles and number inputs their state. :func:`live_bridge` puts a small script on the page (part
 of the repository, nothing fetched) that reads those widgets once per animation frame and writes
-what differs from the server's switches into hidden inputs; the live chart
-(``tinygpt.explanations.charts.live``) is bound to them and recomputes α from the raw scores the
-server sent. On release the server reruns as for any widget, and its data carries the same values.
-A widget that is not on the page (hidden by a lesson, "More controls" closed) leaves its input
-empty: the chart uses the server's value.
+what differs from the server's switches into hidden inputs; the live charts
+(``tinygpt.explanations.charts.live``, ``live_row``) are bound to them and recompute their
+numbers from the raw scores the server sent. The same script writes the dragged τ into the
+softmax step's caption (:func:`tau_caption`), a line of text above the heatmap, not a chart: the
+step's heatmap stays the step's first chart. On release the server reruns as for any widget, and
+its data carries the same values. A widget that is not on the page (hidden by a lesson, "More
+controls" closed) leaves its input empty: the charts use the server's value.
 """
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Mapping, Sequence
 
@@ -21,7 +24,7 @@ import streamlit as st
 from tinygpt.attention import AttentionTrace
 from tinygpt.config import GPTConfig
 from tinygpt.explanations.charts.live import input_ids, live_alpha_spec, live_columns, live_scores_spec
-from tinygpt.explanations.charts.live_row import live_caption_spec, live_row_spec
+from tinygpt.explanations.charts.live_row import live_row_spec
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.frame.figure_view import heatmap_text
 from tinygpt.ui.frame.language import tr
@@ -30,7 +33,7 @@ from tinygpt.ui.frame.language import tr
 #: in step; installed once per browser page, whatever the reruns.
 _SCRIPT = """<script>
 (() => {
-  const page = %(page)s, ids = %(ids)s, keys = %(keys)s, maxEdit = %(max_edit)s;
+  const page = %(page)s, ids = %(ids)s, keys = %(keys)s, maxEdit = %(max_edit)s, tauClass = %(tau_class)s;
   window.tgLive = window.tgLive || {};
   if (window.tgLive[page]) return;
   const inputs = {};
@@ -82,7 +85,16 @@ _SCRIPT = """<script>
         inputs[name].dispatchEvent(new Event("input"));
       }
     }
+    showTau(want.live_tau);
     requestAnimationFrame(tick);
+  };
+  // the τ captions (tau_caption): their text node takes the slider's τ; with no slider, the server's stays
+  const shown = document.getElementsByClassName(tauClass);
+  const showTau = (tau) => {
+    for (const el of shown) {
+      const text = el.firstChild;  // the node the page's framework drew: changed in place, never replaced
+      if (tau && text && text.nodeValue !== tau) text.nodeValue = tau;
+    }
   };
   window.tgLive[page] = {read};
   requestAnimationFrame(tick);
@@ -103,6 +115,11 @@ ATTENTION_KEYS = {
 READABLE = (*ATTENTION_KEYS, "scaled")
 
 
+def tau_class(page: str = "attn") -> str:
+    """The class of the elements whose text the bridge script on ``page`` keeps at the slider's τ."""
+    return f"tg-live-{page}-tau-text"
+
+
 def bridge_script(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) -> str:
     """The script of :func:`live_bridge` (HTML with one ``<script>``): it reads the widgets keyed
     ``keys`` (any of :data:`READABLE`) into ``page``'s hidden inputs."""
@@ -111,6 +128,7 @@ def bridge_script(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) 
         "ids": json.dumps(input_ids(page)),
         "keys": json.dumps({name: keys.get(name) for name in READABLE}),
         "max_edit": repr(s.MAX_EDIT),
+        "tau_class": json.dumps(tau_class(page)),
     }
 
 
@@ -188,11 +206,12 @@ class _Mark:
         return "\ue000"
 
 
-def live_tau_caption(trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig) -> dict:
-    """The "τ = …" caption of the softmax step as a one-line live chart (τ as the slider stands)."""
-    before, after = tr("attn.tau_now", tau=_Mark()).split("\ue000")
-    # the description names no value: the spec stays the same text while τ changes
-    return live_caption_spec(_columns(trace, head, labels, cfg.d_head), before, after, tr("attn.live_caption_text"))
+def tau_caption(temperature: float, page: str = "attn") -> str:
+    """The softmax step's "τ = …" caption (Markdown with one HTML span, for ``st.caption(...,
+    unsafe_allow_html=True)``): ``temperature`` written as ``{:g}`` in a span of class
+    :func:`tau_class`, whose text :func:`bridge_script` keeps at the slider's τ while it moves."""
+    before, after = (html.escape(part, quote=False) for part in tr("attn.tau_now", tau=_Mark()).split("\ue000"))
+    return f'{before}<span class="{tau_class(page)}">{temperature:g}</span>{after}'
 
 
 def live_row(trace: AttentionTrace, head: int, labels: Sequence[str], d_head: int, i: int, j: int) -> dict:
