@@ -288,6 +288,18 @@ def drawn_scores(labels: list[str], T: int) -> np.ndarray:
     return out
 
 
+def drawn_scores_when(page, expected: np.ndarray, T: int, timeout_s: float = 10.0) -> np.ndarray:
+    """Step 5's drawn scores once they equal ``expected`` (−∞ where masked; rtol and atol 1e-4),
+    polled every 0.1 s as :func:`drawn_alpha`; fails with the last drawing after ``timeout_s``."""
+    for _ in range(int(timeout_s * 10)):
+        drawn = drawn_scores(page.evaluate(VALUE_JS), T)
+        if np.allclose(drawn, expected, rtol=1e-4, atol=1e-4):
+            return drawn
+        page.wait_for_timeout(100)
+    np.testing.assert_allclose(drawn, expected, rtol=1e-4, atol=1e-4)
+    return drawn
+
+
 def test_the_masked_scores_follow_a_typed_divisor_and_the_mask_before_the_server(app_server, page):
     T = len(SEED_TEXT)
     record = served_example("textbook")
@@ -310,21 +322,22 @@ def test_the_masked_scores_follow_a_typed_divisor_and_the_mask_before_the_server
     page.evaluate(f'() => {{ ({HEAT}).querySelector("svg").tgMark = 1; }}')
     before = drawn_scores(page.evaluate(VALUE_JS), T)
     np.testing.assert_allclose(before, own(start), rtol=1e-4, atol=1e-4)
-    divisor.fill("0.5")  # typed, not sent (no Enter): only the browser knows it
-    page.wait_for_function("() => document.getElementById('tg-live-attn-div')?.value === '0.5'", timeout=10_000)
-    page.wait_for_timeout(300)
-    during = drawn_scores(page.evaluate(VALUE_JS), T)
-    assert not np.allclose(during[np.isfinite(during)], before[np.isfinite(before)])  # changed before the server
-    np.testing.assert_allclose(during, own(0.5), rtol=1e-4, atol=1e-4)
-    assert np.isneginf(during[np.triu_indices(T, 1)]).all()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    heat(page).screenshot(path=str(SHOTS / f"mask_step_divisor_{start:g}.png"))
+    for typed in ("2", "20", "0.5"):  # typed, not sent (no Enter): only the browser knows them
+        divisor.fill(typed)
+        live_div = f"() => document.getElementById('tg-live-attn-div')?.value === '{typed}'"
+        page.wait_for_function(live_div, timeout=10_000)
+        during = drawn_scores_when(page, own(float(typed)), T)
+        assert not np.allclose(during[np.isfinite(during)], before[np.isfinite(before)])  # changed before the server
+        assert np.isneginf(during[np.triu_indices(T, 1)]).all()
+        heat(page).screenshot(path=str(SHOTS / f"mask_step_divisor_{typed}.png"))
     ticks = page.evaluate(  # the colour legend's ticks: the scale's domain is [-b, b], symmetric about 0
         f"""() => Array.from(({HEAT}).querySelectorAll(".role-legend-label text"))
         .map((el) => el.textContent)"""
     )
     values = sorted(float(v.replace("−", "-")) for v in ticks if v.strip().lstrip("−-").replace(".", "").isdigit())
     assert len(values) >= 3 and values == sorted(-v for v in values), ticks
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    heat(page).screenshot(path=str(SHOTS / "mask_step_divisor_0.5.png"))
     divisor.press("Enter")
     wait_for_app(page)
     np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5), rtol=1e-4, atol=1e-4)
