@@ -14,6 +14,7 @@ from urllib.parse import parse_qs
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 import torch
 from helpers import SMALL, open_page, small_model, tables
@@ -21,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 from tinygpt.attention import Switches, future_mask
 from tinygpt.explanations.charts import alpha_grid_spec, heatmap, heatmap_spec, position_labels, vega_spec
+from tinygpt.explanations.charts.live import evaluate
 from tinygpt.explanations.explain import (
     Copy,
     DotProduct,
@@ -38,6 +40,7 @@ from tinygpt.i18n import t
 from tinygpt.params import read_step
 from tinygpt.ui.attention import state as view
 from tinygpt.ui.attention.cell import cell_latex
+from tinygpt.ui.attention.live_bridge import tau_class
 from tinygpt.ui.shared import attention_data as data
 from tinygpt.ui.views.attention_table import K_RESET, K_SNAPSHOT
 
@@ -165,6 +168,10 @@ def test_temperature_at_the_ends_of_its_range_one_hot_and_uniform_without_nan():
     assert np.abs(a.max(1) - 1).max() < 1e-3  # every row one-hot within 1e-3
     assert t("attn.check_finite", "en") in markdown(at)
     assert at.query_params["tau"] == "0.0001"
+    # the caption is text (not a chart): τ in the span the browser's script keeps at the slider's value
+    (caption,) = [c.value for c in at.caption if tau_class() in c.value]
+    assert f'<span class="{tau_class()}">0.0001</span>' in caption
+    assert re.sub("<[^>]+>", "", caption) == t("attn.tau_now", "en", tau=0.0001)
     at.select_slider(key=view.K_TAU).set_value(view.TEMPERATURES[-1]).run()
     a = alpha(at)
     visible = np.tril(np.ones((4, 4), dtype=bool))
@@ -255,7 +262,14 @@ def test_cell_arithmetic_uses_the_numbers_in_the_table():
     rerun(at, **{view.K_CELL_I: 3, view.K_CELL_J: 1})
     text = markdown(at)
     a = alpha(at)
-    assert "\\alpha_{3,1}" in text and f"= {a[3, 1]:.4g}$" in text
+    # the softmax of row 3 is the live text chart (drawn in the browser from the data sent here)
+    assert "S_{3,1} = q_{3} \\cdot k_{1}" in text and t("attn.live_row", "en", i=3, j=1) in text
+    (chart,) = [c.proto for c in at.get("vega_lite_chart") if "datum.pick_i" in c.proto.spec]
+    cells = pa.ipc.open_stream(chart.datasets[0].data.data).read_all().to_pydict()
+    assert set(cells["pick_i"]) == {3} and set(cells["pick_j"]) == {1}
+    S = np.asarray(cells["s"]).reshape(4, 4)
+    sw = dict(temperature=cells["tau0"][0], divisor=cells["div0"][0], causal_mask=cells["mask0"][0], uniform=False)
+    assert math.isclose(evaluate(S, **sw)[3, 1], a[3, 1], rel_tol=1e-5)
     rerun(at, **{view.K_STEP: "scores"})
     assert "S_{3,1} = q_{3} \\cdot k_{1}" in markdown(at) and f"= {alpha(at)[3, 1]:.4g}$" in markdown(at)
 
@@ -625,12 +639,28 @@ def test_scores_and_scaled_scores_share_one_colour_scale():
     assert domain(at) == pytest.approx([-bound, bound], rel=1e-6)
     rerun(at, **{view.K_STEP: "scale"})
     assert np.allclose(alpha(at), S / 8, rtol=1e-6)
-    assert domain(at) == pytest.approx([-bound, bound], rel=1e-6)  # the same scale: step 4 is 8 times paler
+    assert live_bound(at) == pytest.approx(bound, rel=1e-6)  # the same scale: step 4 is 8 times paler
     caption = t("attn.shared_scale", "en", bound=bound, divisor="√64 = 8", future=t("attn.shared_scale_future", "en"))
     assert caption in [c.value for c in at.caption]
     rerun(at, **{view.K_MASK: False})  # no mask: the whole matrix counts
     whole = float(np.abs(S).max())
-    assert domain(at) == pytest.approx([-whole, whole], rel=1e-6)
+    assert live_bound(at) == pytest.approx(whole, rel=1e-6)
+
+
+def live_bound(at: AppTest) -> float:
+    """The colour bound of step 4's live heatmap (drawn in the browser from the data the server
+    sent: its raw scores and switches), as ``live.evaluate_scores`` computes the chart's formulas."""
+    import json
+
+    from tinygpt.explanations.charts.live import evaluate_scores
+
+    chart = at.get("vega_lite_chart")[0].proto
+    spec = json.loads(chart.spec)
+    assert "live_div" in [p["name"] for p in spec["params"]] and '"domain":' not in json.dumps(spec["layer"])
+    cells = pa.ipc.open_stream(chart.datasets[0].data.data).read_all().to_pydict()
+    T = int(len(cells["s"]) ** 0.5)
+    scores = np.asarray(cells["s"]).reshape(T, T)
+    return evaluate_scores(scores, "scale", divisor=cells["div0"][0], causal_mask=cells["mask0"][0])[1]
 
 
 def test_the_masked_table_writes_minus_infinity_and_chart_data_stay_finite():

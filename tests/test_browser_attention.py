@@ -5,6 +5,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from conftest import assert_no_exception, wait_for_app
 from conftest import open_step_table as open_table
+from playwright.sync_api import expect
 
 from tinygpt.attention import STEPS
 from tinygpt.i18n import t
@@ -107,9 +108,9 @@ def test_more_controls_and_a_page_switch_keep_what_the_student_chose(app_server,
     wait_for_app(page)
     open_table(page, "V")
     main.get_by_text(t("attn.more", "en")).click()  # closed: its controls keep their values
+    expect(page.locator(".st-key-attn_layer")).to_have_count(0, timeout=60_000)  # the rerun of the click
     wait_for_app(page)
     assert chosen("attn_output") == "V" and page.locator(".st-key-attn_all_columns input").is_checked()
-    assert page.locator(".st-key-attn_layer").count() == 0
     page.locator("[data-testid='stSidebarNav'] a[href$='/predict']").click()
     page.get_by_role("heading", name=t("predict.title", "en")).wait_for(timeout=60_000)
     wait_for_app(page)

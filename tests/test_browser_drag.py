@@ -11,19 +11,40 @@ import pytest
 from conftest import assert_no_exception, wait_for_app
 from helpers import served_example
 
+from tinygpt import i18n
 from tinygpt.attention import Switches
 from tinygpt.examples import SEED_TEXT
 from tinygpt.explanations.explain import trace_of
 from tinygpt.i18n import t
+from tinygpt.ui.attention.live_bridge import tau_class
 
 pytestmark = pytest.mark.browser
 
 SHOTS = Path("artifacts/screenshots/drag")
 CHART = "[data-testid='stVegaLiteChart']"
+#: The step's heatmap: the first chart with labelled cells (the softmax step's cell arithmetic is a
+#: text chart).
+HEAT = f"""Array.from(document.querySelectorAll("{CHART}")).find((c) => c.querySelector("svg path[aria-label]"))"""
 #: The heatmap's cells as Vega-Lite labels them for screen readers: "key position j: 1 好; query
 #: position i: 2 世; α: 0.71…" (masked cells have no α).
-ALPHA_JS = f"""() => Array.from(document.querySelector("{CHART}").querySelectorAll("svg path[aria-label]"))
+ALPHA_JS = f"""() => Array.from(({HEAT}).querySelectorAll("svg path[aria-label]"))
     .map((el) => el.getAttribute("aria-label")).filter((label) => label.includes("α: "))"""
+
+
+#: Every text the page's charts draw (the cell's softmax row among them).
+TEXTS_JS = f"""() => Array.from(document.querySelectorAll("{CHART} svg text")).map((el) => el.textContent)"""
+#: True once the τ caption (a line of text whose τ the page's script keeps at the slider's) reads
+#: ``caption`` and the charts draw every text of ``row``.
+LIVE_TEXTS_JS = f"""([caption, row]) => {{
+    const texts = new Set(({TEXTS_JS})());
+    return document.querySelector(".{tau_class()}")?.parentElement.textContent === caption
+        && row.every((text) => texts.has(text));
+}}"""
+
+
+def heat(page):
+    """The step's heatmap (:data:`HEAT`) as a locator."""
+    return page.locator(CHART).filter(has=page.locator("svg path[aria-label]")).first
 
 
 def alpha_matrix(labels: list[str], T: int) -> np.ndarray:
@@ -75,7 +96,7 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
     y = t["y"] + t["height"] / 2
     SHOTS.mkdir(parents=True, exist_ok=True)
     seen: dict[str, np.ndarray] = {}
-    page.evaluate(f'() => {{ document.querySelector("{CHART} svg").tgMark = 1; }}')
+    page.evaluate(f'() => {{ ({HEAT}).querySelector("svg").tgMark = 1; }}')
     page.mouse.move(t["x"] + t["width"] / 2, y)
     page.mouse.down()
     # from τ = 1 towards the left end (small τ: sharp rows), then to the right end (flat rows)
@@ -88,8 +109,12 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
         )
         drawn = drawn_alpha(page, own_alpha(tau), T, err_msg=f"τ = {tau}")
         assert np.allclose(drawn.sum(axis=1), 1.0, atol=1e-9) and drawn[np.triu_indices(T, 1)].max() == 0
+        # the τ caption and the picked cell's row (the last query, a text chart): the dragged τ's
+        row = sorted({f"{a:.4g}" for a in own_alpha(tau)[T - 1] if "e" not in f"{a:.4g}"})
+        page.wait_for_function(LIVE_TEXTS_JS, arg=[i18n.t("attn.tau_now", "en", tau=tau), row], timeout=10_000)
         if f"{tau:g}" not in seen:
-            page.locator(CHART).first.screenshot(path=str(SHOTS / f"{k}_tau_{tau:g}.png"))
+            heat(page).screenshot(path=str(SHOTS / f"{k}_tau_{tau:g}.png"))
+            page.locator(CHART).filter(has_text="Σ =").first.screenshot(path=str(SHOTS / f"{k}_row_tau_{tau:g}.png"))
         seen[f"{tau:g}"] = drawn
     distinct = {tuple(np.round(a, 6).ravel()) for a in seen.values()}
     assert len(distinct) >= 4, sorted(seen)
@@ -99,7 +124,7 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
     page.get_by_text(f"τ = {last:g}").first.wait_for(timeout=60_000)  # the server's caption, after the release
     np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(last), rtol=1e-4, atol=1e-6)
     # the rerun sent the same spec: the browser kept its chart (only the data changed), no new SVG
-    assert page.evaluate(f'() => document.querySelector("{CHART} svg").tgMark') == 1
+    assert page.evaluate(f'() => ({HEAT}).querySelector("svg").tgMark') == 1
 
     value.focus()  # the arrow keys: the heatmap follows at once, and the server after its rerun
     page.keyboard.press("ArrowLeft")
@@ -243,4 +268,88 @@ def test_typing_a_score_and_picking_no_scaling_redraw_alpha_in_the_browser(app_s
     np.testing.assert_allclose(
         alpha_matrix(page.evaluate(ALPHA_JS), T), trace.with_switches(sw).state["alpha"][0, 0], rtol=1e-4, atol=1e-6
     )
+    assert_no_exception(page)
+
+
+#: Step 5's cells as labelled for screen readers: "key position j: 1 好; query position i: 2 世;
+#: value: -0.71…" (the masked cells have no value).
+VALUE_JS = f"""() => Array.from(({HEAT})?.querySelectorAll("svg path[aria-label]") ?? [])
+    .map((el) => el.getAttribute("aria-label")).filter((label) => label.includes("value: "))"""
+
+
+def drawn_scores(labels: list[str], T: int) -> np.ndarray:
+    """The (T, T) scores drawn (masked cells −∞) from the cells' labels."""
+    out = np.full((T, T), -np.inf)
+    for label in labels:
+        parts = dict(part.split(": ", 1) for part in label.split("; "))
+        out[int(parts["query position i"].split()[0]), int(parts["key position j"].split()[0])] = float(
+            parts["value"].replace("−", "-")
+        )
+    return out
+
+
+def drawn_scores_when(page, expected: np.ndarray, T: int, timeout_s: float = 10.0) -> np.ndarray:
+    """Step 5's drawn scores once they equal ``expected`` (−∞ where masked; rtol and atol 1e-4),
+    polled every 0.1 s as :func:`drawn_alpha`; fails with the last drawing after ``timeout_s``."""
+    for _ in range(int(timeout_s * 10)):
+        drawn = drawn_scores(page.evaluate(VALUE_JS), T)
+        if np.allclose(drawn, expected, rtol=1e-4, atol=1e-4):
+            return drawn
+        page.wait_for_timeout(100)
+    np.testing.assert_allclose(drawn, expected, rtol=1e-4, atol=1e-4)
+    return drawn
+
+
+def test_the_masked_scores_follow_a_typed_divisor_and_the_mask_before_the_server(app_server, page):
+    T = len(SEED_TEXT)
+    record = served_example("textbook")
+    trace = trace_of(record.model, record.vocab.encode(SEED_TEXT)[None], 0)
+
+    def own(divisor: float | None, causal_mask: bool = True) -> np.ndarray:
+        return trace.with_switches(Switches(divisor=divisor, causal_mask=causal_mask)).state["S_masked"][0, 0].numpy()
+
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=mask&layer=0&head=0")
+    wait_for_app(page, 240_000)
+    page.wait_for_function(f"() => ({VALUE_JS})().length === {T * (T + 1) // 2}", timeout=60_000)
+    np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(None), rtol=1e-4, atol=1e-4)
+    page.get_by_text(t("attn.more", "en")).first.click()
+    page.locator(".st-key-attn_scaling").get_by_text(t("attn.scale_custom", "en")).click()
+    divisor = page.locator(".st-key-attn_divisor input")
+    divisor.wait_for(timeout=60_000)
+    wait_for_app(page)
+    start = float(divisor.input_value())
+    page.evaluate(f'() => {{ ({HEAT}).querySelector("svg").tgMark = 1; }}')
+    before = drawn_scores(page.evaluate(VALUE_JS), T)
+    np.testing.assert_allclose(before, own(start), rtol=1e-4, atol=1e-4)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    heat(page).screenshot(path=str(SHOTS / f"mask_step_divisor_{start:g}.png"))
+    for typed in ("2", "20", "0.5"):  # typed, not sent (no Enter): only the browser knows them
+        divisor.fill(typed)
+        live_div = f"() => document.getElementById('tg-live-attn-div')?.value === '{typed}'"
+        page.wait_for_function(live_div, timeout=10_000)
+        during = drawn_scores_when(page, own(float(typed)), T)
+        assert not np.allclose(during[np.isfinite(during)], before[np.isfinite(before)])  # changed before the server
+        assert np.isneginf(during[np.triu_indices(T, 1)]).all()
+        heat(page).screenshot(path=str(SHOTS / f"mask_step_divisor_{typed}.png"))
+    ticks = page.evaluate(  # the colour legend's ticks: the scale's domain is [-b, b], symmetric about 0
+        f"""() => Array.from(({HEAT}).querySelectorAll(".role-legend-label text"))
+        .map((el) => el.textContent)"""
+    )
+    values = sorted(float(v.replace("−", "-")) for v in ticks if v.strip().lstrip("−-").replace(".", "").isdigit())
+    assert len(values) >= 3 and values == sorted(-v for v in values), ticks
+    divisor.press("Enter")
+    wait_for_app(page)
+    np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5), rtol=1e-4, atol=1e-4)
+    assert page.evaluate(f'() => ({HEAT}).querySelector("svg").tgMark') == 1  # same spec: data only
+
+    page.locator(".st-key-attn_mask label").first.click()
+    page.wait_for_function(f"() => ({VALUE_JS})().length === {T * T}", timeout=10_000)  # no masked cell left
+    drawn = drawn_scores(page.evaluate(VALUE_JS), T)
+    if np.isfinite(drawn).all():  # read before the rerun's redraw of the page (else read again below)
+        np.testing.assert_allclose(drawn, own(0.5, False), rtol=1e-4, atol=1e-4)
+    wait_for_app(page)
+    page.wait_for_function(f"() => ({VALUE_JS})().length === {T * T}", timeout=30_000)
+    np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5, False), rtol=1e-4, atol=1e-4)
+    heat(page).screenshot(path=str(SHOTS / "mask_step_mask_off.png"))
     assert_no_exception(page)

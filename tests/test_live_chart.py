@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from tinygpt.attention import Switches
 from tinygpt.explanations.charts.live import LIVE_PARAMS, evaluate, input_ids, live_alpha_spec, live_columns
 from tinygpt.explanations.explain import trace_of
 from tinygpt.model import GPT
-from tinygpt.ui.attention.live_bridge import bridge_script
+from tinygpt.ui.attention.live_bridge import bridge_script, tau_class
 
 LABELS = ["0 你", "1 好", "2 世", "3 界", "4 你", "5 好"]
 HEAD = 2
@@ -116,40 +117,47 @@ _SCALARS = dict(temperature=1.0, divisor=1.0, causal_mask=True, uniform=False, d
 # The chart's own transforms run as JavaScript (Vega's expressions are JavaScript expressions of
 # datum and the parameters; toNumber, split, sqrt and exp are Vega's functions of the same names).
 _NODE = r"""
-const {transforms, rows, params} = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const {transforms, rows, params, fields} = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const toNumber = Number, sqrt = Math.sqrt, exp = Math.exp, split = (s, d) => String(s).split(d);
+const abs = Math.abs, max = Math.max, clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
+const fns = {toNumber, sqrt, exp, split, abs, max, clamp};
 const names = Object.keys(params);
 let data = rows;
 for (const t of transforms) {
   if (t.calculate) {
-    const f = new Function("datum", ...names, "toNumber", "sqrt", "exp", "split", "return (" + t.calculate + ");");
-    data = data.map((d) => ({...d, [t.as]: f(d, ...names.map((n) => params[n]), toNumber, sqrt, exp, split)}));
+    const f = new Function("datum", ...names, ...Object.keys(fns), "return (" + t.calculate + ");");
+    data = data.map((d) => ({...d, [t.as]: f(d, ...names.map((n) => params[n]), ...Object.values(fns))}));
   } else if (t.joinaggregate) {
     for (const a of t.joinaggregate) {
       const groups = {};
       for (const d of data) {
-        const k = t.groupby.map((g) => d[g]).join("|"), v = d[a.field];
+        const k = (t.groupby || []).map((g) => d[g]).join("|"), v = d[a.field];
         if (v === null || v === undefined) continue;
         groups[k] = groups[k] === undefined ? v : a.op === "max" ? Math.max(groups[k], v) : groups[k] + v;
       }
-      data = data.map((d) => ({...d, [a.as]: groups[t.groupby.map((g) => d[g]).join("|")]}));
+      data = data.map((d) => ({...d, [a.as]: groups[(t.groupby || []).map((g) => d[g]).join("|")]}));
     }
   }
 }
-process.stdout.write(JSON.stringify(data.map((d) => [d.i, d.j, d.alpha, d.masked])));
+process.stdout.write(JSON.stringify(data.map((d) => fields.map((f) => d[f]))));
 """
+
+
+def run_rows(spec: dict, cols: dict, params: dict, fields: tuple[str, ...]) -> list[list]:
+    """The chart's top-level transforms run in node over the rows of ``cols``: ``fields`` of each row."""
+    rows = [
+        {k: (v.item() if hasattr(v, "item") else v) for k, v in zip(cols, values)} for values in zip(*cols.values())
+    ]
+    payload = json.dumps({"transforms": spec["transform"], "rows": rows, "params": params, "fields": list(fields)})
+    out = subprocess.run(["node", "-e", _NODE], input=payload, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
 
 
 def run_transforms(
     spec: dict, cols: dict, params: dict, shape: tuple[int, int] = (len(LABELS), len(LABELS))
 ) -> np.ndarray:
-    rows = [
-        {k: (v.item() if hasattr(v, "item") else v) for k, v in zip(cols, values)} for values in zip(*cols.values())
-    ]
-    payload = json.dumps({"transforms": spec["transform"], "rows": rows, "params": params})
-    out = subprocess.run(["node", "-e", _NODE], input=payload, capture_output=True, text=True, check=True).stdout
     alpha = np.full(shape, np.nan)
-    for i, j, a, masked in json.loads(out):
+    for i, j, a, masked in run_rows(spec, cols, params, ("i", "j", "alpha", "masked")):
         alpha[i, j] = a
         assert not masked or a == 0
     return alpha
@@ -186,6 +194,7 @@ def test_the_bridge_script_reads_the_widgets_and_fetches_nothing():
     assert html.startswith("<script>") and html.rstrip().endswith("</script>")
     for key in ("attn_temperature", "attn_mask", "attn_uniform", "attn_scaling", "attn_divisor", "attn_edit_value"):
         assert key in html
+    assert f'"{tau_class()}"' in html and f'"{tau_class("theory")}"' in bridge_script("theory")  # the τ captions
     assert "http" not in html and "fetch(" not in html and "import(" not in html
 
 
@@ -244,3 +253,162 @@ def test_bench_drag_pairs_each_heatmap_change_with_the_first_input_it_answers():
     assert p95([5.0, 1.0, 3.0]) == 5.0 and math.isnan(p95([]))
     out = subprocess.run([sys.executable, "-m", "bench.drag", "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "--steps" in out.stdout
+
+
+# Steps 4 (S / divisor) and 5 (the mask) drawn live: values and colour bound from the raw scores
+SCORE_SWITCHES = [
+    Switches(),
+    Switches(divisor=1.0),
+    Switches(divisor=0.5, temperature=3.0),
+    Switches(divisor=7.0, causal_mask=False),
+    Switches(causal_mask=False),
+    Switches(edits=((HEAD, 4, 1, 7.5),), divisor=2.0),
+    Switches(edits=((HEAD, 1, 4, -60.0),)),  # a masked key's score: outside the bound while masked
+]
+STEP_TENSOR = {"scale": "S_scaled", "mask": "S_masked"}
+
+
+def server_bound(trace, step: str) -> float:
+    """The colour bound the server's heatmap of ``step`` uses (steps.show_step)."""
+    from tinygpt.explanations.charts.heatmaps import _signed_bound
+    from tinygpt.ui.attention.steps import shared_score_bound
+
+    if step == "scale":
+        future = torch.triu(torch.ones(len(LABELS), len(LABELS), dtype=torch.bool), 1)
+        return shared_score_bound(trace, HEAD, future if trace.switches.causal_mask else None)
+    return _signed_bound(trace.state["S_masked"][0, HEAD].double().numpy())
+
+
+@pytest.mark.parametrize("step", ["scale", "mask"])
+@pytest.mark.parametrize("sw", SCORE_SWITCHES, ids=str)
+def test_python_scores_equal_tinygpts_steps_4_and_5(base, sw, step):
+    from tinygpt.explanations.charts.live import evaluate_scores
+
+    trace = base.with_switches(sw)
+    own = trace.state[STEP_TENSOR[step]][0, HEAD].double().numpy()  # (T, T)
+    values, bound = evaluate_scores(
+        trace.state["S"][0, HEAD], step, divisor=sw.divisor_for(SMALL.d_head), causal_mask=sw.causal_mask
+    )
+    hidden = np.isneginf(own)
+    assert (np.isneginf(values) == hidden).all() and hidden.any() == (step == "mask" and sw.causal_mask)
+    np.testing.assert_allclose(values[~hidden], own[~hidden], rtol=1e-5, atol=1e-6)
+    assert math.isclose(bound, server_bound(trace, step), rel_tol=1e-5)
+    if sw.edits:  # the edit applied by the chart to the server's unedited scores gives the same
+        (_, i, j, v) = sw.edits[0]
+        again, again_bound = evaluate_scores(
+            base.state["S"][0, HEAD], step, divisor=sw.divisor_for(SMALL.d_head), causal_mask=True, edit=(i, j, v)
+        )
+        np.testing.assert_array_equal(again, values)
+        assert again_bound == bound
+
+
+def test_the_scores_specs_are_the_same_text_whatever_the_switches(base):
+    from tinygpt.explanations.charts.live import live_scores_spec
+
+    for step in ("scale", "mask"):
+        texts = {
+            spec_text(live_scores_spec(columns_of(base.with_switches(sw)), LABELS, step, "d", title="S"))
+            for sw in SWITCHES + SCORE_SWITCHES
+        }
+        assert len(texts) == 1, step
+        (text,) = texts
+        assert re.search(r'"domain": \[-?[0-9]', text) is None and '"domainMid": 0' in text  # no fixed bound
+        spec = json.loads(text)
+        assert [p["name"] for p in spec["params"]] == list(LIVE_PARAMS)
+        ops = [a["op"] for t in spec["transform"] for a in t.get("joinaggregate", [])]
+        assert ops == ["max"] and not [t for t in spec["transform"] if t.get("groupby")]
+    with pytest.raises(ValueError, match="step='softmax'"):
+        live_scores_spec(columns_of(base), LABELS, "softmax")
+
+
+def test_masked_scores_are_drawn_with_the_servers_masked_layer(base):
+    from tinygpt.explanations.charts import heatmap_spec
+    from tinygpt.explanations.charts.axes import MASK_COLOR
+    from tinygpt.explanations.charts.live import live_scores_spec
+
+    texts = dict(title="S", row_title="query", col_title="key", value_title="value", masked_label="masked (−∞)")
+    live = live_scores_spec(columns_of(base), LABELS, "mask", "d", **texts)
+    server = heatmap_spec(base.state["S_masked"][0, HEAD], LABELS, LABELS, kind="signed", **texts)
+    assert live["layer"][1] == server["layer"][1]  # the grey layer: same filter, tooltip and legend
+    grey = live["layer"][1]["encoding"]["color"]["scale"]
+    assert grey["range"] == [MASK_COLOR] and live["layer"][1]["transform"][0] == {"filter": "datum.masked"}
+    cells = live["layer"][0]["layer"][1]
+    assert cells["transform"] == [{"filter": "!datum.masked"}] and cells["encoding"]["color"]["field"] == "shade"
+    assert "layer" not in live_scores_spec(columns_of(base), LABELS, "scale", "d", **texts)["layer"][1]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node runs the chart's JavaScript expressions")
+@pytest.mark.parametrize("step", ["scale", "mask"])
+def test_the_scores_charts_expressions_give_tinygpts_steps_4_and_5(base, step):
+    from tinygpt.explanations.charts.live import live_scores_spec
+
+    server = base.with_switches(Switches())
+    spec = live_scores_spec(columns_of(server), LABELS, step, "d", title="S")
+    empty = dict.fromkeys(LIVE_PARAMS, "")
+    live = [
+        ({}, Switches()),
+        ({"live_div": "1"}, Switches(divisor=1.0)),
+        ({"live_div": "0.5", "live_tau": "3"}, Switches(divisor=0.5, temperature=3.0)),
+        ({"live_mask": "0"}, Switches(causal_mask=False)),
+        ({"live_mask": "0", "live_div": "7"}, Switches(causal_mask=False, divisor=7.0)),
+        ({"live_edit": f"1,{HEAD},1,4,-60"}, Switches(edits=((HEAD, 1, 4, -60.0),))),
+    ]
+    T = len(LABELS)
+    for inputs, sw in live:
+        trace = base.with_switches(sw)
+        own = trace.state[STEP_TENSOR[step]][0, HEAD].double().numpy()
+        got, shade, masked, bounds = np.full((T, T), np.nan), np.full((T, T), np.nan), np.zeros((T, T), bool), set()
+        for i, j, value, s, m, b in run_rows(
+            spec, columns_of(server), {**empty, **inputs}, ("i", "j", "value", "shade", "masked", "b")
+        ):
+            got[i, j] = -math.inf if value is None else value
+            shade[i, j] = np.nan if s is None else s
+            masked[i, j] = m
+            bounds.add(b)
+        assert (masked == np.isneginf(own)).all() if step == "mask" else not np.isneginf(got).any(), inputs
+        np.testing.assert_allclose(got, own, rtol=1e-5, atol=1e-6, err_msg=str(inputs))
+        (b,) = bounds
+        assert math.isclose(b, server_bound(trace, step), rel_tol=1e-5), inputs
+        finite = np.isfinite(got)
+        np.testing.assert_allclose(shade[finite], np.clip(got[finite], -b, b), rtol=1e-12)
+        assert np.isnan(shade[~finite]).all()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node runs the chart's JavaScript expressions")
+def test_the_live_row_gives_the_servers_cell_arithmetic(base):
+    from tinygpt.explanations.charts.live_row import live_row_spec
+    from tinygpt.explanations.explain import explain_cell
+
+    server = base.with_switches(Switches())
+    texts = {
+        spec_text(live_row_spec(columns_of(base.with_switches(sw)), LABELS, i, j, "d", headers=("a", "b", "c")))
+        for sw in SWITCHES
+        for i, j in ((5, 0), (2, 1))
+    }
+    assert len(texts) == 1  # the picked cell is data, as the switches are
+    i, j = 3, 1
+    spec = live_row_spec(columns_of(server), LABELS, i, j, "d", headers=("a", "b", "c"))
+    cols = {
+        name: np.asarray(spec["datasets"]["cells"].column(name).to_pylist())
+        for name in spec["datasets"]["cells"].column_names
+    }
+    assert set(cols["pick_i"]) == {i} and set(cols["pick_j"]) == {j}
+    empty = dict.fromkeys(LIVE_PARAMS, "")
+    for inputs, sw in [
+        ({}, Switches()),
+        ({"live_tau": "0.2"}, Switches(temperature=0.2)),
+        ({"live_tau": "4", "live_div": "1"}, Switches(temperature=4.0, divisor=1.0)),
+        ({"live_mask": "0"}, Switches(causal_mask=False)),
+        ({"live_edit": f"1,{HEAD},{i},0,6"}, Switches(edits=((HEAD, i, 0, 6.0),))),
+    ]:
+        cell = explain_cell(base.with_switches(sw), "softmax", HEAD, i, j)
+        rows = run_rows(spec, cols, {**empty, **inputs}, ("i", "j", "scaled", "masked", "m", "e", "z", "alpha", "tau"))
+        row = sorted((r for r in rows if r[0] == i), key=lambda r: r[1])
+        scaled = np.array([-math.inf if r[3] else r[2] for r in row])
+        np.testing.assert_allclose(scaled, cell.row, rtol=1e-5, err_msg=str(inputs))
+        np.testing.assert_allclose([r[5] for r in row], cell.exps, rtol=1e-5, atol=1e-9, err_msg=str(inputs))
+        np.testing.assert_allclose([r[7] for r in row], cell.alpha, rtol=1e-4, atol=1e-7, err_msg=str(inputs))
+        assert math.isclose(row[0][4], cell.row_max, rel_tol=1e-5) and math.isclose(
+            row[0][6], cell.exp_sum, rel_tol=1e-5
+        )
+        assert {r[8] for r in row} == {cell.temperature}

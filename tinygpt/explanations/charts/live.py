@@ -152,15 +152,25 @@ def _live_layout(
     )
 
 
-def with_alpha(chart: alt.LayerChart, page: str) -> alt.LayerChart:
-    """``chart`` with the parameters bound to ``page``'s hidden inputs and the transforms that
-    add ``alpha`` (and ``masked``) to every row of :func:`live_columns` (the module's formulas)."""
+def with_scaled(chart: alt.LayerChart, page: str) -> alt.LayerChart:
+    """``chart`` with the parameters bound to ``page``'s hidden inputs and the transforms that add
+    ``s_live`` (S, the live edit applied), ``scaled`` (step 4: S / divisor), ``masked`` (step 5's
+    hidden future keys) and ``kept`` (step 5: ``scaled``, null where masked) to every row of
+    :func:`live_columns`."""
     params = [alt.param(name=n, value="", bind=alt.BindDirect(element=f"#{id_}")) for n, id_ in input_ids(page).items()]
     return (
         chart.add_params(*params)
         .transform_calculate(tau=TAU, div=DIV, hide=MASK, flat=UNIFORM, s_live=EDIT)
         .transform_calculate(masked="datum.hide && datum.j > datum.i", scaled="datum.s_live / datum.div")
         .transform_calculate(kept="datum.masked ? null : datum.scaled")
+    )
+
+
+def with_alpha(chart: alt.LayerChart, page: str) -> alt.LayerChart:
+    """``chart`` with :func:`with_scaled`'s parameters and transforms and the ones that add
+    ``alpha`` to every row of :func:`live_columns` (the module's formulas)."""
+    return (
+        with_scaled(chart, page)
         .transform_joinaggregate(m="max(kept)", groupby=["i"])
         .transform_calculate(
             e="datum.masked ? 0 : datum.flat ? 1 : exp((datum.scaled - datum.m) / datum.tau)",
@@ -168,6 +178,135 @@ def with_alpha(chart: alt.LayerChart, page: str) -> alt.LayerChart:
         .transform_joinaggregate(z="sum(e)", groupby=["i"])
         .transform_calculate(alpha="datum.e / datum.z")
     )
+
+
+#: Steps 4 and 5 drawn live: the value each cell shows, and the |value| its colour bound is the
+#: maximum of (null: left out). Step 4's bound is the one steps 3 and 4 share on the page: the
+#: larger |S| and |S / divisor| over the keys the mask leaves (``tinygpt.ui.attention.steps``'s
+#: ``shared_score_bound``); step 5's the max |value| of its finite entries, as the server's heatmap.
+SCORE_VALUE = {"scale": "datum.scaled", "mask": "datum.kept"}
+SCORE_BIG = {
+    "scale": "datum.masked ? null : max(abs(datum.s_live), abs(datum.scaled))",
+    "mask": "datum.masked ? null : abs(datum.scaled)",
+}
+
+
+def with_scores(chart: alt.LayerChart, page: str, step: str) -> alt.LayerChart:
+    """``chart`` with :func:`with_scaled`'s transforms and the ones that add step ``step``'s
+    ("scale" or "mask") ``value``, its colour bound ``b`` (a joinaggregate of the max |value|, 1
+    when all are 0) and ``shade`` (``value`` clamped to [-b, b], the colour's field)."""
+    return (
+        with_scaled(chart, page)
+        .transform_calculate(value=SCORE_VALUE[step], big=SCORE_BIG[step])
+        .transform_joinaggregate(bound="max(big)")
+        .transform_calculate(b="datum.bound > 0 ? datum.bound : 1")
+        .transform_calculate(shade="datum.value === null ? null : clamp(datum.value, -datum.b, datum.b)")
+    )
+
+
+def _live_scores_layout(
+    data: object,
+    *,
+    labels: Sequence[str],
+    step: str,
+    page: str = "attn",
+    title: str = "",
+    row_title: str = "",
+    col_title: str = "",
+    value_title: str = "value",
+    masked_label: str = "masked (−∞)",
+) -> alt.LayerChart:
+    """The live heatmap of step ``step`` (see :func:`live_scores_spec`)."""
+    T = len(labels)
+    size = max(8, min(48, 360 // max(T, 1)))
+    x = alt.X(
+        "col:N",
+        sort=list(labels),
+        title=col_title,
+        axis=alt.Axis(labelAngle=label_angle(labels, size), labelOverlap=True),
+    )
+    y = alt.Y("row:N", sort=list(labels), title=row_title, axis=alt.Axis(**y_title_axis(row_title)))
+    where = [alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col")]
+    base = alt.Chart().encode(x=x, y=y)
+    # the server's scale (``heatmaps._heatmap_layout``) with its domain [-b, b] from the data: two
+    # transparent cells under cell (0, 0), never masked, hold -b and b on the cells' shared scale
+    scale = alt.Scale(scheme="blueorange", domainMid=0, clamp=True)
+    legend = alt.Legend(orient="bottom")
+    edges = (
+        base.transform_filter("datum.i === 0 && datum.j === 0")
+        .transform_calculate(lo="-datum.b", hi="datum.b")
+        .transform_fold(["lo", "hi"], as_=["edge_name", "edge"])
+        .mark_rect(opacity=0, aria=False)
+        .encode(color=alt.Color("edge:Q", scale=scale, title=value_title, legend=legend))
+    )
+    cells = (
+        (base.transform_filter("!datum.masked") if step == "mask" else base)
+        .mark_rect()
+        .encode(
+            color=alt.Color("shade:Q", scale=scale, title=value_title, legend=legend),
+            tooltip=[*where, alt.Tooltip("value:Q", format=".4f", title=value_title)],
+        )
+    )
+    chart = alt.layer(edges, cells)
+    if step == "mask":
+        hidden = masked_layer(
+            base.transform_filter("datum.masked")
+            .mark_rect(stroke="white", aria=False)
+            .encode(tooltip=[*where, alt.Tooltip("masked:N", title=masked_label)]),
+            masked_label,
+            orient="top",
+        )
+        chart = alt.layer(chart, hidden).resolve_scale(color="independent")
+    chart.data = data
+    return with_scores(chart, page, step).properties(
+        title=title,
+        width=size * T,
+        height=size * T,
+        autosize=alt.AutoSizeParams(type="fit-x", contains="padding"),
+    )
+
+
+def live_scores_spec(
+    columns: Mapping[str, np.ndarray],
+    labels: Sequence[str],
+    step: str,
+    description: str = "",
+    *,
+    page: str = "attn",
+    **texts: str,
+) -> dict:
+    """The Vega-Lite dict of step ``step``'s live heatmap ("scale": S / divisor; "mask": the same
+    with −∞, drawn masked, above the diagonal while the mask is on) of ``columns``
+    (:func:`live_columns`) over the T position ``labels``, recomputed in the browser from
+    ``page``'s hidden inputs, its diverging colour scale's bound too; ``texts``: ``title``,
+    ``row_title``, ``col_title``, ``value_title``, ``masked_label``. The same labels, step and
+    texts give the same spec whatever the switches. Raises ValueError for another step."""
+    if step not in SCORE_VALUE:
+        raise ValueError(f"step={step!r}: expected one of {sorted(SCORE_VALUE)}")
+    spec = fast_spec(_live_scores_layout, columns, description, labels=tuple(labels), step=step, page=page, **texts)
+    return use_canvas(spec, len(labels) ** 2)  # as the server's heatmap of as many cells
+
+
+def evaluate_scores(
+    scores: ArrayLike,
+    step: str,
+    *,
+    divisor: float,
+    causal_mask: bool,
+    edit: tuple[int, int, float] | None = None,
+) -> tuple[np.ndarray, float]:
+    """(values, bound) of step ``step`` ("scale" or "mask") from (T, T) raw ``scores`` computed
+    as :func:`live_scores_spec`'s transforms do (float64): values (T, T), −∞ where step 5 masks;
+    bound the colour scale's. ``edit``: (i, j, value) replacing S[i, j]. For tests."""
+    s = to_numpy(scores, floats=True).astype(np.float64).copy()
+    if edit is not None:
+        s[edit[0], edit[1]] = edit[2]
+    T = s.shape[0]
+    hidden = np.triu(np.ones((T, T), dtype=bool), 1) if causal_mask else np.zeros((T, T), dtype=bool)
+    scaled = s / divisor
+    big = np.maximum(np.abs(s), np.abs(scaled)) if step == "scale" else np.abs(scaled)
+    bound = float(big[~hidden].max()) or 1.0
+    return (scaled if step == "scale" else np.where(hidden, -math.inf, scaled)), bound
 
 
 def _live_bars_layout(

@@ -16,6 +16,7 @@ import streamlit as st
 from tinygpt.attention import AttentionTrace, DotSpec, Step, Switches
 from tinygpt.explanations.explain import Copy, DotProduct, ScoreCell, explain_cell
 from tinygpt.ui.attention import state as s
+from tinygpt.ui.attention.live_bridge import live_row
 from tinygpt.ui.attention.switches import index_slider
 from tinygpt.ui.frame.language import tr
 from tinygpt.ui.shared.common import resend
@@ -128,6 +129,10 @@ def cell_latex(
     return lines
 
 
+#: The softmax's lines of :func:`cell_latex`, drawn live by ``live_bridge.live_row`` on the softmax step.
+SOFTMAX_LINES = ("attn.cell_max", "attn.cell_exp", "attn.cell_exp_unmasked", "attn.cell_sum", "attn.cell_alpha")
+
+
 def show_cell(
     trace: AttentionTrace, step: Step, head: int, output: int, labels: Sequence[str], cols: Sequence[str]
 ) -> None:
@@ -151,6 +156,13 @@ def show_cell(
     )
     expl = explain_cell(trace, step, head, i, j, output)
     name = step.outputs[output]
-    st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in cell_latex(expl, name, i, j)))
+    lines = cell_latex(expl, name, i, j)
+    live = name == "alpha" and isinstance(expl, ScoreCell)
+    if live:  # the row's softmax is the live table below, following the switches while they move
+        lines = [line for line in lines if line[0] not in SOFTMAX_LINES]
+    st.markdown("  \n".join(f"{tr(key, **fields)} ${latex}$" for key, fields, latex in lines))
+    if live:
+        st.markdown(tr("attn.live_row", i=i, j=j))
+        st.vega_lite_chart(live_row(trace, head, labels, len(expl.dot.a), i, j), width="stretch")
     if isinstance(step.cell, DotSpec) and step.cell.b.startswith("W_"):
         st.caption(tr("attn.weights_layout", w=step.cell.b.format(o=name)))

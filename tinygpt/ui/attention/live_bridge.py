@@ -1,18 +1,21 @@
-"""The α heatmap that follows the switches while they move, computed in the browser.
+"""The heatmaps (α, steps 4–5) and the softmax row that follow the switches while they move.
 
 A Streamlit slider tells the server its value when it is released; while the student drags τ the
 page's widgets already show the value being dragged (the thumb's ``aria-valuetext``), and the
 toggles and number inputs their state. :func:`live_bridge` puts a small script on the page (part
 of the repository, nothing fetched) that reads those widgets once per animation frame and writes
-what differs from the server's switches into hidden inputs; the live chart
-(``tinygpt.explanations.charts.live``) is bound to them and recomputes α from the raw scores the
-server sent. On release the server reruns as for any widget, and its data carries the same values.
-A widget that is not on the page (hidden by a lesson, "More controls" closed) leaves its input
-empty: the chart uses the server's value.
+what differs from the server's switches into hidden inputs; the live charts
+(``tinygpt.explanations.charts.live``, ``live_row``) are bound to them and recompute their
+numbers from the raw scores the server sent. The same script writes the dragged τ into the
+softmax step's caption (:func:`tau_caption`), a line of text above the heatmap, not a chart: the
+step's heatmap stays the step's first chart. On release the server reruns as for any widget, and
+its data carries the same values. A widget that is not on the page (hidden by a lesson, "More
+controls" closed) leaves its input empty: the charts use the server's value.
 """
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Mapping, Sequence
 
@@ -20,7 +23,8 @@ import streamlit as st
 
 from tinygpt.attention import AttentionTrace
 from tinygpt.config import GPTConfig
-from tinygpt.explanations.charts.live import input_ids, live_alpha_spec, live_columns
+from tinygpt.explanations.charts.live import input_ids, live_alpha_spec, live_columns, live_scores_spec
+from tinygpt.explanations.charts.live_row import live_row_spec
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.frame.figure_view import heatmap_text
 from tinygpt.ui.frame.language import tr
@@ -29,7 +33,7 @@ from tinygpt.ui.frame.language import tr
 #: in step; installed once per browser page, whatever the reruns.
 _SCRIPT = """<script>
 (() => {
-  const page = %(page)s, ids = %(ids)s, keys = %(keys)s, maxEdit = %(max_edit)s;
+  const page = %(page)s, ids = %(ids)s, keys = %(keys)s, maxEdit = %(max_edit)s, tauClass = %(tau_class)s;
   window.tgLive = window.tgLive || {};
   if (window.tgLive[page]) return;
   const inputs = {};
@@ -81,7 +85,16 @@ _SCRIPT = """<script>
         inputs[name].dispatchEvent(new Event("input"));
       }
     }
+    showTau(want.live_tau);
     requestAnimationFrame(tick);
+  };
+  // the τ captions (tau_caption): their text node takes the slider's τ; with no slider, the server's stays
+  const shown = document.getElementsByClassName(tauClass);
+  const showTau = (tau) => {
+    for (const el of shown) {
+      const text = el.firstChild;  // the node the page's framework drew: changed in place, never replaced
+      if (tau && text && text.nodeValue !== tau) text.nodeValue = tau;
+    }
   };
   window.tgLive[page] = {read};
   requestAnimationFrame(tick);
@@ -102,6 +115,11 @@ ATTENTION_KEYS = {
 READABLE = (*ATTENTION_KEYS, "scaled")
 
 
+def tau_class(page: str = "attn") -> str:
+    """The class of the elements whose text the bridge script on ``page`` keeps at the slider's τ."""
+    return f"tg-live-{page}-tau-text"
+
+
 def bridge_script(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) -> str:
     """The script of :func:`live_bridge` (HTML with one ``<script>``): it reads the widgets keyed
     ``keys`` (any of :data:`READABLE`) into ``page``'s hidden inputs."""
@@ -110,6 +128,7 @@ def bridge_script(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) 
         "ids": json.dumps(input_ids(page)),
         "keys": json.dumps({name: keys.get(name) for name in READABLE}),
         "max_edit": repr(s.MAX_EDIT),
+        "tau_class": json.dumps(tau_class(page)),
     }
 
 
@@ -118,24 +137,88 @@ def live_bridge(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) ->
     st.html(bridge_script(page, keys), unsafe_allow_javascript=True, width="content")
 
 
-def live_alpha(trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig, title: str) -> dict:
-    """The live α heatmap's Vega-Lite dict for ``head`` of ``trace`` (its raw scores S, edits
-    applied, and its switches as data) under ``title``, with the step heatmap's axis titles."""
+def _columns(trace: AttentionTrace, head: int, labels: Sequence[str], d_head: int) -> dict:
+    """:func:`live_columns` of ``head`` of ``trace``: its raw scores S (edits applied) and its switches."""
     sw = trace.switches
-    columns = live_columns(
+    return live_columns(
         trace.state["S"][0, head],
         labels,
         temperature=sw.temperature,
-        divisor=sw.divisor_for(cfg.d_head),
+        divisor=sw.divisor_for(d_head),
         causal_mask=sw.causal_mask,
         uniform=head in sw.uniform_heads,
-        d_head=cfg.d_head,
+        d_head=d_head,
         layer=trace.layer,
         head=head,
     )
+
+
+def live_alpha(trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig, title: str) -> dict:
+    """The live α heatmap's Vega-Lite dict for ``head`` of ``trace`` (its raw scores S, edits
+    applied, and its switches as data) under ``title``, with the step heatmap's axis titles."""
     rows, cols, masked = tr("attn.axis_query"), tr("attn.axis_key"), tr("attn.masked")
     # the text says grey cells may be masked whatever the mask: the spec stays the same when it flips
     description = heatmap_text(title, len(labels), len(labels), rows, cols, "α", True)
     return live_alpha_spec(
-        columns, labels, description, title=title, row_title=rows, col_title=cols, masked_label=masked
+        _columns(trace, head, labels, cfg.d_head),
+        labels,
+        description,
+        title=title,
+        row_title=rows,
+        col_title=cols,
+        masked_label=masked,
+    )
+
+
+#: The steps whose heatmap is drawn live, by the tensor they show.
+LIVE_STEPS = {"S_scaled": "scale", "S_masked": "mask"}
+
+
+def live_step(
+    trace: AttentionTrace, head: int, labels: Sequence[str], cfg: GPTConfig, title: str, name: str
+) -> dict | None:
+    """The live heatmap's Vega-Lite dict of the tensor ``name`` of ``head`` of ``trace`` under
+    ``title`` (α, step 4's S / divisor, step 5's masked scores), or None for a tensor that needs
+    the model (drawn by the server)."""
+    if name == "alpha":
+        return live_alpha(trace, head, labels, cfg, title)
+    if name not in LIVE_STEPS:
+        return None
+    rows, cols, value = tr("attn.axis_query"), tr("attn.axis_key"), tr("attn.value")
+    description = heatmap_text(title, len(labels), len(labels), rows, cols, value, name == "S_masked")
+    return live_scores_spec(
+        _columns(trace, head, labels, cfg.d_head),
+        labels,
+        LIVE_STEPS[name],
+        description,
+        title=title,
+        row_title=rows,
+        col_title=cols,
+        value_title=value,
+        masked_label=tr("attn.masked"),
+    )
+
+
+class _Mark:
+    """A format field that writes a placeholder whatever its spec: a text's parts around it."""
+
+    def __format__(self, spec: str) -> str:
+        return "\ue000"
+
+
+def tau_caption(temperature: float, page: str = "attn") -> str:
+    """The softmax step's "τ = …" caption (Markdown with one HTML span, for ``st.caption(...,
+    unsafe_allow_html=True)``): ``temperature`` written as ``{:g}`` in a span of class
+    :func:`tau_class`, whose text :func:`bridge_script` keeps at the slider's τ while it moves."""
+    before, after = (html.escape(part, quote=False) for part in tr("attn.tau_now", tau=_Mark()).split("\ue000"))
+    return f'{before}<span class="{tau_class(page)}">{temperature:g}</span>{after}'
+
+
+def live_row(trace: AttentionTrace, head: int, labels: Sequence[str], d_head: int, i: int, j: int) -> dict:
+    """Query row ``i``'s softmax arithmetic (S̃, e_k, α per key, key ``j`` bold; m and Σ_k e_k)
+    for ``head`` (of ``d_head`` dimensions) of ``trace`` as a live text chart."""
+    headers = (tr("attn.live_row_scaled"), tr("attn.live_row_exp"), tr("attn.live_row_alpha"))
+    description = tr("attn.live_row_text")  # no value: the same spec for every picked cell
+    return live_row_spec(
+        _columns(trace, head, labels, d_head), labels, i, j, description, headers=headers, row_title=tr("attn.axis_key")
     )

@@ -26,7 +26,7 @@ from tinygpt.training.record import ModelRecord
 from tinygpt.ui.attention import state as s
 from tinygpt.ui.attention.cell import show_cell
 from tinygpt.ui.attention.curious import for_the_curious
-from tinygpt.ui.attention.live_bridge import live_alpha, live_bridge
+from tinygpt.ui.attention.live_bridge import live_bridge, live_step, tau_caption
 from tinygpt.ui.attention.matrix_view import matrix_view, tensor_title
 from tinygpt.ui.classwork import exercise_view
 from tinygpt.ui.frame import url
@@ -188,7 +188,7 @@ def show_step(
     if step.id == "scale":
         st.caption(tr("attn.divisor_now", divisor=divisor))
     if step.id == "softmax":
-        st.caption(tr("attn.tau_now", tau=trace.switches.temperature))
+        st.caption(tau_caption(trace.switches.temperature), unsafe_allow_html=True)  # τ as the slider stands
         if head in trace.switches.uniform_heads:  # the softmax of this head is replaced, scores unused
             st.info(tr("attn.uniform_ignores_scores", head=number(head)))
     bound = None
@@ -222,7 +222,7 @@ def show_step(
         bound=bound,
         columns=columns,
         file_name=f"attention_{step.number}_{step.id}_{name}_layer{trace.layer}_head{head}.csv",
-        live=live_alpha(trace, head, labels, cfg, title) if name == "alpha" else None,
+        live=live_step(trace, head, labels, cfg, title, name),
     )
     show_cell(trace, step, head, output, labels, cols)
     return True
