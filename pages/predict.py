@@ -30,12 +30,13 @@ st.markdown(tr("predict.intro" if visible(P_PREFIX) else "predict.intro_set"))  
 record, choice = model_choice.choose_model(wait=False)
 # An example's model still loading (a fresh server): the controls are drawn from the example's text and
 # vocabulary, and the predictions follow when the model is ready (tinygpt.ui.predict.predict_wait).
-loading = record is None
-if loading:
-    record = predict_wait.sketch(choice)
-    predict_wait.loading_banner(choice)
-else:
-    model_banner.banner(record, choice)
+loading, banner_box = record is None, st.empty()
+with banner_box:
+    if loading:
+        record = predict_wait.sketch(choice)
+        predict_wait.loading_banner(choice)
+    else:
+        model_banner.banner(record, choice)
 show_job_notice()
 chars, max_len, window = record.vocab.chars, record.gpt_cfg.max_len, record.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
@@ -90,9 +91,13 @@ if unknown:
 shown, cropped = crop_context(prefix, max_len)
 if cropped:
     st.info(tr("predict.too_long", n=len(prefix), max_len=max_len))
-if loading:
-    predict_wait.loading_note(choice)
-    st.stop()
+if loading:  # the predictions' place: "the model is loading" until it is ready
+    record = predict_wait.wait_for_model(choice)
+    if record is None:  # not ready within predict_wait.WAIT_IN_RUN_S: the page reruns when it is
+        st.stop()
+    with banner_box:
+        model_banner.banner(record, choice)
+    view.follow_model(record, choice)
 try:
     probs = cached_probs(record, shown)  # (T, V)
 except (UnknownCharError, ValueError) as exc:

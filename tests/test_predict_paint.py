@@ -15,6 +15,7 @@ from helpers import open_link, served_example, tables
 from tinygpt.examples import EXAMPLES
 from tinygpt.i18n import t
 from tinygpt.training import jobs
+from tinygpt.ui.predict import predict_wait
 from tinygpt.ui.predict.predict_wait import sketch
 from tinygpt.ui.views.predict_table import P_PREFIX
 
@@ -22,12 +23,20 @@ CONTEXT = EXAMPLES["context"]
 
 
 @pytest.fixture
-def held(monkeypatch) -> Future:
+def unset(monkeypatch) -> Future:
     """The context example's model Future, unset until the test sets it."""
     future: Future = Future()
     future.set_running_or_notify_cancel()
     monkeypatch.setitem(jobs._example_futures, "context", future)
     return future
+
+
+@pytest.fixture
+def held(unset, monkeypatch) -> Future:
+    """:func:`unset`, and a page run that ends at once when the model is not ready (its wait is 0 s):
+    the page as the browser shows it while the model loads."""
+    monkeypatch.setattr(predict_wait, "WAIT_IN_RUN_S", 0.0)
+    return unset
 
 
 def texts(elements) -> list[str]:
@@ -43,7 +52,7 @@ def test_the_sketch_reads_as_the_loaded_model_does():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_prefix_box_is_drawn_while_the_model_loads_and_the_predictions_follow(held, lang):
     at = open_link("predict", lang)
-    loading = t("predict.model_loading", lang)
+    loading = t("predict.model_loading", lang, seconds=0)
     assert at.title[0].value == t("predict.title", lang) and at.markdown[0].value == t("predict.intro", lang)
     box = at.text_input(key=P_PREFIX)
     assert box.value == CONTEXT.text[: CONTEXT.gpt.max_len]  # the example's own text, before its model
@@ -64,7 +73,7 @@ def test_a_link_s_prefix_and_the_student_s_edit_while_loading_are_kept_for_the_m
     at = open_link("predict", "en", prefix="爱你")
     assert at.text_input(key=P_PREFIX).value == "爱你"
     at.text_input(key=P_PREFIX).set_value("他爱").run()
-    assert at.text_input(key=P_PREFIX).value == "他爱" and t("predict.model_loading", "en") in texts(at.info)
+    assert at.text_input(key=P_PREFIX).value == "他爱" and t("predict.model_loading", "en", seconds=0) in texts(at.info)
     held.set_result(served_example("context"))
     at.run()
     assert at.text_input(key=P_PREFIX).value == "他爱" and not at.exception
@@ -78,3 +87,20 @@ def test_a_prefix_the_example_cannot_read_is_named_at_once_and_stays_after_loadi
     held.set_result(served_example("context"))
     at.run()
     assert at.text_input(key=P_PREFIX).value == "爱X" and len(at.error) == 1 and "X" in at.error[0].value
+
+
+def test_a_run_that_waits_for_the_model_ends_with_the_predictions_and_without_the_note(unset, monkeypatch):
+    waits, real_wait = [], predict_wait.wait
+
+    def model_ready_while_waiting(futures, timeout):  # the page waits: the model arrives meanwhile
+        waits.append(timeout)
+        unset.set_result(served_example("context"))
+        return real_wait(futures, timeout)
+
+    monkeypatch.setattr(predict_wait, "wait", model_ready_while_waiting)
+    at = open_link("predict", "en")
+    assert len(waits) == 1 and 0 < waits[0] <= 1.0  # it waited, in a slice of at most a second
+    assert at.text_input(key=P_PREFIX).value == CONTEXT.text[: CONTEXT.gpt.max_len]
+    assert not any(i.value.startswith("The model is loading") for i in at.info)
+    assert len(at.get("vega_lite_chart")) == 1 and len(tables(at)) == 1
+    assert any(c.value.startswith("Context example (text “") for c in at.caption)  # the model's own banner

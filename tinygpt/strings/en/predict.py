@@ -102,5 +102,5 @@ STRINGS: dict[str, str] = {
     "predict.prefix_set_lesson": "The prefix, set by your teacher's lesson: “{prefix}”",
     "predict.prefix_set_teacher": "The prefix, set by your teacher: “{prefix}”",
     "predict.loading_banner": "{name}: “{text}”. Its model is loading (a few seconds, once).",
-    "predict.model_loading": "The model is loading… Its predictions for this prefix appear here as soon as it is ready (a few seconds, once). You can change the prefix meanwhile.",
+    "predict.model_loading": "The model is loading… ({seconds} s) Its predictions for this prefix appear here as soon as it is ready (a few seconds, once). You can change the prefix meanwhile.",
 }

@@ -102,5 +102,5 @@ STRINGS: dict[str, str] = {
     "predict.prefix_set_lesson": "前缀由老师的课设定：“{prefix}”",
     "predict.prefix_set_teacher": "前缀由老师设定：“{prefix}”",
     "predict.loading_banner": "{name}：“{text}”。模型正在加载（几秒钟，只需一次）。",
-    "predict.model_loading": "模型正在加载……加载好后（几秒钟，只需一次），它对这个前缀的预测就显示在这里。这期间可以先修改前缀。",
+    "predict.model_loading": "模型正在加载……（{seconds} 秒）加载好后（几秒钟，只需一次），它对这个前缀的预测就显示在这里。这期间可以先修改前缀。",
 }

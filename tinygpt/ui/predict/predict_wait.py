@@ -4,25 +4,33 @@ On a fresh server an example's model is loaded or trained in a background thread
 (``tinygpt.ui.shared.models.example_model``). The page's title, explanation, prefix box and guess
 switch need only the example's text, configuration and vocabulary, which ``tinygpt.examples.EXAMPLES``
 holds: :func:`sketch` stands in for the model in them, so they are drawn at once. Where the
-predictions go, :func:`loading_note` says the model is loading and reruns the page as soon as it is
-ready (the student may type a prefix meanwhile; the predictions then follow it).
+predictions go, :func:`wait_for_model` says the model is loading while the run waits for it; the
+predictions follow in the same run (the student may type a prefix meanwhile; the predictions then
+follow it).
 """
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import wait
 from dataclasses import dataclass, field
 
 import streamlit as st
 
 from tinygpt.config import GPTConfig, TrainConfig
 from tinygpt.examples import EXAMPLES
+from tinygpt.training.jobs import example_training
+from tinygpt.training.record import ModelRecord
 from tinygpt.ui.frame.language import md_escape, tr
-from tinygpt.ui.shared.models import example_model
+from tinygpt.ui.shared.models import shelf
 from tinygpt.vocab import CharVocab
 
-#: Seconds between two checks for the model while the page waits for it. A check is a small
-#: fragment run (nothing else of the page is redrawn); the full page follows once the model is there.
-WAIT_POLL_S = 0.5
+#: Seconds a page run waits for the model, its controls drawn, before it ends and leaves the waiting
+#: to :func:`_until_ready` (a model trained on a slow or busy server).
+WAIT_IN_RUN_S = 120.0
+#: Seconds between two checks for the model once the run has ended: a small fragment run each
+#: (nothing else of the page is redrawn); the full page follows once the model is there.
+POLL_S = 1.0
 
 
 def sketch_uid(name: str) -> str:
@@ -68,19 +76,32 @@ def loading_banner(name: str) -> None:
     st.caption(tr("predict.loading_banner", name=tr(f"model.choice.{name}"), text=md_escape(EXAMPLES[name].text)))
 
 
-def loading_note(name: str) -> None:
-    """Where the predictions go: the model is loading; the page reruns once it is ready."""
-    st.info(tr("predict.model_loading"), icon=":material/hourglass_top:")
-    _until_ready(name)
+def wait_for_model(name: str) -> ModelRecord | None:
+    """Where the predictions go: "the model is loading" (with the seconds waited, renewed every
+    second) until example ``name``'s model is ready, then its record (the note removed). A
+    model not ready within :data:`WAIT_IN_RUN_S` gives None: the note stays and the page reruns by
+    itself once the model is ready (the caller stops the run). A training error is raised here, as
+    ``tinygpt.ui.shared.models.example_model`` raises it.
+
+    Each renewal of the note lets Streamlit end this run for a newer one (the student typed a prefix
+    or left the page), so waiting never holds back a student's input by more than a second.
+    """
+    future = example_training(name, shelf())
+    note, start = st.empty(), time.monotonic()
+    while not future.done():
+        waited = time.monotonic() - start
+        note.info(tr("predict.model_loading", seconds=int(waited)), icon=":material/hourglass_top:")
+        if waited >= WAIT_IN_RUN_S:
+            _until_ready(name)
+            return None
+        wait([future], timeout=min(1.0, WAIT_IN_RUN_S - waited))
+    note.empty()
+    return future.result()
 
 
-@st.fragment(run_every=WAIT_POLL_S)
+@st.fragment(run_every=POLL_S)
 def _until_ready(name: str) -> None:
-    """Check every :data:`WAIT_POLL_S` seconds; redraw the whole page once the model is ready (or
-    its loading failed: the page's run then shows the error)."""
-    try:
-        ready = example_model(name, wait=False) is not None
-    except Exception:  # noqa: BLE001 - the page's own run raises it where it waits for the model
-        ready = True
-    if ready:
+    """Check every :data:`POLL_S` seconds; redraw the whole page once the model is ready (or its
+    loading failed: the page's run then shows the error)."""
+    if example_training(name, shelf()).done():
         st.rerun(scope="app")
