@@ -12,16 +12,22 @@ What is timed (headless Debian Chromium through Playwright, against a real ``str
 - phone first paint: on a fresh server (healthy, nothing visited yet), a phone (390 × 844,
   Chinese) asks for the root page; from the request until the page's main area shows any text
   (the "opening" line or the page itself), and until the page's title. Target < 2 s.
+- Predict's first paint: on a fresh server, two phones (390 × 844, English) open /predict one after
+  the other; for each, from the request to Predict's title, to its prefix box and to its first chart
+  (the predictions). The first phone's model is still loading in the background (the prefix box is
+  drawn before it); the second one's is ready. Printed with the gap from the title to the prefix box.
 - first loss point: on the Train page with the seed configuration (512/8/6/2048, lr 1e-4), a
   click on Train until the loss chart shows the run (its "press Train" caption, drawn under the
   empty chart before a run, is replaced). The seed value is set to 1 so the run is
   really trained: seed 0 is the default model, which the app already has and returns at once.
   Target < 2 s.
 
-Run: python -m bench.cold_start [--runs N] [--phone-only]   (N cold starts, default 1; page
-switches and the training figure are measured in the first run; ``--phone-only``: only the
-phone's first paint). Prints each figure and its ratio to the target
-(below 1.00 meets it). The server's log goes to artifacts/bench-server.log.
+Run: python -m bench.cold_start [--runs N] [--phone-only] [--predict-only] [--app-dir PATH]   (N cold
+starts, default 1; page switches and the training figure are measured in the first run;
+``--phone-only``: only the phone's first paint; ``--predict-only``: only Predict's first paint;
+``--app-dir``, with ``--predict-only``: serve another checkout, e.g. the main branch's, for a
+before/after figure). Prints each figure and its ratio to the target (below 1.00 meets it).
+The server's log goes to artifacts/bench-server.log.
 """
 
 from __future__ import annotations
@@ -273,6 +279,35 @@ def phone_first_paint(browser) -> tuple[float, float]:
     return painted, titled
 
 
+def predict_first_paint(browser, app_dir: Path = ROOT) -> list[tuple[float, float, float]]:
+    """A fresh server, then two phones (390 × 844, English) opening /predict one after the other:
+    for each, (seconds to Predict's title, to its prefix box, to its first chart), from the request."""
+    from tinygpt.i18n import CATALOGUE
+
+    proc, url = start_server(app_dir=app_dir)
+    times = []
+    try:
+        wait_healthy(proc, url)
+        for _ in range(2):
+            context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True)
+            page = context.new_page()
+            start = time.perf_counter()
+            page.goto(f"{url}/predict?lang=en", wait_until="commit", timeout=TIMEOUT_MS)
+            page.get_by_role("heading", name=CATALOGUE["predict.title"]["en"]).first.wait_for(timeout=TIMEOUT_MS)
+            titled = time.perf_counter() - start
+            page.locator(".st-key-predict_prefix input").first.wait_for(timeout=TIMEOUT_MS)
+            boxed = time.perf_counter() - start
+            page.locator('[data-testid="stVegaLiteChart"]').first.wait_for(timeout=TIMEOUT_MS)
+            times.append((titled, boxed, time.perf_counter() - start))
+            errors = exceptions_on(page)
+            if errors:
+                print(f"  ! exceptions on Predict: {errors}")
+            context.close()
+    finally:
+        stop_server(proc)
+    return times
+
+
 def switch_to(page, path: str, title: str) -> float:
     """Seconds from a click on the sidebar link to ``path`` until its page is rendered."""
     link = page.locator(f'[data-testid="stSidebarNav"] a[href$="/{path}"]').first
@@ -324,7 +359,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.cold_start", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1, help="number of cold starts (median reported)")
     parser.add_argument("--phone-only", action="store_true", help="only the phone's first paint on a fresh server")
+    parser.add_argument("--predict-only", action="store_true", help="only Predict's first paint on a fresh server")
+    parser.add_argument("--app-dir", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
     args = parser.parse_args(argv)
+    if args.predict_only:
+        return predict_only(args.app_dir)
     from playwright.sync_api import sync_playwright
 
     titles = page_titles()  # imports tinygpt (and torch) here, before any clock starts
@@ -336,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
         browser = launch_browser(pw)
         painted, titled = phone_first_paint(browser)
         print(f"phone first paint: text {painted:.2f} s, title {titled:.2f} s after the request")
+        if not args.phone_only:
+            print_predict_paint(predict_first_paint(browser))
         for run in range(0 if args.phone_only else args.runs):
             proc, url, page, timing = cold_start(browser, titles)
             colds.append(timing)
@@ -377,6 +418,31 @@ def main(argv: list[str] | None = None) -> int:
     print("ratio = figure / target; below 1.00 meets the target.", load_note())
     print(f"worst ratio: {max(ratios):.2f}")
     return 0
+
+
+def predict_only(app_dir: Path) -> int:
+    """``--predict-only``: Predict's first paint (:func:`predict_first_paint`) of the app in ``app_dir``."""
+    from playwright.sync_api import sync_playwright
+
+    page_titles()  # imports tinygpt (and torch) here, before any clock starts
+    print(load_note())
+    with sync_playwright() as pw:
+        browser = launch_browser(pw)
+        times = predict_first_paint(browser, app_dir)
+        browser.close()
+    print_predict_paint(times)
+    print(load_note())
+    return 0
+
+
+def print_predict_paint(times: list[tuple[float, float, float]]) -> None:
+    """One line per phone of :func:`predict_first_paint`."""
+    for name, (titled, boxed, charted) in zip(("fresh server", "second phone"), times):
+        print(
+            f"predict first paint, {name}: title {titled:.2f} s, prefix box {boxed:.2f} s "
+            f"(gap {boxed - titled:.2f} s), first chart {charted:.2f} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from tinygpt.ui.frame.language import tr
 from tinygpt.ui.frame.tables import show_table, text_table
 from tinygpt.ui.navigation import ensure_entry_script
 from tinygpt.ui.predict import predict_view as view
+from tinygpt.ui.predict import predict_wait
 from tinygpt.ui.predict.predict_generation import generation, md, position_panels, readable, restart_steps, short
 from tinygpt.ui.predict.predict_view import cached_probs
 from tinygpt.ui.shared.common import show_error, show_job_notice
@@ -26,12 +27,20 @@ ensure_entry_script()  # a deep link on a fresh server ran this file alone: go t
 
 st.title(tr("predict.title"))
 st.markdown(tr("predict.intro" if visible(P_PREFIX) else "predict.intro_set"))  # no "type a prefix" without its box
-record, choice = model_choice.choose_model()
-model_banner.banner(record, choice)
+record, choice = model_choice.choose_model(wait=False)
+# An example's model still loading (a fresh server): the controls are drawn from the example's text and
+# vocabulary, and the predictions follow when the model is ready (tinygpt.ui.predict.predict_wait).
+loading, banner_box = record is None, st.empty()
+with banner_box:
+    if loading:
+        record = predict_wait.sketch(choice)
+        predict_wait.loading_banner(choice)
+    else:
+        model_banner.banner(record, choice)
 show_job_notice()
 chars, max_len, window = record.vocab.chars, record.gpt_cfg.max_len, record.window
 V, known = len(chars), " ".join(md(readable(c)) for c in chars)
-view.follow_model(record)  # another model: its own text unless it can read the prefix kept
+view.follow_model(record, choice)  # another model: its own text unless it can read the prefix kept
 url.warn(url.load(PAGE, url_params()))  # a link's view on top; its refused values in one box
 # Each control is drawn unless a teacher's lesson link hides it (tinygpt.ui.views.lesson); a hidden one keeps its value.
 c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
@@ -82,6 +91,13 @@ if unknown:
 shown, cropped = crop_context(prefix, max_len)
 if cropped:
     st.info(tr("predict.too_long", n=len(prefix), max_len=max_len))
+if loading:  # the predictions' place: "the model is loading" until it is ready
+    record = predict_wait.wait_for_model(choice)
+    if record is None:  # not ready within predict_wait.WAIT_IN_RUN_S: the page reruns when it is
+        st.stop()
+    with banner_box:
+        model_banner.banner(record, choice)
+    view.follow_model(record, choice)
 try:
     probs = cached_probs(record, shown)  # (T, V)
 except (UnknownCharError, ValueError) as exc:

@@ -159,6 +159,13 @@ def test_a_teacher_leads_three_students_through_a_vote_in_two_rounds(browser, ap
         for n in range(2):  # both rounds' charts within the projector's screen
             box = spreads.nth(n).bounding_box()
             assert box is not None and box["y"] + box["height"] <= 900 + 1, box
+        # the whole revealed page on the screen: the projector's page does not scroll
+        m = "document.querySelector('[data-testid=\"stMain\"]')"
+        try:
+            projector.wait_for_function(f"() => {m}.scrollHeight <= {m}.clientHeight + 1", timeout=SEEN, polling=100)
+        except Exception:
+            heights = projector.evaluate(f"() => [{m}.scrollHeight, {m}.clientHeight]")
+            raise AssertionError(f"the projector's page scrolls at 1400×900: (content, screen) = {heights} px")
         projector.set_viewport_size({"width": 390, "height": 844})
         projector.wait_for_timeout(1000)
         projector.screenshot(path=str(SCREENSHOTS / "period_projector_phone.png"), full_page=True)

@@ -32,23 +32,24 @@ MAX_TEXT_CHARS = 2000
 QUESTION_ID_LEN = 64
 
 
-def read_code(raw: str, name: str, alphabet: str, length: int, upper: bool = False) -> str:
+def read_code(raw: str, name: str, alphabet: str, length: int, upper: bool = False, key: str = "code") -> str:
     """A code from outside (a URL): exactly ``length`` characters of ``alphabet``.
 
     ``upper``: lower-case letters are read as upper-case (class codes are typed by hand).
-    Raises ConfigError (key ``code``) naming the value and the accepted form.
+    Raises ConfigError (its message key ``key``, with ``n`` = ``length``) naming the value and the accepted form.
     """
     text = raw.strip()
     if upper:
         text = text.upper()
     if len(text) != length or any(c not in alphabet for c in text):
-        raise ConfigError(name, shown_text(raw), f"{length} characters of {alphabet}", "code", n=length)
+        raise ConfigError(name, shown_text(raw), f"{length} characters of {alphabet}", key, n=length)
     return text
 
 
 def read_class_code(raw: str) -> str:
-    """A class code from a URL (``class=``), case ignored; ConfigError otherwise."""
-    return read_code(raw, "class", CLASS_ALPHABET, CLASS_CODE_LEN, upper=True)
+    """A class code from a URL (``class=``) or typed by a student, case ignored; ConfigError (key
+    ``class_code``: letters and digits, the length) otherwise."""
+    return read_code(raw, "class", CLASS_ALPHABET, CLASS_CODE_LEN, upper=True, key="class_code")
 
 
 def read_link_code(raw: str) -> str:

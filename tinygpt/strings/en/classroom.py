@@ -12,6 +12,8 @@ STRINGS: dict[str, str] = {
     "field.key": "teacher's key",
     "field.TINYGPT_ANSWER_DAYS": "TINYGPT_ANSWER_DAYS",
     "accepted.code": "a code of {n} characters, as the app's link gives it",
+    "accepted.class_code": "{n} letters and digits, e.g. K7M2QP: the letters A–Z except I and O (capital or small) and the digits 2–9",
+    "class.typed_bad": "“{value}” ({length} characters) is not a class code: a class code has {accepted}. Check the code on the projector and type it again.",
     # short links
     "short.unknown": "The short link {code} does not exist (or has expired): the app opens as usual. Ask for a new link.",
     # the student in a class

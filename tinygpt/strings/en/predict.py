@@ -101,4 +101,6 @@ STRINGS: dict[str, str] = {
     "predict.intro_set": "**Autoregressive** means the model writes on from its own output: it predicts one character, appends it to the text and predicts again from the longer text. At every position of the prefix below the model gives a probability distribution over the next character.",
     "predict.prefix_set_lesson": "The prefix, set by your teacher's lesson: “{prefix}”",
     "predict.prefix_set_teacher": "The prefix, set by your teacher: “{prefix}”",
+    "predict.loading_banner": "{name}: “{text}”. Its model is loading (a few seconds, once).",
+    "predict.model_loading": "The model is loading… ({seconds} s) Its predictions for this prefix appear here as soon as it is ready (a few seconds, once). You can change the prefix meanwhile.",
 }

@@ -12,6 +12,8 @@ STRINGS: dict[str, str] = {
     "field.key": "教师密钥",
     "field.TINYGPT_ANSWER_DAYS": "TINYGPT_ANSWER_DAYS",
     "accepted.code": "由 {n} 个字符组成的代码，与应用给出的链接中一致",
+    "accepted.class_code": "{n} 个字母和数字，例如 K7M2QP：字母 A–Z（I 和 O 除外，大小写均可）和数字 2–9",
+    "class.typed_bad": "“{value}”（{length} 个字符）不是班级代码。班级代码是 {accepted}。请核对投影上的代码，再输入一次。",
     # 短链接
     "short.unknown": "短链接 {code} 不存在（或已过期），应用照常打开。请向老师要一个新链接。",
     # 班级中的学生

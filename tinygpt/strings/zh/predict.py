@@ -101,4 +101,6 @@ STRINGS: dict[str, str] = {
     "predict.intro_set": "**自回归**就是模型接着自己的输出往下写：预测出一个字，把它接到文本末尾，再从变长的文本预测下一个字。模型在下面这个前缀的每个位置给出“下一个字”的概率分布。",
     "predict.prefix_set_lesson": "前缀由老师的课设定：“{prefix}”",
     "predict.prefix_set_teacher": "前缀由老师设定：“{prefix}”",
+    "predict.loading_banner": "{name}：“{text}”。模型正在加载（几秒钟，只需一次）。",
+    "predict.model_loading": "模型正在加载……（{seconds} 秒）加载好后（几秒钟，只需一次），它对这个前缀的预测就显示在这里。这期间可以先修改前缀。",
 }

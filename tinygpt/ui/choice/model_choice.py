@@ -164,11 +164,13 @@ def pending_link_job():
 # ---------------------------------------------------------------- the control and the model it chooses
 
 
-def choose_model() -> tuple[ModelRecord, str]:
+def choose_model(wait: bool = True) -> tuple[ModelRecord | None, str]:
     """Draw the model choice and return (the chosen model, its choice: context / textbook / own).
 
     While an opened link's model trains, draws its progress instead and stops the page (it reruns
-    by itself when the model is ready). Keeps ``model=``/``train=`` in the URL.
+    by itself when the model is ready). Keeps ``model=``/``train=`` in the URL. ``wait=False``: an
+    example whose model is still loading or training gives None at once (the page draws what needs
+    no model meanwhile); with ``wait`` the run waits for it under a spinner.
     """
     ss, session = st.session_state, model_session()
     show_messages()
@@ -196,7 +198,7 @@ def choose_model() -> tuple[ModelRecord, str]:
         )
     choice = ss[K_MODEL] if ss.get(K_MODEL) in options else session.shown or FIRST_CHOICE
     session.shown = choice  # what a control that comes back without a value shows
-    record = own if choice == "own" else example_model(choice)
+    record = own if choice == "own" else example_model(choice, wait)
     url.save("model", MODEL_PARAMS)
     return record, choice
 

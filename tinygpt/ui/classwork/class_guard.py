@@ -26,9 +26,10 @@ from tinygpt.classroom.guard import (
     teacher_hours,
     trusted_proxies,
 )
+from tinygpt.classroom.store_values import CLASS_CODE_LEN, read_class_code
 from tinygpt.config import ConfigError
 from tinygpt.ui.frame import url
-from tinygpt.ui.frame.language import tr
+from tinygpt.ui.frame.language import md_escape, tr
 from tinygpt.ui.frame.teacher_state import teacher_session
 
 COOKIE_PREFIX = "tinygpt_teacher_"
@@ -143,6 +144,23 @@ def lookup_wait_s() -> int:
     """Whole seconds this client must wait before the app says whether another class code exists
     (0: it may ask now). The projector's page and a student's ``?class=`` count their misses here."""
     return math.ceil(attempts("class").wait_s(client_id()))
+
+
+def typed_code_problem(typed: str) -> str | None:
+    """What is wrong with a class code a student typed, in the session's language: the value, its
+    length and what a class code is (letters and digits, how many); None when it is one. Says nothing
+    of whether the class exists (that is looked up, and counted, when the page opens it)."""
+    try:
+        read_class_code(typed)
+    except ConfigError as exc:
+        shown = typed.strip()
+        return tr(
+            "class.typed_bad",
+            value=md_escape(str(exc.value).strip()),
+            length=len(shown),
+            accepted=tr("accepted.class_code", n=CLASS_CODE_LEN),
+        )
+    return None
 
 
 def lookup_missed() -> None:

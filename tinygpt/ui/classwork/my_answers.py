@@ -18,6 +18,7 @@ from tinygpt.classroom.class_links import (
 )
 from tinygpt.classroom.store import StoreError
 from tinygpt.config import ConfigError
+from tinygpt.ui.classwork.class_guard import typed_code_problem
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.app_url import base_url
 from tinygpt.ui.frame.class_store import class_store, problem_text
@@ -61,6 +62,9 @@ def join_box() -> None:
     with st.sidebar.expander(tr("class.join"), icon=":material/school:"), st.form("class_join", border=False):
         typed = st.text_input(tr("class.join_code"), max_chars=12, key="class_join_code")
         if st.form_submit_button(tr("class.join_button"), icon=":material/login:") and typed.strip():
+            if problem := typed_code_problem(typed):  # not a class code: said here, the box keeps it
+                st.error(problem, icon=":material/school:")
+                return
             url.put("class", typed.strip().upper())
             st.rerun()
 

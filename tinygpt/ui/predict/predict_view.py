@@ -20,22 +20,26 @@ from tinygpt.generate import MAX_NEW_CHARS, DecodeConfig, GenerationStep, genera
 from tinygpt.training.record import ModelRecord
 from tinygpt.ui.frame.controls import default_of, put_defaults
 from tinygpt.ui.frame.model_session import model_session
+from tinygpt.ui.predict.predict_wait import ExampleSketch, sketch_uid
 from tinygpt.ui.views.predict_table import P_CONTEXT_LEN, P_PREFIX, P_STEP, PREDICT
 
 
-def defaults(record: ModelRecord) -> None:
+def defaults(record: ModelRecord | ExampleSketch) -> None:
     """Give every control of the page its default once (the session keeps what the student set)."""
     put_defaults(PREDICT, record)
     ss = st.session_state
     ss[P_CONTEXT_LEN] = min(ss[P_CONTEXT_LEN], record.gpt_cfg.max_len)  # kept from a longer model
 
 
-def follow_model(record: ModelRecord) -> None:
+def follow_model(record: ModelRecord | ExampleSketch, choice: str) -> None:
     """Another model than on the page's last run keeps the prefix only if it can read it (else its
-    own text), and its generation starts at step 1."""
+    own text), and its generation starts at step 1. ``record`` may be the sketch of the chosen
+    example (``choice``) while its model loads; the model that follows it is the same one."""
     ss = st.session_state
     session = model_session()
     last, session.predict_uid = session.predict_uid, record.uid
+    if last == sketch_uid(choice):  # the page was drawn from the example's sketch: this is its model
+        last = record.uid
     if last is not None and last != record.uid:
         ss[P_STEP] = 1
         if record.vocab.unknown(ss.get(P_PREFIX, "")) or not ss.get(P_PREFIX):

@@ -39,6 +39,13 @@ STYLE = """<style>
 .st-key-projector_count p { font-size: clamp(1.25rem, 2.6vw, 2.2rem); }
 .st-key-projector_question h1 { font-size: 1.5rem; padding: 0; }
 .st-key-projector_reveal p { font-size: clamp(1.1rem, 2.2vw, 1.8rem); }
+/* a projector's screen (1400 × 900): less padding and spacing, so a revealed round 2 fits without scrolling */
+@media (min-width: 900px) and (min-height: 700px) {
+  [data-testid="stMainBlockContainer"] { padding-top: 4rem; padding-bottom: 1rem; }
+  .st-key-projector_main, .st-key-projector_predictions { gap: 0.5rem; }
+  .st-key-projector_main .st-key-projector_count p { font-size: clamp(1.25rem, 2vw, 1.8rem); }
+  .st-key-projector_main .st-key-projector_reveal p { font-size: clamp(1.1rem, 2vw, 1.6rem); }
+}
 </style>"""
 
 
@@ -129,7 +136,7 @@ def room(code: str, page_paths: list[str]) -> None:
             with st.container(key="projector_code_small"):
                 st.markdown(code)
             st.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=140)
-        with main:
+        with main, st.container(key="projector_main"):
             live(code)
     else:
         st.title(tr("projector.heading"))
@@ -141,7 +148,8 @@ def room(code: str, page_paths: list[str]) -> None:
             st.code(url, language=None, wrap_lines=True)
         right.image(qr_png(url, scale=8), alt=tr("builder.qr_alt", url=url), width=220)
         live(code)
-    predictions(code)
+    with st.container(key="projector_predictions"):
+        predictions(code)
 
 
 def live(code: str) -> None:

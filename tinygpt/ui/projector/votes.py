@@ -18,6 +18,9 @@ from tinygpt.ui.frame.language import md_escape, tr
 from tinygpt.ui.frame.tables import show_table, text_table
 
 SPACE_MARK = "␣"
+#: Height of a round's spread chart on the projector (two side by side): with the question and the reveal
+#: above them, a 1400 × 900 screen shows both rounds without scrolling.
+PROJECTOR_CHART_PX = 250
 
 
 def question_prompt(data: Mapping) -> str:
@@ -93,7 +96,7 @@ def draw_spread_block(
     )
     spec["description"] = description
     if not table:
-        st.vega_lite_chart(spec, width="stretch", height=290)
+        st.vega_lite_chart(spec, width="stretch", height=PROJECTOR_CHART_PX)
         st.caption(" · ".join(f"{label}: {n}{' ✓' if ok else ''}" for label, n, ok in zip(labels, counts, right)))
         return
     chart, box = st.columns([3, 2])
