@@ -26,7 +26,7 @@ STRINGS: dict[str, str] = {
     "class.join": "Join a class",
     "class.join_code": "Class code (on the projector, e.g. K7M2QP)",
     "class.join_button": "Join",
-    "class.bad_code": "The link's class code is not accepted. {error}. Your answers are not sent to a teacher; you can keep working.",
+    "class.bad_code": "The link's class code “{value}” is not a class code: a class code has {accepted}. Your answers are not sent to a teacher; you can keep working.",
     "class.not_sent": "{n} {n:answer|answers} not sent yet: {reason}. Keep working: {n:it stays|they stay} in My answers, and this tab sends {n:it|them} if the store comes back while it stays open.",
     # my answers
     "mine.button": "My answers",

@@ -26,7 +26,7 @@ STRINGS: dict[str, str] = {
     "class.join": "加入班级",
     "class.join_code": "班级代码（投影上显示，例如 K7M2QP）",
     "class.join_button": "加入",
-    "class.bad_code": "链接中的班级代码无法识别。{error}。你的答案不会发送给老师，但你可以继续学习。",
+    "class.bad_code": "链接中的“{value}”不是班级代码。班级代码是 {accepted}。你的答案不会发送给老师，但你可以继续学习。",
     "class.not_sent": "有 {n} 个答案尚未发送：{reason}。请继续学习：答案保存在“我的答案”里；如果存储在本标签页关闭前恢复，本标签页会发送它们。",
     # 我的答案
     "mine.button": "我的答案",

@@ -30,6 +30,7 @@ import streamlit as st
 
 from tinygpt.classroom.period import is_vote, read_state
 from tinygpt.classroom.store import (
+    CLASS_CODE_LEN,
     DEFAULT_ANSWER_DAYS,
     MARKS_PREFIX,
     ClassError,
@@ -50,7 +51,7 @@ from tinygpt.ui.classwork.my_answers import my_answers, sidebar
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.class_store import class_store, say, show_messages, student_problem_text
 from tinygpt.ui.frame.controls import SCORE
-from tinygpt.ui.frame.language import error_text, tr
+from tinygpt.ui.frame.language import error_text, md_escape, tr
 from tinygpt.ui.frame.page_list import CLASS_VIEW_PATHS, LESSON_START, PROJECTOR_PATH
 from tinygpt.ui.frame.student_state import (
     COOKIE,
@@ -183,7 +184,8 @@ def _read_class() -> None:
     try:
         code = read_class_code(raw)
     except ConfigError as exc:
-        cs.note = tr("class.bad_code", error=error_text(exc).rstrip(".。"))
+        value = md_escape(str(exc.value).strip())
+        cs.note = tr("class.bad_code", value=value, accepted=tr("accepted.class_code", n=CLASS_CODE_LEN))
         cs.code, cs.status = None, None
         return
     if wait := lookup_wait_s():  # a class code's existence is told a few times a minute per client
