@@ -85,6 +85,9 @@ def what_if_part() -> None:
     st.subheader(tr("attn.steps_header", layer=number(layer), head=number(ss[s.K_HEAD])))
     if any(visible(k) for k in (s.K_LAYER, s.K_HEAD)):  # a lesson may hide the layer and head
         st.caption(tr("attn.steps_caption"))
+    if layer > 0 and s.other_layers(cfg) is not None:  # the earlier layers' switches reach this layer's X
+        before = "1" if layer == 1 else f"1–{layer}"
+        st.caption(tr("attn.steps_all_layers", layer=number(layer), before=before))
     control(
         s.K_GUESS,
         lambda: help_toggle(tr("attn.guess"), tr("attn.guess_help"), key=s.K_GUESS, persist_state="session"),

@@ -445,6 +445,12 @@ def test_explain_cell_gives_the_arithmetic_of_every_kind_of_step(small):
         "attn.cell_sum",
         "attn.cell_alpha",
     ]
+    # a score's cell (steps 3-5) ends at the score: no τ or α of step 6 there, stale while τ moves
+    assert [key for key, _, _ in cell_latex(explain_cell(trace, "mask", 2, 1, 3), "S_masked", 1, 3)] == [
+        "attn.cell_dot",
+        "attn.cell_scale",
+        "attn.cell_masked",
+    ]
     with pytest.raises(IndexError):
         explain_cell(trace, "softmax", 0, 6, 0)
 
@@ -619,7 +625,7 @@ def test_the_input_x_comes_before_step_1_with_its_table_and_what_it_is(lang):
     )
     rerun(at, **{view.K_LAYER: 2})
     assert np.allclose(alpha(at), x2[:, :64].numpy(), atol=6e-5)
-    assert t("attn.input_pre_later", lang, layer=2, blocks="0–1") in markdown(at)
+    assert t("attn.input_pre_later", lang, layer=3, blocks="1–2") in markdown(at)  # counted from 1, as the header
     assert len(at.select_slider(key=view.K_STEP).options) == 10  # X and the nine steps
 
 

@@ -473,6 +473,8 @@ def test_layer_2_s_steps_read_what_layer_1_leaves_under_the_scope_s_switches(sco
     assert at.query_params.get("layers", "layer") == scope and at.query_params["tau"] == "0.5"
     np.testing.assert_allclose(tables(at)[0].value.to_numpy(dtype=np.float64), expected, atol=1e-6)
     assert attention_data.own_module_difference(cheat_tm, text, 1) < 1e-5
+    why = t("attn.steps_all_layers", "en", layer=2, before="1")  # the page says why layer 2's numbers moved
+    assert (why in [c.value for c in at.caption]) == (scope == "all")
 
 
 def test_a_link_s_scope_it_cannot_read_is_named_with_the_words_it_accepts():

@@ -60,8 +60,8 @@ STRINGS: dict[str, str] = {
     "accepted.number": "a number",
     "accepted.bool01": "1 (on) or 0 (off)",
     "accepted.edits": "head:i:j:value entries separated by commas: head from 0 to {last}; i (the row, a query) and j (the column, a key) positions of the text, counted from 0, with j at most i; |value| at most {limit}",
-    "model.relies": "Relies on attention: uniform attention in all {L} layers changes {k} of the {n} predictions over its training text.",
-    "model.relies_none_text": "Needs no attention: uniform attention in all {L} layers changes none of the {n} predictions over its training text.",
-    "model.relies_none_window": "Needs no attention: uniform attention in all {L} layers changes none of the {n} predictions over its training text (one training window of {window} characters: the position alone tells the next character; a window of {suggest} would make attention matter).",
+    "model.relies": "Relies on attention: uniform attention in each of its {L} layers changes {k} of the {n} predictions over its training text.",
+    "model.relies_none_text": "Needs no attention: uniform attention in each of its {L} layers changes none of the {n} predictions over its training text.",
+    "model.relies_none_window": "Needs no attention: uniform attention in each of its {L} layers changes none of the {n} predictions over its training text (one training window of {window} characters: the position alone tells the next character; a window of {suggest} would make attention matter).",
     "model.size": "Model: d_model = {d_model} ({d_model} numbers per character), {n_layers} layers × {n_heads} heads.",
 }

@@ -46,10 +46,11 @@ def cell_latex(
     """The arithmetic of one cell as (caption i18n key, caption fields, LaTeX) lines.
 
     A :class:`ScoreCell` gives q_i·k_j (the first ``shown`` products, "⋯", the sum over d_head),
-    the division by the divisor, the mask, and the softmax of row i (the row maximum, exp of up to
-    ``row_shown`` entries, their sum, the division) — or, for a head made uniform, 1/(number of
-    keys the mask allows); a :class:`DotProduct` its products and sum, then 0 when the step set
-    the entry to 0 (a head switched off); a :class:`Copy` where the number was copied from.
+    the division by the divisor, the mask, and for ``name`` "alpha" (step 6) the softmax of row i
+    (the row maximum, exp of up to ``row_shown`` entries, their sum, the division) — or, for a head
+    made uniform, 1/(number of keys the mask allows); a :class:`DotProduct` its products and sum,
+    then 0 when the step set the entry to 0 (a head switched off); a :class:`Copy` where the number
+    was copied from.
     """
     if isinstance(expl, Copy):
         index = ", ".join(str(k) for k in expl.index)
@@ -91,6 +92,8 @@ def cell_latex(
     )
     if c.masked:
         lines.append(("attn.cell_masked", {}, rf"{j} > {i} \Rightarrow \tilde S_{{{i},{j}}} = -\infty"))
+    if name != "alpha":  # a score's cell (steps 3-5) ends at the score; its row's softmax is step 6
+        return lines
     T = len(c.row)
     if c.uniform:  # Switches.uniform_heads: α ignores the scores, 1/n over the n keys the mask allows
         n = sum(1 for v in c.row if not (math.isinf(v) and v < 0))

@@ -106,11 +106,11 @@ def show_input(trace: AttentionTrace, labels: Sequence[str], cfg: GPTConfig) -> 
     st.subheader(tr("attn.input_header"))
     layer = trace.layer
     where = "first" if layer == 0 else "later"
-    blocks = "0" if layer == 1 else f"0–{layer - 1}"
+    blocks = "1" if layer == 1 else f"1–{number(layer - 1)}"  # people count layers from 1
     st.markdown(
         tr(
             f"attn.input_{cfg.norm}_{where}",
-            layer=layer,
+            layer=number(layer),
             blocks=blocks,
             positions=tr(f"attn.positions_{cfg.positions}"),
         )
