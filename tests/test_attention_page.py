@@ -789,7 +789,7 @@ def test_index_0_is_layer_1_and_head_1_on_the_page_and_the_code_view_says_how_th
     at = open_attention(lang, layer="0", head="0", step="softmax")
     assert t("attn.steps_header", lang, layer=1, head=1) in [h.value for h in at.subheader]
     assert at.session_state[view.K_HEAD] == 0 and at.session_state[view.K_LAYER] == 0  # the link's indices
-    shapes = [c.value for c in at.caption if "d_model / h" in c.value]  # "…batch 0, head 1"
+    shapes = [c.value for c in at.caption if "d_model / h" in c.value]  # "…the text, head 1"
     assert len(shapes) == 1 and t("attn.head_part", lang, head=1) in shapes[0]
     assert t("attn.head_part", lang, head=0) not in shapes[0]
     rerun(at, **{view.K_CURIOUS: True})

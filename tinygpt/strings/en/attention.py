@@ -46,7 +46,7 @@ STRINGS: dict[str, str] = {
     "attn.next": "Next",
     "attn.step_header": "Step {number} of {n}: {name}",
     "attn.shape": "Shape, ⟦shapes⟧: {symbolic} = {concrete}",
-    "attn.d_head": "d_head (⟦d_head⟧) = d_model / h = {d_model} / {h} = {d_head}; below: the {rows} × {cols} matrix of batch 0{head_part}.",
+    "attn.d_head": "d_head (⟦d_head⟧) = d_model / h = {d_model} / {h} = {d_head}; below: the {rows} × {cols} matrix of the text (the batch's one text){head_part}.",
     "attn.head_part": ", head {head}",
     "attn.divisor_now": "Divisor used here: {divisor}",
     "attn.tau_now": "Temperature used here: τ = {tau:g}",

@@ -46,7 +46,7 @@ STRINGS: dict[str, str] = {
     "attn.next": "下一步",
     "attn.step_header": "第 {number} 步（共 {n} 步）：{name}",
     "attn.shape": "形状，即⟦shapes⟧：{symbolic} = {concrete}",
-    "attn.d_head": "d_head（⟦d_head⟧）= d_model / h = {d_model} / {h} = {d_head}；下面显示批次 0{head_part} 的 {rows} × {cols} 矩阵。",
+    "attn.d_head": "d_head（⟦d_head⟧）= d_model / h = {d_model} / {h} = {d_head}；下面显示这段文本（批里唯一的一段）{head_part}的 {rows} × {cols} 矩阵。",
     "attn.head_part": "、头 {head}",
     "attn.divisor_now": "这里的除数：{divisor}",
     "attn.tau_now": "这里的温度：τ = {tau:g}",
