@@ -228,7 +228,7 @@ STRINGS: dict[str, str] = {
     "attn.steps_header": "The nine steps in layer {layer}, head {head}",
     "attn.steps_all_layers": "The switches act in every layer, so X, what layer {layer} reads, comes out of the earlier layers ({before}) with the switches on: these numbers differ from the switches in layer {layer} only.",
     "attn.steps_caption": "Every number the model computes for this layer and head, with the switches. The layer and head are under More controls above.",
-    "attn.jump_whole": "↓ [Which heads matter, the logit lens and every head's α](#{anchor}) · logit: ⟦logit⟧",
+    "attn.jump_whole": "↓ [Which heads matter, the logit lens and every head's α](#{anchor}) (a logit is ⟦logit⟧)",
     "attn.whole_header": "The whole model",
     "attn.effect.own": "The model's own predictions: **0 of {T} changed**. Flip a switch (they act in layer {layer} of {L}); changed positions are marked here.",
     "attn.effect.own_teacher": "The model's own predictions: **0 of {T} changed**. When your teacher flips a switch (they act in layer {layer} of {L}), changed positions are marked here.",

@@ -228,7 +228,7 @@ STRINGS: dict[str, str] = {
     "attn.steps_header": "第 {layer} 层、第 {head} 个头的九个步骤",
     "attn.steps_all_layers": "开关作用在所有层，所以第 {layer} 层读入的 X 来自开着开关的前面各层（{before}）：这些数字和只在第 {layer} 层开关时不同。",
     "attn.steps_caption": "模型在这一层、这个头上算出的每一个数（已用上开关）。层和头在上面的“更多控件”里选。",
-    "attn.jump_whole": "↓ [哪些头重要、logit 透镜和每个头的 α](#{anchor}) · logit：⟦logit⟧",
+    "attn.jump_whole": "↓ [哪些头重要、logit 透镜和每个头的 α](#{anchor})（logit 指⟦logit⟧）",
     "attn.whole_header": "整个模型",
     "attn.effect.own": "模型自己的预测：**{T} 个中 0 个改变**。拨动开关（它们作用在第 {layer} 层，共 {L} 层），变了的位置会标在这里。",
     "attn.effect.own_teacher": "模型自己的预测：**{T} 个中 0 个改变**。老师拨动开关时（它们作用在第 {layer} 层，共 {L} 层），变了的位置会标在这里。",
