@@ -36,7 +36,7 @@ MORE = (s.K_LAYER, s.K_HEAD, s.K_HEADS_OFF, s.K_UNIFORM_SCOPE, s.K_SCALING, s.K_
 def primary(record: ModelRecord) -> None:
     """The switches in view at first: the causal mask and uniform attention side by side (also on
     a phone), then where they act (the chosen layer or all layers, one tap; a model with one layer
-    has no choice), τ below them with "reset" (back to the model's own) once anything is changed."""
+    has no choice), τ below them with "reset" (back to the model's own; disabled until anything changed)."""
     layer = st.session_state[s.K_LAYER]  # said beside the count (effect.panel)
     every = s.every_layer()
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
@@ -71,13 +71,14 @@ def primary(record: ModelRecord) -> None:
             ),
             None,
         )
-        if visible(s.K_RESET) and switched(s.ATTENTION, st.session_state, record):
+        if visible(s.K_RESET):  # always drawn, so τ's slider keeps its width; usable once something changed
             st.button(
                 tr("attn.reset"),
                 help=tr("attn.reset_help"),
                 on_click=s.reset_switches,
                 key=s.K_RESET,
                 icon=":material/undo:",
+                disabled=not switched(s.ATTENTION, st.session_state, record),
             )
 
 
