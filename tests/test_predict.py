@@ -8,7 +8,7 @@ from urllib.parse import parse_qs
 import numpy as np
 import pytest
 import torch
-from helpers import SMALL, seed_model, small_model, tables
+from helpers import SMALL, open_link, seed_model, small_model, tables
 from streamlit.testing.v1 import AppTest
 
 from tinygpt.config import GPTConfig
@@ -588,3 +588,14 @@ def test_another_model_forgets_the_prefix_kept_for_the_last_one():
     assert not at.exception and len(shown) > 2 and EXAMPLES["context"].text.startswith(shown)
     at.button_group(key="model_choice").set_value("textbook").run()
     assert at.text_input(key=P_PREFIX).value == "你好世界"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_links_tau_between_the_sliders_stops_is_put_on_the_nearest_and_the_page_says_so(lang):
+    at = open_link("predict", lang, tau="0.337")
+    assert at.session_state["predict_temperature"] == pytest.approx(0.35) and at.query_params["tau"] == "0.35"
+    said = [w.value for w in at.warning] + [i.value for i in at.info]
+    note = t("predict.url_snap_tau", lang, value="0.337", used="0.35", step="0.05")
+    assert any(note in x for x in said), said
+    on_stop = open_link("predict", lang, tau="0.5")
+    assert not any(note[:12] in x for x in [w.value for w in on_stop.warning] + [i.value for i in on_stop.info])

@@ -1,6 +1,7 @@
 """Strings of the Predict page — English."""
 
 STRINGS: dict[str, str] = {
+    "predict.url_snap_tau": "The link's tau={value} lies between the slider's stops ({step} apart); using the nearest stop, τ = {used}.",
     "predict.title": "Autoregressive prediction",
     "predict.intro": "**Autoregressive** means the model writes on from its own output: it predicts one character, appends it to the text and predicts again from the longer text. Type a prefix: at every position the model gives a probability distribution over the next character.",
     "predict.prefix": "Prefix",

@@ -1,6 +1,7 @@
 """Strings of the Predict page — Chinese."""
 
 STRINGS: dict[str, str] = {
+    "predict.url_snap_tau": "链接里的 tau={value} 落在滑块的刻度之间（间隔 {step}）；改用最近的刻度 τ = {used}。",
     "predict.title": "自回归预测",
     "predict.intro": "**自回归**就是模型接着自己的输出往下写：预测出一个字，把它接到文本末尾，再从变长的文本预测下一个字。输入一个前缀：模型在每个位置给出“下一个字”的概率分布。",
     "predict.prefix": "前缀",

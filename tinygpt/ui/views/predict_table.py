@@ -5,13 +5,16 @@ label and URL row. The URL holds the prefix and how the generation decodes (``pr
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 from tinygpt.config import MAX_NEW_CHARS, MAX_TEMPERATURE
+from tinygpt.formatting import shown_text
 from tinygpt.numbers import read_float, read_int
 from tinygpt.params import read_choice, read_flag, read_text
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.controls import UNSET, control, table, url_rows
+from tinygpt.ui.frame.language import tr
 
 PAGE = "predict"
 #: Bar panels drawn at once; the table always has every position.
@@ -30,6 +33,18 @@ P_CONTEXT_LEN, P_PANEL_START, P_STEP = "predict_context_len", "predict_panel_sta
 def _read_tau(raw: str) -> float:
     """τ of a link, on the slider's grid."""
     return round(read_float(raw, "tau", 0.0, MAX_TEMPERATURE) / TAU_STEP) * TAU_STEP
+
+
+def _tau_row(_) -> url.Param:
+    """The ``tau=`` row: a τ between the slider's stops is put on the nearest one, and the page says so."""
+
+    def read_into(raw: str, notes: list[str]) -> dict[str, float]:
+        value = _read_tau(raw)
+        if not math.isclose(value, read_float(raw, "tau", 0.0, MAX_TEMPERATURE), abs_tol=1e-9):
+            notes.append(tr("predict.url_snap_tau", value=shown_text(raw), used=f"{value:g}", step=f"{TAU_STEP:g}"))
+        return {P_TAU: value}
+
+    return url.Param("tau", read_into, lambda ss: f"{ss[P_TAU]:g}")
 
 
 def _read_top_p(raw: str) -> float:
@@ -60,7 +75,7 @@ PREDICT = table(
         "predict.decoding",
         _row("decode", P_STRATEGY, partial(read_choice, name="decode", choices={s: s for s in STRATEGIES})),
     ),
-    control(P_TAU, 1.0, "predict.temperature", _row("tau", P_TAU, _read_tau, "{:g}".format)),
+    control(P_TAU, 1.0, "predict.temperature", _tau_row),
     control(
         P_TOP_K,
         lambda record: min(2, len(record.vocab)),
