@@ -9,8 +9,9 @@ its marks' ``fill`` read back to tell a new picture from a repaint), and the ani
 each change (the paint). Then it clicks the causal-mask toggle the same way.
 
 Prints, for the drag: ``updates during the drag: N`` (different heatmaps drawn before the
-release), ``input to paint p95: X ms`` (from the first pointer move not yet answered to the paint
-of the heatmap that answers it; target 50 ms), the server's CPU seconds during the drag (its
+release), ``input to paint p95: X ms`` (from the pointer move that changed the slider's value to
+the paint of the heatmap that answers it; target 50 ms; also from the first move not yet answered,
+which counts the moves within one of the slider's stops as waiting), the server's CPU seconds during the drag (its
 process group's utime + stime; the server has nothing to do until the release) and after the
 release; the same for the mask toggle; the load average; and ``worst ratio: X.XX`` last.
 
@@ -32,21 +33,26 @@ LOG = Path("artifacts/bench-drag-server.log")
 
 #: Installed in the page before it loads: input times, heatmap changes and their paints.
 RECORDER_JS = """
-window.tgDrag = {inputs: [], changes: [], armed: false};
+window.tgDrag = {inputs: [], changes: [], values: [], armed: false};
 const note = (e) => { if (window.tgDrag.armed) window.tgDrag.inputs.push(performance.now()); };
 for (const type of ["pointermove", "pointerdown", "click", "keydown"]) document.addEventListener(type, note, true);
-let last = "";
+let last = "", lastTau = null;
+const tau = () => document.querySelector(".st-key-attn_temperature input[type=range]")?.getAttribute("aria-valuetext");
 const picture = () => Array.from(document.querySelectorAll("[data-testid='stVegaLiteChart'] svg path, "
     + "[data-testid='stVegaLiteChart'] svg rect")).map((el) => el.getAttribute("fill")).join();
 new MutationObserver(() => {
   if (!window.tgDrag.armed) return;
+  const value = tau();
+  if (value !== lastTau) { lastTau = value; window.tgDrag.values.push(performance.now()); }
   const now = picture();
   if (now === last || !now) return;
   last = now;
   const changed = performance.now();
   requestAnimationFrame(() => window.tgDrag.changes.push({changed, painted: performance.now()}));
 }).observe(document, {subtree: true, childList: true, attributes: true});
-window.tgDragReset = () => { last = picture(); window.tgDrag = {inputs: [], changes: [], armed: true}; };
+window.tgDragReset = () => {
+  last = picture(); lastTau = tau(); window.tgDrag = {inputs: [], changes: [], values: [], armed: true};
+};
 """
 
 
@@ -65,12 +71,18 @@ def group_cpu_seconds(pgid: int) -> float:
     return total / tick
 
 
-def latencies(record: dict) -> list[float]:
-    """For each heatmap change: its paint minus the earliest input since the previous change (ms)."""
-    inputs, out, since = sorted(record["inputs"]), [], float("-inf")
+def latencies(record: dict, by_value: bool = True) -> list[float]:
+    """For each heatmap change: its paint minus the input that asked for it (ms). With ``by_value``,
+    that input is the last pointer move before the slider's first change of value since the previous
+    heatmap change (a move within one of the slider's stops asks for no new heatmap); without a change
+    of value in between (a click), or with ``by_value`` False, the earliest input since the previous change."""
+    inputs, values, out, since = sorted(record["inputs"]), sorted(record.get("values", [])), [], float("-inf")
     for change in record["changes"]:
         pending = [t for t in inputs if since < t <= change["changed"]]
-        if pending:
+        moved = [v for v in values if since < v <= change["changed"]] if by_value else []
+        if moved and (cause := [t for t in pending if t <= moved[0]]):
+            out.append(change["painted"] - cause[-1])
+        elif pending:
             out.append(change["painted"] - pending[0])
         since = change["changed"]
     return out
@@ -84,9 +96,10 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(0.95 * len(ordered)) - 1))]
 
 
-def drag_tau(page, pgid: int, steps: int, move_ms: int) -> tuple[int, list[float], float, float]:
+def drag_tau(page, pgid: int, steps: int, move_ms: int) -> tuple[int, list[float], list[float], float, float]:
     """Drag the τ thumb from the track's left end to its right end: (changes before the release,
-    input-to-paint latencies in ms, server CPU s during the drag, server CPU s of the release)."""
+    input-to-paint latencies in ms, the same from the first move not yet answered, server CPU s during
+    the drag, server CPU s of the release)."""
     box = page.locator(".st-key-attn_temperature")
     thumb = box.locator("input[type=range]").locator("xpath=../..")  # the thumb holds the slider's input
     thumb.scroll_into_view_if_needed()
@@ -109,7 +122,8 @@ def drag_tau(page, pgid: int, steps: int, move_ms: int) -> tuple[int, list[float
     page.mouse.up()
     wait_idle(page)
     page.wait_for_timeout(300)
-    return len(record["changes"]), latencies(record), cpu1 - cpu0, group_cpu_seconds(pgid) - cpu1
+    during = cpu1 - cpu0
+    return len(record["changes"]), latencies(record), latencies(record, False), during, group_cpu_seconds(pgid) - cpu1
 
 
 def toggle_mask(page, pgid: int) -> tuple[list[float], float]:
@@ -146,12 +160,13 @@ def main(argv: list[str] | None = None) -> int:
             wait_idle(page, 600_000)
             page.locator("[data-testid='stVegaLiteChart'] svg").first.wait_for(timeout=60_000)
             page.wait_for_timeout(1000)
-            updates, lat, cpu_drag, cpu_release = [], [], [], []
+            updates, lat, first_move, cpu_drag, cpu_release = [], [], [], [], []
             mask_lat, mask_cpu = [], []
             for _ in range(args.repeats):
-                n, ms, during, after = drag_tau(page, proc.pid, args.steps, args.move_ms)
+                n, ms, unanswered, during, after = drag_tau(page, proc.pid, args.steps, args.move_ms)
                 updates.append(n)
                 lat += ms
+                first_move += unanswered
                 cpu_drag.append(during)
                 cpu_release.append(after)
                 ms, cpu = toggle_mask(page, proc.pid)
@@ -164,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"τ drag ({args.steps} moves, {args.move_ms} ms apart, {args.repeats} drags)")
     print(f"updates during the drag: {min(updates)}   (each drag: {updates})")
     print(f"input to paint p95: {drag_p95:.0f} ms   target < {TARGET_MS:g} ms   median {statistics.median(lat):.0f} ms")
+    print(f"  from the first move not yet answered (moves within a stop included): p95 {p95(first_move):.0f} ms")
     print(f"server CPU during the drag: {max(cpu_drag):.2f} s   after the release: {max(cpu_release):.2f} s")
     print("mask toggle")
     print(f"input to paint p95: {mask_p95:.0f} ms   target < {TARGET_MS:g} ms   (clicks: {len(mask_lat)})")

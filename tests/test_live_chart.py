@@ -250,6 +250,9 @@ def test_bench_drag_pairs_each_heatmap_change_with_the_first_input_it_answers():
         ],
     }
     assert latencies(record) == [15.0, 14.0]  # the third change answers no new input: not counted
+    # the slider's value changed at 13 and 35: each redraw answers the last move before that change
+    moved = {**record, "values": [13.0, 35.0]}
+    assert latencies(moved) == [13.0, 13.0] and latencies(moved, by_value=False) == [15.0, 14.0]
     assert p95([5.0, 1.0, 3.0]) == 5.0 and math.isnan(p95([]))
     out = subprocess.run([sys.executable, "-m", "bench.drag", "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "--steps" in out.stdout
