@@ -94,6 +94,21 @@ def live_columns(
     }
 
 
+def _grid(labels: Sequence[str], cell: int, row_title: str, col_title: str) -> tuple[int, alt.Chart, list[alt.Tooltip]]:
+    """A T × T heatmap's cell size in pixels (``cell``, or from T when 0), its chart with the key
+    (x) and query (y) axes over ``labels``, and the tooltips naming a cell's row and column."""
+    size = cell or max(8, min(48, 360 // max(len(labels), 1)))
+    x = alt.X(
+        "col:N",
+        sort=list(labels),
+        title=col_title,
+        axis=alt.Axis(labelAngle=label_angle(labels, size), labelOverlap=True),
+    )
+    y = alt.Y("row:N", sort=list(labels), title=row_title, axis=alt.Axis(**y_title_axis(row_title)))
+    where = [alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col")]
+    return size, alt.Chart().encode(x=x, y=y), where
+
+
 def _live_layout(
     data: object,
     *,
@@ -108,16 +123,7 @@ def _live_layout(
 ) -> alt.LayerChart:
     """The live α heatmap of the rows of :func:`live_columns` (see :func:`live_alpha_spec`)."""
     T = len(labels)
-    size = cell or max(8, min(48, 360 // max(T, 1)))
-    x = alt.X(
-        "col:N",
-        sort=list(labels),
-        title=col_title,
-        axis=alt.Axis(labelAngle=label_angle(labels, size), labelOverlap=True),
-    )
-    y = alt.Y("row:N", sort=list(labels), title=row_title, axis=alt.Axis(**y_title_axis(row_title)))
-    where = [alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col")]
-    base = alt.Chart().encode(x=x, y=y)
+    size, base, where = _grid(labels, cell, row_title, col_title)
     cells = (
         base.transform_filter("!datum.masked")
         .mark_rect()
@@ -218,16 +224,7 @@ def _live_scores_layout(
 ) -> alt.LayerChart:
     """The live heatmap of step ``step`` (see :func:`live_scores_spec`)."""
     T = len(labels)
-    size = max(8, min(48, 360 // max(T, 1)))
-    x = alt.X(
-        "col:N",
-        sort=list(labels),
-        title=col_title,
-        axis=alt.Axis(labelAngle=label_angle(labels, size), labelOverlap=True),
-    )
-    y = alt.Y("row:N", sort=list(labels), title=row_title, axis=alt.Axis(**y_title_axis(row_title)))
-    where = [alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col")]
-    base = alt.Chart().encode(x=x, y=y)
+    size, base, where = _grid(labels, 0, row_title, col_title)
     # the server's scale (``heatmaps._heatmap_layout``) with its domain [-b, b] from the data: two
     # transparent cells under cell (0, 0), never masked, hold -b and b on the cells' shared scale
     scale = alt.Scale(scheme="blueorange", domainMid=0, clamp=True)
