@@ -353,11 +353,10 @@ async def teacher(url: str, code: str, key: str, me: Teacher, stop: asyncio.Even
                     pass
                 # a browser reruns every run_every fragment of the page (the live answers, the lead's
                 # heartbeat, the class's question, ...), not only the first one drawn
-                fragments = list(s.auto_reruns)
-                if not fragments:
+                if not s.auto_reruns:
                     me.errors.append("teacher: the view has no refreshing part")
-                for fragment in fragments:
-                    me.keep("teacher refresh", await s.run(fragment=fragment))
+                for run in await s.refresh():
+                    me.keep("teacher refresh", run)
                 if stopped:
                     return
     except Exception as exc:  # a broken connection or a timeout is an error of the run, not of the bench

@@ -402,9 +402,10 @@ async def projector(url: str, period: Period, seen: dict[str, str]) -> None:
                     if t.startswith(marker) and state is not None and state.question_id:
                         seen[state.question_id] = t
                 await asyncio.sleep(POLL_S)
-                runs = []  # every fragment drawn with run_every reruns, as in a browser
-                for fragment in list(s.auto_reruns) or [""]:
-                    runs.append(check("projector", await s.run(fragment=fragment), period.errors))
+                # every fragment drawn with run_every reruns, as in a browser (the page once if none)
+                runs = [check("projector", r, period.errors) for r in await s.refresh()] if s.auto_reruns else []
+                if not runs:
+                    runs = [check("projector", await s.run(fragment=""), period.errors)]
     except Exception as exc:
         period.errors.append(f"projector failed: {exc!r}")
 
@@ -428,8 +429,8 @@ async def second_tab(url: str, period: Period) -> None:
             check("teacher's 2nd tab", await s.run("teacher", query=query), period.errors)
             while not period.done:
                 await asyncio.sleep(3.0)
-                for fragment in list(s.auto_reruns):
-                    check("teacher's 2nd tab", await s.run(fragment=fragment), period.errors)
+                for run in await s.refresh():
+                    check("teacher's 2nd tab", run, period.errors)
     except Exception as exc:
         period.errors.append(f"teacher's 2nd tab failed: {exc!r}")
 

@@ -156,6 +156,16 @@ class Session:
                     self.widgets = dict(run.widgets)
                 return run
 
+    async def refresh(self) -> list[Run]:
+        """Rerun every ``run_every`` fragment the page shows, as a browser does when their time comes;
+        a fragment that an earlier one's ``st.rerun(scope="app")`` took off the page is not asked for
+        (the server never answers a fragment it no longer has). The runs, in order."""
+        runs = []
+        for fragment in list(self.auto_reruns):
+            if fragment in self.auto_reruns:  # still on the page after the runs before it
+                runs.append(await self.run(fragment=fragment))
+        return runs
+
     @staticmethod
     def _read_element(element, run: Run) -> str | None:
         """Keep what ``run`` reports of ``element``; return a widget's id (None for other elements)."""
