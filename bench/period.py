@@ -450,7 +450,13 @@ async def period_run(url: str, period: Period, n_students: int, questions: int):
     return students, seen
 
 
-def report(period: Period, students: list[Student], seen: dict[str, str], recorded: int, checked) -> list[str]:
+#: The note beside a timing figure that does not decide the exit code.
+RECORD_ONLY = "   (for the record, not pass/fail)"
+
+
+def report(
+    period: Period, students: list[Student], seen: dict[str, str], recorded: int, checked, timing: bool = True
+) -> list[str]:
     """The lines printed; ``checked``: what :func:`bench.period_check.check_lines` returned."""
     from tinygpt.classroom.period import tally
 
@@ -530,8 +536,10 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
         lines.append(f"  ! {error}")
     lines.append("")
     p95 = percentile(samples, 0.95) if samples else float("inf")
+    p95_seen = p95 if not missed else float("inf")  # a change never seen misses the target whatever the rest
+    seen_line = ratio_line("p95 student sees the change", p95_seen, TARGET_SEE_S, "s", "" if timing else RECORD_ONLY)
     figures = [
-        ratio_line("p95 student sees the change", p95 if not missed else max(p95, float("inf")), TARGET_SEE_S, "s"),
+        seen_line if timing else count_line("changes a student never saw", missed),
         count_line("votes cast but not recorded", cast - recorded, f"   ({recorded} of {cast} recorded)"),
         count_line("verdicts shown before reveal", leaks),
         count_line("tallies unequal to the votes", mismatched),
@@ -543,6 +551,7 @@ def report(period: Period, students: list[Student], seen: dict[str, str], record
         count_line("report's concepts unequal", check_mismatched, "   (before and after, to the answers cast)"),
         count_line("errors", len(errors)),
     ]
+    lines.extend([] if timing else [seen_line[0]])
     lines.extend(line for line, _ in figures)
     lines.append(f"worst ratio: {max(r for _, r in figures):.2f}")
     return lines
@@ -552,6 +561,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.period", description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=30)
     parser.add_argument("--questions", type=int, default=5)
+    parser.add_argument(
+        "--timing-for-the-record",
+        action="store_true",
+        help="print the p95 against its target without failing on it (CI on an unknown machine)",
+    )
     parser.add_argument(
         "--database-url", help="the class store: a PostgreSQL URL (default: SQLite in a temporary folder)"
     )
@@ -576,7 +590,7 @@ def main(argv: list[str] | None = None) -> int:
         recorded = store.count_answers(code) - checked[2]  # the votes: the class's answers but the check's
         print(f"{args.students} students, {args.questions} questions in two rounds; the period took {elapsed:.0f} s")
         print("ratio = figure / target; at most 1.00 meets it.", load_note())
-        lines = report(period, students, seen, recorded, checked)
+        lines = report(period, students, seen, recorded, checked, timing=not args.timing_for_the_record)
     finally:
         stop_server(proc)
         store.dispose()
