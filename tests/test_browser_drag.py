@@ -353,3 +353,41 @@ def test_the_masked_scores_follow_a_typed_divisor_and_the_mask_before_the_server
     np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5, False), rtol=1e-4, atol=1e-4)
     heat(page).screenshot(path=str(SHOTS / "mask_step_mask_off.png"))
     assert_no_exception(page)
+
+
+#: Counts the animation frames the page asks for (installed before the page's own scripts).
+COUNT_FRAMES_JS = """(() => {
+  const ask = window.requestAnimationFrame.bind(window);
+  window.tgFrames = 0;
+  window.requestAnimationFrame = (callback) => { window.tgFrames += 1; return ask(callback); };
+})()"""
+
+
+def test_the_live_script_rests_while_nobody_acts_and_follows_a_reset_from_the_server(app_server, page):
+    """The page's script reads the widgets on every frame only while the student acts: an idle page
+    asks for no animation frame (a loop of every frame kept the browser drawing on the thread that
+    draws the server's answer); a switch the server sets back (reset) still reaches the heatmap."""
+    T = len(SEED_TEXT)
+    page.set_viewport_size({"width": 1280, "height": 2400})
+    page.add_init_script(COUNT_FRAMES_JS)
+    page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&layer=0&head=0")
+    wait_for_app(page, 240_000)
+    page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * (T + 1) // 2}", timeout=60_000)
+    value = page.locator(".st-key-attn_temperature input[type=range]")
+    value.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    tau = float(value.get_attribute("aria-valuetext"))
+    assert tau > 1.0
+    drawn_alpha(page, own_alpha(tau), T, err_msg=f"τ = {tau}")
+    wait_for_app(page)
+    page.wait_for_timeout(1_000)  # the script's waking time after the last key has passed
+    before = page.evaluate("window.tgFrames")
+    page.wait_for_timeout(1_500)
+    assert page.evaluate("window.tgFrames") == before  # nobody acts: no frame asked for
+
+    page.locator(".st-key-attn_reset").get_by_role("button", name=t("attn.reset", "en")).click()  # τ back to 1
+    page.wait_for_function("() => document.getElementById('tg-live-attn-tau')?.value === '1'", timeout=30_000)
+    drawn_alpha(page, own_alpha(1.0), T, err_msg="after reset")
+    wait_for_app(page)
+    assert_no_exception(page)

@@ -3,7 +3,8 @@
 A Streamlit slider tells the server its value when it is released; while the student drags τ the
 page's widgets already show the value being dragged (the thumb's ``aria-valuetext``), and the
 toggles and number inputs their state. :func:`live_bridge` puts a small script on the page (part
-of the repository, nothing fetched) that reads those widgets once per animation frame and writes
+of the repository, nothing fetched) that reads those widgets (once per animation frame while the
+student presses, drags or types, four times a second otherwise) and writes
 what differs from the server's switches into hidden inputs; the live charts
 (``tinygpt.explanations.charts.live``, ``live_row``) are bound to them and recompute their
 numbers from the raw scores the server sent. The same script writes the dragged τ into the
@@ -47,7 +48,14 @@ _SCRIPT = """<script>
     return el;
   };
   for (const name in ids) inputs[name] = input(name);
-  const box = (key) => key ? document.querySelector(".st-key-" + key) : null;
+  // a widget's element, kept while it stays on the page (a query of the whole page is not free)
+  const found = {};
+  const find = (selector) => {
+    const el = found[selector];
+    if (el && el.isConnected) return el;
+    return (found[selector] = document.querySelector(selector));
+  };
+  const box = (key) => key ? find(".st-key-" + key) : null;
   const checked = (key) => {
     const el = box(key)?.querySelector("input[type=checkbox]");
     return el ? (el.checked ? "1" : "0") : "";
@@ -68,7 +76,7 @@ _SCRIPT = """<script>
       const div = parseFloat(box(keys.divisor)?.querySelector("input")?.value);
       if (div > 0) out.live_div = String(div);
     }
-    const editor = keys.edit && document.querySelector("[class*='st-key-" + keys.edit + "_l']");
+    const editor = keys.edit && find("[class*='st-key-" + keys.edit + "_l']");
     const m = editor && editor.className.match(new RegExp(keys.edit + "_l(\\\\d+)_h(\\\\d+)_i(\\\\d+)_j(\\\\d+)"));
     const value = parseFloat(editor?.querySelector("input")?.value);
     if (m && Number.isFinite(value) && Math.abs(value) <= maxEdit) {
@@ -76,7 +84,7 @@ _SCRIPT = """<script>
     }
     return out;
   };
-  const tick = () => {
+  const sync = () => {
     const want = read();
     for (const name in inputs) {
       if (!inputs[name].isConnected) inputs[name] = input(name);
@@ -86,8 +94,31 @@ _SCRIPT = """<script>
       }
     }
     showTau(want.live_tau);
-    requestAnimationFrame(tick);
   };
+  // Read once per animation frame while a pointer or finger is down on the page and for AWAKE_MS
+  // after a key, a click or a typed value; four times a second otherwise (the server may set a
+  // widget: a reset, a link, the teacher's lead). A loop of every frame would keep the browser
+  // drawing frames on the thread that draws the server's answer. Only the student's own events
+  // count (isTrusted): the "input" events this script sends to the charts wake nothing.
+  const AWAKE_MS = 150, IDLE_MS = 250;
+  let awakeUntil = 0, frame = 0, pressed = false;
+  const loop = () => {
+    frame = 0;
+    sync();
+    if (pressed || performance.now() < awakeUntil) frame = requestAnimationFrame(loop);
+  };
+  const wake = (e) => {
+    if (e && !e.isTrusted) return;
+    awakeUntil = performance.now() + AWAKE_MS;
+    if (!frame) frame = requestAnimationFrame(loop);
+  };
+  const listen = (types, handler) => {
+    for (const type of types) document.addEventListener(type, handler, {capture: true, passive: true});
+  };
+  listen(["keydown", "keyup", "input", "change", "click"], wake);
+  listen(["pointerdown", "touchstart"], (e) => { if (e.isTrusted) { pressed = true; wake(e); } });
+  listen(["pointerup", "pointercancel", "touchend", "touchcancel"], (e) => { pressed = false; wake(e); });
+  setInterval(() => { if (!frame) sync(); }, IDLE_MS);
   // the τ captions (tau_caption): their text node takes the slider's τ; with no slider, the server's stays
   const shown = document.getElementsByClassName(tauClass);
   const showTau = (tau) => {
@@ -96,8 +127,8 @@ _SCRIPT = """<script>
       if (tau && text && text.nodeValue !== tau) text.nodeValue = tau;
     }
   };
-  window.tgLive[page] = {read};
-  requestAnimationFrame(tick);
+  window.tgLive[page] = {read, wake};
+  wake();
 })();
 </script>"""
 
