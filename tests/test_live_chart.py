@@ -18,6 +18,7 @@ from helpers import SMALL
 from tinygpt.attention import Switches
 from tinygpt.explanations.charts.live import LIVE_PARAMS, evaluate, input_ids, live_alpha_spec, live_columns
 from tinygpt.explanations.explain import trace_of
+from tinygpt.i18n import t
 from tinygpt.model import GPT
 from tinygpt.ui.attention.live_bridge import bridge_script, tau_class
 
@@ -415,3 +416,30 @@ def test_the_live_row_gives_the_servers_cell_arithmetic(base):
             row[0][6], cell.exp_sum, rel_tol=1e-5
         )
         assert {r[8] for r in row} == {cell.temperature}
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node runs the chart's JavaScript expressions")
+def test_the_live_rows_exp_column_says_e_is_1_under_uniform_attention(base):
+    """Uniform attention uses no score: the e_k column's title says e_k = 1 then, and the formula
+    with exp otherwise (the same spec: the title is computed from the row's switches)."""
+    from tinygpt.explanations.charts.live_row import live_row_spec
+
+    spec = live_row_spec(
+        columns_of(base), LABELS, 3, 1, "d", headers=("S", "exp(S - m)", "a"), uniform_header="1 (uniform)"
+    )
+
+    def calculations(node: object) -> list[dict]:
+        if isinstance(node, dict):
+            return [node] * ("calculate" in node) + [c for value in node.values() for c in calculations(value)]
+        return [c for value in node for c in calculations(value)] if isinstance(node, list) else []
+
+    (what,) = {c["calculate"] for c in calculations(spec) if c.get("as") == "what"}
+    script = (
+        f"const f = (datum) => ({what});"
+        "process.stdout.write(JSON.stringify([f({key: 't_e', flat: true}), f({key: 't_e', flat: false}),"
+        " f({key: 't_s', flat: true}), f({key: 't_a', flat: true})]));"
+    )
+    out = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == ["1 (uniform)", "exp(S - m)", "S", "a"]
+    for language in ("en", "zh"):
+        assert t("attn.live_row_exp_uniform", language).startswith("e_k = 1")

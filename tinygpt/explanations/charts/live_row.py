@@ -34,11 +34,6 @@ def _js(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _js(text: str) -> str:
-    """``text`` as a string literal of a Vega expression."""
-    return json.dumps(text, ensure_ascii=False)
-
-
 def _pick(columns: Mapping[str, np.ndarray], i: int, j: int) -> dict[str, np.ndarray]:
     """``columns`` with the picked query row ``i`` and key ``j`` on every row."""
     n = len(columns["i"])
@@ -51,12 +46,16 @@ def _row_layout(
     labels: Sequence[str],
     page: str,
     headers: tuple[str, str, str] = ("S̃", "e", "α"),
+    uniform_header: str = "e = 1",
     row_title: str = "",
 ) -> alt.LayerChart:
-    """The row's table: a text per key and column, and the summary row (m, Σ_k e_k)."""
-    what = f"datum.key === 't_s' ? {_js(headers[0])} : datum.key === 't_e' ? {_js(headers[1])} : {_js(headers[2])}"
+    """The row's table: a text per key and column, and the summary row (m, Σ_k e_k). The e_k
+    column's title is ``uniform_header`` while the head's attention is uniform (e_k = 1, no score
+    used), ``headers[1]`` otherwise."""
+    exp_title = f"(datum.flat ? {_js(uniform_header)} : {_js(headers[1])})"
+    what = f"datum.key === 't_s' ? {_js(headers[0])} : datum.key === 't_e' ? {exp_title} : {_js(headers[2])}"
     axis = alt.Axis(orient="top", labelAngle=0, labelLimit=0, domain=False, ticks=False)  # titles drawn whole
-    x = alt.X("what:N", sort=list(headers), title=None, axis=axis)
+    x = alt.X("what:N", sort=[headers[0], headers[1], uniform_header, headers[2]], title=None, axis=axis)
     y = alt.Y("ylab:N", sort=[*labels, SUM_ROW], title=row_title, axis=alt.Axis(domain=False, ticks=False))
     table = (
         alt.Chart()
@@ -105,12 +104,13 @@ def live_row_spec(
     *,
     page: str = "attn",
     headers: tuple[str, str, str] = ("S̃", "e", "α"),
+    uniform_header: str = "e = 1",
     row_title: str = "",
 ) -> dict:
     """The Vega-Lite dict of query row ``i``'s softmax (one line per key of the T ``labels``: S̃,
     e_k, α; the picked key ``j`` bold; then m and Σ_k e_k) from ``columns``
     (``live.live_columns``), recomputed in the browser from ``page``'s hidden inputs; ``headers``:
-    the three columns' titles. The same labels and texts give the same spec whatever the
-    switches and the picked cell."""
-    options = dict(labels=tuple(labels), page=page, headers=headers, row_title=row_title)
+    the three columns' titles; ``uniform_header``: the e_k column's while the head's attention is
+    uniform. The same labels and texts give the same spec whatever the switches and the picked cell."""
+    options = dict(labels=tuple(labels), page=page, headers=headers, uniform_header=uniform_header, row_title=row_title)
     return fast_spec(_row_layout, _pick(columns, i, j), description, **options)

@@ -53,6 +53,7 @@ STRINGS: dict[str, str] = {
     "attn.live_row": "Row {i} of the softmax as the switches stand (it follows τ, the divisor, a typed score and the mask while they move); key {j} in bold:",
     "attn.live_row_scaled": "S̃[i, k]",
     "attn.live_row_exp": "e_k = exp((S̃[i, k] − m) / τ)",
+    "attn.live_row_exp_uniform": "e_k = 1 (uniform: no score used)",
     "attn.live_row_alpha": "α[i, k] = e_k / Σ",
     "attn.live_row_text": "Text chart of the picked query row: for each key k its scaled score S̃, e_k and α; then the row maximum m and the sum Σ of the e_k.",
     "attn.uniform_ignores_scores": "Head {head}'s attention is made uniform here: every allowed key gets the same weight, so the scores, their scaling and τ do not act on this head.",

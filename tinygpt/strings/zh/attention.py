@@ -53,6 +53,7 @@ STRINGS: dict[str, str] = {
     "attn.live_row": "softmax 的第 {i} 行，按开关当前的值（拖动 τ、改除数、输入分数或切换掩码时随之变化）；键 {j} 为粗体：",
     "attn.live_row_scaled": "S̃[i, k]",
     "attn.live_row_exp": "e_k = exp((S̃[i, k] − m) / τ)",
+    "attn.live_row_exp_uniform": "e_k = 1（均匀：不用得分）",
     "attn.live_row_alpha": "α[i, k] = e_k / Σ",
     "attn.live_row_text": "文字图，所选的查询行：每个键 k 的缩放分数 S̃、e_k 和 α；然后是这一行的最大值 m 和 e_k 之和 Σ。",
     "attn.uniform_ignores_scores": "这里头 {head} 的注意力被设为均匀：每个允许的键权重相同，所以得分、缩放和 τ 对这个头不起作用。",

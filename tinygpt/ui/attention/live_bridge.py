@@ -251,5 +251,12 @@ def live_row(trace: AttentionTrace, head: int, labels: Sequence[str], d_head: in
     headers = (tr("attn.live_row_scaled"), tr("attn.live_row_exp"), tr("attn.live_row_alpha"))
     description = tr("attn.live_row_text")  # no value: the same spec for every picked cell
     return live_row_spec(
-        _columns(trace, head, labels, d_head), labels, i, j, description, headers=headers, row_title=tr("attn.axis_key")
+        _columns(trace, head, labels, d_head),
+        labels,
+        i,
+        j,
+        description,
+        headers=headers,
+        uniform_header=tr("attn.live_row_exp_uniform"),
+        row_title=tr("attn.axis_key"),
     )
