@@ -65,15 +65,19 @@ def describe(spec: dict, description: str) -> dict:
     return spec
 
 
-def masked_layer(chart: alt.Chart, masked_label: str, legend: bool = True, orient: str = "right") -> alt.Chart:
+def masked_layer(
+    chart: alt.Chart, masked_label: str, legend: bool = True, orient: str = "right", from_data: bool = False
+) -> alt.Chart:
     """``chart`` (the masked cells' layer) coloured grey through a field holding ``masked_label``,
     so the grey has its own legend entry ("masked (−∞)", on the chart's ``orient`` side): a masked
     cell is told apart from a small value by the legend, not by its grey alone. Layer it with
-    ``resolve_scale(color="independent")``."""
+    ``resolve_scale(color="independent")``. ``from_data``: the legend's entry comes from the cells
+    the layer draws, so a chart whose mask is switched off in the browser shows none."""
+    scale = alt.Scale(range=[MASK_COLOR]) if from_data else alt.Scale(domain=[masked_label], range=[MASK_COLOR])
     return chart.transform_calculate(masked_name=json.dumps(masked_label, ensure_ascii=False)).encode(
         color=alt.Color(
             "masked_name:N",
-            scale=alt.Scale(domain=[masked_label], range=[MASK_COLOR]),
+            scale=scale,
             legend=alt.Legend(title=None, symbolType="square", orient=orient) if legend else None,
         )
     )

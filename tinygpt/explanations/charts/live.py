@@ -143,6 +143,7 @@ def _live_layout(
         .encode(tooltip=[*where, alt.Tooltip("masked:N", title=masked_label)]),
         masked_label,
         orient="top",  # the value's legend is below
+        from_data=True,  # no "masked" entry while the mask is off
     )
     return (
         with_alpha(alt.layer(cells, hidden, data=data), page)
@@ -252,6 +253,7 @@ def _live_scores_layout(
             .encode(tooltip=[*where, alt.Tooltip("masked:N", title=masked_label)]),
             masked_label,
             orient="top",
+            from_data=True,
         )
         chart = alt.layer(chart, hidden).resolve_scale(color="independent")
     chart.data = data
