@@ -87,6 +87,8 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
     page.locator(f"{CHART} svg").first.wait_for(timeout=60_000)
     page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * (T + 1) // 2}", timeout=60_000)
     np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(1.0), atol=1e-5)
+    texts = f"() => Array.from(({HEAT}).querySelectorAll('svg text')).map((el) => el.textContent)"
+    assert i18n.t("attn.masked", "en") in page.evaluate(texts)  # the grey cells' legend entry
 
     box = page.locator(".st-key-attn_temperature")
     value = box.locator("input[type=range]")
@@ -138,6 +140,7 @@ def test_dragging_tau_redraws_alpha_before_the_release_with_tinygpts_numbers(app
     page.locator(".st-key-attn_mask label").first.click()
     page.wait_for_function(f"() => ({ALPHA_JS})().length === {T * T}", timeout=10_000)  # no masked cell left
     np.testing.assert_allclose(alpha_matrix(page.evaluate(ALPHA_JS), T), own_alpha(last, False), rtol=1e-4, atol=1e-6)
+    assert i18n.t("attn.masked", "en") not in page.evaluate(texts)  # no "masked" legend entry with nothing masked
     wait_for_app(page)
     assert_no_exception(page)
 
