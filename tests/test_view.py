@@ -211,6 +211,10 @@ def test_a_led_switch_row_is_in_the_lead_form_the_stored_view_and_a_followers_se
     assert lead_key(key) == "lead_dummy" and toggles["lead_dummy"] == t("attn.guess", "en")
     sliders = {w.key for w in teacher.select_slider}
     assert {"lead_mask", "lead_uniform"} <= set(toggles) and "lead_temperature" in sliders  # the table's own switches
+    from tinygpt.ui.views.attention_table import TEMPERATURES
+
+    shown = list(teacher.select_slider(key="lead_temperature").options)
+    assert shown == [f"{tau:g}" for tau in TEMPERATURES] and "1" in shown  # τ written as students' pages write it
     assert t("attn.guess", "en") in teacher.multiselect(key=L_OPEN).options  # a control students may be left
     teacher.button(key="lead_follow").click().run()
     teacher.toggle(key="lead_dummy").set_value(True).run()

@@ -348,6 +348,11 @@ def lead(code: str, key: str) -> None:
         )
 
 
+def _shown(option: object) -> str:
+    """A slider's option as the students' pages write it: a number as ``{:g}`` (τ 1, not 1.0)."""
+    return f"{option:g}" if isinstance(option, float) else str(option)
+
+
 def _switch_widgets(columns: tuple, args: tuple[str, str]) -> None:
     """The led switches' widgets, each from its row (label, kind; key :func:`lead_key`): the toggles
     by turns in ``columns``, then the sliders over their ``options`` full width."""
@@ -359,7 +364,9 @@ def _switch_widgets(columns: tuple, args: tuple[str, str]) -> None:
     for row, sw in rows:
         if sw.options:
             label = tr(row.label, **row.fields)
-            st.select_slider(label, sw.options, key=lead_key(row.key), on_change=_publish, args=args)
+            st.select_slider(
+                label, sw.options, format_func=_shown, key=lead_key(row.key), on_change=_publish, args=args
+            )
 
 
 def _preview(state: ClassState) -> None:
