@@ -180,6 +180,21 @@ def test_temperature_at_the_ends_of_its_range_one_hot_and_uniform_without_nan():
     assert t("attn.check_finite", "en") in markdown(at)
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_divisor_out_of_range_is_refused_in_the_pages_language_and_the_one_in_use_kept(language):
+    at = more(open_attention(step="scale", scale="4", lang=language))
+    before = at.number_input(key=view.K_DIVISOR)
+    assert before.value == 4.0
+    for typed in (0.001, 5000.0):
+        at.number_input(key=view.K_DIVISOR).set_value(typed).run()
+        lo, hi = f"{view.MIN_DIVISOR:g}", f"{view.MAX_DIVISOR:g}"
+        refused = t("attn.divisor_refused", language, value=f"{typed:g}", lo=lo, hi=hi, kept="4")
+        assert refused in [w.value for w in at.warning] and not at.exception
+        assert at.number_input(key=view.K_DIVISOR).value == 4.0 and at.query_params["scale"] == "4"
+    at.number_input(key=view.K_DIVISOR).set_value(2.5).run()  # in range: taken, no message
+    assert not at.warning and at.query_params["scale"] == "2.5"
+
+
 def test_an_edited_score_changes_only_its_row_and_later_steps():
     at = more(open_attention(step="softmax"))
     before = alpha(at)

@@ -345,6 +345,14 @@ def test_the_masked_scores_follow_a_typed_divisor_and_the_mask_before_the_server
     wait_for_app(page)
     np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5), rtol=1e-4, atol=1e-4)
     assert page.evaluate(f'() => ({HEAT}).querySelector("svg").tgMark') == 1  # same spec: data only
+    for refused in ("0.001", "5000"):  # outside what the server takes: the chart keeps the divisor in use
+        divisor.fill(refused)
+        page.wait_for_timeout(400)  # the script's next reads (every frame after the key, then 4 a second)
+        assert page.evaluate("() => document.getElementById('tg-live-attn-div')?.value") == ""
+        np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5), rtol=1e-4, atol=1e-4)
+        divisor.press("Enter")
+        page.get_by_text(t("attn.divisor_refused", "en", value=refused, lo="0.01", hi="1000", kept="0.5")).wait_for()
+        assert float(divisor.input_value()) == 0.5
 
     page.locator(".st-key-attn_mask label").first.click()
     page.wait_for_function(f"() => ({VALUE_JS})().length === {T * T}", timeout=10_000)  # no masked cell left

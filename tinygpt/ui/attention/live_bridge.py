@@ -35,6 +35,7 @@ from tinygpt.ui.frame.language import tr
 _SCRIPT = """<script>
 (() => {
   const page = %(page)s, ids = %(ids)s, keys = %(keys)s, maxEdit = %(max_edit)s, tauClass = %(tau_class)s;
+  const minDiv = %(min_div)s, maxDiv = %(max_div)s;  // a divisor outside them is refused by the server
   window.tgLive = window.tgLive || {};
   if (window.tgLive[page]) return;
   const inputs = {};
@@ -74,7 +75,7 @@ _SCRIPT = """<script>
     else if (scaling === 1) out.live_div = "1";
     else if (scaling === 2) {
       const div = parseFloat(box(keys.divisor)?.querySelector("input")?.value);
-      if (div > 0) out.live_div = String(div);
+      if (div >= minDiv && div <= maxDiv) out.live_div = String(div);
     }
     const editor = keys.edit && find("[class*='st-key-" + keys.edit + "_l']");
     const m = editor && editor.className.match(new RegExp(keys.edit + "_l(\\\\d+)_h(\\\\d+)_i(\\\\d+)_j(\\\\d+)"));
@@ -127,6 +128,11 @@ _SCRIPT = """<script>
       if (tau && text && text.nodeValue !== tau) text.nodeValue = tau;
     }
   };
+  // The server's answer to an earlier value redraws a caption with that value while the slider has
+  // moved on (keys pressed faster than the server answers): put the slider's τ back at once, not at
+  // the next read. Only the captions are looked at; the charts keep the hidden inputs' values.
+  new MutationObserver(() => { if (shown.length) showTau(read().live_tau); })
+    .observe(document.body, {childList: true, subtree: true, characterData: true});
   window.tgLive[page] = {read, wake};
   wake();
 })();
@@ -159,6 +165,8 @@ def bridge_script(page: str = "attn", keys: Mapping[str, str] = ATTENTION_KEYS) 
         "ids": json.dumps(input_ids(page)),
         "keys": json.dumps({name: keys.get(name) for name in READABLE}),
         "max_edit": repr(s.MAX_EDIT),
+        "min_div": repr(s.MIN_DIVISOR),
+        "max_div": repr(s.MAX_DIVISOR),
         "tau_class": json.dumps(tau_class(page)),
     }
 
