@@ -188,7 +188,8 @@ def test_a_divisor_out_of_range_is_refused_in_the_pages_language_and_the_one_in_
     for typed in (0.001, 5000.0):
         at.number_input(key=view.K_DIVISOR).set_value(typed).run()
         lo, hi = f"{view.MIN_DIVISOR:g}", f"{view.MAX_DIVISOR:g}"
-        refused = t("attn.divisor_refused", language, value=f"{typed:g}", lo=lo, hi=hi, kept="4")
+        label = t("attn.scale_value", language)
+        refused = t("err.number_refused", language, label=label, value=f"{typed:g}", lo=lo, hi=hi, kept="4")
         assert refused in [w.value for w in at.warning] and not at.exception
         assert at.number_input(key=view.K_DIVISOR).value == 4.0 and at.query_params["scale"] == "4"
     at.number_input(key=view.K_DIVISOR).set_value(2.5).run()  # in range: taken, no message

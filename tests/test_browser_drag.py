@@ -351,7 +351,9 @@ def test_the_masked_scores_follow_a_typed_divisor_and_the_mask_before_the_server
         assert page.evaluate("() => document.getElementById('tg-live-attn-div')?.value") == ""
         np.testing.assert_allclose(drawn_scores(page.evaluate(VALUE_JS), T), own(0.5), rtol=1e-4, atol=1e-4)
         divisor.press("Enter")
-        page.get_by_text(t("attn.divisor_refused", "en", value=refused, lo="0.01", hi="1000", kept="0.5")).wait_for()
+        label = t("attn.scale_value", "en")
+        refused_text = t("err.number_refused", "en", label=label, value=refused, lo="0.01", hi="1000", kept="0.5")
+        page.get_by_text(refused_text).wait_for()
         assert float(divisor.input_value()) == 0.5
 
     page.locator(".st-key-attn_mask label").first.click()

@@ -413,6 +413,24 @@ def test_page_top_k_zero_one_and_larger_than_the_vocabulary(lang):
     assert (sampled == 0).sum() == 2 and abs(sampled.sum() - 1) < 1e-3  # only two characters stay
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_top_k_or_seed_out_of_range_is_refused_in_the_pages_language(lang):
+    from tinygpt.ui.views.predict_table import MAX_SEED, MAX_TOP_K, P_TOP_K
+
+    at = open_predict(lang, predict_prefix="你", predict_strategy="top_k", predict_top_k=2, predict_seed=7)
+    for key, label, typed, hi, kept in (
+        (P_TOP_K, "predict.top_k", MAX_TOP_K + 1, MAX_TOP_K, 2),
+        (P_TOP_K, "predict.top_k", -3, MAX_TOP_K, 2),
+        (P_SEED, "predict.seed", MAX_SEED + 1, MAX_SEED, 7),
+    ):
+        at.number_input(key=key).set_value(typed).run()
+        refused = t("err.number_refused", lang, label=t(label, lang), value=str(typed), lo="0", hi=str(hi), kept=kept)
+        assert refused in texts(at.warning) and not at.exception
+        assert at.number_input(key=key).value == kept
+    at.number_input(key=P_TOP_K).set_value(3).run()  # in range: taken, no message
+    assert at.number_input(key=P_TOP_K).value == 3 and not at.warning
+
+
 def test_page_steps_through_generation_and_links_each_step_to_the_attention_page():
     at = open_predict("en", predict_prefix="你好", predict_n_new=4)
     assert result_of(at) == "世界你好"

@@ -289,7 +289,6 @@ STRINGS: dict[str, str] = {
     "why.role.spread": "Head {head} of layer {layer} looks at no fixed place: the character a position looks at most gets only {share:.0%} on average (attention weight α ≈ {share:.2f}).",
     "attn.reset_help": "Back to the model's own attention: the mask as it was trained, τ = 1, no uniform attention, every head on, no edited score.",
     "attn.effect.more_reasons": "{n} more {n:reason|reasons}, from the numbers",
-    "attn.divisor_refused": "The divisor {value} is not accepted: type a number from {lo} to {hi}. The divisor in use ({kept}) is kept.",
     "attn.divisor_range": "A number from {lo} to {hi}.",
     "attn.edit_refused": "The score {value} is not accepted: type a number from −{limit} to {limit}. The score in use is kept.",
     "attn.table_open": "The numbers as a table (and a CSV of every value)",

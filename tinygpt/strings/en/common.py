@@ -25,6 +25,7 @@ STRINGS: dict[str, str] = {
     "model.training_paused": "Your training is paused (step {step}); this page uses the latest finished model.",
     "err.unknown_chars": "These characters are not in the vocabulary: {unknown}. The model knows: {known}",
     "err.empty_text": "Please enter at least one character.",
+    "err.number_refused": "{label}: {value} is not accepted: type a number from {lo} to {hi}. {kept} is kept.",
     "err.config": "The setting {field} = {value} is not accepted: {accepted}",
     "err.config_empty": "The setting {field} is empty. Accepted: {accepted}",
     "err.config_several": "{n} settings are not accepted: {errors}",

@@ -289,7 +289,6 @@ STRINGS: dict[str, str] = {
     "why.role.spread": "第 {layer} 层的头 {head} 没有固定的关注位置：每个字看得最多的那个字平均也只分到 {share:.0%}（注意力权重 α ≈ {share:.2f}）。",
     "attn.reset_help": "回到模型自己的注意力：掩码与训练时一致，τ = 1，不均匀化，所有头都开着，不修改得分。",
     "attn.effect.more_reasons": "另外 {n} 条原因（来自模型的数）",
-    "attn.divisor_refused": "除数 {value} 不被接受：请输入 {lo} 到 {hi} 之间的数。继续使用原来的除数（{kept}）。",
     "attn.divisor_range": "{lo} 到 {hi} 之间的数。",
     "attn.edit_refused": "得分 {value} 不被接受：请输入 −{limit} 到 {limit} 之间的数。仍使用原来的得分。",
     "attn.table_open": "这些数的表格（以及包含全部数值的 CSV）",

@@ -25,6 +25,7 @@ STRINGS: dict[str, str] = {
     "model.training_paused": "你的训练已暂停（第 {step} 步）；本页使用最近一个训练完成的模型。",
     "err.unknown_chars": "词表中没有这些字符：{unknown}。本模型认识的字符：{known}",
     "err.empty_text": "请输入至少一个字符。",
+    "err.number_refused": "{label}：{value} 不被接受：请输入 {lo} 到 {hi} 之间的数。继续使用 {kept}。",
     "err.config": "设置 {field} = {value} 不可用：{accepted}",
     "err.config_empty": "设置 {field} 是空的。可以填：{accepted}",
     "err.config_several": "有 {n} 个设置不可用：{errors}",

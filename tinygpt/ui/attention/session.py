@@ -22,14 +22,11 @@ class AttentionSession:
     marks_before: list[str] | None = None  # the marks before the multiselect's last change
     marks_scored: str | None = None  # the id of the prediction recorded since the last return to the model's own
     edit_refused: str | None = None  # the message for a score the editor refused, shown once
-    divisor_kept: float | None = None  # the custom divisor in use when its input was drawn
-    divisor_refused: str | None = None  # the message for a divisor the input refused, shown once
 
-    def take(self, name: str) -> str | None:
-        """The message field ``name`` ("edit_refused", "divisor_refused"), once (cleared as it is read)."""
-        message = getattr(self, name)
-        setattr(self, name, None)
-        return message
+    def take_edit_refused(self) -> str | None:
+        """:attr:`edit_refused`, once (cleared as it is read)."""
+        refused, self.edit_refused = self.edit_refused, None
+        return refused
 
 
 #: The one session key the Attention page's own values live under.

@@ -24,6 +24,7 @@ from tinygpt.ui.attention.session import attention_session
 from tinygpt.ui.frame.controls import switched
 from tinygpt.ui.frame.help import help_button, help_toggle
 from tinygpt.ui.frame.language import tr
+from tinygpt.ui.frame.number_input import ranged_number_input
 from tinygpt.ui.shared.common import resend
 from tinygpt.ui.views.lesson import control, visible
 
@@ -166,20 +167,19 @@ def more(cfg: GPTConfig, base: AttentionTrace | None, labels: Sequence[str]) -> 
                 None,
             )
             if scaling == "custom":
-                attention_session().divisor_kept = st.session_state.get(s.K_DIVISOR)
                 control(
                     s.K_DIVISOR,
-                    lambda: st.number_input(  # no min/max: Streamlit would refuse out of range in English
+                    lambda: ranged_number_input(
+                        st,
                         tr("attn.scale_value"),
-                        key=s.K_DIVISOR,
+                        s.K_DIVISOR,
+                        s.MIN_DIVISOR,
+                        s.MAX_DIVISOR,
                         help=tr("attn.divisor_range", lo=f"{s.MIN_DIVISOR:g}", hi=f"{s.MAX_DIVISOR:g}"),
-                        on_change=_check_divisor,
                         persist_state="session",
                     ),
                     None,
                 )
-                if (refused := attention_session().take("divisor_refused")) is not None:
-                    st.warning(refused)
         if base is not None and visible(s.K_EDITING):
             score_editor(base, labels)
 
@@ -261,7 +261,7 @@ def score_editor(base: AttentionTrace, labels: Sequence[str]) -> None:
             on_change=_store_edit,
             args=(cell, own, key),
         )
-        if (refused := attention_session().take("edit_refused")) is not None:
+        if (refused := attention_session().take_edit_refused()) is not None:
             st.warning(refused)
         edits = s.edits_of(layer, head, T)
         if edits:
@@ -270,24 +270,6 @@ def score_editor(base: AttentionTrace, labels: Sequence[str]) -> None:
         outside = [(i, j) for (ell, h, i, j) in ss[s.K_EDITS] if (ell, h) == (layer, head) and max(i, j) >= T]
         for i, j in outside:
             st.warning(tr("link.edit_outside", i=i, j=j, T=T))
-
-
-def _check_divisor() -> None:
-    """Divisor input callback: a value outside [MIN_DIVISOR, MAX_DIVISOR] is refused, said under the
-    input in the page's language, and the divisor in use is put back."""
-    value = st.session_state.get(s.K_DIVISOR)
-    if value is not None and math.isfinite(value) and s.MIN_DIVISOR <= value <= s.MAX_DIVISOR:
-        return
-    kept = attention_session().divisor_kept
-    kept = kept if kept is not None and s.MIN_DIVISOR <= kept <= s.MAX_DIVISOR else 1.0
-    attention_session().divisor_refused = tr(
-        "attn.divisor_refused",
-        value="" if value is None else f"{value:g}",
-        lo=f"{s.MIN_DIVISOR:g}",
-        hi=f"{s.MAX_DIVISOR:g}",
-        kept=f"{kept:g}",
-    )
-    st.session_state[s.K_DIVISOR] = kept
 
 
 def _store_edit(cell: tuple[int, int, int, int], own: float, key: str) -> None:

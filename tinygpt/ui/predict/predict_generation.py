@@ -19,6 +19,7 @@ from tinygpt.training.record import ModelRecord
 from tinygpt.ui.frame import url
 from tinygpt.ui.frame.figure_view import figure_downloads, figure_spec
 from tinygpt.ui.frame.language import tr
+from tinygpt.ui.frame.number_input import ranged_number_input
 from tinygpt.ui.frame.tables import show_table, text_table
 from tinygpt.ui.predict.predict_step import generation_step, md, readable, short
 from tinygpt.ui.predict.predict_view import cached_generate
@@ -101,14 +102,15 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
     )
     top_k = control(
         P_TOP_K,
-        lambda: d3.number_input(
+        lambda: ranged_number_input(
+            d3,
             tr("predict.top_k"),
+            P_TOP_K,
             0,
             MAX_TOP_K,
             step=1,
             help=tr("predict.top_k_help"),
             disabled=strategy != "top_k",
-            key=P_TOP_K,
             on_change=restart_steps,
             persist_state="session",
         ),
@@ -131,14 +133,15 @@ def decoding_controls(V: int, max_len: int) -> tuple[int, str, DecodeConfig, int
     )
     seed = control(
         P_SEED,
-        lambda: d4.number_input(
+        lambda: ranged_number_input(
+            d4,
             tr("predict.seed"),
+            P_SEED,
             0,
             MAX_SEED,
             step=1,
             help=tr("predict.seed_help"),
             disabled=not sampling,
-            key=P_SEED,
             on_change=restart_steps,
             persist_state="session",
         ),
