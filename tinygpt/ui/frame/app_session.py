@@ -1,8 +1,9 @@
 """What the app keeps between runs for every page, that no widget owns: what each page last wrote
 to the URL (``tinygpt.ui.frame.url``), the entry script's mark and whether the first page was drawn
 (``tinygpt.ui.navigation``), the short link last resolved and the page it names
-(``tinygpt.ui.classwork.short_links``), and a refused ``?lang=`` (``tinygpt.ui.frame.language``). They live in
-one :class:`AppSession` under one private key.
+(``tinygpt.ui.classwork.short_links``), a refused ``?lang=`` (``tinygpt.ui.frame.language``) and a
+refused number (``tinygpt.ui.frame.number_input``). They live in one :class:`AppSession` under one
+private key.
 
 A leaf of the Streamlit layer (it imports no other UI module): the language and the URL read it
 before any page module is imported.
@@ -28,6 +29,8 @@ class AppSession:
     short_page: str | None = None  # the URL path of the page a resolved short link names, opened once
     lang_refused: str | None = None  # a ?lang= value the app does not have, said once by the switch
     lang_picked: bool = False  # the student picked a language this run: kept in a cookie for the next visit
+    number_kept: dict[str, float] = field(default_factory=dict)  # a ranged input's key -> its value in use
+    number_refused: dict[str, str] = field(default_factory=dict)  # a ranged input's key -> its refusal, said once
 
     def take_entry_ran(self) -> bool:
         """:attr:`entry_ran`, once (cleared as it is read)."""
@@ -43,6 +46,10 @@ class AppSession:
         """:attr:`lang_picked`, once (cleared as it is read)."""
         picked, self.lang_picked = self.lang_picked, False
         return picked
+
+    def take_number_refused(self, key: str) -> str | None:
+        """The refusal of the number input ``key`` (``tinygpt.ui.frame.number_input``), once."""
+        return self.number_refused.pop(key, None)
 
     def take_lang_refused(self) -> str | None:
         """:attr:`lang_refused`, once (cleared as it is read)."""

@@ -15,15 +15,8 @@ from typing import Any
 
 import streamlit as st
 
+from tinygpt.ui.frame.app_session import app_session
 from tinygpt.ui.frame.language import tr
-
-
-def _kept_key(key: str) -> str:
-    return f"_kept_{key}"
-
-
-def _refused_key(key: str) -> str:
-    return f"_refused_{key}"
 
 
 def _shown(value: float) -> str:
@@ -34,14 +27,13 @@ def _shown(value: float) -> str:
 def _check(key: str, label: str, lo: float, hi: float, after: Callable[[], None] | None) -> None:
     """The input's callback: ``after()`` for a value in [lo, hi]; otherwise the value in use again and
     the message for the next run."""
-    ss = st.session_state
-    value = ss.get(key)
+    value = st.session_state.get(key)
     if value is not None and math.isfinite(value) and lo <= value <= hi:
         if after is not None:
             after()
         return
-    kept = ss.get(_kept_key(key))
-    ss[_refused_key(key)] = tr(
+    kept = app_session().number_kept[key]
+    app_session().number_refused[key] = tr(
         "err.number_refused",
         label=label,
         value="" if value is None else _shown(value),
@@ -49,7 +41,7 @@ def _check(key: str, label: str, lo: float, hi: float, after: Callable[[], None]
         hi=_shown(hi),
         kept=_shown(kept),
     )
-    ss[key] = kept
+    st.session_state[key] = kept
 
 
 def ranged_number_input(
@@ -66,9 +58,8 @@ def ranged_number_input(
     outside them (or an emptied box) is refused in the page's language ("err.number_refused", under
     the input) and the value in use is kept; ``on_change`` runs for an accepted value only. The
     session value of ``key`` must already be in range (a page's default). Returns the value in use."""
-    ss = st.session_state
-    ss[_kept_key(key)] = ss.get(key)
+    app_session().number_kept[key] = st.session_state.get(key)
     value = where.number_input(label, key=key, on_change=_check, args=(key, label, lo, hi, on_change), **kwargs)
-    if (refused := ss.pop(_refused_key(key), None)) is not None:
+    if (refused := app_session().take_number_refused(key)) is not None:
         where.warning(refused)
     return value
