@@ -51,6 +51,22 @@ def y_title_axis(title: str, below: float | None = None) -> dict[str, object]:
     return {"titleAngle": 0, "titleAlign": "right", "titleBaseline": "bottom", "titleX": 0, "titleY": -6}
 
 
+def grid_axes(
+    row_labels: Sequence[str], col_labels: Sequence[str], cell_w: float, row_title: str, col_title: str
+) -> tuple[alt.X, alt.Y, list[alt.Tooltip]]:
+    """A heatmap's key (x, columns ``cell_w`` px wide) and query (y) axes over its labels, in their
+    order, and the tooltips naming a cell's row and column (fields ``row`` and ``col``)."""
+    x = alt.X(
+        "col:N",
+        sort=list(col_labels),
+        title=col_title,
+        axis=alt.Axis(labelAngle=label_angle(col_labels, cell_w), labelOverlap=True),
+    )
+    y = alt.Y("row:N", sort=list(row_labels), title=row_title, axis=alt.Axis(**y_title_axis(row_title)))
+    where = [alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col")]
+    return x, y, where
+
+
 def described(chart: alt.TopLevelMixin, description: str) -> alt.TopLevelMixin:
     """``chart`` with Vega-Lite's top-level ``description`` (vega-embed puts it on the drawn chart
     as its ``aria-label``, what a screen reader says of it); unchanged for an empty one."""

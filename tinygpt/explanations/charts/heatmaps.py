@@ -8,7 +8,7 @@ import altair as alt
 import numpy as np
 
 from tinygpt.arrays import ArrayLike, to_numpy
-from tinygpt.explanations.charts.axes import finite_values, label_angle, masked_layer, y_title_axis
+from tinygpt.explanations.charts.axes import finite_values, grid_axes, label_angle, masked_layer, y_title_axis
 from tinygpt.explanations.charts.fast import altair_chart, fast_spec, use_canvas
 
 
@@ -64,15 +64,8 @@ def _heatmap_layout(
         scale = alt.Scale(scheme="blueorange", domain=[-bound, bound], domainMid=0, clamp=True)
     size = cell or max(8, min(48, 360 // max(R, 1)))
     cell_w = max(1, min(size, 640 // C))  # wide matrices (T × d_model) get thin columns
-    x = alt.X(
-        "col:N",
-        sort=list(col_labels),
-        title=col_title,
-        axis=alt.Axis(labelAngle=label_angle(col_labels, cell_w), labelOverlap=True),
-    )
-    y = alt.Y("row:N", sort=list(row_labels), title=row_title, axis=alt.Axis(**y_title_axis(row_title)))
+    x, y, where = grid_axes(row_labels, col_labels, cell_w, row_title, col_title)
     base = alt.Chart(data).encode(x=x, y=y)
-    where = [alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col")]
     cells = (base.transform_filter("!datum.masked") if any_masked else base).mark_rect()
     layers = [
         cells.encode(

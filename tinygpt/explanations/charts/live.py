@@ -26,7 +26,7 @@ import altair as alt
 import numpy as np
 
 from tinygpt.arrays import ArrayLike, to_numpy
-from tinygpt.explanations.charts.axes import label_angle, masked_layer, y_title_axis
+from tinygpt.explanations.charts.axes import grid_axes, masked_layer, y_title_axis
 from tinygpt.explanations.charts.fast import fast_spec, use_canvas
 
 #: The parameters, each bound to one hidden input of the page (:func:`input_ids`).
@@ -98,14 +98,7 @@ def _grid(labels: Sequence[str], cell: int, row_title: str, col_title: str) -> t
     """A T × T heatmap's cell size in pixels (``cell``, or from T when 0), its chart with the key
     (x) and query (y) axes over ``labels``, and the tooltips naming a cell's row and column."""
     size = cell or max(8, min(48, 360 // max(len(labels), 1)))
-    x = alt.X(
-        "col:N",
-        sort=list(labels),
-        title=col_title,
-        axis=alt.Axis(labelAngle=label_angle(labels, size), labelOverlap=True),
-    )
-    y = alt.Y("row:N", sort=list(labels), title=row_title, axis=alt.Axis(**y_title_axis(row_title)))
-    where = [alt.Tooltip("row:N", title=row_title or "row"), alt.Tooltip("col:N", title=col_title or "col")]
+    x, y, where = grid_axes(labels, labels, size, row_title, col_title)
     return size, alt.Chart().encode(x=x, y=y), where
 
 
