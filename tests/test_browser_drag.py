@@ -404,3 +404,29 @@ def test_the_live_script_rests_while_nobody_acts_and_follows_a_reset_from_the_se
     drawn_alpha(page, own_alpha(1.0), T, err_msg="after reset")
     wait_for_app(page)
     assert_no_exception(page)
+
+
+def test_the_softmax_rows_three_column_titles_are_all_drawn_on_a_phone(app_server, browser):
+    """At 390 px the row's columns are about 100 px apart: each title is drawn in lines (a "\\n" in
+    the string), none hidden as overlapping its neighbour (Vega hides overlapping axis labels)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{app_server}/attention?lang=en&model=textbook&step=softmax&layer=0&head=0")
+        wait_for_app(page, 240_000)
+        row = page.locator(CHART).filter(has_text="Σ =").first
+        row.locator("svg text").first.wait_for(timeout=60_000)
+        titles = row.evaluate(
+            """(chart) => Array.from(chart.querySelectorAll('svg text'))
+            .filter((el) => /^(S̃|e_k|α)/.test(el.textContent))
+            .map((el) => [el.textContent, getComputedStyle(el).opacity])"""
+        )
+        expected = [
+            t(key, "en").replace("\n", "")
+            for key in ("attn.live_row_scaled", "attn.live_row_exp", "attn.live_row_alpha")
+        ]
+        assert sorted(text for text, _ in titles) == sorted(expected), titles
+        assert all(opacity == "1" for _, opacity in titles), titles
+        assert_no_exception(page)
+    finally:
+        context.close()

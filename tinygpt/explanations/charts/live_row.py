@@ -54,7 +54,10 @@ def _row_layout(
     used), ``headers[1]`` otherwise."""
     exp_title = f"(datum.flat ? {_js(uniform_header)} : {_js(headers[1])})"
     what = f"datum.key === 't_s' ? {_js(headers[0])} : datum.key === 't_e' ? {exp_title} : {_js(headers[2])}"
-    axis = alt.Axis(orient="top", labelAngle=0, labelLimit=0, domain=False, ticks=False)  # titles drawn whole
+    # titles drawn whole, a line per "\n" in them: three columns' titles fit a phone's width
+    axis = alt.Axis(
+        orient="top", labelAngle=0, labelLimit=0, domain=False, ticks=False, labelExpr="split(datum.label, '\\n')"
+    )
     x = alt.X("what:N", sort=[headers[0], headers[1], uniform_header, headers[2]], title=None, axis=axis)
     y = alt.Y("ylab:N", sort=[*labels, SUM_ROW], title=row_title, axis=alt.Axis(domain=False, ticks=False))
     table = (
